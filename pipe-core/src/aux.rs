@@ -1,0 +1,1 @@
+//! Aux state machine (placeholder: being written).

@@ -1,0 +1,1 @@
+//! Formats (placeholder: being written).
