@@ -1,0 +1,1 @@
+//! Format mapping (placeholder: being written).

@@ -1,0 +1,4 @@
+//! pipe-cts library (placeholder: the runner is being written).
+
+pub mod cases;
+pub mod harness;
