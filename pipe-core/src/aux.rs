@@ -1,1 +1,0 @@
-//! Aux state machine (placeholder: being written).
