@@ -31,3 +31,50 @@ pub fn take_messages() -> Vec<String> {
 pub fn message_count() -> usize {
     MESSAGES.lock().unwrap_or_else(|p| p.into_inner()).len()
 }
+
+use ash::vk;
+use std::ffi::CStr;
+
+/// Severities the messenger subscribes to. INFO and VERBOSE carry loader
+/// chatter (layer discovery, ICD selection) that is not a finding.
+pub(crate) fn messenger_severities() -> vk::DebugUtilsMessageSeverityFlagsEXT {
+    vk::DebugUtilsMessageSeverityFlagsEXT::WARNING | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR
+}
+
+/// Message types the messenger subscribes to.
+pub(crate) fn messenger_types() -> vk::DebugUtilsMessageTypeFlagsEXT {
+    vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
+        | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+        | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE
+}
+
+/// The `PFN_vkDebugUtilsMessengerCallbackEXT` of every pipe-vk instance.
+///
+/// # Safety
+/// Called by the Vulkan loader with a valid (or null) callback-data pointer.
+pub(crate) unsafe extern "system" fn messenger_callback(
+    severity: vk::DebugUtilsMessageSeverityFlagsEXT,
+    types: vk::DebugUtilsMessageTypeFlagsEXT,
+    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
+    _user: *mut std::ffi::c_void,
+) -> vk::Bool32 {
+    // SAFETY: the loader passes a pointer valid for the call, or null.
+    let Some(data) = (unsafe { data.as_ref() }) else {
+        return vk::FALSE;
+    };
+    let text = |p: *const std::ffi::c_char| {
+        if p.is_null() {
+            String::new()
+        } else {
+            // SAFETY: non-null strings in callback data are NUL-terminated
+            // and valid for the duration of the callback.
+            unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+        }
+    };
+    let id = text(data.p_message_id_name);
+    let msg = text(data.p_message);
+    let line = format!("[{severity:?} {types:?}] {id}: {msg}");
+    tracing::warn!(target: "pipe_vk::validation", "{line}");
+    record_message(line);
+    vk::FALSE
+}

@@ -1,0 +1,267 @@
+//! The caps probe: fills `pipe_core::Caps` once per screen from the device's
+//! properties, limits, queue family and the features pipe-vk *enabled*
+//! ([`crate::device::Features`]), never from what a device usually has.
+//! Zink's `zink_screen.c` `zink_get_param` is the model.
+
+use ash::vk;
+use pipe_core::caps::{Caps, DeviceType, ShaderCaps};
+use pipe_core::state::ShaderStage;
+
+use crate::device::{Features, PhysicalDevice};
+use crate::instance::Instance;
+
+fn b(v: vk::Bool32) -> bool {
+    v == vk::TRUE
+}
+
+/// Probes the caps.
+pub fn probe(instance: &Instance, pd: &PhysicalDevice, f: &Features) -> Caps {
+    let mut tf_props = vk::PhysicalDeviceTransformFeedbackPropertiesEXT::default();
+    let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
+    let mut line_props = vk::PhysicalDeviceLineRasterizationPropertiesEXT::default();
+    let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut subgroup);
+    let has_tf = f.has(ash::ext::transform_feedback::NAME);
+    if has_tf {
+        props2 = props2.push_next(&mut tf_props);
+    }
+    let has_lr = f.has(ash::ext::line_rasterization::NAME);
+    if has_lr {
+        props2 = props2.push_next(&mut line_props);
+    }
+    // SAFETY: the chain only holds structs of enabled extensions or core 1.1.
+    unsafe {
+        instance
+            .raw
+            .get_physical_device_properties2(pd.raw, &mut props2)
+    };
+    let props = props2.properties;
+    let l = props.limits;
+    let c = &f.core;
+
+    let device_type = match props.device_type {
+        vk::PhysicalDeviceType::DISCRETE_GPU => DeviceType::DiscreteGpu,
+        vk::PhysicalDeviceType::INTEGRATED_GPU => DeviceType::IntegratedGpu,
+        vk::PhysicalDeviceType::VIRTUAL_GPU => DeviceType::VirtualGpu,
+        vk::PhysicalDeviceType::CPU => DeviceType::Cpu,
+        _ => DeviceType::Other,
+    };
+
+    let stage = |st: ShaderStage| -> ShaderCaps {
+        let supported = match st {
+            ShaderStage::TessCtrl | ShaderStage::TessEval => b(c.tessellation_shader),
+            ShaderStage::Geometry => b(c.geometry_shader),
+            _ => true,
+        };
+        if !supported {
+            return ShaderCaps::default();
+        }
+        let (inputs, outputs) = match st {
+            ShaderStage::Vertex => (
+                l.max_vertex_input_attributes,
+                l.max_vertex_output_components / 4,
+            ),
+            ShaderStage::TessCtrl => (
+                l.max_tessellation_control_per_vertex_input_components / 4,
+                l.max_tessellation_control_per_vertex_output_components / 4,
+            ),
+            ShaderStage::TessEval => (
+                l.max_tessellation_evaluation_input_components / 4,
+                l.max_tessellation_evaluation_output_components / 4,
+            ),
+            ShaderStage::Geometry => (
+                l.max_geometry_input_components / 4,
+                l.max_geometry_output_components / 4,
+            ),
+            ShaderStage::Fragment => (
+                l.max_fragment_input_components / 4,
+                l.max_fragment_output_attachments,
+            ),
+            ShaderStage::Compute => (0, 0),
+        };
+        ShaderCaps {
+            supported,
+            max_inputs: inputs.min(32),
+            max_outputs: outputs.min(32),
+            max_const_buffer0_size: l.max_uniform_buffer_range.min(65536),
+            max_const_buffers: l.max_per_stage_descriptor_uniform_buffers.min(16),
+            max_texture_samplers: l.max_per_stage_descriptor_samplers.min(32),
+            max_sampler_views: l.max_per_stage_descriptor_sampled_images.min(128),
+            max_shader_buffers: l.max_per_stage_descriptor_storage_buffers.min(32),
+            max_shader_images: l.max_per_stage_descriptor_storage_images.min(32),
+            fp16: b(f.v12.shader_float16),
+            int64: b(c.shader_int64),
+            fp64: b(c.shader_float64),
+            int16: b(c.shader_int16),
+            indirect_const_addr: true,
+        }
+    };
+    let shader = ShaderStage::ALL.map(stage);
+
+    let api_13 = pd.properties.api_version >= vk::API_VERSION_1_3;
+    let dynamic_rendering =
+        (api_13 && b(f.v13.dynamic_rendering)) || f.has(ash::khr::dynamic_rendering::NAME);
+    let sync2 = (api_13 && b(f.v13.synchronization2)) || f.has(ash::khr::synchronization2::NAME);
+    let mut backend_features: Vec<String> = f.extensions.clone();
+    if dynamic_rendering {
+        backend_features.push("dynamicRendering".into());
+    }
+    if sync2 {
+        backend_features.push("synchronization2".into());
+    }
+
+    let glsl = if b(c.geometry_shader) && b(c.tessellation_shader) && b(c.shader_float64) {
+        460
+    } else {
+        330
+    };
+
+    Caps {
+        device_name: pd.name(),
+        driver_name: pd.driver_name.clone(),
+        driver_info: pd.driver_info.clone(),
+        vendor_id: props.vendor_id,
+        device_id: props.device_id,
+        device_type,
+        api_version: pd.api_version(),
+        glsl_feature_level: glsl,
+
+        max_texture_2d_size: l.max_image_dimension2_d,
+        max_texture_3d_levels: 32 - l.max_image_dimension3_d.max(1).leading_zeros(),
+        max_texture_cube_levels: 32 - l.max_image_dimension_cube.max(1).leading_zeros(),
+        max_texture_array_layers: l.max_image_array_layers,
+        max_texel_buffer_elements: l.max_texel_buffer_elements,
+        max_render_targets: l.max_color_attachments.min(8),
+        max_dual_source_render_targets: if b(c.dual_src_blend) {
+            l.max_fragment_dual_src_attachments
+        } else {
+            0
+        },
+        max_viewports: if b(c.multi_viewport) {
+            l.max_viewports.min(16)
+        } else {
+            1
+        },
+        max_window_rectangles: if f.has(ash::ext::discard_rectangles::NAME) {
+            8
+        } else {
+            0
+        },
+        framebuffer_color_sample_counts: l.framebuffer_color_sample_counts.as_raw(),
+        framebuffer_depth_sample_counts: l.framebuffer_depth_sample_counts.as_raw(),
+        texture_multisample: l.sampled_image_color_sample_counts.as_raw() > 1,
+        texture_cube_array: b(c.image_cube_array),
+        seamless_cube_map: true,
+        seamless_cube_map_per_texture: false,
+        texture_mirror_clamp_to_edge: b(f.v12.sampler_mirror_clamp_to_edge),
+        texture_mirror_clamp: false,
+        max_texture_anisotropy: if b(c.sampler_anisotropy) {
+            l.max_sampler_anisotropy
+        } else {
+            1.0
+        },
+        max_texture_lod_bias: l.max_sampler_lod_bias,
+        min_texel_offset: l.min_texel_offset,
+        max_texel_offset: l.max_texel_offset as i32,
+        min_texture_gather_offset: l.min_texel_gather_offset,
+        max_texture_gather_offset: l.max_texel_gather_offset as i32,
+        sampler_reduction_minmax: b(f.v12.sampler_filter_minmax),
+        custom_border_color: b(f.custom_border_color.custom_border_colors),
+        texture_buffer_offset_alignment: l.min_texel_buffer_offset_alignment as u32,
+
+        constant_buffer_offset_alignment: l.min_uniform_buffer_offset_alignment as u32,
+        shader_buffer_offset_alignment: l.min_storage_buffer_offset_alignment as u32,
+        min_map_buffer_alignment: l.min_memory_map_alignment as u32,
+        max_constant_buffer_size: l.max_uniform_buffer_range.min(65536),
+        max_shader_buffer_size: u64::from(l.max_storage_buffer_range),
+        max_vertex_buffers: l.max_vertex_input_bindings.min(32),
+        max_vertex_attribs: l.max_vertex_input_attributes.min(32),
+        max_vertex_attrib_stride: l.max_vertex_input_binding_stride,
+        max_vertex_element_src_offset: l.max_vertex_input_attribute_offset,
+        buffer_map_persistent_coherent: true,
+
+        depth_clip_disable: b(f.depth_clip_enable.depth_clip_enable),
+        depth_clamp: b(c.depth_clamp),
+        depth_bounds_test: b(c.depth_bounds),
+        independent_blend_enable: b(c.independent_blend),
+        independent_blend_func: b(c.independent_blend),
+        dual_source_blend: b(c.dual_src_blend),
+        logic_op: b(c.logic_op),
+        alpha_to_one: b(c.alpha_to_one),
+        sample_shading: b(c.sample_rate_shading),
+        programmable_sample_locations: f.has(ash::ext::sample_locations::NAME),
+        polygon_offset_clamp: b(c.depth_bias_clamp),
+        polygon_mode_fill_rectangle: false,
+        wide_lines: b(c.wide_lines),
+        line_stipple: b(f.line_rasterization.stippled_rectangular_lines)
+            || b(f.line_rasterization.stippled_bresenham_lines),
+        max_line_width: if b(c.wide_lines) {
+            l.line_width_range[1]
+        } else {
+            1.0
+        },
+        max_point_size: if b(c.large_points) {
+            l.point_size_range[1]
+        } else {
+            1.0
+        },
+        conservative_raster: false,
+        shader_stencil_export: f.has(ash::ext::shader_stencil_export::NAME),
+        fbfetch: false,
+
+        primitive_restart: true,
+        primitive_restart_fixed_index: true,
+        primitive_restart_for_patches: false,
+        index_uint8: b(f.index_type_uint8.index_type_uint8),
+        multi_draw_indirect: b(c.multi_draw_indirect),
+        draw_indirect_count: b(f.v12.draw_indirect_count),
+        draw_parameters: b(f.v11.shader_draw_parameters),
+        vertex_input_dynamic_state: b(f.vertex_input_dynamic_state.vertex_input_dynamic_state),
+        multi_draw: b(f.multi_draw.multi_draw),
+        max_vertex_stream: if has_tf {
+            tf_props.max_transform_feedback_streams.saturating_sub(1)
+        } else {
+            0
+        },
+        stream_output: b(f.transform_feedback.transform_feedback),
+        max_stream_output_buffers: if has_tf {
+            tf_props.max_transform_feedback_buffers.min(4)
+        } else {
+            0
+        },
+        stream_output_pause_resume: b(f.transform_feedback.transform_feedback),
+        conditional_render: b(f.conditional_rendering.conditional_rendering),
+        conditional_render_inverted: b(f.conditional_rendering.conditional_rendering),
+
+        occlusion_query: true,
+        query_timestamp: pd.timestamp_valid_bits > 0,
+        query_time_elapsed: pd.timestamp_valid_bits > 0,
+        query_pipeline_statistics: b(c.pipeline_statistics_query),
+        query_so_overflow: b(f.transform_feedback.transform_feedback),
+        query_buffer_object: true,
+        timestamp_bits: pd.timestamp_valid_bits,
+        timestamp_period_ns: l.timestamp_period,
+        calibrated_timestamps: f.has(ash::khr::calibrated_timestamps::NAME)
+            || f.has(ash::ext::calibrated_timestamps::NAME),
+
+        timeline_semaphore: b(f.v12.timeline_semaphore),
+        sparse_buffer: b(c.sparse_binding) && b(c.sparse_residency_buffer),
+        sparse_buffer_page_size: 65536,
+        sparse_texture: b(c.sparse_binding) && b(c.sparse_residency_image2_d),
+        bindless_texture: false,
+        generate_mipmap: false,
+        texture_barrier: true,
+        device_reset_status: true,
+        debug_utils: instance.debug_utils.is_some(),
+
+        compute: true,
+        max_grid_size: l.max_compute_work_group_count,
+        max_block_size: l.max_compute_work_group_size,
+        max_threads_per_block: l.max_compute_work_group_invocations,
+        max_shared_memory: l.max_compute_shared_memory_size,
+        subgroup_size: subgroup.subgroup_size,
+        subgroup_sizes: subgroup.subgroup_size,
+
+        shader,
+        backend_features,
+    }
+}

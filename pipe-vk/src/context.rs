@@ -1,0 +1,494 @@
+//! The Vulkan pipe context.
+//!
+//! At this stage the context is the spine later issues hang work on: it
+//! owns the context's CSO tables (hash-consed handles, see
+//! `pipe_core::cso`) and the bound state ([`BoundState`]), which is what
+//! draw-time pipeline keys and descriptor updates will be built from. Every
+//! call that needs GPU work (resources, transfers, clears, draws, queries,
+//! fences) returns `PipeError::Unsupported` naming the issue that brings it;
+//! nothing pretends to have happened. A flush with nothing recorded is a
+//! real no-op: there is no work to submit.
+
+use std::sync::Arc;
+
+use pipe_core::blit::BlitInfo;
+use pipe_core::context::ResetCallback;
+use pipe_core::cso::*;
+use pipe_core::draw::{DrawIndirectInfo, DrawInfo, DrawStartCountBias};
+use pipe_core::flags::*;
+use pipe_core::query::*;
+use pipe_core::resource::{PipeBox, Resource};
+use pipe_core::screen::{Fence, ResetStatus};
+use pipe_core::shader::{ComputeState, ComputeStateInfo, GridInfo, ShaderState};
+use pipe_core::state::*;
+use pipe_core::transfer::{Transfer, UploadAllocation, Uploader};
+use pipe_core::view::*;
+use pipe_core::{Context, Format, PipeError, PipeResult};
+
+use crate::screen::VkScreen;
+
+/// State bound to the context (Gallium's "current state").
+#[derive(Default)]
+pub struct BoundState {
+    pub blend: Option<BlendHandle>,
+    pub rasterizer: Option<RasterizerHandle>,
+    pub dsa: Option<DepthStencilAlphaHandle>,
+    pub velems: Option<VertexElementsHandle>,
+    pub shaders: [Option<ShaderHandle>; 5],
+    pub compute: Option<ComputeHandle>,
+    pub samplers: [[Option<SamplerHandle>; MAX_SAMPLERS]; 6],
+    pub stencil_ref: StencilRef,
+    pub blend_color: BlendColor,
+    pub sample_mask: u32,
+    pub min_samples: u32,
+    pub clip: ClipState,
+    pub stipple: PolyStipple,
+    pub scissors: [ScissorState; MAX_VIEWPORTS],
+    pub viewports: [ViewportState; MAX_VIEWPORTS],
+    pub window_rects: (bool, Vec<ScissorState>),
+    pub tess: TessState,
+    pub patch_vertices: u8,
+    pub inlinable: [Vec<u32>; 6],
+    pub vertex_buffers: Vec<VertexBuffer>,
+    pub framebuffer: FramebufferState,
+}
+
+/// The Vulkan context.
+pub struct VkContext {
+    screen: Arc<VkScreen>,
+    id: u64,
+    blend: CsoTable<BlendState>,
+    sampler: CsoTable<SamplerState>,
+    rasterizer: CsoTable<RasterizerState>,
+    dsa: CsoTable<DepthStencilAlphaState>,
+    shader: CsoTable<ShaderState>,
+    velems: CsoTable<Vec<VertexElement>>,
+    compute: CsoTable<ComputeState>,
+    bound: BoundState,
+    debug_callback: Option<DebugCallback>,
+    reset_callback: Option<ResetCallback>,
+}
+
+impl VkContext {
+    pub(crate) fn new(screen: Arc<VkScreen>, id: u64) -> Self {
+        VkContext {
+            screen,
+            id,
+            blend: CsoTable::new(),
+            sampler: CsoTable::new(),
+            rasterizer: CsoTable::new(),
+            dsa: CsoTable::new(),
+            shader: CsoTable::new(),
+            velems: CsoTable::new(),
+            compute: CsoTable::new(),
+            bound: BoundState {
+                sample_mask: !0,
+                min_samples: 1,
+                patch_vertices: 3,
+                ..BoundState::default()
+            },
+            debug_callback: None,
+            reset_callback: None,
+        }
+    }
+
+    /// The context's id (used in fences and debug names).
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// The bound state.
+    pub fn bound(&self) -> &BoundState {
+        &self.bound
+    }
+
+    /// The screen.
+    pub fn screen(&self) -> &Arc<VkScreen> {
+        &self.screen
+    }
+
+    fn create_shader(&mut self, state: &ShaderState) -> PipeResult<ShaderHandle> {
+        match &state.code {
+            ShaderCode::SpirV { words, .. } if words.first() != Some(&0x0723_0203) => {
+                return Err(PipeError::invalid(
+                    "shader: SPIR-V without the magic number",
+                ));
+            }
+            _ => {}
+        }
+        let (cso, _) = self.shader.create(state)?;
+        Ok(ShaderHandle {
+            cso,
+            stage: state.stage,
+        })
+    }
+
+    fn bind_shader(&mut self, stage: ShaderStage, handle: Option<ShaderHandle>) -> PipeResult<()> {
+        if let Some(h) = handle {
+            self.shader.get(h.cso)?;
+        }
+        self.bound.shaders[stage.index()] = handle;
+        // Binding a shader invalidates inlinable constants (spec).
+        self.bound.inlinable[stage.index()].clear();
+        Ok(())
+    }
+
+    fn delete_shader(&mut self, stage: ShaderStage, handle: ShaderHandle) -> PipeResult<()> {
+        self.shader.delete(handle.cso)?;
+        let slot = &mut self.bound.shaders[stage.index()];
+        if *slot == Some(handle) && !self.shader.contains(handle.cso) {
+            *slot = None;
+        }
+        Ok(())
+    }
+}
+
+use pipe_core::shader::ShaderCode;
+
+/// Error for a call that needs GPU machinery a later issue brings.
+fn later<T>(call: &str, issue: u32) -> PipeResult<T> {
+    let when = if issue == 0 {
+        "queries have no issue filed yet".to_string()
+    } else {
+        format!("issue {issue}")
+    };
+    Err(PipeError::Unsupported(format!(
+        "{call} is not supported by pipe-vk yet ({when})"
+    )))
+}
+
+macro_rules! cso_triplet {
+    ($table:ident, $slot:ident, $ty:ty, $handle:ty, $create:ident, $bind:ident, $delete:ident) => {
+        fn $create(&mut self, state: &$ty) -> PipeResult<$handle> {
+            Ok(self.$table.create(state)?.0)
+        }
+        fn $bind(&mut self, handle: Option<$handle>) -> PipeResult<()> {
+            if let Some(h) = handle {
+                self.$table.get(h)?;
+            }
+            self.bound.$slot = handle;
+            Ok(())
+        }
+        fn $delete(&mut self, handle: $handle) -> PipeResult<()> {
+            self.$table.delete(handle)?;
+            if self.bound.$slot == Some(handle) && !self.$table.contains(handle) {
+                self.bound.$slot = None;
+            }
+            Ok(())
+        }
+    };
+}
+
+macro_rules! shader_triplet {
+    ($stage:expr, $create:ident, $bind:ident, $delete:ident) => {
+        fn $create(&mut self, state: &ShaderState) -> PipeResult<ShaderHandle> {
+            self.create_shader(state)
+        }
+        fn $bind(&mut self, handle: Option<ShaderHandle>) -> PipeResult<()> {
+            self.bind_shader($stage, handle)
+        }
+        fn $delete(&mut self, handle: ShaderHandle) -> PipeResult<()> {
+            self.delete_shader($stage, handle)
+        }
+    };
+}
+
+macro_rules! later {
+    ($($name:ident($($arg:ident: $ty:ty),*) -> $ret:ty = $issue:literal;)*) => {
+        $(#[allow(clippy::too_many_arguments)]
+        fn $name(&mut self, $($arg: $ty),*) -> PipeResult<$ret> {
+            $(let _ = $arg;)*
+            later(stringify!($name), $issue)
+        })*
+    };
+}
+
+impl Context for VkContext {
+    cso_triplet!(
+        blend,
+        blend,
+        BlendState,
+        BlendHandle,
+        create_blend_state,
+        bind_blend_state,
+        delete_blend_state
+    );
+    cso_triplet!(
+        rasterizer,
+        rasterizer,
+        RasterizerState,
+        RasterizerHandle,
+        create_rasterizer_state,
+        bind_rasterizer_state,
+        delete_rasterizer_state
+    );
+    cso_triplet!(
+        dsa,
+        dsa,
+        DepthStencilAlphaState,
+        DepthStencilAlphaHandle,
+        create_depth_stencil_alpha_state,
+        bind_depth_stencil_alpha_state,
+        delete_depth_stencil_alpha_state
+    );
+    cso_triplet!(
+        compute,
+        compute,
+        ComputeState,
+        ComputeHandle,
+        create_compute_state,
+        bind_compute_state,
+        delete_compute_state
+    );
+
+    fn create_sampler_state(&mut self, state: &SamplerState) -> PipeResult<SamplerHandle> {
+        Ok(self.sampler.create(state)?.0)
+    }
+    fn bind_sampler_states(
+        &mut self,
+        stage: ShaderStage,
+        start: u32,
+        samplers: &[Option<SamplerHandle>],
+    ) -> PipeResult<()> {
+        for h in samplers.iter().flatten() {
+            self.sampler.get(*h)?;
+        }
+        let slots = &mut self.bound.samplers[stage.index()];
+        for (i, h) in samplers.iter().enumerate() {
+            if let Some(slot) = slots.get_mut(start as usize + i) {
+                *slot = *h;
+            }
+        }
+        Ok(())
+    }
+    fn delete_sampler_state(&mut self, handle: SamplerHandle) -> PipeResult<()> {
+        self.sampler.delete(handle)?;
+        if !self.sampler.contains(handle) {
+            for slot in self.bound.samplers.iter_mut().flatten() {
+                if *slot == Some(handle) {
+                    *slot = None;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    shader_triplet!(
+        ShaderStage::Vertex,
+        create_vs_state,
+        bind_vs_state,
+        delete_vs_state
+    );
+    shader_triplet!(
+        ShaderStage::TessCtrl,
+        create_tcs_state,
+        bind_tcs_state,
+        delete_tcs_state
+    );
+    shader_triplet!(
+        ShaderStage::TessEval,
+        create_tes_state,
+        bind_tes_state,
+        delete_tes_state
+    );
+    shader_triplet!(
+        ShaderStage::Geometry,
+        create_gs_state,
+        bind_gs_state,
+        delete_gs_state
+    );
+    shader_triplet!(
+        ShaderStage::Fragment,
+        create_fs_state,
+        bind_fs_state,
+        delete_fs_state
+    );
+
+    fn create_vertex_elements_state(
+        &mut self,
+        elements: &[VertexElement],
+    ) -> PipeResult<VertexElementsHandle> {
+        Ok(self.velems.create(&elements.to_vec())?.0)
+    }
+    fn bind_vertex_elements_state(
+        &mut self,
+        handle: Option<VertexElementsHandle>,
+    ) -> PipeResult<()> {
+        if let Some(h) = handle {
+            self.velems.get(h)?;
+        }
+        self.bound.velems = handle;
+        Ok(())
+    }
+    fn delete_vertex_elements_state(&mut self, handle: VertexElementsHandle) -> PipeResult<()> {
+        self.velems.delete(handle)?;
+        if self.bound.velems == Some(handle) && !self.velems.contains(handle) {
+            self.bound.velems = None;
+        }
+        Ok(())
+    }
+
+    fn set_inlinable_constants(&mut self, stage: ShaderStage, values: &[u32]) -> PipeResult<()> {
+        self.bound.inlinable[stage.index()] = values.to_vec();
+        Ok(())
+    }
+    fn set_framebuffer_state(&mut self, state: &FramebufferState) -> PipeResult<()> {
+        self.bound.framebuffer = state.clone();
+        Ok(())
+    }
+    fn set_vertex_buffers(&mut self, buffers: &[VertexBuffer]) -> PipeResult<()> {
+        self.bound.vertex_buffers = buffers.to_vec();
+        Ok(())
+    }
+    fn set_stencil_ref(&mut self, stencil_ref: StencilRef) -> PipeResult<()> {
+        self.bound.stencil_ref = stencil_ref;
+        Ok(())
+    }
+    fn set_blend_color(&mut self, color: &BlendColor) -> PipeResult<()> {
+        self.bound.blend_color = *color;
+        Ok(())
+    }
+    fn set_sample_mask(&mut self, mask: u32) -> PipeResult<()> {
+        self.bound.sample_mask = mask;
+        Ok(())
+    }
+    fn set_min_samples(&mut self, min_samples: u32) -> PipeResult<()> {
+        self.bound.min_samples = min_samples;
+        Ok(())
+    }
+    fn set_clip_state(&mut self, state: &ClipState) -> PipeResult<()> {
+        self.bound.clip = *state;
+        Ok(())
+    }
+    fn set_polygon_stipple(&mut self, stipple: &PolyStipple) -> PipeResult<()> {
+        self.bound.stipple = *stipple;
+        Ok(())
+    }
+    fn set_scissor_states(&mut self, start: u32, scissors: &[ScissorState]) -> PipeResult<()> {
+        for (i, s) in scissors.iter().enumerate() {
+            if let Some(slot) = self.bound.scissors.get_mut(start as usize + i) {
+                *slot = *s;
+            }
+        }
+        Ok(())
+    }
+    fn set_viewport_states(&mut self, start: u32, viewports: &[ViewportState]) -> PipeResult<()> {
+        for (i, v) in viewports.iter().enumerate() {
+            if let Some(slot) = self.bound.viewports.get_mut(start as usize + i) {
+                *slot = *v;
+            }
+        }
+        Ok(())
+    }
+    fn set_window_rectangles(&mut self, include: bool, rects: &[ScissorState]) -> PipeResult<()> {
+        self.bound.window_rects = (include, rects.to_vec());
+        Ok(())
+    }
+    fn set_tess_state(&mut self, state: &TessState) -> PipeResult<()> {
+        self.bound.tess = *state;
+        Ok(())
+    }
+    fn set_patch_vertices(&mut self, patch_vertices: u8) -> PipeResult<()> {
+        self.bound.patch_vertices = patch_vertices;
+        Ok(())
+    }
+    fn set_debug_callback(&mut self, callback: Option<DebugCallback>) -> PipeResult<()> {
+        self.debug_callback = callback;
+        Ok(())
+    }
+    fn set_device_reset_callback(&mut self, callback: Option<ResetCallback>) -> PipeResult<()> {
+        self.reset_callback = callback;
+        Ok(())
+    }
+    fn get_device_reset_status(&mut self) -> ResetStatus {
+        ResetStatus::NoReset
+    }
+    fn evaluate_depth_buffer(&mut self) -> PipeResult<()> {
+        // Vulkan has no depth compression state visible to us: nothing to do.
+        Ok(())
+    }
+    fn flush(&mut self, _flags: FlushFlags, want_fence: bool) -> PipeResult<Option<Fence>> {
+        if want_fence {
+            return later("flush with a fence", 6);
+        }
+        // Nothing is ever recorded yet, so there is nothing to submit.
+        Ok(None)
+    }
+    fn get_compute_state_info(&mut self, handle: ComputeHandle) -> PipeResult<ComputeStateInfo> {
+        self.compute.get(handle)?;
+        let caps = pipe_core::Screen::caps(&*self.screen);
+        Ok(ComputeStateInfo {
+            max_threads: caps.max_threads_per_block,
+            preferred_simd_size: caps.subgroup_size,
+            simd_sizes: caps.subgroup_sizes,
+            private_memory: 0,
+        })
+    }
+    fn get_compute_state_subgroup_size(
+        &mut self,
+        handle: ComputeHandle,
+        _block: [u32; 3],
+    ) -> PipeResult<u32> {
+        self.compute.get(handle)?;
+        Ok(pipe_core::Screen::caps(&*self.screen).subgroup_size)
+    }
+
+    later! {
+        set_constant_buffer(stage: ShaderStage, index: u32, buffer: Option<ConstantBuffer<'_>>) -> () = 7;
+        set_sample_locations(locations: Option<&[u8]>) -> () = 7;
+        set_sampler_views(stage: ShaderStage, start: u32, views: &[Option<SamplerView>], unbind_trailing: u32) -> () = 7;
+        create_sampler_view(texture: &Resource, template: &SamplerViewTemplate) -> SamplerView = 6;
+        sampler_view_destroy(view: SamplerView) -> () = 6;
+        set_hw_atomic_buffers(start: u32, buffers: &[Option<ShaderBuffer>]) -> () = 7;
+        set_shader_buffers(stage: ShaderStage, start: u32, buffers: &[Option<ShaderBuffer>], writable_bitmask: u32) -> () = 7;
+        set_shader_images(stage: ShaderStage, start: u32, images: &[Option<ImageView>], unbind_trailing: u32) -> () = 7;
+        create_surface(texture: &Resource, template: &SurfaceTemplate) -> Surface = 6;
+        surface_destroy(surface: Surface) -> () = 6;
+        create_stream_output_target(buffer: &Resource, buffer_offset: u32, buffer_size: u32) -> StreamOutputTarget = 7;
+        stream_output_target_destroy(target: StreamOutputTarget) -> () = 7;
+        set_stream_output_targets(targets: &[Option<StreamOutputTarget>], offsets: &[Option<u32>]) -> () = 7;
+        stream_output_target_offset(target: &StreamOutputTarget) -> u32 = 7;
+        clear(buffers: ClearFlags, scissor: Option<&ScissorState>, color: &ColorUnion, depth: f64, stencil: u32) -> () = 6;
+        clear_render_target(dst: &Surface, color: &ColorUnion, dstx: u32, dsty: u32, width: u32, height: u32, rc: bool) -> () = 6;
+        clear_depth_stencil(dst: &Surface, flags: ClearFlags, depth: f64, stencil: u32, dstx: u32, dsty: u32, width: u32, height: u32, rc: bool) -> () = 6;
+        clear_texture(resource: &Resource, level: u32, bx: &PipeBox, data: &[u8]) -> () = 6;
+        clear_buffer(resource: &Resource, offset: u32, size: u32, value: &[u8]) -> () = 6;
+        upload_alloc(uploader: Uploader, size: u32, alignment: u32) -> UploadAllocation = 6;
+        upload_data(uploader: Uploader, data: &[u8], alignment: u32) -> (Resource, u32) = 6;
+        upload_unmap(uploader: Uploader) -> () = 6;
+        draw_vbo(info: &DrawInfo<'_>, drawid_offset: u32, indirect: Option<&DrawIndirectInfo>, draws: &[DrawStartCountBias]) -> () = 7;
+        create_query(query_type: QueryType, index: u32) -> Query = 0;
+        destroy_query(query: Query) -> () = 0;
+        begin_query(query: &Query) -> () = 0;
+        end_query(query: &Query) -> () = 0;
+        get_query_result(query: &Query, wait: bool) -> Option<QueryResult> = 0;
+        get_query_result_resource(query: &Query, flags: QueryFlags, result_type: QueryValueType, index: QueryResultIndex, resource: &Resource, offset: u32) -> () = 0;
+        set_active_query_state(enable: bool) -> () = 0;
+        render_condition(query: Option<&Query>, condition: bool, mode: RenderCondMode) -> () = 0;
+        render_condition_mem(buffer: Option<&Resource>, offset: u32, condition: bool) -> () = 0;
+        flush_resource(resource: &Resource) -> () = 6;
+        fence_server_sync(fence: &Fence) -> () = 6;
+        fence_server_signal(fence: &Fence) -> () = 6;
+        is_resource_referenced(resource: &Resource, level: u32, layer: u32) -> ReferenceFlags = 6;
+        resource_copy_region(dst: &Resource, dst_level: u32, dstx: u32, dsty: u32, dstz: u32, src: &Resource, src_level: u32, src_box: &PipeBox) -> () = 6;
+        blit(info: &BlitInfo) -> () = 6;
+        transfer_map(resource: &Resource, level: u32, usage: MapFlags, bx: &PipeBox) -> Transfer = 6;
+        transfer_unmap(transfer: Transfer) -> () = 6;
+        transfer_flush_region(transfer: &mut Transfer, bx: &PipeBox) -> () = 6;
+        buffer_subdata(resource: &Resource, usage: MapFlags, offset: u32, data: &[u8]) -> () = 6;
+        texture_subdata(resource: &Resource, level: u32, usage: MapFlags, bx: &PipeBox, data: &[u8], stride: usize, layer_stride: usize) -> () = 6;
+        texture_barrier(flags: TextureBarrierFlags) -> () = 6;
+        memory_barrier(flags: BarrierFlags) -> () = 6;
+        resource_commit(resource: &Resource, level: u32, bx: &PipeBox, commit: bool) -> () = 6;
+        launch_grid(info: &GridInfo) -> () = 7;
+        set_global_binding(first: u32, resources: &[Option<Resource>]) -> Vec<u64> = 7;
+        set_compute_resources(start: u32, surfaces: &[Option<Surface>]) -> () = 7;
+        generate_mipmap(resource: &Resource, format: Format, base_level: u32, last_level: u32, first_layer: u32, last_layer: u32) -> bool = 6;
+        create_texture_handle(view: &SamplerView, sampler: &SamplerState) -> u64 = 7;
+        delete_texture_handle(handle: u64) -> () = 7;
+        make_texture_handle_resident(handle: u64, resident: bool) -> () = 7;
+        create_image_handle(image: &ImageView) -> u64 = 7;
+        delete_image_handle(handle: u64) -> () = 7;
+        make_image_handle_resident(handle: u64, access: ImageAccess, resident: bool) -> () = 7;
+    }
+}

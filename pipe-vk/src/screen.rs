@@ -1,0 +1,364 @@
+//! The Vulkan pipe screen: instance, chosen device, caps, format support.
+//!
+//! [`create_screen`] is the entry point. It returns the screen wrapped in
+//! `pipe_core::validate::ValidatingScreen`, so frontend input is checked
+//! before it reaches Vulkan. Options come from the environment the way
+//! Mesa drivers read theirs: `PIPE_VK_DEVICE` (device selector) and
+//! `PIPE_VK_VALIDATION=1` (Khronos validation plus synchronization
+//! validation); [`ScreenOptions`] overrides both.
+//!
+//! Field order matters: the device is declared (and so dropped) before the
+//! instance.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use ash::vk;
+use pipe_core::caps::Caps;
+use pipe_core::resource::{BindFlags, Resource, ResourceTemplate, Target};
+use pipe_core::screen::{Fence, Screen, SparsePageSize};
+use pipe_core::validate::ValidatingScreen;
+use pipe_core::{Context, Format, PipeError, PipeResult};
+
+use crate::context::VkContext;
+use crate::device::{self, Device, PhysicalDevice};
+use crate::instance::Instance;
+
+/// How to open a screen. `None` fields fall back to the environment.
+#[derive(Clone, Debug, Default)]
+pub struct ScreenOptions {
+    /// Device selector (index or name substring); `PIPE_VK_DEVICE`.
+    pub device: Option<String>,
+    /// Enable validation plus syncval; `PIPE_VK_VALIDATION=1`.
+    pub validation: Option<bool>,
+}
+
+impl ScreenOptions {
+    /// Options from the environment only.
+    pub fn from_env() -> Self {
+        ScreenOptions::default()
+    }
+
+    fn resolve(&self) -> (Option<String>, bool) {
+        let device = self
+            .device
+            .clone()
+            .or_else(|| std::env::var("PIPE_VK_DEVICE").ok());
+        let validation = self.validation.unwrap_or_else(|| {
+            std::env::var("PIPE_VK_VALIDATION").is_ok_and(|v| v == "1" || v == "true")
+        });
+        (device, validation)
+    }
+}
+
+/// The Vulkan screen.
+pub struct VkScreen {
+    pub(crate) device: Device,
+    pub(crate) physical: PhysicalDevice,
+    pub(crate) instance: Instance,
+    caps: Caps,
+    next_context_id: AtomicU64,
+}
+
+/// Opens a screen on the selected device, wrapped in the validation layer
+/// of pipe-core.
+pub fn create_screen(options: &ScreenOptions) -> PipeResult<Arc<dyn Screen>> {
+    let raw = VkScreen::new(options)?;
+    Ok(ValidatingScreen::new(raw))
+}
+
+impl VkScreen {
+    /// Opens the unwrapped screen (for tools that need Vulkan details).
+    pub fn new(options: &ScreenOptions) -> PipeResult<Arc<VkScreen>> {
+        let (selector, validation) = options.resolve();
+        let instance = Instance::new(validation)?;
+        let devices = device::enumerate(&instance)?;
+        let physical = device::select(devices, selector.as_deref())?;
+        let device = Device::new(&instance, &physical)?;
+        let caps = crate::caps::probe(&instance, &physical, &device.features);
+        tracing::info!(
+            device = %physical.name(),
+            driver = %physical.driver_name,
+            validation,
+            "pipe-vk screen created"
+        );
+        Ok(Arc::new(VkScreen {
+            device,
+            physical,
+            instance,
+            caps,
+            next_context_id: AtomicU64::new(1),
+        }))
+    }
+
+    /// Every physical device the loader reports (for `pipe-info --list`).
+    pub fn list_devices(validation: bool) -> PipeResult<Vec<(usize, String, String)>> {
+        let instance = Instance::new(validation)?;
+        Ok(device::enumerate(&instance)?
+            .iter()
+            .map(|d| (d.index, d.name(), format!("{:?}", d.properties.device_type)))
+            .collect())
+    }
+
+    /// The enabled device extensions.
+    pub fn enabled_extensions(&self) -> &[String] {
+        &self.device.features.extensions
+    }
+
+    /// Whether the validation layer was enabled by this screen.
+    pub fn validation_enabled(&self) -> bool {
+        self.instance.validation
+    }
+
+    /// The device's format properties for `format`, or `None` when pipe-vk
+    /// has no Vulkan format for it.
+    fn format_properties(&self, format: Format) -> Option<(vk::Format, vk::FormatProperties)> {
+        let vkf = crate::format::vk_format(format)?;
+        // SAFETY: the physical device belongs to this instance.
+        let props = unsafe {
+            self.instance
+                .raw
+                .get_physical_device_format_properties(self.physical.raw, vkf)
+        };
+        Some((vkf, props))
+    }
+}
+
+fn image_usage(bind: BindFlags) -> vk::ImageUsageFlags {
+    let mut u = vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST;
+    if bind.contains(BindFlags::SAMPLER_VIEW) {
+        u |= vk::ImageUsageFlags::SAMPLED;
+    }
+    if bind.contains(BindFlags::RENDER_TARGET) {
+        u |= vk::ImageUsageFlags::COLOR_ATTACHMENT;
+    }
+    if bind.contains(BindFlags::DEPTH_STENCIL) {
+        u |= vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT;
+    }
+    if bind.contains(BindFlags::SHADER_IMAGE) {
+        u |= vk::ImageUsageFlags::STORAGE;
+    }
+    u
+}
+
+impl Screen for VkScreen {
+    fn name(&self) -> &str {
+        &self.caps.device_name
+    }
+
+    fn caps(&self) -> &Caps {
+        &self.caps
+    }
+
+    fn is_format_supported(
+        &self,
+        format: Format,
+        target: Target,
+        sample_count: u32,
+        _storage_sample_count: u32,
+        bind: BindFlags,
+    ) -> bool {
+        let Some((vkf, props)) = self.format_properties(format) else {
+            return false;
+        };
+        let samples = sample_count.max(1);
+        if target == Target::Buffer {
+            let f = props.buffer_features;
+            let need = [
+                (
+                    BindFlags::VERTEX_BUFFER,
+                    vk::FormatFeatureFlags::VERTEX_BUFFER,
+                ),
+                (
+                    BindFlags::SAMPLER_VIEW,
+                    vk::FormatFeatureFlags::UNIFORM_TEXEL_BUFFER,
+                ),
+                (
+                    BindFlags::SHADER_IMAGE,
+                    vk::FormatFeatureFlags::STORAGE_TEXEL_BUFFER,
+                ),
+            ];
+            let image_binds = BindFlags::RENDER_TARGET | BindFlags::DEPTH_STENCIL;
+            return samples == 1
+                && !bind.intersects(image_binds)
+                && need
+                    .iter()
+                    .all(|(b, feat)| !bind.contains(*b) || f.contains(*feat));
+        }
+        if bind.intersects(
+            BindFlags::VERTEX_BUFFER | BindFlags::INDEX_BUFFER | BindFlags::CONSTANT_BUFFER,
+        ) {
+            return false;
+        }
+        let f = props.optimal_tiling_features;
+        let need = [
+            (
+                BindFlags::SAMPLER_VIEW,
+                vk::FormatFeatureFlags::SAMPLED_IMAGE,
+            ),
+            (
+                BindFlags::RENDER_TARGET,
+                vk::FormatFeatureFlags::COLOR_ATTACHMENT,
+            ),
+            (
+                BindFlags::BLENDABLE,
+                vk::FormatFeatureFlags::COLOR_ATTACHMENT_BLEND,
+            ),
+            (
+                BindFlags::DEPTH_STENCIL,
+                vk::FormatFeatureFlags::DEPTH_STENCIL_ATTACHMENT,
+            ),
+            (
+                BindFlags::SHADER_IMAGE,
+                vk::FormatFeatureFlags::STORAGE_IMAGE,
+            ),
+        ];
+        if !need
+            .iter()
+            .all(|(b, feat)| !bind.contains(*b) || f.contains(*feat))
+        {
+            return false;
+        }
+        if f.is_empty() {
+            return false;
+        }
+        let (ty, flags) = match target {
+            Target::Texture1D | Target::Texture1DArray => {
+                (vk::ImageType::TYPE_1D, vk::ImageCreateFlags::empty())
+            }
+            Target::Texture3D => (vk::ImageType::TYPE_3D, vk::ImageCreateFlags::empty()),
+            Target::TextureCube | Target::TextureCubeArray => (
+                vk::ImageType::TYPE_2D,
+                vk::ImageCreateFlags::CUBE_COMPATIBLE,
+            ),
+            _ => (vk::ImageType::TYPE_2D, vk::ImageCreateFlags::empty()),
+        };
+        if samples > 1 && !matches!(target, Target::Texture2D | Target::Texture2DArray) {
+            return false;
+        }
+        // SAFETY: the physical device belongs to this instance; the query has
+        // no other preconditions.
+        let ifp = unsafe {
+            self.instance
+                .raw
+                .get_physical_device_image_format_properties(
+                    self.physical.raw,
+                    vkf,
+                    ty,
+                    vk::ImageTiling::OPTIMAL,
+                    image_usage(bind),
+                    flags,
+                )
+        };
+        match ifp {
+            Ok(p) => samples.is_power_of_two() && p.sample_counts.as_raw() & samples != 0,
+            Err(_) => false,
+        }
+    }
+
+    fn resource_create(&self, _template: &ResourceTemplate) -> PipeResult<Resource> {
+        Err(PipeError::unsupported(
+            "pipe-vk cannot create resources yet (memory and resources arrive with issue 6)",
+        ))
+    }
+
+    fn resource_destroy(&self, resource: Resource) {
+        drop(resource);
+    }
+
+    fn context_create(self: Arc<Self>) -> PipeResult<Box<dyn Context>> {
+        let id = self.next_context_id.fetch_add(1, Ordering::Relaxed);
+        Ok(Box::new(VkContext::new(self, id)))
+    }
+
+    fn fence_finish(
+        &self,
+        _ctx: Option<&mut dyn Context>,
+        fence: &Fence,
+        _timeout_ns: u64,
+    ) -> PipeResult<bool> {
+        Err(PipeError::invalid(format!(
+            "fence #{} was not created by pipe-vk (which creates no fences yet)",
+            fence.id()
+        )))
+    }
+
+    fn get_timestamp(&self) -> PipeResult<u64> {
+        Err(PipeError::unsupported(
+            "pipe-vk has no GPU timestamp yet (calibrated timestamps arrive with issue 6)",
+        ))
+    }
+
+    fn get_sparse_texture_virtual_page_size(
+        &self,
+        _target: Target,
+        _multi_sample: bool,
+        _format: Format,
+    ) -> PipeResult<Vec<SparsePageSize>> {
+        Err(PipeError::unsupported(
+            "pipe-vk has no sparse textures yet (issue 6)",
+        ))
+    }
+
+    fn get_sample_position(&self, sample_count: u32, index: u32) -> Option<[f32; 2]> {
+        standard_sample_position(sample_count, index)
+    }
+}
+
+/// Vulkan's standard sample locations (`VkPhysicalDeviceLimits::
+/// standardSampleLocations`), in pixel units [0, 1).
+pub fn standard_sample_position(sample_count: u32, index: u32) -> Option<[f32; 2]> {
+    const S1: &[[f32; 2]] = &[[0.5, 0.5]];
+    const S2: &[[f32; 2]] = &[[0.75, 0.75], [0.25, 0.25]];
+    const S4: &[[f32; 2]] = &[
+        [0.375, 0.125],
+        [0.875, 0.375],
+        [0.125, 0.625],
+        [0.625, 0.875],
+    ];
+    const S8: &[[f32; 2]] = &[
+        [0.5625, 0.3125],
+        [0.4375, 0.6875],
+        [0.8125, 0.5625],
+        [0.3125, 0.1875],
+        [0.1875, 0.8125],
+        [0.0625, 0.4375],
+        [0.6875, 0.9375],
+        [0.9375, 0.0625],
+    ];
+    const S16: &[[f32; 2]] = &[
+        [0.5625, 0.5625],
+        [0.4375, 0.3125],
+        [0.3125, 0.625],
+        [0.75, 0.4375],
+        [0.1875, 0.375],
+        [0.625, 0.8125],
+        [0.8125, 0.6875],
+        [0.6875, 0.1875],
+        [0.375, 0.875],
+        [0.5, 0.0625],
+        [0.25, 0.125],
+        [0.125, 0.75],
+        [0.0, 0.5],
+        [0.9375, 0.25],
+        [0.875, 0.9375],
+        [0.0625, 0.0],
+    ];
+    let table = match sample_count {
+        0 | 1 => S1,
+        2 => S2,
+        4 => S4,
+        8 => S8,
+        16 => S16,
+        _ => return None,
+    };
+    table.get(index as usize).copied()
+}
+
+impl VkScreen {
+    /// The raw device, for tools and tests that check Vulkan-level facts.
+    /// Frontends have no use for it.
+    pub fn vk_device(&self) -> &ash::Device {
+        &self.device.raw
+    }
+}
