@@ -1,1 +1,4 @@
-//! Test cases (placeholder).
+//! The test cases, grouped by area (`pipe.<area>.<feature>.<variant>`).
+
+mod context;
+mod screen;
