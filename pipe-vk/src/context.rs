@@ -25,7 +25,13 @@ use pipe_core::transfer::{Transfer, UploadAllocation, Uploader};
 use pipe_core::view::*;
 use pipe_core::{Context, Format, PipeError, PipeResult};
 
+use ash::vk;
+
+use crate::batch::Batches;
+use crate::memory::DeviceShared;
+use crate::resource::ResourceObject;
 use crate::screen::VkScreen;
+use crate::sync::{Access, Barriers};
 
 /// State bound to the context (Gallium's "current state").
 #[derive(Default)]
@@ -53,10 +59,20 @@ pub struct BoundState {
     pub framebuffer: FramebufferState,
 }
 
+/// Counters for tests and benchmarks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ContextStats {
+    /// `DISCARD_WHOLE_RESOURCE` maps that renamed a busy buffer.
+    pub renames: u64,
+}
+
 /// The Vulkan context.
 pub struct VkContext {
     screen: Arc<VkScreen>,
     id: u64,
+    pub(crate) batches: Batches,
+    pub(crate) barriers: Barriers,
+    pub(crate) stats: ContextStats,
     blend: CsoTable<BlendState>,
     sampler: CsoTable<SamplerState>,
     rasterizer: CsoTable<RasterizerState>,
@@ -70,10 +86,14 @@ pub struct VkContext {
 }
 
 impl VkContext {
-    pub(crate) fn new(screen: Arc<VkScreen>, id: u64) -> Self {
-        VkContext {
+    pub(crate) fn new(screen: Arc<VkScreen>, id: u64) -> PipeResult<Self> {
+        let batches = Batches::new(screen.shared().clone(), id)?;
+        Ok(VkContext {
             screen,
             id,
+            batches,
+            barriers: Barriers::default(),
+            stats: ContextStats::default(),
             blend: CsoTable::new(),
             sampler: CsoTable::new(),
             rasterizer: CsoTable::new(),
@@ -89,7 +109,91 @@ impl VkContext {
             },
             debug_callback: None,
             reset_callback: None,
+        })
+    }
+
+    /// The shared device.
+    pub(crate) fn dev(&self) -> &Arc<DeviceShared> {
+        self.screen.shared()
+    }
+
+    /// The recording command buffer, with pending barriers emitted.
+    pub(crate) fn cmd(&mut self) -> vk::CommandBuffer {
+        let cmd = self.batches.cmd();
+        self.barriers.flush(self.screen.shared().raw(), cmd);
+        cmd
+    }
+
+    /// Declares an access to a whole buffer object in the current batch.
+    pub(crate) fn use_buffer(&mut self, obj: &Arc<ResourceObject>, a: Access, write: bool) {
+        if let Some(buffer) = obj.buffer() {
+            let mut sync = obj.sync();
+            if let Some(st) = sync.first_mut() {
+                self.barriers.buffer(st, buffer, a, write);
+            }
         }
+        self.batches.track(obj, write);
+    }
+
+    /// Declares an access to `level`, layers `first..first + count` of an
+    /// image object in the current batch.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn use_image(
+        &mut self,
+        obj: &Arc<ResourceObject>,
+        level: u32,
+        first: u32,
+        count: u32,
+        a: Access,
+        write: bool,
+        layout: vk::ImageLayout,
+        discard: bool,
+    ) {
+        if let Some(img) = obj.image() {
+            let mut sync = obj.sync();
+            for layer in first..first.saturating_add(count).min(img.layers) {
+                let idx = (level * img.layers + layer) as usize;
+                if let Some(st) = sync.get_mut(idx) {
+                    self.barriers.image(
+                        st, img.image, img.aspect, level, layer, a, write, layout, discard,
+                    );
+                }
+            }
+        }
+        self.batches.track(obj, write);
+    }
+
+    /// Whether the current batch uses `obj`.
+    pub(crate) fn batches_references(&self, obj: &Arc<ResourceObject>) -> bool {
+        self.batches.references(obj)
+    }
+
+    /// Submits the current batch; returns its timeline value.
+    pub(crate) fn flush_internal(&mut self) -> PipeResult<u64> {
+        if !self.barriers.is_empty() {
+            let _ = self.cmd();
+        }
+        self.batches.flush()
+    }
+
+    /// Recycles finished batches.
+    pub(crate) fn retire(&mut self) {
+        self.batches.retire();
+    }
+
+    /// Counters for tests and benchmarks.
+    pub fn stats(&self) -> ContextStats {
+        self.stats
+    }
+
+    /// Number of `vkCmdPipelineBarrier2` calls recorded so far.
+    pub fn barrier_count(&self) -> u64 {
+        self.barriers.emitted
+    }
+
+    /// Number of batches submitted so far.
+    pub fn submit_count(&self) -> u64 {
+        self.batches.submitted
     }
 
     /// The context's id (used in fences and debug names).
@@ -407,12 +511,18 @@ impl Context for VkContext {
         // Vulkan has no depth compression state visible to us: nothing to do.
         Ok(())
     }
-    fn flush(&mut self, _flags: FlushFlags, want_fence: bool) -> PipeResult<Option<Fence>> {
-        if want_fence {
-            return later("flush with a fence", 6);
-        }
-        // Nothing is ever recorded yet, so there is nothing to submit.
-        Ok(None)
+    fn flush(&mut self, flags: FlushFlags, want_fence: bool) -> PipeResult<Option<Fence>> {
+        let cell = if flags.contains(FlushFlags::DEFERRED) && self.batches.has_work() {
+            // A fence without a submit: filled when this context flushes.
+            Some(self.batches.deferred_fence())
+        } else {
+            let value = self.flush_internal()?;
+            want_fence.then(|| Arc::new(std::sync::Mutex::new(Some(value))))
+        };
+        Ok(match (want_fence, cell) {
+            (true, Some(cell)) => Some(crate::fence::new_fence(self.dev(), self.id, cell)),
+            _ => None,
+        })
     }
     fn get_compute_state_info(&mut self, handle: ComputeHandle) -> PipeResult<ComputeStateInfo> {
         self.compute.get(handle)?;
@@ -433,6 +543,118 @@ impl Context for VkContext {
         Ok(pipe_core::Screen::caps(&*self.screen).subgroup_size)
     }
 
+    fn transfer_map(
+        &mut self,
+        resource: &Resource,
+        level: u32,
+        usage: MapFlags,
+        bx: &PipeBox,
+    ) -> PipeResult<Transfer> {
+        self.do_transfer_map(resource, level, usage, bx)
+    }
+    fn transfer_unmap(&mut self, transfer: Transfer) -> PipeResult<()> {
+        self.do_transfer_unmap(transfer)
+    }
+    fn transfer_flush_region(&mut self, transfer: &mut Transfer, bx: &PipeBox) -> PipeResult<()> {
+        self.do_transfer_flush_region(transfer, bx)
+    }
+    fn buffer_subdata(
+        &mut self,
+        resource: &Resource,
+        usage: MapFlags,
+        offset: u32,
+        data: &[u8],
+    ) -> PipeResult<()> {
+        self.do_buffer_subdata(resource, usage, offset, data)
+    }
+    fn texture_subdata(
+        &mut self,
+        resource: &Resource,
+        level: u32,
+        usage: MapFlags,
+        bx: &PipeBox,
+        data: &[u8],
+        stride: usize,
+        layer_stride: usize,
+    ) -> PipeResult<()> {
+        self.do_texture_subdata(resource, level, usage, bx, data, stride, layer_stride)
+    }
+    fn resource_copy_region(
+        &mut self,
+        dst: &Resource,
+        dst_level: u32,
+        dstx: u32,
+        dsty: u32,
+        dstz: u32,
+        src: &Resource,
+        src_level: u32,
+        src_box: &PipeBox,
+    ) -> PipeResult<()> {
+        self.do_resource_copy_region(dst, dst_level, [dstx, dsty, dstz], src, src_level, src_box)
+    }
+    fn clear_buffer(
+        &mut self,
+        resource: &Resource,
+        offset: u32,
+        size: u32,
+        value: &[u8],
+    ) -> PipeResult<()> {
+        self.do_clear_buffer(resource, offset, size, value)
+    }
+    fn clear_texture(
+        &mut self,
+        resource: &Resource,
+        level: u32,
+        bx: &PipeBox,
+        data: &[u8],
+    ) -> PipeResult<()> {
+        self.do_clear_texture(resource, level, bx, data)
+    }
+    fn flush_resource(&mut self, resource: &Resource) -> PipeResult<()> {
+        // Nothing is shared with other processes yet; validate the object.
+        crate::resource::vk_resource(resource).map(drop)
+    }
+    fn is_resource_referenced(
+        &mut self,
+        resource: &Resource,
+        _level: u32,
+        _layer: u32,
+    ) -> PipeResult<ReferenceFlags> {
+        let obj = crate::resource::vk_resource(resource)?.obj();
+        let u = obj.usage();
+        Ok(match u.unflushed.iter().find(|(c, _)| *c == self.id) {
+            Some((_, true)) => ReferenceFlags::READ | ReferenceFlags::WRITE,
+            Some((_, false)) => ReferenceFlags::READ,
+            None => ReferenceFlags::empty(),
+        })
+    }
+    fn fence_server_sync(&mut self, fence: &Fence) -> PipeResult<()> {
+        let Some(value) = crate::fence::fence_value(fence)? else {
+            return Err(PipeError::invalid(
+                "fence_server_sync: the fence's context has not flushed it yet",
+            ));
+        };
+        if value > 0 {
+            self.batches.wait_for(value);
+        }
+        Ok(())
+    }
+    fn fence_server_signal(&mut self, fence: &Fence) -> PipeResult<()> {
+        crate::fence::fence_value(fence)?;
+        later("fence_server_signal (re-usable fences)", 6)
+    }
+    fn texture_barrier(&mut self, _flags: TextureBarrierFlags) -> PipeResult<()> {
+        // Accesses are tracked per resource, so the next draw's reads of a
+        // written surface already get their barrier.
+        Ok(())
+    }
+    fn memory_barrier(&mut self, _flags: BarrierFlags) -> PipeResult<()> {
+        // Per-resource tracking covers GPU-GPU hazards. MAPPED_BUFFER: host
+        // writes to persistent maps become visible at the next submission,
+        // which every GPU use of the buffer is part of; memory is coherent.
+        Ok(())
+    }
+
     later! {
         set_constant_buffer(stage: ShaderStage, index: u32, buffer: Option<ConstantBuffer<'_>>) -> () = 7;
         set_sample_locations(locations: Option<&[u8]>) -> () = 7;
@@ -451,8 +673,6 @@ impl Context for VkContext {
         clear(buffers: ClearFlags, scissor: Option<&ScissorState>, color: &ColorUnion, depth: f64, stencil: u32) -> () = 6;
         clear_render_target(dst: &Surface, color: &ColorUnion, dstx: u32, dsty: u32, width: u32, height: u32, rc: bool) -> () = 6;
         clear_depth_stencil(dst: &Surface, flags: ClearFlags, depth: f64, stencil: u32, dstx: u32, dsty: u32, width: u32, height: u32, rc: bool) -> () = 6;
-        clear_texture(resource: &Resource, level: u32, bx: &PipeBox, data: &[u8]) -> () = 6;
-        clear_buffer(resource: &Resource, offset: u32, size: u32, value: &[u8]) -> () = 6;
         upload_alloc(uploader: Uploader, size: u32, alignment: u32) -> UploadAllocation = 6;
         upload_data(uploader: Uploader, data: &[u8], alignment: u32) -> (Resource, u32) = 6;
         upload_unmap(uploader: Uploader) -> () = 6;
@@ -466,19 +686,7 @@ impl Context for VkContext {
         set_active_query_state(enable: bool) -> () = 0;
         render_condition(query: Option<&Query>, condition: bool, mode: RenderCondMode) -> () = 0;
         render_condition_mem(buffer: Option<&Resource>, offset: u32, condition: bool) -> () = 0;
-        flush_resource(resource: &Resource) -> () = 6;
-        fence_server_sync(fence: &Fence) -> () = 6;
-        fence_server_signal(fence: &Fence) -> () = 6;
-        is_resource_referenced(resource: &Resource, level: u32, layer: u32) -> ReferenceFlags = 6;
-        resource_copy_region(dst: &Resource, dst_level: u32, dstx: u32, dsty: u32, dstz: u32, src: &Resource, src_level: u32, src_box: &PipeBox) -> () = 6;
         blit(info: &BlitInfo) -> () = 6;
-        transfer_map(resource: &Resource, level: u32, usage: MapFlags, bx: &PipeBox) -> Transfer = 6;
-        transfer_unmap(transfer: Transfer) -> () = 6;
-        transfer_flush_region(transfer: &mut Transfer, bx: &PipeBox) -> () = 6;
-        buffer_subdata(resource: &Resource, usage: MapFlags, offset: u32, data: &[u8]) -> () = 6;
-        texture_subdata(resource: &Resource, level: u32, usage: MapFlags, bx: &PipeBox, data: &[u8], stride: usize, layer_stride: usize) -> () = 6;
-        texture_barrier(flags: TextureBarrierFlags) -> () = 6;
-        memory_barrier(flags: BarrierFlags) -> () = 6;
         resource_commit(resource: &Resource, level: u32, bx: &PipeBox, commit: bool) -> () = 6;
         launch_grid(info: &GridInfo) -> () = 7;
         set_global_binding(first: u32, resources: &[Option<Resource>]) -> Vec<u64> = 7;

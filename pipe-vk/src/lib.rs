@@ -11,20 +11,36 @@
 //! - [`device`]: physical-device selection, logical device and features;
 //! - [`caps`]: the caps probe;
 //! - [`format`]: pipe formats to Vulkan formats (and emulations);
+//! - [`memory`]: the shared device, allocator and memory policy;
+//! - [`resource`]: buffers and images, renaming, busy tracking;
+//! - [`sync`]: access tracking and batched barriers;
+//! - [`batch`]: command buffers, submission, timeline, retirement;
+//! - [`fence`]: fences as timeline values;
+//! - [`transfer`]: maps, staging, subdata;
+//! - [`copy`], [`clear`]: `resource_copy_region`, buffer/texture clears;
 //! - [`screen`]: the `Screen` implementation;
 //! - [`context`]: the `Context` implementation;
 //! - [`debug`]: validation-message collection (the test oracle).
 //!
 //! Environment: `PIPE_VK_DEVICE` (index or name substring),
 //! `PIPE_VK_VALIDATION=1` (Khronos validation plus synchronization
-//! validation).
+//! validation), `PIPE_VK_DEBUG=staging` (force the staging paths of
+//! discrete GPUs).
 
+pub mod batch;
 pub mod caps;
+pub mod clear;
 pub mod context;
+pub mod copy;
 pub mod debug;
 pub mod device;
+pub mod fence;
 pub mod format;
 pub mod instance;
+pub mod memory;
+pub mod resource;
 pub mod screen;
+pub mod sync;
+pub mod transfer;
 
 pub use screen::{create_screen, ScreenOptions, VkScreen};

@@ -21,8 +21,9 @@ use pipe_core::validate::ValidatingScreen;
 use pipe_core::{Context, Format, PipeError, PipeResult};
 
 use crate::context::VkContext;
-use crate::device::{self, Device, PhysicalDevice};
+use crate::device::{self, Device};
 use crate::instance::Instance;
+use crate::memory::{DebugFlags, DeviceShared};
 
 /// How to open a screen. `None` fields fall back to the environment.
 #[derive(Clone, Debug, Default)]
@@ -31,12 +32,22 @@ pub struct ScreenOptions {
     pub device: Option<String>,
     /// Enable validation plus syncval; `PIPE_VK_VALIDATION=1`.
     pub validation: Option<bool>,
+    /// Force the staging paths; `PIPE_VK_DEBUG=staging`.
+    pub staging: Option<bool>,
 }
 
 impl ScreenOptions {
     /// Options from the environment only.
     pub fn from_env() -> Self {
         ScreenOptions::default()
+    }
+
+    fn debug_flags(&self) -> DebugFlags {
+        let mut f = DebugFlags::from_env();
+        if let Some(s) = self.staging {
+            f.staging = s;
+        }
+        f
     }
 
     fn resolve(&self) -> (Option<String>, bool) {
@@ -53,9 +64,7 @@ impl ScreenOptions {
 
 /// The Vulkan screen.
 pub struct VkScreen {
-    pub(crate) device: Device,
-    pub(crate) physical: PhysicalDevice,
-    pub(crate) instance: Instance,
+    shared: Arc<DeviceShared>,
     caps: Caps,
     next_context_id: AtomicU64,
 }
@@ -76,16 +85,26 @@ impl VkScreen {
         let physical = device::select(devices, selector.as_deref())?;
         let device = Device::new(&instance, &physical)?;
         let caps = crate::caps::probe(&instance, &physical, &device.features);
+        if !caps.timeline_semaphore {
+            return Err(PipeError::unsupported(format!(
+                "{} lacks timelineSemaphore, which pipe-vk requires",
+                physical.name()
+            )));
+        }
         tracing::info!(
             device = %physical.name(),
             driver = %physical.driver_name,
             validation,
             "pipe-vk screen created"
         );
-        Ok(Arc::new(VkScreen {
-            device,
-            physical,
+        let shared = Arc::new(DeviceShared::new(
             instance,
+            physical,
+            device,
+            options.debug_flags(),
+        )?);
+        Ok(Arc::new(VkScreen {
+            shared,
             caps,
             next_context_id: AtomicU64::new(1),
         }))
@@ -102,12 +121,12 @@ impl VkScreen {
 
     /// The enabled device extensions.
     pub fn enabled_extensions(&self) -> &[String] {
-        &self.device.features.extensions
+        &self.shared.device.features.extensions
     }
 
     /// Whether the validation layer was enabled by this screen.
     pub fn validation_enabled(&self) -> bool {
-        self.instance.validation
+        self.shared.instance.validation
     }
 
     /// The device's format properties for `format`, or `None` when pipe-vk
@@ -116,9 +135,10 @@ impl VkScreen {
         let vkf = crate::format::vk_format(format)?;
         // SAFETY: the physical device belongs to this instance.
         let props = unsafe {
-            self.instance
+            self.shared
+                .instance
                 .raw
-                .get_physical_device_format_properties(self.physical.raw, vkf)
+                .get_physical_device_format_properties(self.shared.physical.raw, vkf)
         };
         Some((vkf, props))
     }
@@ -239,10 +259,11 @@ impl Screen for VkScreen {
         // SAFETY: the physical device belongs to this instance; the query has
         // no other preconditions.
         let ifp = unsafe {
-            self.instance
+            self.shared
+                .instance
                 .raw
                 .get_physical_device_image_format_properties(
-                    self.physical.raw,
+                    self.shared.physical.raw,
                     vkf,
                     ty,
                     vk::ImageTiling::OPTIMAL,
@@ -256,10 +277,8 @@ impl Screen for VkScreen {
         }
     }
 
-    fn resource_create(&self, _template: &ResourceTemplate) -> PipeResult<Resource> {
-        Err(PipeError::unsupported(
-            "pipe-vk cannot create resources yet (memory and resources arrive with issue 6)",
-        ))
+    fn resource_create(&self, template: &ResourceTemplate) -> PipeResult<Resource> {
+        crate::resource::resource_create(&self.shared, template)
     }
 
     fn resource_destroy(&self, resource: Resource) {
@@ -268,19 +287,16 @@ impl Screen for VkScreen {
 
     fn context_create(self: Arc<Self>) -> PipeResult<Box<dyn Context>> {
         let id = self.next_context_id.fetch_add(1, Ordering::Relaxed);
-        Ok(Box::new(VkContext::new(self, id)))
+        Ok(Box::new(VkContext::new(self, id)?))
     }
 
     fn fence_finish(
         &self,
-        _ctx: Option<&mut dyn Context>,
+        ctx: Option<&mut dyn Context>,
         fence: &Fence,
-        _timeout_ns: u64,
+        timeout_ns: u64,
     ) -> PipeResult<bool> {
-        Err(PipeError::invalid(format!(
-            "fence #{} was not created by pipe-vk (which creates no fences yet)",
-            fence.id()
-        )))
+        crate::fence::fence_finish(&self.shared, ctx, fence, timeout_ns)
     }
 
     fn get_timestamp(&self) -> PipeResult<u64> {
@@ -359,6 +375,28 @@ impl VkScreen {
     /// The raw device, for tools and tests that check Vulkan-level facts.
     /// Frontends have no use for it.
     pub fn vk_device(&self) -> &ash::Device {
-        &self.device.raw
+        &self.shared.device.raw
+    }
+
+    /// A context without pipe-core's validation wrapper, for tests and
+    /// tools that read its counters ([`VkContext::barrier_count`]).
+    pub fn create_vk_context(self: &Arc<Self>) -> PipeResult<VkContext> {
+        let id = self.next_context_id.fetch_add(1, Ordering::Relaxed);
+        VkContext::new(self.clone(), id)
+    }
+
+    /// Whether the staging paths are forced.
+    pub fn staging_forced(&self) -> bool {
+        self.shared.debug.staging
+    }
+
+    /// The state shared with contexts and resources.
+    pub(crate) fn shared(&self) -> &Arc<DeviceShared> {
+        &self.shared
+    }
+
+    /// Device memory in use (for the memory benchmark and tests).
+    pub fn memory_stats(&self) -> crate::memory::MemoryStats {
+        self.shared.memory_stats()
     }
 }

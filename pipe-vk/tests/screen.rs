@@ -18,6 +18,7 @@ fn validated() -> ScreenOptions {
     ScreenOptions {
         device: None,
         validation: Some(true),
+        ..Default::default()
     }
 }
 
@@ -70,6 +71,7 @@ fn bad_device_selector_is_an_error() {
     let opts = ScreenOptions {
         device: Some("no-such-device-xyzzy".into()),
         validation: Some(false),
+        ..Default::default()
     };
     match pipe_vk::create_screen(&opts) {
         Err(PipeError::InvalidArgument(m)) => assert!(m.contains("xyzzy"), "{m}"),

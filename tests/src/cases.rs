@@ -2,3 +2,4 @@
 
 mod context;
 mod screen;
+mod transfer;

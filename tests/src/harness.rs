@@ -7,7 +7,9 @@
 
 use std::sync::Arc;
 
-use pipe_core::{Context, PipeError, Screen};
+use pipe_core::flags::{FlushFlags, MapFlags};
+use pipe_core::resource::{BindFlags, PipeBox, ResourceFlags};
+use pipe_core::{Context, PipeError, Resource, ResourceTemplate, Screen};
 use pipe_vk::ScreenOptions;
 
 use crate::{Outcome, TestContext};
@@ -17,6 +19,7 @@ pub fn options(ctx: &TestContext) -> ScreenOptions {
     ScreenOptions {
         device: ctx.device().map(str::to_owned),
         validation: Some(ctx.validation()),
+        ..Default::default()
     }
 }
 
@@ -44,4 +47,152 @@ pub fn screen_and_context(ctx: &TestContext) -> Result<ScreenAndContext, Outcome
 /// Turns a pipe error into a failure naming `what`.
 pub fn fail<E: std::fmt::Display>(what: &'static str) -> impl Fn(E) -> Outcome {
     move |e| Outcome::fail(format!("{what}: {e}"))
+}
+
+/// Opens a screen and context, optionally forcing the staging paths
+/// (`PIPE_VK_DEBUG=staging`) that discrete GPUs take.
+pub fn env(ctx: &TestContext, staging: bool) -> Result<Env, Outcome> {
+    let opts = ScreenOptions {
+        staging: Some(staging),
+        ..options(ctx)
+    };
+    let screen = pipe_vk::create_screen(&opts).map_err(|e| match e {
+        PipeError::Unsupported(m) => Outcome::skip(format!("no usable device: {m}")),
+        e => Outcome::fail(format!("create_screen: {e}")),
+    })?;
+    let ctx = screen
+        .clone()
+        .context_create()
+        .map_err(|e| Outcome::fail(format!("context_create: {e}")))?;
+    Ok(Env { screen, ctx })
+}
+
+/// A screen and context with helpers for resources and readback.
+pub struct Env {
+    pub screen: Arc<dyn Screen>,
+    pub ctx: Box<dyn Context>,
+}
+
+/// Maps a pipe error to a failing outcome naming the step.
+pub fn step<T>(what: &str, r: Result<T, PipeError>) -> Result<T, Outcome> {
+    r.map_err(|e| Outcome::fail(format!("{what}: {e}")))
+}
+
+impl Env {
+    /// A buffer of `size` bytes.
+    pub fn buffer(&self, size: u32, flags: ResourceFlags) -> Result<Resource, Outcome> {
+        let mut t =
+            ResourceTemplate::buffer(size, BindFlags::VERTEX_BUFFER | BindFlags::SHADER_BUFFER);
+        t.flags = flags;
+        step("resource_create(buffer)", self.screen.resource_create(&t))
+    }
+
+    /// A texture from a template.
+    pub fn texture(&self, t: &ResourceTemplate) -> Result<Resource, Outcome> {
+        step("resource_create(texture)", self.screen.resource_create(t))
+    }
+
+    /// Reads `len` bytes at `offset` of a buffer through a READ map.
+    pub fn read_buffer(
+        &mut self,
+        res: &Resource,
+        offset: u32,
+        len: u32,
+    ) -> Result<Vec<u8>, Outcome> {
+        let t = step(
+            "transfer_map(READ)",
+            self.ctx
+                .transfer_map(res, 0, MapFlags::READ, &PipeBox::range(offset, len)),
+        )?;
+        let data = t.data().to_vec();
+        step("transfer_unmap", self.ctx.transfer_unmap(t))?;
+        Ok(data)
+    }
+
+    /// Reads a box of a texture level, tightly packed, through a READ map.
+    pub fn read_texture(
+        &mut self,
+        res: &Resource,
+        level: u32,
+        bx: &PipeBox,
+    ) -> Result<Vec<u8>, Outcome> {
+        let t = step(
+            "transfer_map(READ)",
+            self.ctx.transfer_map(res, level, MapFlags::READ, bx),
+        )?;
+        let f = res.desc().format.block();
+        let row = (bx.width as usize).div_ceil(f.width as usize) * (f.bits / 8) as usize;
+        let rows = (bx.height as usize).div_ceil(f.height as usize);
+        let mut out = Vec::with_capacity(row * rows * bx.depth as usize);
+        for z in 0..bx.depth as usize {
+            for y in 0..rows {
+                let s = z * t.layer_stride + y * t.stride;
+                out.extend_from_slice(&t.data()[s..s + row]);
+            }
+        }
+        step("transfer_unmap", self.ctx.transfer_unmap(t))?;
+        Ok(out)
+    }
+
+    /// Writes a tightly packed box of a texture level.
+    pub fn write_texture(
+        &mut self,
+        res: &Resource,
+        level: u32,
+        bx: &PipeBox,
+        data: &[u8],
+    ) -> Result<(), Outcome> {
+        let f = res.desc().format.block();
+        let row = (bx.width as usize).div_ceil(f.width as usize) * (f.bits / 8) as usize;
+        let rows = (bx.height as usize).div_ceil(f.height as usize);
+        step(
+            "texture_subdata",
+            self.ctx
+                .texture_subdata(res, level, MapFlags::WRITE, bx, data, row, row * rows),
+        )
+    }
+
+    /// Flushes with a fence and waits for it.
+    pub fn finish(&mut self) -> Result<(), Outcome> {
+        let fence = step("flush", self.ctx.flush(FlushFlags::empty(), true))?
+            .ok_or_else(|| Outcome::fail("flush returned no fence"))?;
+        let done = step(
+            "fence_finish",
+            self.screen.fence_finish(None, &fence, u64::MAX),
+        )?;
+        if !done {
+            return Err(Outcome::fail(
+                "fence_finish with an infinite timeout returned false",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A deterministic byte pattern (differs per `seed`).
+pub fn pattern(len: usize, seed: u8) -> Vec<u8> {
+    (0..len)
+        .map(|i| {
+            (i as u32)
+                .wrapping_mul(31)
+                .wrapping_add(u32::from(seed) * 7) as u8
+        })
+        .collect()
+}
+
+/// Registers a test body twice: `<name>.direct` and `<name>.staging`.
+#[macro_export]
+macro_rules! both_paths {
+    ($name:literal, $body:path) => {
+        const _: () = {
+            fn direct(ctx: &mut $crate::TestContext) -> $crate::Outcome {
+                $crate::Outcome::from_result($body(ctx, false))
+            }
+            fn staging(ctx: &mut $crate::TestContext) -> $crate::Outcome {
+                $crate::Outcome::from_result($body(ctx, true))
+            }
+            $crate::test_case!(name = concat!($name, ".direct"), direct);
+            $crate::test_case!(name = concat!($name, ".staging"), staging);
+        };
+    };
 }

@@ -98,6 +98,7 @@ fn select_by_index(ctx: &mut TestContext) -> Outcome {
     let opts = ScreenOptions {
         device: Some(index.to_string()),
         validation: Some(ctx.validation()),
+        ..Default::default()
     };
     match pipe_vk::create_screen(&opts) {
         Ok(s) => {
@@ -123,6 +124,7 @@ fn select_by_name(ctx: &mut TestContext) -> Outcome {
     let opts = ScreenOptions {
         device: Some(needle.clone()),
         validation: Some(ctx.validation()),
+        ..Default::default()
     };
     match pipe_vk::create_screen(&opts) {
         Ok(s) => {
@@ -142,6 +144,7 @@ fn select_missing(ctx: &mut TestContext) -> Outcome {
     let opts = ScreenOptions {
         device: Some("no-such-device-xyzzy".into()),
         validation: Some(ctx.validation()),
+        ..Default::default()
     };
     match pipe_vk::create_screen(&opts) {
         Err(PipeError::InvalidArgument(m)) => {

@@ -16,7 +16,10 @@ use pipe_core::{Format, Screen};
 use pipe_vk::{ScreenOptions, VkScreen};
 
 #[derive(Parser)]
-#[command(name = "pipe-info", about = "Print pipe-vk device, caps and format support")]
+#[command(
+    name = "pipe-info",
+    about = "Print pipe-vk device, caps and format support"
+)]
 struct Cli {
     /// Device selector (index or name substring); default: PIPE_VK_DEVICE.
     #[arg(long, global = true)]
@@ -79,6 +82,7 @@ fn run(cli: Cli) -> Result<(), String> {
     let opts = ScreenOptions {
         device: cli.device,
         validation: Some(cli.validation),
+        ..Default::default()
     };
     let screen = VkScreen::new(&opts).map_err(|e| e.to_string())?;
     print_caps(&*screen);
@@ -101,7 +105,10 @@ fn print_caps(s: &dyn Screen) {
         "Vulkan API: {}.{}.{}",
         c.api_version.0, c.api_version.1, c.api_version.2
     );
-    println!("Vendor/device id: {:#06x}/{:#06x}", c.vendor_id, c.device_id);
+    println!(
+        "Vendor/device id: {:#06x}/{:#06x}",
+        c.vendor_id, c.device_id
+    );
     println!("\nCaps:");
     // The pretty Debug form of the caps struct is the complete list; fold
     // each top-level field (4-space indent) onto one line.
@@ -125,7 +132,10 @@ fn print_caps(s: &dyn Screen) {
         println!("  {f}");
     }
     println!("\nShader stages:");
-    for (stage, sc) in pipe_core::state::ShaderStage::ALL.iter().zip(c.shader.iter()) {
+    for (stage, sc) in pipe_core::state::ShaderStage::ALL
+        .iter()
+        .zip(c.shader.iter())
+    {
         println!(
             "  {:3}: supported={} inputs={} outputs={} ubos={} samplers={} views={} ssbos={} images={}",
             stage.short_name(),
@@ -152,8 +162,14 @@ fn print_formats(s: &dyn Screen) {
             ('B', tex(BindFlags::RENDER_TARGET | BindFlags::BLENDABLE)),
             ('Z', tex(BindFlags::DEPTH_STENCIL)),
             ('I', tex(BindFlags::SHADER_IMAGE)),
-            ('V', s.is_format_supported(f, Target::Buffer, 1, 1, BindFlags::VERTEX_BUFFER)),
-            ('T', s.is_format_supported(f, Target::Buffer, 1, 1, BindFlags::SAMPLER_VIEW)),
+            (
+                'V',
+                s.is_format_supported(f, Target::Buffer, 1, 1, BindFlags::VERTEX_BUFFER),
+            ),
+            (
+                'T',
+                s.is_format_supported(f, Target::Buffer, 1, 1, BindFlags::SAMPLER_VIEW),
+            ),
             (
                 'M',
                 s.is_format_supported(f, Target::Texture2D, 4, 4, BindFlags::SAMPLER_VIEW)
@@ -170,7 +186,10 @@ fn print_formats(s: &dyn Screen) {
             .collect();
         println!("  {col}  {}", f.name());
     }
-    println!("  ({n} of {} formats supported in some way)", Format::all().len());
+    println!(
+        "  ({n} of {} formats supported in some way)",
+        Format::all().len()
+    );
 }
 
 /// Resets SIGPIPE to its default action (terminate quietly), as C tools have.

@@ -1,0 +1,293 @@
+//! Batches: command buffers, submission, the timeline, and retirement.
+//!
+//! Each context owns a ring of [`Batch`]es. The current batch records; on
+//! flush it is submitted with a signal of the screen's timeline semaphore at
+//! the next value (values are taken under the queue lock, so they rise in
+//! submission order across contexts). A fence is that (semaphore, value)
+//! pair. Submitted batches wait in `in_flight` until the timeline passes
+//! their value, then are reset and reused; dropping their references then
+//! frees resource objects destroyed meanwhile (deferred destruction).
+//!
+//! Objects a batch uses are recorded once per batch (`track`), which marks
+//! them unflushed-used by this context for busy checks.
+
+use std::collections::{HashSet, VecDeque};
+use std::sync::{Arc, Mutex};
+
+use ash::vk;
+use pipe_core::{PipeError, PipeResult};
+
+use crate::instance::vk_err;
+use crate::memory::DeviceShared;
+use crate::resource::ResourceObject;
+
+/// A fence's value cell: `None` until the batch it belongs to is submitted.
+pub type FenceCell = Arc<Mutex<Option<u64>>>;
+
+/// One command buffer and what it keeps alive.
+pub struct Batch {
+    pool: vk::CommandPool,
+    pub cmd: vk::CommandBuffer,
+    /// Timeline value signalled by this batch once submitted.
+    pub value: u64,
+    refs: Vec<Arc<ResourceObject>>,
+    ref_set: HashSet<usize>,
+    /// Deferred fences to fill with `value` at submission.
+    fences: Vec<FenceCell>,
+    /// Timeline values to wait for before this batch runs.
+    waits: Vec<u64>,
+    /// Whether any command was recorded.
+    pub has_work: bool,
+}
+
+/// The batches of one context.
+pub struct Batches {
+    dev: Arc<DeviceShared>,
+    ctx: u64,
+    current: Batch,
+    in_flight: VecDeque<Batch>,
+    free: Vec<Batch>,
+    /// Number of batches submitted (for tests and stats).
+    pub submitted: u64,
+}
+
+fn new_batch(dev: &DeviceShared) -> PipeResult<Batch> {
+    let raw = dev.raw();
+    let info = vk::CommandPoolCreateInfo::default()
+        .flags(vk::CommandPoolCreateFlags::TRANSIENT)
+        .queue_family_index(dev.physical.queue_family);
+    // SAFETY: valid create info for this device's queue family.
+    let pool = unsafe { raw.create_command_pool(&info, None) }
+        .map_err(|e| vk_err("vkCreateCommandPool", e))?;
+    let alloc = vk::CommandBufferAllocateInfo::default()
+        .command_pool(pool)
+        .level(vk::CommandBufferLevel::PRIMARY)
+        .command_buffer_count(1);
+    // SAFETY: the pool was just created.
+    let cmd = match unsafe { raw.allocate_command_buffers(&alloc) } {
+        Ok(v) => v[0],
+        Err(e) => {
+            // SAFETY: unused pool.
+            unsafe { raw.destroy_command_pool(pool, None) };
+            return Err(vk_err("vkAllocateCommandBuffers", e));
+        }
+    };
+    Ok(Batch {
+        pool,
+        cmd,
+        value: 0,
+        refs: Vec::new(),
+        ref_set: HashSet::new(),
+        fences: Vec::new(),
+        waits: Vec::new(),
+        has_work: false,
+    })
+}
+
+fn begin(dev: &DeviceShared, b: &Batch) -> PipeResult<()> {
+    let info =
+        vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+    // SAFETY: the buffer is in the initial state (new or its pool was reset).
+    unsafe { dev.raw().begin_command_buffer(b.cmd, &info) }
+        .map_err(|e| vk_err("vkBeginCommandBuffer", e))
+}
+
+impl Batches {
+    /// Creates the ring with a recording batch.
+    pub fn new(dev: Arc<DeviceShared>, ctx: u64) -> PipeResult<Self> {
+        let current = new_batch(&dev)?;
+        begin(&dev, &current)?;
+        Ok(Batches {
+            dev,
+            ctx,
+            current,
+            in_flight: VecDeque::new(),
+            free: Vec::new(),
+            submitted: 0,
+        })
+    }
+
+    /// The recording command buffer; marks the batch as having work.
+    pub fn cmd(&mut self) -> vk::CommandBuffer {
+        self.current.has_work = true;
+        self.current.cmd
+    }
+
+    /// Whether the current batch has recorded work.
+    pub fn has_work(&self) -> bool {
+        self.current.has_work
+    }
+
+    /// Keeps `obj` alive until the current batch retires and marks it used.
+    pub fn track(&mut self, obj: &Arc<ResourceObject>, write: bool) {
+        obj.mark_used(self.ctx, write);
+        let key = Arc::as_ptr(obj) as usize;
+        if self.current.ref_set.insert(key) {
+            self.current.refs.push(obj.clone());
+        }
+    }
+
+    /// Whether the current batch uses `obj` (`is_resource_referenced`).
+    pub fn references(&self, obj: &Arc<ResourceObject>) -> bool {
+        self.current.ref_set.contains(&(Arc::as_ptr(obj) as usize))
+    }
+
+    /// A fence cell filled when the current batch is submitted.
+    pub fn deferred_fence(&mut self) -> FenceCell {
+        let cell = Arc::new(Mutex::new(None));
+        self.current.fences.push(cell.clone());
+        cell
+    }
+
+    /// Makes the current batch wait for timeline `value` first.
+    pub fn wait_for(&mut self, value: u64) {
+        self.current.waits.push(value);
+        self.current.has_work = true;
+    }
+
+    /// Submits the current batch (if it has work or fences) and starts a
+    /// new one. Returns the timeline value it signals (or the last
+    /// submitted value when there was nothing to submit).
+    pub fn flush(&mut self) -> PipeResult<u64> {
+        self.retire();
+        if !self.current.has_work && self.current.fences.is_empty() {
+            let q = self.dev.queue.lock().unwrap_or_else(|p| p.into_inner());
+            return Ok(q.last_submitted);
+        }
+        let next = match self.free.pop() {
+            Some(b) => b,
+            None => new_batch(&self.dev)?,
+        };
+        begin(&self.dev, &next)?;
+        let mut batch = std::mem::replace(&mut self.current, next);
+        let raw = self.dev.raw();
+        // SAFETY: the batch's buffer is recording.
+        unsafe { raw.end_command_buffer(batch.cmd) }
+            .map_err(|e| vk_err("vkEndCommandBuffer", e))?;
+        let value = {
+            let mut q = self.dev.queue.lock().unwrap_or_else(|p| p.into_inner());
+            let value = q.last_submitted + 1;
+            let cmd_info = [vk::CommandBufferSubmitInfo::default().command_buffer(batch.cmd)];
+            let signal = [vk::SemaphoreSubmitInfo::default()
+                .semaphore(self.dev.timeline)
+                .value(value)
+                .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+            let waits: Vec<_> = batch
+                .waits
+                .iter()
+                .filter(|&&w| w <= q.last_submitted)
+                .map(|&w| {
+                    vk::SemaphoreSubmitInfo::default()
+                        .semaphore(self.dev.timeline)
+                        .value(w)
+                        .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+                })
+                .collect();
+            let submit = vk::SubmitInfo2::default()
+                .wait_semaphore_infos(&waits)
+                .command_buffer_infos(&cmd_info)
+                .signal_semaphore_infos(&signal);
+            // SAFETY: the queue is externally synchronized by the lock; the
+            // command buffer is executable; arrays outlive the call.
+            let r = unsafe { raw.queue_submit2(q.queue, &[submit], vk::Fence::null()) };
+            if let Err(e) = r {
+                // The batch is lost; keep its references until idle.
+                // SAFETY: waiting for idle has no preconditions.
+                let _ = unsafe { raw.device_wait_idle() };
+                return Err(match e {
+                    vk::Result::ERROR_DEVICE_LOST => PipeError::DeviceLost,
+                    e => vk_err("vkQueueSubmit2", e),
+                });
+            }
+            q.last_submitted = value;
+            value
+        };
+        batch.value = value;
+        for obj in &batch.refs {
+            obj.mark_submitted(self.ctx, value);
+        }
+        for f in batch.fences.drain(..) {
+            *f.lock().unwrap_or_else(|p| p.into_inner()) = Some(value);
+        }
+        self.in_flight.push_back(batch);
+        self.submitted += 1;
+        Ok(value)
+    }
+
+    /// Recycles batches the timeline has passed.
+    pub fn retire(&mut self) {
+        if self.in_flight.is_empty() {
+            return;
+        }
+        let done = self.dev.completed_value();
+        while self.in_flight.front().is_some_and(|b| b.value <= done) {
+            let Some(mut b) = self.in_flight.pop_front() else {
+                break;
+            };
+            // SAFETY: the batch's work completed (timeline passed its value),
+            // so its pool may be reset.
+            if unsafe {
+                self.dev
+                    .raw()
+                    .reset_command_pool(b.pool, vk::CommandPoolResetFlags::empty())
+            }
+            .is_err()
+            {
+                self.destroy(b);
+                continue;
+            }
+            b.refs.clear();
+            b.ref_set.clear();
+            b.waits.clear();
+            b.has_work = false;
+            b.value = 0;
+            self.free.push(b);
+        }
+    }
+
+    /// Flushes and waits until everything submitted so far completes.
+    pub fn finish(&mut self) -> PipeResult<()> {
+        let v = self.flush()?;
+        self.dev.wait_value(v, u64::MAX)?;
+        self.retire();
+        Ok(())
+    }
+
+    fn destroy(&self, b: Batch) {
+        // SAFETY: the batch is not executing (retired or never submitted).
+        unsafe { self.dev.raw().destroy_command_pool(b.pool, None) };
+    }
+}
+
+impl Drop for Batches {
+    fn drop(&mut self) {
+        // Wait for our own submissions, then free everything.
+        let last = self.in_flight.back().map(|b| b.value).unwrap_or(0);
+        let _ = self.dev.wait_value(last, u64::MAX);
+        // The current batch is recording: end it before destroying its pool
+        // (destroying a pool frees its buffers in any state).
+        let cur = std::mem::replace(
+            &mut self.current,
+            Batch {
+                pool: vk::CommandPool::null(),
+                cmd: vk::CommandBuffer::null(),
+                value: 0,
+                refs: Vec::new(),
+                ref_set: HashSet::new(),
+                fences: Vec::new(),
+                waits: Vec::new(),
+                has_work: false,
+            },
+        );
+        for o in &cur.refs {
+            o.mark_submitted(self.ctx, 0);
+        }
+        self.destroy(cur);
+        while let Some(b) = self.in_flight.pop_front() {
+            self.destroy(b);
+        }
+        while let Some(b) = self.free.pop() {
+            self.destroy(b);
+        }
+    }
+}

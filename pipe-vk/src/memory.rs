@@ -1,0 +1,269 @@
+//! The device shared by a screen, its contexts and every resource, and the
+//! memory policy.
+//!
+//! [`DeviceShared`] is held in an `Arc` by the screen, by every context and
+//! by every Vulkan object that must outlive them (resource storage kept
+//! alive by an in-flight batch). It owns, in drop order: the allocator
+//! (gpu-allocator, suballocating; large images get dedicated allocations),
+//! the screen's timeline semaphore, the logical device, the instance.
+//!
+//! Memory policy (Zink's, simplified): resources a frontend maps often
+//! (STREAM/STAGING usage, persistent maps) live in host-visible memory and are
+//! mapped directly; everything else asks for device-local memory. On lavapipe
+//! both land in the one host-visible type, so `PIPE_VK_DEBUG=staging` makes
+//! the driver *treat* device-local resources as unmappable, which forces the
+//! staging-buffer paths a discrete GPU takes.
+//!
+//! Budget tracking: bytes and `VkDeviceMemory` blocks come from
+//! gpu-allocator's report; [`DeviceShared::memory_stats`] exposes them.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use ash::vk;
+use gpu_allocator::vulkan::{
+    Allocation, AllocationCreateDesc, AllocationScheme, Allocator, AllocatorCreateDesc,
+};
+use gpu_allocator::{AllocationSizes, AllocatorDebugSettings, MemoryLocation};
+use pipe_core::{PipeError, PipeResult};
+
+use crate::device::{Device, PhysicalDevice};
+use crate::instance::{vk_err, Instance};
+
+/// Debug switches from `PIPE_VK_DEBUG` (comma separated).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DebugFlags {
+    /// `staging`: never map device-local resources directly.
+    pub staging: bool,
+}
+
+impl DebugFlags {
+    /// Parses `PIPE_VK_DEBUG`.
+    pub fn from_env() -> Self {
+        let v = std::env::var("PIPE_VK_DEBUG").unwrap_or_default();
+        DebugFlags {
+            staging: v.split(',').any(|s| s.trim() == "staging"),
+        }
+    }
+}
+
+/// Images at least this large get a dedicated allocation.
+const DEDICATED_IMAGE_BYTES: u64 = 32 << 20;
+
+/// Memory statistics (for the memory benchmark and `pipe-info`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryStats {
+    /// Bytes of live allocations.
+    pub allocated_bytes: u64,
+    /// Bytes of `VkDeviceMemory` blocks (allocated plus free space).
+    pub capacity_bytes: u64,
+    /// Number of `VkDeviceMemory` objects.
+    pub device_memory_count: usize,
+}
+
+/// State shared by a screen and everything created from it.
+pub struct DeviceShared {
+    allocator: Mutex<Option<Allocator>>,
+    /// The screen's timeline semaphore: batch `n` signals value `n`.
+    pub timeline: vk::Semaphore,
+    /// Queue and the last timeline value submitted, under one lock so that
+    /// values are signalled in submission order.
+    pub queue: Mutex<QueueState>,
+    /// Last value known to have completed (cache of the semaphore value).
+    completed: AtomicU64,
+    pub debug: DebugFlags,
+    debug_utils: Option<ash::ext::debug_utils::Device>,
+    pub device: Device,
+    pub physical: PhysicalDevice,
+    pub instance: Instance,
+}
+
+/// The queue and its submission counter.
+pub struct QueueState {
+    pub queue: vk::Queue,
+    pub last_submitted: u64,
+}
+
+impl DeviceShared {
+    /// Creates the allocator and the timeline on a new device.
+    pub fn new(
+        instance: Instance,
+        physical: PhysicalDevice,
+        device: Device,
+        debug: DebugFlags,
+    ) -> PipeResult<Self> {
+        let mut type_info = vk::SemaphoreTypeCreateInfo::default()
+            .semaphore_type(vk::SemaphoreType::TIMELINE)
+            .initial_value(0);
+        let info = vk::SemaphoreCreateInfo::default().push_next(&mut type_info);
+        // SAFETY: timelineSemaphore is enabled (1.2 core feature, checked by
+        // the caps probe and required by `VkScreen::new`).
+        let timeline = unsafe { device.raw.create_semaphore(&info, None) }
+            .map_err(|e| vk_err("vkCreateSemaphore", e))?;
+        let allocator = Allocator::new(&AllocatorCreateDesc {
+            instance: instance.raw.clone(),
+            device: device.raw.clone(),
+            physical_device: physical.raw,
+            debug_settings: AllocatorDebugSettings::default(),
+            buffer_device_address: device.features.v12.buffer_device_address == vk::TRUE,
+            allocation_sizes: AllocationSizes::new(16 << 20, 16 << 20),
+        });
+        let allocator = match allocator {
+            Ok(a) => a,
+            Err(e) => {
+                // SAFETY: the semaphore was just created and is unused.
+                unsafe { device.raw.destroy_semaphore(timeline, None) };
+                return Err(PipeError::unsupported(format!("gpu-allocator: {e}")));
+            }
+        };
+        let queue = device.queue;
+        let debug_utils = instance
+            .debug_utils
+            .as_ref()
+            .map(|_| ash::ext::debug_utils::Device::new(&instance.raw, &device.raw));
+        Ok(DeviceShared {
+            debug_utils,
+            allocator: Mutex::new(Some(allocator)),
+            timeline,
+            queue: Mutex::new(QueueState {
+                queue,
+                last_submitted: 0,
+            }),
+            completed: AtomicU64::new(0),
+            debug,
+            device,
+            physical,
+            instance,
+        })
+    }
+
+    /// The ash device.
+    pub fn raw(&self) -> &ash::Device {
+        &self.device.raw
+    }
+
+    /// Allocates memory for `requirements`.
+    pub fn allocate(
+        &self,
+        name: &str,
+        requirements: vk::MemoryRequirements,
+        location: MemoryLocation,
+        linear: bool,
+        dedicated_image: Option<vk::Image>,
+    ) -> PipeResult<Allocation> {
+        let scheme = match dedicated_image {
+            Some(img) if requirements.size >= DEDICATED_IMAGE_BYTES => {
+                AllocationScheme::DedicatedImage(img)
+            }
+            _ => AllocationScheme::GpuAllocatorManaged,
+        };
+        let mut guard = self.allocator.lock().unwrap_or_else(|p| p.into_inner());
+        let alloc = guard.as_mut().ok_or(PipeError::DeviceLost)?;
+        alloc
+            .allocate(&AllocationCreateDesc {
+                name,
+                requirements,
+                location,
+                linear,
+                allocation_scheme: scheme,
+            })
+            .map_err(|e| match e {
+                gpu_allocator::AllocationError::OutOfMemory => PipeError::OutOfMemory,
+                e => PipeError::unsupported(format!("allocation of {name}: {e}")),
+            })
+    }
+
+    /// Frees an allocation.
+    pub fn free(&self, allocation: Allocation) {
+        let mut guard = self.allocator.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(a) = guard.as_mut() {
+            if let Err(e) = a.free(allocation) {
+                tracing::error!("gpu-allocator free failed: {e}");
+            }
+        }
+    }
+
+    /// Bytes and device-memory objects in use.
+    pub fn memory_stats(&self) -> MemoryStats {
+        let guard = self.allocator.lock().unwrap_or_else(|p| p.into_inner());
+        match guard.as_ref() {
+            Some(a) => {
+                let r = a.generate_report();
+                MemoryStats {
+                    allocated_bytes: r.total_allocated_bytes,
+                    capacity_bytes: r.total_capacity_bytes,
+                    device_memory_count: r.blocks.len(),
+                }
+            }
+            None => MemoryStats::default(),
+        }
+    }
+
+    /// The timeline value known to be complete (queries the semaphore).
+    pub fn completed_value(&self) -> u64 {
+        // SAFETY: the semaphore is a live timeline semaphore of this device.
+        match unsafe { self.raw().get_semaphore_counter_value(self.timeline) } {
+            Ok(v) => {
+                self.completed.fetch_max(v, Ordering::AcqRel);
+                v
+            }
+            Err(_) => self.completed.load(Ordering::Acquire),
+        }
+    }
+
+    /// Waits until the timeline reaches `value` or `timeout_ns` passes.
+    /// Returns whether it was reached.
+    pub fn wait_value(&self, value: u64, timeout_ns: u64) -> PipeResult<bool> {
+        if self.completed.load(Ordering::Acquire) >= value {
+            return Ok(true);
+        }
+        let sems = [self.timeline];
+        let values = [value];
+        let info = vk::SemaphoreWaitInfo::default()
+            .semaphores(&sems)
+            .values(&values);
+        // SAFETY: the semaphore belongs to this device; the arrays outlive
+        // the call.
+        match unsafe { self.raw().wait_semaphores(&info, timeout_ns) } {
+            Ok(()) => {
+                self.completed.fetch_max(value, Ordering::AcqRel);
+                Ok(true)
+            }
+            Err(vk::Result::TIMEOUT) => Ok(false),
+            Err(e) => Err(vk_err("vkWaitSemaphores", e)),
+        }
+    }
+
+    /// Names a Vulkan object for debuggers (no-op without debug utils).
+    pub fn set_name<H: vk::Handle>(&self, handle: H, name: &str) {
+        let Some(loader) = &self.debug_utils else {
+            return;
+        };
+        let Ok(cname) = std::ffi::CString::new(name) else {
+            return;
+        };
+        let info = vk::DebugUtilsObjectNameInfoEXT::default()
+            .object_handle(handle)
+            .object_name(&cname);
+        // SAFETY: the handle belongs to this device; the name outlives the call.
+        let _ = unsafe { loader.set_debug_utils_object_name(&info) };
+    }
+}
+
+impl Drop for DeviceShared {
+    fn drop(&mut self) {
+        // SAFETY: the last Arc is gone, so no context, resource or batch
+        // remains; wait for the GPU, then destroy our children before the
+        // device (dropped after this, then the instance).
+        unsafe {
+            let _ = self.device.raw.device_wait_idle();
+            self.device.raw.destroy_semaphore(self.timeline, None);
+        }
+        let alloc = self
+            .allocator
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        drop(alloc);
+    }
+}

@@ -1,0 +1,526 @@
+//! Resources: Vulkan buffers and images behind pipe resources.
+//!
+//! As in Zink, a pipe resource ([`VkResource`], the payload of a
+//! `pipe_core::Resource`) points to a *resource object* ([`ResourceObject`]:
+//! the `VkBuffer`/`VkImage`, its memory and its sync state). The indirection
+//! exists for renaming: `PIPE_MAP_DISCARD_WHOLE_RESOURCE` on a busy buffer
+//! swaps in a fresh object instead of stalling. Batches hold `Arc`s of the
+//! objects they use, so an object (and its memory) is destroyed only after
+//! the last batch using it retires, whatever the frontend did meanwhile.
+//!
+//! Busy tracking ([`Usage`]): per object, the contexts with unflushed use
+//! (read or write) and the highest timeline values of submitted reads and
+//! writes. A CPU read must wait for pending writes; a CPU write for any use.
+
+use std::ptr::NonNull;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use ash::vk;
+use gpu_allocator::vulkan::Allocation;
+use gpu_allocator::MemoryLocation;
+use pipe_core::resource::{BindFlags, ResourceFlags, ResourceTemplate, Target, Usage as PipeUsage};
+use pipe_core::{PipeError, PipeResult};
+use smallvec::SmallVec;
+
+use crate::instance::vk_err;
+use crate::memory::DeviceShared;
+use crate::sync::SyncState;
+
+/// Image properties a resource object needs at command time.
+#[derive(Clone, Copy, Debug)]
+pub struct ImageInfo {
+    pub image: vk::Image,
+    pub format: vk::Format,
+    pub aspect: vk::ImageAspectFlags,
+    pub extent: vk::Extent3D,
+    pub levels: u32,
+    /// Array layers (cube faces included); 1 for 3D.
+    pub layers: u32,
+    pub samples: vk::SampleCountFlags,
+    pub usage: vk::ImageUsageFlags,
+}
+
+/// The Vulkan object.
+#[derive(Clone, Copy, Debug)]
+pub enum Raw {
+    Buffer { buffer: vk::Buffer, size: u64 },
+    Image(ImageInfo),
+}
+
+/// Unflushed and submitted use of an object.
+#[derive(Debug, Default)]
+pub struct Usage {
+    /// Contexts with unflushed commands using the object: (id, writes).
+    pub unflushed: SmallVec<[(u64, bool); 2]>,
+    /// Highest timeline value of a submitted batch that read or wrote it.
+    pub last_use: u64,
+    /// Highest timeline value of a submitted batch that wrote it.
+    pub last_write: u64,
+}
+
+/// A buffer or image with its memory and tracking state.
+pub struct ResourceObject {
+    pub dev: Arc<DeviceShared>,
+    pub raw: Raw,
+    allocation: Mutex<Option<Allocation>>,
+    /// Host pointer when the memory is host visible and may be mapped
+    /// directly (never under `PIPE_VK_DEBUG=staging` for device-local
+    /// resources).
+    pub mapped: Option<NonNull<u8>>,
+    /// Sync state: one entry for a buffer, `levels * layers` for an image
+    /// (index `level * layers + layer`).
+    pub sync: Mutex<Vec<SyncState>>,
+    pub usage: Mutex<Usage>,
+}
+
+// SAFETY: `mapped` points into memory owned by `allocation`, valid while the
+// object lives; access to the bytes is synchronized by the transfer rules.
+unsafe impl Send for ResourceObject {}
+// SAFETY: as above; all mutable state is behind mutexes.
+unsafe impl Sync for ResourceObject {}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl ResourceObject {
+    /// Locks the sync state.
+    pub fn sync(&self) -> MutexGuard<'_, Vec<SyncState>> {
+        lock(&self.sync)
+    }
+
+    /// Locks the usage state.
+    pub fn usage(&self) -> MutexGuard<'_, Usage> {
+        lock(&self.usage)
+    }
+
+    /// The buffer, if this is one.
+    pub fn buffer(&self) -> Option<vk::Buffer> {
+        match self.raw {
+            Raw::Buffer { buffer, .. } => Some(buffer),
+            Raw::Image(_) => None,
+        }
+    }
+
+    /// The image info, if this is an image.
+    pub fn image(&self) -> Option<&ImageInfo> {
+        match &self.raw {
+            Raw::Image(i) => Some(i),
+            Raw::Buffer { .. } => None,
+        }
+    }
+
+    /// Whether the GPU (or an unflushed context) still writes the object.
+    pub fn busy_for_cpu_read(&self) -> bool {
+        let u = self.usage();
+        u.unflushed.iter().any(|(_, w)| *w) || u.last_write > self.dev.completed_value()
+    }
+
+    /// Whether the GPU (or an unflushed context) still uses the object.
+    pub fn busy_for_cpu_write(&self) -> bool {
+        let u = self.usage();
+        !u.unflushed.is_empty() || u.last_use > self.dev.completed_value()
+    }
+
+    /// Records use by context `ctx` in its current (unflushed) batch.
+    pub fn mark_used(&self, ctx: u64, write: bool) {
+        let mut u = self.usage();
+        match u.unflushed.iter_mut().find(|(c, _)| *c == ctx) {
+            Some(e) => e.1 |= write,
+            None => u.unflushed.push((ctx, write)),
+        }
+    }
+
+    /// Called when context `ctx` submits its batch with timeline `value`.
+    pub fn mark_submitted(&self, ctx: u64, value: u64) {
+        let mut u = self.usage();
+        if let Some(pos) = u.unflushed.iter().position(|(c, _)| *c == ctx) {
+            let (_, w) = u.unflushed.swap_remove(pos);
+            u.last_use = u.last_use.max(value);
+            if w {
+                u.last_write = u.last_write.max(value);
+            }
+        }
+    }
+}
+
+impl Drop for ResourceObject {
+    fn drop(&mut self) {
+        let dev = self.dev.raw();
+        // SAFETY: the last reference is gone, and batches hold references
+        // until they retire, so the GPU no longer uses the object.
+        unsafe {
+            match self.raw {
+                Raw::Buffer { buffer, .. } => dev.destroy_buffer(buffer, None),
+                Raw::Image(i) => dev.destroy_image(i.image, None),
+            }
+        }
+        if let Some(a) = lock(&self.allocation).take() {
+            self.dev.free(a);
+        }
+    }
+}
+
+/// The backend payload of a pipe resource.
+pub struct VkResource {
+    obj: Mutex<Arc<ResourceObject>>,
+}
+
+impl VkResource {
+    /// The current resource object.
+    pub fn obj(&self) -> Arc<ResourceObject> {
+        lock(&self.obj).clone()
+    }
+
+    /// Replaces the object (renaming); returns the old one.
+    pub fn rename(&self, new: Arc<ResourceObject>) -> Arc<ResourceObject> {
+        std::mem::replace(&mut *lock(&self.obj), new)
+    }
+}
+
+/// Looks up the payload of a pipe resource created by pipe-vk.
+pub fn vk_resource(res: &pipe_core::Resource) -> PipeResult<&VkResource> {
+    res.backend_or_err::<VkResource>("resource")
+}
+
+fn buffer_usage(bind: BindFlags) -> vk::BufferUsageFlags {
+    // Every buffer can be copied, filled and used by the uploaders' paths;
+    // the bind flags add what draws need.
+    let mut u = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+    let map = [
+        (
+            BindFlags::VERTEX_BUFFER,
+            vk::BufferUsageFlags::VERTEX_BUFFER,
+        ),
+        (BindFlags::INDEX_BUFFER, vk::BufferUsageFlags::INDEX_BUFFER),
+        (
+            BindFlags::CONSTANT_BUFFER,
+            vk::BufferUsageFlags::UNIFORM_BUFFER,
+        ),
+        (
+            BindFlags::SHADER_BUFFER,
+            vk::BufferUsageFlags::STORAGE_BUFFER,
+        ),
+        (
+            BindFlags::COMMAND_ARGS_BUFFER,
+            vk::BufferUsageFlags::INDIRECT_BUFFER,
+        ),
+        (
+            BindFlags::QUERY_BUFFER,
+            vk::BufferUsageFlags::STORAGE_BUFFER,
+        ),
+        (
+            BindFlags::SAMPLER_VIEW,
+            vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER,
+        ),
+        (
+            BindFlags::SHADER_IMAGE,
+            vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER,
+        ),
+        (BindFlags::GLOBAL, vk::BufferUsageFlags::STORAGE_BUFFER),
+    ];
+    for (b, f) in map {
+        if bind.intersects(b) {
+            u |= f;
+        }
+    }
+    u
+}
+
+/// Where a resource's memory should live.
+fn location(t: &ResourceTemplate) -> MemoryLocation {
+    if t.flags
+        .intersects(ResourceFlags::MAP_PERSISTENT | ResourceFlags::MAP_COHERENT)
+    {
+        return MemoryLocation::CpuToGpu;
+    }
+    match t.usage {
+        PipeUsage::Staging => MemoryLocation::GpuToCpu,
+        PipeUsage::Stream | PipeUsage::Dynamic => MemoryLocation::CpuToGpu,
+        PipeUsage::Default | PipeUsage::Immutable => MemoryLocation::GpuOnly,
+    }
+}
+
+/// Whether the resource may be mapped directly, given its location and the
+/// debug switches.
+fn directly_mappable(dev: &DeviceShared, loc: MemoryLocation) -> bool {
+    !(dev.debug.staging && loc == MemoryLocation::GpuOnly)
+}
+
+/// Creates a buffer object of `size` bytes.
+pub fn create_buffer_object(
+    dev: &Arc<DeviceShared>,
+    size: u64,
+    bind: BindFlags,
+    loc: MemoryLocation,
+    name: &str,
+) -> PipeResult<Arc<ResourceObject>> {
+    let raw = dev.raw();
+    let info = vk::BufferCreateInfo::default()
+        .size(size.max(1))
+        .usage(buffer_usage(bind))
+        .sharing_mode(vk::SharingMode::EXCLUSIVE);
+    // SAFETY: a valid create info; usage flags are all core.
+    let buffer =
+        unsafe { raw.create_buffer(&info, None) }.map_err(|e| vk_err("vkCreateBuffer", e))?;
+    // SAFETY: the buffer was just created on this device.
+    let req = unsafe { raw.get_buffer_memory_requirements(buffer) };
+    let allocation = match dev.allocate(name, req, loc, true, None) {
+        Ok(a) => a,
+        Err(e) => {
+            // SAFETY: unused buffer.
+            unsafe { raw.destroy_buffer(buffer, None) };
+            return Err(e);
+        }
+    };
+    // SAFETY: memory and offset come from an allocation for these requirements.
+    if let Err(e) =
+        unsafe { raw.bind_buffer_memory(buffer, allocation.memory(), allocation.offset()) }
+    {
+        // SAFETY: unused buffer.
+        unsafe { raw.destroy_buffer(buffer, None) };
+        dev.free(allocation);
+        return Err(vk_err("vkBindBufferMemory", e));
+    }
+    dev.set_name(buffer, name);
+    let mapped = if directly_mappable(dev, loc) {
+        allocation.mapped_ptr().map(|p| p.cast::<u8>())
+    } else {
+        None
+    };
+    Ok(Arc::new(ResourceObject {
+        dev: dev.clone(),
+        raw: Raw::Buffer { buffer, size },
+        allocation: Mutex::new(Some(allocation)),
+        mapped,
+        sync: Mutex::new(vec![SyncState::default()]),
+        usage: Mutex::new(Usage::default()),
+    }))
+}
+
+fn image_usage(t: &ResourceTemplate, feats: vk::FormatFeatureFlags) -> vk::ImageUsageFlags {
+    let mut u = vk::ImageUsageFlags::empty();
+    let mut add = |cond: bool, flag| {
+        if cond {
+            u |= flag;
+        }
+    };
+    add(
+        feats.contains(vk::FormatFeatureFlags::TRANSFER_SRC),
+        vk::ImageUsageFlags::TRANSFER_SRC,
+    );
+    add(
+        feats.contains(vk::FormatFeatureFlags::TRANSFER_DST),
+        vk::ImageUsageFlags::TRANSFER_DST,
+    );
+    add(
+        feats.contains(vk::FormatFeatureFlags::SAMPLED_IMAGE),
+        vk::ImageUsageFlags::SAMPLED,
+    );
+    add(
+        feats.contains(vk::FormatFeatureFlags::COLOR_ATTACHMENT),
+        vk::ImageUsageFlags::COLOR_ATTACHMENT,
+    );
+    add(
+        feats.contains(vk::FormatFeatureFlags::DEPTH_STENCIL_ATTACHMENT),
+        vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
+    );
+    add(
+        t.bind.contains(BindFlags::SHADER_IMAGE)
+            && feats.contains(vk::FormatFeatureFlags::STORAGE_IMAGE),
+        vk::ImageUsageFlags::STORAGE,
+    );
+    u
+}
+
+/// Creates the object behind a pipe resource.
+pub fn create_object(
+    dev: &Arc<DeviceShared>,
+    t: &ResourceTemplate,
+    id: u64,
+) -> PipeResult<Arc<ResourceObject>> {
+    let loc = location(t);
+    if t.target == Target::Buffer {
+        if t.flags.contains(ResourceFlags::SPARSE) {
+            return Err(PipeError::unsupported(
+                "sparse buffers are not supported by pipe-vk yet (issue 6, sparse binding)",
+            ));
+        }
+        return create_buffer_object(
+            dev,
+            u64::from(t.width0),
+            t.bind,
+            loc,
+            &format!("buffer #{id}"),
+        );
+    }
+    if t.flags.contains(ResourceFlags::SPARSE) {
+        return Err(PipeError::unsupported(
+            "sparse textures are not supported by pipe-vk yet (issue 6, sparse binding)",
+        ));
+    }
+    let format = crate::format::vk_format(t.format).ok_or_else(|| {
+        PipeError::unsupported(format!("{} has no Vulkan format in pipe-vk yet", t.format))
+    })?;
+    let raw = dev.raw();
+    // SAFETY: the physical device belongs to the instance.
+    let props = unsafe {
+        dev.instance
+            .raw
+            .get_physical_device_format_properties(dev.physical.raw, format)
+    };
+    let usage = image_usage(t, props.optimal_tiling_features);
+    if usage.is_empty() {
+        return Err(PipeError::unsupported(format!(
+            "{} cannot be a texture on this device",
+            t.format
+        )));
+    }
+    let (image_type, flags, layers, depth) = match t.target {
+        Target::Texture1D | Target::Texture1DArray => (
+            vk::ImageType::TYPE_1D,
+            vk::ImageCreateFlags::empty(),
+            t.array_size,
+            1,
+        ),
+        Target::Texture3D => (
+            vk::ImageType::TYPE_3D,
+            vk::ImageCreateFlags::empty(),
+            1,
+            t.depth0,
+        ),
+        Target::TextureCube | Target::TextureCubeArray => (
+            vk::ImageType::TYPE_2D,
+            vk::ImageCreateFlags::CUBE_COMPATIBLE,
+            t.array_size,
+            1,
+        ),
+        _ => (
+            vk::ImageType::TYPE_2D,
+            vk::ImageCreateFlags::empty(),
+            t.array_size,
+            1,
+        ),
+    };
+    // Views may cast to compatible formats (sampler views, surfaces).
+    let flags = flags | vk::ImageCreateFlags::MUTABLE_FORMAT;
+    let samples = vk::SampleCountFlags::from_raw(t.samples());
+    let extent = vk::Extent3D {
+        width: t.width0,
+        height: t.height0,
+        depth,
+    };
+    // SAFETY: as above.
+    let ifp = unsafe {
+        dev.instance
+            .raw
+            .get_physical_device_image_format_properties(
+                dev.physical.raw,
+                format,
+                image_type,
+                vk::ImageTiling::OPTIMAL,
+                usage,
+                flags,
+            )
+    }
+    .map_err(|_| {
+        PipeError::unsupported(format!(
+            "{} {} with usage {usage:?} is not supported",
+            t.format,
+            t.target.name()
+        ))
+    })?;
+    if ifp.sample_counts.as_raw() & samples.as_raw() == 0
+        || extent.width > ifp.max_extent.width
+        || extent.height > ifp.max_extent.height
+        || extent.depth > ifp.max_extent.depth
+        || layers > ifp.max_array_layers
+        || t.num_levels() > ifp.max_mip_levels
+    {
+        return Err(PipeError::unsupported(format!(
+            "{} {}x{}x{} x{layers} with {} samples exceeds the device's image limits",
+            t.format,
+            extent.width,
+            extent.height,
+            extent.depth,
+            t.samples()
+        )));
+    }
+    let info = vk::ImageCreateInfo::default()
+        .flags(flags)
+        .image_type(image_type)
+        .format(format)
+        .extent(extent)
+        .mip_levels(t.num_levels())
+        .array_layers(layers)
+        .samples(samples)
+        .tiling(vk::ImageTiling::OPTIMAL)
+        .usage(usage)
+        .sharing_mode(vk::SharingMode::EXCLUSIVE)
+        .initial_layout(vk::ImageLayout::UNDEFINED);
+    // SAFETY: the parameters were checked against the image format
+    // properties just above.
+    let image = unsafe { raw.create_image(&info, None) }.map_err(|e| vk_err("vkCreateImage", e))?;
+    // SAFETY: image of this device.
+    let req = unsafe { raw.get_image_memory_requirements(image) };
+    let name = format!("texture #{id}");
+    let allocation = match dev.allocate(&name, req, MemoryLocation::GpuOnly, false, Some(image)) {
+        Ok(a) => a,
+        Err(e) => {
+            // SAFETY: unused image.
+            unsafe { raw.destroy_image(image, None) };
+            return Err(e);
+        }
+    };
+    // SAFETY: memory from an allocation for these requirements.
+    if let Err(e) =
+        unsafe { raw.bind_image_memory(image, allocation.memory(), allocation.offset()) }
+    {
+        // SAFETY: unused image.
+        unsafe { raw.destroy_image(image, None) };
+        dev.free(allocation);
+        return Err(vk_err("vkBindImageMemory", e));
+    }
+    dev.set_name(image, &name);
+    let aspect = crate::format::aspect_mask(t.format);
+    let count = (t.num_levels() * layers) as usize;
+    Ok(Arc::new(ResourceObject {
+        dev: dev.clone(),
+        raw: Raw::Image(ImageInfo {
+            image,
+            format,
+            aspect,
+            extent,
+            levels: t.num_levels(),
+            layers,
+            samples,
+            usage,
+        }),
+        allocation: Mutex::new(Some(allocation)),
+        mapped: None,
+        sync: Mutex::new(vec![SyncState::default(); count]),
+        usage: Mutex::new(Usage::default()),
+    }))
+}
+
+/// Creates a pipe resource.
+pub fn resource_create(
+    dev: &Arc<DeviceShared>,
+    t: &ResourceTemplate,
+) -> PipeResult<pipe_core::Resource> {
+    // The id is only known after Object::new; name objects by a local counter.
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let obj = create_object(dev, t, id)?;
+    Ok(pipe_core::object::Object::new(
+        t.clone(),
+        VkResource {
+            obj: Mutex::new(obj),
+        },
+    ))
+}
+
+/// The location new storage of a renamed buffer needs.
+pub fn rename_location(t: &ResourceTemplate) -> MemoryLocation {
+    location(t)
+}

@@ -1,0 +1,575 @@
+//! Transfers: `transfer_map`/`unmap`, `buffer_subdata`, `texture_subdata`.
+//!
+//! Paths (Zink's `zink_resource.c` map logic, simplified):
+//! - **Direct**: host-visible buffers are mapped in place. A read waits for
+//!   pending GPU writes (after a barrier that makes them host visible); a
+//!   write waits for any pending use, unless UNSYNCHRONIZED.
+//! - **Rename**: `DISCARD_WHOLE_RESOURCE` on a busy buffer swaps in fresh
+//!   storage (`VkResource::rename`); in-flight batches keep the old one.
+//!   No wait.
+//! - **Staging**: device-local buffers (or all of them under
+//!   `PIPE_VK_DEBUG=staging`), `DISCARD_RANGE` on a busy buffer, and every
+//!   texture go through a host-visible staging buffer: reads copy into it
+//!   and wait; writes copy out of it at unmap (or at each
+//!   `transfer_flush_region` with `FLUSH_EXPLICIT`).
+//! - `DONTBLOCK` returns `PipeError::WouldBlock` wherever a path would wait.
+//!
+//! Texture staging data is tightly packed in blocks: `stride` is a row of
+//! blocks, `layer_stride` a 2D slice; box z/depth are layers, cube faces or
+//! 3D slices as the spec's box rules say.
+
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+use ash::vk;
+use gpu_allocator::MemoryLocation;
+use pipe_core::flags::MapFlags;
+use pipe_core::resource::{BindFlags, PipeBox, Target};
+use pipe_core::transfer::Transfer;
+use pipe_core::{PipeError, PipeResult, Resource};
+
+use crate::context::VkContext;
+use crate::resource::{create_buffer_object, vk_resource, ResourceObject};
+use crate::sync::access;
+
+/// Backend state of a transfer.
+pub struct MapState {
+    obj: Arc<ResourceObject>,
+    staging: Option<Arc<ResourceObject>>,
+    /// Whether writes still have to be copied from staging at unmap.
+    pending_write: bool,
+}
+
+/// A buffer region in texels-of-blocks layout for a texture box.
+struct TexLayout {
+    stride: usize,
+    layer_stride: usize,
+    size: usize,
+}
+
+fn tex_layout(res: &Resource, bx: &PipeBox) -> PipeResult<TexLayout> {
+    let f = res.desc().format;
+    let b = f.block();
+    let bytes = (b.bits / 8).max(1) as usize;
+    let cols = (bx.width as usize).div_ceil(b.width.max(1) as usize);
+    let rows = (bx.height as usize).div_ceil(b.height.max(1) as usize);
+    let stride = cols.checked_mul(bytes).ok_or(PipeError::OutOfMemory)?;
+    let layer_stride = stride.checked_mul(rows).ok_or(PipeError::OutOfMemory)?;
+    let size = layer_stride
+        .checked_mul(bx.depth as usize)
+        .ok_or(PipeError::OutOfMemory)?;
+    Ok(TexLayout {
+        stride,
+        layer_stride,
+        size,
+    })
+}
+
+/// The `VkBufferImageCopy` regions of a texture box (one per aspect).
+fn copy_regions(
+    res: &Resource,
+    obj: &ResourceObject,
+    level: u32,
+    bx: &PipeBox,
+) -> PipeResult<Vec<vk::BufferImageCopy>> {
+    let img = obj
+        .image()
+        .ok_or_else(|| PipeError::invalid("texture transfer on a buffer object"))?;
+    let t = res.desc();
+    let (layer, layers, z, depth) = if t.target == Target::Texture3D {
+        (0, 1, bx.z, bx.depth as u32)
+    } else {
+        (bx.z as u32, bx.depth as u32, 0, 1)
+    };
+    let aspects = img.aspect;
+    if aspects.contains(vk::ImageAspectFlags::DEPTH)
+        && aspects.contains(vk::ImageAspectFlags::STENCIL)
+    {
+        return Err(PipeError::unsupported(format!(
+            "mapping combined depth/stencil {} is not supported by pipe-vk yet (needs packing)",
+            t.format
+        )));
+    }
+    Ok(vec![vk::BufferImageCopy {
+        buffer_offset: 0,
+        buffer_row_length: 0,
+        buffer_image_height: 0,
+        image_subresource: vk::ImageSubresourceLayers {
+            aspect_mask: aspects,
+            mip_level: level,
+            base_array_layer: layer,
+            layer_count: layers,
+        },
+        image_offset: vk::Offset3D {
+            x: bx.x,
+            y: bx.y,
+            z,
+        },
+        image_extent: vk::Extent3D {
+            width: bx.width as u32,
+            height: bx.height as u32,
+            depth,
+        },
+    }])
+}
+
+fn layer_range(res: &Resource, bx: &PipeBox) -> (u32, u32) {
+    if res.desc().target == Target::Texture3D {
+        (0, 1)
+    } else {
+        (bx.z as u32, bx.depth as u32)
+    }
+}
+
+impl VkContext {
+    fn staging(&self, size: u64) -> PipeResult<Arc<ResourceObject>> {
+        let obj = create_buffer_object(
+            self.dev(),
+            size,
+            BindFlags::empty(),
+            MemoryLocation::CpuToGpu,
+            "staging",
+        )?;
+        if obj.mapped.is_none() {
+            return Err(PipeError::unsupported("staging memory is not host visible"));
+        }
+        Ok(obj)
+    }
+
+    /// Waits (flushing this context if needed) until the CPU may access
+    /// `obj`: for reading when `read`, else for writing.
+    fn sync_for_cpu(
+        &mut self,
+        obj: &Arc<ResourceObject>,
+        read: bool,
+        dontblock: bool,
+    ) -> PipeResult<()> {
+        let busy = if read {
+            obj.busy_for_cpu_read()
+        } else {
+            obj.busy_for_cpu_write()
+        };
+        if !busy {
+            return Ok(());
+        }
+        if dontblock {
+            return Err(PipeError::WouldBlock);
+        }
+        if self.batches_references(obj) {
+            self.flush_internal()?;
+        }
+        let (value, others) = {
+            let u = obj.usage();
+            let v = if read { u.last_write } else { u.last_use };
+            (
+                v,
+                u.unflushed
+                    .iter()
+                    .any(|(c, w)| *c != self.id() && (*w || !read)),
+            )
+        };
+        if others {
+            // Another context has unflushed use; the spec makes that the
+            // frontend's business ("only areas not yet used for rendering
+            // should be locked"). Wait for what was submitted.
+            tracing::debug!("map of an object with unflushed use in another context");
+        }
+        self.dev().wait_value(value, u64::MAX)?;
+        self.retire();
+        Ok(())
+    }
+
+    pub(crate) fn do_transfer_map(
+        &mut self,
+        resource: &Resource,
+        level: u32,
+        usage: MapFlags,
+        bx: &PipeBox,
+    ) -> PipeResult<Transfer> {
+        let vres = vk_resource(resource)?;
+        let t = resource.desc();
+        if t.samples() > 1 {
+            return Err(PipeError::unsupported(
+                "mapping multisampled resources is not supported by pipe-vk yet (needs a resolve)",
+            ));
+        }
+        let read = usage.contains(MapFlags::READ);
+        let write = usage.contains(MapFlags::WRITE);
+        let unsync = usage.contains(MapFlags::UNSYNCHRONIZED);
+        let dontblock = usage.contains(MapFlags::DONTBLOCK);
+        let mut obj = vres.obj();
+
+        if t.target == Target::Buffer {
+            let (offset, len) = (bx.x as usize, bx.width as usize);
+            if usage.contains(MapFlags::DISCARD_WHOLE_RESOURCE)
+                && !unsync
+                && obj.busy_for_cpu_write()
+            {
+                let loc = crate::resource::rename_location(t);
+                let new = create_buffer_object(
+                    self.dev(),
+                    u64::from(t.width0),
+                    t.bind,
+                    loc,
+                    "renamed buffer",
+                )?;
+                vres.rename(new.clone());
+                self.stats.renames += 1;
+                obj = new;
+            }
+            let busy_discard =
+                usage.contains(MapFlags::DISCARD_RANGE) && !unsync && obj.busy_for_cpu_write();
+            if let (Some(base), false) = (obj.mapped, busy_discard) {
+                if !unsync {
+                    if read {
+                        self.make_host_visible(&obj)?;
+                    }
+                    self.sync_for_cpu(&obj, read && !write, dontblock)?;
+                    if read && write {
+                        self.sync_for_cpu(&obj, false, dontblock)?;
+                    }
+                }
+                // SAFETY: offset + len lies inside the buffer (validated box)
+                // and `base` maps the whole buffer.
+                let ptr = unsafe { NonNull::new_unchecked(base.as_ptr().add(offset)) };
+                let state = MapState {
+                    obj,
+                    staging: None,
+                    pending_write: false,
+                };
+                // SAFETY: the mapping lives as long as `obj`, which the
+                // transfer's payload keeps alive.
+                return Ok(unsafe {
+                    Transfer::new(
+                        resource.clone(),
+                        level,
+                        usage,
+                        *bx,
+                        len,
+                        len,
+                        ptr,
+                        len,
+                        Box::new(state),
+                    )
+                });
+            }
+            // Staging path.
+            let staging = self.staging(len as u64)?;
+            if read {
+                if dontblock {
+                    return Err(PipeError::WouldBlock);
+                }
+                let buf = obj
+                    .buffer()
+                    .ok_or_else(|| PipeError::invalid("buffer map of an image"))?;
+                let sbuf = staging.buffer().ok_or(PipeError::OutOfMemory)?;
+                self.use_buffer(&obj, access::TRANSFER_READ, false);
+                self.use_buffer(&staging, access::TRANSFER_WRITE, true);
+                let cmd = self.cmd();
+                let region = vk::BufferCopy {
+                    src_offset: offset as u64,
+                    dst_offset: 0,
+                    size: len as u64,
+                };
+                // SAFETY: recording; both buffers are live and the ranges in bounds.
+                unsafe { self.dev().raw().cmd_copy_buffer(cmd, buf, sbuf, &[region]) };
+                self.make_host_visible(&staging)?;
+                self.sync_for_cpu(&staging, true, false)?;
+            }
+            let ptr = staging.mapped.ok_or(PipeError::OutOfMemory)?;
+            let state = MapState {
+                obj,
+                staging: Some(staging),
+                pending_write: write,
+            };
+            // SAFETY: the staging buffer is `len` bytes, mapped, and kept
+            // alive by the payload.
+            return Ok(unsafe {
+                Transfer::new(
+                    resource.clone(),
+                    level,
+                    usage,
+                    *bx,
+                    len,
+                    len,
+                    ptr,
+                    len,
+                    Box::new(state),
+                )
+            });
+        }
+
+        // Textures: always staged.
+        let layout = tex_layout(resource, bx)?;
+        let staging = self.staging(layout.size as u64)?;
+        if read {
+            if dontblock {
+                return Err(PipeError::WouldBlock);
+            }
+            let regions = copy_regions(resource, &obj, level, bx)?;
+            let (l0, ln) = layer_range(resource, bx);
+            self.use_image(
+                &obj,
+                level,
+                l0,
+                ln,
+                access::TRANSFER_READ,
+                false,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                false,
+            );
+            self.use_buffer(&staging, access::TRANSFER_WRITE, true);
+            let img = obj.image().map(|i| i.image).unwrap_or_default();
+            let sbuf = staging.buffer().unwrap_or_default();
+            let cmd = self.cmd();
+            // SAFETY: recording; the image is in TRANSFER_SRC_OPTIMAL after
+            // the barrier; regions lie inside both.
+            unsafe {
+                self.dev().raw().cmd_copy_image_to_buffer(
+                    cmd,
+                    img,
+                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                    sbuf,
+                    &regions,
+                )
+            };
+            self.make_host_visible(&staging)?;
+            self.sync_for_cpu(&staging, true, false)?;
+        } else {
+            // Validate the copy now so unmap cannot fail on it.
+            copy_regions(resource, &obj, level, bx)?;
+        }
+        let ptr = staging.mapped.ok_or(PipeError::OutOfMemory)?;
+        let state = MapState {
+            obj,
+            staging: Some(staging),
+            pending_write: write,
+        };
+        // SAFETY: the staging buffer holds `size` bytes, is mapped and kept
+        // alive by the payload.
+        Ok(unsafe {
+            Transfer::new(
+                resource.clone(),
+                level,
+                usage,
+                *bx,
+                layout.stride,
+                layout.layer_stride,
+                ptr,
+                layout.size,
+                Box::new(state),
+            )
+        })
+    }
+
+    /// Records the copy of written staging data back into the resource.
+    /// `sub` is the flushed region relative to the mapped box.
+    fn write_back(
+        &mut self,
+        transfer: &Transfer,
+        state: &MapState,
+        sub: &PipeBox,
+    ) -> PipeResult<()> {
+        let Some(staging) = &state.staging else {
+            return Ok(());
+        };
+        let sbuf = staging.buffer().ok_or(PipeError::OutOfMemory)?;
+        let res = &transfer.resource;
+        let bx = transfer.bx;
+        if let Some(buf) = state.obj.buffer() {
+            let region = vk::BufferCopy {
+                src_offset: sub.x as u64,
+                dst_offset: (bx.x + sub.x) as u64,
+                size: sub.width as u64,
+            };
+            if region.size == 0 {
+                return Ok(());
+            }
+            self.use_buffer(&state.obj, access::TRANSFER_WRITE, true);
+            self.use_buffer(staging, access::TRANSFER_READ, false);
+            let cmd = self.cmd();
+            // SAFETY: recording; ranges in bounds (validated).
+            unsafe { self.dev().raw().cmd_copy_buffer(cmd, sbuf, buf, &[region]) };
+            return Ok(());
+        }
+        // Texture: copy the sub-box (relative to the mapped box).
+        let abs = PipeBox::new(
+            bx.x + sub.x,
+            bx.y + sub.y,
+            bx.z + sub.z,
+            sub.width,
+            sub.height,
+            sub.depth,
+        );
+        if abs.is_empty() {
+            return Ok(());
+        }
+        let mut regions = copy_regions(res, &state.obj, transfer.level, &abs)?;
+        let b = res.desc().format.block();
+        let offset = (sub.z as usize) * transfer.layer_stride
+            + (sub.y as usize / b.height.max(1) as usize) * transfer.stride
+            + (sub.x as usize / b.width.max(1) as usize) * (b.bits / 8) as usize;
+        let row_texels = (bx.width as u32).div_ceil(b.width.max(1)) * b.width.max(1);
+        let rows_texels = (bx.height as u32).div_ceil(b.height.max(1)) * b.height.max(1);
+        for r in &mut regions {
+            r.buffer_offset = offset as u64;
+            r.buffer_row_length = row_texels;
+            r.buffer_image_height = rows_texels;
+        }
+        let (l0, ln) = layer_range(res, &abs);
+        let (w, h, d) = res.desc().level_extent(transfer.level).unwrap_or((0, 0, 0));
+        let is3d = res.desc().target == Target::Texture3D;
+        let whole = abs.x == 0
+            && abs.y == 0
+            && abs.width as u32 == w
+            && abs.height as u32 == h
+            && (!is3d || (abs.z == 0 && abs.depth as u32 == d));
+        let discard = whole
+            && transfer
+                .usage
+                .intersects(MapFlags::DISCARD_RANGE | MapFlags::DISCARD_WHOLE_RESOURCE);
+        self.use_image(
+            &state.obj,
+            transfer.level,
+            l0,
+            ln,
+            access::TRANSFER_WRITE,
+            true,
+            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+            discard,
+        );
+        self.use_buffer(staging, access::TRANSFER_READ, false);
+        let img = state.obj.image().map(|i| i.image).unwrap_or_default();
+        let cmd = self.cmd();
+        // SAFETY: recording; the image is in TRANSFER_DST_OPTIMAL after the
+        // barrier; regions lie inside both.
+        unsafe {
+            self.dev().raw().cmd_copy_buffer_to_image(
+                cmd,
+                sbuf,
+                img,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &regions,
+            )
+        };
+        Ok(())
+    }
+
+    pub(crate) fn do_transfer_unmap(&mut self, transfer: Transfer) -> PipeResult<()> {
+        let state = transfer.backend::<MapState>().ok_or_else(|| {
+            PipeError::invalid("transfer_unmap of a transfer not made by pipe-vk")
+        })?;
+        if state.pending_write && !transfer.usage.contains(MapFlags::FLUSH_EXPLICIT) {
+            let whole = PipeBox::new(
+                0,
+                0,
+                0,
+                transfer.bx.width,
+                transfer.bx.height,
+                transfer.bx.depth,
+            );
+            self.write_back(&transfer, state, &whole)?;
+        }
+        // Keep the staging buffer alive until the copy has executed.
+        if let Some(s) = &state.staging {
+            self.batches.track(s, false);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn do_transfer_flush_region(
+        &mut self,
+        transfer: &mut Transfer,
+        bx: &PipeBox,
+    ) -> PipeResult<()> {
+        let Some(state) = transfer.backend::<MapState>() else {
+            return Err(PipeError::invalid(
+                "transfer_flush_region of a transfer not made by pipe-vk",
+            ));
+        };
+        if !state.pending_write {
+            return Ok(());
+        }
+        let (obj, staging) = (state.obj.clone(), state.staging.clone());
+        let st = MapState {
+            obj,
+            staging,
+            pending_write: true,
+        };
+        self.write_back(transfer, &st, bx)
+    }
+
+    /// Makes GPU writes to `obj` visible to the host: records a barrier to
+    /// HOST_READ in the current batch and counts it as a write, so that
+    /// `sync_for_cpu` flushes and waits for the batch holding the barrier.
+    fn make_host_visible(&mut self, obj: &Arc<ResourceObject>) -> PipeResult<()> {
+        let pending = obj.sync().first().is_some_and(|s| {
+            !s.write.access.is_empty() && !s.reads.access.contains(vk::AccessFlags2::HOST_READ)
+        });
+        if pending {
+            self.use_buffer(obj, access::HOST_READ, false);
+            self.batches.track(obj, true);
+            // Put the barrier into the command stream now.
+            let _ = self.cmd();
+        }
+        Ok(())
+    }
+
+    pub(crate) fn do_buffer_subdata(
+        &mut self,
+        resource: &Resource,
+        usage: MapFlags,
+        offset: u32,
+        data: &[u8],
+    ) -> PipeResult<()> {
+        // GL's BufferSubData replaces the range: allow renaming when the
+        // whole buffer is written, a staging upload otherwise.
+        let mut flags = usage | MapFlags::WRITE;
+        if !flags.contains(MapFlags::UNSYNCHRONIZED) {
+            flags |= if offset == 0 && data.len() as u32 == resource.desc().width0 {
+                MapFlags::DISCARD_WHOLE_RESOURCE
+            } else {
+                MapFlags::DISCARD_RANGE
+            };
+        }
+        let bx = PipeBox::range(offset, data.len() as u32);
+        let mut t = self.do_transfer_map(resource, 0, flags, &bx)?;
+        t.data_mut().copy_from_slice(data);
+        self.do_transfer_unmap(t)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn do_texture_subdata(
+        &mut self,
+        resource: &Resource,
+        level: u32,
+        usage: MapFlags,
+        bx: &PipeBox,
+        data: &[u8],
+        stride: usize,
+        layer_stride: usize,
+    ) -> PipeResult<()> {
+        let mut t = self.do_transfer_map(
+            resource,
+            level,
+            usage | MapFlags::WRITE | MapFlags::DISCARD_RANGE,
+            bx,
+        )?;
+        let rows = t.layer_stride / t.stride.max(1);
+        let (ts, tls, depth) = (t.stride, t.layer_stride, bx.depth as usize);
+        let dst = t.data_mut();
+        for z in 0..depth {
+            for y in 0..rows {
+                let s = z * layer_stride + y * stride;
+                let d = z * tls + y * ts;
+                let (Some(src), Some(out)) = (data.get(s..s + ts), dst.get_mut(d..d + ts)) else {
+                    return Err(PipeError::invalid(
+                        "texture_subdata: data shorter than the box",
+                    ));
+                };
+                out.copy_from_slice(src);
+            }
+        }
+        self.do_transfer_unmap(t)
+    }
+}

@@ -1,0 +1,776 @@
+//! `pipe.transfer.*`: maps with every PIPE_MAP flag, subdata, box rules.
+//!
+//! Every test runs twice: `.direct` (host-visible buffers mapped in place)
+//! and `.staging` (`PIPE_VK_DEBUG=staging`: the staging-buffer paths of a
+//! discrete GPU). Expected bytes are computed here, independently of the
+//! driver.
+
+use pipe_core::flags::{FlushFlags, MapFlags, ReferenceFlags};
+use pipe_core::resource::{BindFlags, PipeBox, ResourceFlags, ResourceTemplate, Target};
+use pipe_core::{Format, PipeError};
+
+use crate::harness::{env, pattern, step};
+use crate::{both_paths, Outcome, TestContext};
+
+type R = Result<(), Outcome>;
+
+fn expect_eq(what: &str, got: &[u8], want: &[u8]) -> R {
+    if got.len() != want.len() {
+        return Err(Outcome::fail(format!(
+            "{what}: {} bytes, expected {}",
+            got.len(),
+            want.len()
+        )));
+    }
+    if let Some(i) = got.iter().zip(want).position(|(a, b)| a != b) {
+        return Err(Outcome::fail(format!(
+            "{what}: byte {i} is {:#04x}, expected {:#04x}",
+            got[i], want[i]
+        )));
+    }
+    Ok(())
+}
+
+fn buffer_roundtrip(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let buf = e.buffer(4096, ResourceFlags::empty())?;
+    let data = pattern(4096, 1);
+    step(
+        "buffer_subdata",
+        e.ctx.buffer_subdata(&buf, MapFlags::empty(), 0, &data),
+    )?;
+    expect_eq("whole", &e.read_buffer(&buf, 0, 4096)?, &data)?;
+    // A partial update keeps the rest.
+    let part = pattern(100, 2);
+    step(
+        "buffer_subdata",
+        e.ctx.buffer_subdata(&buf, MapFlags::empty(), 1000, &part),
+    )?;
+    let mut want = data.clone();
+    want[1000..1100].copy_from_slice(&part);
+    expect_eq("after partial", &e.read_buffer(&buf, 0, 4096)?, &want)?;
+    expect_eq(
+        "sub-range read",
+        &e.read_buffer(&buf, 990, 20)?,
+        &want[990..1010],
+    )
+}
+both_paths!("pipe.transfer.buffer.subdata_roundtrip", buffer_roundtrip);
+
+fn map_write_then_read(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let buf = e.buffer(256, ResourceFlags::empty())?;
+    let mut t = step(
+        "map WRITE",
+        e.ctx.transfer_map(
+            &buf,
+            0,
+            MapFlags::WRITE | MapFlags::DISCARD_RANGE,
+            &PipeBox::range(64, 128),
+        ),
+    )?;
+    let data = pattern(128, 3);
+    t.data_mut().copy_from_slice(&data);
+    step("unmap", e.ctx.transfer_unmap(t))?;
+    expect_eq("mapped range", &e.read_buffer(&buf, 64, 128)?, &data)
+}
+both_paths!("pipe.transfer.buffer.map_write_read", map_write_then_read);
+
+/// GPU writes (a copy) followed by a CPU read: the read must see them.
+fn gpu_write_cpu_read(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let a = e.buffer(1024, ResourceFlags::empty())?;
+    let b = e.buffer(1024, ResourceFlags::empty())?;
+    let data = pattern(1024, 4);
+    step(
+        "subdata",
+        e.ctx.buffer_subdata(&a, MapFlags::empty(), 0, &data),
+    )?;
+    step(
+        "copy",
+        e.ctx
+            .resource_copy_region(&b, 0, 512, 0, 0, &a, 0, &PipeBox::range(0, 512)),
+    )?;
+    let mut want = vec![0u8; 1024];
+    want[512..].copy_from_slice(&data[..512]);
+    // The first half of b was never written: read only the copied half.
+    expect_eq("copied half", &e.read_buffer(&b, 512, 512)?, &want[512..])
+}
+both_paths!(
+    "pipe.transfer.buffer.gpu_write_cpu_read",
+    gpu_write_cpu_read
+);
+
+fn dontblock_and_rename(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let src = e.buffer(256, ResourceFlags::empty())?;
+    let dst = e.buffer(256, ResourceFlags::empty())?;
+    step(
+        "subdata",
+        e.ctx
+            .buffer_subdata(&src, MapFlags::empty(), 0, &pattern(256, 5)),
+    )?;
+    // An unflushed GPU write makes `dst` busy.
+    step(
+        "copy",
+        e.ctx
+            .resource_copy_region(&dst, 0, 0, 0, 0, &src, 0, &PipeBox::range(0, 256)),
+    )?;
+    let refs = step(
+        "is_resource_referenced",
+        e.ctx.is_resource_referenced(&dst, 0, 0),
+    )?;
+    if !refs.contains(ReferenceFlags::WRITE) {
+        return Err(Outcome::fail(format!("busy dst reported {refs:?}")));
+    }
+    // A direct write map would have to wait; a staged write never waits
+    // (its copy is ordered after the pending GPU work), so it succeeds.
+    match e.ctx.transfer_map(
+        &dst,
+        0,
+        MapFlags::WRITE | MapFlags::DONTBLOCK,
+        &PipeBox::range(0, 16),
+    ) {
+        Err(PipeError::WouldBlock) if !staging => {}
+        Ok(t) if staging => step("unmap", e.ctx.transfer_unmap(t))?,
+        Ok(t) => {
+            let _ = e.ctx.transfer_unmap(t);
+            return Err(Outcome::fail(
+                "DONTBLOCK map of a busy buffer did not report WouldBlock",
+            ));
+        }
+        Err(err) => {
+            return Err(Outcome::fail(format!(
+                "DONTBLOCK (staging={staging}): {err}"
+            )))
+        }
+    }
+    match e.ctx.transfer_map(
+        &dst,
+        0,
+        MapFlags::READ | MapFlags::DONTBLOCK,
+        &PipeBox::range(0, 16),
+    ) {
+        Err(PipeError::WouldBlock) => {}
+        other => {
+            return Err(Outcome::fail(format!(
+                "DONTBLOCK READ of a busy buffer gave {:?}",
+                other.map(|_| ())
+            )))
+        }
+    }
+    // DISCARD_WHOLE_RESOURCE renames instead of waiting: it succeeds even
+    // with DONTBLOCK, which proves that no wait happened.
+    let fresh = pattern(256, 6);
+    let mut t = step(
+        "DISCARD_WHOLE_RESOURCE|DONTBLOCK",
+        e.ctx.transfer_map(
+            &dst,
+            0,
+            MapFlags::WRITE | MapFlags::DISCARD_WHOLE_RESOURCE | MapFlags::DONTBLOCK,
+            &PipeBox::range(0, 256),
+        ),
+    )?;
+    t.data_mut().copy_from_slice(&fresh);
+    step("unmap", e.ctx.transfer_unmap(t))?;
+    // The renamed storage is not referenced by the pending batch.
+    let refs = step(
+        "is_resource_referenced",
+        e.ctx.is_resource_referenced(&dst, 0, 0),
+    )?;
+    if refs.contains(ReferenceFlags::WRITE) && !staging {
+        return Err(Outcome::fail(format!(
+            "renamed dst still referenced for write: {refs:?}"
+        )));
+    }
+    e.finish()?;
+    expect_eq("renamed contents", &e.read_buffer(&dst, 0, 256)?, &fresh)
+}
+both_paths!(
+    "pipe.transfer.buffer.dontblock_discard_whole",
+    dontblock_and_rename
+);
+
+fn unsynchronized(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let src = e.buffer(256, ResourceFlags::empty())?;
+    let dst = e.buffer(512, ResourceFlags::empty())?;
+    step(
+        "subdata",
+        e.ctx
+            .buffer_subdata(&src, MapFlags::empty(), 0, &pattern(256, 7)),
+    )?;
+    step(
+        "copy",
+        e.ctx
+            .resource_copy_region(&dst, 0, 0, 0, 0, &src, 0, &PipeBox::range(0, 256)),
+    )?;
+    // Writing the other half unsynchronized needs no wait and no flush.
+    let before = step("referenced", e.ctx.is_resource_referenced(&dst, 0, 0))?;
+    let mut t = step(
+        "UNSYNCHRONIZED",
+        e.ctx.transfer_map(
+            &dst,
+            0,
+            MapFlags::WRITE | MapFlags::UNSYNCHRONIZED | MapFlags::DONTBLOCK,
+            &PipeBox::range(256, 256),
+        ),
+    )?;
+    let hi = pattern(256, 8);
+    t.data_mut().copy_from_slice(&hi);
+    step("unmap", e.ctx.transfer_unmap(t))?;
+    let after = step("referenced", e.ctx.is_resource_referenced(&dst, 0, 0))?;
+    if !before.contains(ReferenceFlags::WRITE) || !after.contains(ReferenceFlags::WRITE) {
+        return Err(Outcome::fail(format!(
+            "UNSYNCHRONIZED flushed the batch ({before:?} -> {after:?})"
+        )));
+    }
+    let mut want = pattern(256, 7);
+    want.extend_from_slice(&hi);
+    expect_eq("both halves", &e.read_buffer(&dst, 0, 512)?, &want)
+}
+both_paths!("pipe.transfer.buffer.unsynchronized", unsynchronized);
+
+fn flush_explicit(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let buf = e.buffer(256, ResourceFlags::empty())?;
+    let base = pattern(256, 9);
+    step(
+        "subdata",
+        e.ctx.buffer_subdata(&buf, MapFlags::empty(), 0, &base),
+    )?;
+    let mut t = step(
+        "FLUSH_EXPLICIT",
+        e.ctx.transfer_map(
+            &buf,
+            0,
+            MapFlags::WRITE | MapFlags::FLUSH_EXPLICIT,
+            &PipeBox::range(64, 128),
+        ),
+    )?;
+    let new = pattern(128, 10);
+    t.data_mut().copy_from_slice(&new);
+    // Flush ranges are relative to the mapped range.
+    step(
+        "flush_region",
+        e.ctx.transfer_flush_region(&mut t, &PipeBox::range(16, 32)),
+    )?;
+    step(
+        "flush_region",
+        e.ctx.transfer_flush_region(&mut t, &PipeBox::range(96, 32)),
+    )?;
+    step("unmap", e.ctx.transfer_unmap(t))?;
+    let got = e.read_buffer(&buf, 0, 256)?;
+    // Flushed bytes hold the new data; bytes outside the mapped range keep
+    // the old. (Unflushed mapped bytes are undefined by the spec.)
+    expect_eq("flushed 1", &got[80..112], &new[16..48])?;
+    expect_eq("flushed 2", &got[160..192], &new[96..128])?;
+    expect_eq("before map", &got[..64], &base[..64])?;
+    expect_eq("after map", &got[192..], &base[192..])
+}
+both_paths!("pipe.transfer.buffer.flush_explicit", flush_explicit);
+
+fn persistent_coherent(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let flags = ResourceFlags::MAP_PERSISTENT | ResourceFlags::MAP_COHERENT;
+    let pbuf = e.buffer(256, flags)?;
+    let dst = e.buffer(256, ResourceFlags::empty())?;
+    let mut t = step(
+        "PERSISTENT|COHERENT",
+        e.ctx.transfer_map(
+            &pbuf,
+            0,
+            MapFlags::WRITE | MapFlags::PERSISTENT | MapFlags::COHERENT,
+            &PipeBox::range(0, 256),
+        ),
+    )?;
+    let data = pattern(256, 11);
+    t.data_mut().copy_from_slice(&data);
+    // The GPU reads while the buffer stays mapped; no unmap, no barrier.
+    step(
+        "copy",
+        e.ctx
+            .resource_copy_region(&dst, 0, 0, 0, 0, &pbuf, 0, &PipeBox::range(0, 256)),
+    )?;
+    e.finish()?;
+    expect_eq(
+        "copied from persistent map",
+        &e.read_buffer(&dst, 0, 256)?,
+        &data,
+    )?;
+    // Non-coherent persistent map + memory_barrier(MAPPED_BUFFER).
+    let data2 = pattern(256, 12);
+    t.data_mut().copy_from_slice(&data2);
+    step(
+        "memory_barrier",
+        e.ctx
+            .memory_barrier(pipe_core::flags::BarrierFlags::MAPPED_BUFFER),
+    )?;
+    step(
+        "copy",
+        e.ctx
+            .resource_copy_region(&dst, 0, 0, 0, 0, &pbuf, 0, &PipeBox::range(0, 256)),
+    )?;
+    e.finish()?;
+    expect_eq("after barrier", &e.read_buffer(&dst, 0, 256)?, &data2)?;
+    step("unmap", e.ctx.transfer_unmap(t))
+}
+both_paths!(
+    "pipe.transfer.buffer.persistent_coherent",
+    persistent_coherent
+);
+
+fn tex_template(
+    target: Target,
+    format: Format,
+    w: u32,
+    h: u32,
+    d: u32,
+    layers: u32,
+    levels: u32,
+) -> ResourceTemplate {
+    let mut t = ResourceTemplate::texture_2d(format, w, h, BindFlags::SAMPLER_VIEW);
+    t.target = target;
+    t.depth0 = d;
+    t.array_size = layers;
+    t.last_level = levels - 1;
+    t
+}
+
+fn texture_levels(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = tex_template(Target::Texture2D, Format::R8G8B8A8Unorm, 16, 8, 1, 1, 3);
+    let tex = e.texture(&t)?;
+    for level in 0..3u32 {
+        let (w, h) = ((16 >> level) as u32, (8 >> level) as u32);
+        let bx = PipeBox::rect(0, 0, w, h);
+        let data = pattern((w * h * 4) as usize, level as u8 + 20);
+        e.write_texture(&tex, level, &bx, &data)?;
+        expect_eq(
+            &format!("level {level}"),
+            &e.read_texture(&tex, level, &bx)?,
+            &data,
+        )?;
+    }
+    // A partial box on level 0: read back the whole level, compute the
+    // expected image here.
+    let full = pattern(16 * 8 * 4, 20);
+    let patch = pattern(5 * 3 * 4, 30);
+    e.write_texture(&tex, 0, &PipeBox::rect(3, 2, 5, 3), &patch)?;
+    let mut want = full.clone();
+    for y in 0..3 {
+        let d = ((2 + y) * 16 + 3) * 4;
+        want[d..d + 20].copy_from_slice(&patch[y * 20..y * 20 + 20]);
+    }
+    expect_eq(
+        "partial box",
+        &e.read_texture(&tex, 0, &PipeBox::rect(0, 0, 16, 8))?,
+        &want,
+    )?;
+    expect_eq(
+        "read sub-box",
+        &e.read_texture(&tex, 0, &PipeBox::rect(3, 2, 5, 3))?,
+        &patch,
+    )
+}
+both_paths!("pipe.transfer.texture.levels_and_boxes", texture_levels);
+
+/// Box z/depth: layers for arrays, faces for cubes, faces*layers for cube
+/// arrays, slices for 3D (minified per level).
+fn texture_box_semantics(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let cases = [
+        (Target::Texture2DArray, 8, 8, 1, 5, 2u32),
+        (Target::TextureCube, 8, 8, 1, 6, 2),
+        (Target::TextureCubeArray, 4, 4, 1, 12, 1),
+        (Target::Texture3D, 8, 8, 8, 1, 3),
+        (Target::Texture1DArray, 16, 1, 1, 4, 2),
+    ];
+    for (target, w, h, d, layers, levels) in cases {
+        let t = tex_template(target, Format::R8G8B8A8Unorm, w, h, d, layers, levels);
+        let tex = e.texture(&t)?;
+        let level = levels - 1;
+        let (lw, lh, _) = t.level_extent(level).unwrap_or((1, 1, 1));
+        let nz = t.level_layers(level).unwrap_or(1);
+        let whole = PipeBox::new(0, 0, 0, lw as i32, lh as i32, nz as i32);
+        let base = pattern((lw * lh * nz * 4) as usize, 40);
+        e.write_texture(&tex, level, &whole, &base)?;
+        // Overwrite the last layer/slice only.
+        let one = PipeBox::new(0, 0, nz as i32 - 1, lw as i32, lh as i32, 1);
+        let patch = pattern((lw * lh * 4) as usize, 41);
+        e.write_texture(&tex, level, &one, &patch)?;
+        let mut want = base.clone();
+        let slice = (lw * lh * 4) as usize;
+        want[slice * (nz as usize - 1)..].copy_from_slice(&patch);
+        expect_eq(
+            &format!("{} level {level}", target.name()),
+            &e.read_texture(&tex, level, &whole)?,
+            &want,
+        )?;
+    }
+    Ok(())
+}
+both_paths!("pipe.transfer.texture.box_semantics", texture_box_semantics);
+
+fn compressed_texture(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    if !e.screen.is_format_supported(
+        Format::Bc1RgbaUnorm,
+        Target::Texture2D,
+        1,
+        1,
+        BindFlags::SAMPLER_VIEW,
+    ) {
+        return Err(Outcome::skip("BC1 not supported"));
+    }
+    let t = tex_template(Target::Texture2D, Format::Bc1RgbaUnorm, 16, 16, 1, 1, 1);
+    let tex = e.texture(&t)?;
+    // 4x4 blocks of 8 bytes.
+    let data = pattern(4 * 4 * 8, 50);
+    e.write_texture(&tex, 0, &PipeBox::rect(0, 0, 16, 16), &data)?;
+    expect_eq(
+        "blocks",
+        &e.read_texture(&tex, 0, &PipeBox::rect(0, 0, 16, 16))?,
+        &data,
+    )?;
+    expect_eq(
+        "one block row",
+        &e.read_texture(&tex, 0, &PipeBox::rect(4, 8, 8, 4))?,
+        &[&data[(2 * 4 + 1) * 8..(2 * 4 + 3) * 8]].concat(),
+    )
+}
+both_paths!(
+    "pipe.transfer.texture.compressed_blocks",
+    compressed_texture
+);
+
+fn fences(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let a = e.buffer(64, ResourceFlags::empty())?;
+    step("clear", e.ctx.clear_buffer(&a, 0, 64, &[1, 2, 3, 4]))?;
+    let f = step("flush", e.ctx.flush(FlushFlags::empty(), true))?
+        .ok_or_else(|| Outcome::fail("no fence"))?;
+    if !step("fence_finish", e.screen.fence_finish(None, &f, u64::MAX))? {
+        return Err(Outcome::fail("fence did not signal"));
+    }
+    // Deferred: no submit yet; fence_finish with the context flushes it.
+    step("clear", e.ctx.clear_buffer(&a, 0, 64, &[5, 6, 7, 8]))?;
+    let df = step("flush DEFERRED", e.ctx.flush(FlushFlags::DEFERRED, true))?
+        .ok_or_else(|| Outcome::fail("no deferred fence"))?;
+    if step("poll without ctx", e.screen.fence_finish(None, &df, 0))? {
+        return Err(Outcome::fail(
+            "a deferred fence signalled before its context flushed",
+        ));
+    }
+    if !step(
+        "fence_finish(ctx)",
+        e.screen.fence_finish(Some(&mut *e.ctx), &df, u64::MAX),
+    )? {
+        return Err(Outcome::fail(
+            "deferred fence did not signal after fence_finish flushed",
+        ));
+    }
+    expect_eq(
+        "deferred work done",
+        &e.read_buffer(&a, 0, 8)?,
+        &[5, 6, 7, 8, 5, 6, 7, 8],
+    )?;
+    // Every other flag combination gives a fence that signals.
+    for flags in [
+        FlushFlags::END_OF_FRAME,
+        FlushFlags::ASYNC,
+        FlushFlags::HINT_FINISH,
+        FlushFlags::DEFERRED | FlushFlags::TOP_OF_PIPE,
+        FlushFlags::DEFERRED | FlushFlags::BOTTOM_OF_PIPE,
+    ] {
+        step("clear", e.ctx.clear_buffer(&a, 0, 4, &[9; 4]))?;
+        let f =
+            step("flush", e.ctx.flush(flags, true))?.ok_or_else(|| Outcome::fail("no fence"))?;
+        if !step(
+            "fence_finish",
+            e.screen.fence_finish(Some(&mut *e.ctx), &f, 5_000_000_000),
+        )? {
+            return Err(Outcome::fail(format!("{flags:?} fence did not signal")));
+        }
+    }
+    Ok(())
+}
+both_paths!("pipe.flush.fences", fences);
+
+fn two_contexts(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let mut other = step("second context", e.screen.clone().context_create())?;
+    let buf = e.buffer(128, ResourceFlags::empty())?;
+    let data = pattern(128, 60);
+    step(
+        "subdata",
+        e.ctx.buffer_subdata(&buf, MapFlags::empty(), 0, &data),
+    )?;
+    // The spec: a flush after transfer_unmap makes the data visible to
+    // other contexts.
+    let f = step("flush", e.ctx.flush(FlushFlags::empty(), true))?
+        .ok_or_else(|| Outcome::fail("no fence"))?;
+    // Producer/consumer on the GPU: the consumer waits for the fence.
+    step("fence_server_sync", other.fence_server_sync(&f))?;
+    let copy = e.buffer(128, ResourceFlags::empty())?;
+    step(
+        "copy in ctx B",
+        other.resource_copy_region(&copy, 0, 0, 0, 0, &buf, 0, &PipeBox::range(0, 128)),
+    )?;
+    let t = step(
+        "map in ctx B",
+        other.transfer_map(&copy, 0, MapFlags::READ, &PipeBox::range(0, 128)),
+    )?;
+    let got = t.data().to_vec();
+    step("unmap", other.transfer_unmap(t))?;
+    expect_eq("seen by ctx B", &got, &data)
+}
+both_paths!("pipe.context.several.flush_makes_visible", two_contexts);
+
+fn destroy_while_in_flight(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let keep = e.buffer(1 << 16, ResourceFlags::empty())?;
+    for i in 0..8u8 {
+        let tmp = e.buffer(1 << 16, ResourceFlags::empty())?;
+        step("clear", e.ctx.clear_buffer(&tmp, 0, 1 << 16, &[i; 4]))?;
+        step(
+            "copy",
+            e.ctx
+                .resource_copy_region(&keep, 0, 0, 0, 0, &tmp, 0, &PipeBox::range(0, 1 << 16)),
+        )?;
+        // The frontend lets go while the GPU still has the copy queued.
+        e.screen.resource_destroy(tmp);
+        if i % 3 == 0 {
+            step("flush", e.ctx.flush(FlushFlags::empty(), false))?;
+        }
+    }
+    e.finish()?;
+    expect_eq("last copy", &e.read_buffer(&keep, 0, 16)?, &[7u8; 16])
+}
+both_paths!("pipe.resource.destroy_in_flight", destroy_while_in_flight);
+
+fn clear_buffer_sizes(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    for size in [1usize, 2, 4, 8, 12, 16] {
+        let buf = e.buffer(256, ResourceFlags::empty())?;
+        let base = pattern(256, 70);
+        step(
+            "subdata",
+            e.ctx.buffer_subdata(&buf, MapFlags::empty(), 0, &base),
+        )?;
+        let value: Vec<u8> = (0..size as u8).map(|i| 0xa0 + i).collect();
+        // An offset that is a multiple of the value size but not of 4
+        // where possible.
+        let offset = if size < 4 { 6 } else { size * 3 };
+        let len = size * 10;
+        step(
+            "clear_buffer",
+            e.ctx.clear_buffer(&buf, offset as u32, len as u32, &value),
+        )?;
+        let mut want = base.clone();
+        for (i, b) in want[offset..offset + len].iter_mut().enumerate() {
+            *b = value[i % size];
+        }
+        expect_eq(
+            &format!("{size}-byte value"),
+            &e.read_buffer(&buf, 0, 256)?,
+            &want,
+        )?;
+    }
+    Ok(())
+}
+both_paths!("pipe.clear.buffer.value_sizes", clear_buffer_sizes);
+
+fn clear_texture(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = tex_template(Target::Texture2DArray, Format::R8G8B8A8Unorm, 8, 8, 1, 3, 2);
+    let tex = e.texture(&t)?;
+    let whole = PipeBox::new(0, 0, 0, 8, 8, 3);
+    let base = pattern(8 * 8 * 3 * 4, 80);
+    e.write_texture(&tex, 0, &whole, &base)?;
+    let value = [0x11, 0x22, 0x33, 0x44];
+    step(
+        "clear_texture",
+        e.ctx
+            .clear_texture(&tex, 0, &PipeBox::new(2, 1, 1, 3, 4, 2), &value),
+    )?;
+    let mut want = base.clone();
+    for z in 1..3 {
+        for y in 1..5 {
+            for x in 2..5 {
+                let i = ((z * 8 + y) * 8 + x) * 4;
+                want[i..i + 4].copy_from_slice(&value);
+            }
+        }
+    }
+    expect_eq("cleared box", &e.read_texture(&tex, 0, &whole)?, &want)?;
+    // Depth: Z32F clears to the value's bits.
+    let mut zt = tex_template(Target::Texture2D, Format::Z32Float, 4, 4, 1, 1, 1);
+    zt.bind = BindFlags::DEPTH_STENCIL;
+    let z = e.texture(&zt)?;
+    let half = 0.5f32.to_le_bytes();
+    step(
+        "clear_texture depth",
+        e.ctx
+            .clear_texture(&z, 0, &PipeBox::rect(0, 0, 4, 4), &half),
+    )?;
+    let want: Vec<u8> = half.iter().copied().cycle().take(64).collect();
+    expect_eq(
+        "depth",
+        &e.read_texture(&z, 0, &PipeBox::rect(0, 0, 4, 4))?,
+        &want,
+    )
+}
+both_paths!("pipe.clear.texture.native_value", clear_texture);
+
+fn copy_region_images(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = tex_template(Target::Texture2DArray, Format::R8G8B8A8Unorm, 8, 8, 1, 2, 2);
+    let a = e.texture(&t)?;
+    let b = e.texture(&t)?;
+    let whole = PipeBox::new(0, 0, 0, 8, 8, 2);
+    let da = pattern(8 * 8 * 2 * 4, 90);
+    let db = pattern(8 * 8 * 2 * 4, 91);
+    e.write_texture(&a, 0, &whole, &da)?;
+    e.write_texture(&b, 0, &whole, &db)?;
+    // a layer 1, (1,1) 3x2 -> b layer 0 at (4,5)
+    step(
+        "copy",
+        e.ctx
+            .resource_copy_region(&b, 0, 4, 5, 0, &a, 0, &PipeBox::new(1, 1, 1, 3, 2, 1)),
+    )?;
+    let mut want = db.clone();
+    for y in 0..2 {
+        for x in 0..3 {
+            let s = ((64 + (1 + y) * 8) + 1 + x) * 4;
+            let d = ((5 + y) * 8 + 4 + x) * 4;
+            want[d..d + 4].copy_from_slice(&da[s..s + 4]);
+        }
+    }
+    expect_eq("copied region", &e.read_texture(&b, 0, &whole)?, &want)?;
+    // Same resource, different level.
+    let l1 = pattern(4 * 4 * 2 * 4, 92);
+    e.write_texture(&a, 1, &PipeBox::new(0, 0, 0, 4, 4, 2), &l1)?;
+    step(
+        "copy level",
+        e.ctx
+            .resource_copy_region(&a, 0, 0, 0, 0, &a, 1, &PipeBox::new(0, 0, 0, 4, 4, 1)),
+    )?;
+    let got = e.read_texture(&a, 0, &PipeBox::new(0, 0, 0, 4, 4, 1))?;
+    expect_eq("level 1 into level 0", &got, &l1[..64])?;
+    // Formats of equal block size copy bit-exactly (R32_UINT <- RGBA8).
+    let mut ut = tex_template(Target::Texture2D, Format::R32Uint, 8, 8, 1, 1, 1);
+    ut.bind = BindFlags::SAMPLER_VIEW;
+    let u = e.texture(&ut)?;
+    step(
+        "copy cast",
+        e.ctx
+            .resource_copy_region(&u, 0, 0, 0, 0, &b, 0, &PipeBox::new(0, 0, 0, 8, 8, 1)),
+    )?;
+    expect_eq(
+        "cast copy",
+        &e.read_texture(&u, 0, &PipeBox::rect(0, 0, 8, 8))?,
+        &want[..256],
+    )
+}
+both_paths!("pipe.copy.region.images", copy_region_images);
+
+fn bad_input(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let buf = e.buffer(64, ResourceFlags::empty())?;
+    let t = tex_template(Target::Texture2D, Format::R8G8B8A8Unorm, 8, 8, 1, 1, 2);
+    let tex = e.texture(&t)?;
+    let mut n = 0;
+    macro_rules! bad {
+        ($e:expr) => {{
+            n += 1;
+            match $e {
+                Err(PipeError::InvalidArgument(_)) => {}
+                other => {
+                    return Err(Outcome::fail(format!(
+                        "case {n} ({}): expected InvalidArgument, got {:?}",
+                        stringify!($e),
+                        other.map(|_| ())
+                    )))
+                }
+            }
+        }};
+    }
+    let c = &mut e.ctx;
+    bad!(c.transfer_map(
+        &buf,
+        0,
+        MapFlags::READ | MapFlags::DISCARD_RANGE,
+        &PipeBox::range(0, 4)
+    ));
+    bad!(c.transfer_map(
+        &buf,
+        0,
+        MapFlags::READ | MapFlags::DISCARD_WHOLE_RESOURCE,
+        &PipeBox::range(0, 4)
+    ));
+    bad!(c.transfer_map(
+        &buf,
+        0,
+        MapFlags::READ | MapFlags::UNSYNCHRONIZED,
+        &PipeBox::range(0, 4)
+    ));
+    bad!(c.transfer_map(&buf, 0, MapFlags::READ, &PipeBox::range(60, 8)));
+    bad!(c.transfer_map(&buf, 0, MapFlags::READ, &PipeBox::range(0, 0)));
+    bad!(c.transfer_map(&buf, 1, MapFlags::READ, &PipeBox::range(0, 4)));
+    bad!(c.transfer_map(
+        &buf,
+        0,
+        MapFlags::WRITE | MapFlags::PERSISTENT,
+        &PipeBox::range(0, 4)
+    ));
+    bad!(c.transfer_map(&buf, 0, MapFlags::empty(), &PipeBox::range(0, 4)));
+    bad!(c.transfer_map(&tex, 0, MapFlags::READ, &PipeBox::rect(4, 4, 5, 4)));
+    bad!(c.transfer_map(&tex, 1, MapFlags::READ, &PipeBox::rect(0, 0, 8, 8)));
+    bad!(c.transfer_map(&tex, 2, MapFlags::READ, &PipeBox::rect(0, 0, 1, 1)));
+    bad!(c.transfer_map(&tex, 0, MapFlags::READ, &PipeBox::new(0, 0, 1, 1, 1, 1)));
+    bad!(c.transfer_map(&tex, 0, MapFlags::READ, &PipeBox::new(-1, 0, 0, 1, 1, 1)));
+    bad!(c.buffer_subdata(&buf, MapFlags::empty(), 60, &[0; 8]));
+    bad!(c.buffer_subdata(&buf, MapFlags::READ, 0, &[0; 8]));
+    bad!(c.buffer_subdata(&tex, MapFlags::empty(), 0, &[0; 8]));
+    bad!(c.texture_subdata(
+        &tex,
+        0,
+        MapFlags::empty(),
+        &PipeBox::rect(0, 0, 8, 8),
+        &[0; 16],
+        32,
+        256
+    ));
+    bad!(c.texture_subdata(
+        &buf,
+        0,
+        MapFlags::empty(),
+        &PipeBox::rect(0, 0, 8, 1),
+        &[0; 32],
+        32,
+        32
+    ));
+    bad!(c.clear_buffer(&buf, 0, 6, &[0; 4]));
+    bad!(c.clear_buffer(&buf, 32, 64, &[0; 4]));
+    bad!(c.clear_buffer(&buf, 0, 64, &[0; 3]));
+    bad!(c.clear_buffer(&tex, 0, 4, &[0; 4]));
+    bad!(c.clear_texture(&tex, 0, &PipeBox::rect(0, 0, 9, 1), &[0; 4]));
+    bad!(c.clear_texture(&tex, 0, &PipeBox::rect(0, 0, 1, 1), &[0; 2]));
+    bad!(c.clear_texture(&buf, 0, &PipeBox::range(0, 4), &[0; 4]));
+    bad!(c.resource_copy_region(&buf, 0, 62, 0, 0, &buf, 0, &PipeBox::range(0, 4)));
+    bad!(c.resource_copy_region(&buf, 0, 2, 0, 0, &buf, 0, &PipeBox::range(0, 4)));
+    bad!(c.resource_copy_region(&tex, 0, 0, 0, 0, &buf, 0, &PipeBox::range(0, 4)));
+    bad!(c.resource_copy_region(&tex, 0, 6, 6, 0, &tex, 1, &PipeBox::rect(0, 0, 4, 4)));
+    bad!(c.resource_copy_region(&tex, 0, 0, 0, 0, &tex, 0, &PipeBox::rect(1, 1, 4, 4)));
+    bad!(c.is_resource_referenced(&tex, 5, 0));
+    bad!(c.flush(FlushFlags::TOP_OF_PIPE | FlushFlags::BOTTOM_OF_PIPE, true));
+    let mut bad_tmpl = t.clone();
+    bad_tmpl.last_level = 9;
+    bad!(e.screen.resource_create(&bad_tmpl));
+    if n < 30 {
+        return Err(Outcome::fail(format!("only {n} bad-input cases")));
+    }
+    Ok(())
+}
+both_paths!("pipe.validate.bad_input.transfers", bad_input);
