@@ -610,6 +610,20 @@ impl Context for VkContext {
     ) -> PipeResult<()> {
         self.do_clear_texture(resource, level, bx, data)
     }
+    fn blit(&mut self, info: &BlitInfo) -> PipeResult<()> {
+        self.do_blit(info)
+    }
+    fn generate_mipmap(
+        &mut self,
+        resource: &Resource,
+        format: Format,
+        base_level: u32,
+        last_level: u32,
+        first_layer: u32,
+        last_layer: u32,
+    ) -> PipeResult<bool> {
+        self.do_generate_mipmap(resource, format, base_level, last_level, first_layer, last_layer)
+    }
     fn flush_resource(&mut self, resource: &Resource) -> PipeResult<()> {
         // Nothing is shared with other processes yet; validate the object.
         crate::resource::vk_resource(resource).map(drop)
@@ -686,12 +700,10 @@ impl Context for VkContext {
         set_active_query_state(enable: bool) -> () = 0;
         render_condition(query: Option<&Query>, condition: bool, mode: RenderCondMode) -> () = 0;
         render_condition_mem(buffer: Option<&Resource>, offset: u32, condition: bool) -> () = 0;
-        blit(info: &BlitInfo) -> () = 6;
         resource_commit(resource: &Resource, level: u32, bx: &PipeBox, commit: bool) -> () = 6;
         launch_grid(info: &GridInfo) -> () = 7;
         set_global_binding(first: u32, resources: &[Option<Resource>]) -> Vec<u64> = 7;
         set_compute_resources(start: u32, surfaces: &[Option<Surface>]) -> () = 7;
-        generate_mipmap(resource: &Resource, format: Format, base_level: u32, last_level: u32, first_layer: u32, last_layer: u32) -> bool = 6;
         create_texture_handle(view: &SamplerView, sampler: &SamplerState) -> u64 = 7;
         delete_texture_handle(handle: u64) -> () = 7;
         make_texture_handle_resident(handle: u64, resident: bool) -> () = 7;

@@ -28,6 +28,7 @@
 //! discrete GPUs).
 
 pub mod batch;
+pub mod blit;
 pub mod caps;
 pub mod clear;
 pub mod context;
