@@ -46,6 +46,11 @@ pub type ResetCallback = std::sync::Arc<dyn Fn(ResetStatus) + Send + Sync>;
 
 /// `struct pipe_context`.
 pub trait Context: Send {
+    /// Identity of the context (unique per screen, non-zero), which fences
+    /// record so that `fence_finish` flushes only the context that made a
+    /// deferred fence. Wrappers forward the inner context's id.
+    fn id(&self) -> u64;
+
     // ---------------------------------------------------------------------
     // CSO State
     // ---------------------------------------------------------------------

@@ -196,8 +196,10 @@ impl Screen for NoopScreen {
     }
 }
 
-/// Scratch memory behind a no-op transfer or upload.
-struct Scratch(#[allow(dead_code)] Box<[u8]>);
+/// Scratch memory behind a no-op transfer or upload. A `Vec` is used
+/// because moving it does not move (or retag) its heap buffer, so a raw
+/// pointer taken before the move stays valid.
+struct Scratch(#[allow(dead_code)] Vec<u8>);
 
 /// The no-op context. See the module doc.
 #[derive(Default)]
@@ -210,7 +212,6 @@ pub struct NoopContext {
     shader: CsoTable<ShaderState>,
     velems: CsoTable<Vec<VertexElement>>,
     compute: CsoTable<ComputeState>,
-    upload: [Option<Box<[u8]>>; 2],
     next_handle: u64,
 }
 
@@ -219,10 +220,10 @@ impl NoopContext {
         self.calls.fetch_add(1, Ordering::Relaxed);
     }
 
-    fn scratch(len: usize) -> (Box<[u8]>, NonNull<u8>) {
-        let mut mem = vec![0u8; len.max(1)].into_boxed_slice();
+    fn scratch(len: usize) -> (Scratch, NonNull<u8>) {
+        let mut mem = vec![0u8; len.max(1)];
         let ptr = NonNull::new(mem.as_mut_ptr()).unwrap_or(NonNull::dangling());
-        (mem, ptr)
+        (Scratch(mem), ptr)
     }
 
     fn create_shader(&mut self, state: &ShaderState) -> PipeResult<ShaderHandle> {
@@ -284,6 +285,9 @@ macro_rules! accept {
 }
 
 impl Context for NoopContext {
+    fn id(&self) -> u64 {
+        self as *const Self as usize as u64
+    }
     cso_triplet!(
         blend,
         BlendState,
@@ -556,19 +560,13 @@ impl Context for NoopContext {
         self.count();
         Ok(())
     }
-    fn upload_alloc(
-        &mut self,
-        uploader: Uploader,
-        size: u32,
-        _: u32,
-    ) -> PipeResult<UploadAllocation> {
+    fn upload_alloc(&mut self, _: Uploader, size: u32, _: u32) -> PipeResult<UploadAllocation> {
         self.count();
         let (mem, ptr) = Self::scratch(size as usize);
         let res = Object::new(ResourceTemplate::buffer(size, BindFlags::empty()), ());
-        self.upload[uploader as usize] = Some(mem);
-        // SAFETY: `ptr` points into the boxed slice just stored in
-        // `self.upload`, which lives until the next upload call replaces it.
-        Ok(unsafe { UploadAllocation::new(res, 0, size, ptr) })
+        // SAFETY: `ptr` points into the scratch vector, which becomes the
+        // allocation's keep-alive; moving a Vec does not move its buffer.
+        Ok(unsafe { UploadAllocation::new(res, 0, size, ptr, Box::new(mem)) })
     }
     fn upload_data(&mut self, _: Uploader, data: &[u8], _: u32) -> PipeResult<(Resource, u32)> {
         self.count();
@@ -668,9 +666,9 @@ impl Context for NoopContext {
         let layer_stride = stride * (bx.height.max(0) as usize).div_ceil(bh);
         let len = layer_stride * bx.depth.max(0) as usize;
         let (mem, ptr) = Self::scratch(len);
-        // SAFETY: `ptr` points into `mem`, which moves into the transfer's
-        // backend payload (a heap move keeps the slice in place) and so lives
-        // exactly as long as the transfer.
+        // SAFETY: `ptr` points into the scratch vector, which becomes the
+        // transfer's payload and so lives as long as the transfer; moving a
+        // Vec does not move its buffer. The bytes are zero-initialized.
         Ok(unsafe {
             Transfer::new(
                 resource.clone(),
@@ -681,7 +679,7 @@ impl Context for NoopContext {
                 layer_stride,
                 ptr,
                 len,
-                Box::new(Scratch(mem)),
+                Box::new(mem),
             )
         })
     }

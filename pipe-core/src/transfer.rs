@@ -13,15 +13,22 @@ use crate::flags::MapFlags;
 use crate::resource::{PipeBox, Resource};
 
 /// `struct pipe_transfer` plus the mapped pointer.
+///
+/// The description fields are read-only (getters) so that the frontend
+/// cannot change the box a backend copies back at unmap. The mapped bytes
+/// are reached through [`Transfer::read_bytes`]/[`Transfer::write_bytes`],
+/// which copy without creating Rust references to the mapping: two maps
+/// of the same range (legal in Gallium) or a GPU writing under a persistent
+/// map therefore cannot violate Rust's aliasing rules. [`Transfer::data`]
+/// and [`Transfer::data_mut`] give slices for callers that can promise
+/// exclusivity.
 pub struct Transfer {
-    pub resource: Resource,
-    pub level: u32,
-    pub usage: MapFlags,
-    pub bx: PipeBox,
-    /// Bytes between rows of blocks.
-    pub stride: usize,
-    /// Bytes between layers or 3D slices.
-    pub layer_stride: usize,
+    resource: Resource,
+    level: u32,
+    usage: MapFlags,
+    bx: PipeBox,
+    stride: usize,
+    layer_stride: usize,
     ptr: NonNull<u8>,
     len: usize,
     backend: Box<dyn Any>,
@@ -31,8 +38,9 @@ impl Transfer {
     /// Creates a transfer. Backends call this.
     ///
     /// # Safety
-    /// `ptr` must be valid for reads and writes of `len` bytes until the
-    /// transfer is passed to `transfer_unmap` (or dropped by the backend).
+    /// `ptr` must be valid for reads and writes of `len` initialized bytes
+    /// for as long as `backend` lives (the payload owns or pins the
+    /// mapping, also if the transfer is dropped without `transfer_unmap`).
     #[allow(clippy::too_many_arguments)]
     pub unsafe fn new(
         resource: Resource,
@@ -58,6 +66,36 @@ impl Transfer {
         }
     }
 
+    /// The mapped resource.
+    pub fn resource(&self) -> &Resource {
+        &self.resource
+    }
+
+    /// The mapped level.
+    pub fn level(&self) -> u32 {
+        self.level
+    }
+
+    /// The map flags.
+    pub fn usage(&self) -> MapFlags {
+        self.usage
+    }
+
+    /// The mapped box.
+    pub fn bx(&self) -> PipeBox {
+        self.bx
+    }
+
+    /// Bytes between rows of blocks.
+    pub fn stride(&self) -> usize {
+        self.stride
+    }
+
+    /// Bytes between layers or 3D slices.
+    pub fn layer_stride(&self) -> usize {
+        self.layer_stride
+    }
+
     /// Mapped bytes.
     pub fn len(&self) -> usize {
         self.len
@@ -73,18 +111,58 @@ impl Transfer {
         self.ptr.as_ptr()
     }
 
-    /// The mapped bytes.
-    pub fn data(&self) -> &[u8] {
-        // SAFETY: `new`'s contract makes ptr valid for len bytes while the
-        // transfer lives; the shared borrow of self prevents a concurrent
-        // `data_mut` through this transfer.
+    /// Copies `out.len()` mapped bytes starting at `offset` into `out`.
+    /// Returns `None` when the range is outside the mapping.
+    pub fn read_bytes(&self, offset: usize, out: &mut [u8]) -> Option<()> {
+        if offset.checked_add(out.len())? > self.len {
+            return None;
+        }
+        // SAFETY: the range lies inside the mapping (checked), which `new`'s
+        // contract keeps valid; a raw copy creates no reference to it.
+        unsafe {
+            std::ptr::copy(self.ptr.as_ptr().add(offset), out.as_mut_ptr(), out.len());
+        }
+        Some(())
+    }
+
+    /// Copies `data` into the mapping at `offset`. Returns `None` when the
+    /// range is outside the mapping.
+    pub fn write_bytes(&mut self, offset: usize, data: &[u8]) -> Option<()> {
+        if offset.checked_add(data.len())? > self.len {
+            return None;
+        }
+        // SAFETY: as in `read_bytes`.
+        unsafe {
+            std::ptr::copy(data.as_ptr(), self.ptr.as_ptr().add(offset), data.len());
+        }
+        Some(())
+    }
+
+    /// All mapped bytes, copied out.
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut v = vec![0u8; self.len];
+        let _ = self.read_bytes(0, &mut v);
+        v
+    }
+
+    /// The mapped bytes as a slice.
+    ///
+    /// # Safety
+    /// No other live transfer may map overlapping bytes for writing, and
+    /// the GPU must not write them while the slice lives (so not during a
+    /// PERSISTENT, COHERENT or UNSYNCHRONIZED map of memory in use).
+    pub unsafe fn data(&self) -> &[u8] {
+        // SAFETY: validity from `new`; exclusivity from the caller.
         unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
     }
 
-    /// The mapped bytes, writable.
-    pub fn data_mut(&mut self) -> &mut [u8] {
-        // SAFETY: as in `data`; the exclusive borrow of self makes this the
-        // only slice derived from this transfer.
+    /// The mapped bytes as a mutable slice.
+    ///
+    /// # Safety
+    /// As for [`Transfer::data`], and no other live transfer may map
+    /// overlapping bytes at all.
+    pub unsafe fn data_mut(&mut self) -> &mut [u8] {
+        // SAFETY: validity from `new`; exclusivity from the caller.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
     }
 
@@ -128,34 +206,68 @@ pub enum Uploader {
 }
 
 /// Result of `upload_alloc`: where the caller writes, and where the GPU
-/// will find it.
-#[derive(Debug)]
+/// will find it. It owns (through its keep-alive payload) the memory it
+/// points at, so it stays valid even after later upload calls.
 pub struct UploadAllocation {
-    pub resource: Resource,
-    pub offset: u32,
-    pub size: u32,
+    resource: Resource,
+    offset: u32,
+    size: u32,
     ptr: NonNull<u8>,
+    _keepalive: Box<dyn Any>,
 }
 
 impl UploadAllocation {
     /// Creates an allocation record. Backends call this.
     ///
     /// # Safety
-    /// `ptr` must be valid for writes of `size` bytes until the next call
-    /// to any upload function of the same uploader.
-    pub unsafe fn new(resource: Resource, offset: u32, size: u32, ptr: NonNull<u8>) -> Self {
+    /// `ptr` must be valid for writes of `size` bytes while `keepalive`
+    /// lives, and no other `UploadAllocation` may cover those bytes.
+    pub unsafe fn new(
+        resource: Resource,
+        offset: u32,
+        size: u32,
+        ptr: NonNull<u8>,
+        keepalive: Box<dyn Any>,
+    ) -> Self {
         UploadAllocation {
             resource,
             offset,
             size,
             ptr,
+            _keepalive: keepalive,
         }
+    }
+
+    /// The buffer the data lands in.
+    pub fn resource(&self) -> &Resource {
+        &self.resource
+    }
+
+    /// Offset of the data in the buffer.
+    pub fn offset(&self) -> u32 {
+        self.offset
+    }
+
+    /// Size of the allocation in bytes.
+    pub fn size(&self) -> u32 {
+        self.size
     }
 
     /// The bytes to fill immediately (see "Uploading: Gotchas").
     pub fn data_mut(&mut self) -> &mut [u8] {
-        // SAFETY: guaranteed by `new`'s contract; the allocation is not
-        // Clone, so this is the only slice over the range.
+        // SAFETY: `new`'s contract: valid while the keep-alive lives (as
+        // long as self) and not covered by any other allocation; the
+        // exclusive borrow makes this the only slice over it.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.size as usize) }
+    }
+}
+
+impl std::fmt::Debug for UploadAllocation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UploadAllocation")
+            .field("resource", &self.resource.id())
+            .field("offset", &self.offset)
+            .field("size", &self.size)
+            .finish()
     }
 }

@@ -84,6 +84,43 @@ fn check_buffer_range(what: &str, res: &Resource, offset: u32, size: u32) -> Pip
     })
 }
 
+/// Checks a texture-buffer or image-buffer range against its format.
+fn check_texel_buffer(what: &str, format: Format, size: u32, max_elements: u32) -> PipeResult<()> {
+    let texel = format.block_size_bytes().max(1);
+    check(
+        !format.is_compressed() && !format.is_depth_or_stencil(),
+        || format!("{what}: {format} cannot be a buffer texel format"),
+    )?;
+    check(size > 0 && size.is_multiple_of(texel), || {
+        format!("{what}: size {size} is not a positive multiple of the {texel}-byte texel")
+    })?;
+    check(size / texel <= max_elements.max(1), || {
+        format!(
+            "{what}: {} texels exceed the limit of {max_elements}",
+            size / texel
+        )
+    })
+}
+
+/// Checks a clear rectangle against its surface.
+fn check_clear_rect(what: &str, dst: &Surface, x: u32, y: u32, w: u32, h: u32) -> PipeResult<()> {
+    let d = dst.desc();
+    let fits = |o: u32, e: u32, lim: u32| u64::from(o) + u64::from(e) <= u64::from(lim);
+    check(fits(x, w, d.width) && fits(y, h, d.height), || {
+        format!(
+            "{what}: rectangle {x},{y} {w}x{h} exceeds the {}x{} surface",
+            d.width, d.height
+        )
+    })
+}
+
+/// Checks a depth clear value.
+fn check_depth(what: &str, depth: f64) -> PipeResult<()> {
+    check((0.0..=1.0).contains(&depth), || {
+        format!("{what}: depth {depth} is outside [0, 1]")
+    })
+}
+
 fn check_texture(what: &str, res: &Resource) -> PipeResult<()> {
     check(res.desc().target != Target::Buffer, || {
         format!("{what}: resource #{} is a buffer, not a texture", res.id())
@@ -126,6 +163,14 @@ pub fn validate_resource_template(t: &ResourceTemplate, caps: &Caps) -> PipeResu
     let max_layers = caps.max_texture_array_layers.max(1);
     match t.target {
         Target::Buffer => {
+            // Boxes are i32 (Gallium's pipe_box): larger buffers could not
+            // be addressed.
+            check(t.width0 <= i32::MAX as u32, || {
+                format!(
+                    "{what}: buffer of {} bytes exceeds the 2 GiB box range",
+                    t.width0
+                )
+            })?;
             check(
                 t.height0 == 1 && t.depth0 == 1 && t.array_size == 1 && t.last_level == 0,
                 || format!("{what}: buffers are width0 bytes with height/depth/array 1, level 0"),
@@ -449,6 +494,9 @@ macro_rules! shader_triplet {
 }
 
 impl Context for ValidatingContext {
+    fn id(&self) -> u64 {
+        self.inner.id()
+    }
     fn create_blend_state(&mut self, state: &BlendState) -> PipeResult<BlendHandle> {
         let what = "create_blend_state";
         check(state.max_rt as usize <= MAX_COLOR_BUFS, || {
@@ -485,6 +533,24 @@ impl Context for ValidatingContext {
         check(
             !state.min_lod.is_nan() && !state.max_lod.is_nan() && !state.lod_bias.is_nan(),
             || format!("{what}: NaN LOD parameters"),
+        )?;
+        check(
+            f32::from(state.max_anisotropy) <= self.caps.max_texture_anisotropy.max(1.0),
+            || {
+                format!(
+                    "{what}: anisotropy {} exceeds the limit of {}",
+                    state.max_anisotropy, self.caps.max_texture_anisotropy
+                )
+            },
+        )?;
+        check(
+            state.lod_bias.abs() <= self.caps.max_texture_lod_bias,
+            || {
+                format!(
+                    "{what}: LOD bias {} exceeds ±{}",
+                    state.lod_bias, self.caps.max_texture_lod_bias
+                )
+            },
         )?;
         self.inner.create_sampler_state(state)
     }
@@ -892,18 +958,29 @@ impl Context for ValidatingContext {
     ) -> PipeResult<SamplerView> {
         let what = "create_sampler_view";
         let t = texture.desc();
-        check(format::views_compatible(t.format, template.format), || {
-            format!(
-                "{what}: view format {} is not compatible with resource format {}",
-                template.format, t.format
-            )
-        })?;
+        // Buffers have no format of their own: a texture buffer's format
+        // is the view's (checked against its texel size below).
+        check(
+            t.target == Target::Buffer || format::views_compatible(t.format, template.format),
+            || {
+                format!(
+                    "{what}: view format {} is not compatible with resource format {}",
+                    template.format, t.format
+                )
+            },
+        )?;
         match template.range {
             ViewRange::Buffer { offset, size } => {
                 check(template.target == Target::Buffer, || {
                     format!("{what}: buffer range on a {} view", template.target.name())
                 })?;
                 check_buffer_range(what, texture, offset, size)?;
+                check_texel_buffer(
+                    what,
+                    template.format,
+                    size,
+                    self.caps.max_texel_buffer_elements,
+                )?;
                 check(
                     offset.is_multiple_of(self.caps.texture_buffer_offset_alignment.max(1)),
                     || {
@@ -1031,15 +1108,28 @@ impl Context for ValidatingContext {
         )?;
         for img in images.iter().flatten() {
             let t = img.resource.desc();
-            check(format::views_compatible(t.format, img.format), || {
-                format!(
-                    "{what}: image format {} is not compatible with {}",
-                    img.format, t.format
-                )
-            })?;
+            check(
+                t.target == Target::Buffer || format::views_compatible(t.format, img.format),
+                || {
+                    format!(
+                        "{what}: image format {} is not compatible with {}",
+                        img.format, t.format
+                    )
+                },
+            )?;
             match img.range {
                 ImageViewRange::Buffer { offset, size } => {
-                    check_buffer_range(what, &img.resource, offset, size)?
+                    check_buffer_range(what, &img.resource, offset, size)?;
+                    check_texel_buffer(
+                        what,
+                        img.format,
+                        size,
+                        self.caps.max_texel_buffer_elements,
+                    )?;
+                    let align = self.caps.texture_buffer_offset_alignment.max(1);
+                    check(offset.is_multiple_of(align), || {
+                        format!("{what}: image buffer offset {offset} is not a multiple of {align}")
+                    })?;
                 }
                 ImageViewRange::Texture {
                     level,
@@ -1131,6 +1221,19 @@ impl Context for ValidatingContext {
                 targets.len()
             )
         })?;
+        for (t, off) in targets.iter().zip(offsets) {
+            if let (Some(t), Some(off)) = (t, off) {
+                check(
+                    off.is_multiple_of(4) && *off <= t.desc().buffer_size,
+                    || {
+                        format!(
+                            "{what}: offset {off} is unaligned or past the {}-byte target",
+                            t.desc().buffer_size
+                        )
+                    },
+                )?;
+            }
+        }
         self.inner.set_stream_output_targets(targets, offsets)
     }
     fn stream_output_target_offset(&mut self, target: &StreamOutputTarget) -> PipeResult<u32> {
@@ -1146,7 +1249,12 @@ impl Context for ValidatingContext {
         stencil: u32,
     ) -> PipeResult<()> {
         if buffers.contains(ClearFlags::DEPTH) {
-            check(!depth.is_nan(), || "clear: NaN depth".into())?;
+            check_depth("clear", depth)?;
+        }
+        if let Some(sc) = scissor {
+            check(sc.minx <= sc.maxx && sc.miny <= sc.maxy, || {
+                format!("clear: inverted scissor {sc:?}")
+            })?;
         }
         self.inner.clear(buffers, scissor, color, depth, stencil)
     }
@@ -1163,6 +1271,10 @@ impl Context for ValidatingContext {
         check(!dst.desc().template.format.is_depth_or_stencil(), || {
             "clear_render_target: surface has a depth/stencil format".into()
         })?;
+        check_clear_rect("clear_render_target", dst, dstx, dsty, width, height)?;
+        if width == 0 || height == 0 {
+            return Ok(());
+        }
         self.inner.clear_render_target(
             dst,
             color,
@@ -1201,6 +1313,13 @@ impl Context for ValidatingContext {
             !flags.contains(ClearFlags::STENCIL) || d.has_stencil(),
             || format!("{what}: STENCIL on a format without stencil"),
         )?;
+        if flags.contains(ClearFlags::DEPTH) {
+            check_depth(what, depth)?;
+        }
+        check_clear_rect(what, dst, dstx, dsty, width, height)?;
+        if width == 0 || height == 0 {
+            return Ok(());
+        }
         self.inner.clear_depth_stencil(
             dst,
             flags,
@@ -1253,6 +1372,9 @@ impl Context for ValidatingContext {
                 value.len()
             )
         })?;
+        if size == 0 {
+            return Ok(());
+        }
         self.inner.clear_buffer(resource, offset, size, value)
     }
     fn evaluate_depth_buffer(&mut self) -> PipeResult<()> {
@@ -1298,7 +1420,19 @@ impl Context for ValidatingContext {
         let what = "draw_vbo";
         match (info.index_size, &info.index) {
             (0, IndexSource::None) => {}
-            (1 | 2 | 4, IndexSource::Resource(res)) => check_buffer(what, res)?,
+            (1 | 2 | 4, IndexSource::Resource(res)) => {
+                check_buffer(what, res)?;
+                if indirect.is_none() {
+                    let size = u64::from(info.index_size);
+                    let limit = u64::from(res.desc().width0);
+                    for d in draws {
+                        let end = (u64::from(d.start) + u64::from(d.count)) * size;
+                        check(end <= limit, || {
+                            format!("{what}: draw reads indices up to byte {end} of a {limit}-byte index buffer")
+                        })?;
+                    }
+                }
+            }
             (1 | 2 | 4, IndexSource::User(data)) => {
                 check(indirect.is_none(), || {
                     format!("{what}: indirect draws cannot use user indices")
@@ -1544,8 +1678,17 @@ impl Context for ValidatingContext {
         // The destination box has the source's extent in blocks, scaled to
         // the destination's block size.
         let (sb, db) = (s.format.desc().block, d.format.desc().block);
-        let dw = src_box.width / sb.width.max(1) as i32 * db.width.max(1) as i32;
-        let dh = src_box.height / sb.height.max(1) as i32 * db.height.max(1) as i32;
+        // Partial edge blocks count as whole blocks (div_ceil).
+        let blocks = |e: i32, b: u32| (e.max(0) as u32).div_ceil(b.max(1));
+        let scale = |e: i32, sbw: u32, dbw: u32| {
+            if sbw == dbw {
+                e
+            } else {
+                (blocks(e, sbw) * dbw.max(1)).min(i32::MAX as u32) as i32
+            }
+        };
+        let dw = scale(src_box.width, sb.width, db.width);
+        let dh = scale(src_box.height, sb.height, db.height);
         let dst_box = PipeBox::new(
             i32::try_from(dstx).unwrap_or(i32::MAX),
             i32::try_from(dsty).unwrap_or(i32::MAX),
@@ -1555,8 +1698,15 @@ impl Context for ValidatingContext {
             src_box.depth,
         );
         check_box(d, dst_level, &dst_box, what)?;
+        if src_box.is_empty() {
+            return Ok(());
+        }
         if Arc::ptr_eq(src, dst) && src_level == dst_level {
-            let overlap = |a0: i32, al: i32, b0: i32, bl: i32| a0 < b0 + bl && b0 < a0 + al;
+            let overlap = |a0: i32, al: i32, b0: i32, bl: i32| {
+                let (a0, al) = (i64::from(a0), i64::from(al));
+                let (b0, bl) = (i64::from(b0), i64::from(bl));
+                a0 < b0 + bl && b0 < a0 + al
+            };
             check(
                 !(overlap(src_box.x, src_box.width, dst_box.x, dst_box.width)
                     && overlap(src_box.y, src_box.height, dst_box.y, dst_box.height)
@@ -1575,14 +1725,23 @@ impl Context for ValidatingContext {
             let t = s.resource.desc();
             // Normalize flips (negative extents) before the bounds check.
             let mut b = s.bx;
-            if b.width < 0 {
-                b.x += b.width;
-                b.width = -b.width;
-            }
-            if b.height < 0 {
-                b.y += b.height;
-                b.height = -b.height;
-            }
+            let flip = |o: &mut i32, e: &mut i32| -> bool {
+                if *e >= 0 {
+                    return true;
+                }
+                match (o.checked_add(*e), e.checked_neg()) {
+                    (Some(no), Some(ne)) => {
+                        *o = no;
+                        *e = ne;
+                        true
+                    }
+                    _ => false,
+                }
+            };
+            check(
+                flip(&mut b.x, &mut b.width) && flip(&mut b.y, &mut b.height),
+                || format!("{what}: {side} box {:?} overflows", s.bx),
+            )?;
             if side == "dst" {
                 check(s.bx.width >= 0 && s.bx.height >= 0, || {
                     format!(
@@ -1632,10 +1791,10 @@ impl Context for ValidatingContext {
     }
     fn transfer_flush_region(&mut self, transfer: &mut Transfer, bx: &PipeBox) -> PipeResult<()> {
         let what = "transfer_flush_region";
-        check(transfer.usage.contains(MapFlags::FLUSH_EXPLICIT), || {
+        check(transfer.usage().contains(MapFlags::FLUSH_EXPLICIT), || {
             format!("{what}: the transfer was not mapped with FLUSH_EXPLICIT")
         })?;
-        let m = transfer.bx;
+        let m = transfer.bx();
         let inside = bx.x >= 0
             && bx.y >= 0
             && bx.z >= 0
@@ -1665,6 +1824,9 @@ impl Context for ValidatingContext {
             format!("{what}: READ in usage")
         })?;
         validate_map_flags(resource.desc(), usage | MapFlags::WRITE)?;
+        if data.is_empty() {
+            return Ok(());
+        }
         self.inner.buffer_subdata(resource, usage, offset, data)
     }
     fn texture_subdata(
@@ -1714,9 +1876,9 @@ impl Context for ValidatingContext {
         check_box(t, level, bx, what)?;
         if t.target == Target::Buffer {
             let page = self.caps.sparse_buffer_page_size.max(1) as i32;
-            let end = bx.x + bx.width;
+            let end = i64::from(bx.x) + i64::from(bx.width);
             check(
-                bx.x % page == 0 && (end % page == 0 || end as u32 == t.width0),
+                bx.x % page == 0 && (end % i64::from(page) == 0 || end == i64::from(t.width0)),
                 || {
                     format!(
                         "{what}: range {}..{end} is not aligned to the {page}-byte page",

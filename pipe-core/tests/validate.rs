@@ -175,9 +175,10 @@ fn transfer_map_flags_and_boxes() {
     });
     let mut tr =
         f.accepts(|c, _| c.transfer_map(&tex, 1, MapFlags::WRITE, &PipeBox::rect(0, 0, 8, 4)));
-    assert_eq!(tr.stride, 32);
+    assert_eq!(tr.stride(), 32);
     assert_eq!(tr.len(), 128);
-    tr.data_mut().fill(0xab);
+    tr.write_bytes(0, &[0xab; 128]).unwrap();
+    assert!(tr.write_bytes(1, &[0; 128]).is_none(), "write past the end");
     f.rejects("FLUSH_EXPLICIT", |c, _| {
         c.transfer_flush_region(&mut tr, &PipeBox::rect(0, 0, 1, 1))
     });
@@ -499,4 +500,94 @@ fn views() {
             },
         )
     });
+}
+
+#[test]
+fn review_regressions() {
+    let mut f = fixture();
+    // Overflowing flips and huge buffers are errors, not panics.
+    let tex = f.tex2d(16, 16, 1);
+    let side = |r: &Resource, bx: PipeBox| BlitSurface {
+        resource: r.clone(),
+        level: 0,
+        bx,
+        format: Format::R8G8B8A8Unorm,
+    };
+    let blit = BlitInfo {
+        dst: side(&tex, PipeBox::rect(0, 0, 16, 16)),
+        src: side(&tex, PipeBox::new(i32::MIN, 0, 0, -1, 16, 1)),
+        mask: BlitMask::RGBA,
+        filter: TexFilter::Nearest,
+        scissor: None,
+        render_condition_enable: false,
+        alpha_blend: false,
+        window_rectangle_include: false,
+        window_rectangles: vec![],
+    };
+    f.rejects("overflows", |c, _| c.blit(&blit));
+    let huge = ResourceTemplate::buffer(u32::MAX, BindFlags::VERTEX_BUFFER);
+    f.rejects("2 GiB", |_, s| s.resource_create(&huge));
+    // Texture buffers take the view's format, not the buffer's.
+    let buf = f.buffer(256, ResourceFlags::empty());
+    let mut tbo = SamplerViewTemplate::whole(buf.desc());
+    tbo.format = Format::R32G32B32A32Float;
+    f.accepts(|c, _| c.create_sampler_view(&buf, &tbo));
+    tbo.range = ViewRange::Buffer {
+        offset: 0,
+        size: 24,
+    };
+    f.rejects("multiple of the 16-byte texel", |c, _| {
+        c.create_sampler_view(&buf, &tbo)
+    });
+    // Index buffer reads past the end.
+    let one = [DrawStartCountBias {
+        start: 127,
+        count: 3,
+        index_bias: 0,
+    }];
+    let info = DrawInfo {
+        index_size: 2,
+        index: IndexSource::Resource(buf.clone()),
+        ..DrawInfo::default()
+    };
+    f.rejects("index buffer", |c, _| c.draw_vbo(&info, 0, None, &one));
+    // Clear rectangles and depth values.
+    let surf = f.accepts(|c, _| {
+        c.create_surface(
+            &tex,
+            &SurfaceTemplate {
+                format: Format::R8G8B8A8Unorm,
+                level: 0,
+                first_layer: 0,
+                last_layer: 0,
+            },
+        )
+    });
+    f.rejects("exceeds the 16x16 surface", |c, _| {
+        c.clear_render_target(
+            &surf,
+            &pipe_core::state::ColorUnion::default(),
+            u32::MAX,
+            0,
+            1,
+            1,
+            false,
+        )
+    });
+    f.rejects("outside [0, 1]", |c, _| {
+        c.clear(ClearFlags::DEPTH, None, &Default::default(), 2.0, 0)
+    });
+    // Zero-sized operations succeed without reaching the driver.
+    let before = f.noop.calls();
+    f.ctx.clear_buffer(&buf, 0, 0, &[0; 4]).unwrap();
+    f.ctx
+        .buffer_subdata(&buf, MapFlags::empty(), 0, &[])
+        .unwrap();
+    assert_eq!(f.noop.calls(), before);
+    // Compressed partial edge blocks copy as whole blocks.
+    let mut bc = ResourceTemplate::texture_2d(Format::Bc1RgbaUnorm, 6, 6, BindFlags::SAMPLER_VIEW);
+    bc.last_level = 0;
+    let bc = f.accepts(|_, s| s.resource_create(&bc));
+    let bc2 = f.accepts(|_, s| s.resource_create(bc.desc()));
+    f.accepts(|c, _| c.resource_copy_region(&bc2, 0, 4, 4, 0, &bc, 0, &PipeBox::rect(4, 4, 2, 2)));
 }

@@ -7,7 +7,9 @@ use crate::context::VkContext;
 
 impl VkContext {
     pub(crate) fn do_blit(&mut self, _info: &BlitInfo) -> PipeResult<()> {
-        Err(PipeError::unsupported("blit is not supported by pipe-vk yet (issue 6)"))
+        Err(PipeError::unsupported(
+            "blit is not supported by pipe-vk yet (issue 6)",
+        ))
     }
 
     pub(crate) fn do_generate_mipmap(

@@ -196,11 +196,6 @@ impl VkContext {
         self.batches.submitted
     }
 
-    /// The context's id (used in fences and debug names).
-    pub fn id(&self) -> u64 {
-        self.id
-    }
-
     /// The bound state.
     pub fn bound(&self) -> &BoundState {
         &self.bound
@@ -308,6 +303,9 @@ macro_rules! later {
 }
 
 impl Context for VkContext {
+    fn id(&self) -> u64 {
+        self.id
+    }
     cso_triplet!(
         blend,
         blend,
@@ -622,7 +620,14 @@ impl Context for VkContext {
         first_layer: u32,
         last_layer: u32,
     ) -> PipeResult<bool> {
-        self.do_generate_mipmap(resource, format, base_level, last_level, first_layer, last_layer)
+        self.do_generate_mipmap(
+            resource,
+            format,
+            base_level,
+            last_level,
+            first_layer,
+            last_layer,
+        )
     }
     fn flush_resource(&mut self, resource: &Resource) -> PipeResult<()> {
         // Nothing is shared with other processes yet; validate the object.

@@ -64,9 +64,8 @@ pub fn fence_finish(
     let start = Instant::now();
     let mut value = fence_value(fence)?;
     if value.is_none() {
-        if let Some(ctx) = ctx {
-            // Deferred fence: flushing the context submits its batch. (If
-            // `ctx` is another context this flush is harmless.)
+        if let Some(ctx) = ctx.filter(|c| c.id() == fence.desc().context_id) {
+            // Deferred fence of this context: flushing submits its batch.
             ctx.flush(pipe_core::flags::FlushFlags::empty(), false)?;
             value = fence_value(fence)?;
         }

@@ -158,22 +158,17 @@ impl VkContext {
         if self.batches_references(obj) {
             self.flush_internal()?;
         }
-        let (value, others) = {
+        // Another context's unflushed use is the frontend's business (the
+        // spec: "only areas not yet used for rendering should be locked");
+        // wait for what was submitted.
+        let value = {
             let u = obj.usage();
-            let v = if read { u.last_write } else { u.last_use };
-            (
-                v,
-                u.unflushed
-                    .iter()
-                    .any(|(c, w)| *c != self.id() && (*w || !read)),
-            )
+            if read {
+                u.last_write
+            } else {
+                u.last_use
+            }
         };
-        if others {
-            // Another context has unflushed use; the spec makes that the
-            // frontend's business ("only areas not yet used for rendering
-            // should be locked"). Wait for what was submitted.
-            tracing::debug!("map of an object with unflushed use in another context");
-        }
         self.dev().wait_value(value, u64::MAX)?;
         self.retire();
         Ok(())
@@ -374,8 +369,8 @@ impl VkContext {
             return Ok(());
         };
         let sbuf = staging.buffer().ok_or(PipeError::OutOfMemory)?;
-        let res = &transfer.resource;
-        let bx = transfer.bx;
+        let res = transfer.resource();
+        let bx = transfer.bx();
         if let Some(buf) = state.obj.buffer() {
             let region = vk::BufferCopy {
                 src_offset: sub.x as u64,
@@ -404,10 +399,10 @@ impl VkContext {
         if abs.is_empty() {
             return Ok(());
         }
-        let mut regions = copy_regions(res, &state.obj, transfer.level, &abs)?;
+        let mut regions = copy_regions(res, &state.obj, transfer.level(), &abs)?;
         let b = res.desc().format.block();
-        let offset = (sub.z as usize) * transfer.layer_stride
-            + (sub.y as usize / b.height.max(1) as usize) * transfer.stride
+        let offset = (sub.z as usize) * transfer.layer_stride()
+            + (sub.y as usize / b.height.max(1) as usize) * transfer.stride()
             + (sub.x as usize / b.width.max(1) as usize) * (b.bits / 8) as usize;
         let row_texels = (bx.width as u32).div_ceil(b.width.max(1)) * b.width.max(1);
         let rows_texels = (bx.height as u32).div_ceil(b.height.max(1)) * b.height.max(1);
@@ -417,7 +412,10 @@ impl VkContext {
             r.buffer_image_height = rows_texels;
         }
         let (l0, ln) = layer_range(res, &abs);
-        let (w, h, d) = res.desc().level_extent(transfer.level).unwrap_or((0, 0, 0));
+        let (w, h, d) = res
+            .desc()
+            .level_extent(transfer.level())
+            .unwrap_or((0, 0, 0));
         let is3d = res.desc().target == Target::Texture3D;
         let whole = abs.x == 0
             && abs.y == 0
@@ -426,11 +424,11 @@ impl VkContext {
             && (!is3d || (abs.z == 0 && abs.depth as u32 == d));
         let discard = whole
             && transfer
-                .usage
+                .usage()
                 .intersects(MapFlags::DISCARD_RANGE | MapFlags::DISCARD_WHOLE_RESOURCE);
         self.use_image(
             &state.obj,
-            transfer.level,
+            transfer.level(),
             l0,
             ln,
             access::TRANSFER_WRITE,
@@ -459,14 +457,14 @@ impl VkContext {
         let state = transfer.backend::<MapState>().ok_or_else(|| {
             PipeError::invalid("transfer_unmap of a transfer not made by pipe-vk")
         })?;
-        if state.pending_write && !transfer.usage.contains(MapFlags::FLUSH_EXPLICIT) {
+        if state.pending_write && !transfer.usage().contains(MapFlags::FLUSH_EXPLICIT) {
             let whole = PipeBox::new(
                 0,
                 0,
                 0,
-                transfer.bx.width,
-                transfer.bx.height,
-                transfer.bx.depth,
+                transfer.bx().width,
+                transfer.bx().height,
+                transfer.bx().depth,
             );
             self.write_back(&transfer, state, &whole)?;
         }
@@ -534,7 +532,8 @@ impl VkContext {
         }
         let bx = PipeBox::range(offset, data.len() as u32);
         let mut t = self.do_transfer_map(resource, 0, flags, &bx)?;
-        t.data_mut().copy_from_slice(data);
+        t.write_bytes(0, data)
+            .ok_or_else(|| PipeError::invalid("buffer_subdata: data larger than the map"))?;
         self.do_transfer_unmap(t)
     }
 
@@ -555,19 +554,18 @@ impl VkContext {
             usage | MapFlags::WRITE | MapFlags::DISCARD_RANGE,
             bx,
         )?;
-        let rows = t.layer_stride / t.stride.max(1);
-        let (ts, tls, depth) = (t.stride, t.layer_stride, bx.depth as usize);
-        let dst = t.data_mut();
+        let rows = t.layer_stride() / t.stride().max(1);
+        let (ts, tls, depth) = (t.stride(), t.layer_stride(), bx.depth as usize);
         for z in 0..depth {
             for y in 0..rows {
                 let s = z * layer_stride + y * stride;
                 let d = z * tls + y * ts;
-                let (Some(src), Some(out)) = (data.get(s..s + ts), dst.get_mut(d..d + ts)) else {
+                let ok = data.get(s..s + ts).and_then(|src| t.write_bytes(d, src));
+                if ok.is_none() {
                     return Err(PipeError::invalid(
                         "texture_subdata: data shorter than the box",
                     ));
-                };
-                out.copy_from_slice(src);
+                }
             }
         }
         self.do_transfer_unmap(t)

@@ -104,7 +104,7 @@ impl Env {
             self.ctx
                 .transfer_map(res, 0, MapFlags::READ, &PipeBox::range(offset, len)),
         )?;
-        let data = t.data().to_vec();
+        let data = t.to_vec();
         step("transfer_unmap", self.ctx.transfer_unmap(t))?;
         Ok(data)
     }
@@ -124,10 +124,14 @@ impl Env {
         let row = (bx.width as usize).div_ceil(f.width as usize) * (f.bits / 8) as usize;
         let rows = (bx.height as usize).div_ceil(f.height as usize);
         let mut out = Vec::with_capacity(row * rows * bx.depth as usize);
+        let bytes = t.to_vec();
         for z in 0..bx.depth as usize {
             for y in 0..rows {
-                let s = z * t.layer_stride + y * t.stride;
-                out.extend_from_slice(&t.data()[s..s + row]);
+                let s = z * t.layer_stride() + y * t.stride();
+                let src = bytes
+                    .get(s..s + row)
+                    .ok_or_else(|| Outcome::fail("mapped texture smaller than its box"))?;
+                out.extend_from_slice(src);
             }
         }
         step("transfer_unmap", self.ctx.transfer_unmap(t))?;

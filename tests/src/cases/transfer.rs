@@ -70,7 +70,8 @@ fn map_write_then_read(ctx: &mut TestContext, staging: bool) -> R {
         ),
     )?;
     let data = pattern(128, 3);
-    t.data_mut().copy_from_slice(&data);
+    t.write_bytes(0, &data)
+        .ok_or_else(|| Outcome::fail("write past the map"))?;
     step("unmap", e.ctx.transfer_unmap(t))?;
     expect_eq("mapped range", &e.read_buffer(&buf, 64, 128)?, &data)
 }
@@ -171,7 +172,8 @@ fn dontblock_and_rename(ctx: &mut TestContext, staging: bool) -> R {
             &PipeBox::range(0, 256),
         ),
     )?;
-    t.data_mut().copy_from_slice(&fresh);
+    t.write_bytes(0, &fresh)
+        .ok_or_else(|| Outcome::fail("write past the map"))?;
     step("unmap", e.ctx.transfer_unmap(t))?;
     // The renamed storage is not referenced by the pending batch.
     let refs = step(
@@ -217,7 +219,8 @@ fn unsynchronized(ctx: &mut TestContext, staging: bool) -> R {
         ),
     )?;
     let hi = pattern(256, 8);
-    t.data_mut().copy_from_slice(&hi);
+    t.write_bytes(0, &hi)
+        .ok_or_else(|| Outcome::fail("write past the map"))?;
     step("unmap", e.ctx.transfer_unmap(t))?;
     let after = step("referenced", e.ctx.is_resource_referenced(&dst, 0, 0))?;
     if !before.contains(ReferenceFlags::WRITE) || !after.contains(ReferenceFlags::WRITE) {
@@ -249,7 +252,8 @@ fn flush_explicit(ctx: &mut TestContext, staging: bool) -> R {
         ),
     )?;
     let new = pattern(128, 10);
-    t.data_mut().copy_from_slice(&new);
+    t.write_bytes(0, &new)
+        .ok_or_else(|| Outcome::fail("write past the map"))?;
     // Flush ranges are relative to the mapped range.
     step(
         "flush_region",
@@ -285,7 +289,8 @@ fn persistent_coherent(ctx: &mut TestContext, staging: bool) -> R {
         ),
     )?;
     let data = pattern(256, 11);
-    t.data_mut().copy_from_slice(&data);
+    t.write_bytes(0, &data)
+        .ok_or_else(|| Outcome::fail("write past the map"))?;
     // The GPU reads while the buffer stays mapped; no unmap, no barrier.
     step(
         "copy",
@@ -300,7 +305,8 @@ fn persistent_coherent(ctx: &mut TestContext, staging: bool) -> R {
     )?;
     // Non-coherent persistent map + memory_barrier(MAPPED_BUFFER).
     let data2 = pattern(256, 12);
-    t.data_mut().copy_from_slice(&data2);
+    t.write_bytes(0, &data2)
+        .ok_or_else(|| Outcome::fail("write past the map"))?;
     step(
         "memory_barrier",
         e.ctx
@@ -521,7 +527,7 @@ fn two_contexts(ctx: &mut TestContext, staging: bool) -> R {
         "map in ctx B",
         other.transfer_map(&copy, 0, MapFlags::READ, &PipeBox::range(0, 128)),
     )?;
-    let got = t.data().to_vec();
+    let got = t.to_vec();
     step("unmap", other.transfer_unmap(t))?;
     expect_eq("seen by ctx B", &got, &data)
 }
