@@ -1,0 +1,641 @@
+//! GL lowerings: GL semantics Vulkan lacks, turned into plain IR per
+//! variant key (as Zink's `zink_compiler.c` and NIR's `nir_lower_*` do).
+//!
+//! Design: each lowering is a function over the whole shader. They share
+//! a few helpers: [`Emit`] builds instruction sequences with fresh SSA ids;
+//! [`insert_at_exits`] places code before every `return` and at the end of
+//! `main` (alpha test, clip planes); [`insert_before_emits`] does the same
+//! before each geometry `emit_vertex`; [`replace_loads`] rewrites every
+//! `load` of a variable into a sequence that defines the same SSA id.
+//! Lowerings that do not apply to the shader's stage do nothing.
+
+use super::{CompareFunc, VertexFixup};
+use crate::binding::{self, push};
+use crate::error::{Error, Result};
+use crate::ir::*;
+use std::collections::HashMap;
+
+/// A small instruction-sequence builder over a shader's SSA ids.
+pub struct Emit<'a> {
+    pub s: &'a mut Shader,
+    pub out: Vec<Node>,
+}
+
+impl<'a> Emit<'a> {
+    pub fn new(s: &'a mut Shader) -> Emit<'a> {
+        Emit { s, out: Vec::new() }
+    }
+    pub fn def(&mut self, ty: Type, op: Op) -> ValueId {
+        let v = self.s.new_value();
+        self.def_as(v, ty, op);
+        v
+    }
+    pub fn def_as(&mut self, v: ValueId, ty: Type, op: Op) {
+        self.out.push(Node::Instr(Instr {
+            dest: Some((v, ty)),
+            op,
+            loc: None,
+        }));
+    }
+    pub fn void(&mut self, op: Op) {
+        self.out.push(Node::Instr(Instr {
+            dest: None,
+            op,
+            loc: None,
+        }));
+    }
+    pub fn konst(&mut self, ty: Type, bits: Vec<u64>) -> ValueId {
+        self.def(ty, Op::Const(bits))
+    }
+    pub fn f32(&mut self, x: f32) -> ValueId {
+        self.konst(Type::F32, vec![x.to_bits() as u64])
+    }
+    pub fn u32(&mut self, x: u32) -> ValueId {
+        self.konst(Type::U32, vec![x as u64])
+    }
+    pub fn i32(&mut self, x: i32) -> ValueId {
+        self.konst(Type::I32, vec![x as u32 as u64])
+    }
+    pub fn alu(&mut self, op: AluOp, ty: Type, srcs: &[ValueId]) -> ValueId {
+        self.def(ty, Op::Alu(op, srcs.to_vec()))
+    }
+    pub fn load(&mut self, var: VarId, index: Option<ValueId>) -> ValueId {
+        let ty = self.s.var(var).ty;
+        self.def(ty, Op::Intrinsic(Intrinsic::Load { var, index }))
+    }
+    pub fn store(&mut self, var: VarId, index: Option<ValueId>, value: ValueId) {
+        self.void(Op::Intrinsic(Intrinsic::Store { var, index, value }))
+    }
+    pub fn swizzle(&mut self, ty: Type, src: ValueId, comps: &[u8]) -> ValueId {
+        self.def(
+            ty.with_comps(comps.len() as u8),
+            Op::Swizzle(src, comps.to_vec()),
+        )
+    }
+}
+
+/// Inserts `make()` before every `return` and at the end of `main` when it
+/// falls through.
+pub fn insert_at_exits(s: &mut Shader, make: &mut dyn FnMut(&mut Shader) -> Vec<Node>) {
+    fn walk(body: &mut Vec<Node>, s: &mut Shader, make: &mut dyn FnMut(&mut Shader) -> Vec<Node>) {
+        let mut i = 0;
+        while i < body.len() {
+            match &mut body[i] {
+                Node::Jump(Jump::Return, _) => {
+                    let code = make(s);
+                    let n = code.len();
+                    body.splice(i..i, code);
+                    i += n;
+                }
+                Node::If(f) => {
+                    walk(&mut f.then_body, s, make);
+                    walk(&mut f.else_body, s, make);
+                }
+                Node::Loop(l) => walk(&mut l.body, s, make),
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+    let mut body = std::mem::take(&mut s.body);
+    walk(&mut body, s, make);
+    if !body_terminates(&body) {
+        body.extend(make(s));
+    }
+    s.body = body;
+}
+
+/// Inserts `make()` before every `emit_vertex`.
+pub fn insert_before_emits(s: &mut Shader, make: &mut dyn FnMut(&mut Shader) -> Vec<Node>) {
+    fn walk(body: &mut Vec<Node>, s: &mut Shader, make: &mut dyn FnMut(&mut Shader) -> Vec<Node>) {
+        let mut i = 0;
+        while i < body.len() {
+            match &mut body[i] {
+                Node::Instr(Instr {
+                    op: Op::Intrinsic(Intrinsic::EmitVertex { .. }),
+                    ..
+                }) => {
+                    let code = make(s);
+                    let n = code.len();
+                    body.splice(i..i, code);
+                    i += n;
+                }
+                Node::If(f) => {
+                    walk(&mut f.then_body, s, make);
+                    walk(&mut f.else_body, s, make);
+                }
+                Node::Loop(l) => walk(&mut l.body, s, make),
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+    let mut body = std::mem::take(&mut s.body);
+    walk(&mut body, s, make);
+    s.body = body;
+}
+
+/// Builds the replacement of one `load`: (shader, dest, type, index) → nodes.
+pub type LoadRewrite<'a> = dyn FnMut(&mut Shader, ValueId, Type, Option<ValueId>) -> Vec<Node> + 'a;
+
+/// Replaces each `load` of `var` (with its index) by `make(shader, dest,
+/// type, index)`, which must define `dest`.
+pub fn replace_loads(s: &mut Shader, var: VarId, make: &mut LoadRewrite) {
+    fn walk(body: &mut Vec<Node>, s: &mut Shader, var: VarId, make: &mut LoadRewrite) {
+        let mut i = 0;
+        while i < body.len() {
+            match &mut body[i] {
+                Node::Instr(Instr {
+                    dest: Some((d, t)),
+                    op: Op::Intrinsic(Intrinsic::Load { var: v, index }),
+                    ..
+                }) if *v == var => {
+                    let code = make(s, *d, *t, *index);
+                    let n = code.len();
+                    body.splice(i..=i, code);
+                    i += n;
+                    continue;
+                }
+                Node::If(f) => {
+                    walk(&mut f.then_body, s, var, make);
+                    walk(&mut f.else_body, s, var, make);
+                }
+                Node::Loop(l) => walk(&mut l.body, s, var, make),
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+    let mut body = std::mem::take(&mut s.body);
+    walk(&mut body, s, var, make);
+    s.body = body;
+}
+
+fn io(builtin: Option<BuiltIn>, location: Option<u32>) -> IoInfo {
+    IoInfo {
+        builtin,
+        location,
+        ..Default::default()
+    }
+}
+
+/// Finds or adds a built-in input/output.
+pub fn get_builtin(
+    s: &mut Shader,
+    output: bool,
+    b: BuiltIn,
+    ty: Type,
+    array: Option<u32>,
+) -> VarId {
+    if let Some(v) = s.find_builtin(output, b) {
+        return v;
+    }
+    let info = io(Some(b), None);
+    let kind = if output {
+        VarKind::Output(info)
+    } else {
+        VarKind::Input(info)
+    };
+    s.add_var(Variable {
+        name: b.name().into(),
+        kind,
+        ty,
+        array,
+    })
+}
+
+/// Finds or adds the push constant block, at least [`push::SIZE`] bytes.
+pub fn get_push(s: &mut Shader) -> VarId {
+    for (i, v) in s.vars.iter_mut().enumerate() {
+        if let VarKind::Push { size } = &mut v.kind {
+            *size = (*size).max(push::SIZE);
+            return VarId(i as u32);
+        }
+    }
+    s.add_var(Variable {
+        name: "pc".into(),
+        kind: VarKind::Push { size: push::SIZE },
+        ty: Type::U32,
+        array: None,
+    })
+}
+
+fn color_output(s: &Shader) -> Option<VarId> {
+    s.vars
+        .iter()
+        .position(|v| {
+            v.is_output()
+                && v.io()
+                    .is_some_and(|io| io.location == Some(0) && io.builtin.is_none())
+                && v.ty == Type::vec4()
+        })
+        .map(|i| VarId(i as u32))
+}
+
+/// Alpha test: at every exit, discard when `color0.a <func> ref` fails.
+pub fn lower_alpha_test(s: &mut Shader, func: CompareFunc, reference: f32) -> Result<()> {
+    if s.stage != Stage::Fragment || func == CompareFunc::Always {
+        return Ok(());
+    }
+    let color = color_output(s)
+        .ok_or_else(|| Error::new("alpha test: no f32x4 colour output at location 0"))?;
+    insert_at_exits(s, &mut |s| {
+        let mut e = Emit::new(s);
+        if func == CompareFunc::Never {
+            e.out.push(Node::Jump(Jump::Discard, None));
+            return e.out;
+        }
+        let c = e.load(color, None);
+        let a = e.swizzle(Type::vec4(), c, &[3]);
+        let r = e.f32(reference);
+        let b = Type::BOOL;
+        let pass = match func {
+            CompareFunc::Less => e.alu(AluOp::Flt, b, &[a, r]),
+            CompareFunc::Lequal => e.alu(AluOp::Fge, b, &[r, a]),
+            CompareFunc::Greater => e.alu(AluOp::Flt, b, &[r, a]),
+            CompareFunc::Gequal => e.alu(AluOp::Fge, b, &[a, r]),
+            CompareFunc::Equal => e.alu(AluOp::Feq, b, &[a, r]),
+            _ => e.alu(AluOp::Fneu, b, &[a, r]),
+        };
+        let fail = e.alu(AluOp::Bnot, b, &[pass]);
+        e.out.push(Node::If(Box::new(If {
+            cond: fail,
+            then_body: vec![Node::Jump(Jump::Discard, None)],
+            else_body: vec![],
+            loc: None,
+        })));
+        e.out
+    });
+    Ok(())
+}
+
+/// User clip planes: `ClipDistance[i] = dot(position, plane[i])` with the
+/// planes read from the push constants ([`push::CLIP_PLANES`]).
+pub fn lower_clip_planes(s: &mut Shader, mask: u8) -> Result<()> {
+    if !s.stage.is_pre_raster() {
+        return Ok(());
+    }
+    if s.find_builtin(true, BuiltIn::ClipDistance).is_some() {
+        return Err(Error::new(
+            "clip planes: the shader already writes ClipDistance",
+        ));
+    }
+    let pos = s
+        .find_builtin(true, BuiltIn::Position)
+        .ok_or_else(|| Error::new("clip planes: the shader writes no position"))?;
+    let n = 8 - mask.leading_zeros();
+    let clip = get_builtin(s, true, BuiltIn::ClipDistance, Type::F32, Some(n));
+    let pc = get_push(s);
+    let mut make = |s: &mut Shader| {
+        let mut e = Emit::new(s);
+        let p = e.load(pos, None);
+        for i in 0..n {
+            let d = if mask & (1 << i) != 0 {
+                let off = e.u32(push::CLIP_PLANES + 16 * i);
+                let plane = e.def(
+                    Type::vec4(),
+                    Op::Intrinsic(Intrinsic::LoadPush {
+                        var: pc,
+                        offset: off,
+                    }),
+                );
+                e.alu(AluOp::Fdot, Type::F32, &[p, plane])
+            } else {
+                e.f32(1.0)
+            };
+            let idx = e.i32(i as i32);
+            e.store(clip, Some(idx), d);
+        }
+        e.out
+    };
+    if s.stage == Stage::Geometry {
+        insert_before_emits(s, &mut make);
+    } else {
+        insert_at_exits(s, &mut make);
+    }
+    Ok(())
+}
+
+fn has_store(body: &[Node], var: VarId) -> bool {
+    let mut found = false;
+    walk_instrs(body, &mut |i| {
+        if let Op::Intrinsic(Intrinsic::Store { var: v, .. }) = &i.op {
+            found |= *v == var;
+        }
+    });
+    found
+}
+
+/// Default point size: write `size` to PointSize when the shader does not.
+pub fn lower_point_size(s: &mut Shader, size: f32) -> Result<()> {
+    if !s.stage.is_pre_raster() {
+        return Ok(());
+    }
+    if let Some(v) = s.find_builtin(true, BuiltIn::PointSize) {
+        if has_store(&s.body, v) {
+            return Ok(());
+        }
+    }
+    let ps = get_builtin(s, true, BuiltIn::PointSize, Type::F32, None);
+    let mut make = |s: &mut Shader| {
+        let mut e = Emit::new(s);
+        let c = e.f32(size);
+        e.store(ps, None, c);
+        e.out
+    };
+    if s.stage == Stage::Geometry {
+        insert_before_emits(s, &mut make);
+    } else {
+        let code = make(s);
+        s.body.splice(0..0, code);
+    }
+    Ok(())
+}
+
+fn is_color(io: &IoInfo) -> bool {
+    matches!(
+        io.slot,
+        Some(GlSlot::Col0 | GlSlot::Col1 | GlSlot::Bfc0 | GlSlot::Bfc1)
+    )
+}
+
+/// Flat shading: colour inputs of the fragment shader become flat.
+pub fn lower_flat_shade(s: &mut Shader) {
+    if s.stage != Stage::Fragment {
+        return;
+    }
+    for v in &mut s.vars {
+        if let VarKind::Input(io) = &mut v.kind {
+            if is_color(io) {
+                io.interp = Interp::Flat;
+                io.sampling = Sampling::Center;
+            }
+        }
+    }
+}
+
+/// Forced per-sample shading: interpolated inputs use `sample`. (pipe-vk
+/// also enables `sampleShadingEnable` with `minSampleShading = 1`.)
+pub fn lower_sample_shading(s: &mut Shader) {
+    if s.stage != Stage::Fragment {
+        return;
+    }
+    for v in &mut s.vars {
+        if let VarKind::Input(io) = &mut v.kind {
+            if io.builtin.is_none() && io.interp != Interp::Flat {
+                io.sampling = Sampling::Sample;
+            }
+        }
+    }
+}
+
+/// Two-sided colour: loads of col0/col1 select the back colour
+/// (bfc0/bfc1, added at [`binding::BFC0_LOCATION`]/[`binding::BFC1_LOCATION`]
+/// when missing) on back faces.
+pub fn lower_two_side(s: &mut Shader) -> Result<()> {
+    if s.stage != Stage::Fragment {
+        return Ok(());
+    }
+    let ff = get_builtin(s, false, BuiltIn::FrontFacing, Type::BOOL, None);
+    for (front, back, loc) in [
+        (GlSlot::Col0, GlSlot::Bfc0, binding::BFC0_LOCATION),
+        (GlSlot::Col1, GlSlot::Bfc1, binding::BFC1_LOCATION),
+    ] {
+        let Some(fi) = s
+            .vars
+            .iter()
+            .position(|v| v.is_input() && v.io().and_then(|io| io.slot) == Some(front))
+        else {
+            continue;
+        };
+        let fvar = VarId(fi as u32);
+        let bvar = match s
+            .vars
+            .iter()
+            .position(|v| v.is_input() && v.io().and_then(|io| io.slot) == Some(back))
+        {
+            Some(b) => {
+                let bvar = VarId(b as u32);
+                let (f, b) = (s.var(fvar), s.var(bvar));
+                if f.ty != b.ty || f.array != b.array {
+                    return Err(Error::new(format!(
+                        "two-sided colour: @{} and @{} differ in type",
+                        f.name, b.name
+                    )));
+                }
+                bvar
+            }
+            None => {
+                let f = s.var(fvar).clone();
+                let mut bio = f.io().cloned().unwrap_or_default();
+                bio.location = Some(loc);
+                bio.component = 0;
+                bio.slot = Some(back);
+                s.add_var(Variable {
+                    name: back.name(),
+                    kind: VarKind::Input(bio),
+                    ty: f.ty,
+                    array: f.array,
+                })
+            }
+        };
+        replace_loads(s, fvar, &mut |s, dest, ty, index| {
+            let mut e = Emit::new(s);
+            let f = e.load(ff, None);
+            let fc = e.load(fvar, index);
+            let bc = e.load(bvar, index);
+            e.def_as(dest, ty, Op::Alu(AluOp::Bcsel, vec![f, fc, bc]));
+            e.out
+        });
+    }
+    Ok(())
+}
+
+/// Point sprite coordinates: loads of texture coordinate slots in `mask`
+/// become `(pc.x, pc.y or 1 - pc.y, 0, 1)`.
+pub fn lower_sprite_coord(s: &mut Shader, mask: u8, upper_left: bool) -> Result<()> {
+    if s.stage != Stage::Fragment {
+        return Ok(());
+    }
+    let targets: Vec<VarId> = s
+        .vars
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| {
+            v.is_input() && matches!(v.io().and_then(|io| io.slot), Some(GlSlot::Tex(n)) if mask & (1 << n) != 0)
+        })
+        .map(|(i, _)| VarId(i as u32))
+        .collect();
+    if targets.is_empty() {
+        return Ok(());
+    }
+    for &t in &targets {
+        let v = s.var(t);
+        if !v.ty.is_float() || v.ty.bits != 32 || v.ty.comps < 2 || v.array.is_some() {
+            return Err(Error::new(format!(
+                "sprite coord: @{} must be f32x2..4",
+                v.name
+            )));
+        }
+    }
+    let pcv = get_builtin(s, false, BuiltIn::PointCoord, Type::float(32, 2), None);
+    for t in targets {
+        replace_loads(s, t, &mut |s, dest, ty, _| {
+            let mut e = Emit::new(s);
+            let pc = e.load(pcv, None);
+            let x = e.swizzle(Type::F32, pc, &[0]);
+            let mut y = e.swizzle(Type::F32, pc, &[1]);
+            if !upper_left {
+                let one = e.f32(1.0);
+                y = e.alu(AluOp::Fsub, Type::F32, &[one, y]);
+            }
+            let mut comps = vec![x, y];
+            if ty.comps >= 3 {
+                comps.push(e.f32(0.0));
+            }
+            if ty.comps == 4 {
+                comps.push(e.f32(1.0));
+            }
+            e.def_as(dest, ty, Op::Alu(AluOp::Vec, comps));
+            e.out
+        });
+    }
+    Ok(())
+}
+
+/// Inlined uniforms: `load_ubo` from constant buffer 0 at a constant offset
+/// whose every word is in `values` becomes a constant.
+pub fn lower_inline_uniforms(s: &mut Shader, values: &[(u32, u32)]) {
+    if values.is_empty() {
+        return;
+    }
+    let map: HashMap<u32, u32> = values.iter().copied().collect();
+    let mut consts: HashMap<u32, u64> = HashMap::new();
+    walk_instrs(&s.body, &mut |i| {
+        if let (Some((v, t)), Op::Const(b)) = (i.dest, &i.op) {
+            if t.comps == 1 && t.is_int() {
+                consts.insert(v.0, b[0]);
+            }
+        }
+    });
+    let ubo0: Vec<VarId> = s
+        .vars
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| matches!(v.kind, VarKind::Ubo { slot: 0, .. }))
+        .map(|(i, _)| VarId(i as u32))
+        .collect();
+    walk_instrs_mut(&mut s.body, &mut |i| {
+        let (Some((_, t)), Op::Intrinsic(Intrinsic::LoadUbo { var, offset })) = (i.dest, &i.op)
+        else {
+            return;
+        };
+        if !ubo0.contains(var) {
+            return;
+        }
+        let Some(&off) = consts.get(&offset.0) else {
+            return;
+        };
+        let off = off as u32 & !3;
+        let per = if t.bits == 64 { 2 } else { 1 };
+        let mut bits = Vec::new();
+        for c in 0..t.comps as u32 {
+            let mut v = 0u64;
+            for k in 0..per {
+                let Some(&w) = map.get(&(off + 4 * (c * per + k))) else {
+                    return;
+                };
+                v |= (w as u64) << (32 * k);
+            }
+            bits.push(v);
+        }
+        i.op = Op::Const(bits);
+    });
+}
+
+/// Vertex fetch fix-ups: the input at each location is fetched in a format
+/// the device supports and converted back in the shader.
+pub fn lower_vertex_fixups(s: &mut Shader, fixups: &[(u32, VertexFixup)]) -> Result<()> {
+    if s.stage != Stage::Vertex {
+        return Ok(());
+    }
+    for &(loc, fix) in fixups {
+        let Some(i) = s
+            .vars
+            .iter()
+            .position(|v| v.is_input() && v.io().and_then(|io| io.location) == Some(loc))
+        else {
+            continue;
+        };
+        let var = VarId(i as u32);
+        let ty = s.var(var).ty;
+        if !ty.is_float() || ty.bits != 32 {
+            return Err(Error::new(format!(
+                "vertex fix-up: input at location {loc} must be float"
+            )));
+        }
+        let n = ty.comps;
+        match fix {
+            VertexFixup::SwapRb => {
+                if n < 3 {
+                    return Err(Error::new("swap_rb needs 3 or 4 components"));
+                }
+                replace_loads(s, var, &mut |s, dest, ty, _| {
+                    let mut e = Emit::new(s);
+                    let raw = e.load(var, None);
+                    let comps: &[u8] = if n == 4 { &[2, 1, 0, 3] } else { &[2, 1, 0] };
+                    e.def_as(dest, ty, Op::Swizzle(raw, comps.to_vec()));
+                    e.out
+                });
+            }
+            VertexFixup::Uscaled | VertexFixup::Sscaled => {
+                let (it, op) = if fix == VertexFixup::Uscaled {
+                    (Type::uint(32, n), AluOp::U2f)
+                } else {
+                    (Type::int(32, n), AluOp::I2f)
+                };
+                s.var_mut(var).ty = it;
+                replace_loads(s, var, &mut |s, dest, ty, _| {
+                    let mut e = Emit::new(s);
+                    let raw = e.load(var, None);
+                    e.def_as(dest, ty, Op::Alu(op, vec![raw]));
+                    e.out
+                });
+            }
+            VertexFixup::A2b10g10r10Unorm | VertexFixup::A2b10g10r10Snorm => {
+                if n != 4 {
+                    return Err(Error::new("a2b10g10r10 fix-ups need an f32x4 input"));
+                }
+                let snorm = fix == VertexFixup::A2b10g10r10Snorm;
+                s.var_mut(var).ty = Type::U32;
+                replace_loads(s, var, &mut |s, dest, ty, _| {
+                    let mut e = Emit::new(s);
+                    let raw = e.load(var, None);
+                    let mut comps = Vec::new();
+                    for (k, bits) in [(0, 10), (10, 10), (20, 10), (30, 2)] {
+                        let off = e.i32(k);
+                        let cnt = e.i32(bits);
+                        let f = if snorm {
+                            let si = e.alu(AluOp::Bitcast, Type::I32, &[raw]);
+                            let x = e.alu(AluOp::IbitfieldExtract, Type::I32, &[si, off, cnt]);
+                            let xf = e.alu(AluOp::I2f, Type::F32, &[x]);
+                            let scale = e.f32(1.0 / ((1 << (bits - 1)) - 1) as f32);
+                            let m = e.alu(AluOp::Fmul, Type::F32, &[xf, scale]);
+                            let lo = e.f32(-1.0);
+                            e.alu(AluOp::Fmax, Type::F32, &[m, lo])
+                        } else {
+                            let x = e.alu(AluOp::UbitfieldExtract, Type::U32, &[raw, off, cnt]);
+                            let xf = e.alu(AluOp::U2f, Type::F32, &[x]);
+                            let scale = e.f32(1.0 / ((1 << bits) - 1) as f32);
+                            e.alu(AluOp::Fmul, Type::F32, &[xf, scale])
+                        };
+                        comps.push(f);
+                    }
+                    e.def_as(dest, ty, Op::Alu(AluOp::Vec, comps));
+                    e.out
+                });
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,182 @@
+//! Passes: optimizations ([`opt`]) and the GL lowerings ([`gl`]) driven by
+//! a [`VariantKey`].
+//!
+//! The key is a small `Hash + Eq` value that pipe-vk fills from bound state;
+//! the same shader and key always give the same lowered IR (and therefore
+//! the same SPIR-V words). Its text form (for `pipe-spirv --key` and the
+//! corpus) is a comma-separated list, see [`VariantKey::parse`]:
+//!
+//! ```text
+//! alpha=less:0.5,clip=0x3,flat,two_side,point_size=1.0,sample_shading,
+//! sprite=0x1,sprite_upper_left,inline=0:1065353216,vfetch=0:swap_rb
+//! ```
+
+pub mod gl;
+pub mod opt;
+
+use crate::error::{Error, Result};
+use crate::ir::{named_enum, Shader};
+
+pub use opt::{constant_fold, copy_prop, dce, optimize};
+
+named_enum!(
+    /// GL compare functions (alpha test).
+    CompareFunc {
+        Never = "never",
+        Less = "less",
+        Equal = "equal",
+        Lequal = "lequal",
+        Greater = "greater",
+        Notequal = "notequal",
+        Gequal = "gequal",
+        Always = "always",
+    }
+);
+
+named_enum!(
+    /// Vertex fetch fix-ups for formats the device cannot fetch.
+    VertexFixup {
+        /// BGRA fetched as RGBA: swap red and blue.
+        SwapRb = "swap_rb",
+        /// *_USCALED fetched as *_UINT: convert to float.
+        Uscaled = "uscaled",
+        /// *_SSCALED fetched as *_SINT: convert to float.
+        Sscaled = "sscaled",
+        /// A2B10G10R10_UNORM fetched as R32_UINT: unpack.
+        A2b10g10r10Unorm = "a2b10g10r10_unorm",
+        /// A2B10G10R10_SNORM fetched as R32_UINT: unpack.
+        A2b10g10r10Snorm = "a2b10g10r10_snorm",
+    }
+);
+
+/// The variant key: the bound GL state a shader variant depends on.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct VariantKey {
+    /// Alpha test function and reference value (f32 bits).
+    pub alpha_test: Option<(CompareFunc, u32)>,
+    /// User clip planes enabled (bit i = plane i), written to ClipDistance.
+    pub clip_planes: u8,
+    /// Flat shading of colour varyings.
+    pub flat_shade: bool,
+    /// Two-sided colour: pick back colours for back faces.
+    pub two_side: bool,
+    /// Default point size (f32 bits) when drawing points and the shader
+    /// writes none.
+    pub point_size: Option<u32>,
+    /// Force per-sample shading of interpolated inputs.
+    pub sample_shading: bool,
+    /// Texture coordinate slots replaced by the point sprite coordinate.
+    pub sprite_coord: u8,
+    /// Sprite coordinate origin is upper-left (else lower-left).
+    pub sprite_upper_left: bool,
+    /// Inlined uniform values: (byte offset in constant buffer 0, value).
+    pub inline_uniforms: Vec<(u32, u32)>,
+    /// Vertex fetch fix-ups: (input location, fix-up).
+    pub vertex_fixups: Vec<(u32, VertexFixup)>,
+}
+
+impl VariantKey {
+    /// Parses the text form (see the module docs). The empty string is the
+    /// default key.
+    pub fn parse(s: &str) -> Result<VariantKey> {
+        let mut k = VariantKey::default();
+        let num = |v: &str| -> Result<u32> {
+            let r = if let Some(h) = v.strip_prefix("0x") {
+                u32::from_str_radix(h, 16)
+            } else {
+                v.parse()
+            };
+            r.map_err(|_| Error::new(format!("key: bad number {v:?}")))
+        };
+        let float = |v: &str| -> Result<u32> {
+            v.parse::<f32>()
+                .map(f32::to_bits)
+                .map_err(|_| Error::new(format!("key: bad float {v:?}")))
+        };
+        for item in s.split(',').map(str::trim).filter(|x| !x.is_empty()) {
+            let (name, val) = match item.split_once('=') {
+                Some((a, b)) => (a, Some(b)),
+                None => (item, None),
+            };
+            let need = || val.ok_or_else(|| Error::new(format!("key: `{name}` needs a value")));
+            match name {
+                "alpha" => {
+                    let v = need()?;
+                    let (f, r) = v.split_once(':').unwrap_or((v, "0.0"));
+                    let f = CompareFunc::from_name(f).ok_or_else(|| {
+                        Error::new(format!("key: unknown compare function {f:?}"))
+                    })?;
+                    k.alpha_test = Some((f, float(r)?));
+                }
+                "clip" => {
+                    k.clip_planes = u8::try_from(num(need()?)?)
+                        .map_err(|_| Error::new("key: clip mask > 0xff"))?
+                }
+                "flat" => k.flat_shade = true,
+                "two_side" => k.two_side = true,
+                "point_size" => k.point_size = Some(float(need()?)?),
+                "sample_shading" => k.sample_shading = true,
+                "sprite" => {
+                    k.sprite_coord = u8::try_from(num(need()?)?)
+                        .map_err(|_| Error::new("key: sprite mask > 0xff"))?
+                }
+                "sprite_upper_left" => k.sprite_upper_left = true,
+                "inline" => {
+                    let v = need()?;
+                    let (o, x) = v
+                        .split_once(':')
+                        .ok_or_else(|| Error::new("key: inline=OFFSET:VALUE"))?;
+                    k.inline_uniforms.push((num(o)?, num(x)?));
+                }
+                "vfetch" => {
+                    let v = need()?;
+                    let (l, f) = v
+                        .split_once(':')
+                        .ok_or_else(|| Error::new("key: vfetch=LOCATION:FIXUP"))?;
+                    let f = VertexFixup::from_name(f)
+                        .ok_or_else(|| Error::new(format!("key: unknown fix-up {f:?}")))?;
+                    k.vertex_fixups.push((num(l)?, f));
+                }
+                _ => return Err(Error::new(format!("key: unknown item `{name}`"))),
+            }
+            if val.is_some()
+                && matches!(
+                    name,
+                    "flat" | "two_side" | "sample_shading" | "sprite_upper_left"
+                )
+            {
+                return Err(Error::new(format!("key: `{name}` takes no value")));
+            }
+        }
+        Ok(k)
+    }
+}
+
+/// Applies the GL lowerings selected by `key` (then the caller usually runs
+/// [`optimize`]).
+pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
+    gl::lower_vertex_fixups(s, &key.vertex_fixups)?;
+    gl::lower_inline_uniforms(s, &key.inline_uniforms);
+    if key.two_side {
+        gl::lower_two_side(s)?;
+    }
+    if key.sprite_coord != 0 {
+        gl::lower_sprite_coord(s, key.sprite_coord, key.sprite_upper_left)?;
+    }
+    if key.flat_shade {
+        gl::lower_flat_shade(s);
+    }
+    if key.sample_shading {
+        gl::lower_sample_shading(s);
+    }
+    if let Some((f, r)) = key.alpha_test {
+        gl::lower_alpha_test(s, f, f32::from_bits(r))?;
+    }
+    if key.clip_planes != 0 {
+        gl::lower_clip_planes(s, key.clip_planes)?;
+    }
+    if let Some(p) = key.point_size {
+        gl::lower_point_size(s, f32::from_bits(p))?;
+    }
+    Ok(())
+}
