@@ -1038,6 +1038,22 @@ impl Context for ValidatingContext {
                         t.target.name()
                     )
                 })?;
+                // Layer counts per view target (Vulkan's view rules).
+                let count = last_layer - first_layer + 1;
+                let ok = match template.target {
+                    Target::TextureCube => count == 6 && t.width0 == t.height0 && t.samples() == 1,
+                    Target::TextureCubeArray => {
+                        count.is_multiple_of(6) && t.width0 == t.height0 && t.samples() == 1
+                    }
+                    Target::Texture1D | Target::Texture2D | Target::TextureRect => count == 1,
+                    _ => true,
+                };
+                check(ok, || {
+                    format!(
+                        "{what}: a {} view cannot cover {count} layers",
+                        template.target.name()
+                    )
+                })?;
             }
         }
         self.inner.create_sampler_view(texture, template)

@@ -591,3 +591,39 @@ fn review_regressions() {
     let bc2 = f.accepts(|_, s| s.resource_create(bc.desc()));
     f.accepts(|c, _| c.resource_copy_region(&bc2, 0, 4, 4, 0, &bc, 0, &PipeBox::rect(4, 4, 2, 2)));
 }
+
+#[test]
+fn view_layer_counts() {
+    let mut f = fixture();
+    let mut t = ResourceTemplate::texture_2d(Format::R8G8B8A8Unorm, 16, 8, BindFlags::SAMPLER_VIEW);
+    t.target = Target::Texture2DArray;
+    t.array_size = 12;
+    let rect_array = f.accepts(|_, s| s.resource_create(&t));
+    let mut v = SamplerViewTemplate::whole(rect_array.desc());
+    v.target = Target::TextureCube;
+    v.range = ViewRange::Texture {
+        first_level: 0,
+        last_level: 0,
+        first_layer: 0,
+        last_layer: 5,
+    };
+    f.rejects("cannot cover 6 layers", |c, _| {
+        c.create_sampler_view(&rect_array, &v)
+    });
+    t.height0 = 16;
+    let square = f.accepts(|_, s| s.resource_create(&t));
+    f.accepts(|c, _| c.create_sampler_view(&square, &v));
+    v.range = ViewRange::Texture {
+        first_level: 0,
+        last_level: 0,
+        first_layer: 0,
+        last_layer: 6,
+    };
+    f.rejects("cannot cover 7 layers", |c, _| {
+        c.create_sampler_view(&square, &v)
+    });
+    v.target = Target::Texture2D;
+    f.rejects("cannot cover 7 layers", |c, _| {
+        c.create_sampler_view(&square, &v)
+    });
+}

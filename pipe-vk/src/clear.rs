@@ -226,3 +226,390 @@ impl VkContext {
         Ok(())
     }
 }
+
+// ---------------------------------------------------------------------------
+// Surface clears and deferred clears
+// ---------------------------------------------------------------------------
+
+use std::collections::HashMap;
+
+use pipe_core::aux::{AuxMap, AuxOp, AuxState, AuxUsage, SliceLayout};
+use pipe_core::flags::ClearFlags;
+use pipe_core::state::ColorUnion;
+use pipe_core::view::Surface;
+
+use crate::view::vk_surface;
+
+/// A clear value waiting to be applied to one slice.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PendingClear {
+    /// The four 32-bit words of a colour clear (interpreted by the format).
+    pub color: [u32; 4],
+    pub depth: f32,
+    pub stencil: u32,
+    /// Aspects the clear covers (always every aspect of the image: partial
+    /// depth/stencil clears are never deferred).
+    pub aspect: vk::ImageAspectFlags,
+}
+
+/// Deferred-clear state of an attachment image, driven by
+/// `pipe_core::aux`: a pending clear is a slice in state `Clear` (a fast
+/// clear, in isl's terms, of a CCS_E-like usage whose "aux" is the stored
+/// value). An access without aux (copy, map, blit, sampling) asks
+/// `prepare_access(.., AuxUsage::None)`, which answers `FullResolve` for
+/// such slices: the clear is then executed explicitly. A full overwrite
+/// (`finish_write` with `full_surface`) drops it. A second clear before
+/// either just replaces the value. Rendering (a later issue) will consume
+/// it as a load op.
+pub struct DeferredClears {
+    map: AuxMap,
+    values: HashMap<(u32, u32), PendingClear>,
+}
+
+fn aux_err(e: pipe_core::aux::AuxError) -> PipeError {
+    PipeError::invalid(format!("deferred clear tracking: {e}"))
+}
+
+impl DeferredClears {
+    /// State for an image of `levels` levels and `layers` layers.
+    pub fn new(levels: u32, layers: u32) -> PipeResult<Self> {
+        let map = AuxMap::new(
+            AuxUsage::CcsE,
+            SliceLayout::Array { layers },
+            levels,
+            AuxState::PassThrough,
+        )
+        .map_err(aux_err)?;
+        Ok(DeferredClears {
+            map,
+            values: HashMap::new(),
+        })
+    }
+
+    /// Number of slices with a pending clear.
+    pub fn pending(&self) -> usize {
+        self.values.len()
+    }
+}
+
+/// Counters of clear work, for tests ("two clears in a row cost one").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClearStats {
+    /// Clears recorded as pending.
+    pub deferred: u64,
+    /// `vkCmdClear*Image` commands executed to resolve pending clears.
+    pub executed: u64,
+    /// Pending clears dropped because the slice was fully overwritten.
+    pub discarded: u64,
+    /// Clears done immediately through a render-area load op.
+    pub render_area: u64,
+}
+
+impl VkContext {
+    /// Before an access without aux to `level`, layers
+    /// `first..first + count` of `obj`: executes pending clears, or drops
+    /// them when the access overwrites the slices entirely (`discard`).
+    pub(crate) fn resolve_clears(
+        &mut self,
+        obj: &Arc<ResourceObject>,
+        level: u32,
+        first: u32,
+        count: u32,
+        discard: bool,
+    ) -> PipeResult<()> {
+        let todo: Vec<(u32, PendingClear)> = {
+            let mut guard = obj.clears.lock().unwrap_or_else(|p| p.into_inner());
+            let Some(dc) = guard.as_mut() else {
+                return Ok(());
+            };
+            if dc.values.is_empty() {
+                return Ok(());
+            }
+            let layers = first..first.saturating_add(count);
+            if discard {
+                dc.map
+                    .finish_write(level..level + 1, layers.clone(), AuxUsage::None, true)
+                    .map_err(aux_err)?;
+                for l in layers {
+                    if dc.values.remove(&(level, l)).is_some() {
+                        self.clear_stats.discarded += 1;
+                    }
+                }
+                return Ok(());
+            }
+            let ops = dc
+                .map
+                .prepare_and_apply(level..level + 1, layers, AuxUsage::None, false)
+                .map_err(aux_err)?;
+            ops.iter()
+                .filter(|s| s.op != AuxOp::None)
+                .filter_map(|s| dc.values.remove(&(s.level, s.layer)).map(|v| (s.layer, v)))
+                .collect()
+        };
+        for (layer, v) in todo {
+            self.execute_clear(obj, level, layer, &v)?;
+        }
+        Ok(())
+    }
+
+    fn execute_clear(
+        &mut self,
+        obj: &Arc<ResourceObject>,
+        level: u32,
+        layer: u32,
+        v: &PendingClear,
+    ) -> PipeResult<()> {
+        let img = *obj
+            .image()
+            .ok_or_else(|| PipeError::invalid("clear of a buffer"))?;
+        self.use_image_tracked(
+            obj,
+            level,
+            layer,
+            1,
+            access::CLEAR_WRITE,
+            true,
+            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+            true,
+        );
+        let cmd = self.cmd();
+        let range = vk::ImageSubresourceRange {
+            aspect_mask: v.aspect,
+            base_mip_level: level,
+            level_count: 1,
+            base_array_layer: layer,
+            layer_count: 1,
+        };
+        let dev = self.dev().raw();
+        if v.aspect.contains(vk::ImageAspectFlags::COLOR) {
+            let value = vk::ClearColorValue { uint32: v.color };
+            // SAFETY: recording; the slice is in TRANSFER_DST_OPTIMAL.
+            unsafe {
+                dev.cmd_clear_color_image(
+                    cmd,
+                    img.image,
+                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                    &value,
+                    &[range],
+                )
+            };
+        } else {
+            let value = vk::ClearDepthStencilValue {
+                depth: v.depth,
+                stencil: v.stencil,
+            };
+            // SAFETY: as above.
+            unsafe {
+                dev.cmd_clear_depth_stencil_image(
+                    cmd,
+                    img.image,
+                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                    &value,
+                    &[range],
+                )
+            };
+        }
+        self.clear_stats.executed += 1;
+        Ok(())
+    }
+
+    /// Clears `rect` (x, y, w, h; `None`: all) of a surface's layers.
+    /// Whole-level clears of all the image's aspects are deferred;
+    /// anything else is done now as a render-area clear.
+    pub(crate) fn clear_surface(
+        &mut self,
+        surface: &Surface,
+        value: PendingClear,
+        rect: Option<(u32, u32, u32, u32)>,
+    ) -> PipeResult<()> {
+        let s = vk_surface(surface)?;
+        let d = surface.desc();
+        let (x, y, w, h) = rect.unwrap_or((0, 0, d.width, d.height));
+        if w == 0 || h == 0 {
+            return Ok(());
+        }
+        let whole = x == 0 && y == 0 && w == d.width && h == d.height;
+        let all_aspects = value.aspect == s.aspect;
+        let obj = s.obj.clone();
+        let can_defer = whole
+            && all_aspects
+            && obj
+                .clears
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .is_some();
+        if can_defer {
+            let mut guard = obj.clears.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(dc) = guard.as_mut() {
+                let layers = s.first_layer..s.first_layer + s.layer_count;
+                dc.map
+                    .apply_op(s.level..s.level + 1, layers.clone(), AuxOp::FastClear)
+                    .map_err(aux_err)?;
+                for l in layers {
+                    dc.values.insert((s.level, l), value);
+                }
+                self.clear_stats.deferred += 1;
+                return Ok(());
+            }
+        }
+        self.render_area_clear(surface, value, (x, y, w, h))
+    }
+
+    /// A clear through `vkCmdBeginRendering` with CLEAR load ops and the
+    /// render area set to the rectangle: pixels outside are untouched.
+    fn render_area_clear(
+        &mut self,
+        surface: &Surface,
+        v: PendingClear,
+        (x, y, w, h): (u32, u32, u32, u32),
+    ) -> PipeResult<()> {
+        let s = vk_surface(surface)?;
+        let obj = s.obj.clone();
+        let color = s.aspect.contains(vk::ImageAspectFlags::COLOR);
+        let (layout, a) = if color {
+            (
+                vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+                Access::new(
+                    vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
+                    vk::AccessFlags2::COLOR_ATTACHMENT_WRITE
+                        | vk::AccessFlags2::COLOR_ATTACHMENT_READ,
+                ),
+            )
+        } else {
+            (
+                vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+                Access::new(
+                    vk::PipelineStageFlags2::EARLY_FRAGMENT_TESTS
+                        | vk::PipelineStageFlags2::LATE_FRAGMENT_TESTS,
+                    vk::AccessFlags2::DEPTH_STENCIL_ATTACHMENT_WRITE
+                        | vk::AccessFlags2::DEPTH_STENCIL_ATTACHMENT_READ,
+                ),
+            )
+        };
+        self.use_image(
+            &obj,
+            s.level,
+            s.first_layer,
+            s.layer_count,
+            a,
+            true,
+            layout,
+            false,
+        );
+        let cmd = self.cmd();
+        let load = |cleared: bool| {
+            if cleared {
+                vk::AttachmentLoadOp::CLEAR
+            } else {
+                vk::AttachmentLoadOp::LOAD
+            }
+        };
+        let att = |aspect: vk::ImageAspectFlags| {
+            vk::RenderingAttachmentInfo::default()
+                .image_view(s.view)
+                .image_layout(layout)
+                .load_op(load(v.aspect.contains(aspect)))
+                .store_op(vk::AttachmentStoreOp::STORE)
+                .clear_value(if color {
+                    vk::ClearValue {
+                        color: vk::ClearColorValue { uint32: v.color },
+                    }
+                } else {
+                    vk::ClearValue {
+                        depth_stencil: vk::ClearDepthStencilValue {
+                            depth: v.depth,
+                            stencil: v.stencil,
+                        },
+                    }
+                })
+        };
+        let color_att = [att(vk::ImageAspectFlags::COLOR)];
+        let depth_att = att(vk::ImageAspectFlags::DEPTH);
+        let stencil_att = att(vk::ImageAspectFlags::STENCIL);
+        let mut info = vk::RenderingInfo::default()
+            .render_area(vk::Rect2D {
+                offset: vk::Offset2D {
+                    x: x as i32,
+                    y: y as i32,
+                },
+                extent: vk::Extent2D {
+                    width: w,
+                    height: h,
+                },
+            })
+            .layer_count(s.layer_count);
+        if color {
+            info = info.color_attachments(&color_att);
+        } else {
+            if s.aspect.contains(vk::ImageAspectFlags::DEPTH) {
+                info = info.depth_attachment(&depth_att);
+            }
+            if s.aspect.contains(vk::ImageAspectFlags::STENCIL) {
+                info = info.stencil_attachment(&stencil_att);
+            }
+        }
+        self.dev().begin_rendering(cmd, &info);
+        self.dev().end_rendering(cmd);
+        self.clear_stats.render_area += 1;
+        Ok(())
+    }
+
+    /// `clear` of the bound framebuffer.
+    pub(crate) fn do_clear(
+        &mut self,
+        buffers: ClearFlags,
+        scissor: Option<&pipe_core::state::ScissorState>,
+        color: &ColorUnion,
+        depth: f64,
+        stencil: u32,
+    ) -> PipeResult<()> {
+        let fb = self.bound().framebuffer.clone();
+        let rect = |sd: &pipe_core::view::SurfaceDesc| match scissor {
+            None => None,
+            Some(sc) => {
+                let x0 = u32::from(sc.minx).min(sd.width);
+                let y0 = u32::from(sc.miny).min(sd.height);
+                let x1 = u32::from(sc.maxx).min(sd.width);
+                let y1 = u32::from(sc.maxy).min(sd.height);
+                Some((x0, y0, x1.saturating_sub(x0), y1.saturating_sub(y0)))
+            }
+        };
+        for (i, cbuf) in fb.cbufs.iter().enumerate() {
+            let Some(surf) = cbuf else { continue };
+            if !buffers.contains(ClearFlags::from_bits_truncate(
+                ClearFlags::COLOR0.bits() << i,
+            )) {
+                continue;
+            }
+            let v = PendingClear {
+                color: color.u32(),
+                depth: 0.0,
+                stencil: 0,
+                aspect: vk::ImageAspectFlags::COLOR,
+            };
+            self.clear_surface(surf, v, rect(surf.desc()))?;
+        }
+        if let Some(z) = &fb.zsbuf {
+            let s = vk_surface(z)?;
+            let mut aspect = vk::ImageAspectFlags::empty();
+            if buffers.contains(ClearFlags::DEPTH) {
+                aspect |= s.aspect & vk::ImageAspectFlags::DEPTH;
+            }
+            if buffers.contains(ClearFlags::STENCIL) {
+                aspect |= s.aspect & vk::ImageAspectFlags::STENCIL;
+            }
+            if !aspect.is_empty() {
+                let v = PendingClear {
+                    color: [0; 4],
+                    depth: depth as f32,
+                    stencil: stencil & 0xff,
+                    aspect,
+                };
+                self.clear_surface(z, v, rect(z.desc()))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+use crate::sync::Access;

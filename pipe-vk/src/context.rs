@@ -73,6 +73,7 @@ pub struct VkContext {
     pub(crate) batches: Batches,
     pub(crate) barriers: Barriers,
     pub(crate) stats: ContextStats,
+    pub(crate) clear_stats: crate::clear::ClearStats,
     blend: CsoTable<BlendState>,
     sampler: CsoTable<SamplerState>,
     rasterizer: CsoTable<RasterizerState>,
@@ -94,6 +95,7 @@ impl VkContext {
             batches,
             barriers: Barriers::default(),
             stats: ContextStats::default(),
+            clear_stats: Default::default(),
             blend: CsoTable::new(),
             sampler: CsoTable::new(),
             rasterizer: CsoTable::new(),
@@ -135,10 +137,31 @@ impl VkContext {
         self.batches.track(obj, write);
     }
 
-    /// Declares an access to `level`, layers `first..first + count` of an
-    /// image object in the current batch.
+    /// Declares an access without aux to `level`, layers
+    /// `first..first + count` of an image object in the current batch.
+    /// Pending (deferred) clears of those slices run first, or are dropped
+    /// when `discard` says the access overwrites them entirely.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn use_image(
+        &mut self,
+        obj: &Arc<ResourceObject>,
+        level: u32,
+        first: u32,
+        count: u32,
+        a: Access,
+        write: bool,
+        layout: vk::ImageLayout,
+        discard: bool,
+    ) {
+        if let Err(e) = self.resolve_clears(obj, level, first, count, discard && write) {
+            tracing::error!("deferred clear: {e}");
+        }
+        self.use_image_tracked(obj, level, first, count, a, write, layout, discard);
+    }
+
+    /// [`VkContext::use_image`] without the deferred-clear step.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn use_image_tracked(
         &mut self,
         obj: &Arc<ResourceObject>,
         level: u32,
@@ -189,6 +212,18 @@ impl VkContext {
     /// Number of `vkCmdPipelineBarrier2` calls recorded so far.
     pub fn barrier_count(&self) -> u64 {
         self.barriers.emitted
+    }
+
+    /// Counters of clear work.
+    pub fn clear_stats(&self) -> crate::clear::ClearStats {
+        self.clear_stats
+    }
+
+    /// Slices of `resource` with a deferred clear pending.
+    pub fn pending_clears(&self, resource: &Resource) -> PipeResult<usize> {
+        let obj = crate::resource::vk_resource(resource)?.obj();
+        let guard = obj.clears.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(guard.as_ref().map_or(0, |d| d.pending()))
     }
 
     /// Number of batches submitted so far.
@@ -608,6 +643,86 @@ impl Context for VkContext {
     ) -> PipeResult<()> {
         self.do_clear_texture(resource, level, bx, data)
     }
+    fn create_sampler_view(
+        &mut self,
+        texture: &Resource,
+        template: &SamplerViewTemplate,
+    ) -> PipeResult<SamplerView> {
+        crate::view::create_sampler_view(texture, template)
+    }
+    fn sampler_view_destroy(&mut self, view: SamplerView) -> PipeResult<()> {
+        drop(view);
+        Ok(())
+    }
+    fn create_surface(
+        &mut self,
+        texture: &Resource,
+        template: &SurfaceTemplate,
+    ) -> PipeResult<Surface> {
+        crate::view::create_surface(texture, template)
+    }
+    fn surface_destroy(&mut self, surface: Surface) -> PipeResult<()> {
+        drop(surface);
+        Ok(())
+    }
+    fn clear(
+        &mut self,
+        buffers: ClearFlags,
+        scissor: Option<&ScissorState>,
+        color: &ColorUnion,
+        depth: f64,
+        stencil: u32,
+    ) -> PipeResult<()> {
+        self.do_clear(buffers, scissor, color, depth, stencil)
+    }
+    fn clear_render_target(
+        &mut self,
+        dst: &Surface,
+        color: &ColorUnion,
+        dstx: u32,
+        dsty: u32,
+        width: u32,
+        height: u32,
+        _render_condition_enabled: bool,
+    ) -> PipeResult<()> {
+        // Render conditions do not exist in pipe-vk yet (render_condition
+        // is Unsupported), so nothing is ever predicated.
+        let v = crate::clear::PendingClear {
+            color: color.u32(),
+            depth: 0.0,
+            stencil: 0,
+            aspect: vk::ImageAspectFlags::COLOR,
+        };
+        self.clear_surface(dst, v, Some((dstx, dsty, width, height)))
+    }
+    fn clear_depth_stencil(
+        &mut self,
+        dst: &Surface,
+        flags: ClearFlags,
+        depth: f64,
+        stencil: u32,
+        dstx: u32,
+        dsty: u32,
+        width: u32,
+        height: u32,
+        _render_condition_enabled: bool,
+    ) -> PipeResult<()> {
+        let s = crate::view::vk_surface(dst)?;
+        let mut aspect = vk::ImageAspectFlags::empty();
+        if flags.contains(ClearFlags::DEPTH) {
+            aspect |= s.aspect & vk::ImageAspectFlags::DEPTH;
+        }
+        if flags.contains(ClearFlags::STENCIL) {
+            aspect |= s.aspect & vk::ImageAspectFlags::STENCIL;
+        }
+        let v = crate::clear::PendingClear {
+            color: [0; 4],
+            depth: depth as f32,
+            stencil: stencil & 0xff,
+            aspect,
+        };
+        self.clear_surface(dst, v, Some((dstx, dsty, width, height)))
+    }
     fn blit(&mut self, info: &BlitInfo) -> PipeResult<()> {
         self.do_blit(info)
     }
@@ -678,20 +793,13 @@ impl Context for VkContext {
         set_constant_buffer(stage: ShaderStage, index: u32, buffer: Option<ConstantBuffer<'_>>) -> () = 7;
         set_sample_locations(locations: Option<&[u8]>) -> () = 7;
         set_sampler_views(stage: ShaderStage, start: u32, views: &[Option<SamplerView>], unbind_trailing: u32) -> () = 7;
-        create_sampler_view(texture: &Resource, template: &SamplerViewTemplate) -> SamplerView = 6;
-        sampler_view_destroy(view: SamplerView) -> () = 6;
         set_hw_atomic_buffers(start: u32, buffers: &[Option<ShaderBuffer>]) -> () = 7;
         set_shader_buffers(stage: ShaderStage, start: u32, buffers: &[Option<ShaderBuffer>], writable_bitmask: u32) -> () = 7;
         set_shader_images(stage: ShaderStage, start: u32, images: &[Option<ImageView>], unbind_trailing: u32) -> () = 7;
-        create_surface(texture: &Resource, template: &SurfaceTemplate) -> Surface = 6;
-        surface_destroy(surface: Surface) -> () = 6;
         create_stream_output_target(buffer: &Resource, buffer_offset: u32, buffer_size: u32) -> StreamOutputTarget = 7;
         stream_output_target_destroy(target: StreamOutputTarget) -> () = 7;
         set_stream_output_targets(targets: &[Option<StreamOutputTarget>], offsets: &[Option<u32>]) -> () = 7;
         stream_output_target_offset(target: &StreamOutputTarget) -> u32 = 7;
-        clear(buffers: ClearFlags, scissor: Option<&ScissorState>, color: &ColorUnion, depth: f64, stencil: u32) -> () = 6;
-        clear_render_target(dst: &Surface, color: &ColorUnion, dstx: u32, dsty: u32, width: u32, height: u32, rc: bool) -> () = 6;
-        clear_depth_stencil(dst: &Surface, flags: ClearFlags, depth: f64, stencil: u32, dstx: u32, dsty: u32, width: u32, height: u32, rc: bool) -> () = 6;
         upload_alloc(uploader: Uploader, size: u32, alignment: u32) -> UploadAllocation = 6;
         upload_data(uploader: Uploader, data: &[u8], alignment: u32) -> (Resource, u32) = 6;
         upload_unmap(uploader: Uploader) -> () = 6;

@@ -17,7 +17,9 @@
 //! - [`batch`]: command buffers, submission, timeline, retirement;
 //! - [`fence`]: fences as timeline values;
 //! - [`transfer`]: maps, staging, subdata;
-//! - [`copy`], [`clear`]: `resource_copy_region`, buffer/texture clears;
+//! - [`copy`], [`clear`]: `resource_copy_region`, buffer/texture clears,
+//!   surface clears and deferred clears (driven by `pipe_core::aux`);
+//! - [`view`]: sampler views and surfaces, with a per-image view cache;
 //! - [`screen`]: the `Screen` implementation;
 //! - [`context`]: the `Context` implementation;
 //! - [`debug`]: validation-message collection (the test oracle).
@@ -43,5 +45,6 @@ pub mod resource;
 pub mod screen;
 pub mod sync;
 pub mod transfer;
+pub mod view;
 
 pub use screen::{create_screen, ScreenOptions, VkScreen};

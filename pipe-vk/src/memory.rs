@@ -73,6 +73,9 @@ pub struct DeviceShared {
     completed: AtomicU64,
     pub debug: DebugFlags,
     debug_utils: Option<ash::ext::debug_utils::Device>,
+    /// Loader for VK_KHR_dynamic_rendering on 1.2 devices (RenderDoc clamps
+    /// lavapipe to 1.2); `None` uses the 1.3 core entry points.
+    dynamic_rendering_khr: Option<ash::khr::dynamic_rendering::Device>,
     pub device: Device,
     pub physical: PhysicalDevice,
     pub instance: Instance,
@@ -121,7 +124,12 @@ impl DeviceShared {
             .debug_utils
             .as_ref()
             .map(|_| ash::ext::debug_utils::Device::new(&instance.raw, &device.raw));
+        let dynamic_rendering_khr = device
+            .features
+            .has(ash::khr::dynamic_rendering::NAME)
+            .then(|| ash::khr::dynamic_rendering::Device::new(&instance.raw, &device.raw));
         Ok(DeviceShared {
+            dynamic_rendering_khr,
             debug_utils,
             allocator: Mutex::new(Some(allocator)),
             timeline,
@@ -231,6 +239,27 @@ impl DeviceShared {
             }
             Err(vk::Result::TIMEOUT) => Ok(false),
             Err(e) => Err(vk_err("vkWaitSemaphores", e)),
+        }
+    }
+
+    /// `vkCmdBeginRendering` (core 1.3 or VK_KHR_dynamic_rendering).
+    pub fn begin_rendering(&self, cmd: vk::CommandBuffer, info: &vk::RenderingInfo<'_>) {
+        match &self.dynamic_rendering_khr {
+            // SAFETY: the caller records into a command buffer of this device
+            // with attachments in the layouts the info names.
+            Some(khr) => unsafe { khr.cmd_begin_rendering(cmd, info) },
+            // SAFETY: as above; core 1.3 dynamic rendering is enabled.
+            None => unsafe { self.raw().cmd_begin_rendering(cmd, info) },
+        }
+    }
+
+    /// `vkCmdEndRendering`.
+    pub fn end_rendering(&self, cmd: vk::CommandBuffer) {
+        match &self.dynamic_rendering_khr {
+            // SAFETY: a rendering instance begun by `begin_rendering` is open.
+            Some(khr) => unsafe { khr.cmd_end_rendering(cmd) },
+            // SAFETY: as above.
+            None => unsafe { self.raw().cmd_end_rendering(cmd) },
         }
     }
 

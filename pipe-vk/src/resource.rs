@@ -22,9 +22,11 @@ use pipe_core::resource::{BindFlags, ResourceFlags, ResourceTemplate, Target, Us
 use pipe_core::{PipeError, PipeResult};
 use smallvec::SmallVec;
 
+use crate::clear::DeferredClears;
 use crate::instance::vk_err;
 use crate::memory::DeviceShared;
 use crate::sync::SyncState;
+use crate::view::ViewCache;
 
 /// Image properties a resource object needs at command time.
 #[derive(Clone, Copy, Debug)]
@@ -71,6 +73,10 @@ pub struct ResourceObject {
     /// (index `level * layers + layer`).
     pub sync: Mutex<Vec<SyncState>>,
     pub usage: Mutex<Usage>,
+    /// Cached image views (destroyed with the object).
+    pub views: ViewCache,
+    /// Deferred clears of an attachment image (see `crate::clear`).
+    pub clears: Mutex<Option<DeferredClears>>,
 }
 
 // SAFETY: `mapped` points into memory owned by `allocation`, valid while the
@@ -147,6 +153,7 @@ impl ResourceObject {
 impl Drop for ResourceObject {
     fn drop(&mut self) {
         let dev = self.dev.raw();
+        self.views.destroy(dev);
         // SAFETY: the last reference is gone, and batches hold references
         // until they retire, so the GPU no longer uses the object.
         unsafe {
@@ -183,48 +190,20 @@ pub fn vk_resource(res: &pipe_core::Resource) -> PipeResult<&VkResource> {
     res.backend_or_err::<VkResource>("resource")
 }
 
-fn buffer_usage(bind: BindFlags) -> vk::BufferUsageFlags {
-    // Every buffer can be copied, filled and used by the uploaders' paths;
-    // the bind flags add what draws need.
-    let mut u = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
-    let map = [
-        (
-            BindFlags::VERTEX_BUFFER,
-            vk::BufferUsageFlags::VERTEX_BUFFER,
-        ),
-        (BindFlags::INDEX_BUFFER, vk::BufferUsageFlags::INDEX_BUFFER),
-        (
-            BindFlags::CONSTANT_BUFFER,
-            vk::BufferUsageFlags::UNIFORM_BUFFER,
-        ),
-        (
-            BindFlags::SHADER_BUFFER,
-            vk::BufferUsageFlags::STORAGE_BUFFER,
-        ),
-        (
-            BindFlags::COMMAND_ARGS_BUFFER,
-            vk::BufferUsageFlags::INDIRECT_BUFFER,
-        ),
-        (
-            BindFlags::QUERY_BUFFER,
-            vk::BufferUsageFlags::STORAGE_BUFFER,
-        ),
-        (
-            BindFlags::SAMPLER_VIEW,
-            vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER,
-        ),
-        (
-            BindFlags::SHADER_IMAGE,
-            vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER,
-        ),
-        (BindFlags::GLOBAL, vk::BufferUsageFlags::STORAGE_BUFFER),
-    ];
-    for (b, f) in map {
-        if bind.intersects(b) {
-            u |= f;
-        }
-    }
-    u
+fn buffer_usage(_bind: BindFlags) -> vk::BufferUsageFlags {
+    // As Zink does: every buffer may serve every core use, because GL lets
+    // a frontend bind any buffer anywhere (a vertex buffer becomes a
+    // texture buffer, an SSBO an index buffer) without recreating it. The
+    // bind flags only steer the memory location.
+    vk::BufferUsageFlags::TRANSFER_SRC
+        | vk::BufferUsageFlags::TRANSFER_DST
+        | vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
+        | vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER
+        | vk::BufferUsageFlags::UNIFORM_BUFFER
+        | vk::BufferUsageFlags::STORAGE_BUFFER
+        | vk::BufferUsageFlags::INDEX_BUFFER
+        | vk::BufferUsageFlags::VERTEX_BUFFER
+        | vk::BufferUsageFlags::INDIRECT_BUFFER
 }
 
 /// Where a resource's memory should live.
@@ -295,6 +274,8 @@ pub fn create_buffer_object(
         mapped,
         sync: Mutex::new(vec![SyncState::default()]),
         usage: Mutex::new(Usage::default()),
+        views: ViewCache::default(),
+        clears: Mutex::new(None),
     }))
 }
 
@@ -359,7 +340,7 @@ pub fn create_object(
             "sparse textures are not supported by pipe-vk yet (issue 6, sparse binding)",
         ));
     }
-    let format = crate::format::vk_format(t.format).ok_or_else(|| {
+    let format = crate::format::vk_format_or_emulated(t.format).ok_or_else(|| {
         PipeError::unsupported(format!("{} has no Vulkan format in pipe-vk yet", t.format))
     })?;
     let raw = dev.raw();
@@ -395,6 +376,17 @@ pub fn create_object(
             t.array_size,
             1,
         ),
+        // 2D arrays that could hold cube faces may be viewed as cubes.
+        Target::Texture2DArray
+            if t.width0 == t.height0 && t.array_size >= 6 && t.samples() == 1 =>
+        {
+            (
+                vk::ImageType::TYPE_2D,
+                vk::ImageCreateFlags::CUBE_COMPATIBLE,
+                t.array_size,
+                1,
+            )
+        }
         _ => (
             vk::ImageType::TYPE_2D,
             vk::ImageCreateFlags::empty(),
@@ -482,8 +474,16 @@ pub fn create_object(
         return Err(vk_err("vkBindImageMemory", e));
     }
     dev.set_name(image, &name);
-    let aspect = crate::format::aspect_mask(t.format);
+    let aspect = vk_aspects(format);
     let count = (t.num_levels() * layers) as usize;
+    let attachment = usage.intersects(
+        vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
+    );
+    let clears = if attachment && t.target != Target::Texture3D {
+        Some(DeferredClears::new(t.num_levels(), layers)?)
+    } else {
+        None
+    };
     Ok(Arc::new(ResourceObject {
         dev: dev.clone(),
         raw: Raw::Image(ImageInfo {
@@ -500,7 +500,25 @@ pub fn create_object(
         mapped: None,
         sync: Mutex::new(vec![SyncState::default(); count]),
         usage: Mutex::new(Usage::default()),
+        views: ViewCache::default(),
+        clears: Mutex::new(clears),
     }))
+}
+
+/// The aspects of a Vulkan format.
+pub fn vk_aspects(f: vk::Format) -> vk::ImageAspectFlags {
+    match f {
+        vk::Format::D16_UNORM | vk::Format::X8_D24_UNORM_PACK32 | vk::Format::D32_SFLOAT => {
+            vk::ImageAspectFlags::DEPTH
+        }
+        vk::Format::S8_UINT => vk::ImageAspectFlags::STENCIL,
+        vk::Format::D16_UNORM_S8_UINT
+        | vk::Format::D24_UNORM_S8_UINT
+        | vk::Format::D32_SFLOAT_S8_UINT => {
+            vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL
+        }
+        _ => vk::ImageAspectFlags::COLOR,
+    }
 }
 
 /// Creates a pipe resource.

@@ -1,5 +1,6 @@
 //! The test cases, grouped by area (`pipe.<area>.<feature>.<variant>`).
 
+mod clear;
 mod context;
 mod screen;
 mod transfer;

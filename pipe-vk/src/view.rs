@@ -1,0 +1,302 @@
+//! Sampler views, surfaces and their Vulkan image/buffer views.
+//!
+//! Vulkan views are cached on the resource object, keyed by everything that
+//! makes a `VkImageViewCreateInfo` ([`ViewKey`]), and destroyed with the
+//! object; creating the same pipe view twice reuses one `VkImageView`.
+//!
+//! Format handling: a view's pipe format maps to its Vulkan format directly
+//! or through an emulation (`crate::format::emulated`), whose swizzle is
+//! composed with the view's. Depth/stencil sampler views see the depth
+//! aspect, except stencil-only formats (X24S8, S8) which see stencil.
+//! Surfaces (attachments) use identity swizzles and every aspect.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use ash::vk;
+use pipe_core::object::Object;
+use pipe_core::resource::Target;
+use pipe_core::view::{
+    SamplerView, SamplerViewDesc, SamplerViewTemplate, Surface, SurfaceDesc, SurfaceTemplate,
+    Swizzle, ViewRange, SWIZZLE_IDENTITY,
+};
+use pipe_core::{Format, PipeError, PipeResult, Resource};
+
+use crate::format::{emulated, vk_format, vk_swizzle};
+use crate::instance::vk_err;
+use crate::resource::{vk_resource, ResourceObject};
+
+/// What identifies a Vulkan image view of one image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ViewKey {
+    pub view_type: vk::ImageViewType,
+    pub format: vk::Format,
+    pub swizzle: [vk::ComponentSwizzle; 4],
+    pub aspect: vk::ImageAspectFlags,
+    pub levels: (u32, u32),
+    pub layers: (u32, u32),
+}
+
+/// The views of one image, created on demand.
+#[derive(Default)]
+pub struct ViewCache {
+    views: Mutex<HashMap<ViewKey, vk::ImageView>>,
+}
+
+impl ViewCache {
+    /// Returns the cached view for `key`, creating it if needed.
+    pub fn get(&self, obj: &ResourceObject, key: ViewKey) -> PipeResult<vk::ImageView> {
+        let mut map = self.views.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(v) = map.get(&key) {
+            return Ok(*v);
+        }
+        let img = obj
+            .image()
+            .ok_or_else(|| PipeError::invalid("image view of a buffer"))?;
+        let [r, g, b, a] = key.swizzle;
+        let info = vk::ImageViewCreateInfo::default()
+            .image(img.image)
+            .view_type(key.view_type)
+            .format(key.format)
+            .components(vk::ComponentMapping { r, g, b, a })
+            .subresource_range(vk::ImageSubresourceRange {
+                aspect_mask: key.aspect,
+                base_mip_level: key.levels.0,
+                level_count: key.levels.1,
+                base_array_layer: key.layers.0,
+                layer_count: key.layers.1,
+            });
+        // SAFETY: the key was built from the image's own properties and a
+        // validated template; the format is view-compatible (the image is
+        // MUTABLE_FORMAT).
+        let view = unsafe { obj.dev.raw().create_image_view(&info, None) }
+            .map_err(|e| vk_err("vkCreateImageView", e))?;
+        map.insert(key, view);
+        Ok(view)
+    }
+
+    /// Number of cached views (for tests).
+    pub fn len(&self) -> usize {
+        self.views.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
+    /// Whether no view is cached.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Destroys every view (the object is being destroyed).
+    pub fn destroy(&self, device: &ash::Device) {
+        let mut map = self.views.lock().unwrap_or_else(|p| p.into_inner());
+        for (_, v) in map.drain() {
+            // SAFETY: the owning object is being destroyed, so no batch uses
+            // its views any more.
+            unsafe { device.destroy_image_view(v, None) };
+        }
+    }
+}
+
+/// The Vulkan format and swizzle for viewing `format` (emulations included).
+pub fn view_format(
+    format: Format,
+    swizzle: [Swizzle; 4],
+) -> PipeResult<(vk::Format, [vk::ComponentSwizzle; 4])> {
+    if let Some(f) = vk_format(format) {
+        return Ok((f, swizzle.map(vk_swizzle)));
+    }
+    if let Some(e) = emulated(format) {
+        return Ok((e.vk_format, e.compose(swizzle).map(vk_swizzle)));
+    }
+    Err(PipeError::unsupported(format!(
+        "{format} has no Vulkan format"
+    )))
+}
+
+fn view_type(target: Target, layer_count: u32) -> vk::ImageViewType {
+    match target {
+        Target::Texture1D => vk::ImageViewType::TYPE_1D,
+        Target::Texture1DArray => vk::ImageViewType::TYPE_1D_ARRAY,
+        Target::Texture3D => vk::ImageViewType::TYPE_3D,
+        Target::TextureCube => vk::ImageViewType::CUBE,
+        Target::TextureCubeArray => vk::ImageViewType::CUBE_ARRAY,
+        Target::Texture2DArray => vk::ImageViewType::TYPE_2D_ARRAY,
+        _ if layer_count > 1 => vk::ImageViewType::TYPE_2D_ARRAY,
+        _ => vk::ImageViewType::TYPE_2D,
+    }
+}
+
+/// Payload of a sampler view.
+pub struct VkSamplerView {
+    pub obj: Arc<ResourceObject>,
+    pub view: VkView,
+}
+
+/// The Vulkan object behind a view.
+#[derive(Clone, Copy, Debug)]
+pub enum VkView {
+    Image(vk::ImageView),
+    /// Texel buffer views are owned by the payload (see `Drop`).
+    Buffer(vk::BufferView),
+}
+
+impl Drop for VkSamplerView {
+    fn drop(&mut self) {
+        if let VkView::Buffer(v) = self.view {
+            // SAFETY: the payload owns the buffer view; batches that used it
+            // hold the sampler view (and so this payload) until they retire.
+            unsafe { self.obj.dev.raw().destroy_buffer_view(v, None) };
+        }
+    }
+}
+
+/// Creates a sampler view.
+pub fn create_sampler_view(texture: &Resource, t: &SamplerViewTemplate) -> PipeResult<SamplerView> {
+    let obj = vk_resource(texture)?.obj();
+    let view = match t.range {
+        ViewRange::Buffer { offset, size } => {
+            let buffer = obj
+                .buffer()
+                .ok_or_else(|| PipeError::invalid("buffer view of a texture"))?;
+            let (format, _) = view_format(t.format, SWIZZLE_IDENTITY)?;
+            let info = vk::BufferViewCreateInfo::default()
+                .buffer(buffer)
+                .format(format)
+                .offset(u64::from(offset))
+                .range(u64::from(size));
+            // SAFETY: range and alignment validated by pipe-core against
+            // the device limits.
+            let v = unsafe { obj.dev.raw().create_buffer_view(&info, None) }
+                .map_err(|e| vk_err("vkCreateBufferView", e))?;
+            VkView::Buffer(v)
+        }
+        ViewRange::Texture {
+            first_level,
+            last_level,
+            first_layer,
+            last_layer,
+        } => {
+            let (format, swizzle) = view_format(t.format, t.swizzle)?;
+            let img = obj
+                .image()
+                .ok_or_else(|| PipeError::invalid("texture view of a buffer"))?;
+            let aspect = if img.aspect.contains(vk::ImageAspectFlags::DEPTH) {
+                if t.format.is_depth() {
+                    vk::ImageAspectFlags::DEPTH
+                } else {
+                    vk::ImageAspectFlags::STENCIL
+                }
+            } else {
+                img.aspect
+            };
+            let layers = if texture.desc().target == Target::Texture3D {
+                (0, 1)
+            } else {
+                (first_layer, last_layer - first_layer + 1)
+            };
+            let key = ViewKey {
+                view_type: view_type(t.target, layers.1),
+                format,
+                swizzle,
+                aspect,
+                levels: (first_level, last_level - first_level + 1),
+                layers,
+            };
+            VkView::Image(obj.views.get(&obj, key)?)
+        }
+    };
+    Ok(Object::new(
+        SamplerViewDesc {
+            texture: texture.clone(),
+            template: *t,
+        },
+        VkSamplerView { obj, view },
+    ))
+}
+
+/// Payload of a surface.
+pub struct VkSurface {
+    pub obj: Arc<ResourceObject>,
+    pub view: vk::ImageView,
+    pub format: vk::Format,
+    pub aspect: vk::ImageAspectFlags,
+    pub level: u32,
+    pub first_layer: u32,
+    pub layer_count: u32,
+}
+
+/// Creates a surface (an attachment view of one level and a layer range).
+pub fn create_surface(texture: &Resource, t: &SurfaceTemplate) -> PipeResult<Surface> {
+    let obj = vk_resource(texture)?.obj();
+    let format = vk_format(t.format)
+        .or_else(|| {
+            emulated(t.format)
+                .filter(|e| e.renderable())
+                .map(|e| e.vk_format)
+        })
+        .ok_or_else(|| {
+            PipeError::unsupported(format!("{} cannot be rendered to by pipe-vk", t.format))
+        })?;
+    let img = obj
+        .image()
+        .ok_or_else(|| PipeError::invalid("surface of a buffer"))?;
+    let rt = texture.desc();
+    let count = t.last_layer - t.first_layer + 1;
+    // Attachments are 2D (array) views; a 3D level is viewed as layers
+    // only with VK_EXT_image_2d_view_of_3d, so 3D surfaces take slice 0..n
+    // through a 2D array view of the 3D image where allowed.
+    if rt.target == Target::Texture3D {
+        return Err(PipeError::unsupported(
+            "surfaces of 3D textures are not supported by pipe-vk yet",
+        ));
+    }
+    let key = ViewKey {
+        view_type: if count > 1 || rt.target.is_layered() {
+            vk::ImageViewType::TYPE_2D_ARRAY
+        } else if rt.target == Target::Texture1D {
+            vk::ImageViewType::TYPE_1D
+        } else {
+            vk::ImageViewType::TYPE_2D
+        },
+        format,
+        swizzle: [vk::ComponentSwizzle::IDENTITY; 4],
+        aspect: img.aspect,
+        levels: (t.level, 1),
+        layers: (t.first_layer, count),
+    };
+    let key =
+        if rt.target == Target::Texture1DArray || (rt.target == Target::Texture1D && count > 1) {
+            ViewKey {
+                view_type: vk::ImageViewType::TYPE_1D_ARRAY,
+                ..key
+            }
+        } else {
+            key
+        };
+    let view = obj.views.get(&obj, key)?;
+    let (width, height, _) = rt
+        .level_extent(t.level)
+        .ok_or_else(|| PipeError::invalid("create_surface: no such level"))?;
+    let aspect = img.aspect;
+    Ok(Object::new(
+        SurfaceDesc {
+            texture: texture.clone(),
+            template: *t,
+            width,
+            height,
+        },
+        VkSurface {
+            obj,
+            view,
+            format,
+            aspect,
+            level: t.level,
+            first_layer: t.first_layer,
+            layer_count: count,
+        },
+    ))
+}
+
+/// The payload of a surface made by pipe-vk.
+pub fn vk_surface(s: &Surface) -> PipeResult<&VkSurface> {
+    s.backend_or_err::<VkSurface>("surface")
+}
