@@ -74,6 +74,7 @@ pub struct VkContext {
     pub(crate) barriers: Barriers,
     pub(crate) stats: ContextStats,
     pub(crate) clear_stats: crate::clear::ClearStats,
+    pub(crate) uploaders: [crate::upload::UploadRing; 2],
     blend: CsoTable<BlendState>,
     sampler: CsoTable<SamplerState>,
     rasterizer: CsoTable<RasterizerState>,
@@ -96,6 +97,7 @@ impl VkContext {
             barriers: Barriers::default(),
             stats: ContextStats::default(),
             clear_stats: Default::default(),
+            uploaders: Default::default(),
             blend: CsoTable::new(),
             sampler: CsoTable::new(),
             rasterizer: CsoTable::new(),
@@ -723,6 +725,26 @@ impl Context for VkContext {
         };
         self.clear_surface(dst, v, Some((dstx, dsty, width, height)))
     }
+    fn upload_alloc(
+        &mut self,
+        uploader: Uploader,
+        size: u32,
+        alignment: u32,
+    ) -> PipeResult<UploadAllocation> {
+        self.do_upload_alloc(uploader, size, alignment)
+    }
+    fn upload_data(
+        &mut self,
+        uploader: Uploader,
+        data: &[u8],
+        alignment: u32,
+    ) -> PipeResult<(Resource, u32)> {
+        self.do_upload_data(uploader, data, alignment)
+    }
+    fn upload_unmap(&mut self, _uploader: Uploader) -> PipeResult<()> {
+        // The upload buffers stay persistently mapped (see `upload`).
+        Ok(())
+    }
     fn blit(&mut self, info: &BlitInfo) -> PipeResult<()> {
         self.do_blit(info)
     }
@@ -800,9 +822,6 @@ impl Context for VkContext {
         stream_output_target_destroy(target: StreamOutputTarget) -> () = 7;
         set_stream_output_targets(targets: &[Option<StreamOutputTarget>], offsets: &[Option<u32>]) -> () = 7;
         stream_output_target_offset(target: &StreamOutputTarget) -> u32 = 7;
-        upload_alloc(uploader: Uploader, size: u32, alignment: u32) -> UploadAllocation = 6;
-        upload_data(uploader: Uploader, data: &[u8], alignment: u32) -> (Resource, u32) = 6;
-        upload_unmap(uploader: Uploader) -> () = 6;
         draw_vbo(info: &DrawInfo<'_>, drawid_offset: u32, indirect: Option<&DrawIndirectInfo>, draws: &[DrawStartCountBias]) -> () = 7;
         create_query(query_type: QueryType, index: u32) -> Query = 0;
         destroy_query(query: Query) -> () = 0;

@@ -19,6 +19,7 @@
 //! - [`transfer`]: maps, staging, subdata;
 //! - [`copy`], [`clear`]: `resource_copy_region`, buffer/texture clears,
 //!   surface clears and deferred clears (driven by `pipe_core::aux`);
+//! - [`upload`]: the stream and const uploaders;
 //! - [`view`]: sampler views and surfaces, with a per-image view cache;
 //! - [`screen`]: the `Screen` implementation;
 //! - [`context`]: the `Context` implementation;
@@ -45,6 +46,7 @@ pub mod resource;
 pub mod screen;
 pub mod sync;
 pub mod transfer;
+pub mod upload;
 pub mod view;
 
 pub use screen::{create_screen, ScreenOptions, VkScreen};

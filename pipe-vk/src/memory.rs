@@ -76,6 +76,8 @@ pub struct DeviceShared {
     /// Loader for VK_KHR_dynamic_rendering on 1.2 devices (RenderDoc clamps
     /// lavapipe to 1.2); `None` uses the 1.3 core entry points.
     dynamic_rendering_khr: Option<ash::khr::dynamic_rendering::Device>,
+    /// VK_EXT_calibrated_timestamps, when the device domain is calibrateable.
+    calibrated: Option<ash::ext::calibrated_timestamps::Device>,
     pub device: Device,
     pub physical: PhysicalDevice,
     pub instance: Instance,
@@ -128,7 +130,25 @@ impl DeviceShared {
             .features
             .has(ash::khr::dynamic_rendering::NAME)
             .then(|| ash::khr::dynamic_rendering::Device::new(&instance.raw, &device.raw));
+        let calibrated = device
+            .features
+            .has(ash::ext::calibrated_timestamps::NAME)
+            .then(|| {
+                let inst =
+                    ash::ext::calibrated_timestamps::Instance::new(&instance.entry, &instance.raw);
+                // SAFETY: the extension is enabled on this physical device.
+                let domains =
+                    unsafe { inst.get_physical_device_calibrateable_time_domains(physical.raw) };
+                domains
+                    .ok()
+                    .filter(|d| d.contains(&vk::TimeDomainEXT::DEVICE))
+                    .map(|_| {
+                        ash::ext::calibrated_timestamps::Device::new(&instance.raw, &device.raw)
+                    })
+            })
+            .flatten();
         Ok(DeviceShared {
+            calibrated,
             dynamic_rendering_khr,
             debug_utils,
             allocator: Mutex::new(Some(allocator)),
@@ -261,6 +281,23 @@ impl DeviceShared {
             // SAFETY: as above.
             None => unsafe { self.raw().cmd_end_rendering(cmd) },
         }
+    }
+
+    /// The GPU clock in nanoseconds (`get_timestamp`), from a calibrated
+    /// device-domain timestamp. `None` without VK_EXT_calibrated_timestamps.
+    pub fn gpu_timestamp_ns(&self) -> Option<PipeResult<u64>> {
+        let cal = self.calibrated.as_ref()?;
+        let info =
+            [vk::CalibratedTimestampInfoEXT::default().time_domain(vk::TimeDomainEXT::DEVICE)];
+        // SAFETY: the DEVICE domain was reported calibrateable.
+        let r = unsafe { cal.get_calibrated_timestamps(&info) };
+        let period = f64::from(self.physical.properties.limits.timestamp_period);
+        Some(match r {
+            Ok((ticks, _deviation)) => {
+                Ok((ticks.first().copied().unwrap_or(0) as f64 * period) as u64)
+            }
+            Err(e) => Err(vk_err("vkGetCalibratedTimestampsEXT", e)),
+        })
     }
 
     /// Names a Vulkan object for debuggers (no-op without debug utils).

@@ -300,9 +300,12 @@ impl Screen for VkScreen {
     }
 
     fn get_timestamp(&self) -> PipeResult<u64> {
-        Err(PipeError::unsupported(
-            "pipe-vk has no GPU timestamp yet (calibrated timestamps arrive with issue 6)",
-        ))
+        self.shared.gpu_timestamp_ns().unwrap_or_else(|| {
+            Err(PipeError::unsupported(
+                "get_timestamp needs VK_EXT_calibrated_timestamps (a timestamp-query fallback \
+                 comes with queries)",
+            ))
+        })
     }
 
     fn get_sparse_texture_virtual_page_size(

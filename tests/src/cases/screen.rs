@@ -301,3 +301,31 @@ test_case!(
     name = "pipe.screen.sample_position.standard",
     sample_positions
 );
+
+fn timestamp(ctx: &mut TestContext) -> Outcome {
+    let s = match harness::screen(ctx) {
+        Ok(s) => s,
+        Err(o) => return o,
+    };
+    if !s.caps().calibrated_timestamps {
+        return Outcome::skip("no calibrated timestamps");
+    }
+    let a = match s.get_timestamp() {
+        Ok(t) => t,
+        Err(e) => return Outcome::fail(format!("get_timestamp: {e}")),
+    };
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let b = match s.get_timestamp() {
+        Ok(t) => t,
+        Err(e) => return Outcome::fail(format!("get_timestamp: {e}")),
+    };
+    // Nanoseconds: 20 ms of sleep is at least 20e6 and, allowing a loaded
+    // machine, under 10 s.
+    let d = b.saturating_sub(a);
+    check!(
+        d >= 20_000_000 && d < 10_000_000_000,
+        "timestamps {a} -> {b} differ by {d} ns"
+    );
+    Outcome::Pass
+}
+test_case!(name = "pipe.screen.timestamp.calibrated", timestamp);
