@@ -26,11 +26,11 @@ use gpu_allocator::MemoryLocation;
 use pipe_core::flags::MapFlags;
 use pipe_core::resource::{BindFlags, PipeBox, Target};
 use pipe_core::transfer::Transfer;
-use pipe_core::{PipeError, PipeResult, Resource};
+use pipe_core::{Format, PipeError, PipeResult, Resource};
 
 use crate::context::VkContext;
 use crate::resource::{create_buffer_object, vk_resource, ResourceObject};
-use crate::sync::access;
+use crate::sync::{access, Access};
 
 /// Backend state of a transfer.
 pub struct MapState {
@@ -38,6 +38,88 @@ pub struct MapState {
     staging: Option<Arc<ResourceObject>>,
     /// Whether writes still have to be copied from staging at unmap.
     pending_write: bool,
+    /// Combined depth/stencil maps: the frontend sees Gallium's
+    /// interleaved layout in this shadow, converted from/to Vulkan's
+    /// per-aspect planes in the staging buffer.
+    shadow: Option<(Vec<u8>, DsPacking)>,
+}
+
+/// Gallium layouts of the combined depth/stencil formats pipe-vk maps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DsPacking {
+    /// `Z24_UNORM_S8_UINT`: depth in bits 0..24, stencil in 24..32.
+    Z24S8,
+    /// `Z32_FLOAT_S8X24_UINT`: a float depth, then a word whose low byte is
+    /// stencil.
+    Z32FS8X24,
+}
+
+impl DsPacking {
+    fn of(format: Format) -> Option<Self> {
+        match format {
+            Format::Z24UnormS8Uint => Some(DsPacking::Z24S8),
+            Format::Z32FloatS8X24Uint => Some(DsPacking::Z32FS8X24),
+            _ => None,
+        }
+    }
+
+    fn texel_bytes(self) -> usize {
+        match self {
+            DsPacking::Z24S8 => 4,
+            DsPacking::Z32FS8X24 => 8,
+        }
+    }
+
+    /// Vulkan planes (depth: 4 bytes per texel, then stencil: 1) to Gallium.
+    fn pack(self, planes: &[u8], n: usize, out: &mut [u8]) {
+        for i in 0..n {
+            let d = u32::from_le_bytes([
+                planes[i * 4],
+                planes[i * 4 + 1],
+                planes[i * 4 + 2],
+                planes[i * 4 + 3],
+            ]);
+            let st = planes[4 * n + i];
+            match self {
+                DsPacking::Z24S8 => {
+                    let v = (d & 0x00ff_ffff) | (u32::from(st) << 24);
+                    out[i * 4..i * 4 + 4].copy_from_slice(&v.to_le_bytes());
+                }
+                DsPacking::Z32FS8X24 => {
+                    out[i * 8..i * 8 + 4].copy_from_slice(&d.to_le_bytes());
+                    out[i * 8 + 4..i * 8 + 8].copy_from_slice(&u32::from(st).to_le_bytes());
+                }
+            }
+        }
+    }
+
+    /// Gallium to Vulkan planes.
+    fn unpack(self, packed: &[u8], n: usize, planes: &mut [u8]) {
+        for i in 0..n {
+            let (d, st) = match self {
+                DsPacking::Z24S8 => {
+                    let v = u32::from_le_bytes([
+                        packed[i * 4],
+                        packed[i * 4 + 1],
+                        packed[i * 4 + 2],
+                        packed[i * 4 + 3],
+                    ]);
+                    (v & 0x00ff_ffff, (v >> 24) as u8)
+                }
+                DsPacking::Z32FS8X24 => (
+                    u32::from_le_bytes([
+                        packed[i * 8],
+                        packed[i * 8 + 1],
+                        packed[i * 8 + 2],
+                        packed[i * 8 + 3],
+                    ]),
+                    packed[i * 8 + 4],
+                ),
+            };
+            planes[i * 4..i * 4 + 4].copy_from_slice(&d.to_le_bytes());
+            planes[4 * n + i] = st;
+        }
+    }
 }
 
 /// A buffer region in texels-of-blocks layout for a texture box.
@@ -82,13 +164,41 @@ fn copy_regions(
         (bx.z as u32, bx.depth as u32, 0, 1)
     };
     let aspects = img.aspect;
-    if aspects.contains(vk::ImageAspectFlags::DEPTH)
-        && aspects.contains(vk::ImageAspectFlags::STENCIL)
-    {
-        return Err(PipeError::unsupported(format!(
-            "mapping combined depth/stencil {} is not supported by pipe-vk yet (needs packing)",
-            t.format
-        )));
+    if aspects.contains(vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL) {
+        if DsPacking::of(t.format).is_none() {
+            return Err(PipeError::unsupported(format!(
+                "mapping {} (a combined depth/stencil layout pipe-vk does not pack) is not supported",
+                t.format
+            )));
+        }
+        // Depth plane (4 bytes a texel) then stencil plane (1 byte).
+        let n =
+            u64::from(bx.width as u32) * u64::from(bx.height as u32) * u64::from(bx.depth as u32);
+        let region = |aspect, offset| vk::BufferImageCopy {
+            buffer_offset: offset,
+            buffer_row_length: 0,
+            buffer_image_height: 0,
+            image_subresource: vk::ImageSubresourceLayers {
+                aspect_mask: aspect,
+                mip_level: level,
+                base_array_layer: layer,
+                layer_count: layers,
+            },
+            image_offset: vk::Offset3D {
+                x: bx.x,
+                y: bx.y,
+                z,
+            },
+            image_extent: vk::Extent3D {
+                width: bx.width as u32,
+                height: bx.height as u32,
+                depth,
+            },
+        };
+        return Ok(vec![
+            region(vk::ImageAspectFlags::DEPTH, 0),
+            region(vk::ImageAspectFlags::STENCIL, 4 * n),
+        ]);
     }
     Ok(vec![vk::BufferImageCopy {
         buffer_offset: 0,
@@ -183,11 +293,6 @@ impl VkContext {
     ) -> PipeResult<Transfer> {
         let vres = vk_resource(resource)?;
         let t = resource.desc();
-        if t.samples() > 1 {
-            return Err(PipeError::unsupported(
-                "mapping multisampled resources is not supported by pipe-vk yet (needs a resolve)",
-            ));
-        }
         let read = usage.contains(MapFlags::READ);
         let write = usage.contains(MapFlags::WRITE);
         let unsync = usage.contains(MapFlags::UNSYNCHRONIZED);
@@ -231,6 +336,7 @@ impl VkContext {
                     obj,
                     staging: None,
                     pending_write: false,
+                    shadow: None,
                 };
                 // SAFETY: the mapping lives as long as `obj`, which the
                 // transfer's payload keeps alive.
@@ -276,6 +382,7 @@ impl VkContext {
                 obj,
                 staging: Some(staging),
                 pending_write: write,
+                shadow: None,
             };
             // SAFETY: the staging buffer is `len` bytes, mapped, and kept
             // alive by the payload.
@@ -294,12 +401,23 @@ impl VkContext {
             });
         }
 
-        // Textures: always staged.
+        // Textures: always staged. Multisampled ones are resolved first
+        // (the spec's "Transfers": averaged colour, first sample for
+        // depth/stencil and integers).
+        let packing = DsPacking::of(t.format);
         let layout = tex_layout(resource, bx)?;
-        let staging = self.staging(layout.size as u64)?;
+        let texels = layout.size / t.format.block_size_bytes().max(1) as usize;
+        let staging_size = match packing {
+            Some(_) => texels * 5,
+            None => layout.size,
+        };
+        let staging = self.staging(staging_size as u64)?;
         if read {
             if dontblock {
                 return Err(PipeError::WouldBlock);
+            }
+            if t.samples() > 1 {
+                obj = self.resolve_for_read(resource, &obj, bx)?;
             }
             let regions = copy_regions(resource, &obj, level, bx)?;
             let (l0, ln) = layer_range(resource, bx);
@@ -334,11 +452,26 @@ impl VkContext {
             // Validate the copy now so unmap cannot fail on it.
             copy_regions(resource, &obj, level, bx)?;
         }
-        let ptr = staging.mapped.ok_or(PipeError::OutOfMemory)?;
+        let mut ptr = staging.mapped.ok_or(PipeError::OutOfMemory)?;
+        let shadow = match packing {
+            Some(p) => {
+                let mut v = vec![0u8; texels * p.texel_bytes()];
+                if read {
+                    // SAFETY: the staging buffer holds 5 bytes a texel, is
+                    // mapped, and the GPU finished writing it (waited above).
+                    let planes = unsafe { std::slice::from_raw_parts(ptr.as_ptr(), staging_size) };
+                    p.pack(planes, texels, &mut v);
+                }
+                ptr = NonNull::new(v.as_mut_ptr()).ok_or(PipeError::OutOfMemory)?;
+                Some((v, p))
+            }
+            None => None,
+        };
         let state = MapState {
             obj,
             staging: Some(staging),
             pending_write: write,
+            shadow,
         };
         // SAFETY: the staging buffer holds `size` bytes, is mapped and kept
         // alive by the payload.
@@ -385,6 +518,43 @@ impl VkContext {
             let cmd = self.cmd();
             // SAFETY: recording; ranges in bounds (validated).
             unsafe { self.dev().raw().cmd_copy_buffer(cmd, sbuf, buf, &[region]) };
+            return Ok(());
+        }
+        if let Some((shadow, packing)) = &state.shadow {
+            // Combined depth/stencil: convert the whole box to Vulkan's
+            // planes and copy both aspects.
+            let texels = shadow.len() / packing.texel_bytes();
+            let base = staging.mapped.ok_or(PipeError::OutOfMemory)?;
+            // SAFETY: the staging buffer holds 5 bytes a texel and is
+            // mapped; the GPU has not been given it yet (the copy is
+            // recorded below).
+            let planes = unsafe { std::slice::from_raw_parts_mut(base.as_ptr(), texels * 5) };
+            packing.unpack(shadow, texels, planes);
+            let regions = copy_regions(res, &state.obj, transfer.level(), &bx)?;
+            let (l0, ln) = layer_range(res, &bx);
+            self.use_image(
+                &state.obj,
+                transfer.level(),
+                l0,
+                ln,
+                access::TRANSFER_WRITE,
+                true,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                false,
+            );
+            self.use_buffer(staging, access::TRANSFER_READ, false);
+            let img = state.obj.image().map(|i| i.image).unwrap_or_default();
+            let cmd = self.cmd();
+            // SAFETY: recording; layout set above; regions validated.
+            unsafe {
+                self.dev().raw().cmd_copy_buffer_to_image(
+                    cmd,
+                    sbuf,
+                    img,
+                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                    &regions,
+                )
+            };
             return Ok(());
         }
         // Texture: copy the sub-box (relative to the mapped box).
@@ -457,7 +627,9 @@ impl VkContext {
         let state = transfer.backend::<MapState>().ok_or_else(|| {
             PipeError::invalid("transfer_unmap of a transfer not made by pipe-vk")
         })?;
-        if state.pending_write && !transfer.usage().contains(MapFlags::FLUSH_EXPLICIT) {
+        let explicit =
+            transfer.usage().contains(MapFlags::FLUSH_EXPLICIT) && state.shadow.is_none();
+        if state.pending_write && !explicit {
             let whole = PipeBox::new(
                 0,
                 0,
@@ -485,7 +657,9 @@ impl VkContext {
                 "transfer_flush_region of a transfer not made by pipe-vk",
             ));
         };
-        if !state.pending_write {
+        if !state.pending_write || state.shadow.is_some() {
+            // Depth/stencil shadows are converted and written once, at
+            // unmap (flushing more than asked is allowed).
             return Ok(());
         }
         let (obj, staging) = (state.obj.clone(), state.staging.clone());
@@ -493,8 +667,116 @@ impl VkContext {
             obj,
             staging,
             pending_write: true,
+            shadow: None,
         };
         self.write_back(transfer, &st, bx)
+    }
+
+    /// Resolves layers `bx.z..` of a multisampled texture into a temporary
+    /// single-sampled image through a dynamic-rendering resolve (no draws):
+    /// AVERAGE for float and normalized colour, SAMPLE_ZERO for integer
+    /// colour and depth/stencil, as the spec's map rules ask.
+    fn resolve_for_read(
+        &mut self,
+        res: &Resource,
+        obj: &Arc<ResourceObject>,
+        bx: &PipeBox,
+    ) -> PipeResult<Arc<ResourceObject>> {
+        let t = res.desc();
+        let mut tt = t.clone();
+        tt.nr_samples = 0;
+        tt.nr_storage_samples = 0;
+        let tmp = crate::resource::create_object(self.dev(), &tt, 0)?;
+        let img = *obj
+            .image()
+            .ok_or_else(|| PipeError::invalid("resolve of a buffer"))?;
+        let (first, count) = (bx.z as u32, bx.depth as u32);
+        let key = |format| crate::view::ViewKey {
+            view_type: if count > 1 {
+                vk::ImageViewType::TYPE_2D_ARRAY
+            } else {
+                vk::ImageViewType::TYPE_2D
+            },
+            format,
+            swizzle: [vk::ComponentSwizzle::IDENTITY; 4],
+            aspect: img.aspect,
+            levels: (0, 1),
+            layers: (first, count),
+        };
+        let src_view = obj.views.get(obj, key(img.format))?;
+        let dst_view = tmp.views.get(&tmp, key(img.format))?;
+        let color = img.aspect.contains(vk::ImageAspectFlags::COLOR);
+        let (layout, src_access, dst_access) = if color {
+            (
+                vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+                Access::new(
+                    vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
+                    vk::AccessFlags2::COLOR_ATTACHMENT_READ
+                        | vk::AccessFlags2::COLOR_ATTACHMENT_WRITE,
+                ),
+                Access::new(
+                    vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
+                    vk::AccessFlags2::COLOR_ATTACHMENT_WRITE,
+                ),
+            )
+        } else {
+            let stages = vk::PipelineStageFlags2::EARLY_FRAGMENT_TESTS
+                | vk::PipelineStageFlags2::LATE_FRAGMENT_TESTS
+                | vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT;
+            (
+                vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+                Access::new(
+                    stages,
+                    vk::AccessFlags2::DEPTH_STENCIL_ATTACHMENT_READ
+                        | vk::AccessFlags2::DEPTH_STENCIL_ATTACHMENT_WRITE
+                        | vk::AccessFlags2::COLOR_ATTACHMENT_READ,
+                ),
+                Access::new(
+                    stages,
+                    vk::AccessFlags2::DEPTH_STENCIL_ATTACHMENT_WRITE
+                        | vk::AccessFlags2::COLOR_ATTACHMENT_WRITE,
+                ),
+            )
+        };
+        self.use_image(obj, 0, first, count, src_access, true, layout, false);
+        self.use_image_tracked(&tmp, 0, first, count, dst_access, true, layout, true);
+        let mode = if !color || t.format.is_pure_integer() {
+            vk::ResolveModeFlags::SAMPLE_ZERO
+        } else {
+            vk::ResolveModeFlags::AVERAGE
+        };
+        let att = vk::RenderingAttachmentInfo::default()
+            .image_view(src_view)
+            .image_layout(layout)
+            .resolve_mode(mode)
+            .resolve_image_view(dst_view)
+            .resolve_image_layout(layout)
+            .load_op(vk::AttachmentLoadOp::LOAD)
+            .store_op(vk::AttachmentStoreOp::STORE);
+        let atts = [att];
+        let mut info = vk::RenderingInfo::default()
+            .render_area(vk::Rect2D {
+                offset: vk::Offset2D { x: 0, y: 0 },
+                extent: vk::Extent2D {
+                    width: img.extent.width,
+                    height: img.extent.height,
+                },
+            })
+            .layer_count(count);
+        if color {
+            info = info.color_attachments(&atts);
+        } else {
+            if img.aspect.contains(vk::ImageAspectFlags::DEPTH) {
+                info = info.depth_attachment(&atts[0]);
+            }
+            if img.aspect.contains(vk::ImageAspectFlags::STENCIL) {
+                info = info.stencil_attachment(&atts[0]);
+            }
+        }
+        let cmd = self.cmd();
+        self.dev().begin_rendering(cmd, &info);
+        self.dev().end_rendering(cmd);
+        Ok(tmp)
     }
 
     /// Makes GPU writes to `obj` visible to the host: records a barrier to

@@ -854,3 +854,162 @@ fn uploaders(ctx: &mut TestContext, staging: bool) -> R {
     expect_eq("uploaded bytes seen by the GPU", &got, &want)
 }
 both_paths!("pipe.upload.stream_and_const", uploaders);
+
+fn msaa_read_resolves(ctx: &mut TestContext, staging: bool) -> R {
+    use pipe_core::state::ColorUnion;
+    use pipe_core::view::SurfaceTemplate;
+    let mut e = env(ctx, staging)?;
+    let cases: [(Format, BindFlags, [u32; 4], Vec<u8>); 3] = [
+        (
+            Format::R8G8B8A8Unorm,
+            BindFlags::RENDER_TARGET,
+            ColorUnion::from_f32([0.2, 0.4, 0.6, 1.0]).0,
+            vec![51, 102, 153, 255],
+        ),
+        (
+            Format::R32Uint,
+            BindFlags::RENDER_TARGET,
+            [0xdead_beef, 0, 0, 0],
+            0xdead_beefu32.to_le_bytes().to_vec(),
+        ),
+        (
+            Format::Z32Float,
+            BindFlags::DEPTH_STENCIL,
+            [0; 4],
+            0.25f32.to_le_bytes().to_vec(),
+        ),
+    ];
+    for (format, bind, value, texel) in cases {
+        if !e
+            .screen
+            .is_format_supported(format, Target::Texture2D, 4, 4, bind)
+        {
+            continue;
+        }
+        let mut t = tex_template(Target::Texture2D, format, 8, 8, 1, 1, 1);
+        t.bind = bind | BindFlags::SAMPLER_VIEW;
+        t.nr_samples = 4;
+        let tex = e.texture(&t)?;
+        let s = step(
+            "surface",
+            e.ctx.create_surface(
+                &tex,
+                &SurfaceTemplate {
+                    format,
+                    level: 0,
+                    first_layer: 0,
+                    last_layer: 0,
+                },
+            ),
+        )?;
+        if bind == BindFlags::DEPTH_STENCIL {
+            step(
+                "clear ds",
+                e.ctx.clear_depth_stencil(
+                    &s,
+                    pipe_core::flags::ClearFlags::DEPTH,
+                    0.25,
+                    0,
+                    0,
+                    0,
+                    8,
+                    8,
+                    false,
+                ),
+            )?;
+        } else {
+            step(
+                "clear",
+                e.ctx
+                    .clear_render_target(&s, &ColorUnion(value), 0, 0, 8, 8, false),
+            )?;
+        }
+        let got = e.read_texture(&tex, 0, &PipeBox::rect(2, 2, 4, 4))?;
+        let want: Vec<u8> = texel
+            .iter()
+            .copied()
+            .cycle()
+            .take(texel.len() * 16)
+            .collect();
+        expect_eq(&format!("resolved {format}"), &got, &want)?;
+        // Writing a multisampled resource through a map is not allowed.
+        match e
+            .ctx
+            .transfer_map(&tex, 0, MapFlags::WRITE, &PipeBox::rect(0, 0, 1, 1))
+        {
+            Err(PipeError::InvalidArgument(_)) => {}
+            other => {
+                return Err(Outcome::fail(format!(
+                    "MSAA write map gave {:?}",
+                    other.map(|_| ())
+                )))
+            }
+        }
+    }
+    Ok(())
+}
+both_paths!(
+    "pipe.transfer.texture.msaa_read_resolves",
+    msaa_read_resolves
+);
+
+fn depth_stencil_packing(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    for format in [Format::Z24UnormS8Uint, Format::Z32FloatS8X24Uint] {
+        if !e
+            .screen
+            .is_format_supported(format, Target::Texture2D, 1, 1, BindFlags::DEPTH_STENCIL)
+        {
+            continue;
+        }
+        let mut t = tex_template(Target::Texture2DArray, format, 4, 4, 1, 2, 1);
+        t.bind = BindFlags::DEPTH_STENCIL;
+        let tex = e.texture(&t)?;
+        let n = 4 * 4 * 2;
+        let data: Vec<u8> = (0..n)
+            .flat_map(|i: u32| match format {
+                Format::Z24UnormS8Uint => ((i * 0x0101_01 + 0x1234) & 0xff_ffff
+                    | ((i * 7 % 256) << 24))
+                    .to_le_bytes()
+                    .to_vec(),
+                _ => [(i as f32 / 31.0).to_le_bytes(), (i * 5 % 256).to_le_bytes()].concat(),
+            })
+            .collect();
+        let whole = PipeBox::new(0, 0, 0, 4, 4, 2);
+        let texel = format.block_size_bytes() as usize;
+        step(
+            "texture_subdata",
+            e.ctx.texture_subdata(
+                &tex,
+                0,
+                MapFlags::WRITE,
+                &whole,
+                &data,
+                4 * texel,
+                16 * texel,
+            ),
+        )?;
+        expect_eq(
+            &format!("{format} round trip"),
+            &e.read_texture(&tex, 0, &whole)?,
+            &data,
+        )?;
+        // A sub-box of layer 1.
+        let sub = PipeBox::new(1, 2, 1, 2, 2, 1);
+        let mut want = Vec::new();
+        for y in 2..4 {
+            let o = (16 + y * 4 + 1) * texel;
+            want.extend_from_slice(&data[o..o + 2 * texel]);
+        }
+        expect_eq(
+            &format!("{format} sub-box"),
+            &e.read_texture(&tex, 0, &sub)?,
+            &want,
+        )?;
+    }
+    Ok(())
+}
+both_paths!(
+    "pipe.transfer.texture.depth_stencil_packing",
+    depth_stencil_packing
+);
