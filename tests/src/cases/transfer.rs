@@ -968,7 +968,7 @@ fn depth_stencil_packing(ctx: &mut TestContext, staging: bool) -> R {
         let n = 4 * 4 * 2;
         let data: Vec<u8> = (0..n)
             .flat_map(|i: u32| match format {
-                Format::Z24UnormS8Uint => ((i * 0x0101_01 + 0x1234) & 0xff_ffff
+                Format::Z24UnormS8Uint => ((i * 0x0001_0101 + 0x1234) & 0xff_ffff
                     | ((i * 7 % 256) << 24))
                     .to_le_bytes()
                     .to_vec(),
