@@ -47,6 +47,7 @@ pub const WANTED_EXTENSIONS: &[&CStr] = &[
     ash::ext::shader_stencil_export::NAME,
     ash::ext::depth_clip_control::NAME,
     ash::ext::color_write_enable::NAME,
+    ash::ext::memory_budget::NAME,
 ];
 
 /// Everything known about the chosen physical device.

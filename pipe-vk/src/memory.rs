@@ -61,6 +61,19 @@ pub struct MemoryStats {
     pub device_memory_count: usize,
 }
 
+/// Usage and budget of one memory heap.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HeapBudget {
+    pub heap: u32,
+    pub size: u64,
+    /// Bytes this process uses (VK_EXT_memory_budget), or what pipe-vk's
+    /// allocator holds when the extension is missing.
+    pub usage: u64,
+    /// Bytes the process can use without trouble (the heap size without
+    /// the extension).
+    pub budget: u64,
+}
+
 /// State shared by a screen and everything created from it.
 pub struct DeviceShared {
     allocator: Mutex<Option<Allocator>>,
@@ -111,7 +124,12 @@ impl DeviceShared {
             physical_device: physical.raw,
             debug_settings: AllocatorDebugSettings::default(),
             buffer_device_address: device.features.v12.buffer_device_address == vk::TRUE,
-            allocation_sizes: AllocationSizes::new(16 << 20, 16 << 20),
+            // Start with gpu-allocator's smallest block (4 MiB) and let
+            // blocks double up to 64 MiB: small workloads waste little,
+            // large ones need few VkDeviceMemory objects.
+            allocation_sizes: AllocationSizes::new(4 << 20, 4 << 20)
+                .with_max_device_memblock_size(64 << 20)
+                .with_max_host_memblock_size(64 << 20),
         });
         let allocator = match allocator {
             Ok(a) => a,
@@ -225,6 +243,43 @@ impl DeviceShared {
             }
             None => MemoryStats::default(),
         }
+    }
+
+    /// Per-heap usage and budget (the memory budget tracker). With
+    /// VK_EXT_memory_budget the numbers are the driver's; without it the
+    /// budget is the heap size and the usage what our allocator holds.
+    pub fn memory_budget(&self) -> Vec<HeapBudget> {
+        let inst = &self.instance.raw;
+        let mut budget = vk::PhysicalDeviceMemoryBudgetPropertiesEXT::default();
+        let has_budget = self.device.features.has(ash::ext::memory_budget::NAME);
+        let mut props = vk::PhysicalDeviceMemoryProperties2::default();
+        if has_budget {
+            props = props.push_next(&mut budget);
+        }
+        // SAFETY: the chain holds only the struct of an enabled extension.
+        unsafe { inst.get_physical_device_memory_properties2(self.physical.raw, &mut props) };
+        let mp = props.memory_properties;
+        let ours = self.memory_stats().capacity_bytes;
+        (0..mp.memory_heap_count as usize)
+            .map(|i| {
+                let size = mp.memory_heaps[i].size;
+                if has_budget {
+                    HeapBudget {
+                        heap: i as u32,
+                        size,
+                        usage: budget.heap_usage[i],
+                        budget: budget.heap_budget[i],
+                    }
+                } else {
+                    HeapBudget {
+                        heap: i as u32,
+                        size,
+                        usage: ours,
+                        budget: size,
+                    }
+                }
+            })
+            .collect()
     }
 
     /// The timeline value known to be complete (queries the semaphore).

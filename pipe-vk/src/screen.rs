@@ -132,15 +132,32 @@ impl VkScreen {
     /// The device's format properties for `format`, or `None` when pipe-vk
     /// has no Vulkan format for it.
     fn format_properties(&self, format: Format) -> Option<(vk::Format, vk::FormatProperties)> {
-        let vkf = crate::format::vk_format(format)?;
+        let vkf = crate::format::vk_format_or_emulated(format)?;
+        let mut props = vk::FormatProperties2::default();
         // SAFETY: the physical device belongs to this instance.
-        let props = unsafe {
+        unsafe {
             self.shared
                 .instance
                 .raw
-                .get_physical_device_format_properties(self.shared.physical.raw, vkf)
+                .get_physical_device_format_properties2(self.shared.physical.raw, vkf, &mut props)
         };
-        Some((vkf, props))
+        let mut p = props.format_properties;
+        // Swizzled emulations cannot be rendered to or stored (Zink's rule).
+        if crate::format::vk_format(format).is_none() {
+            if let Some(e) = crate::format::emulated(format) {
+                if !e.renderable() {
+                    let strip = vk::FormatFeatureFlags::COLOR_ATTACHMENT
+                        | vk::FormatFeatureFlags::COLOR_ATTACHMENT_BLEND
+                        | vk::FormatFeatureFlags::DEPTH_STENCIL_ATTACHMENT;
+                    p.optimal_tiling_features &= !strip;
+                }
+                if !e.storage() {
+                    p.optimal_tiling_features &= !vk::FormatFeatureFlags::STORAGE_IMAGE;
+                    p.buffer_features &= !vk::FormatFeatureFlags::STORAGE_TEXEL_BUFFER;
+                }
+            }
+        }
+        Some((vkf, p))
     }
 }
 
@@ -396,6 +413,11 @@ impl VkScreen {
     /// The state shared with contexts and resources.
     pub(crate) fn shared(&self) -> &Arc<DeviceShared> {
         &self.shared
+    }
+
+    /// Per-heap usage and budget.
+    pub fn memory_budget(&self) -> Vec<crate::memory::HeapBudget> {
+        self.shared.memory_budget()
     }
 
     /// Device memory in use (for the memory benchmark and tests).

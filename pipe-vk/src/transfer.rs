@@ -232,16 +232,44 @@ fn layer_range(res: &Resource, bx: &PipeBox) -> (u32, u32) {
 }
 
 impl VkContext {
-    fn staging(&self, size: u64) -> PipeResult<Arc<ResourceObject>> {
+    /// A host-visible staging buffer of at least `size` bytes. Idle ones
+    /// (held by no batch and no transfer) are reused from a small
+    /// per-context cache: a fresh allocation per map costs page faults and
+    /// zeroing that dominate large uploads.
+    fn staging(&mut self, size: u64) -> PipeResult<Arc<ResourceObject>> {
+        const CACHE: usize = 4;
+        self.retire();
+        let idle = |o: &Arc<ResourceObject>| Arc::strong_count(o) == 1;
+        let fits = |o: &Arc<ResourceObject>| match o.raw {
+            crate::resource::Raw::Buffer { size: s, .. } => s >= size,
+            _ => false,
+        };
+        if let Some(o) = self.staging_cache.iter().find(|o| idle(o) && fits(o)) {
+            return Ok(o.clone());
+        }
+        let alloc = size.max(64 << 10).next_power_of_two();
         let obj = create_buffer_object(
             self.dev(),
-            size,
+            alloc,
             BindFlags::empty(),
             MemoryLocation::CpuToGpu,
             "staging",
         )?;
         if obj.mapped.is_none() {
             return Err(PipeError::unsupported("staging memory is not host visible"));
+        }
+        if self.staging_cache.len() < CACHE {
+            self.staging_cache.push(obj.clone());
+        } else if let Some(slot) = self
+            .staging_cache
+            .iter_mut()
+            .filter(|o| idle(o))
+            .min_by_key(|o| match o.raw {
+                crate::resource::Raw::Buffer { size, .. } => size,
+                _ => 0,
+            })
+        {
+            *slot = obj.clone();
         }
         Ok(obj)
     }
