@@ -139,6 +139,12 @@ impl Batches {
         cell
     }
 
+    /// Fills `cell` with the value of the current batch when it is
+    /// submitted (`fence_server_signal`).
+    pub fn signal_on_submit(&mut self, cell: FenceCell) {
+        self.current.fences.push(cell);
+    }
+
     /// Makes the current batch wait for timeline `value` first.
     pub fn wait_for(&mut self, value: u64) {
         self.current.waits.push(value);

@@ -163,6 +163,11 @@ impl VkContext {
             };
             return Ok(());
         }
+        if img.samples != vk::SampleCountFlags::TYPE_1 {
+            // Buffer-to-image copies cannot write multisampled images: clear
+            // with the value converted from the native texel.
+            return self.clear_texture_msaa(res, &obj, level, layer, layers, bx, data);
+        }
         let b = t.format.block();
         let cols = (bx.width as u32).div_ceil(b.width.max(1)) as usize;
         let rows = (bx.height as u32).div_ceil(b.height.max(1)) as usize;
@@ -225,6 +230,101 @@ impl VkContext {
         };
         Ok(())
     }
+}
+
+impl VkContext {
+    /// `clear_texture` of a multisampled colour texture: the native texel
+    /// is converted to a clear value (floats for normalized and float
+    /// formats, integers for pure-integer ones); a whole level clears with
+    /// `vkCmdClearColorImage`, a box with a render-area clear.
+    #[allow(clippy::too_many_arguments)]
+    fn clear_texture_msaa(
+        &mut self,
+        res: &Resource,
+        obj: &Arc<ResourceObject>,
+        level: u32,
+        layer: u32,
+        layers: u32,
+        bx: &PipeBox,
+        data: &[u8],
+    ) -> PipeResult<()> {
+        let t = res.desc();
+        let f = t.format;
+        let img = *obj
+            .image()
+            .ok_or_else(|| PipeError::invalid("clear of a buffer"))?;
+        let unsupported = || PipeError::unsupported(format!("clear_texture of multisampled {f}"));
+        let v = if img.aspect.contains(vk::ImageAspectFlags::COLOR) {
+            let color = if f.is_pure_uint() {
+                format::unpack_rgba_u32(f, data).ok_or_else(unsupported)?
+            } else if f.is_pure_sint() {
+                format::unpack_rgba_i32(f, data)
+                    .ok_or_else(unsupported)?
+                    .map(|x| x as u32)
+            } else {
+                format::unpack_rgba_f32(f, data)
+                    .ok_or_else(unsupported)?
+                    .map(f32::to_bits)
+            };
+            PendingClear {
+                color,
+                depth: 0.0,
+                stencil: 0,
+                aspect: img.aspect,
+            }
+        } else {
+            PendingClear {
+                color: [0; 4],
+                depth: format::unpack_z_f32(f, data).unwrap_or(0.0),
+                stencil: u32::from(format::unpack_s_u8(f, data).unwrap_or(0)),
+                aspect: img.aspect,
+            }
+        };
+        let (w, h, _) = t.level_extent(level).unwrap_or((0, 0, 0));
+        let whole = bx.x == 0 && bx.y == 0 && bx.width as u32 == w && bx.height as u32 == h;
+        if whole {
+            for l in layer..layer + layers {
+                self.execute_clear(obj, level, l, &v)?;
+            }
+            return Ok(());
+        }
+        let key = crate::view::ViewKey {
+            view_type: if layers > 1 {
+                vk::ImageViewType::TYPE_2D_ARRAY
+            } else {
+                vk::ImageViewType::TYPE_2D
+            },
+            format: img.format,
+            swizzle: [vk::ComponentSwizzle::IDENTITY; 4],
+            aspect: img.aspect,
+            levels: (level, 1),
+            layers: (layer, layers),
+        };
+        let view = obj.views.get(obj, key)?;
+        let target = AttachmentTarget {
+            obj: obj.clone(),
+            view,
+            aspect: img.aspect,
+            level,
+            first_layer: layer,
+            layer_count: layers,
+        };
+        self.render_area_clear_target(
+            &target,
+            v,
+            (bx.x as u32, bx.y as u32, bx.width as u32, bx.height as u32),
+        )
+    }
+}
+
+/// What a render-area clear renders to.
+struct AttachmentTarget {
+    obj: Arc<ResourceObject>,
+    view: vk::ImageView,
+    aspect: vk::ImageAspectFlags,
+    level: u32,
+    first_layer: u32,
+    layer_count: u32,
 }
 
 // ---------------------------------------------------------------------------
@@ -461,9 +561,26 @@ impl VkContext {
         &mut self,
         surface: &Surface,
         v: PendingClear,
-        (x, y, w, h): (u32, u32, u32, u32),
+        rect: (u32, u32, u32, u32),
     ) -> PipeResult<()> {
         let s = vk_surface(surface)?;
+        let target = AttachmentTarget {
+            obj: s.obj.clone(),
+            view: s.view,
+            aspect: s.aspect,
+            level: s.level,
+            first_layer: s.first_layer,
+            layer_count: s.layer_count,
+        };
+        self.render_area_clear_target(&target, v, rect)
+    }
+
+    fn render_area_clear_target(
+        &mut self,
+        s: &AttachmentTarget,
+        v: PendingClear,
+        (x, y, w, h): (u32, u32, u32, u32),
+    ) -> PipeResult<()> {
         let obj = s.obj.clone();
         let color = s.aspect.contains(vk::ImageAspectFlags::COLOR);
         let (layout, a) = if color {

@@ -798,8 +798,18 @@ impl Context for VkContext {
         Ok(())
     }
     fn fence_server_signal(&mut self, fence: &Fence) -> PipeResult<()> {
-        crate::fence::fence_value(fence)?;
-        later("fence_server_signal (re-usable fences)", 6)
+        // A one-shot fence that has signalled stays signalled (spec); one
+        // that is still deferred becomes signalled by this context's next
+        // submission. Re-usable fences need an import path (fence fds),
+        // which pipe-core does not have yet.
+        if fence.desc().reusable {
+            return later("fence_server_signal on a re-usable fence", 6);
+        }
+        if crate::fence::fence_value(fence)?.is_none() {
+            self.batches
+                .signal_on_submit(crate::fence::fence_cell(fence)?);
+        }
+        Ok(())
     }
     fn texture_barrier(&mut self, _flags: TextureBarrierFlags) -> PipeResult<()> {
         // Accesses are tracked per resource, so the next draw's reads of a

@@ -40,6 +40,11 @@ fn payload(fence: &Fence) -> PipeResult<&VkFence> {
     fence.backend_or_err::<VkFence>("fence")
 }
 
+/// The fence's value cell.
+pub fn fence_cell(fence: &Fence) -> PipeResult<FenceCell> {
+    Ok(payload(fence)?.cell.clone())
+}
+
 /// The fence's timeline value (`None`: not submitted yet).
 pub fn fence_value(fence: &Fence) -> PipeResult<Option<u64>> {
     Ok(*payload(fence)?

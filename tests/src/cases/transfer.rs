@@ -1013,3 +1013,226 @@ both_paths!(
     "pipe.transfer.texture.depth_stencil_packing",
     depth_stencil_packing
 );
+
+/// "Using several contexts": a persistent coherent map is seen by another
+/// context with no unmap and no flush; a persistent (non-coherent) map is
+/// seen after memory_barrier(MAPPED_BUFFER), again with no flush.
+fn several_contexts_persistent(ctx: &mut TestContext, staging: bool) -> R {
+    use pipe_core::flags::BarrierFlags;
+    let mut e = env(ctx, staging)?;
+    let mut b = step("second context", e.screen.clone().context_create())?;
+    for (flags, map, barrier) in [
+        (
+            ResourceFlags::MAP_PERSISTENT | ResourceFlags::MAP_COHERENT,
+            MapFlags::WRITE | MapFlags::PERSISTENT | MapFlags::COHERENT,
+            false,
+        ),
+        (
+            ResourceFlags::MAP_PERSISTENT,
+            MapFlags::WRITE | MapFlags::PERSISTENT,
+            true,
+        ),
+    ] {
+        let pbuf = e.buffer(256, flags)?;
+        let dst = e.buffer(256, ResourceFlags::empty())?;
+        let mut t = step(
+            "persistent map (ctx A)",
+            e.ctx.transfer_map(&pbuf, 0, map, &PipeBox::range(0, 256)),
+        )?;
+        let data = pattern(256, if barrier { 130 } else { 131 });
+        t.write_bytes(0, &data)
+            .ok_or_else(|| Outcome::fail("write past the map"))?;
+        if barrier {
+            step(
+                "memory_barrier(MAPPED_BUFFER)",
+                e.ctx.memory_barrier(BarrierFlags::MAPPED_BUFFER),
+            )?;
+        }
+        // No flush of A. B uses the buffer.
+        step(
+            "copy in ctx B",
+            b.resource_copy_region(&dst, 0, 0, 0, 0, &pbuf, 0, &PipeBox::range(0, 256)),
+        )?;
+        let m = step(
+            "map in ctx B",
+            b.transfer_map(&dst, 0, MapFlags::READ, &PipeBox::range(0, 256)),
+        )?;
+        let got = m.to_vec();
+        step("unmap B", b.transfer_unmap(m))?;
+        expect_eq(
+            if barrier {
+                "persistent + barrier"
+            } else {
+                "persistent coherent"
+            },
+            &got,
+            &data,
+        )?;
+        step("unmap A", e.ctx.transfer_unmap(t))?;
+    }
+    Ok(())
+}
+both_paths!(
+    "pipe.context.several.persistent_maps",
+    several_contexts_persistent
+);
+
+/// fence_server_signal: a deferred fence is signalled by the signalling
+/// context's next submission; a consumer waits for it with
+/// fence_server_sync.
+fn fence_server_signal(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let mut consumer = step("second context", e.screen.clone().context_create())?;
+    let buf = e.buffer(64, ResourceFlags::empty())?;
+    step("clear", e.ctx.clear_buffer(&buf, 0, 64, &[3; 4]))?;
+    let f = step("flush DEFERRED", e.ctx.flush(FlushFlags::DEFERRED, true))?
+        .ok_or_else(|| Outcome::fail("no fence"))?;
+    step("fence_server_signal", e.ctx.fence_server_signal(&f))?;
+    step("flush", e.ctx.flush(FlushFlags::empty(), false))?;
+    if !step(
+        "fence_finish",
+        e.screen.fence_finish(None, &f, 5_000_000_000),
+    )? {
+        return Err(Outcome::fail("signalled fence did not complete"));
+    }
+    step("fence_server_sync", consumer.fence_server_sync(&f))?;
+    let m = step(
+        "consumer map",
+        consumer.transfer_map(&buf, 0, MapFlags::READ, &PipeBox::range(0, 64)),
+    )?;
+    let got = m.to_vec();
+    step("unmap", consumer.transfer_unmap(m))?;
+    expect_eq("consumer sees producer's clear", &got, &[3; 64])
+}
+both_paths!("pipe.flush.fence_server_signal", fence_server_signal);
+
+/// Every target, every sample count the device has, sRGB: create, write,
+/// read back.
+fn every_target(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let targets = [
+        (Target::Texture1D, 16, 1, 1, 1),
+        (Target::Texture1DArray, 16, 1, 1, 3),
+        (Target::Texture2D, 8, 8, 1, 1),
+        (Target::Texture2DArray, 8, 8, 1, 3),
+        (Target::TextureRect, 12, 5, 1, 1),
+        (Target::Texture3D, 4, 4, 4, 1),
+        (Target::TextureCube, 4, 4, 1, 6),
+        (Target::TextureCubeArray, 4, 4, 1, 12),
+    ];
+    for (target, w, h, d, layers) in targets {
+        for format in [
+            Format::R8G8B8A8Unorm,
+            Format::R8G8B8A8Srgb,
+            Format::R16G16B16A16Float,
+        ] {
+            let mut t = tex_template(target, format, w, h, d, layers, 1);
+            t.bind = BindFlags::SAMPLER_VIEW;
+            let tex = e.texture(&t)?;
+            let nz = t.level_layers(0).unwrap_or(1);
+            let bx = PipeBox::new(0, 0, 0, w as i32, h as i32, nz as i32);
+            let data = pattern((w * h * nz * format.block_size_bytes()) as usize, 140);
+            e.write_texture(&tex, 0, &bx, &data)?;
+            expect_eq(
+                &format!("{} {format}", target.name()),
+                &e.read_texture(&tex, 0, &bx)?,
+                &data,
+            )?;
+        }
+    }
+    let counts = e.screen.caps().framebuffer_color_sample_counts;
+    for samples in [2u32, 4, 8, 16, 32] {
+        if counts & samples == 0 {
+            continue;
+        }
+        let mut t = tex_template(Target::Texture2D, Format::R8G8B8A8Unorm, 4, 4, 1, 1, 1);
+        t.bind = BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW;
+        t.nr_samples = samples;
+        let tex = e.texture(&t)?;
+        let clear = [1u8, 2, 3, 4];
+        step(
+            "clear_texture",
+            e.ctx
+                .clear_texture(&tex, 0, &PipeBox::rect(0, 0, 4, 4), &clear),
+        )?;
+        expect_eq(
+            &format!("{samples}x"),
+            &e.read_texture(&tex, 0, &PipeBox::rect(0, 0, 4, 4))?,
+            &clear.repeat(16),
+        )?;
+        let part = [9u8, 8, 7, 6];
+        step(
+            "clear_texture box",
+            e.ctx
+                .clear_texture(&tex, 0, &PipeBox::rect(1, 1, 2, 2), &part),
+        )?;
+        let mut want = clear.repeat(16);
+        for (x, y) in [(1, 1), (2, 1), (1, 2), (2, 2)] {
+            let i = (y * 4 + x) * 4;
+            want[i..i + 4].copy_from_slice(&part);
+        }
+        expect_eq(
+            &format!("{samples}x box"),
+            &e.read_texture(&tex, 0, &PipeBox::rect(0, 0, 4, 4))?,
+            &want,
+        )?;
+    }
+    Ok(())
+}
+both_paths!("pipe.resource.every_target", every_target);
+
+/// sRGB: a clear value is linear and stored encoded.
+fn srgb_clear(ctx: &mut TestContext, staging: bool) -> R {
+    use pipe_core::state::ColorUnion;
+    use pipe_core::view::SurfaceTemplate;
+    let mut e = env(ctx, staging)?;
+    let mut t = tex_template(Target::Texture2D, Format::R8G8B8A8Srgb, 4, 4, 1, 1, 1);
+    t.bind = BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW;
+    let tex = e.texture(&t)?;
+    let s = step(
+        "surface",
+        e.ctx.create_surface(
+            &tex,
+            &SurfaceTemplate {
+                format: t.format,
+                level: 0,
+                first_layer: 0,
+                last_layer: 0,
+            },
+        ),
+    )?;
+    let lin = [0.5f32, 0.214_041, 1.0, 0.5];
+    step(
+        "clear",
+        e.ctx
+            .clear_render_target(&s, &ColorUnion::from_f32(lin), 0, 0, 4, 4, false),
+    )?;
+    // sRGB encode (the Vulkan spec's formula), alpha stays linear.
+    let enc = |c: f32| {
+        let v = if c <= 0.003_130_8 {
+            c * 12.92
+        } else {
+            1.055 * c.powf(1.0 / 2.4) - 0.055
+        };
+        (v * 255.0).round() as u8
+    };
+    let want = [
+        enc(lin[0]),
+        enc(lin[1]),
+        enc(lin[2]),
+        (lin[3] * 255.0).round() as u8,
+    ];
+    let got = e.read_texture(&tex, 0, &PipeBox::rect(0, 0, 4, 4))?;
+    for (i, px) in got.chunks(4).enumerate() {
+        for c in 0..4 {
+            if px[c].abs_diff(want[c]) > 1 {
+                return Err(Outcome::fail(format!(
+                    "texel {i} channel {c}: {} vs {}",
+                    px[c], want[c]
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+both_paths!("pipe.clear.render_target.srgb_encodes", srgb_clear);
