@@ -86,6 +86,16 @@ fn run(cli: Cli) -> Result<(), String> {
     };
     let screen = VkScreen::new(&opts).map_err(|e| e.to_string())?;
     print_caps(&*screen);
+    println!("\nMemory heaps (usage / budget / size):");
+    for h in screen.memory_budget() {
+        println!(
+            "  heap {}: {} / {} / {} MiB",
+            h.heap,
+            h.usage >> 20,
+            h.budget >> 20,
+            h.size >> 20
+        );
+    }
     println!("\nEnabled device extensions:");
     for e in screen.enabled_extensions() {
         println!("    {e}");
