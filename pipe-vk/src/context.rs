@@ -223,6 +223,11 @@ impl VkContext {
         self.clear_stats
     }
 
+    /// Number of Vulkan image views cached on `resource`'s image.
+    pub fn cached_view_count(&self, resource: &Resource) -> PipeResult<usize> {
+        Ok(crate::resource::vk_resource(resource)?.obj().views.len())
+    }
+
     /// Slices of `resource` with a deferred clear pending.
     pub fn pending_clears(&self, resource: &Resource) -> PipeResult<usize> {
         let obj = crate::resource::vk_resource(resource)?.obj();

@@ -197,3 +197,53 @@ fn no_leaks_after_a_workload() {
         "validation messages (leaks included): {msgs:#?}"
     );
 }
+
+/// Views are cached per image: equal templates share one VkImageView, a
+/// different format, swizzle or range makes another.
+#[test]
+fn image_views_are_cached() {
+    use pipe_core::resource::BindFlags;
+    use pipe_core::view::{SamplerViewTemplate, SurfaceTemplate, Swizzle};
+    use pipe_core::{Context, Format, ResourceTemplate, Screen};
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    debug::take_messages();
+    {
+        let screen = screen_v();
+        let mut ctx = screen.create_vk_context().expect("context");
+        let mut t = ResourceTemplate::texture_2d(
+            Format::R8G8B8A8Unorm,
+            8,
+            8,
+            BindFlags::SAMPLER_VIEW | BindFlags::RENDER_TARGET,
+        );
+        t.last_level = 2;
+        let tex = screen.resource_create(&t).unwrap();
+        let whole = SamplerViewTemplate::whole(&t);
+        let v1 = ctx.create_sampler_view(&tex, &whole).unwrap();
+        let v2 = ctx.create_sampler_view(&tex, &whole).unwrap();
+        assert_eq!(
+            ctx.cached_view_count(&tex).unwrap(),
+            1,
+            "equal views share one VkImageView"
+        );
+        let mut swz = whole;
+        swz.swizzle = [Swizzle::W, Swizzle::Z, Swizzle::Y, Swizzle::X];
+        let v3 = ctx.create_sampler_view(&tex, &swz).unwrap();
+        let mut srgb = whole;
+        srgb.format = Format::R8G8B8A8Srgb;
+        let v4 = ctx.create_sampler_view(&tex, &srgb).unwrap();
+        assert_eq!(ctx.cached_view_count(&tex).unwrap(), 3);
+        let st = SurfaceTemplate {
+            format: t.format,
+            level: 1,
+            first_layer: 0,
+            last_layer: 0,
+        };
+        let s1 = ctx.create_surface(&tex, &st).unwrap();
+        let s2 = ctx.create_surface(&tex, &st).unwrap();
+        assert_eq!(ctx.cached_view_count(&tex).unwrap(), 4);
+        drop((v1, v2, v3, v4, s1, s2));
+    }
+    let msgs = debug::take_messages();
+    assert!(msgs.is_empty(), "validation messages: {msgs:#?}");
+}

@@ -538,3 +538,56 @@ fn sampler_views(ctx: &mut TestContext, staging: bool) -> R {
     Ok(())
 }
 both_paths!("pipe.view.sampler.create", sampler_views);
+
+/// A combined depth/stencil surface: clear depth and stencil separately
+/// (each keeps the other aspect), then together, and read both back
+/// through the Z24S8 packing.
+fn combined_depth_stencil(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let f = Format::Z24UnormS8Uint;
+    if !e
+        .screen
+        .is_format_supported(f, Target::Texture2D, 1, 1, BindFlags::DEPTH_STENCIL)
+    {
+        return Err(Outcome::skip("Z24S8 is not a depth/stencil format here"));
+    }
+    let tex = e.texture(&rt(f, Target::Texture2D, 4, 4, 1, BindFlags::DEPTH_STENCIL))?;
+    let s = surface(&mut e, &tex, 0, 0, 0)?;
+    let texel = |z: f64, st: u32| -> [u8; 4] {
+        // Z24: round(z * (2^24 - 1)).
+        let zi = (z * f64::from(0x00ff_ffffu32)).round() as u32;
+        (zi | (st << 24)).to_le_bytes()
+    };
+    step(
+        "both",
+        e.ctx
+            .clear_depth_stencil(&s, ClearFlags::DEPTHSTENCIL, 1.0, 0x11, 0, 0, 4, 4, false),
+    )?;
+    step(
+        "depth only",
+        e.ctx
+            .clear_depth_stencil(&s, ClearFlags::DEPTH, 0.5, 0, 0, 0, 2, 4, false),
+    )?;
+    step(
+        "stencil only",
+        e.ctx
+            .clear_depth_stencil(&s, ClearFlags::STENCIL, 0.0, 0x7f, 0, 2, 4, 2, false),
+    )?;
+    let mut want = Vec::new();
+    for y in 0..4 {
+        for x in 0..4 {
+            let z = if x < 2 { 0.5 } else { 1.0 };
+            let st = if y >= 2 { 0x7f } else { 0x11 };
+            want.extend_from_slice(&texel(z, st));
+        }
+    }
+    expect_eq(
+        "Z24S8",
+        &e.read_texture(&tex, 0, &PipeBox::rect(0, 0, 4, 4))?,
+        &want,
+    )
+}
+both_paths!(
+    "pipe.clear.depth_stencil.combined_aspects",
+    combined_depth_stencil
+);
