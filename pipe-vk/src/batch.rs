@@ -38,6 +38,9 @@ pub struct Batch {
     waits: Vec<u64>,
     /// Whether any command was recorded.
     pub has_work: bool,
+    /// Pipelines to destroy when the batch retires (their CSOs died while
+    /// the batch might still use them).
+    pipelines: Vec<vk::Pipeline>,
 }
 
 /// The batches of one context.
@@ -81,6 +84,7 @@ fn new_batch(dev: &DeviceShared) -> PipeResult<Batch> {
         fences: Vec::new(),
         waits: Vec::new(),
         has_work: false,
+        pipelines: Vec::new(),
     })
 }
 
@@ -242,6 +246,7 @@ impl Batches {
                 self.destroy(b);
                 continue;
             }
+            self.destroy_pipelines(&mut b);
             b.refs.clear();
             b.ref_set.clear();
             b.waits.clear();
@@ -259,9 +264,23 @@ impl Batches {
         Ok(())
     }
 
-    fn destroy(&self, b: Batch) {
+    fn destroy(&self, mut b: Batch) {
+        self.destroy_pipelines(&mut b);
         // SAFETY: the batch is not executing (retired or never submitted).
         unsafe { self.dev.raw().destroy_command_pool(b.pool, None) };
+    }
+
+    fn destroy_pipelines(&self, b: &mut Batch) {
+        for p in b.pipelines.drain(..) {
+            // SAFETY: the batch that could use the pipeline has retired (or
+            // never ran).
+            unsafe { self.dev.raw().destroy_pipeline(p, None) };
+        }
+    }
+
+    /// Destroys `p` once the current batch retires.
+    pub fn defer_destroy_pipeline(&mut self, p: vk::Pipeline) {
+        self.current.pipelines.push(p);
     }
 }
 
@@ -283,6 +302,7 @@ impl Drop for Batches {
                 fences: Vec::new(),
                 waits: Vec::new(),
                 has_work: false,
+                pipelines: Vec::new(),
             },
         );
         for o in &cur.refs {

@@ -63,16 +63,19 @@
 use std::sync::Arc;
 
 use ash::vk;
+use gpu_allocator::MemoryLocation;
 use pipe_core::blit::{BlitInfo, BlitSurface};
 use pipe_core::flags::BlitMask;
 use pipe_core::format::Colorspace;
-use pipe_core::resource::{ResourceTemplate, Target};
+use pipe_core::resource::{BindFlags, ResourceTemplate, Target};
 use pipe_core::state::{ScissorState, TexFilter};
 use pipe_core::{Format, PipeError, PipeResult, Resource};
 
 use crate::context::VkContext;
 use crate::format::{aspect_mask, emulated, vk_format, vk_format_or_emulated, EmulationKind};
-use crate::resource::{create_object, vk_resource, ImageInfo, ResourceObject};
+use crate::resource::{
+    create_buffer_object, create_object, vk_resource, ImageInfo, ResourceObject,
+};
 use crate::sync::{access, Access};
 
 /// The error for everything a transfer command cannot do.
@@ -90,14 +93,39 @@ enum Op {
     Resolve,
 }
 
+/// How a blit reaches its destination.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Route {
+    /// `op` from the source to the destination.
+    Direct,
+    /// Resolve into a single-sampled temporary image, then `op` from it.
+    ResolveFirst,
+    /// Copy the source box into a temporary image, then `op` from it (the
+    /// source and destination share a subresource).
+    CopyFirst,
+    /// Copy the source layers into a temporary 3D image, then `op` (a blit
+    /// into a 3D image) from it: a blit between a 3D image and array layers
+    /// other than layer 0 is not legal (VUID-vkCmdBlitImage-srcImage-00240).
+    SourceAs3d,
+    /// `op` (a blit from a 3D image) into a temporary 3D image, then copy its
+    /// slices into the destination layers (same reason).
+    DestAs3d,
+    /// One aspect of a combined depth/stencil format, 1:1: image → buffer →
+    /// image, the buffer copies being the transfers that honour a single
+    /// aspect everywhere (lavapipe's image copies and blits copy whole
+    /// texels whatever the aspect mask says).
+    Bounce,
+    /// One aspect, scaled or flipped: blit both aspects into a temporary
+    /// image, then bounce the one aspect from there.
+    BlitThenBounce,
+}
+
 /// What a blit will record.
 #[derive(Clone, Copy, Debug)]
 struct Plan {
     op: Op,
     aspect: vk::ImageAspectFlags,
-    /// Resolve the source into a single-sampled temporary image first, then
-    /// do `op` from it.
-    resolve_first: bool,
+    route: Route,
 }
 
 /// One side of a blit: the image, level and box in Vulkan terms.
@@ -235,16 +263,17 @@ impl Side {
     }
 
     /// The template of a temporary image holding this side's box, with
-    /// `samples` samples.
-    fn temp_template(&self, samples: u32) -> PipeResult<ResourceTemplate> {
+    /// `samples` samples, as a 3D image when `as3d`.
+    fn temp_template(&self, samples: u32, as3d: bool) -> PipeResult<ResourceTemplate> {
         let dim = |a: usize| {
             u32::try_from(self.extent(a))
                 .map_err(|_| PipeError::invalid("blit: box too large for a temporary image"))
         };
         let (w, h, n) = (dim(0)?, dim(1)?, dim(2)?);
         let mut t = self.desc.clone();
+        let is3d = as3d || self.is3d();
         t.target = match self.desc.target {
-            Target::Texture3D => Target::Texture3D,
+            _ if is3d => Target::Texture3D,
             Target::Texture1D | Target::Texture1DArray if n > 1 => Target::Texture1DArray,
             Target::Texture1D | Target::Texture1DArray => Target::Texture1D,
             _ if n > 1 => Target::Texture2DArray,
@@ -252,8 +281,8 @@ impl Side {
         };
         t.width0 = w;
         t.height0 = if self.is1d() { 1 } else { h };
-        t.depth0 = if self.is3d() { n } else { 1 };
-        t.array_size = if self.is3d() { 1 } else { n };
+        t.depth0 = if is3d { n } else { 1 };
+        t.array_size = if is3d { 1 } else { n };
         t.last_level = 0;
         t.nr_samples = if samples > 1 { samples } else { 0 };
         t.nr_storage_samples = 0;
@@ -320,6 +349,29 @@ fn conversion_matches(sf: Format, df: Format) -> bool {
         (Some(a), Some(b)) => a == b,
         _ => false,
     }
+}
+
+/// Bytes per texel of one aspect of a depth/stencil format in a buffer.
+fn aspect_bytes(f: vk::Format, aspect: vk::ImageAspectFlags) -> Option<u64> {
+    use vk::Format as F;
+    if aspect == vk::ImageAspectFlags::STENCIL {
+        return matches!(
+            f,
+            F::S8_UINT | F::D16_UNORM_S8_UINT | F::D24_UNORM_S8_UINT | F::D32_SFLOAT_S8_UINT
+        )
+        .then_some(1);
+    }
+    if aspect == vk::ImageAspectFlags::DEPTH {
+        return match f {
+            F::D16_UNORM | F::D16_UNORM_S8_UINT => Some(2),
+            F::X8_D24_UNORM_PACK32
+            | F::D24_UNORM_S8_UINT
+            | F::D32_SFLOAT
+            | F::D32_SFLOAT_S8_UINT => Some(4),
+            _ => None,
+        };
+    }
+    None
 }
 
 /// Whether a NEAREST blit of `f` to itself returns the stored bits.
@@ -422,23 +474,69 @@ impl VkContext {
         Ok(())
     }
 
-    /// Chooses the command for a blit, or refuses; `None`: nothing to write.
+    /// Chooses the commands for a blit, or refuses; `None`: nothing to
+    /// write.
     fn plan(&self, s: &Side, d: &Side, info: &BlitInfo) -> PipeResult<Option<Plan>> {
-        if !s.is3d() || !d.is3d() {
-            if s.extent(2) != d.extent(2) {
-                return Err(shader_blit(format!(
-                    "a blit between {} and {} layers",
-                    s.extent(2),
-                    d.extent(2)
-                )));
-            }
+        if (!s.is3d() || !d.is3d()) && s.extent(2) != d.extent(2) {
+            return Err(shader_blit(format!(
+                "a blit between {} and {} layers",
+                s.extent(2),
+                d.extent(2)
+            )));
         }
         let one_to_one = (0..3).all(|a| s.extent(a) == d.extent(a));
         let flipped = (0..3).any(|a| s.flipped(a) || d.flipped(a));
-        if info.mask.intersects(BlitMask::ZS) {
-            return self.plan_zs(s, d, info, one_to_one && !flipped);
+        let plan = if info.mask.intersects(BlitMask::ZS) {
+            self.plan_zs(s, d, info, one_to_one, flipped)?
+        } else {
+            self.plan_color(s, d, info, one_to_one, flipped)?
+        };
+        match plan {
+            Some(p) if p.route == Route::Direct => Ok(Some(Plan {
+                route: self.route(s, d, p.op)?,
+                ..p
+            })),
+            other => Ok(other),
         }
-        self.plan_color(s, d, info, one_to_one, flipped)
+    }
+
+    /// How one command from `s` to `d` is recorded: directly, or staged
+    /// through a temporary image.
+    fn route(&self, s: &Side, d: &Side, op: Op) -> PipeResult<Route> {
+        if matches!(op, Op::Blit(_)) && s.is3d() != d.is3d() {
+            let layered = if s.is3d() { d } else { s };
+            if layered.layers() != (0, 1) {
+                let legal = if s.is3d() {
+                    let t = self.virtual_temp(d, 1, true)?;
+                    self.copy_legal(&t.normalized(), &d.normalized())
+                } else {
+                    let t = self.virtual_temp(s, 1, true)?;
+                    self.copy_legal(&s.normalized(), &t.normalized())
+                };
+                if !legal {
+                    return Err(shader_blit(format!(
+                        "a scaled blit between a 3D image and layers of a {} image",
+                        layered.desc.target.name()
+                    )));
+                }
+                return Ok(if s.is3d() {
+                    Route::DestAs3d
+                } else {
+                    Route::SourceAs3d
+                });
+            }
+        }
+        if same_subresource(s, d) {
+            let both = vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST;
+            if !s.img.usage.contains(both) {
+                return Err(shader_blit(format!(
+                    "a blit within one subresource of {}",
+                    s.desc.format
+                )));
+            }
+            return Ok(Route::CopyFirst);
+        }
+        Ok(Route::Direct)
     }
 
     fn plan_zs(
@@ -446,7 +544,8 @@ impl VkContext {
         s: &Side,
         d: &Side,
         info: &BlitInfo,
-        straight_copy: bool,
+        one_to_one: bool,
+        flipped: bool,
     ) -> PipeResult<Option<Plan>> {
         let zs = vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL;
         if !s.img.aspect.intersects(zs) || !d.img.aspect.intersects(zs) {
@@ -469,24 +568,44 @@ impl VkContext {
                 s.desc.format, d.desc.format
             )));
         }
-        if straight_copy && self.copy_legal(s, d) {
-            return Ok(Some(Plan {
-                op: Op::Copy,
-                aspect,
-                resolve_first: false,
-            }));
+        let plan = |op, route| Ok(Some(Plan { op, aspect, route }));
+        // Vulkan blits depth/stencil with NEAREST only (VUID-vkCmdBlitImage-
+        // srcImage-00232); Gallium frontends (GL) never filter depth either.
+        let nearest = Op::Blit(vk::Filter::NEAREST);
+        if aspect != s.img.aspect {
+            // One aspect of a combined format.
+            if s.samples() > 1 || d.samples() > 1 || s.is3d() || d.is3d() {
+                return Err(shader_blit(
+                    "one aspect of a multisampled or 3D depth/stencil image",
+                ));
+            }
+            let transfer = self.optimal_features(s.img.format).contains(
+                vk::FormatFeatureFlags::TRANSFER_SRC | vk::FormatFeatureFlags::TRANSFER_DST,
+            );
+            let both = vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST;
+            if !transfer || !s.img.usage.contains(both) || !d.img.usage.contains(both) {
+                return Err(shader_blit(format!(
+                    "one aspect of {} (no transfer usage)",
+                    s.desc.format
+                )));
+            }
+            if aspect_bytes(s.img.format, aspect).is_none() {
+                return Err(shader_blit(format!("one aspect of {}", s.desc.format)));
+            }
+            if one_to_one && !flipped {
+                return plan(Op::Copy, Route::Bounce);
+            }
+            self.blit_legal(s, d, vk::Filter::NEAREST)?;
+            return plan(nearest, Route::BlitThenBounce);
+        }
+        if one_to_one && !flipped && self.copy_legal(s, d) {
+            return plan(Op::Copy, Route::Direct);
         }
         if s.samples() > 1 && d.samples() == 1 {
             return Err(shader_blit("a multisampled depth/stencil resolve"));
         }
-        // Vulkan blits depth/stencil with NEAREST only (VUID-vkCmdBlitImage-
-        // srcImage-00232); Gallium frontends (GL) never filter depth either.
         self.blit_legal(s, d, vk::Filter::NEAREST)?;
-        Ok(Some(Plan {
-            op: Op::Blit(vk::Filter::NEAREST),
-            aspect,
-            resolve_first: false,
-        }))
+        plan(nearest, Route::Direct)
     }
 
     fn plan_color(
@@ -525,7 +644,7 @@ impl VkContext {
             Ok(Some(Plan {
                 op,
                 aspect: color,
-                resolve_first: false,
+                route: Route::Direct,
             }))
         };
         if one_to_one && !flipped && same_bits && self.copy_legal(s, d) {
@@ -552,7 +671,7 @@ impl VkContext {
                 }
                 // Resolve into a single-sampled image of the source's format
                 // (a legal resolve target: the source is renderable), then
-                // blit from there.
+                // one command from there.
                 if !sf.contains(vk::FormatFeatureFlags::COLOR_ATTACHMENT)
                     || !s.img.usage.contains(
                         vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST,
@@ -560,11 +679,16 @@ impl VkContext {
                 {
                     return Err(shader_blit(format!("a resolve of {}", s.desc.format)));
                 }
-                let tmp = self.virtual_temp(s)?;
-                let inner = self.plan_color(&tmp, d, info, one_to_one, flipped)?;
-                return Ok(inner.map(|p| Plan {
-                    resolve_first: true,
-                    ..p
+                let tmp = self.virtual_temp(s, 1, false)?;
+                let Some(inner) = self.plan_color(&tmp, d, info, one_to_one, flipped)? else {
+                    return Ok(None);
+                };
+                if inner.route != Route::Direct || self.route(&tmp, d, inner.op)? != Route::Direct {
+                    return Err(shader_blit("a resolve into layers of a 3D image"));
+                }
+                return Ok(Some(Plan {
+                    route: Route::ResolveFirst,
+                    ..inner
                 }));
             }
             _ => return Err(shader_blit("a blit into a multisampled image")),
@@ -602,12 +726,12 @@ impl VkContext {
         plan(Op::Blit(filter))
     }
 
-    /// The side a single-sampled temporary copy of `s`'s box would be
-    /// (for planning; nothing is created).
-    fn virtual_temp(&self, s: &Side) -> PipeResult<Side> {
-        let t = s.temp_template(1)?;
+    /// The side a temporary copy of `s`'s box would be (for planning;
+    /// nothing is created): `samples` samples, 3D when `as3d`.
+    fn virtual_temp(&self, s: &Side, samples: u32, as3d: bool) -> PipeResult<Side> {
+        let t = s.temp_template(samples, as3d)?;
         let img = ImageInfo {
-            samples: vk::SampleCountFlags::TYPE_1,
+            samples: vk::SampleCountFlags::from_raw(samples.max(1)),
             layers: t.array_size,
             levels: 1,
             ..s.img
@@ -615,19 +739,22 @@ impl VkContext {
         Ok(s.in_temp(s.obj.clone(), img, t))
     }
 
-    /// Creates a temporary image for `s`'s box with `samples` samples.
-    fn temp_image(&mut self, s: &Side, samples: u32) -> PipeResult<Side> {
-        let t = s.temp_template(samples)?;
-        let obj = create_object(self.dev(), &t, 0)?;
+    /// Creates the image of a side made by `virtual_temp`.
+    fn realize(&mut self, v: &Side) -> PipeResult<Side> {
+        let obj = create_object(self.dev(), &v.desc, 0)?;
         let img = *obj
             .image()
             .ok_or_else(|| PipeError::invalid("blit: temporary image is a buffer"))?;
-        if img.format != s.img.format {
+        if img.format != v.img.format || img.usage != v.img.usage {
             return Err(PipeError::unsupported(
-                "blit: the temporary image has another Vulkan format",
+                "blit: the temporary image differs from the planned one",
             ));
         }
-        Ok(s.in_temp(obj, img, t))
+        Ok(Side {
+            obj,
+            img,
+            ..v.clone()
+        })
     }
 
     pub(crate) fn do_blit(&mut self, info: &BlitInfo) -> PipeResult<()> {
@@ -671,28 +798,127 @@ impl VkContext {
         let Some(plan) = self.plan(&src, &dst, info)? else {
             return Ok(());
         };
-        if plan.resolve_first {
-            let tmp = self.temp_image(&src, 1)?;
-            self.record(
-                Op::Resolve,
-                &src.normalized(),
-                &tmp.normalized(),
-                plan.aspect,
-            )?;
-            src = tmp;
-        } else if same_subresource(&src, &dst) {
-            let both = vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST;
-            if !src.img.usage.contains(both) {
-                return Err(shader_blit(format!(
-                    "a blit within one subresource of {}",
-                    src.desc.format
-                )));
+        let (op, aspect) = (plan.op, plan.aspect);
+        { use std::io::Write; if let Ok(mut f) = std::fs::OpenOptions::new().append(true).create(true).open("/tmp/blitdbg.txt") { let _ = writeln!(f, "{} {:?} {:?} {:?}", std::env::var("BLITT").unwrap_or_default(), plan.route, op, aspect); } }
+        // Temporary images are created before anything is recorded, so that
+        // a failure leaves the destination untouched.
+        match plan.route {
+            Route::Direct => self.record(op, &src, &dst, aspect),
+            Route::ResolveFirst => {
+                let t = self.realize(&self.virtual_temp(&src, 1, false)?)?;
+                let color = vk::ImageAspectFlags::COLOR;
+                self.record(Op::Resolve, &src.normalized(), &t.normalized(), color)?;
+                self.record(op, &t, &dst, aspect)
             }
-            let tmp = self.temp_image(&src, src.samples())?;
-            self.record(Op::Copy, &src.normalized(), &tmp.normalized(), plan.aspect)?;
-            src = tmp;
+            Route::CopyFirst | Route::SourceAs3d => {
+                let (samples, as3d) = if plan.route == Route::CopyFirst {
+                    (src.samples(), false)
+                } else {
+                    (1, true)
+                };
+                let t = self.realize(&self.virtual_temp(&src, samples, as3d)?)?;
+                self.record(Op::Copy, &src.normalized(), &t.normalized(), aspect)?;
+                self.record(op, &t, &dst, aspect)
+            }
+            Route::DestAs3d => {
+                let t = self.realize(&self.virtual_temp(&dst, 1, true)?)?;
+                self.record(op, &src, &t, aspect)?;
+                self.record(Op::Copy, &t.normalized(), &dst.normalized(), aspect)
+            }
+            Route::Bounce => self.bounce(&src, &dst, aspect),
+            Route::BlitThenBounce => {
+                let t = self.realize(&self.virtual_temp(&dst, 1, false)?)?;
+                let all = t.img.aspect;
+                self.record(op, &src, &t, all)?;
+                self.bounce(&t.normalized(), &dst.normalized(), aspect)
+            }
         }
-        self.record(plan.op, &src, &dst, plan.aspect)
+    }
+
+    /// Copies one aspect of `s`'s box to `d`'s (1:1, unflipped) through a
+    /// buffer.
+    fn bounce(&mut self, s: &Side, d: &Side, aspect: vk::ImageAspectFlags) -> PipeResult<()> {
+        let bytes = aspect_bytes(s.img.format, aspect)
+            .ok_or_else(|| shader_blit(format!("one aspect of {}", s.desc.format)))?;
+        let regions = regions(s, d, aspect)?;
+        let mut to_buffer = Vec::with_capacity(regions.len());
+        let mut from_buffer = Vec::with_capacity(regions.len());
+        let mut size = 0u64;
+        for r in &regions {
+            let c = to_copy(r);
+            let at = |sub, offset| vk::BufferImageCopy {
+                buffer_offset: size,
+                buffer_row_length: 0,
+                buffer_image_height: 0,
+                image_subresource: sub,
+                image_offset: offset,
+                image_extent: c.extent,
+            };
+            to_buffer.push(at(c.src_subresource, c.src_offset));
+            from_buffer.push(at(c.dst_subresource, c.dst_offset));
+            let texels = u64::from(c.extent.width)
+                * u64::from(c.extent.height)
+                * u64::from(c.extent.depth)
+                * u64::from(c.src_subresource.layer_count);
+            // Depth/stencil buffer offsets must be multiples of 4.
+            size = size
+                .checked_add((texels * bytes).next_multiple_of(4))
+                .ok_or(PipeError::OutOfMemory)?;
+        }
+        let buf = create_buffer_object(
+            self.dev(),
+            size,
+            BindFlags::empty(),
+            MemoryLocation::GpuOnly,
+            "blit aspect bounce",
+        )?;
+        let raw = buf.buffer().ok_or(PipeError::OutOfMemory)?;
+        let (sl, sn) = s.layers();
+        let (dl, dn) = d.layers();
+        let src_layout = vk::ImageLayout::TRANSFER_SRC_OPTIMAL;
+        let dst_layout = vk::ImageLayout::TRANSFER_DST_OPTIMAL;
+        self.use_image(
+            &s.obj,
+            s.level,
+            sl,
+            sn,
+            access::TRANSFER_READ,
+            false,
+            src_layout,
+            false,
+        );
+        self.use_buffer(&buf, access::TRANSFER_WRITE, true);
+        let cmd = self.cmd();
+        // SAFETY: recording; the source is in TRANSFER_SRC_OPTIMAL; the
+        // regions name one aspect and lie in the image and the buffer.
+        unsafe {
+            self.dev()
+                .raw()
+                .cmd_copy_image_to_buffer(cmd, s.img.image, src_layout, raw, &to_buffer)
+        };
+        self.use_buffer(&buf, access::TRANSFER_READ, false);
+        self.use_image(
+            &d.obj,
+            d.level,
+            dl,
+            dn,
+            access::TRANSFER_WRITE,
+            true,
+            dst_layout,
+            false,
+        );
+        let cmd = self.cmd();
+        // SAFETY: as above, for the destination in TRANSFER_DST_OPTIMAL.
+        unsafe {
+            self.dev().raw().cmd_copy_buffer_to_image(
+                cmd,
+                raw,
+                d.img.image,
+                dst_layout,
+                &from_buffer,
+            )
+        };
+        Ok(())
     }
 
     /// Records `op` from `s`'s box to `d`'s with the access declarations.
@@ -797,11 +1023,12 @@ impl VkContext {
         let (first, count) = if is3d {
             (0, 1)
         } else {
-            (first_layer, last_layer - first_layer + 1)
+            let count = (last_layer - first_layer).saturating_add(1);
+            if first_layer.saturating_add(count) > img.layers {
+                return Err(PipeError::invalid("generate_mipmap: layers out of range"));
+            }
+            (first_layer, count)
         };
-        if !is3d && first + count > img.layers {
-            return Err(PipeError::invalid("generate_mipmap: layers out of range"));
-        }
         for level in base_level..last_level {
             let size = |l: u32| -> PipeResult<vk::Offset3D> {
                 let (w, h, d) = t

@@ -390,6 +390,25 @@ impl DeferredClears {
     pub fn pending(&self) -> usize {
         self.values.len()
     }
+
+    /// The pending clear of one slice.
+    pub fn value(&self, level: u32, layer: u32) -> Option<PendingClear> {
+        self.values.get(&(level, layer)).copied()
+    }
+
+    /// Applies `op` to a range of slices and forgets their pending values.
+    pub fn apply(
+        &mut self,
+        level: u32,
+        layers: std::ops::Range<u32>,
+        op: AuxOp,
+    ) -> Result<(), pipe_core::aux::AuxError> {
+        self.map.apply_op(level..level + 1, layers.clone(), op)?;
+        for l in layers {
+            self.values.remove(&(level, l));
+        }
+        Ok(())
+    }
 }
 
 /// Counters of clear work, for tests ("two clears in a row cost one").
@@ -403,6 +422,8 @@ pub struct ClearStats {
     pub discarded: u64,
     /// Clears done immediately through a render-area load op.
     pub render_area: u64,
+    /// Pending clears carried out by a draw's CLEAR load op.
+    pub load_op: u64,
 }
 
 impl VkContext {

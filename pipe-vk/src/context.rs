@@ -64,6 +64,11 @@ pub struct BoundState {
 pub struct ContextStats {
     /// `DISCARD_WHOLE_RESOURCE` maps that renamed a busy buffer.
     pub renames: u64,
+    /// Draws recorded.
+    pub draws: u64,
+    /// Pipelines looked up and created.
+    pub pipeline_lookups: u64,
+    pub pipelines_created: u64,
 }
 
 /// The Vulkan context.
@@ -76,6 +81,12 @@ pub struct VkContext {
     pub(crate) clear_stats: crate::clear::ClearStats,
     pub(crate) uploaders: [crate::upload::UploadRing; 2],
     pub(crate) staging_cache: Vec<Arc<ResourceObject>>,
+    pub(crate) rendering: bool,
+    pub(crate) pipelines: crate::pipeline::PipelineCache,
+    pub(crate) modules: crate::shader::ModuleCache,
+    pub(crate) ubos: [[Option<crate::draw::UboBinding>; MAX_CONSTANT_BUFFERS]; 6],
+    pub(crate) dummy: Option<Arc<ResourceObject>>,
+    pub(crate) push_descriptor: ash::khr::push_descriptor::Device,
     blend: CsoTable<BlendState>,
     sampler: CsoTable<SamplerState>,
     rasterizer: CsoTable<RasterizerState>,
@@ -91,6 +102,9 @@ pub struct VkContext {
 impl VkContext {
     pub(crate) fn new(screen: Arc<VkScreen>, id: u64) -> PipeResult<Self> {
         let batches = Batches::new(screen.shared().clone(), id)?;
+        let dev = screen.shared().clone();
+        let pipelines = crate::pipeline::PipelineCache::new(&dev)?;
+        let push_descriptor = ash::khr::push_descriptor::Device::new(&dev.instance.raw, dev.raw());
         Ok(VkContext {
             screen,
             id,
@@ -100,6 +114,12 @@ impl VkContext {
             clear_stats: Default::default(),
             uploaders: Default::default(),
             staging_cache: Vec::new(),
+            rendering: false,
+            pipelines,
+            modules: Default::default(),
+            ubos: Default::default(),
+            dummy: None,
+            push_descriptor,
             blend: CsoTable::new(),
             sampler: CsoTable::new(),
             rasterizer: CsoTable::new(),
@@ -125,6 +145,9 @@ impl VkContext {
 
     /// The recording command buffer, with pending barriers emitted.
     pub(crate) fn cmd(&mut self) -> vk::CommandBuffer {
+        // Transfer and barrier commands cannot go inside a rendering
+        // instance: end it (the next draw begins a new one).
+        self.end_rendering();
         let cmd = self.batches.cmd();
         self.barriers.flush(self.screen.shared().raw(), cmd);
         cmd
@@ -197,6 +220,7 @@ impl VkContext {
 
     /// Submits the current batch; returns its timeline value.
     pub(crate) fn flush_internal(&mut self) -> PipeResult<u64> {
+        self.end_rendering();
         if !self.barriers.is_empty() {
             let _ = self.cmd();
         }
@@ -210,7 +234,40 @@ impl VkContext {
 
     /// Counters for tests and benchmarks.
     pub fn stats(&self) -> ContextStats {
-        self.stats
+        ContextStats {
+            pipeline_lookups: self.pipelines.lookups,
+            pipelines_created: self.pipelines.created,
+            ..self.stats
+        }
+    }
+
+    /// Retires the pipelines whose key names CSO `id` of kind `kind`
+    /// (depth-stencil-alpha and compute states are not in graphics keys).
+    fn retire_pipelines_of(&mut self, kind: &str, id: u32) {
+        match kind {
+            "blend" => self.retire_pipelines(|k| k.blend == Some(id)),
+            "rasterizer" => self.retire_pipelines(|k| k.rasterizer == Some(id)),
+            _ => {}
+        }
+    }
+
+    pub(crate) fn bound_mut(&mut self) -> &mut BoundState {
+        &mut self.bound
+    }
+    pub(crate) fn velems_table(&self) -> &CsoTable<Vec<VertexElement>> {
+        &self.velems
+    }
+    pub(crate) fn rasterizer_table(&self) -> &CsoTable<RasterizerState> {
+        &self.rasterizer
+    }
+    pub(crate) fn dsa_table(&self) -> &CsoTable<DepthStencilAlphaState> {
+        &self.dsa
+    }
+    pub(crate) fn blend_table(&self) -> &CsoTable<BlendState> {
+        &self.blend
+    }
+    pub(crate) fn shader_table(&self) -> &CsoTable<ShaderState> {
+        &self.shader
     }
 
     /// Number of `vkCmdPipelineBarrier2` calls recorded so far.
@@ -251,14 +308,7 @@ impl VkContext {
     }
 
     fn create_shader(&mut self, state: &ShaderState) -> PipeResult<ShaderHandle> {
-        match &state.code {
-            ShaderCode::SpirV { words, .. } if words.first() != Some(&0x0723_0203) => {
-                return Err(PipeError::invalid(
-                    "shader: SPIR-V without the magic number",
-                ));
-            }
-            _ => {}
-        }
+        crate::shader::check_template(state)?;
         let (cso, _) = self.shader.create(state)?;
         Ok(ShaderHandle {
             cso,
@@ -277,7 +327,16 @@ impl VkContext {
     }
 
     fn delete_shader(&mut self, stage: ShaderStage, handle: ShaderHandle) -> PipeResult<()> {
-        self.shader.delete(handle.cso)?;
+        if self.shader.delete(handle.cso)?.is_some() {
+            // The state died: its modules and pipelines go (pipelines when
+            // the batches that may use them retire).
+            let id = handle.cso.id();
+            for m in self.modules.take(id) {
+                // SAFETY: modules are not referenced after pipeline creation.
+                unsafe { self.dev().raw().destroy_shader_module(m, None) };
+            }
+            self.retire_pipelines(|k| k.vs == id || k.fs == Some(id));
+        }
         let slot = &mut self.bound.shaders[stage.index()];
         if *slot == Some(handle) && !self.shader.contains(handle.cso) {
             *slot = None;
@@ -285,8 +344,6 @@ impl VkContext {
         Ok(())
     }
 }
-
-use pipe_core::shader::ShaderCode;
 
 /// Error for a call that needs GPU machinery a later issue brings.
 fn later<T>(call: &str, issue: u32) -> PipeResult<T> {
@@ -313,7 +370,9 @@ macro_rules! cso_triplet {
             Ok(())
         }
         fn $delete(&mut self, handle: $handle) -> PipeResult<()> {
-            self.$table.delete(handle)?;
+            if self.$table.delete(handle)?.is_some() {
+                self.retire_pipelines_of(stringify!($slot), handle.id());
+            }
             if self.bound.$slot == Some(handle) && !self.$table.contains(handle) {
                 self.bound.$slot = None;
             }
@@ -467,7 +526,10 @@ impl Context for VkContext {
         Ok(())
     }
     fn delete_vertex_elements_state(&mut self, handle: VertexElementsHandle) -> PipeResult<()> {
-        self.velems.delete(handle)?;
+        if self.velems.delete(handle)?.is_some() {
+            let id = handle.id();
+            self.retire_pipelines(|k| k.velems == Some(id));
+        }
         if self.bound.velems == Some(handle) && !self.velems.contains(handle) {
             self.bound.velems = None;
         }
@@ -479,6 +541,7 @@ impl Context for VkContext {
         Ok(())
     }
     fn set_framebuffer_state(&mut self, state: &FramebufferState) -> PipeResult<()> {
+        self.end_rendering();
         self.bound.framebuffer = state.clone();
         Ok(())
     }
@@ -752,6 +815,23 @@ impl Context for VkContext {
         // The upload buffers stay persistently mapped (see `upload`).
         Ok(())
     }
+    fn set_constant_buffer(
+        &mut self,
+        stage: ShaderStage,
+        index: u32,
+        buffer: Option<ConstantBuffer<'_>>,
+    ) -> PipeResult<()> {
+        self.do_set_constant_buffer(stage, index, buffer)
+    }
+    fn draw_vbo(
+        &mut self,
+        info: &DrawInfo<'_>,
+        drawid_offset: u32,
+        indirect: Option<&DrawIndirectInfo>,
+        draws: &[DrawStartCountBias],
+    ) -> PipeResult<()> {
+        self.do_draw_vbo(info, drawid_offset, indirect, draws)
+    }
     fn blit(&mut self, info: &BlitInfo) -> PipeResult<()> {
         self.do_blit(info)
     }
@@ -829,7 +909,6 @@ impl Context for VkContext {
     }
 
     later! {
-        set_constant_buffer(stage: ShaderStage, index: u32, buffer: Option<ConstantBuffer<'_>>) -> () = 7;
         set_sample_locations(locations: Option<&[u8]>) -> () = 7;
         set_sampler_views(stage: ShaderStage, start: u32, views: &[Option<SamplerView>], unbind_trailing: u32) -> () = 7;
         set_hw_atomic_buffers(start: u32, buffers: &[Option<ShaderBuffer>]) -> () = 7;
@@ -839,7 +918,6 @@ impl Context for VkContext {
         stream_output_target_destroy(target: StreamOutputTarget) -> () = 7;
         set_stream_output_targets(targets: &[Option<StreamOutputTarget>], offsets: &[Option<u32>]) -> () = 7;
         stream_output_target_offset(target: &StreamOutputTarget) -> u32 = 7;
-        draw_vbo(info: &DrawInfo<'_>, drawid_offset: u32, indirect: Option<&DrawIndirectInfo>, draws: &[DrawStartCountBias]) -> () = 7;
         create_query(query_type: QueryType, index: u32) -> Query = 0;
         destroy_query(query: Query) -> () = 0;
         begin_query(query: &Query) -> () = 0;
@@ -859,5 +937,19 @@ impl Context for VkContext {
         create_image_handle(image: &ImageView) -> u64 = 7;
         delete_image_handle(handle: u64) -> () = 7;
         make_image_handle_resident(handle: u64, access: ImageAccess, resident: bool) -> () = 7;
+    }
+}
+
+impl Drop for VkContext {
+    fn drop(&mut self) {
+        // Context destruction flushes (as Gallium drivers do) and waits, so
+        // that pipelines and modules can go.
+        self.end_rendering();
+        if let Err(e) = self.batches.finish() {
+            tracing::error!("flush at context destruction failed: {e}");
+        }
+        let dev = self.screen.shared().clone();
+        self.modules.destroy(dev.raw());
+        self.pipelines.destroy(dev.raw());
     }
 }

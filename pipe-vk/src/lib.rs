@@ -21,6 +21,8 @@
 //!   surface clears and deferred clears (driven by `pipe_core::aux`);
 //! - [`upload`]: the stream and const uploaders;
 //! - [`view`]: sampler views and surfaces, with a per-image view cache;
+//! - [`shader`], [`pipeline`], [`draw`]: shader variants, pipelines with
+//!   dynamic rendering and dynamic state, and `draw_vbo`;
 //! - [`screen`]: the `Screen` implementation;
 //! - [`context`]: the `Context` implementation;
 //! - [`debug`]: validation-message collection (the test oracle).
@@ -38,12 +40,15 @@ pub mod context;
 pub mod copy;
 pub mod debug;
 pub mod device;
+pub mod draw;
 pub mod fence;
 pub mod format;
 pub mod instance;
 pub mod memory;
+pub mod pipeline;
 pub mod resource;
 pub mod screen;
+pub mod shader;
 pub mod sync;
 pub mod transfer;
 pub mod upload;

@@ -1,0 +1,860 @@
+//! `draw_vbo`: state to pipeline, resources to barriers, rendering, draws.
+//!
+//! Order of work for a draw (Zink's `zink_draw_vbo`, simplified):
+//! 1. look up (or build) the pipeline for the bound state;
+//! 2. declare every resource access (vertex and index buffers, uniform
+//!    buffers). Barriers cannot be recorded inside a rendering instance, so
+//!    if any is needed the open instance is ended first;
+//! 3. begin a rendering instance if none is open: the framebuffer's
+//!    attachments are declared, and a pending deferred clear of a whole
+//!    attachment becomes its CLEAR load op instead of a clear command;
+//! 4. bind, set the dynamic state, push descriptors, draw.
+//!
+//! The instance stays open across draws and ends when a non-draw command
+//! needs the command buffer, the framebuffer changes, or the batch flushes.
+//!
+//! Not yet here (issue 7): indirect draws, draw-auto, line loops / quads /
+//! polygons (index rewriting), non-all-ones restart indices, instance
+//! divisors above 1, multiple viewports, textures/images/SSBOs, queries.
+
+use std::sync::Arc;
+
+use ash::vk;
+use pipe_core::aux::AuxOp;
+use pipe_core::cso::ShaderHandle;
+use pipe_core::draw::{DrawIndirectInfo, DrawInfo, DrawStartCountBias, IndexSource};
+use pipe_core::resource::{BindFlags, ResourceTemplate};
+use pipe_core::state::*;
+use pipe_core::transfer::Uploader;
+use pipe_core::view::Surface;
+use pipe_core::{PipeError, PipeResult};
+use smallvec::SmallVec;
+use spirv_gen::passes::VariantKey;
+
+use crate::clear::PendingClear;
+use crate::context::VkContext;
+use crate::pipeline::{topology_class, vk_topology, GfxInputs, GfxKey, UBO_SLOTS};
+use crate::resource::{vk_resource, ResourceObject};
+use crate::sync::Access;
+use crate::view::vk_surface;
+
+const VERTEX_READ: Access = Access::new(
+    vk::PipelineStageFlags2::VERTEX_ATTRIBUTE_INPUT,
+    vk::AccessFlags2::VERTEX_ATTRIBUTE_READ,
+);
+const INDEX_READ: Access = Access::new(
+    vk::PipelineStageFlags2::INDEX_INPUT,
+    vk::AccessFlags2::INDEX_READ,
+);
+const UNIFORM_READ: Access = Access::new(
+    vk::PipelineStageFlags2::from_raw(
+        vk::PipelineStageFlags2::VERTEX_SHADER.as_raw()
+            | vk::PipelineStageFlags2::FRAGMENT_SHADER.as_raw(),
+    ),
+    vk::AccessFlags2::UNIFORM_READ,
+);
+const COLOR_ATTACHMENT: Access = Access::new(
+    vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
+    vk::AccessFlags2::from_raw(
+        vk::AccessFlags2::COLOR_ATTACHMENT_READ.as_raw()
+            | vk::AccessFlags2::COLOR_ATTACHMENT_WRITE.as_raw(),
+    ),
+);
+const DEPTH_ATTACHMENT: Access = Access::new(
+    vk::PipelineStageFlags2::from_raw(
+        vk::PipelineStageFlags2::EARLY_FRAGMENT_TESTS.as_raw()
+            | vk::PipelineStageFlags2::LATE_FRAGMENT_TESTS.as_raw(),
+    ),
+    vk::AccessFlags2::from_raw(
+        vk::AccessFlags2::DEPTH_STENCIL_ATTACHMENT_READ.as_raw()
+            | vk::AccessFlags2::DEPTH_STENCIL_ATTACHMENT_WRITE.as_raw(),
+    ),
+);
+
+/// A uniform buffer binding (user data is uploaded when bound).
+#[derive(Clone)]
+pub struct UboBinding {
+    pub resource: pipe_core::Resource,
+    pub offset: u32,
+    pub size: u32,
+}
+
+fn compare_op(f: CompareFunc) -> vk::CompareOp {
+    match f {
+        CompareFunc::Never => vk::CompareOp::NEVER,
+        CompareFunc::Less => vk::CompareOp::LESS,
+        CompareFunc::Equal => vk::CompareOp::EQUAL,
+        CompareFunc::LEqual => vk::CompareOp::LESS_OR_EQUAL,
+        CompareFunc::Greater => vk::CompareOp::GREATER,
+        CompareFunc::NotEqual => vk::CompareOp::NOT_EQUAL,
+        CompareFunc::GEqual => vk::CompareOp::GREATER_OR_EQUAL,
+        CompareFunc::Always => vk::CompareOp::ALWAYS,
+    }
+}
+
+fn stencil_op(o: StencilOp) -> vk::StencilOp {
+    match o {
+        StencilOp::Keep => vk::StencilOp::KEEP,
+        StencilOp::Zero => vk::StencilOp::ZERO,
+        StencilOp::Replace => vk::StencilOp::REPLACE,
+        StencilOp::Incr => vk::StencilOp::INCREMENT_AND_CLAMP,
+        StencilOp::Decr => vk::StencilOp::DECREMENT_AND_CLAMP,
+        StencilOp::IncrWrap => vk::StencilOp::INCREMENT_AND_WRAP,
+        StencilOp::DecrWrap => vk::StencilOp::DECREMENT_AND_WRAP,
+        StencilOp::Invert => vk::StencilOp::INVERT,
+    }
+}
+
+impl VkContext {
+    /// Ends the open rendering instance, if any.
+    pub(crate) fn end_rendering(&mut self) {
+        if self.rendering {
+            let cmd = self.batches.cmd();
+            self.dev().end_rendering(cmd);
+            self.rendering = false;
+        }
+    }
+
+    /// Takes a pending clear covering every slice of a surface with one
+    /// value, to use as the CLEAR load op (the clear costs no command).
+    fn take_clear_for_load(
+        &mut self,
+        obj: &Arc<ResourceObject>,
+        level: u32,
+        first: u32,
+        count: u32,
+    ) -> Option<PendingClear> {
+        let mut guard = obj.clears.lock().unwrap_or_else(|p| p.into_inner());
+        let dc = guard.as_mut()?;
+        let v = dc.pending_value(level, first)?;
+        let all = (first..first + count).all(|l| dc.pending_value(level, l) == Some(v));
+        if !all {
+            return None;
+        }
+        dc.consume(level, first..first + count, AuxOp::FullResolve)
+            .ok()?;
+        self.clear_stats.load_op += 1;
+        Some(v)
+    }
+
+    /// Declares an attachment and returns its rendering info.
+    fn attachment(
+        &mut self,
+        surface: &Surface,
+        depth: bool,
+    ) -> PipeResult<(vk::RenderingAttachmentInfo<'static>, vk::ImageAspectFlags)> {
+        let s = vk_surface(surface)?;
+        let obj = s.obj.clone();
+        let clear = self.take_clear_for_load(&obj, s.level, s.first_layer, s.layer_count);
+        let (access, layout) = if depth {
+            (
+                DEPTH_ATTACHMENT,
+                vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+            )
+        } else {
+            (COLOR_ATTACHMENT, vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+        };
+        self.use_image(
+            &obj,
+            s.level,
+            s.first_layer,
+            s.layer_count,
+            access,
+            true,
+            layout,
+            clear.is_some(),
+        );
+        let mut info = vk::RenderingAttachmentInfo::default()
+            .image_view(s.view)
+            .image_layout(layout)
+            .load_op(vk::AttachmentLoadOp::LOAD)
+            .store_op(vk::AttachmentStoreOp::STORE);
+        if let Some(c) = clear {
+            info = info
+                .load_op(vk::AttachmentLoadOp::CLEAR)
+                .clear_value(if depth {
+                    vk::ClearValue {
+                        depth_stencil: vk::ClearDepthStencilValue {
+                            depth: c.depth,
+                            stencil: c.stencil,
+                        },
+                    }
+                } else {
+                    vk::ClearValue {
+                        color: vk::ClearColorValue { uint32: c.color },
+                    }
+                });
+        }
+        Ok((info, s.aspect))
+    }
+
+    /// Opens a rendering instance on the bound framebuffer.
+    fn begin_rendering(&mut self) -> PipeResult<()> {
+        let fb = self.bound().framebuffer.clone();
+        let mut colors: SmallVec<[vk::RenderingAttachmentInfo<'static>; 8]> = SmallVec::new();
+        for cbuf in &fb.cbufs {
+            match cbuf {
+                Some(s) => colors.push(self.attachment(s, false)?.0),
+                None => colors
+                    .push(vk::RenderingAttachmentInfo::default().image_view(vk::ImageView::null())),
+            }
+        }
+        let zs = match &fb.zsbuf {
+            Some(z) => Some(self.attachment(z, true)?),
+            None => None,
+        };
+        let cmd = self.cmd();
+        let mut info = vk::RenderingInfo::default()
+            .render_area(vk::Rect2D {
+                offset: vk::Offset2D { x: 0, y: 0 },
+                extent: vk::Extent2D {
+                    width: u32::from(fb.width).max(1),
+                    height: u32::from(fb.height).max(1),
+                },
+            })
+            .layer_count(u32::from(fb.layers).max(1))
+            .color_attachments(&colors);
+        if let Some((att, aspect)) = &zs {
+            if aspect.contains(vk::ImageAspectFlags::DEPTH) {
+                info = info.depth_attachment(att);
+            }
+            if aspect.contains(vk::ImageAspectFlags::STENCIL) {
+                info = info.stencil_attachment(att);
+            }
+        }
+        self.dev().begin_rendering(cmd, &info);
+        self.rendering = true;
+        Ok(())
+    }
+
+    /// A zeroed buffer bound where a shader may read an unbound slot.
+    fn dummy_buffer(&mut self) -> PipeResult<Arc<ResourceObject>> {
+        if let Some(d) = &self.dummy {
+            return Ok(d.clone());
+        }
+        let t =
+            ResourceTemplate::buffer(256, BindFlags::CONSTANT_BUFFER | BindFlags::VERTEX_BUFFER);
+        let dev = self.dev().clone();
+        let res = crate::resource::resource_create(&dev, &t)?;
+        let obj = vk_resource(&res)?.obj();
+        // Zero it with a fill so its contents are defined.
+        let buf = obj.buffer().ok_or(PipeError::OutOfMemory)?;
+        self.use_buffer(&obj, crate::sync::access::FILL_WRITE, true);
+        let cmd = self.cmd();
+        // SAFETY: recording; the whole 256-byte buffer.
+        unsafe { self.dev().raw().cmd_fill_buffer(cmd, buf, 0, 256, 0) };
+        self.dummy = Some(obj.clone());
+        Ok(obj)
+    }
+
+    /// Stores a constant buffer binding (user data goes through the const
+    /// uploader right away, as `u_upload` does for st/mesa).
+    pub(crate) fn do_set_constant_buffer(
+        &mut self,
+        stage: ShaderStage,
+        index: u32,
+        cb: Option<ConstantBuffer<'_>>,
+    ) -> PipeResult<()> {
+        let binding = match cb {
+            None => None,
+            Some(cb) => match (cb.buffer, cb.user_buffer) {
+                (Some(resource), _) => {
+                    vk_resource(&resource)?;
+                    Some(UboBinding {
+                        resource,
+                        offset: cb.buffer_offset,
+                        size: cb.buffer_size,
+                    })
+                }
+                (None, Some(data)) => {
+                    let bytes = data.get(..cb.buffer_size as usize).unwrap_or(data);
+                    if bytes.is_empty() {
+                        None
+                    } else {
+                        let (resource, offset) = self.do_upload_data(Uploader::Const, bytes, 16)?;
+                        Some(UboBinding {
+                            resource,
+                            offset,
+                            size: bytes.len() as u32,
+                        })
+                    }
+                }
+                (None, None) => None,
+            },
+        };
+        if let Some(slot) = self
+            .ubos
+            .get_mut(stage.index())
+            .and_then(|s| s.get_mut(index as usize))
+        {
+            *slot = binding;
+        }
+        self.bound_mut().inlinable[stage.index()].clear();
+        Ok(())
+    }
+
+    pub(crate) fn do_draw_vbo(
+        &mut self,
+        info: &DrawInfo<'_>,
+        drawid_offset: u32,
+        indirect: Option<&DrawIndirectInfo>,
+        draws: &[DrawStartCountBias],
+    ) -> PipeResult<()> {
+        if indirect.is_some() {
+            return Err(PipeError::unsupported(
+                "indirect draws are not supported by pipe-vk yet (issue 7)",
+            ));
+        }
+        let topology = vk_topology(info.mode).ok_or_else(|| {
+            PipeError::unsupported(format!("{:?} needs index rewriting (issue 7)", info.mode))
+        })?;
+        if info.primitive_restart && info.index_size != 0 {
+            let all_ones = match info.index_size {
+                1 => 0xff,
+                2 => 0xffff,
+                _ => 0xffff_ffff,
+            };
+            if info.restart_index != all_ones {
+                return Err(PipeError::unsupported(
+                    "primitive restart with an index other than all ones (issue 7)",
+                ));
+            }
+        }
+        if info.index_size == 1 && !pipe_core::Screen::caps(&**self.screen()).index_uint8 {
+            return Err(PipeError::unsupported(
+                "8-bit indices need VK_EXT_index_type_uint8 (issue 7)",
+            ));
+        }
+        let vs = self.bound().shaders[ShaderStage::Vertex.index()]
+            .ok_or_else(|| PipeError::invalid("draw_vbo: no vertex shader bound"))?;
+        let fs = self.bound().shaders[ShaderStage::Fragment.index()];
+        for st in [
+            ShaderStage::TessCtrl,
+            ShaderStage::TessEval,
+            ShaderStage::Geometry,
+        ] {
+            if self.bound().shaders[st.index()].is_some() {
+                return Err(PipeError::unsupported(format!(
+                    "{} shaders in draws are not supported by pipe-vk yet (issue 7)",
+                    st.short_name()
+                )));
+            }
+        }
+        if draws.iter().all(|d| d.count == 0) || info.instance_count == 0 {
+            return Ok(());
+        }
+
+        // 1. The pipeline.
+        let pipeline = self.pipeline_for(vs, fs, topology)?;
+
+        // 2. Resource accesses (barriers are emitted outside rendering).
+        let velems: Vec<VertexElement> = match self.bound().velems {
+            Some(h) => self.velems_table().get(h)?.clone(),
+            None => Vec::new(),
+        };
+        let mut vbufs: SmallVec<[(vk::Buffer, u64); 16]> = SmallVec::new();
+        let used = velems
+            .iter()
+            .map(|e| usize::from(e.vertex_buffer_index) + 1)
+            .max()
+            .unwrap_or(0);
+        let bound_vbs = self.bound().vertex_buffers.clone();
+        for i in 0..used {
+            let (obj, offset) = match bound_vbs
+                .get(i)
+                .and_then(|vb| vb.buffer.clone().map(|b| (b, vb.buffer_offset)))
+            {
+                Some((VertexBufferSource::Resource(r), off)) => {
+                    (vk_resource(&r)?.obj(), u64::from(off))
+                }
+                Some((VertexBufferSource::User(data), off)) => {
+                    let bytes = data.get(off as usize..).unwrap_or(&[]);
+                    if bytes.is_empty() {
+                        (self.dummy_buffer()?, 0)
+                    } else {
+                        let (r, o) = self.do_upload_data(Uploader::Stream, bytes, 4)?;
+                        (vk_resource(&r)?.obj(), u64::from(o))
+                    }
+                }
+                None => (self.dummy_buffer()?, 0),
+            };
+            let size = match obj.raw {
+                crate::resource::Raw::Buffer { size, .. } => size,
+                _ => 0,
+            };
+            let (obj, offset) = if offset >= size {
+                (self.dummy_buffer()?, 0)
+            } else {
+                (obj, offset)
+            };
+            self.use_buffer(&obj, VERTEX_READ, false);
+            vbufs.push((obj.buffer().unwrap_or_default(), offset));
+        }
+        let index = match (&info.index, info.index_size) {
+            (IndexSource::Resource(r), 1 | 2 | 4) => {
+                let obj = vk_resource(r)?.obj();
+                self.use_buffer(&obj, INDEX_READ, false);
+                Some((obj.buffer().unwrap_or_default(), 0u64, 0u32))
+            }
+            (IndexSource::User(data), 1 | 2 | 4) => {
+                let size = usize::from(info.index_size);
+                let lo = draws.iter().map(|d| d.start).min().unwrap_or(0) as usize;
+                let hi = draws
+                    .iter()
+                    .map(|d| d.start as usize + d.count as usize)
+                    .max()
+                    .unwrap_or(0);
+                let bytes = data.get(lo * size..hi * size).ok_or_else(|| {
+                    PipeError::invalid("draw_vbo: user index data shorter than the draws")
+                })?;
+                let (r, o) = self.do_upload_data(Uploader::Stream, bytes, 4)?;
+                let obj = vk_resource(&r)?.obj();
+                self.use_buffer(&obj, INDEX_READ, false);
+                Some((obj.buffer().unwrap_or_default(), u64::from(o), lo as u32))
+            }
+            _ => None,
+        };
+        let mut ubo_writes: SmallVec<[(u32, vk::DescriptorBufferInfo); 16]> = SmallVec::new();
+        for stage in [ShaderStage::Vertex, ShaderStage::Fragment] {
+            if self.bound().shaders[stage.index()].is_none() {
+                continue;
+            }
+            for slot in 0..UBO_SLOTS {
+                let b = self.ubos[stage.index()][slot as usize].clone();
+                let (obj, offset, range) = match b {
+                    Some(b) => (
+                        vk_resource(&b.resource)?.obj(),
+                        u64::from(b.offset),
+                        u64::from(b.size.max(4)),
+                    ),
+                    None => (self.dummy_buffer()?, 0, 256),
+                };
+                self.use_buffer(&obj, UNIFORM_READ, false);
+                let binding =
+                    stage.index() as u32 * spirv_gen::binding::MAX_CONSTANT_BUFFERS + slot;
+                ubo_writes.push((
+                    binding,
+                    vk::DescriptorBufferInfo {
+                        buffer: obj.buffer().unwrap_or_default(),
+                        offset,
+                        range,
+                    },
+                ));
+            }
+        }
+        if !self.barriers.is_empty() {
+            self.end_rendering();
+        }
+
+        // 3. Rendering.
+        if !self.rendering {
+            self.begin_rendering()?;
+        }
+        let cmd = self.batches.cmd();
+        let dev = self.dev().clone();
+        let raw = dev.raw();
+
+        // 4. Bind, state, draw.
+        // SAFETY (for the block): recording inside the rendering instance the
+        // pipeline was built for (formats and samples are in its key); every
+        // buffer is live and tracked by the batch.
+        unsafe {
+            raw.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipeline);
+            self.set_dynamic_state(
+                cmd,
+                topology,
+                info.primitive_restart && info.index_size != 0,
+            )?;
+            if !ubo_writes.is_empty() {
+                let infos: SmallVec<[[vk::DescriptorBufferInfo; 1]; 16]> =
+                    ubo_writes.iter().map(|(_, i)| [*i]).collect();
+                let writes: SmallVec<[vk::WriteDescriptorSet; 16]> = ubo_writes
+                    .iter()
+                    .zip(infos.iter())
+                    .map(|((b, _), i)| {
+                        vk::WriteDescriptorSet::default()
+                            .dst_binding(*b)
+                            .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
+                            .buffer_info(i)
+                    })
+                    .collect();
+                self.push_descriptor.cmd_push_descriptor_set(
+                    cmd,
+                    vk::PipelineBindPoint::GRAPHICS,
+                    self.pipelines.layout.layout,
+                    0,
+                    &writes,
+                );
+            }
+            if !vbufs.is_empty() {
+                let bufs: SmallVec<[vk::Buffer; 16]> = vbufs.iter().map(|v| v.0).collect();
+                let offs: SmallVec<[u64; 16]> = vbufs.iter().map(|v| v.1).collect();
+                raw.cmd_bind_vertex_buffers(cmd, 0, &bufs, &offs);
+            }
+            let push = [drawid_offset];
+            let push_bytes = std::slice::from_raw_parts(push.as_ptr().cast::<u8>(), 4);
+            raw.cmd_push_constants(
+                cmd,
+                self.pipelines.layout.layout,
+                vk::ShaderStageFlags::ALL,
+                0,
+                push_bytes,
+            );
+            match index {
+                Some((buf, off, first_base)) => {
+                    let ty = match info.index_size {
+                        1 => vk::IndexType::UINT8_EXT,
+                        2 => vk::IndexType::UINT16,
+                        _ => vk::IndexType::UINT32,
+                    };
+                    raw.cmd_bind_index_buffer(cmd, buf, off, ty);
+                    for (i, d) in draws.iter().enumerate() {
+                        if info.increment_draw_id && i > 0 {
+                            let id = [drawid_offset + i as u32];
+                            let b = std::slice::from_raw_parts(id.as_ptr().cast::<u8>(), 4);
+                            raw.cmd_push_constants(
+                                cmd,
+                                self.pipelines.layout.layout,
+                                vk::ShaderStageFlags::ALL,
+                                0,
+                                b,
+                            );
+                        }
+                        if d.count > 0 {
+                            raw.cmd_draw_indexed(
+                                cmd,
+                                d.count,
+                                info.instance_count,
+                                d.start - first_base,
+                                d.index_bias,
+                                info.start_instance,
+                            );
+                        }
+                    }
+                }
+                None => {
+                    for (i, d) in draws.iter().enumerate() {
+                        if info.increment_draw_id && i > 0 {
+                            let id = [drawid_offset + i as u32];
+                            let b = std::slice::from_raw_parts(id.as_ptr().cast::<u8>(), 4);
+                            raw.cmd_push_constants(
+                                cmd,
+                                self.pipelines.layout.layout,
+                                vk::ShaderStageFlags::ALL,
+                                0,
+                                b,
+                            );
+                        }
+                        if d.count > 0 {
+                            raw.cmd_draw(
+                                cmd,
+                                d.count,
+                                info.instance_count,
+                                d.start,
+                                info.start_instance,
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        self.stats.draws += draws.len() as u64;
+        Ok(())
+    }
+
+    /// Sets every dynamic state the pipelines declare.
+    ///
+    /// # Safety
+    /// `cmd` is recording, inside a rendering instance, with a pipeline of
+    /// [`crate::pipeline::DYNAMIC_STATES`] bound.
+    unsafe fn set_dynamic_state(
+        &mut self,
+        cmd: vk::CommandBuffer,
+        topology: vk::PrimitiveTopology,
+        restart: bool,
+    ) -> PipeResult<()> {
+        let raw = self.dev().raw().clone();
+        let b = self.bound();
+        let fb = &b.framebuffer;
+        let (fw, fh) = (f32::from(fb.width.max(1)), f32::from(fb.height.max(1)));
+        let rast = match b.rasterizer {
+            Some(h) => *self.rasterizer_table().get(h)?,
+            None => RasterizerState {
+                line_width: 1.0,
+                depth_clip_near: true,
+                depth_clip_far: true,
+                ..Default::default()
+            },
+        };
+        let dsa = match b.dsa {
+            Some(h) => *self.dsa_table().get(h)?,
+            None => DepthStencilAlphaState::default(),
+        };
+        let v = b.viewports[0];
+        let vp = if v.scale == [0.0; 3] && v.translate == [0.0; 3] {
+            vk::Viewport {
+                x: 0.0,
+                y: 0.0,
+                width: fw,
+                height: fh,
+                min_depth: 0.0,
+                max_depth: 1.0,
+            }
+        } else {
+            let (near, far) = if rast.clip_halfz {
+                (v.translate[2], v.translate[2] + v.scale[2])
+            } else {
+                (v.translate[2] - v.scale[2], v.translate[2] + v.scale[2])
+            };
+            vk::Viewport {
+                x: v.translate[0] - v.scale[0],
+                y: v.translate[1] - v.scale[1],
+                width: 2.0 * v.scale[0],
+                height: 2.0 * v.scale[1],
+                min_depth: near.clamp(0.0, 1.0),
+                max_depth: far.clamp(0.0, 1.0),
+            }
+        };
+        let full = vk::Rect2D {
+            offset: vk::Offset2D { x: 0, y: 0 },
+            extent: vk::Extent2D {
+                width: u32::from(fb.width.max(1)),
+                height: u32::from(fb.height.max(1)),
+            },
+        };
+        let sc = if rast.scissor {
+            let s = b.scissors[0];
+            let x0 = u32::from(s.minx).min(full.extent.width);
+            let y0 = u32::from(s.miny).min(full.extent.height);
+            let x1 = u32::from(s.maxx).min(full.extent.width);
+            let y1 = u32::from(s.maxy).min(full.extent.height);
+            vk::Rect2D {
+                offset: vk::Offset2D {
+                    x: x0 as i32,
+                    y: y0 as i32,
+                },
+                extent: vk::Extent2D {
+                    width: x1.saturating_sub(x0),
+                    height: y1.saturating_sub(y0),
+                },
+            }
+        } else {
+            full
+        };
+        let caps = pipe_core::Screen::caps(&**self.screen());
+        let line_width = if caps.wide_lines {
+            rast.line_width.clamp(1.0, caps.max_line_width.max(1.0))
+        } else {
+            1.0
+        };
+        let mut cull = vk::CullModeFlags::NONE;
+        if rast.cull_face.contains(Face::FRONT) {
+            cull |= vk::CullModeFlags::FRONT;
+        }
+        if rast.cull_face.contains(Face::BACK) {
+            cull |= vk::CullModeFlags::BACK;
+        }
+        let face = |s: &StencilState| vk::StencilOpState {
+            fail_op: stencil_op(s.fail_op),
+            pass_op: stencil_op(s.zpass_op),
+            depth_fail_op: stencil_op(s.zfail_op),
+            compare_op: compare_op(s.func),
+            compare_mask: u32::from(s.valuemask),
+            write_mask: u32::from(s.writemask),
+            reference: 0,
+        };
+        let front = face(&dsa.stencil[0]);
+        let back = if dsa.stencil[1].enabled {
+            face(&dsa.stencil[1])
+        } else {
+            front
+        };
+        let refs = b.stencil_ref.ref_value;
+        let blend_color = b.blend_color.color;
+        let depth_bounds = (
+            dsa.depth_bounds_min.clamp(0.0, 1.0) as f32,
+            dsa.depth_bounds_max.clamp(0.0, 1.0) as f32,
+        );
+        let offset_enabled = rast.offset_tri || rast.offset_line || rast.offset_point;
+        // SAFETY: guaranteed by the caller.
+        unsafe {
+            raw.cmd_set_viewport_with_count(cmd, &[vp]);
+            raw.cmd_set_scissor_with_count(cmd, &[sc]);
+            raw.cmd_set_line_width(cmd, line_width);
+            if offset_enabled {
+                raw.cmd_set_depth_bias(
+                    cmd,
+                    rast.offset_units,
+                    rast.offset_clamp,
+                    rast.offset_scale,
+                );
+            } else {
+                raw.cmd_set_depth_bias(cmd, 0.0, 0.0, 0.0);
+            }
+            raw.cmd_set_blend_constants(cmd, &blend_color);
+            raw.cmd_set_depth_bounds(cmd, depth_bounds.0, depth_bounds.1.max(depth_bounds.0));
+            raw.cmd_set_stencil_compare_mask(cmd, vk::StencilFaceFlags::FRONT, front.compare_mask);
+            raw.cmd_set_stencil_compare_mask(cmd, vk::StencilFaceFlags::BACK, back.compare_mask);
+            raw.cmd_set_stencil_write_mask(cmd, vk::StencilFaceFlags::FRONT, front.write_mask);
+            raw.cmd_set_stencil_write_mask(cmd, vk::StencilFaceFlags::BACK, back.write_mask);
+            raw.cmd_set_stencil_reference(cmd, vk::StencilFaceFlags::FRONT, u32::from(refs[0]));
+            raw.cmd_set_stencil_reference(cmd, vk::StencilFaceFlags::BACK, u32::from(refs[1]));
+            raw.cmd_set_cull_mode(cmd, cull);
+            raw.cmd_set_front_face(
+                cmd,
+                if rast.front_ccw {
+                    vk::FrontFace::COUNTER_CLOCKWISE
+                } else {
+                    vk::FrontFace::CLOCKWISE
+                },
+            );
+            raw.cmd_set_primitive_topology(cmd, topology);
+            raw.cmd_set_depth_test_enable(cmd, dsa.depth_enabled);
+            raw.cmd_set_depth_write_enable(cmd, dsa.depth_enabled && dsa.depth_writemask);
+            raw.cmd_set_depth_compare_op(cmd, compare_op(dsa.depth_func));
+            raw.cmd_set_depth_bounds_test_enable(
+                cmd,
+                dsa.depth_bounds_test && caps.depth_bounds_test,
+            );
+            raw.cmd_set_stencil_test_enable(cmd, dsa.stencil[0].enabled);
+            raw.cmd_set_stencil_op(
+                cmd,
+                vk::StencilFaceFlags::FRONT,
+                front.fail_op,
+                front.pass_op,
+                front.depth_fail_op,
+                front.compare_op,
+            );
+            raw.cmd_set_stencil_op(
+                cmd,
+                vk::StencilFaceFlags::BACK,
+                back.fail_op,
+                back.pass_op,
+                back.depth_fail_op,
+                back.compare_op,
+            );
+            raw.cmd_set_primitive_restart_enable(cmd, restart);
+        }
+        Ok(())
+    }
+
+    /// The pipeline for the bound state and `topology`.
+    fn pipeline_for(
+        &mut self,
+        vs: ShaderHandle,
+        fs: Option<ShaderHandle>,
+        topology: vk::PrimitiveTopology,
+    ) -> PipeResult<vk::Pipeline> {
+        let b = self.bound();
+        let fb = &b.framebuffer;
+        let mut color_formats = SmallVec::new();
+        let mut samples = u32::from(fb.samples.max(1));
+        for c in &fb.cbufs {
+            color_formats.push(match c {
+                Some(s) => {
+                    let vs = vk_surface(s)?;
+                    samples = s.desc().texture.desc().samples();
+                    vs.format
+                }
+                None => vk::Format::UNDEFINED,
+            });
+        }
+        let (mut depth_format, mut stencil_format) = (vk::Format::UNDEFINED, vk::Format::UNDEFINED);
+        if let Some(z) = &fb.zsbuf {
+            let s = vk_surface(z)?;
+            samples = z.desc().texture.desc().samples();
+            if s.aspect.contains(vk::ImageAspectFlags::DEPTH) {
+                depth_format = s.format;
+            }
+            if s.aspect.contains(vk::ImageAspectFlags::STENCIL) {
+                stencil_format = s.format;
+            }
+        }
+        let key = GfxKey {
+            vs: vs.cso.id(),
+            fs: fs.map(|h| h.cso.id()),
+            velems: b.velems.map(|h| h.id()),
+            blend: b.blend.map(|h| h.id()),
+            rasterizer: b.rasterizer.map(|h| h.id()),
+            color_formats,
+            depth_format,
+            stencil_format,
+            samples,
+            topology: topology_class(topology),
+        };
+        if let Some(p) = self.pipelines.lookup(&key) {
+            return Ok(p);
+        }
+        let dev = self.dev().clone();
+        let vkey = VariantKey::default();
+        let vs_state = self.shader_table().get(vs.cso)?.clone();
+        crate::shader::check_draw_bindings(&vs_state, UBO_SLOTS)?;
+        if let Some(h) = fs {
+            crate::shader::check_draw_bindings(self.shader_table().get(h.cso)?, UBO_SLOTS)?;
+        }
+        let vs_mod = self.modules.get(&dev, vs.cso.id(), &vs_state, &vkey)?;
+        let fs_mod = match fs {
+            Some(h) => {
+                let st = self.shader_table().get(h.cso)?.clone();
+                Some(self.modules.get(&dev, h.cso.id(), &st, &vkey)?)
+            }
+            None => None,
+        };
+        let b = self.bound();
+        let velems: Vec<VertexElement> = match b.velems {
+            Some(h) => self.velems_table().get(h)?.clone(),
+            None => Vec::new(),
+        };
+        let blend = match b.blend {
+            Some(h) => *self.blend_table().get(h)?,
+            None => BlendState {
+                rt: [RtBlendState {
+                    colormask: ColorMask::RGBA,
+                    ..Default::default()
+                }; MAX_COLOR_BUFS],
+                ..Default::default()
+            },
+        };
+        let rasterizer = match b.rasterizer {
+            Some(h) => *self.rasterizer_table().get(h)?,
+            None => RasterizerState {
+                line_width: 1.0,
+                ..Default::default()
+            },
+        };
+        let inputs = GfxInputs {
+            vs: vs_mod,
+            fs: fs_mod,
+            velems: &velems,
+            blend: &blend,
+            rasterizer: &rasterizer,
+        };
+        self.pipelines.create(&dev, key, &inputs)
+    }
+
+    /// Retires pipelines built from a deleted CSO (`pick` selects them):
+    /// they are destroyed when the current batch retires.
+    pub(crate) fn retire_pipelines(&mut self, pick: impl Fn(&GfxKey) -> bool) {
+        for p in self.pipelines.take_matching(pick) {
+            self.batches.defer_destroy_pipeline(p);
+        }
+    }
+}
+
+impl crate::clear::DeferredClears {
+    /// The pending clear of one slice.
+    pub fn pending_value(&self, level: u32, layer: u32) -> Option<PendingClear> {
+        self.value(level, layer)
+    }
+
+    /// Records that the pending clears of a range were carried out by
+    /// `op` (a load op counts as a full resolve) and forgets them.
+    pub fn consume(
+        &mut self,
+        level: u32,
+        layers: std::ops::Range<u32>,
+        op: AuxOp,
+    ) -> Result<(), pipe_core::aux::AuxError> {
+        self.apply(level, layers, op)
+    }
+}

@@ -1,0 +1,482 @@
+//! Graphics pipelines: layout, key, cache.
+//!
+//! Pipelines use dynamic rendering and the dynamic state of Vulkan 1.3 core
+//! (extended dynamic state 1 and 2): viewport and scissor with count, cull
+//! mode, front face, topology, primitive restart, depth test/write/compare,
+//! depth bias and bounds, stencil test/ops/masks/reference, line width,
+//! blend constants. What remains static is in [`GfxKey`]: the shader CSOs,
+//! the vertex-elements, blend and rasterizer CSOs (handles are hash-consed,
+//! so a handle stands for its state), attachment formats, sample count and
+//! topology class. Pipelines are cached per key in the context and backed
+//! by a `VkPipelineCache`.
+//!
+//! The pipeline layout follows spirv-gen's fixed binding model
+//! (`spirv_gen::binding`): set 0 holds the uniform buffers of every stage
+//! as a push-descriptor set; sets 1-3 (sampler views, images, shader
+//! buffers) are empty until those bindings land; push constants span the
+//! driver block.
+
+use std::collections::HashMap;
+
+use ash::vk;
+use pipe_core::draw::PrimType;
+use pipe_core::state::*;
+use pipe_core::{PipeError, PipeResult};
+use smallvec::SmallVec;
+use spirv_gen::binding;
+
+use crate::instance::vk_err;
+use crate::memory::DeviceShared;
+
+/// Topology classes a pipeline is compiled for (the exact topology is
+/// dynamic within its class).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TopologyClass {
+    Point,
+    Line,
+    Triangle,
+    Patch,
+}
+
+/// Vulkan topology of a pipe primitive, if Vulkan has it.
+pub fn vk_topology(p: PrimType) -> Option<vk::PrimitiveTopology> {
+    use vk::PrimitiveTopology as T;
+    Some(match p {
+        PrimType::Points => T::POINT_LIST,
+        PrimType::Lines => T::LINE_LIST,
+        PrimType::LineStrip => T::LINE_STRIP,
+        PrimType::Triangles => T::TRIANGLE_LIST,
+        PrimType::TriangleStrip => T::TRIANGLE_STRIP,
+        PrimType::TriangleFan => T::TRIANGLE_FAN,
+        PrimType::LinesAdjacency => T::LINE_LIST_WITH_ADJACENCY,
+        PrimType::LineStripAdjacency => T::LINE_STRIP_WITH_ADJACENCY,
+        PrimType::TrianglesAdjacency => T::TRIANGLE_LIST_WITH_ADJACENCY,
+        PrimType::TriangleStripAdjacency => T::TRIANGLE_STRIP_WITH_ADJACENCY,
+        PrimType::Patches => T::PATCH_LIST,
+        PrimType::LineLoop | PrimType::Quads | PrimType::QuadStrip | PrimType::Polygon => {
+            return None
+        }
+    })
+}
+
+/// The class of a Vulkan topology.
+pub fn topology_class(t: vk::PrimitiveTopology) -> TopologyClass {
+    use vk::PrimitiveTopology as T;
+    match t {
+        T::POINT_LIST => TopologyClass::Point,
+        T::LINE_LIST
+        | T::LINE_STRIP
+        | T::LINE_LIST_WITH_ADJACENCY
+        | T::LINE_STRIP_WITH_ADJACENCY => TopologyClass::Line,
+        T::PATCH_LIST => TopologyClass::Patch,
+        _ => TopologyClass::Triangle,
+    }
+}
+
+/// What makes a graphics pipeline.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct GfxKey {
+    pub vs: u32,
+    pub fs: Option<u32>,
+    pub velems: Option<u32>,
+    pub blend: Option<u32>,
+    pub rasterizer: Option<u32>,
+    pub color_formats: SmallVec<[vk::Format; 8]>,
+    pub depth_format: vk::Format,
+    pub stencil_format: vk::Format,
+    pub samples: u32,
+    pub topology: TopologyClass,
+}
+
+/// The states a pipeline is built from (looked up from the key's handles).
+pub struct GfxInputs<'a> {
+    pub vs: vk::ShaderModule,
+    pub fs: Option<vk::ShaderModule>,
+    pub velems: &'a [VertexElement],
+    pub blend: &'a BlendState,
+    pub rasterizer: &'a RasterizerState,
+}
+
+/// The universal pipeline layout and its set layouts.
+pub struct Layout {
+    pub sets: [vk::DescriptorSetLayout; 4],
+    pub layout: vk::PipelineLayout,
+    pub push_size: u32,
+}
+
+impl Layout {
+    /// Creates the layout of the binding model on `dev`.
+    pub fn new(dev: &DeviceShared) -> PipeResult<Self> {
+        let raw = dev.raw();
+        let gfx_stages = [
+            vk::ShaderStageFlags::VERTEX,
+            vk::ShaderStageFlags::TESSELLATION_CONTROL,
+            vk::ShaderStageFlags::TESSELLATION_EVALUATION,
+            vk::ShaderStageFlags::GEOMETRY,
+            vk::ShaderStageFlags::FRAGMENT,
+            vk::ShaderStageFlags::COMPUTE,
+        ];
+        // Set 0: uniform buffers, a push-descriptor set. Push descriptor
+        // sets hold at most maxPushDescriptors (>= 32) bindings, so only
+        // the slots pipe-vk binds today are declared: the first
+        // UBO_SLOTS of each graphics stage and compute.
+        let mut ubo = Vec::new();
+        for (stage, flags) in gfx_stages.iter().enumerate() {
+            for slot in 0..UBO_SLOTS {
+                ubo.push(
+                    vk::DescriptorSetLayoutBinding::default()
+                        .binding(stage as u32 * binding::MAX_CONSTANT_BUFFERS + slot)
+                        .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
+                        .descriptor_count(1)
+                        .stage_flags(*flags),
+                );
+            }
+        }
+        let mut sets = [vk::DescriptorSetLayout::null(); 4];
+        let push = dev.device.features.has(ash::khr::push_descriptor::NAME);
+        if !push {
+            return Err(PipeError::unsupported(
+                "pipe-vk needs VK_KHR_push_descriptor for its descriptor strategy",
+            ));
+        }
+        for (i, set) in sets.iter_mut().enumerate() {
+            let bindings: &[vk::DescriptorSetLayoutBinding] = if i == 0 { &ubo } else { &[] };
+            let flags = if i == 0 {
+                vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR
+            } else {
+                vk::DescriptorSetLayoutCreateFlags::empty()
+            };
+            let info = vk::DescriptorSetLayoutCreateInfo::default()
+                .flags(flags)
+                .bindings(bindings);
+            // SAFETY: valid bindings; push descriptors are enabled.
+            *set = unsafe { raw.create_descriptor_set_layout(&info, None) }
+                .map_err(|e| vk_err("vkCreateDescriptorSetLayout", e))?;
+        }
+        let push_size =
+            binding::push::SIZE.min(dev.physical.properties.limits.max_push_constants_size) & !3;
+        let ranges = [vk::PushConstantRange {
+            stage_flags: vk::ShaderStageFlags::ALL,
+            offset: 0,
+            size: push_size,
+        }];
+        let info = vk::PipelineLayoutCreateInfo::default()
+            .set_layouts(&sets)
+            .push_constant_ranges(&ranges);
+        // SAFETY: the set layouts were just created.
+        let layout = unsafe { raw.create_pipeline_layout(&info, None) }
+            .map_err(|e| vk_err("vkCreatePipelineLayout", e))?;
+        Ok(Layout {
+            sets,
+            layout,
+            push_size,
+        })
+    }
+
+    /// Destroys the layout.
+    pub fn destroy(&self, device: &ash::Device) {
+        // SAFETY: no pipeline using the layout is still executing (the
+        // context waited for its batches).
+        unsafe {
+            device.destroy_pipeline_layout(self.layout, None);
+            for s in self.sets {
+                device.destroy_descriptor_set_layout(s, None);
+            }
+        }
+    }
+}
+
+/// Uniform-buffer slots per stage that pipe-vk binds (a push-descriptor set
+/// holds at most 32 bindings on some devices: 6 stages x 5).
+pub const UBO_SLOTS: u32 = 5;
+
+fn blend_factor(f: BlendFactor) -> vk::BlendFactor {
+    use vk::BlendFactor as V;
+    match f {
+        BlendFactor::One => V::ONE,
+        BlendFactor::SrcColor => V::SRC_COLOR,
+        BlendFactor::SrcAlpha => V::SRC_ALPHA,
+        BlendFactor::DstAlpha => V::DST_ALPHA,
+        BlendFactor::DstColor => V::DST_COLOR,
+        BlendFactor::SrcAlphaSaturate => V::SRC_ALPHA_SATURATE,
+        BlendFactor::ConstColor => V::CONSTANT_COLOR,
+        BlendFactor::ConstAlpha => V::CONSTANT_ALPHA,
+        BlendFactor::Src1Color => V::SRC1_COLOR,
+        BlendFactor::Src1Alpha => V::SRC1_ALPHA,
+        BlendFactor::Zero => V::ZERO,
+        BlendFactor::InvSrcColor => V::ONE_MINUS_SRC_COLOR,
+        BlendFactor::InvSrcAlpha => V::ONE_MINUS_SRC_ALPHA,
+        BlendFactor::InvDstAlpha => V::ONE_MINUS_DST_ALPHA,
+        BlendFactor::InvDstColor => V::ONE_MINUS_DST_COLOR,
+        BlendFactor::InvConstColor => V::ONE_MINUS_CONSTANT_COLOR,
+        BlendFactor::InvConstAlpha => V::ONE_MINUS_CONSTANT_ALPHA,
+        BlendFactor::InvSrc1Color => V::ONE_MINUS_SRC1_COLOR,
+        BlendFactor::InvSrc1Alpha => V::ONE_MINUS_SRC1_ALPHA,
+    }
+}
+
+fn blend_op(f: BlendFunc) -> vk::BlendOp {
+    match f {
+        BlendFunc::Add => vk::BlendOp::ADD,
+        BlendFunc::Subtract => vk::BlendOp::SUBTRACT,
+        BlendFunc::ReverseSubtract => vk::BlendOp::REVERSE_SUBTRACT,
+        BlendFunc::Min => vk::BlendOp::MIN,
+        BlendFunc::Max => vk::BlendOp::MAX,
+    }
+}
+
+fn logic_op(op: LogicOp) -> vk::LogicOp {
+    use vk::LogicOp as V;
+    match op {
+        LogicOp::Clear => V::CLEAR,
+        LogicOp::Nor => V::NOR,
+        LogicOp::AndInverted => V::AND_INVERTED,
+        LogicOp::CopyInverted => V::COPY_INVERTED,
+        LogicOp::AndReverse => V::AND_REVERSE,
+        LogicOp::Invert => V::INVERT,
+        LogicOp::Xor => V::XOR,
+        LogicOp::Nand => V::NAND,
+        LogicOp::And => V::AND,
+        LogicOp::Equiv => V::EQUIVALENT,
+        LogicOp::Noop => V::NO_OP,
+        LogicOp::OrInverted => V::OR_INVERTED,
+        LogicOp::Copy => V::COPY,
+        LogicOp::OrReverse => V::OR_REVERSE,
+        LogicOp::Or => V::OR,
+        LogicOp::Set => V::SET,
+    }
+}
+
+fn polygon_mode(m: PolygonMode) -> vk::PolygonMode {
+    match m {
+        PolygonMode::Fill | PolygonMode::FillRectangle => vk::PolygonMode::FILL,
+        PolygonMode::Line => vk::PolygonMode::LINE,
+        PolygonMode::Point => vk::PolygonMode::POINT,
+    }
+}
+
+/// Dynamic states every graphics pipeline declares.
+pub const DYNAMIC_STATES: [vk::DynamicState; 19] = [
+    vk::DynamicState::VIEWPORT_WITH_COUNT,
+    vk::DynamicState::SCISSOR_WITH_COUNT,
+    vk::DynamicState::LINE_WIDTH,
+    vk::DynamicState::DEPTH_BIAS,
+    vk::DynamicState::BLEND_CONSTANTS,
+    vk::DynamicState::DEPTH_BOUNDS,
+    vk::DynamicState::STENCIL_COMPARE_MASK,
+    vk::DynamicState::STENCIL_WRITE_MASK,
+    vk::DynamicState::STENCIL_REFERENCE,
+    vk::DynamicState::CULL_MODE,
+    vk::DynamicState::FRONT_FACE,
+    vk::DynamicState::PRIMITIVE_TOPOLOGY,
+    vk::DynamicState::DEPTH_TEST_ENABLE,
+    vk::DynamicState::DEPTH_WRITE_ENABLE,
+    vk::DynamicState::DEPTH_COMPARE_OP,
+    vk::DynamicState::DEPTH_BOUNDS_TEST_ENABLE,
+    vk::DynamicState::STENCIL_TEST_ENABLE,
+    vk::DynamicState::STENCIL_OP,
+    vk::DynamicState::PRIMITIVE_RESTART_ENABLE,
+];
+
+/// A context's pipelines.
+pub struct PipelineCache {
+    pub layout: Layout,
+    cache: vk::PipelineCache,
+    pipelines: HashMap<GfxKey, vk::Pipeline>,
+    /// Lookups and creations (for `pipe-info`/tests: the hit rate).
+    pub lookups: u64,
+    pub created: u64,
+}
+
+impl PipelineCache {
+    /// An empty cache with the universal layout.
+    pub fn new(dev: &DeviceShared) -> PipeResult<Self> {
+        let layout = Layout::new(dev)?;
+        let info = vk::PipelineCacheCreateInfo::default();
+        // SAFETY: an empty cache.
+        let cache = match unsafe { dev.raw().create_pipeline_cache(&info, None) } {
+            Ok(c) => c,
+            Err(e) => {
+                layout.destroy(dev.raw());
+                return Err(vk_err("vkCreatePipelineCache", e));
+            }
+        };
+        Ok(PipelineCache {
+            layout,
+            cache,
+            pipelines: HashMap::new(),
+            lookups: 0,
+            created: 0,
+        })
+    }
+
+    /// The pipeline for `key`, if built.
+    pub fn lookup(&mut self, key: &GfxKey) -> Option<vk::Pipeline> {
+        self.lookups += 1;
+        self.pipelines.get(key).copied()
+    }
+
+    /// Builds and caches the pipeline for `key`.
+    pub fn create(
+        &mut self,
+        dev: &DeviceShared,
+        key: GfxKey,
+        inputs: &GfxInputs<'_>,
+    ) -> PipeResult<vk::Pipeline> {
+        let entry = c"main";
+        let mut stages = vec![vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::VERTEX)
+            .module(inputs.vs)
+            .name(entry)];
+        if let Some(fs) = inputs.fs {
+            stages.push(
+                vk::PipelineShaderStageCreateInfo::default()
+                    .stage(vk::ShaderStageFlags::FRAGMENT)
+                    .module(fs)
+                    .name(entry),
+            );
+        }
+        // Vertex input: one binding per vertex buffer used, stride and rate
+        // from the elements (pipe-core checked they agree per buffer).
+        let mut bindings: SmallVec<[vk::VertexInputBindingDescription; 16]> = SmallVec::new();
+        let mut attrs: SmallVec<[vk::VertexInputAttributeDescription; 16]> = SmallVec::new();
+        let mut divisors: SmallVec<[vk::VertexInputBindingDivisorDescriptionKHR; 4]> =
+            SmallVec::new();
+        for (loc, e) in inputs.velems.iter().enumerate() {
+            let b = u32::from(e.vertex_buffer_index);
+            if !bindings.iter().any(|x| x.binding == b) {
+                bindings.push(vk::VertexInputBindingDescription {
+                    binding: b,
+                    stride: e.src_stride,
+                    input_rate: if e.instance_divisor > 0 {
+                        vk::VertexInputRate::INSTANCE
+                    } else {
+                        vk::VertexInputRate::VERTEX
+                    },
+                });
+                if e.instance_divisor > 1 {
+                    divisors.push(vk::VertexInputBindingDivisorDescriptionKHR {
+                        binding: b,
+                        divisor: e.instance_divisor,
+                    });
+                }
+            }
+            let format = crate::format::vk_format(e.src_format).ok_or_else(|| {
+                PipeError::unsupported(format!(
+                    "vertex format {} needs a fetch fix-up (issue 7)",
+                    e.src_format
+                ))
+            })?;
+            attrs.push(vk::VertexInputAttributeDescription {
+                location: loc as u32,
+                binding: b,
+                format,
+                offset: e.src_offset,
+            });
+        }
+        if !divisors.is_empty() {
+            return Err(PipeError::unsupported(
+                "instance divisors above 1 need VK_KHR_vertex_attribute_divisor (issue 7)",
+            ));
+        }
+        let vi = vk::PipelineVertexInputStateCreateInfo::default()
+            .vertex_binding_descriptions(&bindings)
+            .vertex_attribute_descriptions(&attrs);
+        let topology = match key.topology {
+            TopologyClass::Point => vk::PrimitiveTopology::POINT_LIST,
+            TopologyClass::Line => vk::PrimitiveTopology::LINE_LIST,
+            TopologyClass::Triangle => vk::PrimitiveTopology::TRIANGLE_LIST,
+            TopologyClass::Patch => vk::PrimitiveTopology::PATCH_LIST,
+        };
+        let ia = vk::PipelineInputAssemblyStateCreateInfo::default().topology(topology);
+        let vp = vk::PipelineViewportStateCreateInfo::default();
+        let r = inputs.rasterizer;
+        let rs = vk::PipelineRasterizationStateCreateInfo::default()
+            .depth_clamp_enable(r.depth_clamp)
+            .rasterizer_discard_enable(r.rasterizer_discard)
+            .polygon_mode(polygon_mode(r.fill_front))
+            .depth_bias_enable(r.offset_tri || r.offset_line || r.offset_point)
+            .line_width(1.0);
+        let samples = vk::SampleCountFlags::from_raw(key.samples.max(1));
+        let ms = vk::PipelineMultisampleStateCreateInfo::default()
+            .rasterization_samples(samples)
+            .alpha_to_coverage_enable(inputs.blend.alpha_to_coverage)
+            .alpha_to_one_enable(inputs.blend.alpha_to_one);
+        let ds = vk::PipelineDepthStencilStateCreateInfo::default();
+        let b = inputs.blend;
+        let atts: SmallVec<[vk::PipelineColorBlendAttachmentState; 8]> =
+            (0..key.color_formats.len())
+                .map(|i| {
+                    let rt = if b.independent_blend_enable {
+                        b.rt[i]
+                    } else {
+                        b.rt[0]
+                    };
+                    vk::PipelineColorBlendAttachmentState {
+                        blend_enable: vk::Bool32::from(rt.blend_enable && !b.logicop_enable),
+                        src_color_blend_factor: blend_factor(rt.rgb_src_factor),
+                        dst_color_blend_factor: blend_factor(rt.rgb_dst_factor),
+                        color_blend_op: blend_op(rt.rgb_func),
+                        src_alpha_blend_factor: blend_factor(rt.alpha_src_factor),
+                        dst_alpha_blend_factor: blend_factor(rt.alpha_dst_factor),
+                        alpha_blend_op: blend_op(rt.alpha_func),
+                        color_write_mask: vk::ColorComponentFlags::from_raw(u32::from(
+                            rt.colormask.bits(),
+                        )),
+                    }
+                })
+                .collect();
+        let cb = vk::PipelineColorBlendStateCreateInfo::default()
+            .logic_op_enable(b.logicop_enable)
+            .logic_op(logic_op(b.logicop_func))
+            .attachments(&atts);
+        let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&DYNAMIC_STATES);
+        let mut rendering = vk::PipelineRenderingCreateInfo::default()
+            .color_attachment_formats(&key.color_formats)
+            .depth_attachment_format(key.depth_format)
+            .stencil_attachment_format(key.stencil_format);
+        let info = vk::GraphicsPipelineCreateInfo::default()
+            .stages(&stages)
+            .vertex_input_state(&vi)
+            .input_assembly_state(&ia)
+            .viewport_state(&vp)
+            .rasterization_state(&rs)
+            .multisample_state(&ms)
+            .depth_stencil_state(&ds)
+            .color_blend_state(&cb)
+            .dynamic_state(&dynamic)
+            .layout(self.layout.layout)
+            .push_next(&mut rendering);
+        // SAFETY: every state is consistent with the key (attachment counts
+        // and formats, sample count) and the layout; modules are live.
+        let p = unsafe {
+            dev.raw()
+                .create_graphics_pipelines(self.cache, &[info], None)
+        }
+        .map_err(|(_, e)| vk_err("vkCreateGraphicsPipelines", e))?[0];
+        self.created += 1;
+        self.pipelines.insert(key, p);
+        Ok(p)
+    }
+
+    /// Removes the pipelines built from CSO `handle` (by `pick`) and
+    /// returns them for deferred destruction.
+    pub fn take_matching(&mut self, pick: impl Fn(&GfxKey) -> bool) -> Vec<vk::Pipeline> {
+        let keys: Vec<GfxKey> = self.pipelines.keys().filter(|k| pick(k)).cloned().collect();
+        keys.into_iter()
+            .filter_map(|k| self.pipelines.remove(&k))
+            .collect()
+    }
+
+    /// Destroys everything (the context waited for its batches).
+    pub fn destroy(&mut self, device: &ash::Device) {
+        // SAFETY: no batch of the context is executing any more.
+        unsafe {
+            for (_, p) in self.pipelines.drain() {
+                device.destroy_pipeline(p, None);
+            }
+            device.destroy_pipeline_cache(self.cache, None);
+        }
+        self.layout.destroy(device);
+    }
+}

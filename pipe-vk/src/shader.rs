@@ -1,0 +1,175 @@
+//! Shaders: from spirv-gen IR (or SPIR-V passthrough) to `VkShaderModule`s.
+//!
+//! A shader CSO keeps its template (the IR object or the words). Modules are
+//! compiled lazily, when a pipeline first needs them, per variant key: the
+//! spirv-gen [`VariantKey`] pipe-vk fills from bound state (GL lowerings).
+//! IR is validated when the CSO is created, so a bad shader is an
+//! `InvalidArgument` at `create_*_state`, not at draw time. The emitter's
+//! target follows the device's API version.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use ash::vk;
+use pipe_core::shader::{ShaderCode, ShaderState};
+use pipe_core::state::ShaderStage;
+use pipe_core::{PipeError, PipeResult};
+use spirv_gen::passes::VariantKey;
+
+use crate::instance::vk_err;
+use crate::memory::DeviceShared;
+
+/// The IR type a frontend passes in `ShaderCode::Ir`.
+pub type Ir = spirv_gen::ir::Shader;
+
+fn stage_of(s: spirv_gen::ir::Stage) -> ShaderStage {
+    use spirv_gen::ir::Stage as S;
+    match s {
+        S::Vertex => ShaderStage::Vertex,
+        S::TessCtrl => ShaderStage::TessCtrl,
+        S::TessEval => ShaderStage::TessEval,
+        S::Geometry => ShaderStage::Geometry,
+        S::Fragment => ShaderStage::Fragment,
+        S::Compute => ShaderStage::Compute,
+    }
+}
+
+/// Checks a shader template when its CSO is created.
+pub fn check_template(state: &ShaderState) -> PipeResult<()> {
+    match &state.code {
+        ShaderCode::SpirV { words, .. } => {
+            if words.first() != Some(&0x0723_0203) || words.len() < 5 {
+                return Err(PipeError::invalid(
+                    "shader: not a SPIR-V module (bad magic or header)",
+                ));
+            }
+            Ok(())
+        }
+        ShaderCode::Ir(any) => {
+            let ir = any.downcast_ref::<Ir>().ok_or_else(|| {
+                PipeError::invalid("shader: ShaderCode::Ir must hold a spirv_gen::ir::Shader")
+            })?;
+            if stage_of(ir.stage) != state.stage {
+                return Err(PipeError::invalid(format!(
+                    "shader: the IR is a {:?} shader, the template says {}",
+                    ir.stage,
+                    state.stage.short_name()
+                )));
+            }
+            spirv_gen::validate::validate(ir)
+                .map_err(|e| PipeError::invalid(format!("shader: {e}")))
+        }
+    }
+}
+
+/// Checks that a shader only uses bindings the draw path provides today:
+/// uniform buffers in slots `0..ubo_slots` and push constants. Textures,
+/// images and shader buffers arrive with the rest of issue 7.
+pub fn check_draw_bindings(state: &ShaderState, ubo_slots: u32) -> PipeResult<()> {
+    let ShaderCode::Ir(any) = &state.code else {
+        // SPIR-V passthrough: the frontend promises the binding model.
+        return Ok(());
+    };
+    let Some(ir) = any.downcast_ref::<Ir>() else {
+        return Ok(());
+    };
+    use spirv_gen::ir::VarKind;
+    for v in &ir.vars {
+        let what = match &v.kind {
+            VarKind::Ubo { slot, .. } if *slot >= ubo_slots => {
+                format!("uniform buffer slot {slot} (pipe-vk binds slots 0..{ubo_slots} so far)")
+            }
+            VarKind::Ssbo { .. } => "shader buffers".to_string(),
+            VarKind::Texture(_) => "textures".to_string(),
+            VarKind::Image(_) => "images".to_string(),
+            _ => continue,
+        };
+        return Err(PipeError::unsupported(format!(
+            "{} shader uses {what}, which pipe-vk cannot bind in draws yet (issue 7)",
+            state.stage.short_name()
+        )));
+    }
+    Ok(())
+}
+
+/// The emitter target for a device.
+pub fn target_for(dev: &DeviceShared) -> spirv_gen::emit::Target {
+    if dev.physical.properties.api_version >= vk::API_VERSION_1_3 {
+        spirv_gen::emit::Target::Vulkan1_3
+    } else {
+        spirv_gen::emit::Target::Vulkan1_2
+    }
+}
+
+/// Compiles a shader template with `key` to SPIR-V words.
+pub fn compile(
+    state: &ShaderState,
+    key: &VariantKey,
+    target: spirv_gen::emit::Target,
+) -> PipeResult<Arc<[u32]>> {
+    match &state.code {
+        ShaderCode::SpirV { words, .. } => Ok(words.clone()),
+        ShaderCode::Ir(any) => {
+            let ir = any
+                .downcast_ref::<Ir>()
+                .ok_or_else(|| PipeError::invalid("shader: not spirv-gen IR"))?;
+            let mut s = ir.clone();
+            let err = |e: spirv_gen::Error| PipeError::invalid(format!("shader variant: {e}"));
+            spirv_gen::passes::lower(&mut s, key).map_err(err)?;
+            spirv_gen::passes::optimize(&mut s);
+            let words = spirv_gen::emit::emit(&s, target).map_err(err)?;
+            Ok(words.into())
+        }
+    }
+}
+
+/// Shader modules of one context, per (CSO id, variant key).
+#[derive(Default)]
+pub struct ModuleCache {
+    modules: HashMap<(u32, VariantKey), vk::ShaderModule>,
+}
+
+impl ModuleCache {
+    /// The module for `cso` with `key`, compiling it on first use.
+    pub fn get(
+        &mut self,
+        dev: &DeviceShared,
+        cso: u32,
+        state: &ShaderState,
+        key: &VariantKey,
+    ) -> PipeResult<vk::ShaderModule> {
+        if let Some(m) = self.modules.get(&(cso, key.clone())) {
+            return Ok(*m);
+        }
+        let words = compile(state, key, target_for(dev))?;
+        let info = vk::ShaderModuleCreateInfo::default().code(&words);
+        // SAFETY: the words are a SPIR-V module (emitted by spirv-gen, whose
+        // output passes spirv-val, or passed through after a header check).
+        let m = unsafe { dev.raw().create_shader_module(&info, None) }
+            .map_err(|e| vk_err("vkCreateShaderModule", e))?;
+        self.modules.insert((cso, key.clone()), m);
+        Ok(m)
+    }
+
+    /// Removes and returns the modules of a deleted CSO.
+    pub fn take(&mut self, cso: u32) -> Vec<vk::ShaderModule> {
+        let keys: Vec<_> = self
+            .modules
+            .keys()
+            .filter(|(c, _)| *c == cso)
+            .cloned()
+            .collect();
+        keys.into_iter()
+            .filter_map(|k| self.modules.remove(&k))
+            .collect()
+    }
+
+    /// Destroys every module.
+    pub fn destroy(&mut self, device: &ash::Device) {
+        for (_, m) in self.modules.drain() {
+            // SAFETY: modules are only referenced during pipeline creation;
+            // pipelines do not keep them.
+            unsafe { device.destroy_shader_module(m, None) };
+        }
+    }
+}

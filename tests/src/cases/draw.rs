@@ -1,0 +1,764 @@
+//! `pipe.draw.*`: the first rendering tests. Shaders are spirv-gen text IR;
+//! expected images are computed here from the geometry: a pixel is covered
+//! when its centre lies inside the primitive. Pixels whose centre lies on
+//! an edge (where the tie-breaking rule decides) are left out of the
+//! comparison, and the tests say so.
+
+use std::sync::Arc;
+
+use pipe_core::draw::{DrawInfo, DrawStartCountBias, IndexSource, PrimType};
+use pipe_core::flags::ClearFlags;
+use pipe_core::resource::{BindFlags, PipeBox, ResourceFlags, ResourceTemplate};
+use pipe_core::shader::{ShaderCode, ShaderState, StreamOutputInfo};
+use pipe_core::state::*;
+use pipe_core::view::SurfaceTemplate;
+use pipe_core::{Context, Format, PipeError, Resource};
+
+use crate::harness::{env, step, Env};
+use crate::{both_paths, test_case, Outcome, TestContext};
+
+type R = Result<(), Outcome>;
+
+const W: u32 = 16;
+const H: u32 = 16;
+
+const VS: &str = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+}
+";
+
+const VS_OFFSET: &str = "shader vertex
+in @pos : f32x4 location=0
+in @off : f32x4 location=1
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %0 : f32x4 = load @pos
+  %1 : f32x4 = load @off
+  %2 : f32x4 = fadd %0, %1
+  store @gl_pos, %2
+}
+";
+
+const FS_UBO: &str = "shader fragment
+out @frag : f32x4 location=0
+ubo @c slot=0 size=16
+fn main {
+  %0 : u32 = const 0
+  %1 : f32x4 = load_ubo @c, %0
+  store @frag, %1
+}
+";
+
+fn shader(stage: ShaderStage, src: &str) -> Result<ShaderState, Outcome> {
+    let ir = spirv_gen::text::parse(src).map_err(|e| Outcome::fail(format!("test shader: {e}")))?;
+    Ok(ShaderState {
+        stage,
+        code: ShaderCode::Ir(Arc::new(ir)),
+        stream_output: StreamOutputInfo::default(),
+    })
+}
+
+fn f32s(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|f| f.to_le_bytes()).collect()
+}
+
+/// A 16x16 RGBA8 render target bound as the only colour buffer (and
+/// optionally a Z32F depth buffer), with a full viewport.
+struct Target {
+    color: Resource,
+    depth: Option<Resource>,
+}
+
+fn setup(e: &mut Env, with_depth: bool) -> Result<Target, Outcome> {
+    let t = ResourceTemplate::texture_2d(
+        Format::R8G8B8A8Unorm,
+        W,
+        H,
+        BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW,
+    );
+    let color = e.texture(&t)?;
+    let cs = step(
+        "surface",
+        e.ctx.create_surface(
+            &color,
+            &SurfaceTemplate {
+                format: t.format,
+                level: 0,
+                first_layer: 0,
+                last_layer: 0,
+            },
+        ),
+    )?;
+    let (depth, zs) = if with_depth {
+        let zt = ResourceTemplate::texture_2d(Format::Z32Float, W, H, BindFlags::DEPTH_STENCIL);
+        let z = e.texture(&zt)?;
+        let s = step(
+            "depth surface",
+            e.ctx.create_surface(
+                &z,
+                &SurfaceTemplate {
+                    format: zt.format,
+                    level: 0,
+                    first_layer: 0,
+                    last_layer: 0,
+                },
+            ),
+        )?;
+        (Some(z), Some(s))
+    } else {
+        (None, None)
+    };
+    let fb = FramebufferState {
+        width: W as u16,
+        height: H as u16,
+        layers: 1,
+        samples: 1,
+        cbufs: vec![Some(cs)],
+        zsbuf: zs,
+        resolve: None,
+    };
+    step("set_framebuffer_state", e.ctx.set_framebuffer_state(&fb))?;
+    let vp = ViewportState {
+        scale: [W as f32 / 2.0, H as f32 / 2.0, 1.0],
+        translate: [W as f32 / 2.0, H as f32 / 2.0, 0.0],
+        swizzle: Default::default(),
+    };
+    step("viewport", e.ctx.set_viewport_states(0, &[vp]))?;
+    let rs = RasterizerState {
+        line_width: 1.0,
+        clip_halfz: true,
+        depth_clip_near: true,
+        depth_clip_far: true,
+        ..Default::default()
+    };
+    let h = step("rasterizer", e.ctx.create_rasterizer_state(&rs))?;
+    step("bind rasterizer", e.ctx.bind_rasterizer_state(Some(h)))?;
+    Ok(Target { color, depth })
+}
+
+fn bind_program(e: &mut Env, vs: &str, fs: &str) -> R {
+    let v = step(
+        "create_vs_state",
+        e.ctx.create_vs_state(&shader(ShaderStage::Vertex, vs)?),
+    )?;
+    let f = step(
+        "create_fs_state",
+        e.ctx.create_fs_state(&shader(ShaderStage::Fragment, fs)?),
+    )?;
+    step("bind_vs_state", e.ctx.bind_vs_state(Some(v)))?;
+    step("bind_fs_state", e.ctx.bind_fs_state(Some(f)))
+}
+
+fn set_color(e: &mut Env, c: [f32; 4]) -> R {
+    let bytes = f32s(&c);
+    step(
+        "set_constant_buffer",
+        e.ctx.set_constant_buffer(
+            ShaderStage::Fragment,
+            0,
+            Some(ConstantBuffer {
+                buffer: None,
+                buffer_offset: 0,
+                buffer_size: 16,
+                user_buffer: Some(&bytes),
+            }),
+        ),
+    )
+}
+
+/// Binds `verts` (x, y, z, w per vertex) as vertex buffer 0 and, when
+/// given, per-instance offsets as buffer 1.
+fn bind_vertices(e: &mut Env, verts: &[f32], instance_offsets: Option<&[f32]>) -> R {
+    let mut elems = vec![VertexElement {
+        src_offset: 0,
+        src_stride: 16,
+        vertex_buffer_index: 0,
+        dual_slot: false,
+        src_format: Format::R32G32B32A32Float,
+        instance_divisor: 0,
+    }];
+    let mut vbs = vec![VertexBuffer {
+        buffer: Some(VertexBufferSource::User(Arc::from(f32s(verts)))),
+        buffer_offset: 0,
+    }];
+    if let Some(off) = instance_offsets {
+        elems.push(VertexElement {
+            vertex_buffer_index: 1,
+            instance_divisor: 1,
+            ..elems[0]
+        });
+        // A real buffer resource this time (the other path).
+        let buf = e.buffer((off.len() * 4) as u32, ResourceFlags::empty())?;
+        step(
+            "subdata",
+            e.ctx
+                .buffer_subdata(&buf, pipe_core::flags::MapFlags::empty(), 0, &f32s(off)),
+        )?;
+        vbs.push(VertexBuffer {
+            buffer: Some(VertexBufferSource::Resource(buf)),
+            buffer_offset: 0,
+        });
+    }
+    let ve = step(
+        "vertex elements",
+        e.ctx.create_vertex_elements_state(&elems),
+    )?;
+    step("bind velems", e.ctx.bind_vertex_elements_state(Some(ve)))?;
+    step("set_vertex_buffers", e.ctx.set_vertex_buffers(&vbs))
+}
+
+fn clear_color(e: &mut Env, c: [f32; 4]) -> R {
+    step(
+        "clear",
+        e.ctx.clear(
+            ClearFlags::COLOR0 | ClearFlags::DEPTH,
+            None,
+            &ColorUnion::from_f32(c),
+            1.0,
+            0,
+        ),
+    )
+}
+
+fn draw(e: &mut Env, mode: PrimType, start: u32, count: u32, instances: u32) -> R {
+    let info = DrawInfo {
+        mode,
+        instance_count: instances,
+        ..DrawInfo::default()
+    };
+    step(
+        "draw_vbo",
+        e.ctx.draw_vbo(
+            &info,
+            0,
+            None,
+            &[DrawStartCountBias {
+                start,
+                count,
+                index_bias: 0,
+            }],
+        ),
+    )
+}
+
+fn unorm(c: [f32; 4]) -> [u8; 4] {
+    c.map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8)
+}
+
+/// Compares the target with `expect(x, y) -> Some(rgba)`; `None` pixels
+/// (edge ties) are skipped. Writes the PNG triple on failure.
+fn check_image(
+    ctx: &TestContext,
+    e: &mut Env,
+    t: &Target,
+    expect: impl Fn(u32, u32) -> Option<[u8; 4]>,
+) -> R {
+    let got = e.read_texture(&t.color, 0, &PipeBox::rect(0, 0, W, H))?;
+    // Skipped pixels take the value read back, so they always match.
+    let mut want = got.clone();
+    for y in 0..H {
+        for x in 0..W {
+            let i = (y * W + x) as usize;
+            if let Some(px) = expect(x, y) {
+                want[i * 4..i * 4 + 4].copy_from_slice(&px);
+            }
+        }
+    }
+    match ctx.compare_rgba8(&got, &want, W, H, [0; 4]) {
+        Outcome::Pass => Ok(()),
+        o => Err(o),
+    }
+}
+
+/// Lower-left half of the target: NDC (-1,-1), (1,-1), (-1,1) map to window
+/// (0,0), (16,0), (0,16); pixel centres with x + y + 1 < 16 are inside,
+/// = 16 lie on the diagonal edge and are skipped.
+fn triangle(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS, FS_UBO)?;
+    let red = [1.0, 0.0, 0.0, 1.0];
+    let black = [0.0, 0.0, 0.0, 1.0];
+    set_color(&mut e, red)?;
+    bind_vertices(
+        &mut e,
+        &[
+            -1.0, -1.0, 0.0, 1.0, 1.0, -1.0, 0.0, 1.0, -1.0, 1.0, 0.0, 1.0,
+        ],
+        None,
+    )?;
+    clear_color(&mut e, black)?;
+    draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
+    check_image(ctx, &mut e, &t, |x, y| match x + y + 1 {
+        s if s < 16 => Some(unorm(red)),
+        16 => None,
+        _ => Some(unorm(black)),
+    })
+}
+both_paths!("pipe.draw.triangle.ubo_color", triangle);
+
+/// An indexed quad (two triangles, u16 and u32 indices, user and buffer
+/// index data) covering window x 4..12, y 2..10 exactly: no edge ties.
+fn indexed_quad(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS, FS_UBO)?;
+    let (x0, x1, y0, y1) = (
+        4.0 / 8.0 - 1.0,
+        12.0 / 8.0 - 1.0,
+        2.0 / 8.0 - 1.0,
+        10.0 / 8.0 - 1.0,
+    );
+    bind_vertices(
+        &mut e,
+        &[
+            x0, y0, 0.0, 1.0, x1, y0, 0.0, 1.0, x1, y1, 0.0, 1.0, x0, y1, 0.0, 1.0,
+        ],
+        None,
+    )?;
+    let green = [0.0, 1.0, 0.0, 1.0];
+    let blue = [0.0, 0.0, 1.0, 1.0];
+    clear_color(&mut e, [0.0; 4])?;
+    set_color(&mut e, green)?;
+    let idx16: Vec<u8> = [0u16, 1, 2, 0, 2, 3]
+        .iter()
+        .flat_map(|i| i.to_le_bytes())
+        .collect();
+    let info = DrawInfo {
+        index_size: 2,
+        index: IndexSource::User(&idx16),
+        ..DrawInfo::default()
+    };
+    step(
+        "indexed draw",
+        e.ctx.draw_vbo(
+            &info,
+            0,
+            None,
+            &[DrawStartCountBias {
+                start: 0,
+                count: 6,
+                index_bias: 0,
+            }],
+        ),
+    )?;
+    let inside = |x: u32, y: u32| (4..12).contains(&x) && (2..10).contains(&y);
+    check_image(ctx, &mut e, &t, |x, y| {
+        Some(if inside(x, y) { unorm(green) } else { [0; 4] })
+    })?;
+    // u32 indices from a buffer, only the second triangle (start = 3).
+    let ib = e.buffer(24, ResourceFlags::empty())?;
+    let idx32: Vec<u8> = [0u32, 1, 2, 0, 2, 3]
+        .iter()
+        .flat_map(|i| i.to_le_bytes())
+        .collect();
+    step(
+        "index data",
+        e.ctx
+            .buffer_subdata(&ib, pipe_core::flags::MapFlags::empty(), 0, &idx32),
+    )?;
+    set_color(&mut e, blue)?;
+    let info = DrawInfo {
+        index_size: 4,
+        index: IndexSource::Resource(ib),
+        ..DrawInfo::default()
+    };
+    step(
+        "indexed draw 2",
+        e.ctx.draw_vbo(
+            &info,
+            0,
+            None,
+            &[DrawStartCountBias {
+                start: 3,
+                count: 3,
+                index_bias: 0,
+            }],
+        ),
+    )?;
+    // Second triangle: (x0,y0), (x1,y1), (x0,y1) -> window pixels with
+    // (x - 4) < (y - 2) * 1 strictly above the diagonal; on it: skipped.
+    check_image(ctx, &mut e, &t, |x, y| {
+        if !inside(x, y) {
+            return Some([0; 4]);
+        }
+        let (u, v) = (x as f32 + 0.5 - 4.0, y as f32 + 0.5 - 2.0);
+        if (u - v).abs() < 1e-6 {
+            None
+        } else if u < v {
+            Some(unorm(blue))
+        } else {
+            Some(unorm(green))
+        }
+    })
+}
+both_paths!("pipe.draw.indexed.u16_user_u32_buffer", indexed_quad);
+
+/// Instancing: one quad drawn twice, the second instance moved right by
+/// a per-instance attribute (divisor 1).
+fn instanced(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_OFFSET, FS_UBO)?;
+    let (x0, x1, y0, y1) = (-1.0f32, -0.5, -1.0, -0.5); // window 0..4, 0..4
+    let quad = [
+        x0, y0, 0.0, 1.0, x1, y0, 0.0, 1.0, x1, y1, 0.0, 1.0, x0, y0, 0.0, 1.0, x1, y1, 0.0, 1.0,
+        x0, y1, 0.0, 1.0,
+    ];
+    // Instance 1 moves by 1.0 in NDC x = 8 pixels.
+    bind_vertices(
+        &mut e,
+        &quad,
+        Some(&[0.0, 0.0, 0.0, 0.0, 1.0, 0.5, 0.0, 0.0]),
+    )?;
+    let c = [1.0, 1.0, 0.0, 1.0];
+    set_color(&mut e, c)?;
+    clear_color(&mut e, [0.0; 4])?;
+    draw(&mut e, PrimType::Triangles, 0, 6, 2)?;
+    check_image(ctx, &mut e, &t, |x, y| {
+        let a = x < 4 && y < 4;
+        let b = (8..12).contains(&x) && (4..8).contains(&y);
+        Some(if a || b { unorm(c) } else { [0; 4] })
+    })
+}
+both_paths!("pipe.draw.instanced.divisor_one", instanced);
+
+/// Depth test LESS with a cleared depth buffer (the clear is the load op):
+/// a far quad, then a near one overlapping it, then the far one again.
+fn depth_test(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = setup(&mut e, true)?;
+    bind_program(&mut e, VS, FS_UBO)?;
+    let dsa = DepthStencilAlphaState {
+        depth_enabled: true,
+        depth_writemask: true,
+        depth_func: CompareFunc::Less,
+        ..Default::default()
+    };
+    let h = step("dsa", e.ctx.create_depth_stencil_alpha_state(&dsa))?;
+    step("bind dsa", e.ctx.bind_depth_stencil_alpha_state(Some(h)))?;
+    let quad = |x0: f32, x1: f32, z: f32| {
+        let (y0, y1) = (-1.0f32, 1.0);
+        vec![
+            x0, y0, z, 1.0, x1, y0, z, 1.0, x1, y1, z, 1.0, x0, y0, z, 1.0, x1, y1, z, 1.0, x0, y1,
+            z, 1.0,
+        ]
+    };
+    // Far quad on window x 0..12 (z 0.75), near on 4..16 (z 0.25).
+    let mut verts = quad(-1.0, 0.5, 0.75);
+    verts.extend(quad(-0.5, 1.0, 0.25));
+    bind_vertices(&mut e, &verts, None)?;
+    clear_color(&mut e, [0.0; 4])?;
+    let (red, green) = ([1.0, 0.0, 0.0, 1.0], [0.0, 1.0, 0.0, 1.0]);
+    set_color(&mut e, red)?;
+    draw(&mut e, PrimType::Triangles, 0, 6, 1)?;
+    set_color(&mut e, green)?;
+    draw(&mut e, PrimType::Triangles, 6, 6, 1)?;
+    set_color(&mut e, red)?;
+    draw(&mut e, PrimType::Triangles, 0, 6, 1)?;
+    check_image(ctx, &mut e, &t, |x, _| {
+        Some(if x >= 4 { unorm(green) } else { unorm(red) })
+    })?;
+    // The depth buffer holds the nearest z.
+    let z = e.read_texture(
+        t.depth.as_ref().ok_or_else(|| Outcome::fail("no depth"))?,
+        0,
+        &PipeBox::rect(0, 0, W, 1),
+    )?;
+    for x in 0..W as usize {
+        let v = f32::from_le_bytes([z[x * 4], z[x * 4 + 1], z[x * 4 + 2], z[x * 4 + 3]]);
+        let want = if x >= 4 { 0.25 } else { 0.75 };
+        if (v - want).abs() > 1e-6 {
+            return Err(Outcome::fail(format!(
+                "depth at x={x} is {v}, expected {want}"
+            )));
+        }
+    }
+    Ok(())
+}
+both_paths!("pipe.draw.depth.less", depth_test);
+
+/// Blending: (src alpha, 1 - src alpha) over a cleared colour.
+fn blend(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS, FS_UBO)?;
+    let mut bs = BlendState::default();
+    bs.rt[0] = RtBlendState {
+        blend_enable: true,
+        rgb_func: BlendFunc::Add,
+        rgb_src_factor: BlendFactor::SrcAlpha,
+        rgb_dst_factor: BlendFactor::InvSrcAlpha,
+        alpha_func: BlendFunc::Add,
+        alpha_src_factor: BlendFactor::One,
+        alpha_dst_factor: BlendFactor::Zero,
+        colormask: ColorMask::RGBA,
+    };
+    let h = step("blend", e.ctx.create_blend_state(&bs))?;
+    step("bind blend", e.ctx.bind_blend_state(Some(h)))?;
+    bind_vertices(
+        &mut e,
+        &[
+            -1.0, -1.0, 0.0, 1.0, 3.0, -1.0, 0.0, 1.0, -1.0, 3.0, 0.0, 1.0,
+        ],
+        None,
+    )?;
+    let dst = [0.0, 0.0, 1.0, 1.0];
+    let src = [1.0, 0.0, 0.0, 0.25];
+    clear_color(&mut e, dst)?;
+    set_color(&mut e, src)?;
+    draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
+    // 0.25 * src + 0.75 * dst, alpha = src alpha; UNORM8 rounding of each.
+    let want = unorm([0.25, 0.0, 0.75, 0.25]);
+    let got = e.read_texture(&t.color, 0, &PipeBox::rect(0, 0, W, H))?;
+    for px in got.chunks(4) {
+        for c in 0..4 {
+            if px[c].abs_diff(want[c]) > 1 {
+                return Err(Outcome::fail(format!(
+                    "blended {px:?}, expected {want:?} (±1)"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+both_paths!("pipe.draw.blend.src_alpha", blend);
+
+/// Scissor: a full-screen triangle with the scissor test on.
+fn scissor(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS, FS_UBO)?;
+    let rs = RasterizerState {
+        scissor: true,
+        line_width: 1.0,
+        clip_halfz: true,
+        ..Default::default()
+    };
+    let h = step("rasterizer", e.ctx.create_rasterizer_state(&rs))?;
+    step("bind", e.ctx.bind_rasterizer_state(Some(h)))?;
+    step(
+        "scissor",
+        e.ctx.set_scissor_states(
+            0,
+            &[ScissorState {
+                minx: 3,
+                miny: 5,
+                maxx: 9,
+                maxy: 7,
+            }],
+        ),
+    )?;
+    bind_vertices(
+        &mut e,
+        &[
+            -1.0, -1.0, 0.0, 1.0, 3.0, -1.0, 0.0, 1.0, -1.0, 3.0, 0.0, 1.0,
+        ],
+        None,
+    )?;
+    clear_color(&mut e, [0.0; 4])?;
+    let c = [1.0, 1.0, 1.0, 1.0];
+    set_color(&mut e, c)?;
+    draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
+    check_image(ctx, &mut e, &t, |x, y| {
+        Some(if (3..9).contains(&x) && (5..7).contains(&y) {
+            unorm(c)
+        } else {
+            [0; 4]
+        })
+    })
+}
+both_paths!("pipe.draw.scissor.rect", scissor);
+
+/// Bad input: no vertex shader, a topology that needs rewriting.
+fn bad_draws(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    setup(&mut e, false)?;
+    let one = [DrawStartCountBias {
+        start: 0,
+        count: 3,
+        index_bias: 0,
+    }];
+    match e.ctx.draw_vbo(&DrawInfo::default(), 0, None, &one) {
+        Err(PipeError::InvalidArgument(m)) if m.contains("vertex shader") => {}
+        other => {
+            return Err(Outcome::fail(format!(
+                "draw without shaders gave {:?}",
+                other
+            )))
+        }
+    }
+    bind_program(&mut e, VS, FS_UBO)?;
+    bind_vertices(&mut e, &[0.0; 16], None)?;
+    match e.ctx.draw_vbo(
+        &DrawInfo {
+            mode: PrimType::Quads,
+            ..DrawInfo::default()
+        },
+        0,
+        None,
+        &[DrawStartCountBias {
+            start: 0,
+            count: 4,
+            index_bias: 0,
+        }],
+    ) {
+        Err(PipeError::Unsupported(_)) => {}
+        other => return Err(Outcome::fail(format!("quads gave {:?}", other))),
+    }
+    // A shader that is not valid IR is refused when created.
+    let bad = "shader vertex\nout @gl_pos : f32x4 builtin=position\nfn main {\n  %0 : f32x4 = load @nope\n  store @gl_pos, %0\n}\n";
+    match spirv_gen::text::parse(bad) {
+        Err(_) => {}
+        Ok(ir) => {
+            let st = ShaderState {
+                stage: ShaderStage::Vertex,
+                code: ShaderCode::Ir(Arc::new(ir)),
+                stream_output: Default::default(),
+            };
+            if !matches!(
+                e.ctx.create_vs_state(&st),
+                Err(PipeError::InvalidArgument(_))
+            ) {
+                return Err(Outcome::fail("invalid IR was accepted"));
+            }
+        }
+    }
+    Ok(())
+}
+both_paths!("pipe.draw.validate.bad_input", bad_draws);
+
+/// A clear followed by a draw costs no clear command: the pending clear
+/// becomes the CLEAR load op. Pipelines are cached across draws.
+fn clear_as_load_op(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(clear_as_load_op_inner(ctx))
+}
+
+fn clear_as_load_op_inner(ctx: &mut TestContext) -> R {
+    let opts = crate::harness::options(ctx);
+    let screen = step("screen", pipe_vk::VkScreen::new(&opts))?;
+    let vk_ctx = step("context", screen.create_vk_context())?;
+    let mut e = Env {
+        screen: screen.clone(),
+        ctx: Box::new(vk_ctx),
+    };
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS, FS_UBO)?;
+    set_color(&mut e, [1.0, 0.0, 0.0, 1.0])?;
+    bind_vertices(
+        &mut e,
+        &[
+            -1.0, -1.0, 0.0, 1.0, 1.0, -1.0, 0.0, 1.0, -1.0, 1.0, 0.0, 1.0,
+        ],
+        None,
+    )?;
+    clear_color(&mut e, [0.0, 0.0, 0.0, 1.0])?;
+    for _ in 0..3 {
+        draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
+    }
+    let _ = e.read_texture(&t.color, 0, &PipeBox::rect(0, 0, 1, 1))?;
+    drop(t);
+    // Downcast is impossible through the trait object; re-run the same
+    // sequence on an unwrapped context to read its counters.
+    let mut c = step("context", screen.create_vk_context())?;
+    let tex = step(
+        "rt",
+        pipe_core::Screen::resource_create(
+            &*screen,
+            &ResourceTemplate::texture_2d(Format::R8G8B8A8Unorm, W, H, BindFlags::RENDER_TARGET),
+        ),
+    )?;
+    let s = step(
+        "surface",
+        c.create_surface(
+            &tex,
+            &SurfaceTemplate {
+                format: Format::R8G8B8A8Unorm,
+                level: 0,
+                first_layer: 0,
+                last_layer: 0,
+            },
+        ),
+    )?;
+    step(
+        "fb",
+        c.set_framebuffer_state(&FramebufferState {
+            width: W as u16,
+            height: H as u16,
+            layers: 1,
+            samples: 1,
+            cbufs: vec![Some(s)],
+            zsbuf: None,
+            resolve: None,
+        }),
+    )?;
+    let v = step("vs", c.create_vs_state(&shader(ShaderStage::Vertex, VS)?))?;
+    let f = step(
+        "fs",
+        c.create_fs_state(&shader(ShaderStage::Fragment, FS_UBO)?),
+    )?;
+    step("bind", c.bind_vs_state(Some(v)))?;
+    step("bind", c.bind_fs_state(Some(f)))?;
+    let ve = step(
+        "ve",
+        c.create_vertex_elements_state(&[VertexElement {
+            src_offset: 0,
+            src_stride: 16,
+            vertex_buffer_index: 0,
+            dual_slot: false,
+            src_format: Format::R32G32B32A32Float,
+            instance_divisor: 0,
+        }]),
+    )?;
+    step("bind", c.bind_vertex_elements_state(Some(ve)))?;
+    step(
+        "vb",
+        c.set_vertex_buffers(&[VertexBuffer {
+            buffer: Some(VertexBufferSource::User(Arc::from(f32s(&[0.0; 12])))),
+            buffer_offset: 0,
+        }]),
+    )?;
+    step(
+        "clear",
+        c.clear(
+            ClearFlags::COLOR0,
+            None,
+            &ColorUnion::from_f32([0.0; 4]),
+            0.0,
+            0,
+        ),
+    )?;
+    for _ in 0..3 {
+        step(
+            "draw",
+            c.draw_vbo(
+                &DrawInfo::default(),
+                0,
+                None,
+                &[DrawStartCountBias {
+                    start: 0,
+                    count: 3,
+                    index_bias: 0,
+                }],
+            ),
+        )?;
+    }
+    let cs = c.clear_stats();
+    if cs.executed != 0 || cs.load_op != 1 {
+        return Err(Outcome::fail(format!(
+            "clear then draws: {cs:?} (want 0 executed, 1 load op)"
+        )));
+    }
+    let st = c.stats();
+    if st.pipelines_created != 1 || st.pipeline_lookups != 3 {
+        return Err(Outcome::fail(format!(
+            "pipeline cache: {st:?} (want 1 created, 3 lookups)"
+        )));
+    }
+    Ok(())
+}
+test_case!(name = "pipe.draw.clear.load_op", clear_as_load_op);
