@@ -50,6 +50,18 @@
 //! at once (and the regions may overlap), so such a blit first copies the
 //! source box into a temporary image and blits from there.
 //!
+//! Other staging ([`Route`]): `vkCmdBlitImage` between a 3D image and
+//! array layers other than layer 0 is not legal, so those blits go through
+//! a temporary 3D image (array layers ↔ 3D slices is a legal copy). One
+//! aspect of a combined depth/stencil format (mask Z or S on Z24S8) is
+//! copied through a buffer, after a two-aspect blit into a temporary image
+//! when scaled or flipped: buffer copies are the transfers that honour a
+//! single aspect on every driver (lavapipe's image copies and blits copy
+//! both aspects whatever the region says).
+//!
+//! Temporary images and buffers are created before the first command is
+//! recorded; batches keep them alive until the GPU is done with them.
+//!
 //! Every refusal is `PipeError::Unsupported` naming the reason, decided
 //! before anything is recorded: a shader blit (quad draw) that covers
 //! partial masks, casts, blends, window rectangles and the rest comes with
@@ -698,6 +710,7 @@ impl VkContext {
         // texels picked rather than filtered.
         let cast_ok = s.view == d.view
             && s.img.format == d.img.format
+            && s.view.block() == s.desc.format.block()
             && (one_to_one || info.filter == TexFilter::Nearest)
             && nearest_is_exact(s.desc.format);
         if !exact && !cast_ok {
@@ -799,7 +812,6 @@ impl VkContext {
             return Ok(());
         };
         let (op, aspect) = (plan.op, plan.aspect);
-        { use std::io::Write; if let Ok(mut f) = std::fs::OpenOptions::new().append(true).create(true).open("/tmp/blitdbg.txt") { let _ = writeln!(f, "{} {:?} {:?} {:?}", std::env::var("BLITT").unwrap_or_default(), plan.route, op, aspect); } }
         // Temporary images are created before anything is recorded, so that
         // a failure leaves the destination untouched.
         match plan.route {
@@ -856,13 +868,18 @@ impl VkContext {
             };
             to_buffer.push(at(c.src_subresource, c.src_offset));
             from_buffer.push(at(c.dst_subresource, c.dst_offset));
-            let texels = u64::from(c.extent.width)
-                * u64::from(c.extent.height)
-                * u64::from(c.extent.depth)
-                * u64::from(c.src_subresource.layer_count);
             // Depth/stencil buffer offsets must be multiples of 4.
-            size = size
-                .checked_add((texels * bytes).next_multiple_of(4))
+            let region_size = [
+                u64::from(c.extent.height),
+                u64::from(c.extent.depth),
+                u64::from(c.src_subresource.layer_count),
+                bytes,
+            ]
+            .into_iter()
+            .try_fold(u64::from(c.extent.width), u64::checked_mul)
+            .and_then(|n| n.checked_next_multiple_of(4));
+            size = region_size
+                .and_then(|n| size.checked_add(n))
                 .ok_or(PipeError::OutOfMemory)?;
         }
         let buf = create_buffer_object(

@@ -1,0 +1,1568 @@
+//! `pipe.blit.*` and `pipe.mipmap.*`: blits on transfer commands (copy,
+//! blit, resolve) and mipmap generation.
+//!
+//! Expected texels are computed here, independently of the driver:
+//! - NEAREST picks the source texel under the destination texel's centre:
+//!   `floor(s0 + (i + 0.5) * s_len / d_len)`, with a negative `s_len` for a
+//!   flipped source ([`nearest`]);
+//! - LINEAR of an image that is constant on 2x2 blocks, sampled at block
+//!   centres, returns the block value;
+//! - mip levels of an image constant on 2^n blocks are the block values.
+//!
+//! Every test runs with `.direct` and `.staging` transfers (the blits are
+//! the same; the uploads and readbacks differ).
+
+use pipe_core::blit::{BlitInfo, BlitSurface};
+use pipe_core::flags::BlitMask;
+use pipe_core::format::f16_to_f32;
+use pipe_core::resource::{BindFlags, PipeBox, ResourceTemplate, Target};
+use pipe_core::state::{ColorUnion, ScissorState, TexFilter};
+use pipe_core::view::SurfaceTemplate;
+use pipe_core::{Format, PipeError, Resource};
+
+use crate::harness::{env, pattern, step, Env};
+use crate::{both_paths, Outcome, TestContext};
+
+type R = Result<(), Outcome>;
+
+/// A CPU image of `w` x `h` x `d` texels of `bpp` bytes (rows, then
+/// slices or layers).
+#[derive(Clone, Debug, PartialEq)]
+struct Img {
+    w: usize,
+    h: usize,
+    d: usize,
+    bpp: usize,
+    data: Vec<u8>,
+}
+
+impl Img {
+    fn from_bytes(w: usize, h: usize, d: usize, bpp: usize, data: Vec<u8>) -> Img {
+        Img { w, h, d, bpp, data }
+    }
+
+    fn from_fn(
+        w: usize,
+        h: usize,
+        d: usize,
+        bpp: usize,
+        f: impl Fn(usize, usize, usize) -> Vec<u8>,
+    ) -> Img {
+        let mut data = Vec::with_capacity(w * h * d * bpp);
+        for z in 0..d {
+            for y in 0..h {
+                for x in 0..w {
+                    let t = f(x, y, z);
+                    data.extend_from_slice(&t[..bpp]);
+                }
+            }
+        }
+        Img::from_bytes(w, h, d, bpp, data)
+    }
+
+    fn idx(&self, x: usize, y: usize, z: usize) -> usize {
+        ((z * self.h + y) * self.w + x) * self.bpp
+    }
+
+    fn at(&self, x: usize, y: usize, z: usize) -> &[u8] {
+        let i = self.idx(x, y, z);
+        &self.data[i..i + self.bpp]
+    }
+
+    fn set(&mut self, x: usize, y: usize, z: usize, t: &[u8]) {
+        let i = self.idx(x, y, z);
+        self.data[i..i + self.bpp].copy_from_slice(&t[..self.bpp]);
+    }
+}
+
+/// The source texel a NEAREST blit reads for destination texel `i` of a
+/// `d_len`-texel range whose source starts at `s0` and spans `s_len`
+/// texels (negative: flipped).
+fn nearest(i: usize, d_len: usize, s0: i32, s_len: i32) -> usize {
+    let u = f64::from(s0) + (i as f64 + 0.5) * f64::from(s_len) / d_len as f64;
+    u.floor() as usize
+}
+
+/// A box as (x, y, z, w, h, d).
+type Bx = [i32; 6];
+
+fn pbox(b: Bx) -> PipeBox {
+    PipeBox::new(b[0], b[1], b[2], b[3], b[4], b[5])
+}
+
+/// Writes into `dst` what a NEAREST blit of `src`'s box `sb` to `dst`'s box
+/// `db` gives, converting each texel with `conv`.
+fn expect_nearest(src: &Img, sb: Bx, dst: &mut Img, db: Bx, conv: &dyn Fn(&[u8]) -> Vec<u8>) {
+    for z in 0..db[5] as usize {
+        for y in 0..db[4] as usize {
+            for x in 0..db[3] as usize {
+                let sx = nearest(x, db[3] as usize, sb[0], sb[3]);
+                let sy = nearest(y, db[4] as usize, sb[1], sb[4]);
+                let sz = nearest(z, db[5] as usize, sb[2], sb[5]);
+                let t = conv(src.at(sx, sy, sz));
+                dst.set(
+                    db[0] as usize + x,
+                    db[1] as usize + y,
+                    db[2] as usize + z,
+                    &t,
+                );
+            }
+        }
+    }
+}
+
+fn same(t: &[u8]) -> Vec<u8> {
+    t.to_vec()
+}
+
+fn template(
+    target: Target,
+    format: Format,
+    w: u32,
+    h: u32,
+    n: u32,
+    levels: u32,
+    bind: BindFlags,
+) -> ResourceTemplate {
+    let mut t = ResourceTemplate::texture_2d(format, w, h, bind | BindFlags::SAMPLER_VIEW);
+    t.target = target;
+    if target == Target::Texture3D {
+        t.depth0 = n;
+    } else {
+        t.array_size = n;
+    }
+    t.last_level = levels - 1;
+    t
+}
+
+fn tex2d(e: &Env, format: Format, w: u32, h: u32) -> Result<Resource, Outcome> {
+    e.texture(&template(
+        Target::Texture2D,
+        format,
+        w,
+        h,
+        1,
+        1,
+        BindFlags::empty(),
+    ))
+}
+
+fn upload(e: &mut Env, res: &Resource, level: u32, img: &Img) -> R {
+    let bx = PipeBox::new(0, 0, 0, img.w as i32, img.h as i32, img.d as i32);
+    e.write_texture(res, level, &bx, &img.data)
+}
+
+fn download(e: &mut Env, res: &Resource, level: u32) -> Result<Img, Outcome> {
+    let t = res.desc();
+    let (w, h, _) = t
+        .level_extent(level)
+        .ok_or_else(|| Outcome::fail("level out of range"))?;
+    let n = t.level_layers(level).unwrap_or(1);
+    let bx = PipeBox::new(0, 0, 0, w as i32, h as i32, n as i32);
+    let data = e.read_texture(res, level, &bx)?;
+    let bpp = t.format.block_size_bytes() as usize;
+    Ok(Img::from_bytes(
+        w as usize, h as usize, n as usize, bpp, data,
+    ))
+}
+
+fn surf(res: &Resource, level: u32, b: Bx) -> BlitSurface {
+    BlitSurface {
+        resource: res.clone(),
+        level,
+        bx: pbox(b),
+        format: res.desc().format,
+    }
+}
+
+fn info(dst: BlitSurface, src: BlitSurface, mask: BlitMask, filter: TexFilter) -> BlitInfo {
+    BlitInfo {
+        dst,
+        src,
+        mask,
+        filter,
+        scissor: None,
+        render_condition_enable: false,
+        alpha_blend: false,
+        window_rectangle_include: false,
+        window_rectangles: Vec::new(),
+    }
+}
+
+fn blit(e: &mut Env, i: &BlitInfo, what: &str) -> R {
+    step(what, e.ctx.blit(i))
+}
+
+fn expect_unsupported(e: &mut Env, i: &BlitInfo, what: &str) -> R {
+    match e.ctx.blit(i) {
+        Err(PipeError::Unsupported(_)) => Ok(()),
+        other => Err(Outcome::fail(format!(
+            "{what}: expected Unsupported, got {other:?}"
+        ))),
+    }
+}
+
+fn expect_img(what: &str, got: &Img, want: &Img) -> R {
+    expect_close(what, got, want, 0)
+}
+
+/// Compares byte by byte with a tolerance.
+fn expect_close(what: &str, got: &Img, want: &Img, tol: u8) -> R {
+    if got.data.len() != want.data.len() {
+        return Err(Outcome::fail(format!(
+            "{what}: {} bytes, expected {}",
+            got.data.len(),
+            want.data.len()
+        )));
+    }
+    for (i, (a, b)) in got.data.iter().zip(&want.data).enumerate() {
+        if a.abs_diff(*b) > tol {
+            let t = i / want.bpp;
+            let (x, y, z) = (t % want.w, (t / want.w) % want.h, t / (want.w * want.h));
+            return Err(Outcome::fail(format!(
+                "{what}: texel ({x}, {y}, {z}) byte {} is {a}, expected {b} (±{tol}): got {:?}, want {:?}",
+                i % want.bpp,
+                got.at(x, y, z),
+                want.at(x, y, z)
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn rgba8_pattern(w: usize, h: usize, d: usize, seed: u8) -> Img {
+    Img::from_bytes(w, h, d, 4, pattern(w * h * d * 4, seed))
+}
+
+fn supported(e: &Env, format: Format, target: Target, samples: u32, bind: BindFlags) -> bool {
+    e.screen
+        .is_format_supported(format, target, samples, samples, bind)
+}
+
+// ---------------------------------------------------------------------------
+
+/// 1:1 blits (copies), with a LINEAR filter that must not matter.
+fn one_to_one(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let a = tex2d(&e, Format::R8G8B8A8Unorm, 8, 8)?;
+    let b = tex2d(&e, Format::R8G8B8A8Unorm, 8, 8)?;
+    let ia = rgba8_pattern(8, 8, 1, 1);
+    let ib = rgba8_pattern(8, 8, 1, 2);
+    upload(&mut e, &a, 0, &ia)?;
+    upload(&mut e, &b, 0, &ib)?;
+    let (sb, db) = ([1, 2, 0, 5, 3, 1], [2, 4, 0, 5, 3, 1]);
+    let i = info(
+        surf(&b, 0, db),
+        surf(&a, 0, sb),
+        BlitMask::RGBA,
+        TexFilter::Linear,
+    );
+    blit(&mut e, &i, "blit 1:1 region")?;
+    let mut want = ib.clone();
+    expect_nearest(&ia, sb, &mut want, db, &same);
+    expect_img("1:1 region", &download(&mut e, &b, 0)?, &want)?;
+    let whole = [0, 0, 0, 8, 8, 1];
+    let i = info(
+        surf(&b, 0, whole),
+        surf(&a, 0, whole),
+        BlitMask::RGBA,
+        TexFilter::Nearest,
+    );
+    blit(&mut e, &i, "blit whole")?;
+    expect_img("whole", &download(&mut e, &b, 0)?, &ia)
+}
+both_paths!("pipe.blit.copy.one_to_one", one_to_one);
+
+/// NEAREST scaling: 2x down, 2x up, 1.5x down, anisotropic.
+fn scale_nearest(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let src = tex2d(&e, Format::R8G8B8A8Unorm, 8, 8)?;
+    let is = rgba8_pattern(8, 8, 1, 3);
+    upload(&mut e, &src, 0, &is)?;
+    let cases: [(Bx, (u32, u32), Bx); 4] = [
+        ([0, 0, 0, 8, 8, 1], (4, 4), [0, 0, 0, 4, 4, 1]),
+        ([2, 2, 0, 4, 4, 1], (8, 8), [0, 0, 0, 8, 8, 1]),
+        ([1, 1, 0, 6, 6, 1], (4, 4), [0, 0, 0, 4, 4, 1]),
+        ([0, 1, 0, 6, 3, 1], (8, 8), [1, 1, 0, 4, 6, 1]),
+    ];
+    for (n, (sb, (w, h), db)) in cases.into_iter().enumerate() {
+        let dst = tex2d(&e, Format::R8G8B8A8Unorm, w, h)?;
+        let base = rgba8_pattern(w as usize, h as usize, 1, 4);
+        upload(&mut e, &dst, 0, &base)?;
+        let i = info(
+            surf(&dst, 0, db),
+            surf(&src, 0, sb),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        );
+        blit(&mut e, &i, "blit nearest")?;
+        let mut want = base;
+        expect_nearest(&is, sb, &mut want, db, &same);
+        expect_img(&format!("case {n}"), &download(&mut e, &dst, 0)?, &want)?;
+    }
+    Ok(())
+}
+both_paths!("pipe.blit.scale.nearest", scale_nearest);
+
+/// LINEAR scaling: a 2x2-block-constant image halves to its block values;
+/// two texels average.
+fn scale_linear(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let block = |bx: usize, by: usize| {
+        vec![
+            (bx * 40 + 10) as u8,
+            (by * 50 + 20) as u8,
+            ((bx + by) * 20 + 5) as u8,
+            255,
+        ]
+    };
+    let is = Img::from_fn(8, 8, 1, 4, |x, y, _| block(x / 2, y / 2));
+    let src = tex2d(&e, Format::R8G8B8A8Unorm, 8, 8)?;
+    upload(&mut e, &src, 0, &is)?;
+    let dst = tex2d(&e, Format::R8G8B8A8Unorm, 4, 4)?;
+    let i = info(
+        surf(&dst, 0, [0, 0, 0, 4, 4, 1]),
+        surf(&src, 0, [0, 0, 0, 8, 8, 1]),
+        BlitMask::RGBA,
+        TexFilter::Linear,
+    );
+    blit(&mut e, &i, "blit linear")?;
+    let want = Img::from_fn(4, 4, 1, 4, |x, y, _| block(x, y));
+    expect_img("block values", &download(&mut e, &dst, 0)?, &want)?;
+    // Two different texels into one: the average (NEAREST would pick one).
+    let two = tex2d(&e, Format::R8G8B8A8Unorm, 2, 1)?;
+    upload(
+        &mut e,
+        &two,
+        0,
+        &Img::from_bytes(2, 1, 1, 4, vec![0, 100, 200, 255, 200, 100, 0, 255]),
+    )?;
+    let one = tex2d(&e, Format::R8G8B8A8Unorm, 1, 1)?;
+    let i = info(
+        surf(&one, 0, [0, 0, 0, 1, 1, 1]),
+        surf(&two, 0, [0, 0, 0, 2, 1, 1]),
+        BlitMask::RGBA,
+        TexFilter::Linear,
+    );
+    blit(&mut e, &i, "blit linear 2->1")?;
+    expect_close(
+        "average",
+        &download(&mut e, &one, 0)?,
+        &Img::from_bytes(1, 1, 1, 4, vec![100, 100, 100, 255]),
+        1,
+    )
+}
+both_paths!("pipe.blit.scale.linear", scale_linear);
+
+/// Format conversion between blittable formats, and casts.
+fn format_conversion(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    // RGBA8 UNORM -> RGBA16F, 2x down.
+    let is = rgba8_pattern(8, 8, 1, 5);
+    let src = tex2d(&e, Format::R8G8B8A8Unorm, 8, 8)?;
+    upload(&mut e, &src, 0, &is)?;
+    let f16 = tex2d(&e, Format::R16G16B16A16Float, 4, 4)?;
+    let (sb, db) = ([0, 0, 0, 8, 8, 1], [0, 0, 0, 4, 4, 1]);
+    let i = info(
+        surf(&f16, 0, db),
+        surf(&src, 0, sb),
+        BlitMask::RGBA,
+        TexFilter::Nearest,
+    );
+    blit(&mut e, &i, "rgba8 -> rgba16f")?;
+    let got = download(&mut e, &f16, 0)?;
+    let mut picked = Img::from_bytes(4, 4, 1, 4, vec![0; 64]);
+    expect_nearest(&is, sb, &mut picked, db, &same);
+    for (t, (h, u)) in got.data.chunks(8).zip(picked.data.chunks(4)).enumerate() {
+        for c in 0..4 {
+            let v = f16_to_f32(u16::from_le_bytes([h[2 * c], h[2 * c + 1]]));
+            let want = f32::from(u[c]) / 255.0;
+            if (v - want).abs() > 1e-3 {
+                return Err(Outcome::fail(format!(
+                    "rgba16f texel {t} channel {c}: {v}, expected {want}"
+                )));
+            }
+        }
+    }
+    // Integers widen exactly: RGBA8UI -> RGBA16UI (1:1, different formats),
+    // RGBA8I -> RGBA16I flipped in y.
+    let iu = rgba8_pattern(4, 4, 1, 6);
+    for (sf, df, signed) in [
+        (Format::R8G8B8A8Uint, Format::R16G16B16A16Uint, false),
+        (Format::R8G8B8A8Sint, Format::R16G16B16A16Sint, true),
+    ] {
+        let s = tex2d(&e, sf, 4, 4)?;
+        let d = tex2d(&e, df, 4, 4)?;
+        upload(&mut e, &s, 0, &iu)?;
+        let sb = if signed {
+            [0, 4, 0, 4, -4, 1]
+        } else {
+            [0, 0, 0, 4, 4, 1]
+        };
+        let db = [0, 0, 0, 4, 4, 1];
+        let i = info(
+            surf(&d, 0, db),
+            surf(&s, 0, sb),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        );
+        blit(&mut e, &i, "integer widen")?;
+        let widen = |t: &[u8]| -> Vec<u8> {
+            t.iter()
+                .flat_map(|&b| {
+                    if signed {
+                        i16::from(b as i8).to_le_bytes()
+                    } else {
+                        u16::from(b).to_le_bytes()
+                    }
+                })
+                .collect()
+        };
+        let mut want = Img::from_bytes(4, 4, 1, 8, vec![0; 128]);
+        expect_nearest(&iu, sb, &mut want, db, &widen);
+        expect_img(&format!("{sf} -> {df}"), &download(&mut e, &d, 0)?, &want)?;
+    }
+    // BGRA8 -> RGBA8 swaps R and B.
+    if supported(
+        &e,
+        Format::B8G8R8A8Unorm,
+        Target::Texture2D,
+        1,
+        BindFlags::SAMPLER_VIEW,
+    ) {
+        let s = tex2d(&e, Format::B8G8R8A8Unorm, 4, 4)?;
+        let d = tex2d(&e, Format::R8G8B8A8Unorm, 4, 4)?;
+        let ib = rgba8_pattern(4, 4, 1, 7);
+        upload(&mut e, &s, 0, &ib)?;
+        let bx = [0, 0, 0, 4, 4, 1];
+        blit(
+            &mut e,
+            &info(
+                surf(&d, 0, bx),
+                surf(&s, 0, bx),
+                BlitMask::RGBA,
+                TexFilter::Nearest,
+            ),
+            "bgra -> rgba",
+        )?;
+        let mut want = ib.clone();
+        expect_nearest(&ib, bx, &mut want, bx, &|t| vec![t[2], t[1], t[0], t[3]]);
+        expect_img("bgra -> rgba", &download(&mut e, &d, 0)?, &want)?;
+    }
+    // RGBA8 -> RGBX8 with mask RGB (every channel RGBX has), 2x up.
+    let x = tex2d(&e, Format::R8G8B8X8Unorm, 8, 8)?;
+    let (sb, db) = ([0, 0, 0, 4, 4, 1], [0, 0, 0, 8, 8, 1]);
+    blit(
+        &mut e,
+        &info(
+            surf(&x, 0, db),
+            surf(&src, 0, sb),
+            BlitMask::R | BlitMask::G | BlitMask::B,
+            TexFilter::Nearest,
+        ),
+        "rgba -> rgbx",
+    )?;
+    let mut want = Img::from_bytes(8, 8, 1, 4, vec![0; 256]);
+    expect_nearest(&is, sb, &mut want, db, &same);
+    let mut got = download(&mut e, &x, 0)?;
+    for t in got.data.chunks_mut(4).chain(want.data.chunks_mut(4)) {
+        t[3] = 0;
+    }
+    expect_img("rgba -> rgbx (rgb)", &got, &want)?;
+    // A cast: both UNORM images read and written as sRGB is the source
+    // bits, 1:1 and NEAREST-scaled.
+    let c = tex2d(&e, Format::R8G8B8A8Unorm, 8, 8)?;
+    let base = rgba8_pattern(8, 8, 1, 8);
+    upload(&mut e, &c, 0, &base)?;
+    let cast = |r: &Resource, b: Bx| BlitSurface {
+        format: Format::R8G8B8A8Srgb,
+        ..surf(r, 0, b)
+    };
+    let (sb, db) = ([0, 0, 0, 4, 4, 1], [4, 4, 0, 4, 4, 1]);
+    blit(
+        &mut e,
+        &info(
+            cast(&c, db),
+            cast(&src, sb),
+            BlitMask::RGBA,
+            TexFilter::Linear,
+        ),
+        "srgb cast 1:1",
+    )?;
+    let (sb2, db2) = ([0, 0, 0, 8, 8, 1], [0, 0, 0, 4, 4, 1]);
+    blit(
+        &mut e,
+        &info(
+            cast(&c, db2),
+            cast(&src, sb2),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        ),
+        "srgb cast scaled",
+    )?;
+    let mut want = base;
+    expect_nearest(&is, sb, &mut want, db, &same);
+    expect_nearest(&is, sb2, &mut want, db2, &same);
+    expect_img("srgb casts", &download(&mut e, &c, 0)?, &want)
+}
+both_paths!("pipe.blit.format.convert", format_conversion);
+
+/// Depth (Z32F) and stencil (S8, and S of Z24S8): same format, NEAREST.
+fn depth_stencil(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let zt = |w, h| {
+        template(
+            Target::Texture2D,
+            Format::Z32Float,
+            w,
+            h,
+            1,
+            1,
+            BindFlags::DEPTH_STENCIL,
+        )
+    };
+    let src = e.texture(&zt(8, 8))?;
+    let iz = Img::from_fn(8, 8, 1, 4, |x, y, _| {
+        ((x + 8 * y) as f32 * 0.01 + 0.005).to_le_bytes().to_vec()
+    });
+    upload(&mut e, &src, 0, &iz)?;
+    let dst = e.texture(&zt(4, 4))?;
+    let (sb, db) = ([0, 0, 0, 8, 8, 1], [0, 0, 0, 4, 4, 1]);
+    blit(
+        &mut e,
+        &info(
+            surf(&dst, 0, db),
+            surf(&src, 0, sb),
+            BlitMask::Z,
+            TexFilter::Nearest,
+        ),
+        "z32f 2x down",
+    )?;
+    let mut want = Img::from_bytes(4, 4, 1, 4, vec![0; 64]);
+    expect_nearest(&iz, sb, &mut want, db, &same);
+    expect_img("z32f scaled", &download(&mut e, &dst, 0)?, &want)?;
+    // 1:1 region (a copy).
+    let (sb, db) = ([5, 6, 0, 2, 2, 1], [1, 0, 0, 2, 2, 1]);
+    blit(
+        &mut e,
+        &info(
+            surf(&dst, 0, db),
+            surf(&src, 0, sb),
+            BlitMask::ZS,
+            TexFilter::Nearest,
+        ),
+        "z32f 1:1",
+    )?;
+    expect_nearest(&iz, sb, &mut want, db, &same);
+    expect_img("z32f 1:1", &download(&mut e, &dst, 0)?, &want)?;
+
+    if supported(
+        &e,
+        Format::S8Uint,
+        Target::Texture2D,
+        1,
+        BindFlags::DEPTH_STENCIL,
+    ) {
+        let st = |w, h| {
+            template(
+                Target::Texture2D,
+                Format::S8Uint,
+                w,
+                h,
+                1,
+                1,
+                BindFlags::DEPTH_STENCIL,
+            )
+        };
+        let s = e.texture(&st(4, 4))?;
+        let d = e.texture(&st(8, 8))?;
+        let is = Img::from_bytes(4, 4, 1, 1, pattern(16, 9));
+        upload(&mut e, &s, 0, &is)?;
+        let (sb, db) = ([0, 4, 0, 4, -4, 1], [0, 0, 0, 8, 8, 1]);
+        blit(
+            &mut e,
+            &info(
+                surf(&d, 0, db),
+                surf(&s, 0, sb),
+                BlitMask::S,
+                TexFilter::Nearest,
+            ),
+            "s8 2x up flipped",
+        )?;
+        let mut want = Img::from_bytes(8, 8, 1, 1, vec![0; 64]);
+        expect_nearest(&is, sb, &mut want, db, &same);
+        expect_img("s8", &download(&mut e, &d, 0)?, &want)?;
+    }
+    if supported(
+        &e,
+        Format::Z24UnormS8Uint,
+        Target::Texture2D,
+        1,
+        BindFlags::DEPTH_STENCIL,
+    ) {
+        // Stencil only, flipped 1:1: the depth of the destination stays.
+        let t = template(
+            Target::Texture2D,
+            Format::Z24UnormS8Uint,
+            4,
+            4,
+            1,
+            1,
+            BindFlags::DEPTH_STENCIL,
+        );
+        let s = e.texture(&t)?;
+        let d = e.texture(&t)?;
+        let zs = |seed: u32| {
+            Img::from_fn(4, 4, 1, 4, move |x, y, _| {
+                let z = ((x * 7 + y * 3) as u32 * 100_003 + seed) & 0xff_ffff;
+                let st = (x * 16 + y + seed as usize) as u32 & 0xff;
+                (z | st << 24).to_le_bytes().to_vec()
+            })
+        };
+        let (is, id) = (zs(11), zs(12));
+        upload(&mut e, &s, 0, &is)?;
+        upload(&mut e, &d, 0, &id)?;
+        let (sb, db) = ([4, 0, 0, -4, 4, 1], [0, 0, 0, 4, 4, 1]);
+        blit(
+            &mut e,
+            &info(
+                surf(&d, 0, db),
+                surf(&s, 0, sb),
+                BlitMask::S,
+                TexFilter::Nearest,
+            ),
+            "z24s8 stencil only",
+        )?;
+        let mut want = id.clone();
+        for y in 0..4 {
+            for x in 0..4 {
+                let mut t = id.at(x, y, 0).to_vec();
+                t[3] = is.at(3 - x, y, 0)[3];
+                want.set(x, y, 0, &t);
+            }
+        }
+        expect_img("z24s8 stencil", &download(&mut e, &d, 0)?, &want)?;
+        // Depth only, 1:1 region: the stencil of the destination stays.
+        let (sb, db) = ([1, 1, 0, 2, 3, 1], [2, 0, 0, 2, 3, 1]);
+        blit(
+            &mut e,
+            &info(
+                surf(&d, 0, db),
+                surf(&s, 0, sb),
+                BlitMask::Z,
+                TexFilter::Linear,
+            ),
+            "z24s8 depth only",
+        )?;
+        for y in 0..3 {
+            for x in 0..2 {
+                let mut t = is.at(1 + x, 1 + y, 0).to_vec();
+                t[3] = want.at(2 + x, y, 0)[3];
+                want.set(2 + x, y, 0, &t);
+            }
+        }
+        expect_img("z24s8 depth", &download(&mut e, &d, 0)?, &want)?;
+    }
+    Ok(())
+}
+both_paths!("pipe.blit.depth_stencil", depth_stencil);
+
+/// Flips in x, y and both, 1:1 and scaled.
+fn flips(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let src = tex2d(&e, Format::R8G8B8A8Unorm, 8, 8)?;
+    let is = rgba8_pattern(8, 8, 1, 13);
+    upload(&mut e, &src, 0, &is)?;
+    let cases: [(Bx, Bx); 5] = [
+        ([0, 8, 0, 8, -8, 1], [0, 0, 0, 8, 8, 1]),
+        ([8, 0, 0, -8, 8, 1], [0, 0, 0, 8, 8, 1]),
+        ([7, 6, 0, -5, -4, 1], [1, 2, 0, 5, 4, 1]),
+        ([0, 8, 0, 8, -8, 1], [0, 0, 0, 4, 4, 1]),
+        ([6, 1, 0, -6, 6, 1], [2, 2, 0, 4, 4, 1]),
+    ];
+    for (n, (sb, db)) in cases.into_iter().enumerate() {
+        let dst = tex2d(&e, Format::R8G8B8A8Unorm, 8, 8)?;
+        let base = rgba8_pattern(8, 8, 1, 14);
+        upload(&mut e, &dst, 0, &base)?;
+        let i = info(
+            surf(&dst, 0, db),
+            surf(&src, 0, sb),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        );
+        blit(&mut e, &i, "flipped blit")?;
+        let mut want = base;
+        expect_nearest(&is, sb, &mut want, db, &same);
+        expect_img(
+            &format!("flip case {n}"),
+            &download(&mut e, &dst, 0)?,
+            &want,
+        )?;
+    }
+    Ok(())
+}
+both_paths!("pipe.blit.flip", flips);
+
+/// Scissors clip the destination, and the source of 1:1 blits; clipping a
+/// scaled blit is Unsupported, a scissor that clips nothing is fine.
+fn scissor(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let src = tex2d(&e, Format::R8G8B8A8Unorm, 8, 8)?;
+    let is = rgba8_pattern(8, 8, 1, 15);
+    upload(&mut e, &src, 0, &is)?;
+    let dst = tex2d(&e, Format::R8G8B8A8Unorm, 8, 8)?;
+    let base = rgba8_pattern(8, 8, 1, 16);
+    let sc = ScissorState {
+        minx: 2,
+        miny: 1,
+        maxx: 6,
+        maxy: 5,
+    };
+    // Inside the scissor: the blit; outside: untouched.
+    let inside = |x: usize, y: usize| (2..6).contains(&x) && (1..5).contains(&y);
+    for (n, sb) in [
+        [0, 0, 0, 8, 8, 1],
+        [0, 8, 0, 8, -8, 1],
+        [8, 8, 0, -8, -8, 1],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        upload(&mut e, &dst, 0, &base)?;
+        let db = [0, 0, 0, 8, 8, 1];
+        let mut i = info(
+            surf(&dst, 0, db),
+            surf(&src, 0, sb),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        );
+        i.scissor = Some(sc);
+        blit(&mut e, &i, "scissored 1:1")?;
+        let mut full = base.clone();
+        expect_nearest(&is, sb, &mut full, db, &same);
+        let want = Img::from_fn(8, 8, 1, 4, |x, y, _| {
+            if inside(x, y) {
+                full.at(x, y, 0).to_vec()
+            } else {
+                base.at(x, y, 0).to_vec()
+            }
+        });
+        expect_img(
+            &format!("scissor case {n}"),
+            &download(&mut e, &dst, 0)?,
+            &want,
+        )?;
+    }
+    // Scaled with a scissor that clips: Unsupported, nothing written.
+    upload(&mut e, &dst, 0, &base)?;
+    let (sb, db) = ([0, 0, 0, 8, 8, 1], [0, 0, 0, 4, 4, 1]);
+    let mut i = info(
+        surf(&dst, 0, db),
+        surf(&src, 0, sb),
+        BlitMask::RGBA,
+        TexFilter::Nearest,
+    );
+    i.scissor = Some(sc);
+    expect_unsupported(&mut e, &i, "scaled blit with a clipping scissor")?;
+    expect_img("after refused blit", &download(&mut e, &dst, 0)?, &base)?;
+    // Scaled with a scissor that contains the destination: a plain blit.
+    i.scissor = Some(ScissorState {
+        minx: 0,
+        miny: 0,
+        maxx: 100,
+        maxy: 100,
+    });
+    blit(&mut e, &i, "scaled blit with a wide scissor")?;
+    let mut want = base;
+    expect_nearest(&is, sb, &mut want, db, &same);
+    expect_img("wide scissor", &download(&mut e, &dst, 0)?, &want)
+}
+both_paths!("pipe.blit.scissor", scissor);
+
+/// Array layers, 3D slices (scaled in z), array <-> 3D, cube faces, 1D
+/// arrays.
+fn layers(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let rgba = Format::R8G8B8A8Unorm;
+    let none = BindFlags::empty();
+    // 2D array: layers 1..3 -> layers 0..2, 2x down.
+    let a = e.texture(&template(Target::Texture2DArray, rgba, 8, 8, 3, 1, none))?;
+    let ia = rgba8_pattern(8, 8, 3, 17);
+    upload(&mut e, &a, 0, &ia)?;
+    let b = e.texture(&template(Target::Texture2DArray, rgba, 4, 4, 3, 1, none))?;
+    let ib = rgba8_pattern(4, 4, 3, 18);
+    upload(&mut e, &b, 0, &ib)?;
+    let (sb, db) = ([0, 0, 1, 8, 8, 2], [0, 0, 0, 4, 4, 2]);
+    blit(
+        &mut e,
+        &info(
+            surf(&b, 0, db),
+            surf(&a, 0, sb),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        ),
+        "array layers",
+    )?;
+    let mut want = ib;
+    expect_nearest(&ia, sb, &mut want, db, &same);
+    expect_img("array layers", &download(&mut e, &b, 0)?, &want)?;
+
+    // 3D -> 3D, 4x4x4 -> 2x2x2 (z scaled too).
+    let v = e.texture(&template(Target::Texture3D, rgba, 4, 4, 4, 1, none))?;
+    let iv = rgba8_pattern(4, 4, 4, 19);
+    upload(&mut e, &v, 0, &iv)?;
+    let w = e.texture(&template(Target::Texture3D, rgba, 2, 2, 2, 1, none))?;
+    let (sb, db) = ([0, 0, 0, 4, 4, 4], [0, 0, 0, 2, 2, 2]);
+    blit(
+        &mut e,
+        &info(
+            surf(&w, 0, db),
+            surf(&v, 0, sb),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        ),
+        "3d scaled",
+    )?;
+    let mut want = Img::from_bytes(2, 2, 2, 4, vec![0; 32]);
+    expect_nearest(&iv, sb, &mut want, db, &same);
+    expect_img("3d scaled", &download(&mut e, &w, 0)?, &want)?;
+
+    // Array layers -> 3D slices: 1:1 (copies) and 2x down (blits).
+    let v2 = e.texture(&template(Target::Texture3D, rgba, 4, 4, 4, 1, none))?;
+    let iv2 = rgba8_pattern(4, 4, 4, 20);
+    upload(&mut e, &v2, 0, &iv2)?;
+    let small = e.texture(&template(Target::Texture2DArray, rgba, 4, 4, 2, 1, none))?;
+    let is = rgba8_pattern(4, 4, 2, 21);
+    upload(&mut e, &small, 0, &is)?;
+    let (sb, db) = ([0, 0, 0, 4, 4, 2], [0, 0, 1, 4, 4, 2]);
+    blit(
+        &mut e,
+        &info(
+            surf(&v2, 0, db),
+            surf(&small, 0, sb),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        ),
+        "array -> 3d 1:1",
+    )?;
+    let mut want = iv2;
+    expect_nearest(&is, sb, &mut want, db, &same);
+    let (sb2, db2) = ([0, 0, 1, 8, 8, 1], [0, 0, 3, 4, 4, 1]);
+    blit(
+        &mut e,
+        &info(
+            surf(&v2, 0, db2),
+            surf(&a, 0, sb2),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        ),
+        "array -> 3d scaled",
+    )?;
+    expect_nearest(&ia, sb2, &mut want, db2, &same);
+    expect_img("array -> 3d", &download(&mut e, &v2, 0)?, &want)?;
+    // And back: 3D slices 1..3 -> array layers 0..2, flipped in x.
+    let back = e.texture(&template(Target::Texture2DArray, rgba, 4, 4, 2, 1, none))?;
+    let (sb, db) = ([4, 0, 1, -4, 4, 2], [0, 0, 0, 4, 4, 2]);
+    blit(
+        &mut e,
+        &info(
+            surf(&back, 0, db),
+            surf(&v2, 0, sb),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        ),
+        "3d -> array",
+    )?;
+    let mut want_back = Img::from_bytes(4, 4, 2, 4, vec![0; 128]);
+    expect_nearest(&want, sb, &mut want_back, db, &same);
+    expect_img("3d -> array", &download(&mut e, &back, 0)?, &want_back)?;
+
+    // Cube face 3 -> 2D, flipped in y.
+    let cube = e.texture(&template(Target::TextureCube, rgba, 4, 4, 6, 1, none))?;
+    let ic = rgba8_pattern(4, 4, 6, 22);
+    upload(&mut e, &cube, 0, &ic)?;
+    let flat = tex2d(&e, rgba, 4, 4)?;
+    let (sb, db) = ([0, 4, 3, 4, -4, 1], [0, 0, 0, 4, 4, 1]);
+    blit(
+        &mut e,
+        &info(
+            surf(&flat, 0, db),
+            surf(&cube, 0, sb),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        ),
+        "cube face",
+    )?;
+    let mut want = Img::from_bytes(4, 4, 1, 4, vec![0; 64]);
+    expect_nearest(&ic, sb, &mut want, db, &same);
+    expect_img("cube face", &download(&mut e, &flat, 0)?, &want)?;
+
+    // 1D array: 16 -> 8 texels, both layers.
+    let mut t1 = template(Target::Texture1DArray, rgba, 16, 1, 2, 1, none);
+    t1.height0 = 1;
+    let l = e.texture(&t1)?;
+    let il = rgba8_pattern(16, 1, 2, 23);
+    upload(&mut e, &l, 0, &il)?;
+    t1.width0 = 8;
+    let l2 = e.texture(&t1)?;
+    let (sb, db) = ([0, 0, 0, 16, 1, 2], [0, 0, 0, 8, 1, 2]);
+    blit(
+        &mut e,
+        &info(
+            surf(&l2, 0, db),
+            surf(&l, 0, sb),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        ),
+        "1d array",
+    )?;
+    let mut want = Img::from_bytes(8, 1, 2, 4, vec![0; 64]);
+    expect_nearest(&il, sb, &mut want, db, &same);
+    expect_img("1d array", &download(&mut e, &l2, 0)?, &want)
+}
+both_paths!("pipe.blit.layers", layers);
+
+/// Blits within one texture: overlapping boxes of one subresource (through
+/// a temporary image), between levels, between layers.
+fn same_texture(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let rgba = Format::R8G8B8A8Unorm;
+    let t = e.texture(&template(
+        Target::Texture2D,
+        rgba,
+        8,
+        8,
+        1,
+        2,
+        BindFlags::empty(),
+    ))?;
+    let i0 = rgba8_pattern(8, 8, 1, 24);
+    let i1 = rgba8_pattern(4, 4, 1, 25);
+    upload(&mut e, &t, 0, &i0)?;
+    upload(&mut e, &t, 1, &i1)?;
+    // Overlapping 1:1 shift by (2, 1).
+    let (sb, db) = ([0, 0, 0, 6, 6, 1], [2, 1, 0, 6, 6, 1]);
+    blit(
+        &mut e,
+        &info(
+            surf(&t, 0, db),
+            surf(&t, 0, sb),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        ),
+        "overlapping shift",
+    )?;
+    let mut want0 = i0.clone();
+    expect_nearest(&i0, sb, &mut want0, db, &same);
+    expect_img("overlapping shift", &download(&mut e, &t, 0)?, &want0)?;
+    // Overlapping, scaled and flipped: the source is read before any write.
+    let (sb, db) = ([0, 8, 0, 8, -8, 1], [0, 0, 0, 4, 4, 1]);
+    blit(
+        &mut e,
+        &info(
+            surf(&t, 0, db),
+            surf(&t, 0, sb),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        ),
+        "overlapping scaled",
+    )?;
+    let prev = want0.clone();
+    expect_nearest(&prev, sb, &mut want0, db, &same);
+    expect_img("overlapping scaled", &download(&mut e, &t, 0)?, &want0)?;
+    // Level 1 -> level 0, 2x up (distinct subresources).
+    let (sb, db) = ([0, 0, 0, 4, 4, 1], [0, 0, 0, 8, 8, 1]);
+    blit(
+        &mut e,
+        &info(
+            surf(&t, 0, db),
+            surf(&t, 1, sb),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        ),
+        "level 1 -> 0",
+    )?;
+    let mut want = want0.clone();
+    expect_nearest(&i1, sb, &mut want, db, &same);
+    expect_img("level 1 -> 0", &download(&mut e, &t, 0)?, &want)?;
+    expect_img("level 1 kept", &download(&mut e, &t, 1)?, &i1)?;
+    // Array layer 0 -> layer 1, and overlapping layers 0..2 -> 1..3.
+    let a = e.texture(&template(
+        Target::Texture2DArray,
+        rgba,
+        4,
+        4,
+        3,
+        1,
+        BindFlags::empty(),
+    ))?;
+    let ia = rgba8_pattern(4, 4, 3, 26);
+    upload(&mut e, &a, 0, &ia)?;
+    let (sb, db) = ([0, 0, 0, 4, 4, 1], [0, 0, 1, 4, 4, 1]);
+    blit(
+        &mut e,
+        &info(
+            surf(&a, 0, db),
+            surf(&a, 0, sb),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        ),
+        "layer 0 -> 1",
+    )?;
+    let mut want = ia.clone();
+    expect_nearest(&ia, sb, &mut want, db, &same);
+    let (sb, db) = ([0, 0, 0, 4, 4, 2], [0, 0, 1, 4, 4, 2]);
+    blit(
+        &mut e,
+        &info(
+            surf(&a, 0, db),
+            surf(&a, 0, sb),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        ),
+        "layers 0..2 -> 1..3",
+    )?;
+    let prev = want.clone();
+    expect_nearest(&prev, sb, &mut want, db, &same);
+    expect_img("layers", &download(&mut e, &a, 0)?, &want)
+}
+both_paths!("pipe.blit.same_texture", same_texture);
+
+fn unorm8(v: f32) -> u8 {
+    (v.clamp(0.0, 1.0) * 255.0).round() as u8
+}
+
+/// MSAA resolves: a 4x RGBA8 image cleared in two halves (a deferred
+/// whole-surface clear, then a render-area clear) resolves to the colours;
+/// flipped and scaled resolves go through a temporary image; MSAA -> MSAA
+/// 1:1 is a copy; a depth resolve is Unsupported.
+fn resolve(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let rgba = Format::R8G8B8A8Unorm;
+    if !supported(&e, rgba, Target::Texture2D, 4, BindFlags::RENDER_TARGET) {
+        return Err(Outcome::skip("4x RGBA8 render targets are not supported"));
+    }
+    let mut mt = template(
+        Target::Texture2D,
+        rgba,
+        8,
+        8,
+        1,
+        1,
+        BindFlags::RENDER_TARGET,
+    );
+    mt.nr_samples = 4;
+    let ms = e.texture(&mt)?;
+    let st = SurfaceTemplate {
+        format: rgba,
+        level: 0,
+        first_layer: 0,
+        last_layer: 0,
+    };
+    let s = step("create_surface", e.ctx.create_surface(&ms, &st))?;
+    let (c1, c2) = ([1.0f32, 0.0, 0.0, 1.0], [0.0f32, 0.4, 1.0, 0.2]);
+    step(
+        "clear whole",
+        e.ctx
+            .clear_render_target(&s, &ColorUnion::from_f32(c1), 0, 0, 8, 8, false),
+    )?;
+    step(
+        "clear left half",
+        e.ctx
+            .clear_render_target(&s, &ColorUnion::from_f32(c2), 0, 0, 4, 8, false),
+    )?;
+    let (p1, p2) = (c1.map(unorm8).to_vec(), c2.map(unorm8).to_vec());
+    let halves = |w: usize, h: usize, left: &[u8], right: &[u8]| {
+        Img::from_fn(w, h, 1, 4, |x, _, _| {
+            if x < w / 2 {
+                left.to_vec()
+            } else {
+                right.to_vec()
+            }
+        })
+    };
+    let whole = [0, 0, 0, 8, 8, 1];
+    let d = tex2d(&e, rgba, 8, 8)?;
+    blit(
+        &mut e,
+        &info(
+            surf(&d, 0, whole),
+            surf(&ms, 0, whole),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        ),
+        "resolve",
+    )?;
+    expect_img(
+        "resolve",
+        &download(&mut e, &d, 0)?,
+        &halves(8, 8, &p2, &p1),
+    )?;
+    // Flipped in x: the halves swap.
+    blit(
+        &mut e,
+        &info(
+            surf(&d, 0, whole),
+            surf(&ms, 0, [8, 0, 0, -8, 8, 1]),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        ),
+        "flipped resolve",
+    )?;
+    expect_img(
+        "flipped resolve",
+        &download(&mut e, &d, 0)?,
+        &halves(8, 8, &p1, &p2),
+    )?;
+    // Scaled 2x down into RGBA16F (resolve, then blit with conversion).
+    let h = tex2d(&e, Format::R16G16B16A16Float, 4, 4)?;
+    blit(
+        &mut e,
+        &info(
+            surf(&h, 0, [0, 0, 0, 4, 4, 1]),
+            surf(&ms, 0, whole),
+            BlitMask::RGBA,
+            TexFilter::Linear,
+        ),
+        "scaled converting resolve",
+    )?;
+    let got = download(&mut e, &h, 0)?;
+    for (t, texel) in got.data.chunks(8).enumerate() {
+        let want = if t % 4 < 2 { c2 } else { c1 };
+        for c in 0..4 {
+            let v = f16_to_f32(u16::from_le_bytes([texel[2 * c], texel[2 * c + 1]]));
+            let w = f32::from(unorm8(want[c])) / 255.0;
+            if (v - w).abs() > 1e-3 {
+                return Err(Outcome::fail(format!(
+                    "scaled resolve texel {t} channel {c}: {v}, expected {w}"
+                )));
+            }
+        }
+    }
+    // MSAA -> MSAA 1:1 (a copy), checked through a resolve.
+    let ms2 = e.texture(&mt)?;
+    blit(
+        &mut e,
+        &info(
+            surf(&ms2, 0, [0, 0, 0, 4, 8, 1]),
+            surf(&ms, 0, [4, 0, 0, 4, 8, 1]),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        ),
+        "msaa copy",
+    )?;
+    let d2 = tex2d(&e, rgba, 4, 8)?;
+    blit(
+        &mut e,
+        &info(
+            surf(&d2, 0, [0, 0, 0, 4, 8, 1]),
+            surf(&ms2, 0, [0, 0, 0, 4, 8, 1]),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        ),
+        "resolve of the copy",
+    )?;
+    expect_img(
+        "msaa copy",
+        &download(&mut e, &d2, 0)?,
+        &halves(4, 8, &p1, &p1),
+    )?;
+    // Single-sampled -> MSAA needs a shader.
+    expect_unsupported(
+        &mut e,
+        &info(
+            surf(&ms, 0, whole),
+            surf(&d, 0, whole),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        ),
+        "blit into MSAA",
+    )?;
+    // MSAA depth resolve.
+    if supported(
+        &e,
+        Format::Z32Float,
+        Target::Texture2D,
+        4,
+        BindFlags::DEPTH_STENCIL,
+    ) {
+        let mut zt = template(
+            Target::Texture2D,
+            Format::Z32Float,
+            8,
+            8,
+            1,
+            1,
+            BindFlags::DEPTH_STENCIL,
+        );
+        let z1 = e.texture(&zt)?;
+        zt.nr_samples = 4;
+        let z4 = e.texture(&zt)?;
+        expect_unsupported(
+            &mut e,
+            &info(
+                surf(&z1, 0, whole),
+                surf(&z4, 0, whole),
+                BlitMask::Z,
+                TexFilter::Nearest,
+            ),
+            "MSAA depth resolve",
+        )?;
+    }
+    Ok(())
+}
+both_paths!("pipe.blit.resolve", resolve);
+
+/// Compressed formats: a 1:1 block-aligned blit is a copy of the blocks.
+fn compressed(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let f = Format::Bc1RgbaUnorm;
+    if !supported(&e, f, Target::Texture2D, 1, BindFlags::SAMPLER_VIEW) {
+        return Err(Outcome::skip("BC1 is not supported"));
+    }
+    let a = tex2d(&e, f, 16, 16)?;
+    let b = tex2d(&e, f, 16, 16)?;
+    // 4x4 blocks of 8 bytes: an "image" of 4x4 8-byte texels.
+    let ia = Img::from_bytes(4, 4, 1, 8, pattern(128, 27));
+    let ib = Img::from_bytes(4, 4, 1, 8, pattern(128, 28));
+    e.write_texture(&a, 0, &PipeBox::rect(0, 0, 16, 16), &ia.data)?;
+    e.write_texture(&b, 0, &PipeBox::rect(0, 0, 16, 16), &ib.data)?;
+    blit(
+        &mut e,
+        &info(
+            surf(&b, 0, [8, 0, 0, 8, 12, 1]),
+            surf(&a, 0, [4, 4, 0, 8, 12, 1]),
+            BlitMask::RGBA,
+            TexFilter::Linear,
+        ),
+        "bc1 copy",
+    )?;
+    let mut want = ib;
+    expect_nearest(
+        &ia,
+        [1, 1, 0, 2, 3, 1],
+        &mut want,
+        [2, 0, 0, 2, 3, 1],
+        &same,
+    );
+    let got = e.read_texture(&b, 0, &PipeBox::rect(0, 0, 16, 16))?;
+    expect_img("bc1 blocks", &Img::from_bytes(4, 4, 1, 8, got), &want)
+}
+both_paths!("pipe.blit.compressed", compressed);
+
+/// What transfer commands cannot do is `Unsupported` (not a panic, not a
+/// validation message), decided before anything is written; masks that
+/// select nothing the destination has are no-ops.
+fn unsupported(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let rgba = Format::R8G8B8A8Unorm;
+    let src = tex2d(&e, rgba, 8, 8)?;
+    let dst = tex2d(&e, rgba, 8, 8)?;
+    upload(&mut e, &src, 0, &rgba8_pattern(8, 8, 1, 29))?;
+    let base = rgba8_pattern(8, 8, 1, 30);
+    upload(&mut e, &dst, 0, &base)?;
+    let whole = [0, 0, 0, 8, 8, 1];
+    let plain = info(
+        surf(&dst, 0, whole),
+        surf(&src, 0, whole),
+        BlitMask::RGBA,
+        TexFilter::Nearest,
+    );
+
+    let mut i = plain.clone();
+    i.alpha_blend = true;
+    expect_unsupported(&mut e, &i, "alpha_blend")?;
+    let mut i = plain.clone();
+    i.window_rectangles = vec![ScissorState {
+        minx: 0,
+        miny: 0,
+        maxx: 4,
+        maxy: 4,
+    }];
+    expect_unsupported(&mut e, &i, "window rectangles")?;
+    let mut i = plain.clone();
+    i.mask = BlitMask::R | BlitMask::G | BlitMask::B;
+    expect_unsupported(&mut e, &i, "partial colour mask")?;
+    // A cast that changes values: a UNORM image read as sRGB into RGBA16F.
+    let f16 = tex2d(&e, Format::R16G16B16A16Float, 8, 8)?;
+    let mut i = info(
+        surf(&f16, 0, whole),
+        surf(&src, 0, whole),
+        BlitMask::RGBA,
+        TexFilter::Linear,
+    );
+    i.src.format = Format::R8G8B8A8Srgb;
+    expect_unsupported(&mut e, &i, "sRGB cast of a UNORM image")?;
+    // Integer to normalized.
+    let ui = tex2d(&e, Format::R8G8B8A8Uint, 8, 8)?;
+    let i = info(
+        surf(&dst, 0, whole),
+        surf(&ui, 0, whole),
+        BlitMask::RGBA,
+        TexFilter::Nearest,
+    );
+    expect_unsupported(&mut e, &i, "uint -> unorm")?;
+    // Emulated luminance (stored as R8) into RGBA.
+    if supported(
+        &e,
+        Format::L8Unorm,
+        Target::Texture2D,
+        1,
+        BindFlags::SAMPLER_VIEW,
+    ) {
+        let l = tex2d(&e, Format::L8Unorm, 8, 8)?;
+        let i = info(
+            surf(&dst, 0, whole),
+            surf(&l, 0, whole),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        );
+        expect_unsupported(&mut e, &i, "L8 -> RGBA8")?;
+    }
+    // Different layer counts between layered images.
+    let arr = e.texture(&template(
+        Target::Texture2DArray,
+        rgba,
+        8,
+        8,
+        2,
+        1,
+        BindFlags::empty(),
+    ))?;
+    let i = info(
+        surf(&dst, 0, whole),
+        surf(&arr, 0, [0, 0, 0, 8, 8, 2]),
+        BlitMask::RGBA,
+        TexFilter::Nearest,
+    );
+    expect_unsupported(&mut e, &i, "2 layers -> 1")?;
+    // Depth between different formats.
+    let zt = |f| template(Target::Texture2D, f, 8, 8, 1, 1, BindFlags::DEPTH_STENCIL);
+    if supported(
+        &e,
+        Format::Z16Unorm,
+        Target::Texture2D,
+        1,
+        BindFlags::DEPTH_STENCIL,
+    ) {
+        let z32 = e.texture(&zt(Format::Z32Float))?;
+        let z16 = e.texture(&zt(Format::Z16Unorm))?;
+        let i = info(
+            surf(&z16, 0, whole),
+            surf(&z32, 0, whole),
+            BlitMask::Z,
+            TexFilter::Nearest,
+        );
+        expect_unsupported(&mut e, &i, "Z32F -> Z16")?;
+    }
+    expect_img("dst after refusals", &download(&mut e, &dst, 0)?, &base)?;
+
+    // No-ops: a mask with no channel of the destination; inclusive window
+    // rectangles with no rectangle.
+    let r8 = tex2d(&e, Format::R8Unorm, 8, 8)?;
+    let r8_base = Img::from_bytes(8, 8, 1, 1, pattern(64, 31));
+    upload(&mut e, &r8, 0, &r8_base)?;
+    let i = info(
+        surf(&r8, 0, whole),
+        surf(&src, 0, whole),
+        BlitMask::A,
+        TexFilter::Nearest,
+    );
+    blit(&mut e, &i, "alpha into R8")?;
+    expect_img(
+        "R8 after an A-only blit",
+        &download(&mut e, &r8, 0)?,
+        &r8_base,
+    )?;
+    let mut i = plain;
+    i.window_rectangle_include = true;
+    blit(&mut e, &i, "inclusive, no rectangles")?;
+    expect_img(
+        "dst after an empty inclusive blit",
+        &download(&mut e, &dst, 0)?,
+        &base,
+    )
+}
+both_paths!("pipe.blit.unsupported", unsupported);
+
+// ---------------------------------------------------------------------------
+// Mipmaps
+
+fn generate(
+    e: &mut Env,
+    res: &Resource,
+    format: Format,
+    base: u32,
+    last: u32,
+    l0: u32,
+    l1: u32,
+) -> Result<bool, Outcome> {
+    step(
+        "generate_mipmap",
+        e.ctx.generate_mipmap(res, format, base, last, l0, l1),
+    )
+}
+
+fn expect_generated(ok: bool) -> R {
+    if ok {
+        Ok(())
+    } else {
+        Err(Outcome::fail(
+            "generate_mipmap returned false for a blittable format",
+        ))
+    }
+}
+
+/// A colour for block (bx, by, bz) whose 2x2(x2) averages are exact.
+fn block_color(bx: usize, by: usize, bz: usize) -> Vec<u8> {
+    vec![
+        (bx * 40 + bz * 100 + 10) as u8,
+        (by * 60 + 20) as u8,
+        ((bx + by + bz) * 30 + 8) as u8,
+        (200 - bz * 40) as u8,
+    ]
+}
+
+/// Averages texels (rounded), the expected value of a last level.
+fn average(img: &Img) -> Vec<u8> {
+    let n = img.w * img.h * img.d;
+    (0..img.bpp)
+        .map(|c| {
+            let s: usize = img
+                .data
+                .iter()
+                .skip(c)
+                .step_by(img.bpp)
+                .map(|&v| usize::from(v))
+                .sum();
+            ((s as f64) / n as f64).round() as u8
+        })
+        .collect()
+}
+
+/// 2D: 8x8 constant on 4x4 blocks; levels 1 and 2 are exact, level 3 the
+/// average (±1).
+fn mip_2d(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let rgba = Format::R8G8B8A8Unorm;
+    let t = e.texture(&template(
+        Target::Texture2D,
+        rgba,
+        8,
+        8,
+        1,
+        4,
+        BindFlags::RENDER_TARGET,
+    ))?;
+    let i0 = Img::from_fn(8, 8, 1, 4, |x, y, _| block_color(x / 4, y / 4, 0));
+    upload(&mut e, &t, 0, &i0)?;
+    let ok = generate(&mut e, &t, rgba, 0, 3, 0, 0)?;
+    expect_generated(ok)?;
+    let want1 = Img::from_fn(4, 4, 1, 4, |x, y, _| block_color(x / 2, y / 2, 0));
+    expect_img("level 1", &download(&mut e, &t, 1)?, &want1)?;
+    let want2 = Img::from_fn(2, 2, 1, 4, |x, y, _| block_color(x, y, 0));
+    expect_img("level 2", &download(&mut e, &t, 2)?, &want2)?;
+    let want3 = Img::from_bytes(1, 1, 1, 4, average(&want2));
+    expect_close("level 3", &download(&mut e, &t, 3)?, &want3, 1)?;
+    // Only levels 1..=2 from level 1: level 1 rewritten, level 3 kept.
+    let new1 = Img::from_fn(4, 4, 1, 4, |x, y, _| block_color(1 - x / 2, y / 2, 1));
+    upload(&mut e, &t, 1, &new1)?;
+    let ok = generate(&mut e, &t, rgba, 1, 2, 0, 0)?;
+    expect_generated(ok)?;
+    let want2 = Img::from_fn(2, 2, 1, 4, |x, y, _| block_color(1 - x, y, 1));
+    expect_img("regenerated level 2", &download(&mut e, &t, 2)?, &want2)?;
+    expect_close("level 3 untouched", &download(&mut e, &t, 3)?, &want3, 1)
+}
+both_paths!("pipe.mipmap.2d", mip_2d);
+
+/// Arrays (a layer range), cubes, 3D (whole minified volume), 1D arrays.
+fn mip_layered(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let rgba = Format::R8G8B8A8Unorm;
+    let none = BindFlags::empty();
+    // 2D array, layers 1..=2 of 3; layer 0 of level 1 keeps its contents.
+    let a = e.texture(&template(Target::Texture2DArray, rgba, 4, 4, 3, 2, none))?;
+    let i0 = Img::from_fn(4, 4, 3, 4, |x, y, z| block_color(x / 2, y / 2, z));
+    upload(&mut e, &a, 0, &i0)?;
+    let l1 = rgba8_pattern(2, 2, 3, 32);
+    upload(&mut e, &a, 1, &l1)?;
+    let ok = generate(&mut e, &a, rgba, 0, 1, 1, 2)?;
+    expect_generated(ok)?;
+    let want = Img::from_fn(2, 2, 3, 4, |x, y, z| {
+        if z == 0 {
+            l1.at(x, y, 0).to_vec()
+        } else {
+            block_color(x, y, z)
+        }
+    });
+    expect_img("array level 1", &download(&mut e, &a, 1)?, &want)?;
+
+    // Cube: one colour per face, through every level.
+    let c = e.texture(&template(Target::TextureCube, rgba, 4, 4, 6, 3, none))?;
+    let ic = Img::from_fn(4, 4, 6, 4, |_, _, z| block_color(z % 3, z / 3, 0));
+    upload(&mut e, &c, 0, &ic)?;
+    let ok = generate(&mut e, &c, rgba, 0, 2, 0, 5)?;
+    expect_generated(ok)?;
+    for level in 1..3u32 {
+        let s = 4 >> level;
+        let want = Img::from_fn(s, s, 6, 4, |_, _, z| block_color(z % 3, z / 3, 0));
+        expect_img(
+            &format!("cube level {level}"),
+            &download(&mut e, &c, level)?,
+            &want,
+        )?;
+    }
+
+    // 3D: 4x4x4 constant on 2x2x2 blocks.
+    let v = e.texture(&template(Target::Texture3D, rgba, 4, 4, 4, 3, none))?;
+    let iv = Img::from_fn(4, 4, 4, 4, |x, y, z| block_color(x / 2, y / 2, z / 2));
+    upload(&mut e, &v, 0, &iv)?;
+    let ok = generate(&mut e, &v, rgba, 0, 2, 0, 3)?;
+    expect_generated(ok)?;
+    let want1 = Img::from_fn(2, 2, 2, 4, block_color);
+    expect_img("3d level 1", &download(&mut e, &v, 1)?, &want1)?;
+    let want2 = Img::from_bytes(1, 1, 1, 4, average(&want1));
+    expect_close("3d level 2", &download(&mut e, &v, 2)?, &want2, 1)?;
+
+    // 1D array: 8 texels constant on pairs, 2 layers.
+    let mut t1 = template(Target::Texture1DArray, rgba, 8, 1, 2, 2, none);
+    t1.height0 = 1;
+    let l = e.texture(&t1)?;
+    let il = Img::from_fn(8, 1, 2, 4, |x, _, z| block_color(x / 2, 0, z));
+    upload(&mut e, &l, 0, &il)?;
+    let ok = generate(&mut e, &l, rgba, 0, 1, 0, 1)?;
+    expect_generated(ok)?;
+    let want = Img::from_fn(4, 1, 2, 4, |x, _, z| block_color(x, 0, z));
+    expect_img("1d array level 1", &download(&mut e, &l, 1)?, &want)
+}
+both_paths!("pipe.mipmap.layered", mip_layered);
+
+/// Formats a LINEAR blit cannot filter (integers, depth) and view formats
+/// other than the image's (sRGB of UNORM) answer `false`: the frontend
+/// falls back.
+fn mip_fallback(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let cases = [
+        (
+            Format::R8G8B8A8Uint,
+            Format::R8G8B8A8Uint,
+            BindFlags::empty(),
+        ),
+        (Format::Z32Float, Format::Z32Float, BindFlags::DEPTH_STENCIL),
+        (
+            Format::R8G8B8A8Unorm,
+            Format::R8G8B8A8Srgb,
+            BindFlags::empty(),
+        ),
+    ];
+    for (rf, vf, bind) in cases {
+        let t = e.texture(&template(Target::Texture2D, rf, 4, 4, 1, 3, bind))?;
+        if generate(&mut e, &t, vf, 0, 2, 0, 0)? {
+            return Err(Outcome::fail(format!(
+                "generate_mipmap of {rf} as {vf} returned true"
+            )));
+        }
+    }
+    Ok(())
+}
+both_paths!("pipe.mipmap.fallback", mip_fallback);
