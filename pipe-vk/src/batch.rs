@@ -21,6 +21,9 @@ use crate::instance::vk_err;
 use crate::memory::DeviceShared;
 use crate::resource::ResourceObject;
 
+/// Descriptor sets per pool.
+const POOL_SETS: u32 = 64;
+
 /// A fence's value cell: `None` until the batch it belongs to is submitted.
 pub type FenceCell = Arc<Mutex<Option<u64>>>;
 
@@ -41,6 +44,10 @@ pub struct Batch {
     /// Pipelines to destroy when the batch retires (their CSOs died while
     /// the batch might still use them).
     pipelines: Vec<vk::Pipeline>,
+    /// Samplers to destroy when the batch retires.
+    samplers: Vec<vk::Sampler>,
+    /// Descriptor pools the batch's sets came from (reset at retirement).
+    pools: Vec<vk::DescriptorPool>,
 }
 
 /// The batches of one context.
@@ -52,6 +59,8 @@ pub struct Batches {
     free: Vec<Batch>,
     /// Number of batches submitted (for tests and stats).
     pub submitted: u64,
+    /// Reset descriptor pools ready for reuse.
+    free_pools: Vec<vk::DescriptorPool>,
 }
 
 fn new_batch(dev: &DeviceShared) -> PipeResult<Batch> {
@@ -85,6 +94,8 @@ fn new_batch(dev: &DeviceShared) -> PipeResult<Batch> {
         waits: Vec::new(),
         has_work: false,
         pipelines: Vec::new(),
+        samplers: Vec::new(),
+        pools: Vec::new(),
     })
 }
 
@@ -108,6 +119,7 @@ impl Batches {
             in_flight: VecDeque::new(),
             free: Vec::new(),
             submitted: 0,
+            free_pools: Vec::new(),
         })
     }
 
@@ -247,6 +259,21 @@ impl Batches {
                 continue;
             }
             self.destroy_pipelines(&mut b);
+            for p in b.pools.drain(..) {
+                // SAFETY: the batch's sets are no longer in use (retired).
+                if unsafe {
+                    self.dev
+                        .raw()
+                        .reset_descriptor_pool(p, vk::DescriptorPoolResetFlags::empty())
+                }
+                .is_ok()
+                {
+                    self.free_pools.push(p);
+                } else {
+                    // SAFETY: as above.
+                    unsafe { self.dev.raw().destroy_descriptor_pool(p, None) };
+                }
+            }
             b.refs.clear();
             b.ref_set.clear();
             b.waits.clear();
@@ -266,16 +293,69 @@ impl Batches {
 
     fn destroy(&self, mut b: Batch) {
         self.destroy_pipelines(&mut b);
+        for p in b.pools.drain(..) {
+            // SAFETY: the batch is not executing.
+            unsafe { self.dev.raw().destroy_descriptor_pool(p, None) };
+        }
         // SAFETY: the batch is not executing (retired or never submitted).
         unsafe { self.dev.raw().destroy_command_pool(b.pool, None) };
     }
 
     fn destroy_pipelines(&self, b: &mut Batch) {
+        let raw = self.dev.raw();
         for p in b.pipelines.drain(..) {
             // SAFETY: the batch that could use the pipeline has retired (or
             // never ran).
-            unsafe { self.dev.raw().destroy_pipeline(p, None) };
+            unsafe { raw.destroy_pipeline(p, None) };
         }
+        for s in b.samplers.drain(..) {
+            // SAFETY: as above.
+            unsafe { raw.destroy_sampler(s, None) };
+        }
+    }
+
+    /// Destroys `s` once the current batch retires.
+    pub fn defer_destroy_sampler(&mut self, s: vk::Sampler) {
+        self.current.samplers.push(s);
+    }
+
+    /// Allocates a descriptor set of `layout` for the current batch.
+    pub fn alloc_set(&mut self, layout: vk::DescriptorSetLayout) -> PipeResult<vk::DescriptorSet> {
+        let layouts = [layout];
+        if let Some(&pool) = self.current.pools.last() {
+            let info = vk::DescriptorSetAllocateInfo::default()
+                .descriptor_pool(pool)
+                .set_layouts(&layouts);
+            // SAFETY: pool and layout belong to this device.
+            match unsafe { self.dev.raw().allocate_descriptor_sets(&info) } {
+                Ok(v) => return Ok(v[0]),
+                Err(vk::Result::ERROR_OUT_OF_POOL_MEMORY | vk::Result::ERROR_FRAGMENTED_POOL) => {}
+                Err(e) => return Err(vk_err("vkAllocateDescriptorSets", e)),
+            }
+        }
+        let pool = match self.free_pools.pop() {
+            Some(p) => p,
+            None => {
+                let sizes = [vk::DescriptorPoolSize {
+                    ty: vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+                    descriptor_count: POOL_SETS * 64,
+                }];
+                let info = vk::DescriptorPoolCreateInfo::default()
+                    .max_sets(POOL_SETS)
+                    .pool_sizes(&sizes);
+                // SAFETY: valid create info.
+                unsafe { self.dev.raw().create_descriptor_pool(&info, None) }
+                    .map_err(|e| vk_err("vkCreateDescriptorPool", e))?
+            }
+        };
+        self.current.pools.push(pool);
+        let info = vk::DescriptorSetAllocateInfo::default()
+            .descriptor_pool(pool)
+            .set_layouts(&layouts);
+        // SAFETY: a fresh or reset pool of this device.
+        unsafe { self.dev.raw().allocate_descriptor_sets(&info) }
+            .map(|v| v[0])
+            .map_err(|e| vk_err("vkAllocateDescriptorSets", e))
     }
 
     /// Destroys `p` once the current batch retires.
@@ -303,6 +383,8 @@ impl Drop for Batches {
                 waits: Vec::new(),
                 has_work: false,
                 pipelines: Vec::new(),
+                samplers: Vec::new(),
+                pools: Vec::new(),
             },
         );
         for o in &cur.refs {
@@ -314,6 +396,10 @@ impl Drop for Batches {
         }
         while let Some(b) = self.free.pop() {
             self.destroy(b);
+        }
+        for p in self.free_pools.drain(..) {
+            // SAFETY: reset pools hold no sets in use.
+            unsafe { self.dev.raw().destroy_descriptor_pool(p, None) };
         }
     }
 }

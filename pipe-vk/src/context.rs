@@ -87,6 +87,12 @@ pub struct VkContext {
     pub(crate) ubos: [[Option<crate::draw::UboBinding>; MAX_CONSTANT_BUFFERS]; 6],
     pub(crate) dummy: Option<Arc<ResourceObject>>,
     pub(crate) push_descriptor: ash::khr::push_descriptor::Device,
+    /// Bound sampler views per stage and slot.
+    pub(crate) views: Vec<Vec<Option<SamplerView>>>,
+    /// `VkSampler`s of live sampler CSOs, by CSO id.
+    pub(crate) vk_samplers: std::collections::HashMap<u32, vk::Sampler>,
+    /// Sampler and view bound where a shader samples an unbound slot.
+    pub(crate) dummy_texture: Option<(SamplerView, vk::Sampler)>,
     blend: CsoTable<BlendState>,
     sampler: CsoTable<SamplerState>,
     rasterizer: CsoTable<RasterizerState>,
@@ -120,6 +126,9 @@ impl VkContext {
             ubos: Default::default(),
             dummy: None,
             push_descriptor,
+            views: vec![vec![None; MAX_SHADER_SAMPLER_VIEWS]; 6],
+            vk_samplers: Default::default(),
+            dummy_texture: None,
             blend: CsoTable::new(),
             sampler: CsoTable::new(),
             rasterizer: CsoTable::new(),
@@ -265,6 +274,9 @@ impl VkContext {
     }
     pub(crate) fn blend_table(&self) -> &CsoTable<BlendState> {
         &self.blend
+    }
+    pub(crate) fn sampler_table(&self) -> &CsoTable<SamplerState> {
+        &self.sampler
     }
     pub(crate) fn shader_table(&self) -> &CsoTable<ShaderState> {
         &self.shader
@@ -467,7 +479,11 @@ impl Context for VkContext {
         Ok(())
     }
     fn delete_sampler_state(&mut self, handle: SamplerHandle) -> PipeResult<()> {
-        self.sampler.delete(handle)?;
+        if self.sampler.delete(handle)?.is_some() {
+            if let Some(s) = self.vk_samplers.remove(&handle.id()) {
+                self.batches.defer_destroy_sampler(s);
+            }
+        }
         if !self.sampler.contains(handle) {
             for slot in self.bound.samplers.iter_mut().flatten() {
                 if *slot == Some(handle) {
@@ -832,6 +848,30 @@ impl Context for VkContext {
     ) -> PipeResult<()> {
         self.do_draw_vbo(info, drawid_offset, indirect, draws)
     }
+    fn set_sampler_views(
+        &mut self,
+        stage: ShaderStage,
+        start: u32,
+        views: &[Option<SamplerView>],
+        unbind_trailing: u32,
+    ) -> PipeResult<()> {
+        for v in views.iter().flatten() {
+            v.backend_or_err::<crate::view::VkSamplerView>("sampler view")?;
+        }
+        let slots = &mut self.views[stage.index()];
+        let start = start as usize;
+        for (i, v) in views.iter().enumerate() {
+            if let Some(slot) = slots.get_mut(start + i) {
+                *slot = v.clone();
+            }
+        }
+        for i in 0..unbind_trailing as usize {
+            if let Some(slot) = slots.get_mut(start + views.len() + i) {
+                *slot = None;
+            }
+        }
+        Ok(())
+    }
     fn blit(&mut self, info: &BlitInfo) -> PipeResult<()> {
         self.do_blit(info)
     }
@@ -910,7 +950,6 @@ impl Context for VkContext {
 
     later! {
         set_sample_locations(locations: Option<&[u8]>) -> () = 7;
-        set_sampler_views(stage: ShaderStage, start: u32, views: &[Option<SamplerView>], unbind_trailing: u32) -> () = 7;
         set_hw_atomic_buffers(start: u32, buffers: &[Option<ShaderBuffer>]) -> () = 7;
         set_shader_buffers(stage: ShaderStage, start: u32, buffers: &[Option<ShaderBuffer>], writable_bitmask: u32) -> () = 7;
         set_shader_images(stage: ShaderStage, start: u32, images: &[Option<ImageView>], unbind_trailing: u32) -> () = 7;
@@ -951,5 +990,13 @@ impl Drop for VkContext {
         let dev = self.screen.shared().clone();
         self.modules.destroy(dev.raw());
         self.pipelines.destroy(dev.raw());
+        for (_, s) in self.vk_samplers.drain() {
+            // SAFETY: the context's batches finished above.
+            unsafe { dev.raw().destroy_sampler(s, None) };
+        }
+        if let Some((_, s)) = self.dummy_texture.take() {
+            // SAFETY: as above.
+            unsafe { dev.raw().destroy_sampler(s, None) };
+        }
     }
 }

@@ -13,20 +13,25 @@
 //! The instance stays open across draws and ends when a non-draw command
 //! needs the command buffer, the framebuffer changes, or the batch flushes.
 //!
+//! Textures: the vertex and fragment stages sample combined image samplers
+//! (slots 0..16) through a descriptor set allocated per draw from the
+//! batch's pools; unbound slots a shader samples get a 1x1 black texture.
+//!
 //! Not yet here (issue 7): indirect draws, draw-auto, line loops / quads /
 //! polygons (index rewriting), non-all-ones restart indices, instance
-//! divisors above 1, multiple viewports, textures/images/SSBOs, queries.
+//! divisors above 1, multiple viewports, buffer textures, images, SSBOs,
+//! textures in other stages, queries.
 
 use std::sync::Arc;
 
 use ash::vk;
 use pipe_core::aux::AuxOp;
-use pipe_core::cso::ShaderHandle;
+use pipe_core::cso::{SamplerHandle, ShaderHandle};
 use pipe_core::draw::{DrawIndirectInfo, DrawInfo, DrawStartCountBias, IndexSource};
 use pipe_core::resource::{BindFlags, ResourceTemplate};
 use pipe_core::state::*;
 use pipe_core::transfer::Uploader;
-use pipe_core::view::Surface;
+use pipe_core::view::{SamplerView, Surface};
 use pipe_core::{PipeError, PipeResult};
 use smallvec::SmallVec;
 use spirv_gen::passes::VariantKey;
@@ -52,6 +57,13 @@ const UNIFORM_READ: Access = Access::new(
             | vk::PipelineStageFlags2::FRAGMENT_SHADER.as_raw(),
     ),
     vk::AccessFlags2::UNIFORM_READ,
+);
+const SAMPLED_READ: Access = Access::new(
+    vk::PipelineStageFlags2::from_raw(
+        vk::PipelineStageFlags2::VERTEX_SHADER.as_raw()
+            | vk::PipelineStageFlags2::FRAGMENT_SHADER.as_raw(),
+    ),
+    vk::AccessFlags2::SHADER_SAMPLED_READ,
 );
 const COLOR_ATTACHMENT: Access = Access::new(
     vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
@@ -225,6 +237,112 @@ impl VkContext {
         self.dev().begin_rendering(cmd, &info);
         self.rendering = true;
         Ok(())
+    }
+
+    /// The `VkSampler` of a sampler CSO, created on first use.
+    fn vk_sampler(&mut self, h: SamplerHandle) -> PipeResult<vk::Sampler> {
+        if let Some(s) = self.vk_samplers.get(&h.id()) {
+            return Ok(*s);
+        }
+        let state = *self.sampler_table().get(h)?;
+        let s = crate::sampler::create(self.dev(), &state)?;
+        self.vk_samplers.insert(h.id(), s);
+        Ok(s)
+    }
+
+    /// A 1x1 transparent-black texture and nearest sampler for unbound
+    /// slots a shader samples.
+    fn dummy_texture(&mut self) -> PipeResult<(SamplerView, vk::Sampler)> {
+        if let Some(d) = &self.dummy_texture {
+            return Ok(d.clone());
+        }
+        let t = ResourceTemplate::texture_2d(
+            pipe_core::Format::R8G8B8A8Unorm,
+            1,
+            1,
+            BindFlags::SAMPLER_VIEW,
+        );
+        let dev = self.dev().clone();
+        let res = crate::resource::resource_create(&dev, &t)?;
+        self.do_clear_texture(&res, 0, &pipe_core::PipeBox::rect(0, 0, 1, 1), &[0; 4])?;
+        let view = crate::view::create_sampler_view(
+            &res,
+            &pipe_core::view::SamplerViewTemplate::whole(&t),
+        )?;
+        let sampler = crate::sampler::create(&dev, &SamplerState::default())?;
+        self.dummy_texture = Some((view.clone(), sampler));
+        Ok((view, sampler))
+    }
+
+    /// Declares the sampled textures of the bound vertex and fragment
+    /// shaders and returns their descriptor writes (binding, image info).
+    fn prepare_textures(&mut self) -> PipeResult<SmallVec<[(u32, vk::DescriptorImageInfo); 8]>> {
+        let mut out = SmallVec::new();
+        for stage in [ShaderStage::Vertex, ShaderStage::Fragment] {
+            let Some(h) = self.bound().shaders[stage.index()] else {
+                continue;
+            };
+            let slots = crate::shader::texture_slots(self.shader_table().get(h.cso)?);
+            for slot in slots {
+                let bound_view = self.views[stage.index()]
+                    .get(slot as usize)
+                    .cloned()
+                    .flatten();
+                let sampler_h = self.bound().samplers[stage.index()]
+                    .get(slot as usize)
+                    .copied()
+                    .flatten();
+                let (view, sampler) = match (bound_view, sampler_h) {
+                    (Some(v), Some(s)) => (v, self.vk_sampler(s)?),
+                    (Some(v), None) => {
+                        let d = self.dummy_texture()?;
+                        (v, d.1)
+                    }
+                    (None, _) => self.dummy_texture()?,
+                };
+                let payload = view.backend_or_err::<crate::view::VkSamplerView>("sampler view")?;
+                let crate::view::VkView::Image(image_view) = payload.view else {
+                    return Err(PipeError::unsupported("buffer textures in draws (issue 7)"));
+                };
+                let t = view.desc().template;
+                let is3d = view.desc().texture.desc().target == pipe_core::Target::Texture3D;
+                if let pipe_core::view::ViewRange::Texture {
+                    first_level,
+                    last_level,
+                    first_layer,
+                    last_layer,
+                } = t.range
+                {
+                    let (l0, ln) = if is3d {
+                        (0, 1)
+                    } else {
+                        (first_layer, last_layer - first_layer + 1)
+                    };
+                    for level in first_level..=last_level {
+                        self.use_image(
+                            &payload.obj,
+                            level,
+                            l0,
+                            ln,
+                            SAMPLED_READ,
+                            false,
+                            vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                            false,
+                        );
+                    }
+                }
+                let binding = stage.index() as u32 * spirv_gen::binding::MAX_SAMPLER_VIEWS + slot;
+                out.push((
+                    binding,
+                    vk::DescriptorImageInfo {
+                        sampler,
+                        image_view,
+                        image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                    },
+                ));
+            }
+        }
+        Ok(out)
     }
 
     /// A zeroed buffer bound where a shader may read an unbound slot.
@@ -442,6 +560,7 @@ impl VkContext {
                 ));
             }
         }
+        let textures = self.prepare_textures()?;
         if !self.barriers.is_empty() {
             self.end_rendering();
         }
@@ -484,6 +603,31 @@ impl VkContext {
                     self.pipelines.layout.layout,
                     0,
                     &writes,
+                );
+            }
+            if !textures.is_empty() {
+                let set = self.batches.alloc_set(self.pipelines.layout.sets[1])?;
+                let infos: SmallVec<[[vk::DescriptorImageInfo; 1]; 8]> =
+                    textures.iter().map(|(_, i)| [*i]).collect();
+                let writes: SmallVec<[vk::WriteDescriptorSet; 8]> = textures
+                    .iter()
+                    .zip(infos.iter())
+                    .map(|((b, _), i)| {
+                        vk::WriteDescriptorSet::default()
+                            .dst_set(set)
+                            .dst_binding(*b)
+                            .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
+                            .image_info(i)
+                    })
+                    .collect();
+                raw.update_descriptor_sets(&writes, &[]);
+                raw.cmd_bind_descriptor_sets(
+                    cmd,
+                    vk::PipelineBindPoint::GRAPHICS,
+                    self.pipelines.layout.layout,
+                    1,
+                    &[set],
+                    &[],
                 );
             }
             if !vbufs.is_empty() {

@@ -47,6 +47,7 @@ pub mod instance;
 pub mod memory;
 pub mod pipeline;
 pub mod resource;
+pub mod sampler;
 pub mod screen;
 pub mod shader;
 pub mod sync;

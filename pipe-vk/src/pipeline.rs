@@ -12,7 +12,8 @@
 //!
 //! The pipeline layout follows spirv-gen's fixed binding model
 //! (`spirv_gen::binding`): set 0 holds the uniform buffers of every stage
-//! as a push-descriptor set; sets 1-3 (sampler views, images, shader
+//! as a push-descriptor set; set 1 holds the combined image samplers of the
+//! vertex and fragment stages, allocated per draw; sets 2-3 (images, shader
 //! buffers) are empty until those bindings land; push constants span the
 //! driver block.
 
@@ -139,8 +140,26 @@ impl Layout {
                 "pipe-vk needs VK_KHR_push_descriptor for its descriptor strategy",
             ));
         }
+        // Set 1: combined image samplers of the vertex and fragment stages,
+        // slots 0..TEX_SLOTS, allocated per draw from the batch's pools.
+        let mut tex = Vec::new();
+        for stage in [0u32, 4] {
+            for slot in 0..TEX_SLOTS {
+                tex.push(
+                    vk::DescriptorSetLayoutBinding::default()
+                        .binding(stage * binding::MAX_SAMPLER_VIEWS + slot)
+                        .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
+                        .descriptor_count(1)
+                        .stage_flags(gfx_stages[stage as usize]),
+                );
+            }
+        }
         for (i, set) in sets.iter_mut().enumerate() {
-            let bindings: &[vk::DescriptorSetLayoutBinding] = if i == 0 { &ubo } else { &[] };
+            let bindings: &[vk::DescriptorSetLayoutBinding] = match i {
+                0 => &ubo,
+                1 => &tex,
+                _ => &[],
+            };
             let flags = if i == 0 {
                 vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR
             } else {
@@ -185,6 +204,9 @@ impl Layout {
         }
     }
 }
+
+/// Texture slots per stage (vertex and fragment) that pipe-vk binds.
+pub const TEX_SLOTS: u32 = 16;
 
 /// Uniform-buffer slots per stage that pipe-vk binds (a push-descriptor set
 /// holds at most 32 bindings on some devices: 6 stages x 5).

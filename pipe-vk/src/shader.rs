@@ -80,7 +80,21 @@ pub fn check_draw_bindings(state: &ShaderState, ubo_slots: u32) -> PipeResult<()
                 format!("uniform buffer slot {slot} (pipe-vk binds slots 0..{ubo_slots} so far)")
             }
             VarKind::Ssbo { .. } => "shader buffers".to_string(),
-            VarKind::Texture(_) => "textures".to_string(),
+            VarKind::Texture(t) if t.slot >= crate::pipeline::TEX_SLOTS => {
+                format!(
+                    "texture slot {} (pipe-vk binds slots 0..{})",
+                    t.slot,
+                    crate::pipeline::TEX_SLOTS
+                )
+            }
+            VarKind::Texture(t) if t.dim == spirv_gen::ir::Dim::Buffer => {
+                "buffer textures".to_string()
+            }
+            VarKind::Texture(_)
+                if !matches!(state.stage, ShaderStage::Vertex | ShaderStage::Fragment) =>
+            {
+                "textures outside the vertex and fragment stages".to_string()
+            }
             VarKind::Image(_) => "images".to_string(),
             _ => continue,
         };
@@ -90,6 +104,26 @@ pub fn check_draw_bindings(state: &ShaderState, ubo_slots: u32) -> PipeResult<()
         )));
     }
     Ok(())
+}
+
+/// The texture slots a shader samples (IR only; SPIR-V passthrough reports
+/// none, so its textures must be bound by the frontend before drawing).
+pub fn texture_slots(state: &ShaderState) -> Vec<u32> {
+    match &state.code {
+        ShaderCode::Ir(any) => any
+            .downcast_ref::<Ir>()
+            .map(|ir| {
+                ir.vars
+                    .iter()
+                    .filter_map(|v| match &v.kind {
+                        spirv_gen::ir::VarKind::Texture(t) => Some(t.slot),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        ShaderCode::SpirV { .. } => Vec::new(),
+    }
 }
 
 /// The emitter target for a device.

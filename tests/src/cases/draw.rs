@@ -762,3 +762,148 @@ fn clear_as_load_op_inner(ctx: &mut TestContext) -> R {
     Ok(())
 }
 test_case!(name = "pipe.draw.clear.load_op", clear_as_load_op);
+
+const VS_UV: &str = "shader vertex
+in @pos : f32x4 location=0
+in @uv : f32x4 location=1
+out @gl_pos : f32x4 builtin=position
+out @vuv : f32x2 location=0
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  %1 : f32x4 = load @uv
+  %2 : f32x2 = swizzle %1, xy
+  store @vuv, %2
+}
+";
+
+const FS_TEX: &str = "shader fragment
+in @uv : f32x2 location=0
+out @frag : f32x4 location=0
+texture @t slot=0 dim=2d sampled=float
+fn main {
+  %0 : f32x2 = load @uv
+  %1 : f32x4 = tex @t, coord=%0
+  store @frag, %1
+}
+";
+
+/// Texturing: a full-screen quad samples a 4x4 texture with NEAREST
+/// filtering; `scale` repeats it (wrap REPEAT). Pixel (x, y) has
+/// uv = scale * (x + 0.5) / 16, so it shows texel
+/// floor(uv * 4) mod 4 = floor(scale * (x + 0.5) / 4) mod 4.
+fn textured(ctx: &mut TestContext, staging: bool, scale: f32, wrap: TexWrap) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_UV, FS_TEX)?;
+    let tt = ResourceTemplate::texture_2d(Format::R8G8B8A8Unorm, 4, 4, BindFlags::SAMPLER_VIEW);
+    let tex = e.texture(&tt)?;
+    let texels: Vec<u8> = (0..16u8)
+        .flat_map(|i| [i * 16, 255 - i * 16, (i % 4) * 60, 255])
+        .collect();
+    e.write_texture(&tex, 0, &PipeBox::rect(0, 0, 4, 4), &texels)?;
+    let view = step(
+        "view",
+        e.ctx
+            .create_sampler_view(&tex, &pipe_core::view::SamplerViewTemplate::whole(&tt)),
+    )?;
+    let ss = SamplerState {
+        wrap_s: wrap,
+        wrap_t: wrap,
+        min_mip_filter: MipFilter::None,
+        ..Default::default()
+    };
+    let sh = step("sampler", e.ctx.create_sampler_state(&ss))?;
+    step(
+        "bind sampler",
+        e.ctx
+            .bind_sampler_states(ShaderStage::Fragment, 0, &[Some(sh)]),
+    )?;
+    step(
+        "set_sampler_views",
+        e.ctx
+            .set_sampler_views(ShaderStage::Fragment, 0, &[Some(view)], 0),
+    )?;
+    // Interleaved position + uv: two elements on two buffers for clarity.
+    let pos = [
+        -1.0f32, -1.0, 0.0, 1.0, 3.0, -1.0, 0.0, 1.0, -1.0, 3.0, 0.0, 1.0,
+    ];
+    let uv = [
+        0.0f32,
+        0.0,
+        0.0,
+        0.0,
+        2.0 * scale,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        2.0 * scale,
+        0.0,
+        0.0,
+    ];
+    let elems = [
+        VertexElement {
+            src_offset: 0,
+            src_stride: 16,
+            vertex_buffer_index: 0,
+            dual_slot: false,
+            src_format: Format::R32G32B32A32Float,
+            instance_divisor: 0,
+        },
+        VertexElement {
+            src_offset: 0,
+            src_stride: 16,
+            vertex_buffer_index: 1,
+            dual_slot: false,
+            src_format: Format::R32G32B32A32Float,
+            instance_divisor: 0,
+        },
+    ];
+    let ve = step("velems", e.ctx.create_vertex_elements_state(&elems))?;
+    step("bind velems", e.ctx.bind_vertex_elements_state(Some(ve)))?;
+    step(
+        "vbufs",
+        e.ctx.set_vertex_buffers(&[
+            VertexBuffer {
+                buffer: Some(VertexBufferSource::User(Arc::from(f32s(&pos)))),
+                buffer_offset: 0,
+            },
+            VertexBuffer {
+                buffer: Some(VertexBufferSource::User(Arc::from(f32s(&uv)))),
+                buffer_offset: 0,
+            },
+        ]),
+    )?;
+    clear_color(&mut e, [0.0; 4])?;
+    draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
+    check_image(ctx, &mut e, &t, |x, y| {
+        let coord = |p: u32| {
+            let v = scale * (p as f32 + 0.5) / 4.0;
+            // Texel edges fall between pixels for these scales; clamp for
+            // CLAMP_TO_EDGE.
+            let i = v.floor() as i32;
+            match wrap {
+                TexWrap::Repeat => i.rem_euclid(4) as usize,
+                _ => i.clamp(0, 3) as usize,
+            }
+        };
+        let i = (coord(y) * 4 + coord(x)) * 4;
+        Some([texels[i], texels[i + 1], texels[i + 2], texels[i + 3]])
+    })
+}
+
+fn textured_nearest(ctx: &mut TestContext, staging: bool) -> R {
+    textured(ctx, staging, 1.0, TexWrap::ClampToEdge)
+}
+both_paths!("pipe.draw.texture.nearest", textured_nearest);
+
+fn textured_repeat(ctx: &mut TestContext, staging: bool) -> R {
+    textured(ctx, staging, 2.0, TexWrap::Repeat)
+}
+both_paths!("pipe.draw.texture.wrap_repeat", textured_repeat);
+
+fn textured_clamp(ctx: &mut TestContext, staging: bool) -> R {
+    textured(ctx, staging, 2.0, TexWrap::ClampToEdge)
+}
+both_paths!("pipe.draw.texture.wrap_clamp_to_edge", textured_clamp);
