@@ -91,6 +91,13 @@ pub struct VkContext {
     pub(crate) views: Vec<Vec<Option<SamplerView>>>,
     /// `VkSampler`s of live sampler CSOs, by CSO id.
     pub(crate) vk_samplers: std::collections::HashMap<u32, vk::Sampler>,
+    /// Bound shader buffers per stage and slot, with the writable mask.
+    pub(crate) shader_buffers: Vec<Vec<Option<ShaderBuffer>>>,
+    pub(crate) shader_buffers_writable: [u32; 6],
+    /// Bound shader images per stage and slot.
+    pub(crate) shader_images: Vec<Vec<Option<ImageView>>>,
+    /// Compute pipelines and their layout (see `compute`).
+    pub(crate) compute_state: crate::compute::ComputeCache,
     /// Sampler and view bound where a shader samples an unbound slot.
     pub(crate) dummy_texture: Option<(SamplerView, vk::Sampler)>,
     blend: CsoTable<BlendState>,
@@ -129,6 +136,10 @@ impl VkContext {
             views: vec![vec![None; MAX_SHADER_SAMPLER_VIEWS]; 6],
             vk_samplers: Default::default(),
             dummy_texture: None,
+            shader_buffers: vec![vec![None; MAX_SHADER_BUFFERS]; 6],
+            shader_buffers_writable: [0; 6],
+            shader_images: vec![vec![None; MAX_SHADER_IMAGES]; 6],
+            compute_state: Default::default(),
             blend: CsoTable::new(),
             sampler: CsoTable::new(),
             rasterizer: CsoTable::new(),
@@ -872,6 +883,65 @@ impl Context for VkContext {
         }
         Ok(())
     }
+    fn set_shader_buffers(
+        &mut self,
+        stage: ShaderStage,
+        start: u32,
+        buffers: &[Option<ShaderBuffer>],
+        writable_bitmask: u32,
+    ) -> PipeResult<()> {
+        for b in buffers.iter().flatten() {
+            crate::resource::vk_resource(&b.buffer)?;
+        }
+        let slots = &mut self.shader_buffers[stage.index()];
+        for (i, b) in buffers.iter().enumerate() {
+            if let Some(slot) = slots.get_mut(start as usize + i) {
+                *slot = b.clone();
+            }
+        }
+        let range = if buffers.len() >= 32 {
+            u32::MAX
+        } else {
+            ((1u32 << buffers.len()) - 1) << start.min(31)
+        };
+        let w = &mut self.shader_buffers_writable[stage.index()];
+        *w = (*w & !range) | (writable_bitmask.checked_shl(start).unwrap_or(0) & range);
+        Ok(())
+    }
+    fn set_shader_images(
+        &mut self,
+        stage: ShaderStage,
+        start: u32,
+        images: &[Option<ImageView>],
+        unbind_trailing: u32,
+    ) -> PipeResult<()> {
+        for img in images.iter().flatten() {
+            crate::resource::vk_resource(&img.resource)?;
+        }
+        let slots = &mut self.shader_images[stage.index()];
+        let start = start as usize;
+        for (i, img) in images.iter().enumerate() {
+            if let Some(slot) = slots.get_mut(start + i) {
+                *slot = img.clone();
+            }
+        }
+        for i in 0..unbind_trailing as usize {
+            if let Some(slot) = slots.get_mut(start + images.len() + i) {
+                *slot = None;
+            }
+        }
+        Ok(())
+    }
+    fn launch_grid(&mut self, info: &GridInfo) -> PipeResult<()> {
+        self.do_launch_grid(info)
+    }
+    fn set_global_binding(
+        &mut self,
+        first: u32,
+        resources: &[Option<Resource>],
+    ) -> PipeResult<Vec<u64>> {
+        self.do_set_global_binding(first, resources)
+    }
     fn blit(&mut self, info: &BlitInfo) -> PipeResult<()> {
         self.do_blit(info)
     }
@@ -951,8 +1021,6 @@ impl Context for VkContext {
     later! {
         set_sample_locations(locations: Option<&[u8]>) -> () = 7;
         set_hw_atomic_buffers(start: u32, buffers: &[Option<ShaderBuffer>]) -> () = 7;
-        set_shader_buffers(stage: ShaderStage, start: u32, buffers: &[Option<ShaderBuffer>], writable_bitmask: u32) -> () = 7;
-        set_shader_images(stage: ShaderStage, start: u32, images: &[Option<ImageView>], unbind_trailing: u32) -> () = 7;
         create_stream_output_target(buffer: &Resource, buffer_offset: u32, buffer_size: u32) -> StreamOutputTarget = 7;
         stream_output_target_destroy(target: StreamOutputTarget) -> () = 7;
         set_stream_output_targets(targets: &[Option<StreamOutputTarget>], offsets: &[Option<u32>]) -> () = 7;
@@ -967,8 +1035,6 @@ impl Context for VkContext {
         render_condition(query: Option<&Query>, condition: bool, mode: RenderCondMode) -> () = 0;
         render_condition_mem(buffer: Option<&Resource>, offset: u32, condition: bool) -> () = 0;
         resource_commit(resource: &Resource, level: u32, bx: &PipeBox, commit: bool) -> () = 6;
-        launch_grid(info: &GridInfo) -> () = 7;
-        set_global_binding(first: u32, resources: &[Option<Resource>]) -> Vec<u64> = 7;
         set_compute_resources(start: u32, surfaces: &[Option<Surface>]) -> () = 7;
         create_texture_handle(view: &SamplerView, sampler: &SamplerState) -> u64 = 7;
         delete_texture_handle(handle: u64) -> () = 7;
@@ -990,6 +1056,7 @@ impl Drop for VkContext {
         let dev = self.screen.shared().clone();
         self.modules.destroy(dev.raw());
         self.pipelines.destroy(dev.raw());
+        self.compute_state.destroy(dev.raw());
         for (_, s) in self.vk_samplers.drain() {
             // SAFETY: the context's batches finished above.
             unsafe { dev.raw().destroy_sampler(s, None) };

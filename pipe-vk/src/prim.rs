@@ -1,0 +1,1 @@
+//! Primitive conversion by index rewriting (being written).
