@@ -26,9 +26,27 @@
 //! # Push constants
 //!
 //! The push constant block is the driver's: see [`push`] for its layout
-//! (draw id, base vertex, default tessellation levels, line stipple, viewport
-//! transform bits, user clip planes). Its size is [`push::SIZE`] bytes; a
-//! shader reads it with `load_push`.
+//! (draw id, base vertex, line stipple, framebuffer height, default
+//! tessellation levels, viewport scale, user clip planes). Its size is
+//! [`push::SIZE`] bytes; a shader reads it with `load_push`.
+//!
+//! # The driver constant buffer
+//!
+//! Driver data too large for the push block lives in Gallium constant
+//! buffer [`DRIVER_UBO_SLOT`] (the last one, 15) of the stage that reads
+//! it; see [`driver_ubo`] for its layout. pipe-vk therefore exposes 15
+//! constant buffers per stage to the frontend (GL needs 12 uniform blocks
+//! plus the default block), and a shader whose lowering needs the driver
+//! buffer must not declare that slot itself.
+//!
+//! The 32×32 polygon stipple pattern (128 bytes) is there rather than in
+//! the push block: with the 8 user clip planes (128 bytes) and the 48-byte
+//! header the block would need 304 bytes, more than the 256 bytes of
+//! `maxPushConstantsSize` on lavapipe and most desktop drivers (Vulkan only
+//! guarantees 128). The two cannot share bytes either: a push constant
+//! update of a byte must name every stage whose range covers it
+//! (VUID-vkCmdPushConstants-offset-01796), so one byte holds one value for
+//! all stages.
 //!
 //! # Varyings
 //!
@@ -60,6 +78,10 @@ pub const MAX_IMAGES: u32 = 32;
 pub const MAX_SHADER_BUFFERS: u32 = 32;
 /// Number of stages (bindings per set = stages × slots).
 pub const NUM_STAGES: u32 = 6;
+
+/// Gallium constant-buffer slot reserved for the driver's own data (see
+/// [`driver_ubo`]); the last of [`MAX_CONSTANT_BUFFERS`].
+pub const DRIVER_UBO_SLOT: u32 = MAX_CONSTANT_BUFFERS - 1;
 
 /// Location of the back-face colour 0 varying added by two-sided colour.
 pub const BFC0_LOCATION: u32 = 30;
@@ -103,16 +125,43 @@ pub fn binding_for_with_stride(
 }
 
 /// Layout of the driver's push constant block (byte offsets).
+///
+/// | offset | type | contents | read by |
+/// |---|---|---|---|
+/// | 0 | `u32` | [`DRAW_ID`](push::DRAW_ID) | vertex |
+/// | 4 | `i32` | [`BASE_VERTEX`](push::BASE_VERTEX) | vertex |
+/// | 8 | `u32` | [`LINE_STIPPLE`](push::LINE_STIPPLE) | (reserved, see its docs) |
+/// | 12 | `f32` | [`FB_HEIGHT`](push::FB_HEIGHT) | fragment, lower-left origin |
+/// | 16 | `f32x4` | [`DEFAULT_TESS_OUTER`](push::DEFAULT_TESS_OUTER) | tess control |
+/// | 32 | `f32x2` | [`DEFAULT_TESS_INNER`](push::DEFAULT_TESS_INNER) | tess control |
+/// | 40 | `f32x2` | [`VIEWPORT_SCALE`](push::VIEWPORT_SCALE) | (reserved: point sprites / stipple emulation) |
+/// | 48 | — | reserved (16 bytes) | |
+/// | 64 | `f32x4 [8]` | [`CLIP_PLANES`](push::CLIP_PLANES) | last pre-raster stage |
+///
+/// [`SIZE`](push::SIZE) = 192 bytes. A lowering that reads the block
+/// declares (or grows) the shader's `push` variable to `SIZE`.
 pub mod push {
     /// `u32` draw id (`gl_DrawID`).
     pub const DRAW_ID: u32 = 0;
     /// `i32` base vertex.
     pub const BASE_VERTEX: u32 = 4;
     /// `u32` line stipple: pattern in bits 0..16, factor in bits 16..24.
+    ///
+    /// No shader lowering reads it: line stipple is left to the device
+    /// (`VK_EXT_line_rasterization`: `stippledRectangularLines` /
+    /// `stippledBresenhamLines` / `stippledSmoothLines` with
+    /// `vkCmdSetLineStippleEXT`, all present on lavapipe). A fragment
+    /// shader alone cannot do it: the stipple counter is the window-space
+    /// distance from the start of the line (continued along a strip), and
+    /// a fragment knows neither endpoint. An emulation needs a geometry
+    /// stage that computes that distance per vertex into a `noperspective`
+    /// varying (as Zink's `lower_line_stipple_gs`), and then a fragment
+    /// test of bit `(distance / factor) % 16` of the pattern. The word is
+    /// kept here for that fallback.
     pub const LINE_STIPPLE: u32 = 8;
-    /// `u32` viewport transform bits: bit 0 lower-left origin, bit 1
-    /// half-pixel centre, bit 2 clip-space depth [-1,1].
-    pub const VIEWPORT_BITS: u32 = 12;
+    /// `f32` framebuffer height in pixels: the lower-left origin lowering
+    /// computes `gl_FragCoord.y = FB_HEIGHT - FragCoord.y`.
+    pub const FB_HEIGHT: u32 = 12;
     /// `f32x4` default outer tessellation levels.
     pub const DEFAULT_TESS_OUTER: u32 = 16;
     /// `f32x2` default inner tessellation levels.
@@ -123,4 +172,24 @@ pub mod push {
     pub const CLIP_PLANES: u32 = 64;
     /// Size of the block in bytes.
     pub const SIZE: u32 = CLIP_PLANES + 8 * 16;
+}
+
+/// Layout of the driver constant buffer (Gallium constant buffer
+/// [`DRIVER_UBO_SLOT`], byte offsets).
+///
+/// | offset | type | contents | read by |
+/// |---|---|---|---|
+/// | 0 | `u32 [32]` | [`POLYGON_STIPPLE`](driver_ubo::POLYGON_STIPPLE) | fragment |
+///
+/// [`SIZE`](driver_ubo::SIZE) = 128 bytes.
+pub mod driver_ubo {
+    /// `u32 [32]` polygon stipple pattern, as Gallium's
+    /// `pipe_poly_stipple`: word `y` is row `FragCoord.y mod 32`, and bit
+    /// `31 - (FragCoord.x mod 32)` of it (most significant bit first) says
+    /// whether the fragment is drawn. Rows count in Vulkan framebuffer
+    /// coordinates (upper-left origin); like st/mesa, pipe-vk flips the
+    /// pattern for y-inverted framebuffers.
+    pub const POLYGON_STIPPLE: u32 = 0;
+    /// Size of the buffer in bytes.
+    pub const SIZE: u32 = 128;
 }

@@ -7,12 +7,15 @@
 //! 2. [`validate::validate`] checks it (types, SSA dominance, structured
 //!    control flow, stage-legal intrinsics);
 //! 3. pipe-vk specializes it per bound state with [`passes::lower`] and a
-//!    [`passes::VariantKey`], then optimizes ([`passes::optimize`]);
+//!    [`passes::VariantKey`] (GL lowerings, then the vector splitting
+//!    SPIR-V needs, [`passes::split`]), then optimizes
+//!    ([`passes::optimize`]);
 //! 4. [`emit::emit`] writes SPIR-V words for a [`emit::Target`]
 //!    (Vulkan 1.1 / SPIR-V 1.3 by default, up to Vulkan 1.3 / SPIR-V 1.6).
 //!
 //! Gallium slots map to Vulkan descriptor sets and bindings as documented
-//! in [`binding`].
+//! in [`binding`], with the driver's push constant block and driver
+//! constant buffer.
 
 pub mod binding;
 pub mod builder;

@@ -634,22 +634,27 @@ impl<'a> Validator<'a> {
                     BitCount | FindLsb | UfindMsb | IfindMsb => {
                         ts.len() == 1 && ts[0].is_int() && ts[0].bits == 32 && t == ts[0]
                     }
+                    // Offset and count: one `i32` for all components, or
+                    // one per component (split for SPIR-V by
+                    // `passes::split`).
                     UbitfieldExtract | IbitfieldExtract => {
+                        let oc = |x: Type| x == Type::I32 || x == Type::int(32, t.comps);
                         ts.len() == 3
                             && t.is_int()
                             && t.bits == 32
                             && ts[0] == t
-                            && ts[1] == Type::I32
-                            && ts[2] == Type::I32
+                            && oc(ts[1])
+                            && oc(ts[2])
                     }
                     BitfieldInsert => {
+                        let oc = |x: Type| x == Type::I32 || x == Type::int(32, t.comps);
                         ts.len() == 4
                             && t.is_int()
                             && t.bits == 32
                             && ts[0] == t
                             && ts[1] == t
-                            && ts[2] == Type::I32
-                            && ts[3] == Type::I32
+                            && oc(ts[2])
+                            && oc(ts[3])
                     }
                     Bitcast => {
                         ts.len() == 1

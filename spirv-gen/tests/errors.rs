@@ -202,7 +202,8 @@ fn fuzz_for_a_while() {
         .collect();
     seeds.sort();
     let key = spirv_gen::passes::VariantKey::parse(
-        "alpha=less:0.5,clip=0x3,two_side,flat,sprite=0x1,point_size=1.0,sample_shading",
+        "alpha=less:0.5,clip=0x3,two_side,flat,sprite=0x1,point_size=1.0,sample_shading,\
+         polygon_stipple,lower_left_origin,pixel_center_integer,last_vertex_stage",
     )
     .unwrap();
     let dict: &[&[u8]] = &[

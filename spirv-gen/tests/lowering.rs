@@ -301,7 +301,10 @@ fn vertex_fetch_fixups() {
 
 #[test]
 fn key_text_form() {
-    let k = VariantKey::parse("alpha=less:0.5,clip=0x3,flat,two_side,point_size=1.0,sample_shading,sprite=1,sprite_upper_left,inline=0:7,vfetch=2:swap_rb").unwrap();
+    let k = VariantKey::parse("alpha=less:0.5,clip=0x3,flat,two_side,point_size=1.0,sample_shading,sprite=1,sprite_upper_left,inline=0:7,vfetch=2:swap_rb,polygon_stipple,lower_left_origin,pixel_center_integer,last_vertex_stage,clip_halfz").unwrap();
+    assert!(k.polygon_stipple && k.lower_left_origin && k.pixel_center_integer);
+    assert!(k.last_vertex_stage && k.clip_halfz);
+    assert!(VariantKey::parse("clip_halfz=1").is_err());
     assert_eq!(k.alpha_test, Some((CompareFunc::Less, 0.5f32.to_bits())));
     assert_eq!(k.clip_planes, 3);
     assert!(k.flat_shade && k.two_side && k.sample_shading && k.sprite_upper_left);
@@ -341,4 +344,296 @@ fn main {
     );
     assert!(!t.contains("fadd"), "dead code left: {t}");
     assert!(!t.contains("mov"), "{t}");
+}
+
+const FS_COORD: &str = "shader fragment
+in @fc : f32x4 builtin=frag_coord
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x4 = load @fc
+  store @frag, %0
+}
+";
+
+/// (component, ALU op defining the inserted value) of every `insert`.
+fn inserts_on_frag_coord(s: &Shader) -> Vec<(u8, AluOp)> {
+    let mut defs = std::collections::HashMap::new();
+    walk_instrs(&s.body, &mut |i| {
+        if let Some((v, _)) = i.dest {
+            defs.insert(v, i.op.clone());
+        }
+    });
+    let mut out = Vec::new();
+    walk_instrs(&s.body, &mut |i| {
+        if let Op::Insert(_, x, c) = &i.op {
+            if let Some(Op::Alu(op, _)) = defs.get(x) {
+                out.push((*c, *op));
+            }
+        }
+    });
+    out
+}
+
+#[test]
+fn frag_coord_lower_left_origin() {
+    let s = lowered(FS_COORD, "lower_left_origin");
+    // y = FB_HEIGHT - y, read from the push constants.
+    let txt = print(&s);
+    assert!(
+        txt.contains(&format!(
+            "= const {}\n",
+            spirv_gen::binding::push::FB_HEIGHT
+        )),
+        "{txt}"
+    );
+    assert_eq!(
+        count(&s, |i| matches!(
+            &i.op,
+            Op::Intrinsic(Intrinsic::LoadPush { .. })
+        )),
+        1
+    );
+    assert_eq!(inserts_on_frag_coord(&s), vec![(1, AluOp::Fsub)]);
+    // The FB height is the minuend: fsub %h, %y.
+    let mut ok = false;
+    walk_instrs(&s.body, &mut |i| {
+        if let Op::Alu(AluOp::Fsub, srcs) = &i.op {
+            let mut h = None;
+            walk_instrs(&s.body, &mut |j| {
+                if j.dest.map(|d| d.0) == Some(srcs[0]) {
+                    h = Some(matches!(j.op, Op::Intrinsic(Intrinsic::LoadPush { .. })));
+                }
+            });
+            ok = h == Some(true);
+        }
+    });
+    assert!(ok, "{txt}");
+    // The store still stores the original SSA id, now the adjusted value.
+    assert!(txt.contains("%0 : f32x4 = insert"), "{txt}");
+    assert!(s.vars.iter().any(
+        |v| matches!(v.kind, VarKind::Push { size } if size >= spirv_gen::binding::push::SIZE)
+    ));
+}
+
+#[test]
+fn frag_coord_integer_centre() {
+    let s = lowered(FS_COORD, "pixel_center_integer");
+    assert_eq!(
+        inserts_on_frag_coord(&s),
+        vec![(0, AluOp::Fsub), (1, AluOp::Fsub)]
+    );
+    assert!(print(&s).contains("= const 0.5\n"));
+    // No push constants without the flip.
+    assert!(!s
+        .vars
+        .iter()
+        .any(|v| matches!(v.kind, VarKind::Push { .. })));
+    // Both: flip first, then the half pixel; three subtractions.
+    let s = lowered(FS_COORD, "lower_left_origin,pixel_center_integer");
+    assert_eq!(count(&s, |i| matches!(&i.op, Op::Alu(AluOp::Fsub, _))), 3);
+    // A shader without frag coord is left alone; other stages too.
+    let s = lowered(FS, "lower_left_origin,pixel_center_integer");
+    assert_eq!(print(&s), print(&parse(FS).unwrap()));
+}
+
+#[test]
+fn polygon_stipple_discards_by_pattern() {
+    let s = lowered(FS, "polygon_stipple");
+    // Frag coord and the driver constant buffer are added.
+    assert!(s.find_builtin(false, BuiltIn::FragCoord).is_some());
+    let ubo = s
+        .vars
+        .iter()
+        .position(|v| {
+            matches!(v.kind, VarKind::Ubo { slot, size }
+                if slot == spirv_gen::binding::DRIVER_UBO_SLOT
+                    && size >= spirv_gen::binding::driver_ubo::SIZE)
+        })
+        .expect("driver constant buffer");
+    // The test comes first: `if` with a discard before the shader's code.
+    let Some(Node::If(f)) = s.body.iter().find(|n| !matches!(n, Node::Instr(_))) else {
+        panic!("no if: {}", print(&s));
+    };
+    assert!(matches!(
+        f.then_body.as_slice(),
+        [Node::Jump(Jump::Discard, _)]
+    ));
+    let first_load_col = s
+        .body
+        .iter()
+        .position(|n| matches!(n, Node::Instr(Instr { op: Op::Intrinsic(Intrinsic::Load { var, .. }), .. }) if s.var(*var).name == "col"))
+        .unwrap();
+    let if_pos = s
+        .body
+        .iter()
+        .position(|n| matches!(n, Node::If(_)))
+        .unwrap();
+    assert!(if_pos < first_load_col);
+    // One row load from the driver buffer, x/y mod 32 and the MSB-first bit.
+    assert_eq!(
+        count(
+            &s,
+            |i| matches!(&i.op, Op::Intrinsic(Intrinsic::LoadUbo { var, .. }) if var.0 as usize == ubo)
+        ),
+        1
+    );
+    assert_eq!(count(&s, |i| matches!(&i.op, Op::Alu(AluOp::F2u, _))), 2);
+    assert_eq!(count(&s, |i| matches!(&i.op, Op::Alu(AluOp::Ushr, _))), 1);
+    let txt = print(&s);
+    assert!(txt.contains("= const 31\n"), "{txt}");
+    assert!(txt.contains("= const 2147483648\n"), "{txt}");
+    // With the origin lowering, the stipple still reads the raw Vulkan
+    // coordinate (one plain load), the shader's own read is adjusted.
+    let s = lowered(FS_COORD, "polygon_stipple,lower_left_origin");
+    let fc = s.find_builtin(false, BuiltIn::FragCoord).unwrap();
+    assert_eq!(
+        count(
+            &s,
+            |i| matches!(&i.op, Op::Intrinsic(Intrinsic::Load { var, .. }) if *var == fc)
+        ),
+        2
+    );
+    assert_eq!(count(&s, |i| matches!(&i.op, Op::Alu(AluOp::Fsub, _))), 1);
+    // The slot is reserved: a shader's own constant buffer 15 is an error.
+    let src = FS.replace("out @frag", "ubo @mine slot=15 size=16\nout @frag");
+    let mut s = parse(&src).unwrap();
+    let e = passes::lower(&mut s, &VariantKey::parse("polygon_stipple").unwrap()).unwrap_err();
+    assert!(e.to_string().contains("reserved"), "{e}");
+    // Vertex shaders are left alone.
+    let s = lowered(VS, "polygon_stipple");
+    assert!(!has_discard(&s.body));
+}
+
+#[test]
+fn clip_space_depth_range() {
+    let s = lowered(VS, "last_vertex_stage");
+    // position.z = (z + w) * 0.5 at the exit, after the shader's store.
+    let pos = s.find_builtin(true, BuiltIn::Position).unwrap();
+    assert_eq!(
+        count(
+            &s,
+            |i| matches!(&i.op, Op::Intrinsic(Intrinsic::Store { var, .. }) if *var == pos)
+        ),
+        2
+    );
+    assert_eq!(
+        count(
+            &s,
+            |i| matches!(&i.op, Op::Intrinsic(Intrinsic::Load { var, .. }) if *var == pos)
+        ),
+        1
+    );
+    assert_eq!(count(&s, |i| matches!(&i.op, Op::Alu(AluOp::Fadd, _))), 2);
+    assert_eq!(count(&s, |i| matches!(&i.op, Op::Alu(AluOp::Fmul, _))), 1);
+    assert_eq!(count(&s, |i| matches!(&i.op, Op::Insert(_, _, 2))), 1);
+    let txt = print(&s);
+    assert!(
+        txt.contains("swizzle %3, z\n") && txt.contains("swizzle %3, w\n"),
+        "{txt}"
+    );
+    assert!(txt.contains("= const 0.5\n"), "{txt}");
+    // clip_halfz set, or not the last stage: nothing.
+    for key in ["last_vertex_stage,clip_halfz", "clip_halfz", ""] {
+        let s = lowered(VS, key);
+        assert_eq!(print(&s), print(&parse(VS).unwrap()), "{key}");
+    }
+    // Clip planes read the GL position: their dot comes before the depth fix-up.
+    let s = lowered(VS, "last_vertex_stage,clip=0x1");
+    let order: Vec<&str> = s
+        .body
+        .iter()
+        .filter_map(|n| match n {
+            Node::Instr(Instr {
+                op: Op::Alu(AluOp::Fdot, _),
+                ..
+            }) => Some("dot"),
+            Node::Instr(Instr {
+                op: Op::Alu(AluOp::Fmul, _),
+                ..
+            }) => Some("halfz"),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(order, ["dot", "halfz"]);
+    // Geometry shaders: before each emit_vertex.
+    let gs = "shader geometry input=points output=points max_vertices=2 invocations=1
+in @pin : f32x4[1] builtin=position
+out @pos : f32x4 builtin=position
+fn main {
+  %0 : i32 = const 0
+  %1 : f32x4 = load @pin, %0
+  store @pos, %1
+  emit_vertex
+  store @pos, %1
+  emit_vertex
+  end_primitive
+}
+";
+    let s = lowered(gs, "last_vertex_stage");
+    assert_eq!(count(&s, |i| matches!(&i.op, Op::Alu(AluOp::Fmul, _))), 2);
+    let txt = print(&s);
+    let first_emit = txt.find("emit_vertex").unwrap();
+    assert!(txt[..first_emit].contains("fmul"), "{txt}");
+    // Fragment shaders are left alone.
+    let s = lowered(FS, "last_vertex_stage");
+    assert_eq!(print(&s), print(&parse(FS).unwrap()));
+}
+
+#[test]
+fn vector_splitting_for_spirv() {
+    let src = "shader compute local_size=1,1,1
+ssbo @b slot=0
+fn main {
+  %0 : u32 = const 0
+  %1 : u32x4 = load_ssbo @b, %0
+  %2 : i32x4 = const 0, 4, 8, 12
+  %3 : i32 = const 4
+  %4 : u32x4 = ubitfield_extract %1, %2, %3
+  %5 : u32x4 = ubitfield_extract %1, %3, %3
+  %6 : u32x4 = bitfield_insert %4, %5, %2, %2
+  store_ssbo @b, %0, %6
+}
+";
+    let mut s = parse(src).unwrap();
+    validate(&s).unwrap();
+    // Unsplit, the emitter refuses (with an error, not a panic).
+    let e = spirv_gen::emit::emit(&s, spirv_gen::emit::Target::Vulkan1_1).unwrap_err();
+    assert!(e.to_string().contains("split_vectors"), "{e}");
+    assert!(passes::split::split_vectors(&mut s));
+    validate(&s).unwrap_or_else(|e| panic!("{e}\n{}", print(&s)));
+    // %4 (vector offsets) and %6 became 4 scalar ops each; %5 (scalar
+    // offset and count) stays one vector op.
+    let ext: Vec<Type> = {
+        let mut v = Vec::new();
+        walk_instrs(&s.body, &mut |i| {
+            if let (Some((_, t)), Op::Alu(AluOp::UbitfieldExtract, _)) = (i.dest, &i.op) {
+                v.push(t);
+            }
+        });
+        v
+    };
+    assert_eq!(ext.iter().filter(|t| **t == Type::U32).count(), 4);
+    assert_eq!(ext.iter().filter(|t| **t == Type::uint(32, 4)).count(), 1);
+    assert_eq!(
+        count(
+            &s,
+            |i| matches!((&i.op, i.dest), (Op::Alu(AluOp::BitfieldInsert, _), Some((_, t))) if t == Type::U32)
+        ),
+        4
+    );
+    // The results are put back together under the original ids.
+    let txt = print(&s);
+    assert!(txt.contains("%4 : u32x4 = vec "), "{txt}");
+    assert!(txt.contains("%6 : u32x4 = vec "), "{txt}");
+    assert!(
+        txt.contains("%5 : u32x4 = ubitfield_extract %1, %3, %3"),
+        "{txt}"
+    );
+    // Scalar offsets are shared; vector ones are read per component.
+    assert!(txt.contains("swizzle %2, w"), "{txt}");
+    // A second run finds nothing; lower() runs it for every key.
+    assert!(!passes::split::split_vectors(&mut s));
+    common::emit_and_validate("split", &s);
+    let l = lowered(src, "");
+    assert_eq!(count(&l, |i| matches!(&i.op, Op::Alu(AluOp::Vec, _))), 2);
 }

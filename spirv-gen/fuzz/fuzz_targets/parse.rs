@@ -17,12 +17,15 @@ fuzz_target!(|data: &[u8]| {
         let again = spirv_gen::text::parse(&t).expect("printed text must parse");
         assert_eq!(spirv_gen::text::print(&again), t);
         let key = spirv_gen::passes::VariantKey::parse(
-            "alpha=less:0.5,clip=0x3,two_side,flat,sprite=0x1,point_size=1.0,sample_shading",
+            "alpha=less:0.5,clip=0x3,two_side,flat,sprite=0x1,point_size=1.0,sample_shading,\
+             polygon_stipple,lower_left_origin,pixel_center_integer,last_vertex_stage",
         )
         .unwrap();
         let mut l = s.clone();
         if spirv_gen::passes::lower(&mut l, &key).is_ok() {
             spirv_gen::passes::optimize(&mut l);
+            // Lowered and optimized IR stays valid and emits.
+            spirv_gen::validate::validate(&l).expect("lowering keeps the IR valid");
             let _ = spirv_gen::emit::emit(&l, spirv_gen::emit::Target::Vulkan1_1);
         }
         let _ = spirv_gen::emit::emit(&s, spirv_gen::emit::Target::Vulkan1_3);

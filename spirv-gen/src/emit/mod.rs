@@ -1,11 +1,16 @@
 //! The SPIR-V emitter (modelled on naga's `back/spv`).
 //!
 //! Design:
-//! - One pass over the structured body. The module is assembled as an
-//!   `rspirv::dr::Module` section by section (capabilities, extensions,
-//!   imports, memory model, entry point, execution modes, names,
-//!   annotations, types/constants/globals, one function) and turned into
-//!   words with rspirv's assembler.
+//! - One pass over the structured body. Instructions are encoded into
+//!   words as they are made (operands through rspirv's `Assemble`), one
+//!   word buffer per module section (names, annotations,
+//!   types/constants/globals, function-scope variables, the function's
+//!   blocks); [`emit`] concatenates them after the capabilities,
+//!   extensions, imports, memory model, entry point and execution modes.
+//!   Nothing is built per instruction but its words: no `rspirv::dr`
+//!   instruction objects, which cost an allocation each.
+//!   [`emit_module`] loads the words back into an `rspirv::dr::Module`
+//!   (for disassembly).
 //! - Types and constants are interned in hash maps and appended to the
 //!   global section on first use, so emission is linear in shader size and
 //!   the id order only depends on the IR: the same IR and target give the
@@ -32,9 +37,10 @@ use crate::binding::{self, DescClass};
 use crate::error::{Error, Result};
 use crate::ir::*;
 use rspirv::binary::Assemble;
-use rspirv::dr::{self, Instruction, Operand};
+use rspirv::dr::{self, Operand};
 use rspirv::spirv::{self, Capability, Decoration, Op as SOp, StorageClass, Word};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// The Vulkan environment to emit for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -73,16 +79,87 @@ impl Target {
     }
 }
 
-/// Emits SPIR-V words for a validated shader.
-pub fn emit(s: &Shader, target: Target) -> Result<Vec<u32>> {
-    Ok(emit_module(s, target)?.assemble())
+/// A hasher for the interning maps (the Fx hash of rustc and Firefox):
+/// the keys are small integers and ids, no attacker controls them, and
+/// SipHash was a fifth of the emission time.
+#[derive(Default, Clone, Copy)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+    }
+    fn write_u8(&mut self, x: u8) {
+        self.write_u64(x as u64);
+    }
+    fn write_u16(&mut self, x: u16) {
+        self.write_u64(x as u64);
+    }
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(x as u64);
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
-/// Emits an rspirv module (for disassembly).
-pub fn emit_module(s: &Shader, target: Target) -> Result<dr::Module> {
+type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
+type FxHashSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
+
+/// The words of one module section.
+#[derive(Default)]
+struct Section(Vec<u32>);
+
+impl Section {
+    /// Appends an instruction, encoded as rspirv's assembler encodes a
+    /// `dr::Instruction`: word count and opcode, result type, result id,
+    /// operands.
+    fn inst(&mut self, op: SOp, ty: Option<Word>, id: Option<Word>, operands: &[Operand]) {
+        let w = &mut self.0;
+        let start = w.len();
+        w.push(op as u32);
+        w.extend(ty);
+        w.extend(id);
+        for o in operands {
+            o.assemble_into(w);
+        }
+        let n = (w.len() - start) as u32;
+        w[start] |= n << 16;
+    }
+    /// [`Section::inst`] with id operands only.
+    fn inst_ids(&mut self, op: SOp, ty: Option<Word>, id: Option<Word>, ids: &[Word]) {
+        let w = &mut self.0;
+        let n = 1 + ty.is_some() as u32 + id.is_some() as u32 + ids.len() as u32;
+        w.push(op as u32 | n << 16);
+        w.extend(ty);
+        w.extend(id);
+        w.extend_from_slice(ids);
+    }
+}
+
+/// Emits SPIR-V words for a validated shader.
+pub fn emit(s: &Shader, target: Target) -> Result<Vec<u32>> {
     let mut e = Emitter::new(s, target);
     e.run()?;
     Ok(e.finish())
+}
+
+/// Emits an rspirv module (for disassembly): [`emit`]'s words, loaded.
+pub fn emit_module(s: &Shader, target: Target) -> Result<dr::Module> {
+    let words = emit(s, target)?;
+    rspirv::dr::load_words(words)
+        .map_err(|e| Error::new(format!("emitter: cannot load its own words: {e}")))
 }
 
 /// Interned type keys.
@@ -118,20 +195,25 @@ pub(crate) struct Emitter<'a> {
     caps: BTreeSet<u32>,
     exts: BTreeSet<&'static str>,
     glsl: Option<Word>,
-    types: HashMap<TyKey, Word>,
-    consts: HashMap<(Type, [u64; 4]), Word>,
-    globals: Vec<Instruction>,
-    annotations: Vec<Instruction>,
-    names: Vec<Instruction>,
+    types: FxHashMap<TyKey, Word>,
+    consts: FxHashMap<(Type, [u64; 4]), Word>,
+    globals: Section,
+    annotations: Section,
+    /// Targets of the decorations in `annotations`.
+    decorated: FxHashSet<Word>,
+    names: Section,
     vars: Vec<VarInfo>,
     interface: Vec<Word>,
-    fn_vars: Vec<Instruction>,
+    fn_vars: Section,
     /// SPIR-V id of each SSA value (0 = not emitted).
     vals: Vec<Word>,
-    /// Constant contents of SSA values defined by `const`.
-    const_vals: HashMap<u32, Vec<u64>>,
-    blocks: Vec<dr::Block>,
-    cur: Option<dr::Block>,
+    /// First component of each SSA value defined by `const` (`None` for
+    /// other values).
+    const_vals: Vec<Option<u64>>,
+    /// The function's blocks (from the entry block's label on).
+    code: Section,
+    /// Whether a block is open (code after a jump is dead and dropped).
+    open: bool,
     loops: Vec<(Word, Word)>,
     uses_frag_depth: bool,
     uses_stencil: bool,
@@ -140,7 +222,10 @@ pub(crate) struct Emitter<'a> {
     vtys: Vec<Type>,
     pending_binding: Option<(u32, u32)>,
     entry_fn: Word,
-    function: Option<dr::Function>,
+    fn_ty: Word,
+    void_ty: Word,
+    /// SPIR-V type id per IR type (see [`Emitter::ty_slot`]; 0 = not yet).
+    ty_cache: [Word; 64],
 }
 
 impl<'a> Emitter<'a> {
@@ -152,18 +237,19 @@ impl<'a> Emitter<'a> {
             caps: BTreeSet::new(),
             exts: BTreeSet::new(),
             glsl: None,
-            types: HashMap::new(),
-            consts: HashMap::new(),
-            globals: Vec::new(),
-            annotations: Vec::new(),
-            names: Vec::new(),
+            types: FxHashMap::default(),
+            consts: FxHashMap::default(),
+            globals: Section::default(),
+            annotations: Section::default(),
+            decorated: FxHashSet::default(),
+            names: Section::default(),
             vars: vec![VarInfo::default(); s.vars.len()],
             interface: Vec::new(),
-            fn_vars: Vec::new(),
+            fn_vars: Section::default(),
             vals: vec![0; s.next_value as usize],
-            const_vals: HashMap::new(),
-            blocks: Vec::new(),
-            cur: None,
+            const_vals: vec![None; s.next_value as usize],
+            code: Section(Vec::with_capacity(8 * s.next_value as usize)),
+            open: false,
             loops: Vec::new(),
             uses_frag_depth: false,
             uses_stencil: false,
@@ -171,7 +257,9 @@ impl<'a> Emitter<'a> {
             vtys: vec![Type::F32; s.next_value as usize],
             pending_binding: None,
             entry_fn: 0,
-            function: None,
+            fn_ty: 0,
+            void_ty: 0,
+            ty_cache: [0; 64],
         }
     }
 
@@ -205,8 +293,8 @@ impl<'a> Emitter<'a> {
                 Operand::LiteralBit32(x)
             });
         }
-        self.annotations
-            .push(Instruction::new(SOp::Decorate, None, None, ops));
+        self.decorated.insert(target);
+        self.annotations.inst(SOp::Decorate, None, None, &ops);
     }
     fn member_decorate(&mut self, target: Word, member: u32, d: Decoration, extra: &[u32]) {
         let mut ops = vec![
@@ -215,28 +303,27 @@ impl<'a> Emitter<'a> {
             Operand::Decoration(d),
         ];
         ops.extend(extra.iter().map(|&x| Operand::LiteralBit32(x)));
-        self.annotations
-            .push(Instruction::new(SOp::MemberDecorate, None, None, ops));
+        self.decorated.insert(target);
+        self.annotations.inst(SOp::MemberDecorate, None, None, &ops);
     }
 
     // -- types ------------------------------------------------------------
 
-    fn intern(&mut self, key: TyKey, op: SOp, operands: Vec<Operand>) -> Word {
+    fn intern(&mut self, key: TyKey, op: SOp, operands: &[Operand]) -> Word {
         if let Some(&id) = self.types.get(&key) {
             return id;
         }
         let id = self.id();
-        self.globals
-            .push(Instruction::new(op, None, Some(id), operands));
+        self.globals.inst(op, None, Some(id), operands);
         self.types.insert(key, id);
         id
     }
     pub(crate) fn void(&mut self) -> Word {
-        self.intern(TyKey::Void, SOp::TypeVoid, vec![])
+        self.intern(TyKey::Void, SOp::TypeVoid, &[])
     }
     pub(crate) fn scalar_ty(&mut self, t: Type) -> Word {
         match t.base {
-            BaseType::Bool => self.intern(TyKey::Bool, SOp::TypeBool, vec![]),
+            BaseType::Bool => self.intern(TyKey::Bool, SOp::TypeBool, &[]),
             BaseType::Float => {
                 match t.bits {
                     16 => self.cap(Capability::Float16),
@@ -246,7 +333,7 @@ impl<'a> Emitter<'a> {
                 self.intern(
                     TyKey::Float(t.bits),
                     SOp::TypeFloat,
-                    vec![Operand::LiteralBit32(t.bits as u32)],
+                    &[Operand::LiteralBit32(t.bits as u32)],
                 )
             }
             BaseType::Int | BaseType::Uint => {
@@ -259,7 +346,7 @@ impl<'a> Emitter<'a> {
                 self.intern(
                     TyKey::Int(t.bits, signed),
                     SOp::TypeInt,
-                    vec![
+                    &[
                         Operand::LiteralBit32(t.bits as u32),
                         Operand::LiteralBit32(signed as u32),
                     ],
@@ -269,30 +356,54 @@ impl<'a> Emitter<'a> {
     }
     /// Type id of a scalar/vector IR type.
     pub(crate) fn ty(&mut self, t: Type) -> Word {
+        // Direct-mapped cache in front of the interning map: a type is
+        // looked up several times per instruction. (A hit skips nothing
+        // but the lookup: the capabilities were added on the first call.)
+        let slot = Self::ty_slot(t);
+        if let Some(&id) = slot.and_then(|k| self.ty_cache.get(k)) {
+            if id != 0 {
+                return id;
+            }
+        }
         let s = self.scalar_ty(t.scalar());
-        if t.comps == 1 {
+        let id = if t.comps == 1 {
             s
         } else {
             self.intern(
                 TyKey::Vector(s, t.comps),
                 SOp::TypeVector,
-                vec![Operand::IdRef(s), Operand::LiteralBit32(t.comps as u32)],
+                &[Operand::IdRef(s), Operand::LiteralBit32(t.comps as u32)],
             )
+        };
+        if let Some(c) = slot.and_then(|k| self.ty_cache.get_mut(k)) {
+            *c = id;
         }
+        id
+    }
+    /// Index of `t` in `ty_cache`: base × {1, 16, 32, 64} bits × 1..=4
+    /// components; `None` for anything else.
+    fn ty_slot(t: Type) -> Option<usize> {
+        let b = match t.bits {
+            1 => 0,
+            16 => 1,
+            32 => 2,
+            64 => 3,
+            _ => return None,
+        };
+        if !(1..=4).contains(&t.comps) {
+            return None;
+        }
+        Some(((t.base as usize) * 4 + b) * 4 + (t.comps as usize - 1))
     }
     fn array_ty(&mut self, elem: Word, len: u32, stride: Option<u32>) -> Word {
         let len_id = self.const_u32(len);
         let id = self.intern(
             TyKey::Array(elem, len, stride),
             SOp::TypeArray,
-            vec![Operand::IdRef(elem), Operand::IdRef(len_id)],
+            &[Operand::IdRef(elem), Operand::IdRef(len_id)],
         );
         if let Some(st) = stride {
-            if !self
-                .annotations
-                .iter()
-                .any(|a| a.operands.first() == Some(&Operand::IdRef(id)))
-            {
+            if !self.decorated.contains(&id) {
                 self.decorate(id, Decoration::ArrayStride, &[st]);
             }
         }
@@ -302,7 +413,7 @@ impl<'a> Emitter<'a> {
         self.intern(
             TyKey::Pointer(sc, pointee),
             SOp::TypePointer,
-            vec![Operand::StorageClass(sc), Operand::IdRef(pointee)],
+            &[Operand::StorageClass(sc), Operand::IdRef(pointee)],
         )
     }
     #[allow(clippy::too_many_arguments)]
@@ -341,7 +452,7 @@ impl<'a> Emitter<'a> {
         self.intern(
             key,
             SOp::TypeImage,
-            vec![
+            &[
                 Operand::IdRef(st),
                 Operand::Dim(sdim),
                 Operand::LiteralBit32(depth as u32),
@@ -368,8 +479,8 @@ impl<'a> Emitter<'a> {
             let ty = self.ty(t);
             let b = bits.first().copied().unwrap_or(0);
             let id = self.id();
-            let inst = match t.base {
-                BaseType::Bool => Instruction::new(
+            match t.base {
+                BaseType::Bool => self.globals.inst_ids(
                     if b != 0 {
                         SOp::ConstantTrue
                     } else {
@@ -377,7 +488,7 @@ impl<'a> Emitter<'a> {
                     },
                     Some(ty),
                     Some(id),
-                    vec![],
+                    &[],
                 ),
                 _ => {
                     let lit = match t.bits {
@@ -388,10 +499,9 @@ impl<'a> Emitter<'a> {
                         16 => Operand::LiteralBit32(b as u16 as u32),
                         _ => Operand::LiteralBit32(b as u32),
                     };
-                    Instruction::new(SOp::Constant, Some(ty), Some(id), vec![lit])
+                    self.globals.inst(SOp::Constant, Some(ty), Some(id), &[lit])
                 }
             };
-            self.globals.push(inst);
             id
         } else {
             let comps: Vec<Word> = bits
@@ -400,12 +510,8 @@ impl<'a> Emitter<'a> {
                 .collect();
             let ty = self.ty(t);
             let id = self.id();
-            self.globals.push(Instruction::new(
-                SOp::ConstantComposite,
-                Some(ty),
-                Some(id),
-                comps.into_iter().map(Operand::IdRef).collect(),
-            ));
+            self.globals
+                .inst_ids(SOp::ConstantComposite, Some(ty), Some(id), &comps);
             id
         };
         self.consts.insert((t, key), id);
@@ -424,7 +530,7 @@ impl<'a> Emitter<'a> {
             64 => x.to_bits(),
             _ => (x as f32).to_bits() as u64,
         };
-        self.constant(t, &vec![b; t.comps as usize])
+        self.constant(t, &[b; 4][..(t.comps as usize).min(4)])
     }
     /// An integer constant splatted to type `t`.
     pub(crate) fn const_int_splat(&mut self, t: Type, x: u64) -> Word {
@@ -433,39 +539,39 @@ impl<'a> Emitter<'a> {
         } else {
             (1u64 << t.bits) - 1
         };
-        self.constant(t, &vec![x & mask; t.comps as usize])
+        self.constant(t, &[x & mask; 4][..(t.comps as usize).min(4)])
     }
 
     // -- blocks -----------------------------------------------------------
 
-    pub(crate) fn push(&mut self, inst: Instruction) {
-        if let Some(b) = &mut self.cur {
-            b.instructions.push(inst);
-        }
-    }
-    /// Appends `op` with a fresh result id of type `ty`.
-    pub(crate) fn op(&mut self, op: SOp, ty: Word, operands: Vec<Operand>) -> Word {
+    /// Appends `op` with a fresh result id of type `ty` to the open block.
+    /// Operands are words: ids, literals and enum values (every operand
+    /// of a function-body instruction is one word).
+    pub(crate) fn op(&mut self, op: SOp, ty: Word, ids: &[Word]) -> Word {
         let id = self.id();
-        self.push(Instruction::new(op, Some(ty), Some(id), operands));
+        if self.open {
+            self.code.inst_ids(op, Some(ty), Some(id), ids);
+        }
         id
     }
-    pub(crate) fn op_void(&mut self, op: SOp, operands: Vec<Operand>) {
-        self.push(Instruction::new(op, None, None, operands));
+    /// [`Emitter::op`] without a result.
+    pub(crate) fn op_void(&mut self, op: SOp, ids: &[Word]) {
+        if self.open {
+            self.code.inst_ids(op, None, None, ids);
+        }
     }
     fn begin_block(&mut self, label: Word) {
-        let mut b = dr::Block::new();
-        b.label = Some(Instruction::new(SOp::Label, None, Some(label), vec![]));
-        self.cur = Some(b);
+        self.code.inst_ids(SOp::Label, None, Some(label), &[]);
+        self.open = true;
     }
-    fn terminate(&mut self, op: SOp, operands: Vec<Operand>) {
-        if let Some(mut b) = self.cur.take() {
-            b.instructions
-                .push(Instruction::new(op, None, None, operands));
-            self.blocks.push(b);
+    fn terminate(&mut self, op: SOp, ids: &[Word]) {
+        if self.open {
+            self.code.inst_ids(op, None, None, ids);
+            self.open = false;
         }
     }
     fn branch(&mut self, target: Word) {
-        self.terminate(SOp::Branch, vec![Operand::IdRef(target)]);
+        self.terminate(SOp::Branch, &[target]);
     }
 
     // -- values -----------------------------------------------------------
@@ -499,47 +605,31 @@ impl<'a> Emitter<'a> {
         let fn_ty = self.intern(
             TyKey::Function(void),
             SOp::TypeFunction,
-            vec![Operand::IdRef(void)],
+            &[Operand::IdRef(void)],
         );
         let fn_id = self.id();
-        self.names.push(Instruction::new(
+        self.names.inst(
             SOp::Name,
             None,
             None,
-            vec![Operand::IdRef(fn_id), Operand::LiteralString("main".into())],
-        ));
+            &[Operand::IdRef(fn_id), Operand::LiteralString("main".into())],
+        );
         let entry = self.id();
         self.begin_block(entry);
         self.body(&self.s.body)?;
-        if self.cur.is_some() {
-            self.terminate(SOp::Return, vec![]);
+        if self.open {
+            self.terminate(SOp::Return, &[]);
         }
-        // Function-scope variables go first in the entry block.
-        let fv = std::mem::take(&mut self.fn_vars);
-        if let Some(b) = self.blocks.first_mut() {
-            b.instructions.splice(0..0, fv);
-        }
-        let mut f = dr::Function::new();
-        f.def = Some(Instruction::new(
-            SOp::Function,
-            Some(void),
-            Some(fn_id),
-            vec![
-                Operand::FunctionControl(spirv::FunctionControl::NONE),
-                Operand::IdRef(fn_ty),
-            ],
-        ));
-        f.end = Some(Instruction::new(SOp::FunctionEnd, None, None, vec![]));
-        f.blocks = std::mem::take(&mut self.blocks);
         self.entry_fn = fn_id;
-        self.function = Some(f);
+        self.fn_ty = fn_ty;
+        self.void_ty = void;
         Ok(())
     }
 
-    fn finish(mut self) -> dr::Module {
-        let mut m = dr::Module::new();
+    /// The module's words: the sections in the order SPIR-V wants them.
+    fn finish(mut self) -> Vec<u32> {
         let (maj, min) = self.target.spirv_version();
-        let mut header = dr::ModuleHeader::new(0);
+        let mut header = dr::ModuleHeader::new(self.next_id);
         header.set_version(maj, min);
         header.generator = 0;
         // Execution model and modes.
@@ -626,62 +716,82 @@ impl<'a> Emitter<'a> {
             }
             Stage::Vertex => {}
         }
+        let code = std::mem::take(&mut self.code.0);
+        let fn_vars = std::mem::take(&mut self.fn_vars.0);
+        let (names, annotations, globals) = (
+            std::mem::take(&mut self.names.0),
+            std::mem::take(&mut self.annotations.0),
+            std::mem::take(&mut self.globals.0),
+        );
+        let mut m = Section(Vec::with_capacity(
+            64 + names.len() + annotations.len() + globals.len() + fn_vars.len() + code.len(),
+        ));
+        header.assemble_into(&mut m.0);
         for c in &self.caps {
-            m.capabilities.push(Instruction::new(
+            m.inst(
                 SOp::Capability,
                 None,
                 None,
-                vec![Operand::Capability(capability_from_u32(*c))],
-            ));
+                &[Operand::Capability(capability_from_u32(*c))],
+            );
         }
         for e in &self.exts {
-            m.extensions.push(Instruction::new(
+            m.inst(
                 SOp::Extension,
                 None,
                 None,
-                vec![Operand::LiteralString((*e).into())],
-            ));
+                &[Operand::LiteralString((*e).into())],
+            );
         }
         if let Some(g) = self.glsl {
-            m.ext_inst_imports.push(Instruction::new(
+            m.inst(
                 SOp::ExtInstImport,
                 None,
                 Some(g),
-                vec![Operand::LiteralString("GLSL.std.450".into())],
-            ));
+                &[Operand::LiteralString("GLSL.std.450".into())],
+            );
         }
-        m.memory_model = Some(Instruction::new(
+        m.inst(
             SOp::MemoryModel,
             None,
             None,
-            vec![
+            &[
                 Operand::AddressingModel(spirv::AddressingModel::Logical),
                 Operand::MemoryModel(spirv::MemoryModel::GLSL450),
             ],
-        ));
+        );
         let mut ep = vec![
             Operand::ExecutionModel(model),
             Operand::IdRef(f),
             Operand::LiteralString("main".into()),
         ];
         ep.extend(self.interface.iter().map(|&v| Operand::IdRef(v)));
-        m.entry_points
-            .push(Instruction::new(SOp::EntryPoint, None, None, ep));
+        m.inst(SOp::EntryPoint, None, None, &ep);
         for (mode, args) in modes {
             let mut ops = vec![Operand::IdRef(f), Operand::ExecutionMode(mode)];
             ops.extend(args.into_iter().map(Operand::LiteralBit32));
-            m.execution_modes
-                .push(Instruction::new(SOp::ExecutionMode, None, None, ops));
+            m.inst(SOp::ExecutionMode, None, None, &ops);
         }
-        m.debug_names = std::mem::take(&mut self.names);
-        m.annotations = std::mem::take(&mut self.annotations);
-        m.types_global_values = std::mem::take(&mut self.globals);
-        if let Some(func) = self.function.take() {
-            m.functions.push(func);
-        }
-        header.bound = self.next_id;
-        m.header = Some(header);
-        m
+        m.0.extend_from_slice(&names);
+        m.0.extend_from_slice(&annotations);
+        m.0.extend_from_slice(&globals);
+        // The function; its variables go first in the entry block, right
+        // after the entry label (the first two words of `code`).
+        m.inst(
+            SOp::Function,
+            Some(self.void_ty),
+            Some(f),
+            &[
+                Operand::FunctionControl(spirv::FunctionControl::NONE),
+                Operand::IdRef(self.fn_ty),
+            ],
+        );
+        let label = code.len().min(2);
+        m.0.extend_from_slice(&code[..label]);
+        m.0.extend_from_slice(&fn_vars);
+        m.0.extend_from_slice(&code[label..]);
+        m.inst_ids(SOp::FunctionEnd, None, None, &[]);
+        m.0
     }
 
     fn declare_var(&mut self, i: usize) -> Result<()> {
@@ -728,13 +838,9 @@ impl<'a> Emitter<'a> {
                 let arr = self.intern(
                     TyKey::RuntimeArray(u, 4),
                     SOp::TypeRuntimeArray,
-                    vec![Operand::IdRef(u)],
+                    &[Operand::IdRef(u)],
                 );
-                if !self
-                    .annotations
-                    .iter()
-                    .any(|a| a.operands.first() == Some(&Operand::IdRef(arr)))
-                {
+                if !self.decorated.contains(&arr) {
                     self.decorate(arr, Decoration::ArrayStride, &[4]);
                 }
                 let st_id = self.block_struct(arr, &name, *readonly);
@@ -769,7 +875,7 @@ impl<'a> Emitter<'a> {
                     self.intern(
                         TyKey::SampledImage(img),
                         SOp::TypeSampledImage,
-                        vec![Operand::IdRef(img)],
+                        &[Operand::IdRef(img)],
                     )
                 };
                 self.bind(DescClass::SamplerView, t.slot)?;
@@ -808,28 +914,25 @@ impl<'a> Emitter<'a> {
         };
         let ptr = self.ptr_ty(sc, pointee);
         let id = self.id();
-        let inst = Instruction::new(
-            SOp::Variable,
-            Some(ptr),
-            Some(id),
-            vec![Operand::StorageClass(sc)],
-        );
+        let var_inst = [Operand::StorageClass(sc)];
         if sc == StorageClass::Function {
-            self.fn_vars.push(inst);
+            self.fn_vars
+                .inst(SOp::Variable, Some(ptr), Some(id), &var_inst);
         } else {
-            self.globals.push(inst);
+            self.globals
+                .inst(SOp::Variable, Some(ptr), Some(id), &var_inst);
             if self.target.at_least_1_4()
                 || matches!(sc, StorageClass::Input | StorageClass::Output)
             {
                 self.interface.push(id);
             }
         }
-        self.names.push(Instruction::new(
+        self.names.inst(
             SOp::Name,
             None,
             None,
-            vec![Operand::IdRef(id), Operand::LiteralString(name)],
-        ));
+            &[Operand::IdRef(id), Operand::LiteralString(name)],
+        );
         self.vars[i] = VarInfo {
             id,
             sc: Some(sc),
@@ -863,26 +966,22 @@ impl<'a> Emitter<'a> {
 
     fn block_struct(&mut self, member: Word, name: &str, readonly: bool) -> Word {
         let id = self.id();
-        self.globals.push(Instruction::new(
-            SOp::TypeStruct,
-            None,
-            Some(id),
-            vec![Operand::IdRef(member)],
-        ));
+        self.globals
+            .inst_ids(SOp::TypeStruct, None, Some(id), &[member]);
         self.decorate(id, Decoration::Block, &[]);
         self.member_decorate(id, 0, Decoration::Offset, &[0]);
         if readonly {
             self.member_decorate(id, 0, Decoration::NonWritable, &[]);
         }
-        self.names.push(Instruction::new(
+        self.names.inst(
             SOp::Name,
             None,
             None,
-            vec![
+            &[
                 Operand::IdRef(id),
                 Operand::LiteralString(format!("{name}_block")),
             ],
-        ));
+        );
         id
     }
 
@@ -951,7 +1050,7 @@ impl<'a> Emitter<'a> {
 
     fn body(&mut self, body: &[Node]) -> Result<()> {
         for n in body {
-            if self.cur.is_none() {
+            if !self.open {
                 break; // dead code after a jump
             }
             match n {
@@ -967,37 +1066,27 @@ impl<'a> Emitter<'a> {
                     };
                     self.op_void(
                         SOp::SelectionMerge,
-                        vec![
-                            Operand::IdRef(merge),
-                            Operand::SelectionControl(spirv::SelectionControl::NONE),
-                        ],
+                        &[merge, spirv::SelectionControl::NONE.bits()],
                     );
-                    self.terminate(
-                        SOp::BranchConditional,
-                        vec![
-                            Operand::IdRef(cond),
-                            Operand::IdRef(then_l),
-                            Operand::IdRef(else_l),
-                        ],
-                    );
+                    self.terminate(SOp::BranchConditional, &[cond, then_l, else_l]);
                     let mut reachable = f.else_body.is_empty();
                     self.begin_block(then_l);
                     self.body(&f.then_body)?;
-                    if self.cur.is_some() {
+                    if self.open {
                         reachable = true;
                         self.branch(merge);
                     }
                     if !f.else_body.is_empty() {
                         self.begin_block(else_l);
                         self.body(&f.else_body)?;
-                        if self.cur.is_some() {
+                        if self.open {
                             reachable = true;
                             self.branch(merge);
                         }
                     }
                     self.begin_block(merge);
                     if !reachable {
-                        self.terminate(SOp::Unreachable, vec![]);
+                        self.terminate(SOp::Unreachable, &[]);
                     }
                 }
                 Node::Loop(l) => {
@@ -1009,11 +1098,7 @@ impl<'a> Emitter<'a> {
                     self.begin_block(header);
                     self.op_void(
                         SOp::LoopMerge,
-                        vec![
-                            Operand::IdRef(merge),
-                            Operand::IdRef(cont),
-                            Operand::LoopControl(spirv::LoopControl::NONE),
-                        ],
+                        &[merge, cont, spirv::LoopControl::NONE.bits()],
                     );
                     self.branch(body_l);
                     self.begin_block(body_l);
@@ -1021,14 +1106,14 @@ impl<'a> Emitter<'a> {
                     let r = self.body(&l.body);
                     self.loops.pop();
                     r?;
-                    if self.cur.is_some() {
+                    if self.open {
                         self.branch(cont);
                     }
                     self.begin_block(cont);
                     self.branch(header);
                     self.begin_block(merge);
                     if !body_has_break(&l.body) {
-                        self.terminate(SOp::Unreachable, vec![]);
+                        self.terminate(SOp::Unreachable, &[]);
                     }
                 }
                 Node::Jump(j, _) => match j {
@@ -1039,12 +1124,12 @@ impl<'a> Emitter<'a> {
                             .ok_or_else(|| Error::new("break/continue outside of a loop"))?;
                         self.branch(if *j == Jump::Break { merge } else { cont });
                     }
-                    Jump::Return => self.terminate(SOp::Return, vec![]),
+                    Jump::Return => self.terminate(SOp::Return, &[]),
                     Jump::Discard => {
                         if self.target == Target::Vulkan1_3 {
-                            self.terminate(SOp::TerminateInvocation, vec![]);
+                            self.terminate(SOp::TerminateInvocation, &[]);
                         } else {
-                            self.terminate(SOp::Kill, vec![]);
+                            self.terminate(SOp::Kill, &[]);
                         }
                     }
                 },
@@ -1068,7 +1153,7 @@ impl<'a> Emitter<'a> {
             *slot = w;
             self.vtys[v.0 as usize] = i.dest.map(|d| d.1).unwrap_or(Type::F32);
             if let Op::Const(bits) = &i.op {
-                self.const_vals.insert(v.0, bits.clone());
+                self.const_vals[v.0 as usize] = bits.first().copied();
             }
         }
         Ok(())

@@ -5,11 +5,51 @@
 use super::{Emitter, Target};
 use crate::error::{Error, Result};
 use crate::ir::*;
-use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{self, Capability, Op as SOp, StorageClass, Word};
 
-fn ids(v: &[Word]) -> Vec<Operand> {
-    v.iter().map(|&w| Operand::IdRef(w)).collect()
+fn words(v: &[Word]) -> Vec<Word> {
+    v.to_vec()
+}
+
+/// Up to `N` words on the stack (operand lists are short), more on the
+/// heap.
+struct Words<const N: usize> {
+    buf: [Word; N],
+    len: usize,
+    more: Vec<Word>,
+}
+
+impl<const N: usize> Words<N> {
+    fn new() -> Self {
+        Words {
+            buf: [0; N],
+            len: 0,
+            more: Vec::new(),
+        }
+    }
+    fn push(&mut self, w: Word) {
+        if self.len < N && self.more.is_empty() {
+            self.buf[self.len] = w;
+            self.len += 1;
+        } else {
+            if self.more.is_empty() {
+                self.more.extend_from_slice(&self.buf[..self.len]);
+            }
+            self.more.push(w);
+        }
+    }
+    fn extend(&mut self, ws: impl IntoIterator<Item = Word>) {
+        for w in ws {
+            self.push(w);
+        }
+    }
+    fn as_slice(&self) -> &[Word] {
+        if self.more.is_empty() {
+            &self.buf[..self.len]
+        } else {
+            &self.more
+        }
+    }
 }
 
 /// GLSL.std.450 instruction numbers.
@@ -76,9 +116,11 @@ mod glsl {
 impl Emitter<'_> {
     fn ext_inst(&mut self, ty: Word, inst: u32, args: &[Word]) -> Word {
         let g = self.glsl();
-        let mut ops = vec![Operand::IdRef(g), Operand::LiteralExtInstInteger(inst)];
-        ops.extend(ids(args));
-        self.op(SOp::ExtInst, ty, ops)
+        let mut ops = Words::<8>::new();
+        ops.push(g);
+        ops.push(inst);
+        ops.extend(args.iter().copied());
+        self.op(SOp::ExtInst, ty, ops.as_slice())
     }
 
     /// Bitcast `v` (of IR type `from`) to `to`, or return it unchanged.
@@ -87,7 +129,7 @@ impl Emitter<'_> {
             return v;
         }
         let t = self.ty(to);
-        self.op(SOp::Bitcast, t, ids(&[v]))
+        self.op(SOp::Bitcast, t, &[v])
     }
 
     /// Splat a scalar to `n` components.
@@ -96,7 +138,7 @@ impl Emitter<'_> {
             return v;
         }
         let vt = self.ty(t.with_comps(n));
-        self.op(SOp::CompositeConstruct, vt, ids(&vec![v; n as usize]))
+        self.op(SOp::CompositeConstruct, vt, &[v; 4][..(n as usize).min(4)])
     }
 
     pub(super) fn instr_inner(&mut self, i: &Instr) -> Result<Option<Word>> {
@@ -110,18 +152,23 @@ impl Emitter<'_> {
                 let t = dt.ok_or_else(|| Error::new("undef without destination"))?;
                 let ty = self.ty(t);
                 let id = self.id();
-                self.globals
-                    .push(Instruction::new(SOp::Undef, Some(ty), Some(id), vec![]));
+                self.globals.inst_ids(SOp::Undef, Some(ty), Some(id), &[]);
                 Ok(Some(id))
             }
             Op::Alu(op, srcs) => {
                 let t = dt.ok_or_else(|| Error::new("ALU op without destination"))?;
-                let v = srcs
-                    .iter()
-                    .map(|&s| self.val(s))
-                    .collect::<Result<Vec<_>>>()?;
-                let ts: Vec<Type> = srcs.iter().map(|&s| self.vty(s)).collect();
-                self.alu(*op, t, &v, &ts).map(Some)
+                let mut v = Words::<4>::new();
+                let mut ts = [Type::F32; 4];
+                for (k, &s) in srcs.iter().enumerate() {
+                    v.push(self.val(s)?);
+                    if let Some(x) = ts.get_mut(k) {
+                        *x = self.vty(s);
+                    }
+                }
+                if srcs.len() > ts.len() {
+                    return Err(Error::new(format!("{} has too many sources", op.name())));
+                }
+                self.alu(*op, t, v.as_slice(), &ts[..srcs.len()]).map(Some)
             }
             Op::Swizzle(src, comps) => {
                 let t = dt.ok_or_else(|| Error::new("swizzle without destination"))?;
@@ -131,20 +178,17 @@ impl Emitter<'_> {
                 Ok(Some(if st.comps == 1 {
                     let v = self.splat(s, st, comps.len() as u8);
                     if comps.len() == 1 {
-                        self.op(SOp::CopyObject, ty, ids(&[v]))
+                        self.op(SOp::CopyObject, ty, &[v])
                     } else {
                         v
                     }
                 } else if comps.len() == 1 {
-                    self.op(
-                        SOp::CompositeExtract,
-                        ty,
-                        vec![Operand::IdRef(s), Operand::LiteralBit32(comps[0] as u32)],
-                    )
+                    self.op(SOp::CompositeExtract, ty, &[s, comps[0] as u32])
                 } else {
-                    let mut ops = ids(&[s, s]);
-                    ops.extend(comps.iter().map(|&c| Operand::LiteralBit32(c as u32)));
-                    self.op(SOp::VectorShuffle, ty, ops)
+                    let mut ops = Words::<6>::new();
+                    ops.extend([s, s]);
+                    ops.extend(comps.iter().map(|&c| c as u32));
+                    self.op(SOp::VectorShuffle, ty, ops.as_slice())
                 }))
             }
             Op::Insert(vec, x, c) => {
@@ -152,17 +196,9 @@ impl Emitter<'_> {
                 let (v, xv) = (self.val(*vec)?, self.val(*x)?);
                 let ty = self.ty(t);
                 Ok(Some(if t.comps == 1 {
-                    self.op(SOp::CopyObject, ty, ids(&[xv]))
+                    self.op(SOp::CopyObject, ty, &[xv])
                 } else {
-                    self.op(
-                        SOp::CompositeInsert,
-                        ty,
-                        vec![
-                            Operand::IdRef(xv),
-                            Operand::IdRef(v),
-                            Operand::LiteralBit32(*c as u32),
-                        ],
-                    )
+                    self.op(SOp::CompositeInsert, ty, &[xv, v, *c as u32])
                 }))
             }
             Op::Intrinsic(intr) => self.intrinsic(intr, dt),
@@ -184,7 +220,7 @@ impl Emitter<'_> {
                 Err(Error::new(format!("{} needs {k} sources", op.name())))
             }
         };
-        let core = |e: &mut Self, o: SOp| e.op(o, ty, ids(v));
+        let core = |e: &mut Self, o: SOp| e.op(o, ty, v);
         let ext = |e: &mut Self, x: u32| e.ext_inst(ty, x, v);
         let r = match op {
             Fadd => core(self, SOp::FAdd),
@@ -216,7 +252,7 @@ impl Emitter<'_> {
             Frcp => {
                 need(1)?;
                 let one = self.const_float_splat(t, 1.0);
-                self.op(SOp::FDiv, ty, ids(&[one, v[0]]))
+                self.op(SOp::FDiv, ty, &[one, v[0]])
             }
             Frsq => ext(self, glsl::INVERSE_SQRT),
             Fsqrt => ext(self, glsl::SQRT),
@@ -289,6 +325,15 @@ impl Emitter<'_> {
             FindLsb => ext(self, glsl::FIND_ILSB),
             UfindMsb => ext(self, glsl::FIND_UMSB),
             IfindMsb => ext(self, glsl::FIND_SMSB),
+            UbitfieldExtract | IbitfieldExtract | BitfieldInsert
+                if crate::passes::split::needs_split(op, t, ts) =>
+            {
+                return Err(Error::new(format!(
+                    "{} with per-component offset/count has no SPIR-V form: \
+                     run passes::split::split_vectors (passes::lower does)",
+                    op.name()
+                )))
+            }
             UbitfieldExtract => core(self, SOp::BitFieldUExtract),
             IbitfieldExtract => core(self, SOp::BitFieldSExtract),
             BitfieldInsert => core(self, SOp::BitFieldInsert),
@@ -300,7 +345,7 @@ impl Emitter<'_> {
             Bany | Ball => {
                 need(1)?;
                 if ts[0].comps == 1 {
-                    self.op(SOp::CopyObject, ty, ids(v))
+                    self.op(SOp::CopyObject, ty, v)
                 } else {
                     core(self, if op == Bany { SOp::Any } else { SOp::All })
                 }
@@ -312,12 +357,12 @@ impl Emitter<'_> {
                 } else {
                     v[0]
                 };
-                self.op(SOp::Select, ty, ids(&[c, v[1], v[2]]))
+                self.op(SOp::Select, ty, &[c, v[1], v[2]])
             }
             F2f => {
                 need(1)?;
                 if ts[0].bits == t.bits {
-                    self.op(SOp::CopyObject, ty, ids(v))
+                    self.op(SOp::CopyObject, ty, v)
                 } else {
                     core(self, SOp::FConvert)
                 }
@@ -348,17 +393,17 @@ impl Emitter<'_> {
                 } else {
                     self.const_int_splat(t, 0)
                 };
-                self.op(SOp::Select, ty, ids(&[v[0], one, zero]))
+                self.op(SOp::Select, ty, &[v[0], one, zero])
             }
             F2b => {
                 need(1)?;
                 let zero = self.const_float_splat(ts[0], 0.0);
-                self.op(SOp::FUnordNotEqual, ty, ids(&[v[0], zero]))
+                self.op(SOp::FUnordNotEqual, ty, &[v[0], zero])
             }
             I2b => {
                 need(1)?;
                 let zero = self.const_int_splat(ts[0], 0);
-                self.op(SOp::INotEqual, ty, ids(&[v[0], zero]))
+                self.op(SOp::INotEqual, ty, &[v[0], zero])
             }
             Bitcast => {
                 need(1)?;
@@ -391,12 +436,12 @@ impl Emitter<'_> {
             }
             Vec => {
                 if n == 1 {
-                    self.op(SOp::CopyObject, ty, ids(v))
+                    self.op(SOp::CopyObject, ty, v)
                 } else {
                     core(self, SOp::CompositeConstruct)
                 }
             }
-            Mov => self.op(SOp::CopyObject, ty, ids(v)),
+            Mov => self.op(SOp::CopyObject, ty, v),
         };
         Ok(r)
     }
@@ -404,7 +449,7 @@ impl Emitter<'_> {
     fn bitcast_or_copy(&mut self, v: Word, from: Type, to: Type) -> Word {
         if from == to {
             let ty = self.ty(to);
-            self.op(SOp::CopyObject, ty, ids(&[v]))
+            self.op(SOp::CopyObject, ty, &[v])
         } else {
             self.bitcast(v, from, to)
         }
@@ -425,7 +470,7 @@ impl Emitter<'_> {
             Some(i) => {
                 let iv = self.val(i)?;
                 let pt = self.ptr_ty(sc, info.elem);
-                Ok((self.op(SOp::AccessChain, pt, ids(&[info.id, iv])), vt))
+                Ok((self.op(SOp::AccessChain, pt, &[info.id, iv]), vt))
             }
         }
     }
@@ -433,23 +478,19 @@ impl Emitter<'_> {
     /// The 32-bit word index `offset / 4 + k`: a known number, or a u32 id.
     fn word_index(&mut self, offset: ValueId, k: u32) -> Result<std::result::Result<u32, Word>> {
         let u = self.ty(Type::U32);
-        if let Some(c) = self
-            .const_vals
-            .get(&offset.0)
-            .and_then(|c| c.first().copied())
-        {
+        if let Some(c) = self.const_vals.get(offset.0 as usize).copied().flatten() {
             return Ok(Ok((c as u32 >> 2).wrapping_add(k)));
         }
         let ot = self.vty(offset);
         let o = self.val(offset)?;
         let o = self.bitcast(o, ot, Type::U32);
         let two = self.const_u32(2);
-        let w = self.op(SOp::ShiftRightLogical, u, ids(&[o, two]));
+        let w = self.op(SOp::ShiftRightLogical, u, &[o, two]);
         Ok(Err(if k == 0 {
             w
         } else {
             let kc = self.const_u32(k);
-            self.op(SOp::IAdd, u, ids(&[w, kc]))
+            self.op(SOp::IAdd, u, &[w, kc])
         }))
     }
 
@@ -468,18 +509,18 @@ impl Emitter<'_> {
                 Err(w) => {
                     let two = self.const_u32(2);
                     let three = self.const_u32(3);
-                    let a = self.op(SOp::ShiftRightLogical, u, ids(&[w, two]));
-                    let c = self.op(SOp::BitwiseAnd, u, ids(&[w, three]));
+                    let a = self.op(SOp::ShiftRightLogical, u, &[w, two]);
+                    let c = self.op(SOp::BitwiseAnd, u, &[w, three]);
                     (a, c)
                 }
             };
-            Ok(self.op(SOp::AccessChain, pt, ids(&[info.id, zero, a, c])))
+            Ok(self.op(SOp::AccessChain, pt, &[info.id, zero, a, c]))
         } else {
             let w = match w {
                 Ok(n) => self.const_u32(n),
                 Err(w) => w,
             };
-            Ok(self.op(SOp::AccessChain, pt, ids(&[info.id, zero, w])))
+            Ok(self.op(SOp::AccessChain, pt, &[info.id, zero, w]))
         }
     }
 
@@ -491,11 +532,11 @@ impl Emitter<'_> {
             let mut words = Vec::new();
             for k in 0..per {
                 let p = self.word_ptr(var, offset, c * per + k)?;
-                words.push(self.op(SOp::Load, u, ids(&[p])));
+                words.push(self.op(SOp::Load, u, &[p]));
             }
             let w = if per == 2 {
                 let u2 = self.ty(Type::uint(32, 2));
-                let v = self.op(SOp::CompositeConstruct, u2, ids(&words));
+                let v = self.op(SOp::CompositeConstruct, u2, &words);
                 self.bitcast(v, Type::uint(32, 2), t.scalar())
             } else {
                 self.bitcast(words[0], Type::U32, t.scalar())
@@ -506,7 +547,7 @@ impl Emitter<'_> {
             comps[0]
         } else {
             let ty = self.ty(t);
-            self.op(SOp::CompositeConstruct, ty, ids(&comps))
+            self.op(SOp::CompositeConstruct, ty, &comps)
         })
     }
 
@@ -520,29 +561,19 @@ impl Emitter<'_> {
             let comp = if t.comps == 1 {
                 v
             } else {
-                self.op(
-                    SOp::CompositeExtract,
-                    st,
-                    vec![Operand::IdRef(v), Operand::LiteralBit32(c)],
-                )
+                self.op(SOp::CompositeExtract, st, &[v, c])
             };
             let words: Vec<Word> = if per == 2 {
                 let u2 = self.bitcast(comp, t.scalar(), Type::uint(32, 2));
                 (0..2)
-                    .map(|k| {
-                        self.op(
-                            SOp::CompositeExtract,
-                            u,
-                            vec![Operand::IdRef(u2), Operand::LiteralBit32(k)],
-                        )
-                    })
+                    .map(|k| self.op(SOp::CompositeExtract, u, &[u2, k]))
                     .collect()
             } else {
                 vec![self.bitcast(comp, t.scalar(), Type::U32)]
             };
             for (k, w) in words.into_iter().enumerate() {
                 let p = self.word_ptr(var, offset, c * per + k as u32)?;
-                self.op_void(SOp::Store, ids(&[p, w]));
+                self.op_void(SOp::Store, &[p, w]);
             }
         }
         Ok(())
@@ -570,11 +601,7 @@ impl Emitter<'_> {
         let r = if op == AtomicOp::CompSwap {
             let c = self.val(compare.ok_or_else(|| Error::new("comp_swap without comparator"))?)?;
             let c = self.bitcast(c, t, ptr_t);
-            self.op(
-                SOp::AtomicCompareExchange,
-                ty,
-                ids(&[ptr, sc, sem, sem, d, c]),
-            )
+            self.op(SOp::AtomicCompareExchange, ty, &[ptr, sc, sem, sem, d, c])
         } else {
             let o = match op {
                 AtomicOp::Add => SOp::AtomicIAdd,
@@ -587,7 +614,7 @@ impl Emitter<'_> {
                 AtomicOp::Xor => SOp::AtomicXor,
                 _ => SOp::AtomicExchange,
             };
-            self.op(o, ty, ids(&[ptr, sc, sem, d]))
+            self.op(o, ty, &[ptr, sc, sem, d])
         };
         Ok(self.bitcast(r, ptr_t, t))
     }
@@ -597,7 +624,7 @@ impl Emitter<'_> {
             return Err(Error::new("not an image"));
         };
         let info = self.vars[var.0 as usize];
-        let v = self.op(SOp::Load, info.elem, ids(&[info.id]));
+        let v = self.op(SOp::Load, info.elem, &[info.id]);
         Ok((v, im))
     }
 
@@ -608,12 +635,12 @@ impl Emitter<'_> {
             Load { var, index } => {
                 let (p, vt) = self.var_ptr(*var, *index)?;
                 let ty = self.ty(vt);
-                Some(self.op(SOp::Load, ty, ids(&[p])))
+                Some(self.op(SOp::Load, ty, &[p]))
             }
             Store { var, index, value } => {
                 let (p, _) = self.var_ptr(*var, *index)?;
                 let v = self.val(*value)?;
-                self.op_void(SOp::Store, ids(&[p, v]));
+                self.op_void(SOp::Store, &[p, v]);
                 None
             }
             LoadUbo { var, offset } | LoadSsbo { var, offset } | LoadPush { var, offset } => {
@@ -655,14 +682,14 @@ impl Emitter<'_> {
                 let (img, im) = self.image_of(*var)?;
                 let c = self.val(*coord)?;
                 let ty = self.ty(t);
-                let mut ops = ids(&[img, c]);
+                let mut ops = words(&[img, c]);
                 if let Some(s) = sample {
                     let sv = self.val(*s)?;
-                    ops.push(Operand::ImageOperands(spirv::ImageOperands::SAMPLE));
-                    ops.push(Operand::IdRef(sv));
+                    ops.push(spirv::ImageOperands::SAMPLE.bits());
+                    ops.push(sv);
                 }
                 let _ = im;
-                Some(self.op(SOp::ImageRead, ty, ops))
+                Some(self.op(SOp::ImageRead, ty, &ops))
             }
             ImageStore {
                 var,
@@ -673,13 +700,13 @@ impl Emitter<'_> {
                 let (img, _) = self.image_of(*var)?;
                 let c = self.val(*coord)?;
                 let v = self.val(*value)?;
-                let mut ops = ids(&[img, c, v]);
+                let mut ops = words(&[img, c, v]);
                 if let Some(s) = sample {
                     let sv = self.val(*s)?;
-                    ops.push(Operand::ImageOperands(spirv::ImageOperands::SAMPLE));
-                    ops.push(Operand::IdRef(sv));
+                    ops.push(spirv::ImageOperands::SAMPLE.bits());
+                    ops.push(sv);
                 }
-                self.op_void(SOp::ImageWrite, ops);
+                self.op_void(SOp::ImageWrite, &ops);
                 None
             }
             ImageAtomic {
@@ -698,20 +725,20 @@ impl Emitter<'_> {
                 };
                 let st = self.ty(t);
                 let pt = self.ptr_ty(StorageClass::Image, st);
-                let p = self.op(SOp::ImageTexelPointer, pt, ids(&[info.id, c, s]));
+                let p = self.op(SOp::ImageTexelPointer, pt, &[info.id, c, s]);
                 Some(self.atomic(p, Scope::Device, *op, t, t, *data, *compare)?)
             }
             ImageSize { var } => {
                 let (img, _) = self.image_of(*var)?;
                 self.cap(Capability::ImageQuery);
                 let ty = self.ty(t);
-                Some(self.op(SOp::ImageQuerySize, ty, ids(&[img])))
+                Some(self.op(SOp::ImageQuerySize, ty, &[img]))
             }
             ImageSamples { var } => {
                 let (img, _) = self.image_of(*var)?;
                 self.cap(Capability::ImageQuery);
                 let ty = self.ty(t);
-                Some(self.op(SOp::ImageQuerySamples, ty, ids(&[img])))
+                Some(self.op(SOp::ImageQuerySamples, ty, &[img]))
             }
             Barrier { exec, mem, modes } => {
                 let mut sem = 0u32;
@@ -732,21 +759,21 @@ impl Emitter<'_> {
                 match exec {
                     Some(e) => {
                         let e = self.const_u32(scope_id(*e));
-                        self.op_void(SOp::ControlBarrier, ids(&[e, m, s]));
+                        self.op_void(SOp::ControlBarrier, &[e, m, s]);
                     }
-                    None => self.op_void(SOp::MemoryBarrier, ids(&[m, s])),
+                    None => self.op_void(SOp::MemoryBarrier, &[m, s]),
                 }
                 None
             }
             Demote => {
                 self.demote_cap();
-                self.op_void(SOp::DemoteToHelperInvocation, vec![]);
+                self.op_void(SOp::DemoteToHelperInvocation, &[]);
                 None
             }
             IsHelper => {
                 self.demote_cap();
                 let b = self.ty(Type::BOOL);
-                Some(self.op(SOp::IsHelperInvocationEXT, b, vec![]))
+                Some(self.op(SOp::IsHelperInvocationEXT, b, &[]))
             }
             EmitVertex { stream } | EndPrimitive { stream } => {
                 let emit = matches!(intr, EmitVertex { .. });
@@ -757,7 +784,7 @@ impl Emitter<'_> {
                         } else {
                             SOp::EndPrimitive
                         },
-                        vec![],
+                        &[],
                     );
                 } else {
                     self.cap(Capability::GeometryStreams);
@@ -768,7 +795,7 @@ impl Emitter<'_> {
                         } else {
                             SOp::EndStreamPrimitive
                         },
-                        ids(&[s]),
+                        &[s],
                     );
                 }
                 None
@@ -801,11 +828,11 @@ impl Emitter<'_> {
                 .unwrap_or(info.elem);
             pointee
         };
-        let si = self.op(SOp::Load, var_ty, ids(&[info.id]));
+        let si = self.op(SOp::Load, var_ty, &[info.id]);
         let img = if ti.dim == Dim::Buffer {
             si
         } else {
-            self.op(SOp::Image, info.elem, ids(&[si]))
+            self.op(SOp::Image, info.elem, &[si])
         };
         let ty = self.ty(t);
         let s = &tx.srcs;
@@ -819,9 +846,9 @@ impl Emitter<'_> {
                 let i2 = self.ty(Type::int(32, 2));
                 let f2 = self.ty(Type::float(32, 2));
                 let zero = self.const_i32(0);
-                let size = self.op(SOp::ImageQuerySizeLod, i2, ids(&[img, zero]));
-                let fsize = self.op(SOp::ConvertSToF, f2, ids(&[size]));
-                coord = Some(self.op(SOp::FDiv, f2, ids(&[c, fsize])));
+                let size = self.op(SOp::ImageQuerySizeLod, i2, &[img, zero]);
+                let fsize = self.op(SOp::ConvertSToF, f2, &[size]);
+                coord = Some(self.op(SOp::FDiv, f2, &[c, fsize]));
             }
         }
         // Image operands, in mask-bit order.
@@ -849,7 +876,11 @@ impl Emitter<'_> {
         }
         if let Some(o) = s.offset {
             let ov = self.val(o)?;
-            if self.const_vals.contains_key(&o.0) {
+            if self
+                .const_vals
+                .get(o.0 as usize)
+                .is_some_and(|c| c.is_some())
+            {
                 mask |= spirv::ImageOperands::CONST_OFFSET;
             } else {
                 self.cap(Capability::ImageGatherExtended);
@@ -866,12 +897,12 @@ impl Emitter<'_> {
             mask |= spirv::ImageOperands::MIN_LOD;
             operands.push(m);
         }
-        let tail = |mask: spirv::ImageOperands, operands: &[Word]| -> Vec<Operand> {
+        let tail = |mask: spirv::ImageOperands, operands: &[Word]| -> Vec<Word> {
             if mask.is_empty() {
                 vec![]
             } else {
-                let mut v = vec![Operand::ImageOperands(mask)];
-                v.extend(ids(operands));
+                let mut v = vec![mask.bits()];
+                v.extend_from_slice(operands);
                 v
             }
         };
@@ -881,25 +912,25 @@ impl Emitter<'_> {
             Tex | Txb | Txl | Txd => {
                 let implicit = matches!(tx.op, Tex | Txb);
                 let (o, mut ops) = match (implicit, dref) {
-                    (true, None) => (SOp::ImageSampleImplicitLod, ids(&[si, c()?])),
-                    (true, Some(d)) => (SOp::ImageSampleDrefImplicitLod, ids(&[si, c()?, d])),
-                    (false, None) => (SOp::ImageSampleExplicitLod, ids(&[si, c()?])),
-                    (false, Some(d)) => (SOp::ImageSampleDrefExplicitLod, ids(&[si, c()?, d])),
+                    (true, None) => (SOp::ImageSampleImplicitLod, words(&[si, c()?])),
+                    (true, Some(d)) => (SOp::ImageSampleDrefImplicitLod, words(&[si, c()?, d])),
+                    (false, None) => (SOp::ImageSampleExplicitLod, words(&[si, c()?])),
+                    (false, Some(d)) => (SOp::ImageSampleDrefExplicitLod, words(&[si, c()?, d])),
                 };
                 ops.extend(tail(mask, &operands));
-                self.op(o, ty, ops)
+                self.op(o, ty, &ops)
             }
             Txf | TxfMs => {
-                let mut ops = ids(&[img, c()?]);
+                let mut ops = words(&[img, c()?]);
                 ops.extend(tail(mask, &operands));
-                self.op(SOp::ImageFetch, ty, ops)
+                self.op(SOp::ImageFetch, ty, &ops)
             }
             Tg4 => {
                 let mut ops = match dref {
-                    Some(d) => ids(&[si, c()?, d]),
+                    Some(d) => words(&[si, c()?, d]),
                     None => {
                         let comp = self.const_i32(tx.component as i32);
-                        ids(&[si, c()?, comp])
+                        words(&[si, c()?, comp])
                     }
                 };
                 ops.extend(tail(mask, &operands));
@@ -910,33 +941,33 @@ impl Emitter<'_> {
                         SOp::ImageGather
                     },
                     ty,
-                    ops,
+                    &ops,
                 )
             }
             Txs => {
                 self.cap(Capability::ImageQuery);
                 if ti.ms || ti.dim == Dim::Buffer {
-                    self.op(SOp::ImageQuerySize, ty, ids(&[img]))
+                    self.op(SOp::ImageQuerySize, ty, &[img])
                 } else {
                     let l = match lod {
                         Some(l) => l,
                         None => self.const_i32(0),
                     };
-                    self.op(SOp::ImageQuerySizeLod, ty, ids(&[img, l]))
+                    self.op(SOp::ImageQuerySizeLod, ty, &[img, l])
                 }
             }
             Lod => {
                 self.cap(Capability::ImageQuery);
-                self.op(SOp::ImageQueryLod, ty, ids(&[si, c()?]))
+                self.op(SOp::ImageQueryLod, ty, &[si, c()?])
             }
             QueryLevels => {
                 self.cap(Capability::ImageQuery);
                 let _ = i32t;
-                self.op(SOp::ImageQueryLevels, ty, ids(&[img]))
+                self.op(SOp::ImageQueryLevels, ty, &[img])
             }
             TextureSamples => {
                 self.cap(Capability::ImageQuery);
-                self.op(SOp::ImageQuerySamples, ty, ids(&[img]))
+                self.op(SOp::ImageQuerySamples, ty, &[img])
             }
         })
     }

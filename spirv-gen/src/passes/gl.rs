@@ -8,9 +8,16 @@
 //! before each geometry `emit_vertex`; [`replace_loads`] rewrites every
 //! `load` of a variable into a sequence that defines the same SSA id.
 //! Lowerings that do not apply to the shader's stage do nothing.
+//!
+//! Driver values come from the push constant block ([`get_push`],
+//! [`push`]) or, for the 128-byte polygon stipple pattern, from the driver
+//! constant buffer ([`get_driver_ubo`], [`binding::driver_ubo`]). Line
+//! stipple is not lowered here: a fragment shader cannot know the distance
+//! along the line; see [`push::LINE_STIPPLE`] for why and what pipe-vk
+//! uses instead.
 
 use super::{CompareFunc, VertexFixup};
-use crate::binding::{self, push};
+use crate::binding::{self, driver_ubo, push};
 use crate::error::{Error, Result};
 use crate::ir::*;
 use std::collections::HashMap;
@@ -218,6 +225,38 @@ pub fn get_push(s: &mut Shader) -> VarId {
         ty: Type::U32,
         array: None,
     })
+}
+
+/// Finds or adds the driver constant buffer (Gallium constant buffer
+/// [`binding::DRIVER_UBO_SLOT`]), at least [`driver_ubo::SIZE`] bytes. A
+/// constant buffer the shader itself declares at that slot is an error:
+/// the slot is reserved.
+pub fn get_driver_ubo(s: &mut Shader) -> Result<VarId> {
+    const NAME: &str = "driver_ubo";
+    for (i, v) in s.vars.iter_mut().enumerate() {
+        if let VarKind::Ubo { slot, size } = &mut v.kind {
+            if *slot == binding::DRIVER_UBO_SLOT {
+                if v.name != NAME {
+                    return Err(Error::new(format!(
+                        "constant buffer slot {} (@{}) is reserved for the driver",
+                        binding::DRIVER_UBO_SLOT,
+                        v.name
+                    )));
+                }
+                *size = (*size).max(driver_ubo::SIZE);
+                return Ok(VarId(i as u32));
+            }
+        }
+    }
+    Ok(s.add_var(Variable {
+        name: NAME.into(),
+        kind: VarKind::Ubo {
+            slot: binding::DRIVER_UBO_SLOT,
+            size: driver_ubo::SIZE,
+        },
+        ty: Type::U32,
+        array: None,
+    }))
 }
 
 fn color_output(s: &Shader) -> Option<VarId> {
@@ -636,6 +675,153 @@ pub fn lower_vertex_fixups(s: &mut Shader, fixups: &[(u32, VertexFixup)]) -> Res
                 });
             }
         }
+    }
+    Ok(())
+}
+
+/// `gl_FragCoord` conventions: each read of the frag coord becomes the
+/// Vulkan value adjusted to GL's lower-left origin (`y = FB_HEIGHT - y`,
+/// the height from [`push::FB_HEIGHT`]) and/or integer pixel centres
+/// (`xy -= 0.5`), as NIR's `nir_lower_wpos_ytransform` and
+/// `nir_lower_wpos_center`. The flip comes first, so a lower-left integer
+/// coordinate is `FB_HEIGHT - y - 0.5`.
+pub fn lower_frag_coord(s: &mut Shader, lower_left: bool, integer_center: bool) -> Result<()> {
+    if s.stage != Stage::Fragment || !(lower_left || integer_center) {
+        return Ok(());
+    }
+    let Some(fc) = s.find_builtin(false, BuiltIn::FragCoord) else {
+        return Ok(());
+    };
+    let pc = if lower_left { Some(get_push(s)) } else { None };
+    replace_loads(s, fc, &mut |s, dest, ty, index| {
+        let mut e = Emit::new(s);
+        let raw = e.load(fc, index);
+        let mut x = None;
+        let mut y = None;
+        if let Some(pc) = pc {
+            let off = e.u32(push::FB_HEIGHT);
+            let h = e.def(
+                Type::F32,
+                Op::Intrinsic(Intrinsic::LoadPush {
+                    var: pc,
+                    offset: off,
+                }),
+            );
+            let y0 = e.swizzle(ty, raw, &[1]);
+            y = Some(e.alu(AluOp::Fsub, Type::F32, &[h, y0]));
+        }
+        if integer_center {
+            let half = e.f32(0.5);
+            let x0 = e.swizzle(ty, raw, &[0]);
+            x = Some(e.alu(AluOp::Fsub, Type::F32, &[x0, half]));
+            let y0 = match y {
+                Some(y) => y,
+                None => e.swizzle(ty, raw, &[1]),
+            };
+            y = Some(e.alu(AluOp::Fsub, Type::F32, &[y0, half]));
+        }
+        let mut cur = raw;
+        if let Some(x) = x {
+            cur = e.def(ty, Op::Insert(cur, x, 0));
+        }
+        if let Some(y) = y {
+            e.def_as(dest, ty, Op::Insert(cur, y, 1));
+        }
+        e.out
+    });
+    Ok(())
+}
+
+/// Polygon stipple (Gallium's `pipe_poly_stipple`, NIR's
+/// `nir_lower_pstipple_fs` with a buffer instead of a texture): at the
+/// start of `main`, discard the fragment when bit `31 - (x mod 32)` of
+/// pattern word `y mod 32` is 0, where `(x, y)` is the Vulkan
+/// `FragCoord` and the pattern is [`driver_ubo::POLYGON_STIPPLE`].
+///
+/// The test runs first, as the fixed-function test it replaces does: the
+/// fragment's side effects (buffer and image stores) never happen. Like
+/// any early `discard`, it makes derivatives of the quad's other
+/// invocations undefined where they depend on a discarded one, the same as
+/// in Mesa's lowering.
+pub fn lower_polygon_stipple(s: &mut Shader) -> Result<()> {
+    if s.stage != Stage::Fragment {
+        return Ok(());
+    }
+    let fc = get_builtin(s, false, BuiltIn::FragCoord, Type::vec4(), None);
+    if s.var(fc).ty != Type::vec4() || s.var(fc).array.is_some() {
+        return Err(Error::new("polygon stipple: frag coord must be f32x4"));
+    }
+    let ubo = get_driver_ubo(s)?;
+    let mut e = Emit::new(s);
+    let c = e.load(fc, None);
+    let x = e.swizzle(Type::vec4(), c, &[0]);
+    let y = e.swizzle(Type::vec4(), c, &[1]);
+    let xu = e.alu(AluOp::F2u, Type::U32, &[x]);
+    let yu = e.alu(AluOp::F2u, Type::U32, &[y]);
+    let m31 = e.u32(31);
+    let xm = e.alu(AluOp::Iand, Type::U32, &[xu, m31]);
+    let ym = e.alu(AluOp::Iand, Type::U32, &[yu, m31]);
+    let four = e.u32(4);
+    let mut off = e.alu(AluOp::Imul, Type::U32, &[ym, four]);
+    if driver_ubo::POLYGON_STIPPLE != 0 {
+        let base = e.u32(driver_ubo::POLYGON_STIPPLE);
+        off = e.alu(AluOp::Iadd, Type::U32, &[off, base]);
+    }
+    let row = e.def(
+        Type::U32,
+        Op::Intrinsic(Intrinsic::LoadUbo {
+            var: ubo,
+            offset: off,
+        }),
+    );
+    let msb = e.u32(0x8000_0000);
+    let bit = e.alu(AluOp::Ushr, Type::U32, &[msb, xm]);
+    let on = e.alu(AluOp::Iand, Type::U32, &[row, bit]);
+    let zero = e.u32(0);
+    let off_px = e.alu(AluOp::Ieq, Type::BOOL, &[on, zero]);
+    e.out.push(Node::If(Box::new(If {
+        cond: off_px,
+        then_body: vec![Node::Jump(Jump::Discard, None)],
+        else_body: vec![],
+        loc: None,
+    })));
+    let code = e.out;
+    s.body.splice(0..0, code);
+    Ok(())
+}
+
+/// Clip-space depth range (NIR's `nir_lower_clip_halfz`): in the last
+/// stage before rasterization, GL's [-1, 1] depth becomes Vulkan's [0, 1]
+/// with `position.z = (position.z + position.w) / 2` at every exit (before
+/// each `emit_vertex` in a geometry shader). pipe-vk needs it when the
+/// rasterizer's `clip_halfz` is off and the device lacks
+/// `VK_EXT_depth_clip_control`.
+pub fn lower_clip_halfz(s: &mut Shader) -> Result<()> {
+    if !s.stage.is_pre_raster() {
+        return Ok(());
+    }
+    let Some(pos) = s.find_builtin(true, BuiltIn::Position) else {
+        return Ok(());
+    };
+    if s.var(pos).ty != Type::vec4() || s.var(pos).array.is_some() {
+        return Err(Error::new("depth range: position must be an f32x4 output"));
+    }
+    let mut make = |s: &mut Shader| {
+        let mut e = Emit::new(s);
+        let p = e.load(pos, None);
+        let z = e.swizzle(Type::vec4(), p, &[2]);
+        let w = e.swizzle(Type::vec4(), p, &[3]);
+        let zw = e.alu(AluOp::Fadd, Type::F32, &[z, w]);
+        let half = e.f32(0.5);
+        let nz = e.alu(AluOp::Fmul, Type::F32, &[zw, half]);
+        let np = e.def(Type::vec4(), Op::Insert(p, nz, 2));
+        e.store(pos, None, np);
+        e.out
+    };
+    if s.stage == Stage::Geometry {
+        insert_before_emits(s, &mut make);
+    } else {
+        insert_at_exits(s, &mut make);
     }
     Ok(())
 }

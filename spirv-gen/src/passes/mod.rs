@@ -8,11 +8,22 @@
 //!
 //! ```text
 //! alpha=less:0.5,clip=0x3,flat,two_side,point_size=1.0,sample_shading,
-//! sprite=0x1,sprite_upper_left,inline=0:1065353216,vfetch=0:swap_rb
+//! sprite=0x1,sprite_upper_left,inline=0:1065353216,vfetch=0:swap_rb,
+//! polygon_stipple,lower_left_origin,pixel_center_integer,
+//! last_vertex_stage,clip_halfz
 //! ```
+//!
+//! The default key (the empty string) lowers nothing. Line stipple has no
+//! key item: it is left to the device, see
+//! [`crate::binding::push::LINE_STIPPLE`].
+//!
+//! After the GL lowerings, [`lower`] always runs [`split::split_vectors`],
+//! which rewrites the few vector operations SPIR-V has no form for; the
+//! emitter expects its output.
 
 pub mod gl;
 pub mod opt;
+pub mod split;
 
 use crate::error::{Error, Result};
 use crate::ir::{named_enum, Shader};
@@ -73,6 +84,24 @@ pub struct VariantKey {
     pub inline_uniforms: Vec<(u32, u32)>,
     /// Vertex fetch fix-ups: (input location, fix-up).
     pub vertex_fixups: Vec<(u32, VertexFixup)>,
+    /// Polygon stipple: fragments whose bit of the 32×32 pattern (in the
+    /// driver constant buffer, [`crate::binding::driver_ubo`]) is 0 are
+    /// discarded.
+    pub polygon_stipple: bool,
+    /// `gl_FragCoord` has GL's lower-left origin: `y = FB_HEIGHT - y`
+    /// ([`crate::binding::push::FB_HEIGHT`]). Vulkan's is upper-left.
+    pub lower_left_origin: bool,
+    /// `gl_FragCoord` has integer pixel centres (GLSL
+    /// `pixel_center_integer`, Gallium's `half_pixel_center` off):
+    /// `xy -= 0.5`. Vulkan's are half-integer.
+    pub pixel_center_integer: bool,
+    /// The shader is the last stage before rasterization (vertex, tess
+    /// eval or geometry), which the depth-range lowering needs to know.
+    pub last_vertex_stage: bool,
+    /// Clip-space depth is already [0, 1] (Gallium's `clip_halfz`, or the
+    /// device does `VK_EXT_depth_clip_control`). When false in the last
+    /// vertex stage, GL's [-1, 1] is converted: `z = (z + w) / 2`.
+    pub clip_halfz: bool,
 }
 
 impl VariantKey {
@@ -121,6 +150,11 @@ impl VariantKey {
                         .map_err(|_| Error::new("key: sprite mask > 0xff"))?
                 }
                 "sprite_upper_left" => k.sprite_upper_left = true,
+                "polygon_stipple" => k.polygon_stipple = true,
+                "lower_left_origin" => k.lower_left_origin = true,
+                "pixel_center_integer" => k.pixel_center_integer = true,
+                "last_vertex_stage" => k.last_vertex_stage = true,
+                "clip_halfz" => k.clip_halfz = true,
                 "inline" => {
                     let v = need()?;
                     let (o, x) = v
@@ -142,7 +176,15 @@ impl VariantKey {
             if val.is_some()
                 && matches!(
                     name,
-                    "flat" | "two_side" | "sample_shading" | "sprite_upper_left"
+                    "flat"
+                        | "two_side"
+                        | "sample_shading"
+                        | "sprite_upper_left"
+                        | "polygon_stipple"
+                        | "lower_left_origin"
+                        | "pixel_center_integer"
+                        | "last_vertex_stage"
+                        | "clip_halfz"
                 )
             {
                 return Err(Error::new(format!("key: `{name}` takes no value")));
@@ -152,8 +194,14 @@ impl VariantKey {
     }
 }
 
-/// Applies the GL lowerings selected by `key` (then the caller usually runs
-/// [`optimize`]).
+/// Applies the GL lowerings selected by `key`, then the vector splitting
+/// SPIR-V needs ([`split::split_vectors`]); the caller usually runs
+/// [`optimize`] next.
+///
+/// Order matters where lowerings meet: the `gl_FragCoord` adjustment
+/// rewrites the shader's own reads before polygon stipple adds its read of
+/// the raw Vulkan coordinate; user clip planes read the position before
+/// the depth-range conversion changes it.
 pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     gl::lower_vertex_fixups(s, &key.vertex_fixups)?;
     gl::lower_inline_uniforms(s, &key.inline_uniforms);
@@ -169,14 +217,24 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     if key.sample_shading {
         gl::lower_sample_shading(s);
     }
+    if key.lower_left_origin || key.pixel_center_integer {
+        gl::lower_frag_coord(s, key.lower_left_origin, key.pixel_center_integer)?;
+    }
+    if key.polygon_stipple {
+        gl::lower_polygon_stipple(s)?;
+    }
     if let Some((f, r)) = key.alpha_test {
         gl::lower_alpha_test(s, f, f32::from_bits(r))?;
     }
     if key.clip_planes != 0 {
         gl::lower_clip_planes(s, key.clip_planes)?;
     }
+    if key.last_vertex_stage && !key.clip_halfz {
+        gl::lower_clip_halfz(s)?;
+    }
     if let Some(p) = key.point_size {
         gl::lower_point_size(s, f32::from_bits(p))?;
     }
+    split::split_vectors(s);
     Ok(())
 }

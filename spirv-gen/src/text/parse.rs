@@ -2,7 +2,9 @@
 //!
 //! Design: a lexer splits the input into lines of tokens with 1-based
 //! line:column positions (newlines are significant: one statement per
-//! line). The parser reads the `shader` header, the variable declarations,
+//! line). Tokens borrow their text from the input and live in one vector
+//! (with a token range per line), so lexing allocates nothing per token or
+//! line. The parser reads the `shader` header, the variable declarations,
 //! then `fn main { … }` recursively into the structured body. Instruction
 //! operands are first read into a generic form (values `%N`, variables
 //! `@name`, words, `key=value`) and then checked against the opcode's
@@ -12,24 +14,25 @@
 
 use crate::error::{Error, Result};
 use crate::ir::*;
+use std::borrow::Cow;
 
 /// Maximum control-flow nesting accepted.
 pub const MAX_DEPTH: usize = 64;
 /// Largest SSA id accepted (keeps per-value tables small).
 pub const MAX_VALUE_ID: u32 = 1 << 22;
 
-#[derive(Clone, Debug, PartialEq)]
-enum Tok {
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Tok<'a> {
     /// identifiers, numbers, dimension names (`2d`), …
-    Word(String),
+    Word(&'a str),
     Val(u32),
-    Var(String),
+    Var(&'a str),
     Punct(char),
 }
 
-#[derive(Clone, Debug)]
-struct T {
-    tok: Tok,
+#[derive(Clone, Copy, Debug)]
+struct T<'a> {
+    tok: Tok<'a>,
     loc: SrcLoc,
 }
 
@@ -37,39 +40,49 @@ fn err<X>(loc: SrcLoc, msg: impl Into<String>) -> Result<X> {
     Err(Error::at(Some(loc), msg))
 }
 
-fn is_word_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_' || c == '.'
+fn is_word_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c == b'.'
 }
 
-fn lex(src: &str) -> Result<Vec<Vec<T>>> {
-    let mut lines = Vec::new();
+/// Tokens and the token range of each non-empty line.
+type Lexed<'a> = (Vec<T<'a>>, Vec<(usize, usize)>);
+
+/// The tokens of `src`, in one vector, and the token range of each
+/// non-empty line. Tokens borrow their text from `src`.
+///
+/// The lexer works on bytes: every token character is ASCII, a non-ASCII
+/// character outside a comment is an error, and a comment ends the line, so
+/// a token's byte offset in its line is also its character offset (the
+/// column).
+fn lex(src: &str) -> Result<Lexed<'_>> {
+    let mut toks = Vec::with_capacity(src.len() / 3);
+    let mut lines = Vec::with_capacity(src.len() / 16);
     for (li, line) in src.split('\n').enumerate() {
         let lno = li as u32 + 1;
-        let chars: Vec<char> = line.chars().collect();
-        let mut toks = Vec::new();
+        let b = line.as_bytes();
+        let first = toks.len();
         let mut i = 0;
-        while i < chars.len() {
-            let c = chars[i];
+        while i < b.len() {
+            let c = b[i];
             let loc = SrcLoc {
                 line: lno,
                 col: i as u32 + 1,
             };
-            if c == ' ' || c == '\t' || c == '\r' {
+            if c == b' ' || c == b'\t' || c == b'\r' {
                 i += 1;
-            } else if c == '#' {
+            } else if c == b'#' {
                 break;
-            } else if c == '%' {
+            } else if c == b'%' {
                 let start = i + 1;
                 let mut j = start;
-                while j < chars.len() && chars[j].is_ascii_digit() {
+                while j < b.len() && b[j].is_ascii_digit() {
                     j += 1;
                 }
-                let s: String = chars[start..j].iter().collect();
-                let n: u32 = match s.parse() {
+                let n: u32 = match line[start..j].parse() {
                     Ok(n) if n <= MAX_VALUE_ID => n,
                     _ => return err(loc, "expected a value number after '%' (at most 4194304)"),
                 };
-                if j < chars.len() && is_word_char(chars[j]) {
+                if j < b.len() && is_word_byte(b[j]) {
                     return err(loc, "bad value name");
                 }
                 toks.push(T {
@@ -77,38 +90,37 @@ fn lex(src: &str) -> Result<Vec<Vec<T>>> {
                     loc,
                 });
                 i = j;
-            } else if c == '@' {
+            } else if c == b'@' {
                 let start = i + 1;
                 let mut j = start;
-                while j < chars.len() && (chars[j].is_ascii_alphanumeric() || chars[j] == '_') {
+                while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
                     j += 1;
                 }
                 if j == start {
                     return err(loc, "expected a variable name after '@'");
                 }
                 toks.push(T {
-                    tok: Tok::Var(chars[start..j].iter().collect()),
+                    tok: Tok::Var(&line[start..j]),
                     loc,
                 });
                 i = j;
-            } else if is_word_char(c)
-                || (c == '-'
-                    && chars
-                        .get(i + 1)
-                        .is_some_and(|d| d.is_ascii_digit() || *d == '.'))
+            } else if is_word_byte(c)
+                || (c == b'-'
+                    && b.get(i + 1)
+                        .is_some_and(|d| d.is_ascii_digit() || *d == b'.'))
             {
                 let mut j = i + 1;
-                let numeric = c.is_ascii_digit() || c == '-' || c == '.';
-                let d0 = if c == '-' { i + 1 } else { i };
-                let hex = chars.get(d0) == Some(&'0') && chars.get(d0 + 1) == Some(&'x');
-                while j < chars.len() {
-                    let d = chars[j];
-                    let prev = chars[j - 1];
-                    if is_word_char(d)
+                let numeric = c.is_ascii_digit() || c == b'-' || c == b'.';
+                let d0 = if c == b'-' { i + 1 } else { i };
+                let hex = b.get(d0) == Some(&b'0') && b.get(d0 + 1) == Some(&b'x');
+                while j < b.len() {
+                    let d = b[j];
+                    let prev = b[j - 1];
+                    if is_word_byte(d)
                         || (numeric
                             && !hex
-                            && (d == '+' || d == '-')
-                            && (prev == 'e' || prev == 'E'))
+                            && (d == b'+' || d == b'-')
+                            && (prev == b'e' || prev == b'E'))
                     {
                         j += 1;
                     } else {
@@ -116,25 +128,31 @@ fn lex(src: &str) -> Result<Vec<Vec<T>>> {
                     }
                 }
                 toks.push(T {
-                    tok: Tok::Word(chars[i..j].iter().collect()),
+                    tok: Tok::Word(&line[i..j]),
                     loc,
                 });
                 i = j;
-            } else if ":=,{}[]|".contains(c) {
+            } else if b":=,{}[]|".contains(&c) {
                 toks.push(T {
-                    tok: Tok::Punct(c),
+                    tok: Tok::Punct(c as char),
                     loc,
                 });
                 i += 1;
             } else {
-                return err(loc, format!("unexpected character {c:?}"));
+                // Everything before `i` on this line is ASCII (or we would
+                // have stopped there), so `i` is a char boundary.
+                let ch = line
+                    .get(i..)
+                    .and_then(|r| r.chars().next())
+                    .unwrap_or('\u{fffd}');
+                return err(loc, format!("unexpected character {ch:?}"));
             }
         }
-        if !toks.is_empty() {
-            lines.push(toks);
+        if toks.len() > first {
+            lines.push((first, toks.len()));
         }
     }
-    Ok(lines)
+    Ok((toks, lines))
 }
 
 /// Parses a type name such as `f32x4`, `bool`, `u16`.
@@ -166,35 +184,45 @@ pub fn parse_type(s: &str) -> Option<Type> {
 
 /// An operand in generic form.
 #[derive(Clone, Debug)]
-enum Arg {
+enum Arg<'a> {
     Val(ValueId),
-    Var(String),
-    Word(String),
-    Key(String, Box<Arg>),
+    Var(&'a str),
+    /// A word, or `a|b|c` joined (the only operand text that is not a
+    /// slice of the source).
+    Word(Cow<'a, str>),
+    Key(&'a str, Box<Arg<'a>>),
 }
 
-struct Parser {
-    lines: Vec<Vec<T>>,
+struct Parser<'t, 'a> {
+    toks: &'t [T<'a>],
+    /// Token range of each non-empty line.
+    lines: &'t [(usize, usize)],
     pos: usize,
     shader: Shader,
     max_value: Option<u32>,
+    /// Whether [`Parser::body`] has started, and at which line.
+    in_body: bool,
+    body_start: usize,
 }
 
 /// Parses the text form.
 pub fn parse(src: &str) -> Result<Shader> {
-    let lines = lex(src)?;
+    let (toks, lines) = lex(src)?;
     let mut p = Parser {
-        lines,
+        toks: &toks,
+        lines: &lines,
         pos: 0,
         shader: Shader::new(Stage::Vertex),
         max_value: None,
+        in_body: false,
+        body_start: 0,
     };
     p.run()?;
     Ok(p.shader)
 }
 
-fn word(t: &T) -> Option<&str> {
-    match &t.tok {
+fn word<'a>(t: &T<'a>) -> Option<&'a str> {
+    match t.tok {
         Tok::Word(w) => Some(w),
         _ => None,
     }
@@ -266,18 +294,24 @@ fn attrs(toks: &[T]) -> Result<Vec<(String, Option<String>, SrcLoc)>> {
     Ok(out)
 }
 
-impl Parser {
+impl<'t, 'a> Parser<'t, 'a> {
+    /// Tokens of line `i` (borrowed from the token vector, not from `self`).
+    fn line(&self, i: usize) -> Option<&'t [T<'a>]> {
+        let toks = self.toks;
+        self.lines.get(i).map(|&(a, b)| &toks[a..b])
+    }
+
     fn run(&mut self) -> Result<()> {
-        let Some(first) = self.lines.first().cloned() else {
+        let Some(first) = self.line(0) else {
             return err(
                 SrcLoc { line: 1, col: 1 },
                 "empty input: expected `shader <stage>`",
             );
         };
-        self.header(&first)?;
+        self.header(first)?;
         self.pos = 1;
         loop {
-            let Some(line) = self.lines.get(self.pos).cloned() else {
+            let Some(line) = self.line(self.pos) else {
                 return err(self.eof(), "expected `fn main {`");
             };
             self.pos += 1;
@@ -290,30 +324,35 @@ impl Parser {
                 }
                 break;
             }
-            self.decl(&line)?;
+            self.decl(line)?;
         }
         let (body, end) = self.body(0)?;
         if let Some(l) = end {
             return err(l, "`else` without `if`");
         }
         self.shader.body = body;
-        if let Some(l) = self.lines.get(self.pos) {
+        if let Some(l) = self.line(self.pos) {
             return err(l[0].loc, "unexpected text after the end of `fn main`");
         }
         self.shader.next_value = self.max_value.map_or(0, |m| m + 1);
         Ok(())
     }
 
+    /// Where "end of input" errors point: the end of the last line, or,
+    /// once the body has consumed every line, the end of the `fn main {`
+    /// line (the body's lines are not counted).
     fn eof(&self) -> SrcLoc {
-        self.lines
-            .iter()
-            .rev()
-            .find(|l| !l.is_empty())
-            .map(|l| end_loc(l))
+        let idx = if self.pos >= self.lines.len() && self.in_body {
+            self.body_start.checked_sub(1)
+        } else {
+            self.lines.len().checked_sub(1)
+        };
+        idx.and_then(|i| self.line(i))
+            .map(end_loc)
             .unwrap_or(SrcLoc { line: 1, col: 1 })
     }
 
-    fn header(&mut self, line: &[T]) -> Result<()> {
+    fn header(&mut self, line: &[T<'a>]) -> Result<()> {
         if word(&line[0]) != Some("shader") {
             return err(line[0].loc, "expected `shader <stage>`");
         }
@@ -396,7 +435,7 @@ impl Parser {
         Ok(())
     }
 
-    fn decl(&mut self, line: &[T]) -> Result<()> {
+    fn decl(&mut self, line: &[T<'a>]) -> Result<()> {
         let kw = word(&line[0])
             .ok_or_else(|| Error::at(Some(line[0].loc), "expected a declaration or `fn main {`"))?;
         let Some(T {
@@ -636,7 +675,7 @@ impl Parser {
             _ => return err(line[0].loc, format!("unknown declaration `{kw}`")),
         };
         self.shader.vars.push(Variable {
-            name: name.clone(),
+            name: name.to_string(),
             kind,
             ty,
             array,
@@ -647,15 +686,18 @@ impl Parser {
     /// Parses body lines until `}`; returns the nodes and whether the
     /// closing line was `} else {`.
     fn body(&mut self, depth: usize) -> Result<(Vec<Node>, Option<SrcLoc>)> {
+        if !self.in_body {
+            self.in_body = true;
+            self.body_start = self.pos;
+        }
         let mut nodes = Vec::new();
         loop {
-            if self.pos >= self.lines.len() {
+            let Some(line) = self.line(self.pos) else {
                 return err(self.eof(), "unexpected end of input: missing `}`");
-            }
-            let line = std::mem::take(&mut self.lines[self.pos]);
+            };
             self.pos += 1;
             let t0 = &line[0];
-            match &t0.tok {
+            match t0.tok {
                 Tok::Punct('}') => {
                     if line.len() == 1 {
                         return Ok((nodes, None));
@@ -668,7 +710,7 @@ impl Parser {
                     }
                     return err(line[1].loc, "expected end of line or `else {` after `}`");
                 }
-                Tok::Word(w) if w == "if" => {
+                Tok::Word("if") => {
                     if depth >= MAX_DEPTH {
                         return err(t0.loc, "nesting too deep");
                     }
@@ -703,7 +745,7 @@ impl Parser {
                         loc: Some(t0.loc),
                     })));
                 }
-                Tok::Word(w) if w == "loop" => {
+                Tok::Word("loop") => {
                     if depth >= MAX_DEPTH {
                         return err(t0.loc, "nesting too deep");
                     }
@@ -719,13 +761,11 @@ impl Parser {
                         loc: Some(t0.loc),
                     })));
                 }
-                Tok::Word(w)
-                    if matches!(w.as_str(), "break" | "continue" | "return" | "discard") =>
-                {
+                Tok::Word(w @ ("break" | "continue" | "return" | "discard")) => {
                     if line.len() != 1 {
                         return err(line[1].loc, format!("unexpected text after `{w}`"));
                     }
-                    let j = match w.as_str() {
+                    let j = match w {
                         "break" => Jump::Break,
                         "continue" => Jump::Continue,
                         "return" => Jump::Return,
@@ -733,7 +773,7 @@ impl Parser {
                     };
                     nodes.push(Node::Jump(j, Some(t0.loc)));
                 }
-                _ => nodes.push(Node::Instr(self.instr(&line)?)),
+                _ => nodes.push(Node::Instr(self.instr(line)?)),
             }
         }
     }
@@ -742,7 +782,7 @@ impl Parser {
         self.max_value = Some(self.max_value.map_or(v, |m| m.max(v)));
     }
 
-    fn instr(&mut self, line: &[T]) -> Result<Instr> {
+    fn instr(&mut self, line: &[T<'a>]) -> Result<Instr> {
         let loc = line[0].loc;
         let (dest, rest) = match &line[0].tok {
             Tok::Val(v) => {
@@ -788,23 +828,23 @@ impl Parser {
         })
     }
 
-    fn args(&mut self, toks: &[T]) -> Result<Vec<(Arg, SrcLoc)>> {
-        let mut out = Vec::new();
+    fn args(&mut self, toks: &[T<'a>]) -> Result<Vec<(Arg<'a>, SrcLoc)>> {
         if toks.is_empty() {
-            return Ok(out);
+            return Ok(Vec::new());
         }
+        let mut out = Vec::with_capacity(4);
         for group in toks.split(|t| t.tok == Tok::Punct(',')) {
             let Some(first) = group.first() else {
                 return err(toks[0].loc, "empty operand");
             };
-            let single = |t: &T, me: &mut Self| -> Result<Arg> {
-                Ok(match &t.tok {
+            let single = |t: &T<'a>, me: &mut Self| -> Result<Arg<'a>> {
+                Ok(match t.tok {
                     Tok::Val(v) => {
-                        me.note_value(*v);
-                        Arg::Val(ValueId(*v))
+                        me.note_value(v);
+                        Arg::Val(ValueId(v))
                     }
-                    Tok::Var(n) => Arg::Var(n.clone()),
-                    Tok::Word(w) => Arg::Word(w.clone()),
+                    Tok::Var(n) => Arg::Var(n),
+                    Tok::Word(w) => Arg::Word(Cow::Borrowed(w)),
                     Tok::Punct(c) => return err(t.loc, format!("unexpected `{c}`")),
                 })
             };
@@ -829,9 +869,9 @@ impl Parser {
                     if group.len() % 2 == 0 {
                         return err(group[group.len() - 1].loc, "dangling `|`");
                     }
-                    Arg::Word(s)
+                    Arg::Word(Cow::Owned(s))
                 };
-                Arg::Key(k.to_string(), Box::new(v))
+                Arg::Key(k, Box::new(v))
             } else {
                 return err(group[1].loc, "expected `,` between operands");
             };
@@ -851,28 +891,42 @@ impl Parser {
         name: &str,
         nloc: SrcLoc,
         dest: Option<Type>,
-        args: Vec<(Arg, SrcLoc)>,
+        mut args: Vec<(Arg<'a>, SrcLoc)>,
         eol: SrcLoc,
     ) -> Result<Op> {
-        // Split positional and keyed operands.
-        let mut pos = Vec::new();
-        let mut keys: Vec<(String, Arg, SrcLoc)> = Vec::new();
-        for (a, l) in args {
+        // Split positional and keyed operands (keyed ones come last; the
+        // first problem in operand order is reported).
+        let mut nkeys = 0usize;
+        for (i, (a, l)) in args.iter().enumerate() {
             match a {
-                Arg::Key(k, v) => {
-                    if keys.iter().any(|x| x.0 == k) {
-                        return err(l, format!("`{k}` given twice"));
+                Arg::Key(k, _) => {
+                    if args[..i]
+                        .iter()
+                        .any(|x| matches!(&x.0, Arg::Key(k2, _) if k2 == k))
+                    {
+                        return err(*l, format!("`{k}` given twice"));
                     }
-                    keys.push((k, *v, l))
+                    nkeys += 1;
                 }
                 _ => {
-                    if !keys.is_empty() {
-                        return err(l, "positional operand after keyed ones");
+                    if nkeys > 0 {
+                        return err(*l, "positional operand after keyed ones");
                     }
-                    pos.push((a, l))
                 }
             }
         }
+        let npos = args.len() - nkeys;
+        let mut keys: Vec<(&str, Arg, SrcLoc)> = if nkeys == 0 {
+            Vec::new()
+        } else {
+            args.drain(npos..)
+                .filter_map(|(a, l)| match a {
+                    Arg::Key(k, v) => Some((k, *v, l)),
+                    _ => None,
+                })
+                .collect()
+        };
+        let pos = args;
         let mut cur = 0usize;
         let count = pos.len();
         macro_rules! next {
@@ -887,7 +941,7 @@ impl Parser {
             _ => err(a.1, "expected a value `%N`"),
         };
         let var = |me: &Self, a: (Arg, SrcLoc)| match a.0 {
-            Arg::Var(n) => me.var_id(&n, a.1),
+            Arg::Var(n) => me.var_id(n, a.1),
             _ => err(a.1, "expected a variable `@name`"),
         };
         let mut take_key = |k: &str| -> Option<(Arg, SrcLoc)> {
@@ -896,12 +950,14 @@ impl Parser {
             Some((a, l))
         };
         let key_val = |a: Option<(Arg, SrcLoc)>| a.map(val).transpose();
-        let key_word = |a: &(Arg, SrcLoc)| match &a.0 {
-            Arg::Word(w) => Ok(w.clone()),
-            _ => err(a.1, "expected a word"),
+        let key_word = |a: &(Arg<'a>, SrcLoc)| -> Result<Cow<'a, str>> {
+            match &a.0 {
+                Arg::Word(w) => Ok(w.clone()),
+                _ => err(a.1, "expected a word"),
+            }
         };
         let is_val = |a: Option<&(Arg, SrcLoc)>| matches!(a, Some((Arg::Val(_), _)));
-        let atomic_op = |a: Option<(Arg, SrcLoc)>| -> Result<AtomicOp> {
+        let atomic_op = |a: Option<(Arg<'a>, SrcLoc)>| -> Result<AtomicOp> {
             let a = a.ok_or_else(|| Error::at(Some(eol), "atomic needs op="))?;
             AtomicOp::from_name(&key_word(&a)?)
                 .ok_or_else(|| Error::at(Some(a.1), "unknown atomic op"))
@@ -1146,7 +1202,7 @@ impl Parser {
                             component = c as u8;
                             continue;
                         }
-                        let slot = srcs.slot_mut(&k).ok_or_else(|| {
+                        let slot = srcs.slot_mut(k).ok_or_else(|| {
                             Error::at(Some(l), format!("unknown texture source `{k}`"))
                         })?;
                         *slot = Some(val((a, l))?);

@@ -1706,6 +1706,154 @@ fn main {
 }
 """, "clip=0x3,point_size=2.0")
 
+# ---------------- GL lowerings: stipple, frag coord, depth range ----------------
+sh("fs_polygon_stipple", """shader fragment
+in @col : f32x4 location=0 slot=col0
+in @uv : f32x2 location=1
+out @frag : f32x4 location=0
+texture @t slot=0 dim=2d sampled=float
+ssbo @counter slot=0
+fn main {
+  %c : f32x4 = load @col
+  %uv : f32x2 = load @uv
+  %tx : f32x4 = tex @t, coord=%uv
+  %o : f32x4 = fmul %c, %tx
+  store @frag, %o
+  %zero : u32 = const 0
+  %one : u32 = const 1
+  %old : u32 = ssbo_atomic @counter, %zero, %one, op=add
+}
+""", "polygon_stipple", "polygon_stipple,alpha=less:0.5,two_side,flat")
+
+sh("fs_frag_coord_conventions", """shader fragment
+in @fc : f32x4 builtin=frag_coord
+in @col : f32x4 location=0 slot=col0
+out @frag : f32x4 location=0
+fn main {
+  %fc : f32x4 = load @fc
+  %x : f32 = swizzle %fc, x
+  %y : f32 = swizzle %fc, y
+  %half : f32 = const 64.0
+  %top : bool = flt %y, %half
+  if %top {
+    %c : f32x4 = load @col
+    store @frag, %c
+    return
+  }
+  %fc2 : f32x4 = load @fc
+  %xy : f32x2 = swizzle %fc2, xy
+  %s : f32 = const 0.0078125
+  %st : f32x2 = vec %s, %s
+  %n : f32x2 = fmul %xy, %st
+  %z : f32 = swizzle %fc2, z
+  %one : f32 = const 1.0
+  %o : f32x4 = vec %n, %z, %one
+  store @frag, %o
+}
+""", "lower_left_origin", "pixel_center_integer",
+   "lower_left_origin,pixel_center_integer,polygon_stipple,alpha=gequal:0.5")
+
+sh("vs_clip_halfz", """shader vertex
+in @pos : f32x4 location=0
+in @skip : i32 builtin=instance_index
+out @gl_pos : f32x4 builtin=position
+out @col : f32x4 location=0
+fn main {
+  %p : f32x4 = load @pos
+  %i : i32 = load @skip
+  %zero : i32 = const 0
+  %odd : bool = ine %i, %zero
+  store @col, %p
+  if %odd {
+    %f : f32 = const 0.5
+    %f4 : f32x4 = vec %f, %f, %f, %f
+    %q : f32x4 = fmul %p, %f4
+    store @gl_pos, %q
+    return
+  }
+  store @gl_pos, %p
+}
+""", "last_vertex_stage,clip_halfz", "clip_halfz", "last_vertex_stage,clip=0x3,point_size=1.0",
+   "last_vertex_stage")
+
+sh("tes_clip_halfz", """shader tess_eval mode=triangles spacing=equal winding=ccw
+in @pos : f32x4[32] builtin=position
+in @tc : f32x3 builtin=tess_coord
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %tc : f32x3 = load @tc
+  %i0 : i32 = const 0
+  %i1 : i32 = const 1
+  %i2 : i32 = const 2
+  %p0 : f32x4 = load @pos, %i0
+  %p1 : f32x4 = load @pos, %i1
+  %p2 : f32x4 = load @pos, %i2
+  %u : f32 = swizzle %tc, x
+  %v : f32 = swizzle %tc, y
+  %w : f32 = swizzle %tc, z
+  %u4 : f32x4 = vec %u, %u, %u, %u
+  %v4 : f32x4 = vec %v, %v, %v, %v
+  %w4 : f32x4 = vec %w, %w, %w, %w
+  %a : f32x4 = fmul %p0, %u4
+  %b : f32x4 = ffma %p1, %v4, %a
+  %c : f32x4 = ffma %p2, %w4, %b
+  store @gl_pos, %c
+}
+""", "last_vertex_stage")
+
+sh("gs_clip_halfz", """shader geometry input=triangles output=triangle_strip max_vertices=3 invocations=1
+in @pos : f32x4[3] builtin=position
+out @gl_pos : f32x4 builtin=position
+local @i : i32
+fn main {
+  %zero : i32 = const 0
+  store @i, %zero
+  loop {
+    %k : i32 = load @i
+    %three : i32 = const 3
+    %done : bool = ige %k, %three
+    if %done {
+      break
+    }
+    %p : f32x4 = load @pos, %k
+    store @gl_pos, %p
+    emit_vertex
+    %one : i32 = const 1
+    %k1 : i32 = iadd %k, %one
+    store @i, %k1
+  }
+  end_primitive
+}
+""", "last_vertex_stage", "last_vertex_stage,clip=0x1")
+
+# ---------------- vector splitting ----------------
+sh("cs_bitfield_vector_split", """shader compute local_size=1,1,1
+ssbo @b slot=0
+fn main {
+  %o0 : u32 = const 0
+  %o16 : u32 = const 16
+  %v : u32x4 = load_ssbo @b, %o0
+  %s : i32x4 = load_ssbo @b, %o16
+  %offs : i32x4 = const 0, 8, 16, 24
+  %cnts : i32x4 = const 8, 8, 8, 4
+  %four : i32 = const 4
+  %a : u32x4 = ubitfield_extract %v, %offs, %cnts
+  %b : i32x4 = ibitfield_extract %s, %offs, %four
+  %c : u32x4 = bitfield_insert %v, %a, %offs, %cnts
+  %d : u32x4 = ubitfield_extract %v, %four, %four
+  %bu : u32x4 = bitcast %b
+  %e : u32x4 = iadd %c, %bu
+  %f : u32x4 = iadd %e, %d
+  %o32 : u32 = const 32
+  store_ssbo @b, %o32, %f
+  %v2 : u32x2 = swizzle %v, xy
+  %off2 : i32x2 = swizzle %offs, zw
+  %g : u32x2 = ubitfield_extract %v2, %off2, %off2
+  %o48 : u32 = const 48
+  store_ssbo @b, %o48, %g
+}
+""")
+
 def renumber(text):
     names = {}
     def rep(m):
