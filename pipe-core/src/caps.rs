@@ -119,6 +119,9 @@ pub struct Caps {
     pub primitive_restart: bool,
     pub primitive_restart_fixed_index: bool,
     pub primitive_restart_for_patches: bool,
+    /// Quads and quad strips follow the provoking-vertex convention
+    /// (`PIPE_CAP_QUADS_FOLLOW_PROVOKING_VERTEX_CONVENTION`).
+    pub quads_follow_provoking_vertex: bool,
     pub index_uint8: bool,
     pub multi_draw_indirect: bool,
     pub draw_indirect_count: bool,

@@ -11,7 +11,9 @@
 //! Objects a batch uses are recorded once per batch (`track`), which marks
 //! them unflushed-used by this context for busy checks.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
+
+use hashbrown::HashSet;
 use std::sync::{Arc, Mutex};
 
 use ash::vk;
@@ -336,10 +338,34 @@ impl Batches {
         let pool = match self.free_pools.pop() {
             Some(p) => p,
             None => {
-                let sizes = [vk::DescriptorPoolSize {
-                    ty: vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
-                    descriptor_count: POOL_SETS * 64,
-                }];
+                // Combined image samplers for draws (up to 32 per set);
+                // compute sets (`crate::compute`) hold up to 8 of one type.
+                let sizes = [
+                    vk::DescriptorPoolSize {
+                        ty: vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+                        descriptor_count: POOL_SETS * 64,
+                    },
+                    vk::DescriptorPoolSize {
+                        ty: vk::DescriptorType::UNIFORM_BUFFER,
+                        descriptor_count: POOL_SETS * 8,
+                    },
+                    vk::DescriptorPoolSize {
+                        ty: vk::DescriptorType::STORAGE_BUFFER,
+                        descriptor_count: POOL_SETS * 8,
+                    },
+                    vk::DescriptorPoolSize {
+                        ty: vk::DescriptorType::STORAGE_IMAGE,
+                        descriptor_count: POOL_SETS * 8,
+                    },
+                    vk::DescriptorPoolSize {
+                        ty: vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
+                        descriptor_count: POOL_SETS * 8,
+                    },
+                    vk::DescriptorPoolSize {
+                        ty: vk::DescriptorType::STORAGE_TEXEL_BUFFER,
+                        descriptor_count: POOL_SETS * 8,
+                    },
+                ];
                 let info = vk::DescriptorPoolCreateInfo::default()
                     .max_sets(POOL_SETS)
                     .pool_sizes(&sizes);

@@ -331,7 +331,7 @@ struct AttachmentTarget {
 // Surface clears and deferred clears
 // ---------------------------------------------------------------------------
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 use pipe_core::aux::{AuxMap, AuxOp, AuxState, AuxUsage, SliceLayout};
 use pipe_core::flags::ClearFlags;

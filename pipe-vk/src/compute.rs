@@ -1,24 +1,1461 @@
-//! Compute: `launch_grid` and global bindings (being written).
+//! Compute: `launch_grid` and global bindings.
+//!
+//! Design (Zink's `zink_launch_grid`, simplified):
+//!
+//! - **Interface.** The first launch of a compute CSO derives its
+//!   [`Interface`] (which Gallium slots of each class it uses, with the
+//!   shader's view types, its push constant size, local size and shared
+//!   memory) from the spirv-gen IR. A SPIR-V passthrough module gets the
+//!   default interface ([`SLOTS`] slots of every class, sampled images and
+//!   storage images, no buffer textures); only its `LocalSize` execution
+//!   mode and its use of push constants are read from the words.
+//! - **Layouts.** Descriptor sets follow spirv-gen's binding model for the
+//!   compute stage (stage index 5): set 0 uniform buffers at
+//!   `5 * 16 + slot`, set 1 sampler views at `5 * 32 + slot` (combined image
+//!   samplers, or uniform texel buffers for buffer textures), set 2 images at
+//!   `5 * 32 + slot` (storage images, or storage texel buffers for buffer
+//!   images), set 3 shader buffers at `5 * 32 + slot`. Because one binding
+//!   has one descriptor type, a layout is built per *interface signature*
+//!   (the list of (binding, type) of each set) and shared by every CSO
+//!   with that signature. Slots `0..SLOTS` of each class are supported; a
+//!   shader using more is `Unsupported` when its CSO is created. The push
+//!   constant range is the graphics layout's (every stage, the driver
+//!   block's size), so compute and graphics layouts stay compatible for
+//!   push constants; compute pushes zeros when its shader reads them (the
+//!   driver block has no compute fields).
+//! - **Pipelines** are cached per (CSO id, variable shared memory) and
+//!   created with `DISPATCH_BASE` (for `grid_base`). spirv-gen sizes shared
+//!   memory from the shader's own declarations, so the variable amount only
+//!   takes part in the limit check (and in the key, for when the emitter
+//!   can size a shared block at pipeline creation). A dying CSO's pipelines
+//!   go through `batches.defer_destroy_pipeline`; its modules are destroyed
+//!   at once (pipelines do not reference modules).
+//! - **Descriptors** are written into sets allocated per launch from the
+//!   batch's pools (`Batches::alloc_set`), which live until the batch
+//!   retires. Unbound uniform and shader buffers get a zeroed dummy buffer;
+//!   an unbound texture or image that an IR shader declares is an
+//!   `InvalidArgument` (there is no dummy of every dimension and type).
+//!   Buffer images get `VkBufferView`s created per launch; they are
+//!   destroyed once their buffer is idle (no unflushed use, last use
+//!   completed), which implies the batch that used them has retired.
+//! - **Synchronization.** Every access is declared before the dispatch
+//!   with stage `COMPUTE_SHADER`: `UNIFORM_READ` for uniform buffers,
+//!   `SHADER_SAMPLED_READ` for sampler views (layout
+//!   `SHADER_READ_ONLY_OPTIMAL`, or `GENERAL` when the same image is also
+//!   bound as a storage image), `SHADER_STORAGE_READ` (+ `WRITE` when the
+//!   writable mask or image access says so) for shader buffers and images
+//!   (layout `GENERAL`); the indirect buffer is read at `DRAW_INDIRECT`
+//!   with `INDIRECT_COMMAND_READ`. The tracker turns conflicts into one
+//!   barrier before the dispatch.
+//! - **Block size.** spirv-gen compute shaders declare a fixed
+//!   `local_size` and the IR has no variable workgroup size (no
+//!   `LocalSizeId` or workgroup-size specialization constants), so a
+//!   `GridInfo::block` different from the shader's `local_size` is
+//!   `Unsupported`, as are partial last blocks (`last_block`) and INPUT
+//!   memory.
+//! - **Global bindings** need buffer device addresses: buffers created with
+//!   `SHADER_DEVICE_ADDRESS` usage and memory allocated with the
+//!   device-address flag. pipe-vk's buffers have neither (see
+//!   `resource::buffer_usage`), so `set_global_binding` is `Unsupported`.
 
-use pipe_core::shader::GridInfo;
-use pipe_core::{PipeError, PipeResult, Resource};
+use std::ffi::CString;
+use std::sync::Arc;
+
+use ash::vk;
+use hashbrown::HashMap;
+use pipe_core::resource::{BindFlags, Target};
+use pipe_core::shader::{ComputeState, GridInfo, ShaderCode, ShaderState, StreamOutputInfo};
+use pipe_core::state::{ImageAccess, ImageView, ImageViewRange, ShaderStage};
+use pipe_core::view::{SamplerView, ViewRange};
+use pipe_core::{Format, PipeError, PipeResult, Resource};
+use smallvec::SmallVec;
+use spirv_gen::binding;
+use spirv_gen::ir::{BaseType, Dim, ImageFormat, ImageInfo, TextureInfo, VarKind};
+use spirv_gen::passes::VariantKey;
 
 use crate::context::VkContext;
+use crate::instance::vk_err;
+use crate::memory::DeviceShared;
+use crate::resource::{vk_resource, Raw, ResourceObject};
+use crate::sync::Access;
 
-/// Compute pipelines and their layout.
+/// Slots of each class (uniform buffers, sampler views, images, shader
+/// buffers) that compute shaders may use.
+pub const SLOTS: u32 = 8;
+
+/// The compute stage's index in the binding model.
+const STAGE: u32 = 5;
+
+const S: vk::PipelineStageFlags2 = vk::PipelineStageFlags2::COMPUTE_SHADER;
+const UNIFORM_READ: Access = Access::new(S, vk::AccessFlags2::UNIFORM_READ);
+const SAMPLED_READ: Access = Access::new(S, vk::AccessFlags2::SHADER_SAMPLED_READ);
+const STORAGE_READ: Access = Access::new(S, vk::AccessFlags2::SHADER_STORAGE_READ);
+const STORAGE_READ_WRITE: Access = Access::new(
+    S,
+    vk::AccessFlags2::from_raw(
+        vk::AccessFlags2::SHADER_STORAGE_READ.as_raw()
+            | vk::AccessFlags2::SHADER_STORAGE_WRITE.as_raw(),
+    ),
+);
+const INDIRECT_READ: Access = Access::new(
+    vk::PipelineStageFlags2::DRAW_INDIRECT,
+    vk::AccessFlags2::INDIRECT_COMMAND_READ,
+);
+
+/// Size of the zeroed buffer bound to unbound buffer slots.
+const DUMMY_SIZE: u64 = 256;
+
+/// What a compute shader uses, by Gallium slot.
+#[derive(Clone, Debug, Default)]
+pub struct Interface {
+    pub ubos: SmallVec<[u32; 8]>,
+    /// Sampler views; `None` info for SPIR-V (a sampled image).
+    pub textures: SmallVec<[(u32, Option<TextureInfo>); 8]>,
+    /// Images; `None` info for SPIR-V (a storage image).
+    pub images: SmallVec<[(u32, Option<ImageInfo>); 8]>,
+    pub ssbos: SmallVec<[u32; 8]>,
+    /// Bytes of push constants the shader reads (0: none).
+    pub push: u32,
+    /// The workgroup size the shader declares, when known.
+    pub local_size: Option<[u32; 3]>,
+    /// Shared memory the shader declares, in bytes (0 when unknown).
+    pub shared: u32,
+    /// Entry point name.
+    pub entry: String,
+}
+
+/// Bindings of one layout: per set, (binding, type), sorted.
+type LayoutKey = [SmallVec<[(u32, vk::DescriptorType); 8]>; 4];
+
+impl Interface {
+    fn layout_key(&self) -> LayoutKey {
+        let mut k: LayoutKey = Default::default();
+        for &s in &self.ubos {
+            k[0].push((
+                STAGE * binding::MAX_CONSTANT_BUFFERS + s,
+                vk::DescriptorType::UNIFORM_BUFFER,
+            ));
+        }
+        for (s, t) in &self.textures {
+            let ty = match t {
+                Some(t) if t.dim == Dim::Buffer => vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
+                _ => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+            };
+            k[1].push((STAGE * binding::MAX_SAMPLER_VIEWS + s, ty));
+        }
+        for (s, i) in &self.images {
+            let ty = match i {
+                Some(i) if i.dim == Dim::Buffer => vk::DescriptorType::STORAGE_TEXEL_BUFFER,
+                _ => vk::DescriptorType::STORAGE_IMAGE,
+            };
+            k[2].push((STAGE * binding::MAX_IMAGES + s, ty));
+        }
+        for &s in &self.ssbos {
+            k[3].push((
+                STAGE * binding::MAX_SHADER_BUFFERS + s,
+                vk::DescriptorType::STORAGE_BUFFER,
+            ));
+        }
+        for set in &mut k {
+            set.sort_unstable_by_key(|(b, _)| *b);
+        }
+        k
+    }
+}
+
+/// A pipeline layout of the compute binding model.
+#[derive(Clone, Copy, Debug)]
+struct Layout {
+    sets: [vk::DescriptorSetLayout; 4],
+    /// Which sets have bindings (the others are never bound).
+    used: [bool; 4],
+    layout: vk::PipelineLayout,
+}
+
+/// A compute CSO's derived data.
+struct Program {
+    iface: Interface,
+    layout: Layout,
+}
+
+/// Compute pipelines, their layouts and per-launch objects of a context.
 #[derive(Default)]
-pub struct ComputeCache {}
+pub struct ComputeCache {
+    modules: crate::shader::ModuleCache,
+    programs: HashMap<u32, Arc<Program>>,
+    layouts: HashMap<LayoutKey, Layout>,
+    pipelines: HashMap<(u32, u32), vk::Pipeline>,
+    /// Buffer views of buffer images, with the buffer they view; destroyed
+    /// when the buffer is idle.
+    texel_views: Vec<(vk::BufferView, Arc<ResourceObject>)>,
+    dummy: Option<Arc<ResourceObject>>,
+    /// Sampler for sampler views bound without a sampler state.
+    default_sampler: Option<vk::Sampler>,
+    /// Launches recorded and pipelines created (for tests and stats).
+    pub launches: u64,
+    pub pipelines_created: u64,
+}
 
 impl ComputeCache {
     /// Destroys everything (the context waited for its batches).
-    pub fn destroy(&mut self, _device: &ash::Device) {}
+    pub fn destroy(&mut self, device: &ash::Device) {
+        self.modules.destroy(device);
+        self.programs.clear();
+        // SAFETY (for the block): the context's batches finished, so no
+        // command buffer uses these objects any more.
+        unsafe {
+            for (_, p) in self.pipelines.drain() {
+                device.destroy_pipeline(p, None);
+            }
+            for (_, l) in self.layouts.drain() {
+                device.destroy_pipeline_layout(l.layout, None);
+                for s in l.sets {
+                    device.destroy_descriptor_set_layout(s, None);
+                }
+            }
+            for (v, _) in self.texel_views.drain(..) {
+                device.destroy_buffer_view(v, None);
+            }
+            if let Some(s) = self.default_sampler.take() {
+                device.destroy_sampler(s, None);
+            }
+        }
+        self.dummy = None;
+    }
+
+    /// Destroys the buffer views whose buffer no batch uses any more.
+    fn collect_texel_views(&mut self, device: &ash::Device) {
+        self.texel_views.retain(|(v, obj)| {
+            if obj.busy_for_cpu_write() {
+                return true;
+            }
+            // SAFETY: the buffer has no unflushed use and its last use
+            // completed, so the batch that used the view has finished.
+            unsafe { device.destroy_buffer_view(*v, None) };
+            false
+        });
+    }
+
+    /// The layout for `key`, created on first use.
+    fn layout(&mut self, dev: &DeviceShared, key: LayoutKey, push_size: u32) -> PipeResult<Layout> {
+        if let Some(l) = self.layouts.get(&key) {
+            return Ok(*l);
+        }
+        let raw = dev.raw();
+        let mut sets = [vk::DescriptorSetLayout::null(); 4];
+        let mut used = [false; 4];
+        let mut made = Vec::new();
+        let cleanup = |made: &[vk::DescriptorSetLayout]| {
+            for s in made {
+                // SAFETY: just created, never used.
+                unsafe { raw.destroy_descriptor_set_layout(*s, None) };
+            }
+        };
+        for (i, set) in key.iter().enumerate() {
+            let bindings: SmallVec<[vk::DescriptorSetLayoutBinding; 8]> = set
+                .iter()
+                .map(|&(b, ty)| {
+                    vk::DescriptorSetLayoutBinding::default()
+                        .binding(b)
+                        .descriptor_type(ty)
+                        .descriptor_count(1)
+                        .stage_flags(vk::ShaderStageFlags::COMPUTE)
+                })
+                .collect();
+            used[i] = !bindings.is_empty();
+            let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
+            // SAFETY: distinct bindings of core descriptor types.
+            match unsafe { raw.create_descriptor_set_layout(&info, None) } {
+                Ok(s) => {
+                    sets[i] = s;
+                    made.push(s);
+                }
+                Err(e) => {
+                    cleanup(&made);
+                    return Err(vk_err("vkCreateDescriptorSetLayout", e));
+                }
+            }
+        }
+        let ranges = [vk::PushConstantRange {
+            stage_flags: vk::ShaderStageFlags::ALL,
+            offset: 0,
+            size: push_size,
+        }];
+        let mut info = vk::PipelineLayoutCreateInfo::default().set_layouts(&sets);
+        if push_size > 0 {
+            info = info.push_constant_ranges(&ranges);
+        }
+        // SAFETY: the set layouts were just created.
+        let layout = match unsafe { raw.create_pipeline_layout(&info, None) } {
+            Ok(l) => l,
+            Err(e) => {
+                cleanup(&made);
+                return Err(vk_err("vkCreatePipelineLayout", e));
+            }
+        };
+        let l = Layout { sets, used, layout };
+        self.layouts.insert(key, l);
+        Ok(l)
+    }
+}
+
+/// The compute CSO as a shader template (for `crate::shader`).
+fn shader_state(state: &ComputeState) -> ShaderState {
+    ShaderState {
+        stage: ShaderStage::Compute,
+        code: state.code.clone(),
+        stream_output: StreamOutputInfo::default(),
+    }
+}
+
+/// Size of the driver's push constant block on `dev` (as the graphics
+/// layout computes it).
+fn push_size(dev: &DeviceShared) -> u32 {
+    binding::push::SIZE.min(dev.physical.properties.limits.max_push_constants_size) & !3
+}
+
+/// Checks a compute CSO when it is created: the IR validates and is a
+/// compute shader, its slots, push constants and image types are within
+/// what pipe-vk binds, its shared memory within the device limit.
+pub(crate) fn check_state(dev: &DeviceShared, state: &ComputeState) -> PipeResult<()> {
+    crate::shader::check_template(&shader_state(state))?;
+    let iface = interface(dev, state, push_size(dev))?;
+    let limit = dev
+        .physical
+        .properties
+        .limits
+        .max_compute_shared_memory_size;
+    let total = u64::from(iface.shared) + u64::from(state.static_shared_mem);
+    if total > u64::from(limit) {
+        return Err(PipeError::invalid(format!(
+            "create_compute_state: {total} bytes of shared memory exceed the device's {limit}"
+        )));
+    }
+    Ok(())
+}
+
+fn unsupported<T>(what: impl std::fmt::Display) -> PipeResult<T> {
+    Err(PipeError::unsupported(format!(
+        "compute shader: {what} (pipe-vk binds slots 0..{SLOTS} of each class)"
+    )))
+}
+
+/// Derives the interface of a compute CSO.
+fn interface(dev: &DeviceShared, state: &ComputeState, push_limit: u32) -> PipeResult<Interface> {
+    let iface = match &state.code {
+        ShaderCode::Ir(any) => {
+            let ir = any
+                .downcast_ref::<crate::shader::Ir>()
+                .ok_or_else(|| PipeError::invalid("compute shader: not spirv-gen IR"))?;
+            ir_interface(ir)?
+        }
+        ShaderCode::SpirV { words, entry_point } => {
+            spirv_interface(words, entry_point, push_limit)?
+        }
+    };
+    if iface.push > push_limit {
+        return Err(PipeError::unsupported(format!(
+            "compute shader: {} bytes of push constants (the driver block has {push_limit})",
+            iface.push
+        )));
+    }
+    // Features the emitted capabilities need.
+    let core = &dev.device.features.core;
+    for (slot, im) in &iface.images {
+        let Some(im) = im else { continue };
+        let need = |ok: vk::Bool32, what: &str| {
+            if ok == vk::TRUE {
+                Ok(())
+            } else {
+                Err(PipeError::unsupported(format!(
+                    "compute shader: image slot {slot} needs {what}, which the device lacks"
+                )))
+            }
+        };
+        if im.format == ImageFormat::Unknown {
+            if !im.writeonly {
+                need(
+                    core.shader_storage_image_read_without_format,
+                    "shaderStorageImageReadWithoutFormat",
+                )?;
+            }
+            if !im.readonly {
+                need(
+                    core.shader_storage_image_write_without_format,
+                    "shaderStorageImageWriteWithoutFormat",
+                )?;
+            }
+        }
+        if im.ms {
+            need(
+                core.shader_storage_image_multisample,
+                "shaderStorageImageMultisample",
+            )?;
+        }
+        if is_extended_format(im.format) {
+            need(
+                core.shader_storage_image_extended_formats,
+                "shaderStorageImageExtendedFormats",
+            )?;
+        }
+    }
+    // Per-stage descriptor limits.
+    let l = &dev.physical.properties.limits;
+    let counts = [
+        (
+            iface.ubos.len() as u32,
+            l.max_per_stage_descriptor_uniform_buffers,
+            "uniform buffers",
+        ),
+        (
+            iface.textures.len() as u32,
+            l.max_per_stage_descriptor_sampled_images
+                .min(l.max_per_stage_descriptor_samplers),
+            "sampler views",
+        ),
+        (
+            iface.images.len() as u32,
+            l.max_per_stage_descriptor_storage_images,
+            "images",
+        ),
+        (
+            iface.ssbos.len() as u32,
+            l.max_per_stage_descriptor_storage_buffers,
+            "shader buffers",
+        ),
+    ];
+    for (n, max, what) in counts {
+        if n > max {
+            return Err(PipeError::unsupported(format!(
+                "compute shader: {n} {what}, the device allows {max} per stage"
+            )));
+        }
+    }
+    Ok(iface)
+}
+
+fn is_extended_format(f: ImageFormat) -> bool {
+    use ImageFormat::*;
+    !matches!(
+        f,
+        Unknown
+            | Rgba32f
+            | Rgba16f
+            | R32f
+            | Rgba8
+            | Rgba8Snorm
+            | Rgba32i
+            | Rgba16i
+            | Rgba8i
+            | R32i
+            | Rgba32ui
+            | Rgba16ui
+            | Rgba8ui
+            | R32ui
+    )
+}
+
+/// The interface of a spirv-gen compute shader.
+fn ir_interface(ir: &crate::shader::Ir) -> PipeResult<Interface> {
+    let mut i = Interface {
+        local_size: ir.info.local_size,
+        entry: "main".into(),
+        ..Default::default()
+    };
+    for v in &ir.vars {
+        match &v.kind {
+            VarKind::Ubo { slot, .. } => {
+                if *slot >= SLOTS {
+                    return unsupported(format!("uniform buffer slot {slot}"));
+                }
+                if !i.ubos.contains(slot) {
+                    i.ubos.push(*slot);
+                }
+            }
+            VarKind::Ssbo { slot, .. } => {
+                if *slot >= SLOTS {
+                    return unsupported(format!("shader buffer slot {slot}"));
+                }
+                if !i.ssbos.contains(slot) {
+                    i.ssbos.push(*slot);
+                }
+            }
+            VarKind::Texture(t) => {
+                if t.slot >= SLOTS {
+                    return unsupported(format!("sampler view slot {}", t.slot));
+                }
+                match i.textures.iter().find(|(s, _)| *s == t.slot) {
+                    None => i.textures.push((t.slot, Some(*t))),
+                    Some((_, Some(o))) if (o.dim == Dim::Buffer) != (t.dim == Dim::Buffer) => {
+                        return Err(PipeError::invalid(format!(
+                            "compute shader: sampler view slot {} declared both as a buffer \
+                             texture and as an image texture",
+                            t.slot
+                        )))
+                    }
+                    Some(_) => {}
+                }
+            }
+            VarKind::Image(im) => {
+                if im.slot >= SLOTS {
+                    return unsupported(format!("image slot {}", im.slot));
+                }
+                match i.images.iter().find(|(s, _)| *s == im.slot) {
+                    None => i.images.push((im.slot, Some(*im))),
+                    Some((_, Some(o))) if (o.dim == Dim::Buffer) != (im.dim == Dim::Buffer) => {
+                        return Err(PipeError::invalid(format!(
+                            "compute shader: image slot {} declared both as a buffer image \
+                             and as a texture image",
+                            im.slot
+                        )))
+                    }
+                    Some(_) => {}
+                }
+            }
+            VarKind::Push { size } => i.push = i.push.max(*size),
+            VarKind::Shared => {
+                let comps = match v.ty.comps {
+                    3 => 4,
+                    c => u32::from(c),
+                };
+                let elem = comps * v.ty.storage_bits() / 8;
+                let bytes = u64::from(elem) * u64::from(v.array.unwrap_or(1));
+                i.shared = i
+                    .shared
+                    .saturating_add(u32::try_from(bytes).unwrap_or(u32::MAX));
+            }
+            _ => {}
+        }
+    }
+    Ok(i)
+}
+
+/// The default interface of a SPIR-V module, with its `LocalSize` (for the
+/// GLCompute entry point `entry`) and push constant use read from the
+/// words.
+fn spirv_interface(words: &[u32], entry: &str, push_limit: u32) -> PipeResult<Interface> {
+    let bad = |m: &str| PipeError::invalid(format!("compute shader: SPIR-V {m}"));
+    let mut entry_id = None;
+    let mut sizes: SmallVec<[(u32, [u32; 3]); 2]> = SmallVec::new();
+    let mut push = false;
+    let mut builtin_size = false;
+    let mut pos = 5usize;
+    while pos < words.len() {
+        let w = words[pos];
+        let (count, op) = ((w >> 16) as usize, w & 0xffff);
+        if count == 0 || pos + count > words.len() {
+            return Err(bad("module is truncated or has a zero-length instruction"));
+        }
+        let ops = &words[pos + 1..pos + count];
+        match (op, ops) {
+            // OpEntryPoint GLCompute %id "name"
+            (15, [5, id, name @ ..]) => {
+                let bytes: Vec<u8> = name
+                    .iter()
+                    .flat_map(|w| w.to_le_bytes())
+                    .take_while(|b| *b != 0)
+                    .collect();
+                if bytes == entry.as_bytes() {
+                    entry_id = Some(*id);
+                }
+            }
+            // OpExecutionMode %id LocalSize x y z
+            (16, [id, 17, x, y, z, ..]) => sizes.push((*id, [*x, *y, *z])),
+            // OpDecorate %c BuiltIn WorkgroupSize
+            (71, [_, 11, 25, ..]) => builtin_size = true,
+            // OpVariable %t %v PushConstant
+            (59, [_, _, 9, ..]) => push = true,
+            _ => {}
+        }
+        pos += count;
+    }
+    let id =
+        entry_id.ok_or_else(|| bad(&format!("module has no GLCompute entry point {entry:?}")))?;
+    let local_size = if builtin_size {
+        None
+    } else {
+        sizes.iter().find(|(e, _)| *e == id).map(|(_, s)| *s)
+    };
+    Ok(Interface {
+        ubos: (0..SLOTS).collect(),
+        textures: (0..SLOTS).map(|s| (s, None)).collect(),
+        images: (0..SLOTS).map(|s| (s, None)).collect(),
+        ssbos: (0..SLOTS).collect(),
+        push: if push { push_limit } else { 0 },
+        local_size,
+        shared: 0,
+        entry: entry.to_string(),
+    })
+}
+
+/// The Vulkan view type a shader's image declaration needs.
+fn expected_view_type(dim: Dim, arrayed: bool) -> Option<vk::ImageViewType> {
+    use vk::ImageViewType as V;
+    Some(match (dim, arrayed) {
+        (Dim::D1, false) => V::TYPE_1D,
+        (Dim::D1, true) => V::TYPE_1D_ARRAY,
+        (Dim::D2 | Dim::Rect, false) => V::TYPE_2D,
+        (Dim::D2 | Dim::Rect, true) => V::TYPE_2D_ARRAY,
+        (Dim::D3, false) => V::TYPE_3D,
+        (Dim::Cube, false) => V::CUBE,
+        (Dim::Cube, true) => V::CUBE_ARRAY,
+        _ => return None,
+    })
+}
+
+/// The view type pipe-vk gives a view of `target` with `layers` layers
+/// (as `crate::view` does for sampler views).
+fn natural_view_type(target: Target, layers: u32) -> vk::ImageViewType {
+    use vk::ImageViewType as V;
+    match target {
+        Target::Texture1D if layers > 1 => V::TYPE_1D_ARRAY,
+        Target::Texture1D => V::TYPE_1D,
+        Target::Texture1DArray => V::TYPE_1D_ARRAY,
+        Target::Texture3D => V::TYPE_3D,
+        Target::TextureCube => V::CUBE,
+        Target::TextureCubeArray => V::CUBE_ARRAY,
+        Target::Texture2DArray => V::TYPE_2D_ARRAY,
+        _ if layers > 1 => V::TYPE_2D_ARRAY,
+        _ => V::TYPE_2D,
+    }
+}
+
+/// Whether a storage image view of `vt` may cover `layers` layers of a
+/// resource of `target`.
+fn storage_view_ok(vt: vk::ImageViewType, target: Target, layers: u32) -> bool {
+    use vk::ImageViewType as V;
+    use Target as T;
+    match vt {
+        V::TYPE_1D => matches!(target, T::Texture1D | T::Texture1DArray) && layers == 1,
+        V::TYPE_1D_ARRAY => matches!(target, T::Texture1D | T::Texture1DArray),
+        V::TYPE_2D => {
+            matches!(target, T::Texture2D | T::TextureRect)
+                || (matches!(
+                    target,
+                    T::Texture2DArray | T::TextureCube | T::TextureCubeArray
+                ) && layers == 1)
+        }
+        V::TYPE_2D_ARRAY => matches!(
+            target,
+            T::Texture2D
+                | T::TextureRect
+                | T::Texture2DArray
+                | T::TextureCube
+                | T::TextureCubeArray
+        ),
+        V::TYPE_3D => target == T::Texture3D,
+        V::CUBE => matches!(target, T::TextureCube | T::TextureCubeArray) && layers == 6,
+        V::CUBE_ARRAY => {
+            matches!(target, T::TextureCube | T::TextureCubeArray) && layers.is_multiple_of(6)
+        }
+        _ => false,
+    }
+}
+
+/// The texel base type of a pipe format.
+fn format_base(f: Format) -> BaseType {
+    if f.is_pure_sint() {
+        BaseType::Int
+    } else if f.is_pure_uint() {
+        BaseType::Uint
+    } else {
+        BaseType::Float
+    }
+}
+
+/// The Vulkan format of a declared storage image format.
+fn image_format_vk(f: ImageFormat) -> Option<vk::Format> {
+    use vk::Format as V;
+    use ImageFormat::*;
+    Some(match f {
+        Unknown => return None,
+        Rgba32f => V::R32G32B32A32_SFLOAT,
+        Rgba16f => V::R16G16B16A16_SFLOAT,
+        R32f => V::R32_SFLOAT,
+        Rgba8 => V::R8G8B8A8_UNORM,
+        Rgba8Snorm => V::R8G8B8A8_SNORM,
+        Rg32f => V::R32G32_SFLOAT,
+        Rg16f => V::R16G16_SFLOAT,
+        R16f => V::R16_SFLOAT,
+        Rgba16 => V::R16G16B16A16_UNORM,
+        Rgb10A2 => V::A2B10G10R10_UNORM_PACK32,
+        Rg8 => V::R8G8_UNORM,
+        R8 => V::R8_UNORM,
+        Rgba32i => V::R32G32B32A32_SINT,
+        Rgba16i => V::R16G16B16A16_SINT,
+        Rgba8i => V::R8G8B8A8_SINT,
+        R32i => V::R32_SINT,
+        Rg32i => V::R32G32_SINT,
+        Rgba32ui => V::R32G32B32A32_UINT,
+        Rgba16ui => V::R16G16B16A16_UINT,
+        Rgba8ui => V::R8G8B8A8_UINT,
+        R32ui => V::R32_UINT,
+        Rg32ui => V::R32G32_UINT,
+    })
+}
+
+/// One descriptor write, with its info.
+enum Desc {
+    Buffer(
+        usize,
+        u32,
+        vk::DescriptorType,
+        [vk::DescriptorBufferInfo; 1],
+    ),
+    Image(usize, u32, vk::DescriptorType, [vk::DescriptorImageInfo; 1]),
+    Texel(usize, u32, vk::DescriptorType, [vk::BufferView; 1]),
+}
+
+/// Size of a buffer object.
+fn buffer_size(obj: &ResourceObject) -> u64 {
+    match obj.raw {
+        Raw::Buffer { size, .. } => size,
+        Raw::Image(_) => 0,
+    }
 }
 
 impl VkContext {
-    pub(crate) fn do_launch_grid(&mut self, _info: &GridInfo) -> PipeResult<()> {
-        Err(PipeError::unsupported(
-            "launch_grid is not supported by pipe-vk yet (issue 7)",
+    /// The compute CSO's derived data, computed on first use.
+    fn compute_program(&mut self, id: u32, state: &ComputeState) -> PipeResult<Arc<Program>> {
+        if let Some(p) = self.compute_state.programs.get(&id) {
+            return Ok(p.clone());
+        }
+        let dev = self.dev().clone();
+        let push = self.pipelines.layout.push_size;
+        let iface = interface(&dev, state, push)?;
+        let layout = self.compute_state.layout(&dev, iface.layout_key(), push)?;
+        let p = Arc::new(Program { iface, layout });
+        self.compute_state.programs.insert(id, p.clone());
+        Ok(p)
+    }
+
+    /// The pipeline of compute CSO `id` for `shared` bytes of variable
+    /// shared memory.
+    fn compute_pipeline(
+        &mut self,
+        id: u32,
+        shared: u32,
+        state: &ComputeState,
+        program: &Program,
+    ) -> PipeResult<vk::Pipeline> {
+        let dev = self.dev().clone();
+        if let Some(p) = self.compute_state.pipelines.get(&(id, shared)) {
+            dev.disk_cache().count(false);
+            return Ok(*p);
+        }
+        let module = self.compute_state.modules.get(
+            &dev,
+            id,
+            &shader_state(state),
+            &VariantKey::default(),
+        )?;
+        let entry = CString::new(program.iface.entry.as_str())
+            .map_err(|_| PipeError::invalid("compute shader: entry point name contains NUL"))?;
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(module)
+            .name(&entry);
+        let info = vk::ComputePipelineCreateInfo::default()
+            .flags(vk::PipelineCreateFlags::DISPATCH_BASE)
+            .stage(stage)
+            .layout(program.layout.layout);
+        // SAFETY: a live module whose bindings the layout was derived from
+        // (or, for SPIR-V passthrough, promised by the frontend).
+        let p = unsafe {
+            dev.raw()
+                .create_compute_pipelines(dev.disk_cache().cache, &[info], None)
+        }
+        .map_err(|(_, e)| vk_err("vkCreateComputePipelines", e))?[0];
+        dev.disk_cache().count(true);
+        self.compute_state.pipelines_created += 1;
+        self.compute_state.pipelines.insert((id, shared), p);
+        Ok(p)
+    }
+
+    /// Forgets compute CSO `id` (its last reference died): its pipelines
+    /// are destroyed when the current batch retires, its modules now.
+    pub(crate) fn retire_compute(&mut self, id: u32) {
+        let cache = &mut self.compute_state;
+        cache.programs.remove(&id);
+        let keys: SmallVec<[(u32, u32); 4]> = cache
+            .pipelines
+            .keys()
+            .filter(|k| k.0 == id)
+            .copied()
+            .collect();
+        let mut dead = SmallVec::<[vk::Pipeline; 4]>::new();
+        for k in keys {
+            if let Some(p) = cache.pipelines.remove(&k) {
+                dead.push(p);
+            }
+        }
+        let modules = cache.modules.take(id);
+        for p in dead {
+            self.batches.defer_destroy_pipeline(p);
+        }
+        let dev = self.dev().clone();
+        for m in modules {
+            // SAFETY: pipelines do not reference their modules after
+            // creation.
+            unsafe { dev.raw().destroy_shader_module(m, None) };
+        }
+    }
+
+    /// A zeroed buffer for unbound buffer slots.
+    fn compute_dummy(&mut self) -> PipeResult<Arc<ResourceObject>> {
+        if let Some(d) = &self.compute_state.dummy {
+            return Ok(d.clone());
+        }
+        let dev = self.dev().clone();
+        let obj = crate::resource::create_buffer_object(
+            &dev,
+            DUMMY_SIZE,
+            BindFlags::SHADER_BUFFER | BindFlags::CONSTANT_BUFFER,
+            gpu_allocator::MemoryLocation::GpuOnly,
+            "compute dummy buffer",
+        )?;
+        let buf = obj.buffer().ok_or(PipeError::OutOfMemory)?;
+        self.use_buffer(&obj, crate::sync::access::FILL_WRITE, true);
+        let cmd = self.cmd();
+        // SAFETY: recording; the whole buffer.
+        unsafe { dev.raw().cmd_fill_buffer(cmd, buf, 0, DUMMY_SIZE, 0) };
+        self.compute_state.dummy = Some(obj.clone());
+        Ok(obj)
+    }
+
+    /// The `VkSampler` for compute sampler slot `slot`.
+    fn compute_sampler(&mut self, slot: u32) -> PipeResult<vk::Sampler> {
+        let h = self.bound().samplers[ShaderStage::Compute.index()]
+            .get(slot as usize)
+            .copied()
+            .flatten();
+        let dev = self.dev().clone();
+        match h {
+            Some(h) => {
+                if let Some(s) = self.vk_samplers.get(&h.id()) {
+                    return Ok(*s);
+                }
+                let state = *self.sampler_table().get(h)?;
+                let s = crate::sampler::create(&dev, &state)?;
+                self.vk_samplers.insert(h.id(), s);
+                Ok(s)
+            }
+            None => {
+                if let Some(s) = self.compute_state.default_sampler {
+                    return Ok(s);
+                }
+                let s = crate::sampler::create(&dev, &Default::default())?;
+                self.compute_state.default_sampler = Some(s);
+                Ok(s)
+            }
+        }
+    }
+
+    /// A buffer binding (uniform or storage) of `res` at `offset`, `size`
+    /// bytes, clamped to the buffer and the device's range limit; the
+    /// dummy when it is empty.
+    fn compute_buffer_info(
+        &mut self,
+        res: Option<(&Resource, u32, u32)>,
+        max_range: u32,
+    ) -> PipeResult<(Arc<ResourceObject>, vk::DescriptorBufferInfo)> {
+        if let Some((r, offset, size)) = res {
+            let obj = vk_resource(r)?.obj();
+            let total = buffer_size(&obj);
+            let offset = u64::from(offset);
+            let range = u64::from(size)
+                .min(total.saturating_sub(offset))
+                .min(u64::from(max_range));
+            if let (Some(buffer), true) = (obj.buffer(), range > 0) {
+                return Ok((
+                    obj,
+                    vk::DescriptorBufferInfo {
+                        buffer,
+                        offset,
+                        range,
+                    },
+                ));
+            }
+        }
+        let obj = self.compute_dummy()?;
+        let buffer = obj.buffer().ok_or(PipeError::OutOfMemory)?;
+        Ok((
+            obj,
+            vk::DescriptorBufferInfo {
+                buffer,
+                offset: 0,
+                range: DUMMY_SIZE,
+            },
         ))
+    }
+
+    /// Checks the grid and the indirect buffer; returns the indirect
+    /// buffer object, if any.
+    fn compute_grid(
+        &self,
+        info: &GridInfo,
+        limits: &vk::PhysicalDeviceLimits,
+    ) -> PipeResult<Option<Arc<ResourceObject>>> {
+        let Some(r) = &info.indirect else {
+            for i in 0..3 {
+                let max = limits.max_compute_work_group_count[i];
+                if u64::from(info.grid_base[i]) + u64::from(info.grid[i]) > u64::from(max) {
+                    return Err(PipeError::invalid(format!(
+                        "launch_grid: grid_base {:?} + grid {:?} exceeds the device's {:?}",
+                        info.grid_base, info.grid, limits.max_compute_work_group_count
+                    )));
+                }
+            }
+            return Ok(None);
+        };
+        if info.grid_base != [0; 3] {
+            return Err(PipeError::unsupported(
+                "launch_grid: grid_base with an indirect dispatch (Vulkan's \
+                 vkCmdDispatchIndirect has no base)",
+            ));
+        }
+        let obj = vk_resource(r)?.obj();
+        let end = u64::from(info.indirect_offset) + 12;
+        if obj.buffer().is_none() || end > buffer_size(&obj) {
+            return Err(PipeError::invalid(
+                "launch_grid: the indirect buffer is too small for 12 bytes at the offset",
+            ));
+        }
+        if !info.indirect_offset.is_multiple_of(4) {
+            return Err(PipeError::invalid(
+                "launch_grid: indirect offset not 4-byte aligned",
+            ));
+        }
+        Ok(Some(obj))
+    }
+
+    /// Declares the uniform and shader buffers of `iface` and adds their
+    /// descriptors.
+    fn compute_buffers(
+        &mut self,
+        iface: &Interface,
+        limits: &vk::PhysicalDeviceLimits,
+        descs: &mut Vec<Desc>,
+    ) -> PipeResult<()> {
+        let cs = ShaderStage::Compute.index();
+        for &slot in &iface.ubos {
+            let b = self.ubos[cs].get(slot as usize).cloned().flatten();
+            let (obj, bi) = self.compute_buffer_info(
+                b.as_ref().map(|b| (&b.resource, b.offset, b.size)),
+                limits.max_uniform_buffer_range,
+            )?;
+            self.use_buffer(&obj, UNIFORM_READ, false);
+            descs.push(Desc::Buffer(
+                0,
+                STAGE * binding::MAX_CONSTANT_BUFFERS + slot,
+                vk::DescriptorType::UNIFORM_BUFFER,
+                [bi],
+            ));
+        }
+        let writable = self.shader_buffers_writable[cs];
+        for &slot in &iface.ssbos {
+            let b = self.shader_buffers[cs]
+                .get(slot as usize)
+                .cloned()
+                .flatten();
+            let (obj, bi) = self.compute_buffer_info(
+                b.as_ref()
+                    .map(|b| (&b.buffer, b.buffer_offset, b.buffer_size)),
+                limits.max_storage_buffer_range,
+            )?;
+            // The dummy is declared written: the shader may store to it.
+            let write = b.is_none() || writable & (1 << slot) != 0;
+            let access = if write {
+                STORAGE_READ_WRITE
+            } else {
+                STORAGE_READ
+            };
+            self.use_buffer(&obj, access, write);
+            descs.push(Desc::Buffer(
+                3,
+                STAGE * binding::MAX_SHADER_BUFFERS + slot,
+                vk::DescriptorType::STORAGE_BUFFER,
+                [bi],
+            ));
+        }
+        Ok(())
+    }
+
+    /// Declares image slot `slot` (declared as `decl`, `None` for SPIR-V)
+    /// and returns its descriptor and, for a texture image, its object
+    /// (whose sampled uses must then stay in `GENERAL`).
+    fn compute_image(
+        &mut self,
+        slot: u32,
+        decl: Option<ImageInfo>,
+        img: &ImageView,
+    ) -> PipeResult<(Desc, Option<usize>)> {
+        let dev = self.dev().clone();
+        let binding = STAGE * binding::MAX_IMAGES + slot;
+        let obj = vk_resource(&img.resource)?.obj();
+        let write = decl.is_none_or(|d| !d.readonly)
+            && (img.access.is_empty() || img.access.contains(ImageAccess::WRITE));
+        let access = if write {
+            STORAGE_READ_WRITE
+        } else {
+            STORAGE_READ
+        };
+        if let Some(b) = decl.map(|d| d.format.base().unwrap_or(d.sampled)) {
+            if format_base(img.format) != b {
+                return Err(PipeError::invalid(format!(
+                    "launch_grid: image slot {slot} has format {}, the shader reads {b:?} texels",
+                    img.format
+                )));
+            }
+        }
+        let vk_format = crate::format::vk_format(img.format).ok_or_else(|| {
+            PipeError::unsupported(format!(
+                "launch_grid: image format {} has no native Vulkan format",
+                img.format
+            ))
+        })?;
+        if let Some(d) = decl {
+            if image_format_vk(d.format).is_some_and(|f| f != vk_format) {
+                return Err(PipeError::invalid(format!(
+                    "launch_grid: image slot {slot} has format {}, the shader declares {}",
+                    img.format,
+                    d.format.name()
+                )));
+            }
+        }
+        // SAFETY: the physical device belongs to the instance.
+        let props = unsafe {
+            dev.instance
+                .raw
+                .get_physical_device_format_properties(dev.physical.raw, vk_format)
+        };
+        match img.range {
+            ImageViewRange::Buffer { offset, size } => {
+                let Some(d) = decl else {
+                    return Err(PipeError::unsupported(
+                        "launch_grid: buffer images with SPIR-V passthrough (its default layout \
+                         has storage images only)",
+                    ));
+                };
+                if d.dim != Dim::Buffer {
+                    return Err(PipeError::invalid(format!(
+                        "launch_grid: image slot {slot} holds a buffer, the shader declares a \
+                         texture image"
+                    )));
+                }
+                if !props
+                    .buffer_features
+                    .contains(vk::FormatFeatureFlags::STORAGE_TEXEL_BUFFER)
+                {
+                    return Err(PipeError::unsupported(format!(
+                        "launch_grid: {} cannot be a storage texel buffer on this device",
+                        img.format
+                    )));
+                }
+                let buffer = obj
+                    .buffer()
+                    .ok_or_else(|| PipeError::invalid("launch_grid: buffer image of a texture"))?;
+                let texel = u64::from(img.format.block_size_bytes().max(1));
+                let align = dev
+                    .physical
+                    .properties
+                    .limits
+                    .min_texel_buffer_offset_alignment
+                    .max(1);
+                let offset = u64::from(offset);
+                let range =
+                    u64::from(size).min(buffer_size(&obj).saturating_sub(offset)) / texel * texel;
+                if range == 0 || !offset.is_multiple_of(align) {
+                    return Err(PipeError::invalid(format!(
+                        "launch_grid: image slot {slot}: empty or misaligned buffer range"
+                    )));
+                }
+                let vi = vk::BufferViewCreateInfo::default()
+                    .buffer(buffer)
+                    .format(vk_format)
+                    .offset(offset)
+                    .range(range);
+                // SAFETY: the format supports storage texel buffers, the
+                // range lies in the buffer and is aligned.
+                let view = unsafe { dev.raw().create_buffer_view(&vi, None) }
+                    .map_err(|e| vk_err("vkCreateBufferView", e))?;
+                self.compute_state.texel_views.push((view, obj.clone()));
+                self.use_buffer(&obj, access, write);
+                Ok((
+                    Desc::Texel(2, binding, vk::DescriptorType::STORAGE_TEXEL_BUFFER, [view]),
+                    None,
+                ))
+            }
+            ImageViewRange::Texture {
+                level,
+                first_layer,
+                last_layer,
+            } => {
+                let ii = *obj
+                    .image()
+                    .ok_or_else(|| PipeError::invalid("launch_grid: texture image of a buffer"))?;
+                let rt = img.resource.desc();
+                if !ii.usage.contains(vk::ImageUsageFlags::STORAGE) {
+                    return Err(PipeError::invalid(format!(
+                        "launch_grid: image slot {slot}: the resource was not created with \
+                         BindFlags::SHADER_IMAGE (or its format has no storage support)"
+                    )));
+                }
+                if !props
+                    .optimal_tiling_features
+                    .contains(vk::FormatFeatureFlags::STORAGE_IMAGE)
+                {
+                    return Err(PipeError::unsupported(format!(
+                        "launch_grid: {} cannot be a storage image on this device",
+                        img.format
+                    )));
+                }
+                let is3d = rt.target == Target::Texture3D;
+                let layers = if is3d {
+                    (0, 1)
+                } else {
+                    (first_layer, last_layer.saturating_sub(first_layer) + 1)
+                };
+                let vt = match decl {
+                    Some(d) => {
+                        let vt = expected_view_type(d.dim, d.arrayed).ok_or_else(|| {
+                            PipeError::invalid(format!(
+                                "launch_grid: image slot {slot} holds a texture, the shader \
+                                 declares a buffer image"
+                            ))
+                        })?;
+                        if d.ms != (rt.samples() > 1) || !storage_view_ok(vt, rt.target, layers.1) {
+                            return Err(PipeError::invalid(format!(
+                                "launch_grid: image slot {slot}: a {} view of {} layers does \
+                                 not match the shader's {}{}{} image",
+                                rt.target.name(),
+                                layers.1,
+                                d.dim.name(),
+                                if d.arrayed { " array" } else { "" },
+                                if d.ms { " multisample" } else { "" }
+                            )));
+                        }
+                        vt
+                    }
+                    None => natural_view_type(rt.target, layers.1),
+                };
+                let key = crate::view::ViewKey {
+                    view_type: vt,
+                    format: vk_format,
+                    swizzle: [vk::ComponentSwizzle::IDENTITY; 4],
+                    aspect: ii.aspect,
+                    levels: (level, 1),
+                    layers,
+                };
+                let view = obj.views.get(&obj, key)?;
+                self.use_image(
+                    &obj,
+                    level,
+                    layers.0,
+                    layers.1,
+                    access,
+                    write,
+                    vk::ImageLayout::GENERAL,
+                    false,
+                );
+                Ok((
+                    Desc::Image(
+                        2,
+                        binding,
+                        vk::DescriptorType::STORAGE_IMAGE,
+                        [vk::DescriptorImageInfo {
+                            sampler: vk::Sampler::null(),
+                            image_view: view,
+                            image_layout: vk::ImageLayout::GENERAL,
+                        }],
+                    ),
+                    Some(Arc::as_ptr(&obj) as usize),
+                ))
+            }
+        }
+    }
+
+    /// Declares sampler view slot `slot` (declared as `decl`, `None` for
+    /// SPIR-V) and returns its descriptor. `storage` lists the objects
+    /// bound as storage images (kept in `GENERAL`).
+    fn compute_texture(
+        &mut self,
+        slot: u32,
+        decl: Option<TextureInfo>,
+        view: &SamplerView,
+        storage: &[usize],
+    ) -> PipeResult<Desc> {
+        let binding = STAGE * binding::MAX_SAMPLER_VIEWS + slot;
+        let payload = view.backend_or_err::<crate::view::VkSamplerView>("sampler view")?;
+        let obj = payload.obj.clone();
+        let t = view.desc().template;
+        let rt = view.desc().texture.desc();
+        if let Some(d) = decl {
+            if format_base(t.format) != d.sampled {
+                return Err(PipeError::invalid(format!(
+                    "launch_grid: sampler view slot {slot} has format {}, the shader samples \
+                     {:?} texels",
+                    t.format, d.sampled
+                )));
+            }
+        }
+        let (iv, first_level, last_level, first_layer, last_layer) = match (payload.view, t.range) {
+            (crate::view::VkView::Buffer(bv), _) => {
+                if decl.is_none() {
+                    return Err(PipeError::unsupported(
+                        "launch_grid: buffer textures with SPIR-V passthrough (its default \
+                         layout has combined image samplers only)",
+                    ));
+                }
+                if decl.is_some_and(|d| d.dim != Dim::Buffer) {
+                    return Err(PipeError::invalid(format!(
+                        "launch_grid: sampler view slot {slot} is a buffer view, the shader \
+                         samples a texture"
+                    )));
+                }
+                self.use_buffer(&obj, SAMPLED_READ, false);
+                return Ok(Desc::Texel(
+                    1,
+                    binding,
+                    vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
+                    [bv],
+                ));
+            }
+            (
+                crate::view::VkView::Image(iv),
+                ViewRange::Texture {
+                    first_level,
+                    last_level,
+                    first_layer,
+                    last_layer,
+                },
+            ) => (iv, first_level, last_level, first_layer, last_layer),
+            (crate::view::VkView::Image(_), ViewRange::Buffer { .. }) => {
+                return Err(PipeError::invalid(format!(
+                    "launch_grid: sampler view slot {slot} is inconsistent"
+                )))
+            }
+        };
+        let (l0, ln) = if rt.target == Target::Texture3D {
+            (0, 1)
+        } else {
+            (first_layer, last_layer.saturating_sub(first_layer) + 1)
+        };
+        if let Some(d) = decl {
+            let want = expected_view_type(d.dim, d.arrayed).ok_or_else(|| {
+                PipeError::invalid(format!(
+                    "launch_grid: sampler view slot {slot} is a texture, the shader samples a \
+                     buffer"
+                ))
+            })?;
+            if natural_view_type(t.target, ln) != want || d.ms != (rt.samples() > 1) {
+                return Err(PipeError::invalid(format!(
+                    "launch_grid: sampler view slot {slot} ({} of {ln} layers) does not match \
+                     the shader's {}{}{} texture",
+                    t.target.name(),
+                    d.dim.name(),
+                    if d.arrayed { " array" } else { "" },
+                    if d.ms { " multisample" } else { "" }
+                )));
+            }
+        }
+        let layout = if storage.contains(&(Arc::as_ptr(&obj) as usize)) {
+            vk::ImageLayout::GENERAL
+        } else {
+            vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL
+        };
+        for level in first_level..=last_level {
+            self.use_image(&obj, level, l0, ln, SAMPLED_READ, false, layout, false);
+        }
+        let sampler = self.compute_sampler(slot)?;
+        Ok(Desc::Image(
+            1,
+            binding,
+            vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+            [vk::DescriptorImageInfo {
+                sampler,
+                image_view: iv,
+                image_layout: layout,
+            }],
+        ))
+    }
+
+    pub(crate) fn do_launch_grid(&mut self, info: &GridInfo) -> PipeResult<()> {
+        let dev = self.dev().clone();
+        self.compute_state.collect_texel_views(dev.raw());
+        let h = self
+            .bound()
+            .compute
+            .ok_or_else(|| PipeError::invalid("launch_grid: no compute state bound"))?;
+        let state = self.compute_table().get(h)?.clone();
+        if !info.input.is_empty() || state.req_input_mem > 0 {
+            return Err(PipeError::unsupported(
+                "launch_grid: INPUT memory (req_input_mem) is not supported by pipe-vk",
+            ));
+        }
+        let program = self.compute_program(h.id(), &state)?;
+        let iface = &program.iface;
+        if let Some(ls) = iface.local_size {
+            if ls != info.block {
+                return Err(PipeError::unsupported(format!(
+                    "launch_grid: block {:?} differs from the shader's local_size {ls:?}; \
+                     spirv-gen has no variable workgroup size, so pipe-vk cannot run a \
+                     variable block",
+                    info.block
+                )));
+            }
+        }
+        if info.last_block != [0; 3] && info.last_block != info.block {
+            return Err(PipeError::unsupported(
+                "launch_grid: partial last blocks (last_block) are not supported by pipe-vk",
+            ));
+        }
+        let limits = dev.physical.properties.limits;
+        let shared = u64::from(iface.shared)
+            + u64::from(state.static_shared_mem)
+            + u64::from(info.variable_shared_mem);
+        if shared > u64::from(limits.max_compute_shared_memory_size) {
+            return Err(PipeError::invalid(format!(
+                "launch_grid: {shared} bytes of shared memory exceed the device's {}",
+                limits.max_compute_shared_memory_size
+            )));
+        }
+        let indirect = self.compute_grid(info, &limits)?;
+        if indirect.is_none() && info.grid.contains(&0) {
+            return Ok(());
+        }
+        let pipeline = self.compute_pipeline(h.id(), info.variable_shared_mem, &state, &program)?;
+
+        // Declare every access and gather the descriptors. Images go
+        // before textures: an image that is also sampled stays in GENERAL.
+        let cs = ShaderStage::Compute.index();
+        let mut descs: Vec<Desc> = Vec::new();
+        self.compute_buffers(iface, &limits, &mut descs)?;
+        let mut storage: SmallVec<[usize; 8]> = SmallVec::new();
+        for &(slot, decl) in &iface.images {
+            match self.shader_images[cs].get(slot as usize).cloned().flatten() {
+                Some(img) => {
+                    let (d, obj) = self.compute_image(slot, decl, &img)?;
+                    descs.push(d);
+                    storage.extend(obj);
+                }
+                None if decl.is_some() => {
+                    return Err(PipeError::invalid(format!(
+                        "launch_grid: the compute shader uses image slot {slot}, which has no \
+                         image bound"
+                    )))
+                }
+                None => {}
+            }
+        }
+        for &(slot, decl) in &iface.textures {
+            match self.views[cs].get(slot as usize).cloned().flatten() {
+                Some(view) => descs.push(self.compute_texture(slot, decl, &view, &storage)?),
+                None if decl.is_some() => {
+                    return Err(PipeError::invalid(format!(
+                        "launch_grid: the compute shader samples slot {slot}, which has no \
+                         sampler view bound"
+                    )))
+                }
+                None => {}
+            }
+        }
+        if let Some(obj) = &indirect {
+            self.use_buffer(obj, INDIRECT_READ, false);
+        }
+        self.record_dispatch(info, pipeline, &program, &descs, indirect.as_deref())?;
+        self.compute_state.launches += 1;
+        Ok(())
+    }
+
+    /// Writes the descriptors, binds and dispatches (barriers are emitted
+    /// first by `cmd()`).
+    fn record_dispatch(
+        &mut self,
+        info: &GridInfo,
+        pipeline: vk::Pipeline,
+        program: &Program,
+        descs: &[Desc],
+        indirect: Option<&ResourceObject>,
+    ) -> PipeResult<()> {
+        let cmd = self.cmd();
+        let layout = program.layout;
+        let mut sets = [vk::DescriptorSet::null(); 4];
+        for (set, (&dsl, &used)) in sets.iter_mut().zip(layout.sets.iter().zip(&layout.used)) {
+            if used {
+                *set = self.batches.alloc_set(dsl)?;
+            }
+        }
+        let writes: Vec<vk::WriteDescriptorSet> = descs
+            .iter()
+            .map(|d| match d {
+                Desc::Buffer(s, b, ty, bi) => vk::WriteDescriptorSet::default()
+                    .dst_set(sets[*s])
+                    .dst_binding(*b)
+                    .descriptor_type(*ty)
+                    .buffer_info(bi),
+                Desc::Image(s, b, ty, ii) => vk::WriteDescriptorSet::default()
+                    .dst_set(sets[*s])
+                    .dst_binding(*b)
+                    .descriptor_type(*ty)
+                    .image_info(ii),
+                Desc::Texel(s, b, ty, tv) => vk::WriteDescriptorSet::default()
+                    .dst_set(sets[*s])
+                    .dst_binding(*b)
+                    .descriptor_type(*ty)
+                    .texel_buffer_view(tv),
+            })
+            .collect();
+        let indirect_buf = match indirect {
+            Some(obj) => Some(obj.buffer().ok_or(PipeError::OutOfMemory)?),
+            None => None,
+        };
+        let dev = self.dev().clone();
+        let raw = dev.raw();
+        let push = vec![0u8; program.iface.push as usize];
+        // SAFETY (for the block): recording outside any rendering instance
+        // (`cmd()` ended it); the sets were allocated from this device's
+        // pools for the layout's set layouts and are written with live
+        // views and buffers that the batch tracks; the pipeline was built
+        // with this layout (and DISPATCH_BASE); the grid and the indirect
+        // range were checked against the limits and the buffer.
+        unsafe {
+            if !writes.is_empty() {
+                raw.update_descriptor_sets(&writes, &[]);
+            }
+            raw.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
+            for (i, set) in sets.iter().enumerate() {
+                if layout.used[i] {
+                    raw.cmd_bind_descriptor_sets(
+                        cmd,
+                        vk::PipelineBindPoint::COMPUTE,
+                        layout.layout,
+                        i as u32,
+                        &[*set],
+                        &[],
+                    );
+                }
+            }
+            if !push.is_empty() {
+                raw.cmd_push_constants(cmd, layout.layout, vk::ShaderStageFlags::ALL, 0, &push);
+            }
+            match indirect_buf {
+                Some(buf) => raw.cmd_dispatch_indirect(cmd, buf, u64::from(info.indirect_offset)),
+                None if info.grid_base == [0; 3] => {
+                    raw.cmd_dispatch(cmd, info.grid[0], info.grid[1], info.grid[2])
+                }
+                None => raw.cmd_dispatch_base(
+                    cmd,
+                    info.grid_base[0],
+                    info.grid_base[1],
+                    info.grid_base[2],
+                    info.grid[0],
+                    info.grid[1],
+                    info.grid[2],
+                ),
+            }
+        }
+        Ok(())
     }
 
     pub(crate) fn do_set_global_binding(
@@ -26,8 +1463,13 @@ impl VkContext {
         _first: u32,
         _resources: &[Option<Resource>],
     ) -> PipeResult<Vec<u64>> {
-        Err(PipeError::unsupported(
-            "set_global_binding is not supported by pipe-vk yet (issue 7)",
-        ))
+        let why = if self.dev().device.features.v12.buffer_device_address == vk::TRUE {
+            "set_global_binding: pipe-vk creates buffers without SHADER_DEVICE_ADDRESS usage \
+             (and allocates their memory without the device-address flag), so they have no \
+             device address to return"
+        } else {
+            "set_global_binding: the device has no bufferDeviceAddress"
+        };
+        Err(PipeError::unsupported(why))
     }
 }

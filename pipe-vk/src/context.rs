@@ -86,11 +86,13 @@ pub struct VkContext {
     pub(crate) modules: crate::shader::ModuleCache,
     pub(crate) ubos: [[Option<crate::draw::UboBinding>; MAX_CONSTANT_BUFFERS]; 6],
     pub(crate) dummy: Option<Arc<ResourceObject>>,
+    /// The fragment stage's driver constant buffer (polygon stipple).
+    pub(crate) driver_ubo: Option<crate::draw::UboBinding>,
     pub(crate) push_descriptor: ash::khr::push_descriptor::Device,
     /// Bound sampler views per stage and slot.
     pub(crate) views: Vec<Vec<Option<SamplerView>>>,
     /// `VkSampler`s of live sampler CSOs, by CSO id.
-    pub(crate) vk_samplers: std::collections::HashMap<u32, vk::Sampler>,
+    pub(crate) vk_samplers: hashbrown::HashMap<u32, vk::Sampler>,
     /// Bound shader buffers per stage and slot, with the writable mask.
     pub(crate) shader_buffers: Vec<Vec<Option<ShaderBuffer>>>,
     pub(crate) shader_buffers_writable: [u32; 6],
@@ -132,6 +134,7 @@ impl VkContext {
             modules: Default::default(),
             ubos: Default::default(),
             dummy: None,
+            driver_ubo: None,
             push_descriptor,
             views: vec![vec![None; MAX_SHADER_SAMPLER_VIEWS]; 6],
             vk_samplers: Default::default(),
@@ -291,6 +294,9 @@ impl VkContext {
     }
     pub(crate) fn shader_table(&self) -> &CsoTable<ShaderState> {
         &self.shader
+    }
+    pub(crate) fn compute_table(&self) -> &CsoTable<ComputeState> {
+        &self.compute
     }
 
     /// Number of `vkCmdPipelineBarrier2` calls recorded so far.
@@ -459,15 +465,27 @@ impl Context for VkContext {
         bind_depth_stencil_alpha_state,
         delete_depth_stencil_alpha_state
     );
-    cso_triplet!(
-        compute,
-        compute,
-        ComputeState,
-        ComputeHandle,
-        create_compute_state,
-        bind_compute_state,
-        delete_compute_state
-    );
+    fn create_compute_state(&mut self, state: &ComputeState) -> PipeResult<ComputeHandle> {
+        crate::compute::check_state(self.dev(), state)?;
+        Ok(self.compute.create(state)?.0)
+    }
+    fn bind_compute_state(&mut self, handle: Option<ComputeHandle>) -> PipeResult<()> {
+        if let Some(h) = handle {
+            self.compute.get(h)?;
+        }
+        self.bound.compute = handle;
+        Ok(())
+    }
+    fn delete_compute_state(&mut self, handle: ComputeHandle) -> PipeResult<()> {
+        if self.compute.delete(handle)?.is_some() {
+            // Its pipelines go when the current batch retires.
+            self.retire_compute(handle.id());
+        }
+        if self.bound.compute == Some(handle) && !self.compute.contains(handle) {
+            self.bound.compute = None;
+        }
+        Ok(())
+    }
 
     fn create_sampler_state(&mut self, state: &SamplerState) -> PipeResult<SamplerHandle> {
         Ok(self.sampler.create(state)?.0)
@@ -598,6 +616,20 @@ impl Context for VkContext {
     }
     fn set_polygon_stipple(&mut self, stipple: &PolyStipple) -> PipeResult<()> {
         self.bound.stipple = *stipple;
+        // The pattern goes into the fragment stage's driver constant
+        // buffer (spirv_gen::binding::driver_ubo), uploaded once here.
+        let bytes: Vec<u8> = stipple
+            .stipple
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        let (resource, offset) =
+            self.do_upload_data(pipe_core::transfer::Uploader::Const, &bytes, 16)?;
+        self.driver_ubo = Some(crate::draw::UboBinding {
+            resource,
+            offset,
+            size: bytes.len() as u32,
+        });
         Ok(())
     }
     fn set_scissor_states(&mut self, start: u32, scissors: &[ScissorState]) -> PipeResult<()> {

@@ -225,6 +225,7 @@ pub struct Features {
     pub extended_dynamic_state: vk::PhysicalDeviceExtendedDynamicStateFeaturesEXT<'static>,
     pub extended_dynamic_state2: vk::PhysicalDeviceExtendedDynamicState2FeaturesEXT<'static>,
     pub extended_dynamic_state3: vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT<'static>,
+    pub provoking_vertex: vk::PhysicalDeviceProvokingVertexFeaturesEXT<'static>,
     /// Names of the enabled device extensions.
     pub extensions: Vec<String>,
 }
@@ -257,6 +258,7 @@ impl Features {
         self.extended_dynamic_state.p_next = std::ptr::null_mut();
         self.extended_dynamic_state2.p_next = std::ptr::null_mut();
         self.extended_dynamic_state3.p_next = std::ptr::null_mut();
+        self.provoking_vertex.p_next = std::ptr::null_mut();
     }
 }
 
@@ -306,6 +308,9 @@ fn with_chain<R>(
     }
     if has(ash::ext::extended_dynamic_state3::NAME) {
         head = head.push_next(&mut f.extended_dynamic_state3);
+    }
+    if has(ash::ext::provoking_vertex::NAME) {
+        head = head.push_next(&mut f.provoking_vertex);
     }
     body(&mut head)
 }

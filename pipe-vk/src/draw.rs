@@ -17,8 +17,10 @@
 //! (slots 0..16) through a descriptor set allocated per draw from the
 //! batch's pools; unbound slots a shader samples get a 1x1 black texture.
 //!
-//! Not yet here (issue 7): indirect draws, draw-auto, line loops / quads /
-//! polygons (index rewriting), non-all-ones restart indices, instance
+//! Line loops, quads, quad strips, polygons and restart indices other
+//! than all-ones go through `crate::prim`'s index rewriting.
+//!
+//! Not yet here (issue 7): indirect draws, draw-auto, instance
 //! divisors above 1, multiple viewports, buffer textures, images, SSBOs,
 //! textures in other stages, queries.
 
@@ -89,6 +91,31 @@ pub struct UboBinding {
     pub resource: pipe_core::Resource,
     pub offset: u32,
     pub size: u32,
+}
+
+/// Little-endian indices of `size` bytes widened to u32.
+fn widen(data: &[u8], size: usize) -> Vec<u32> {
+    match size {
+        1 => data.iter().map(|&b| u32::from(b)).collect(),
+        2 => data
+            .chunks_exact(2)
+            .map(|c| u32::from(u16::from_le_bytes([c[0], c[1]])))
+            .collect(),
+        _ => data
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect(),
+    }
+}
+
+/// `set_inlinable_constants` values as (byte offset in constant buffer 0,
+/// value) pairs: value i is the dword at offset 4 * i.
+fn inline_uniforms(values: &[u32]) -> Vec<(u32, u32)> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (4 * i as u32, *v))
+        .collect()
 }
 
 fn compare_op(f: CompareFunc) -> vk::CompareOp {
@@ -423,6 +450,11 @@ impl VkContext {
                 "indirect draws are not supported by pipe-vk yet (issue 7)",
             ));
         }
+        let restart =
+            (info.primitive_restart && info.index_size != 0).then_some(info.restart_index);
+        if crate::prim::needs_rewrite(info.mode, info.index_size, restart) {
+            return self.draw_rewritten(info, drawid_offset, draws, restart);
+        }
         let topology = vk_topology(info.mode).ok_or_else(|| {
             PipeError::unsupported(format!("{:?} needs index rewriting (issue 7)", info.mode))
         })?;
@@ -533,6 +565,25 @@ impl VkContext {
             _ => None,
         };
         let mut ubo_writes: SmallVec<[(u32, vk::DescriptorBufferInfo); 16]> = SmallVec::new();
+        if self.bound().shaders[ShaderStage::Fragment.index()].is_some() {
+            let (obj, offset, range) = match self.driver_ubo.clone() {
+                Some(b) => (
+                    vk_resource(&b.resource)?.obj(),
+                    u64::from(b.offset),
+                    u64::from(b.size),
+                ),
+                None => (self.dummy_buffer()?, 0, 256),
+            };
+            self.use_buffer(&obj, UNIFORM_READ, false);
+            ubo_writes.push((
+                4 * spirv_gen::binding::MAX_CONSTANT_BUFFERS + spirv_gen::binding::DRIVER_UBO_SLOT,
+                vk::DescriptorBufferInfo {
+                    buffer: obj.buffer().unwrap_or_default(),
+                    offset,
+                    range,
+                },
+            ));
+        }
         for stage in [ShaderStage::Vertex, ShaderStage::Fragment] {
             if self.bound().shaders[stage.index()].is_none() {
                 continue;
@@ -635,14 +686,16 @@ impl VkContext {
                 let offs: SmallVec<[u64; 16]> = vbufs.iter().map(|v| v.1).collect();
                 raw.cmd_bind_vertex_buffers(cmd, 0, &bufs, &offs);
             }
-            let push = [drawid_offset];
-            let push_bytes = std::slice::from_raw_parts(push.as_ptr().cast::<u8>(), 4);
+            let mut block = self.push_block();
+            if let Some(d) = block.get_mut(0..4) {
+                d.copy_from_slice(&drawid_offset.to_le_bytes());
+            }
             raw.cmd_push_constants(
                 cmd,
                 self.pipelines.layout.layout,
                 vk::ShaderStageFlags::ALL,
                 0,
-                push_bytes,
+                &block,
             );
             match index {
                 Some((buf, off, first_base)) => {
@@ -654,8 +707,8 @@ impl VkContext {
                     raw.cmd_bind_index_buffer(cmd, buf, off, ty);
                     for (i, d) in draws.iter().enumerate() {
                         if info.increment_draw_id && i > 0 {
-                            let id = [drawid_offset + i as u32];
-                            let b = std::slice::from_raw_parts(id.as_ptr().cast::<u8>(), 4);
+                            let id = (drawid_offset + i as u32).to_le_bytes();
+                            let b = &id[..];
                             raw.cmd_push_constants(
                                 cmd,
                                 self.pipelines.layout.layout,
@@ -679,8 +732,8 @@ impl VkContext {
                 None => {
                     for (i, d) in draws.iter().enumerate() {
                         if info.increment_draw_id && i > 0 {
-                            let id = [drawid_offset + i as u32];
-                            let b = std::slice::from_raw_parts(id.as_ptr().cast::<u8>(), 4);
+                            let id = (drawid_offset + i as u32).to_le_bytes();
+                            let b = &id[..];
                             raw.cmd_push_constants(
                                 cmd,
                                 self.pipelines.layout.layout,
@@ -703,6 +756,78 @@ impl VkContext {
             }
         }
         self.stats.draws += draws.len() as u64;
+        Ok(())
+    }
+
+    /// Draws a primitive type Vulkan lacks (or a restart index it does not
+    /// recognize) through `crate::prim`'s index rewriting: each draw's
+    /// indices (read back from an index buffer if needed) become a u32
+    /// list of a Vulkan topology, uploaded and drawn indexed.
+    fn draw_rewritten(
+        &mut self,
+        info: &DrawInfo<'_>,
+        drawid_offset: u32,
+        draws: &[DrawStartCountBias],
+        restart: Option<u32>,
+    ) -> PipeResult<()> {
+        let provoking_last = !self.rasterizer_or_default()?.flatshade_first;
+        let size = usize::from(info.index_size);
+        // The index data, widened to u32, for indexed draws.
+        let source: Option<Vec<u32>> = match &info.index {
+            IndexSource::None => None,
+            IndexSource::User(data) => Some(widen(data, size)),
+            IndexSource::Resource(res) => {
+                let len = res.desc().width0;
+                let t = self.do_transfer_map(
+                    res,
+                    0,
+                    pipe_core::flags::MapFlags::READ,
+                    &pipe_core::PipeBox::range(0, len),
+                )?;
+                let bytes = t.to_vec();
+                self.do_transfer_unmap(t)?;
+                Some(widen(&bytes, size))
+            }
+        };
+        for (i, d) in draws.iter().enumerate() {
+            let slice = match &source {
+                Some(all) => {
+                    let lo = d.start as usize;
+                    let hi = lo.saturating_add(d.count as usize);
+                    Some(all.get(lo..hi).ok_or_else(|| {
+                        PipeError::invalid("draw_vbo: indices past the end of the index data")
+                    })?)
+                }
+                None => None,
+            };
+            let r =
+                crate::prim::rewrite(info.mode, slice, d.start, d.count, restart, provoking_last)?;
+            if r.indices.is_empty() {
+                continue;
+            }
+            let bytes: Vec<u8> = r.indices.iter().flat_map(|v| v.to_le_bytes()).collect();
+            let sub = DrawInfo {
+                mode: r.mode,
+                index_size: 4,
+                index: IndexSource::User(&bytes),
+                primitive_restart: r.restart,
+                restart_index: crate::prim::RESTART,
+                increment_draw_id: false,
+                ..info.clone()
+            };
+            let bias = if source.is_some() { d.index_bias } else { 0 };
+            let one = [DrawStartCountBias {
+                start: 0,
+                count: r.indices.len() as u32,
+                index_bias: bias,
+            }];
+            let id = if info.increment_draw_id {
+                drawid_offset + i as u32
+            } else {
+                drawid_offset
+            };
+            self.do_draw_vbo(&sub, id, None, &one)?;
+        }
         Ok(())
     }
 
@@ -914,6 +1039,7 @@ impl VkContext {
                 stencil_format = s.format;
             }
         }
+        let (vs_key, fs_key) = self.variant_keys(topology)?;
         let key = GfxKey {
             vs: vs.cso.id(),
             fs: fs.map(|h| h.cso.id()),
@@ -925,22 +1051,23 @@ impl VkContext {
             stencil_format,
             samples,
             topology: topology_class(topology),
+            vs_key: vs_key.clone(),
+            fs_key: fs_key.clone(),
         };
-        if let Some(p) = self.pipelines.lookup(&key) {
+        let dev = self.dev().clone();
+        if let Some(p) = self.pipelines.lookup(&dev, &key) {
             return Ok(p);
         }
-        let dev = self.dev().clone();
-        let vkey = VariantKey::default();
         let vs_state = self.shader_table().get(vs.cso)?.clone();
         crate::shader::check_draw_bindings(&vs_state, UBO_SLOTS)?;
         if let Some(h) = fs {
             crate::shader::check_draw_bindings(self.shader_table().get(h.cso)?, UBO_SLOTS)?;
         }
-        let vs_mod = self.modules.get(&dev, vs.cso.id(), &vs_state, &vkey)?;
+        let vs_mod = self.modules.get(&dev, vs.cso.id(), &vs_state, &vs_key)?;
         let fs_mod = match fs {
             Some(h) => {
                 let st = self.shader_table().get(h.cso)?.clone();
-                Some(self.modules.get(&dev, h.cso.id(), &st, &vkey)?)
+                Some(self.modules.get(&dev, h.cso.id(), &st, &fs_key)?)
             }
             None => None,
         };
@@ -974,6 +1101,107 @@ impl VkContext {
             rasterizer: &rasterizer,
         };
         self.pipelines.create(&dev, key, &inputs)
+    }
+
+    /// The bound rasterizer state (GL defaults when none is bound).
+    fn rasterizer_or_default(&self) -> PipeResult<RasterizerState> {
+        Ok(match self.bound().rasterizer {
+            Some(h) => *self.rasterizer_table().get(h)?,
+            None => RasterizerState {
+                line_width: 1.0,
+                point_size: 1.0,
+                half_pixel_center: true,
+                depth_clip_near: true,
+                depth_clip_far: true,
+                ..Default::default()
+            },
+        })
+    }
+
+    /// The GL lowerings the bound state asks of the vertex (the last
+    /// vertex stage here) and fragment shaders.
+    fn variant_keys(
+        &self,
+        topology: vk::PrimitiveTopology,
+    ) -> PipeResult<(VariantKey, VariantKey)> {
+        use spirv_gen::passes::CompareFunc as C;
+        let b = self.bound();
+        let rast = self.rasterizer_or_default()?;
+        let dsa = match b.dsa {
+            Some(h) => *self.dsa_table().get(h)?,
+            None => DepthStencilAlphaState::default(),
+        };
+        let points = topology_class(topology) == crate::pipeline::TopologyClass::Point
+            || (topology_class(topology) == crate::pipeline::TopologyClass::Triangle
+                && rast.fill_front == PolygonMode::Point);
+        let mut vs = VariantKey {
+            last_vertex_stage: true,
+            clip_halfz: rast.clip_halfz,
+            clip_planes: rast.clip_plane_enable,
+            ..Default::default()
+        };
+        if points && !rast.point_size_per_vertex {
+            vs.point_size = Some(rast.point_size.to_bits());
+        }
+        vs.inline_uniforms = inline_uniforms(&b.inlinable[ShaderStage::Vertex.index()]);
+        let mut fs = VariantKey {
+            flat_shade: rast.flatshade,
+            two_side: rast.light_twoside,
+            sample_shading: rast.force_persample_interp || b.min_samples > 1,
+            polygon_stipple: rast.poly_stipple_enable
+                && topology_class(topology) == crate::pipeline::TopologyClass::Triangle,
+            pixel_center_integer: !rast.half_pixel_center,
+            ..Default::default()
+        };
+        if dsa.alpha_enabled {
+            let f = match dsa.alpha_func {
+                CompareFunc::Never => C::Never,
+                CompareFunc::Less => C::Less,
+                CompareFunc::Equal => C::Equal,
+                CompareFunc::LEqual => C::Lequal,
+                CompareFunc::Greater => C::Greater,
+                CompareFunc::NotEqual => C::Notequal,
+                CompareFunc::GEqual => C::Gequal,
+                CompareFunc::Always => C::Always,
+            };
+            fs.alpha_test = Some((f, dsa.alpha_ref_value.to_bits()));
+        }
+        if points {
+            fs.sprite_coord = (rast.sprite_coord_enable & 0xff) as u8;
+            fs.sprite_upper_left = !rast.sprite_coord_mode_lower_left;
+        }
+        fs.inline_uniforms = inline_uniforms(&b.inlinable[ShaderStage::Fragment.index()]);
+        Ok((vs, fs))
+    }
+
+    /// The driver push-constant block (`spirv_gen::binding::push`) for the
+    /// bound state.
+    fn push_block(&self) -> Vec<u8> {
+        use spirv_gen::binding::push;
+        let size = self.pipelines.layout.push_size as usize;
+        let mut p = vec![0u8; size];
+        let b = self.bound();
+        let mut put = |off: u32, bytes: &[u8]| {
+            if let Some(dst) = p.get_mut(off as usize..off as usize + bytes.len()) {
+                dst.copy_from_slice(bytes);
+            }
+        };
+        put(
+            push::FB_HEIGHT,
+            &f32::from(b.framebuffer.height).to_le_bytes(),
+        );
+        let vp = b.viewports[0];
+        put(push::VIEWPORT_SCALE, &vp.scale[0].to_le_bytes());
+        put(push::VIEWPORT_SCALE + 4, &vp.scale[1].to_le_bytes());
+        for (i, plane) in b.clip.ucp.iter().enumerate() {
+            for (c, v) in plane.iter().enumerate() {
+                put(
+                    push::CLIP_PLANES + 16 * i as u32 + 4 * c as u32,
+                    &v.to_le_bytes(),
+                );
+            }
+        }
+        p
     }
 
     /// Retires pipelines built from a deleted CSO (`pick` selects them):

@@ -41,6 +41,7 @@ pub mod context;
 pub mod copy;
 pub mod debug;
 pub mod device;
+pub mod disk_cache;
 pub mod draw;
 pub mod fence;
 pub mod format;

@@ -89,6 +89,9 @@ pub struct DeviceShared {
     /// Loader for VK_KHR_dynamic_rendering on 1.2 devices (RenderDoc clamps
     /// lavapipe to 1.2); `None` uses the 1.3 core entry points.
     dynamic_rendering_khr: Option<ash::khr::dynamic_rendering::Device>,
+    /// The pipeline cache shared by the screen's contexts (see
+    /// `disk_cache`). Saved and destroyed in `Drop`.
+    disk_cache: crate::disk_cache::DiskCache,
     /// VK_EXT_calibrated_timestamps, when the device domain is calibrateable.
     calibrated: Option<ash::ext::calibrated_timestamps::Device>,
     pub device: Device,
@@ -165,7 +168,9 @@ impl DeviceShared {
                     })
             })
             .flatten();
+        let disk_cache = crate::disk_cache::DiskCache::new(&device.raw, &physical.properties);
         Ok(DeviceShared {
+            disk_cache,
             calibrated,
             dynamic_rendering_khr,
             debug_utils,
@@ -317,6 +322,11 @@ impl DeviceShared {
         }
     }
 
+    /// The screen's pipeline cache.
+    pub fn disk_cache(&self) -> &crate::disk_cache::DiskCache {
+        &self.disk_cache
+    }
+
     /// `vkCmdBeginRendering` (core 1.3 or VK_KHR_dynamic_rendering).
     pub fn begin_rendering(&self, cmd: vk::CommandBuffer, info: &vk::RenderingInfo<'_>) {
         match &self.dynamic_rendering_khr {
@@ -380,6 +390,7 @@ impl Drop for DeviceShared {
             let _ = self.device.raw.device_wait_idle();
             self.device.raw.destroy_semaphore(self.timeline, None);
         }
+        self.disk_cache.save_and_destroy(&self.device.raw);
         let alloc = self
             .allocator
             .get_mut()

@@ -17,7 +17,7 @@
 //! buffers) are empty until those bindings land; push constants span the
 //! driver block.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 use ash::vk;
 use pipe_core::draw::PrimType;
@@ -87,6 +87,9 @@ pub struct GfxKey {
     pub stencil_format: vk::Format,
     pub samples: u32,
     pub topology: TopologyClass,
+    /// Variant keys of the vertex and fragment shaders (GL lowerings).
+    pub vs_key: spirv_gen::passes::VariantKey,
+    pub fs_key: spirv_gen::passes::VariantKey,
 }
 
 /// The states a pipeline is built from (looked up from the key's handles).
@@ -122,6 +125,14 @@ impl Layout {
         // the slots pipe-vk binds today are declared: the first
         // UBO_SLOTS of each graphics stage and compute.
         let mut ubo = Vec::new();
+        // The fragment stage's driver constant buffer (polygon stipple).
+        ubo.push(
+            vk::DescriptorSetLayoutBinding::default()
+                .binding(4 * binding::MAX_CONSTANT_BUFFERS + binding::DRIVER_UBO_SLOT)
+                .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
+                .descriptor_count(1)
+                .stage_flags(vk::ShaderStageFlags::FRAGMENT),
+        );
         for (stage, flags) in gfx_stages.iter().enumerate() {
             for slot in 0..UBO_SLOTS {
                 ubo.push(
@@ -303,7 +314,6 @@ pub const DYNAMIC_STATES: [vk::DynamicState; 19] = [
 /// A context's pipelines.
 pub struct PipelineCache {
     pub layout: Layout,
-    cache: vk::PipelineCache,
     pipelines: HashMap<GfxKey, vk::Pipeline>,
     /// Lookups and creations (for `pipe-info`/tests: the hit rate).
     pub lookups: u64,
@@ -314,18 +324,8 @@ impl PipelineCache {
     /// An empty cache with the universal layout.
     pub fn new(dev: &DeviceShared) -> PipeResult<Self> {
         let layout = Layout::new(dev)?;
-        let info = vk::PipelineCacheCreateInfo::default();
-        // SAFETY: an empty cache.
-        let cache = match unsafe { dev.raw().create_pipeline_cache(&info, None) } {
-            Ok(c) => c,
-            Err(e) => {
-                layout.destroy(dev.raw());
-                return Err(vk_err("vkCreatePipelineCache", e));
-            }
-        };
         Ok(PipelineCache {
             layout,
-            cache,
             pipelines: HashMap::new(),
             lookups: 0,
             created: 0,
@@ -333,9 +333,13 @@ impl PipelineCache {
     }
 
     /// The pipeline for `key`, if built.
-    pub fn lookup(&mut self, key: &GfxKey) -> Option<vk::Pipeline> {
+    pub fn lookup(&mut self, dev: &DeviceShared, key: &GfxKey) -> Option<vk::Pipeline> {
         self.lookups += 1;
-        self.pipelines.get(key).copied()
+        let p = self.pipelines.get(key).copied();
+        if p.is_some() {
+            dev.disk_cache().count(false);
+        }
+        p
     }
 
     /// Builds and caches the pipeline for `key`.
@@ -419,9 +423,27 @@ impl PipelineCache {
             .polygon_mode(polygon_mode(r.fill_front))
             .depth_bias_enable(r.offset_tri || r.offset_line || r.offset_point)
             .line_width(1.0);
+        // GL's provoking vertex is the last one unless flatshade_first;
+        // Vulkan's default is the first (VK_EXT_provoking_vertex).
+        let mut provoking = vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT::default()
+            .provoking_vertex_mode(if r.flatshade_first {
+                vk::ProvokingVertexModeEXT::FIRST_VERTEX
+            } else {
+                vk::ProvokingVertexModeEXT::LAST_VERTEX
+            });
+        let rs = if dev.device.features.provoking_vertex.provoking_vertex_last == vk::TRUE {
+            rs.push_next(&mut provoking)
+        } else {
+            rs
+        };
         let samples = vk::SampleCountFlags::from_raw(key.samples.max(1));
+        let per_sample = key.fs_key.sample_shading
+            && key.samples > 1
+            && dev.device.features.core.sample_rate_shading == vk::TRUE;
         let ms = vk::PipelineMultisampleStateCreateInfo::default()
             .rasterization_samples(samples)
+            .sample_shading_enable(per_sample)
+            .min_sample_shading(if per_sample { 1.0 } else { 0.0 })
             .alpha_to_coverage_enable(inputs.blend.alpha_to_coverage)
             .alpha_to_one_enable(inputs.blend.alpha_to_one);
         let ds = vk::PipelineDepthStencilStateCreateInfo::default();
@@ -473,10 +495,11 @@ impl PipelineCache {
         // and formats, sample count) and the layout; modules are live.
         let p = unsafe {
             dev.raw()
-                .create_graphics_pipelines(self.cache, &[info], None)
+                .create_graphics_pipelines(dev.disk_cache().cache, &[info], None)
         }
         .map_err(|(_, e)| vk_err("vkCreateGraphicsPipelines", e))?[0];
         self.created += 1;
+        dev.disk_cache().count(true);
         self.pipelines.insert(key, p);
         Ok(p)
     }
@@ -497,7 +520,6 @@ impl PipelineCache {
             for (_, p) in self.pipelines.drain() {
                 device.destroy_pipeline(p, None);
             }
-            device.destroy_pipeline_cache(self.cache, None);
         }
         self.layout.destroy(device);
     }

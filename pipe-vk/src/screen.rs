@@ -415,6 +415,18 @@ impl VkScreen {
         &self.shared
     }
 
+    /// The pipeline cache: its file, the bytes loaded at start, and the
+    /// key lookups and pipelines created so far across contexts.
+    pub fn pipeline_cache_info(&self) -> (Option<std::path::PathBuf>, usize, u64, u64) {
+        let d = self.shared.disk_cache();
+        (
+            d.path().map(|p| p.to_path_buf()),
+            d.loaded_bytes,
+            d.lookups.load(std::sync::atomic::Ordering::Relaxed),
+            d.created.load(std::sync::atomic::Ordering::Relaxed),
+        )
+    }
+
     /// Per-heap usage and budget.
     pub fn memory_budget(&self) -> Vec<crate::memory::HeapBudget> {
         self.shared.memory_budget()

@@ -7,7 +7,7 @@
 //! `InvalidArgument` at `create_*_state`, not at draw time. The emitter's
 //! target follows the device's API version.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 use std::sync::Arc;
 
 use ash::vk;

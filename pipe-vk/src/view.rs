@@ -10,7 +10,7 @@
 //! aspect, except stencil-only formats (X24S8, S8) which see stencil.
 //! Surfaces (attachments) use identity swizzles and every aspect.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 use std::sync::{Arc, Mutex};
 
 use ash::vk;

@@ -2,7 +2,9 @@
 
 mod blit;
 mod clear;
+mod compute;
 mod context;
 mod draw;
+mod prim;
 mod screen;
 mod transfer;

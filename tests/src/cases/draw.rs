@@ -594,21 +594,17 @@ fn bad_draws(ctx: &mut TestContext, staging: bool) -> R {
     }
     bind_program(&mut e, VS, FS_UBO)?;
     bind_vertices(&mut e, &[0.0; 16], None)?;
-    match e.ctx.draw_vbo(
-        &DrawInfo {
-            mode: PrimType::Quads,
-            ..DrawInfo::default()
-        },
-        0,
-        None,
-        &[DrawStartCountBias {
-            start: 0,
-            count: 4,
-            index_bias: 0,
-        }],
-    ) {
+    // Indirect draws are not implemented yet: a clear Unsupported.
+    let ib = e.buffer(64, ResourceFlags::empty())?;
+    let ind = pipe_core::draw::DrawIndirectInfo {
+        offset: 0,
+        draw_count: 1,
+        buffer: Some(ib),
+        ..Default::default()
+    };
+    match e.ctx.draw_vbo(&DrawInfo::default(), 0, Some(&ind), &[]) {
         Err(PipeError::Unsupported(_)) => {}
-        other => return Err(Outcome::fail(format!("quads gave {:?}", other))),
+        other => return Err(Outcome::fail(format!("indirect draw gave {:?}", other))),
     }
     // A shader that is not valid IR is refused when created.
     let bad = "shader vertex\nout @gl_pos : f32x4 builtin=position\nfn main {\n  %0 : f32x4 = load @nope\n  store @gl_pos, %0\n}\n";
@@ -907,3 +903,223 @@ fn textured_clamp(ctx: &mut TestContext, staging: bool) -> R {
     textured(ctx, staging, 2.0, TexWrap::ClampToEdge)
 }
 both_paths!("pipe.draw.texture.wrap_clamp_to_edge", textured_clamp);
+
+/// Binds a rasterizer built from `f` applied to the tests' defaults.
+fn bind_rasterizer(e: &mut Env, f: impl FnOnce(&mut RasterizerState)) -> R {
+    let mut rs = RasterizerState {
+        line_width: 1.0,
+        clip_halfz: true,
+        half_pixel_center: true,
+        depth_clip_near: true,
+        depth_clip_far: true,
+        ..Default::default()
+    };
+    f(&mut rs);
+    let h = step("rasterizer", e.ctx.create_rasterizer_state(&rs))?;
+    step("bind rasterizer", e.ctx.bind_rasterizer_state(Some(h)))
+}
+
+const FULL: [f32; 12] = [
+    -1.0, -1.0, 0.0, 1.0, 3.0, -1.0, 0.0, 1.0, -1.0, 3.0, 0.0, 1.0,
+];
+
+/// Alpha test (a GL lowering in the fragment shader): with GREATER 0.5 an
+/// alpha of 0.25 draws nothing; with LESS it draws everything.
+fn alpha_test(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS, FS_UBO)?;
+    bind_vertices(&mut e, &FULL, None)?;
+    let c = [0.0, 1.0, 0.0, 0.25];
+    set_color(&mut e, c)?;
+    for (func, drawn) in [
+        (CompareFunc::Greater, false),
+        (CompareFunc::Less, true),
+        (CompareFunc::Never, false),
+        (CompareFunc::Always, true),
+    ] {
+        let dsa = DepthStencilAlphaState {
+            alpha_enabled: true,
+            alpha_func: func,
+            alpha_ref_value: 0.5,
+            ..Default::default()
+        };
+        let h = step("dsa", e.ctx.create_depth_stencil_alpha_state(&dsa))?;
+        step("bind dsa", e.ctx.bind_depth_stencil_alpha_state(Some(h)))?;
+        clear_color(&mut e, [0.0; 4])?;
+        draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
+        check_image(ctx, &mut e, &t, |_, _| {
+            Some(if drawn { unorm(c) } else { [0; 4] })
+        })
+        .map_err(|o| Outcome::fail(format!("alpha func {func:?}: {o:?}")))?;
+    }
+    Ok(())
+}
+both_paths!("pipe.draw.gl.alpha_test", alpha_test);
+
+/// User clip plane 0 = (1, 0, 0, 0) keeps x >= 0 in clip space: pixel
+/// centres at NDC x = (x + 0.5) / 8 - 1 >= 0, i.e. x >= 8.
+fn clip_plane(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS, FS_UBO)?;
+    bind_rasterizer(&mut e, |r| r.clip_plane_enable = 1)?;
+    let mut clip = ClipState::default();
+    clip.ucp[0] = [1.0, 0.0, 0.0, 0.0];
+    step("set_clip_state", e.ctx.set_clip_state(&clip))?;
+    bind_vertices(&mut e, &FULL, None)?;
+    let c = [1.0, 0.0, 1.0, 1.0];
+    set_color(&mut e, c)?;
+    clear_color(&mut e, [0.0; 4])?;
+    draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
+    check_image(ctx, &mut e, &t, |x, _| {
+        Some(if x >= 8 { unorm(c) } else { [0; 4] })
+    })
+}
+both_paths!("pipe.draw.gl.clip_plane", clip_plane);
+
+/// Polygon stipple: rows alternate 0xAAAAAAAA / 0x55555555; bit
+/// 31 - (x mod 32) of row y decides, so (x + y) even pixels are drawn.
+fn polygon_stipple(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS, FS_UBO)?;
+    bind_rasterizer(&mut e, |r| r.poly_stipple_enable = true)?;
+    let mut p = PolyStipple::default();
+    for (y, w) in p.stipple.iter_mut().enumerate() {
+        *w = if y % 2 == 0 { 0xAAAA_AAAA } else { 0x5555_5555 };
+    }
+    step("set_polygon_stipple", e.ctx.set_polygon_stipple(&p))?;
+    bind_vertices(&mut e, &FULL, None)?;
+    let c = [1.0, 1.0, 0.0, 1.0];
+    set_color(&mut e, c)?;
+    clear_color(&mut e, [0.0; 4])?;
+    draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
+    check_image(ctx, &mut e, &t, |x, y| {
+        Some(if (x + y) % 2 == 0 { unorm(c) } else { [0; 4] })
+    })
+}
+both_paths!("pipe.draw.gl.polygon_stipple", polygon_stipple);
+
+/// GL's clip-space depth [-1, 1] (clip_halfz off): a quad at z = 0 with a
+/// GL viewport (z scale 0.5, translate 0.5) lands at depth 0.5.
+fn gl_depth_range(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = setup(&mut e, true)?;
+    bind_program(&mut e, VS, FS_UBO)?;
+    bind_rasterizer(&mut e, |r| r.clip_halfz = false)?;
+    let vp = ViewportState {
+        scale: [8.0, 8.0, 0.5],
+        translate: [8.0, 8.0, 0.5],
+        swizzle: Default::default(),
+    };
+    step("viewport", e.ctx.set_viewport_states(0, &[vp]))?;
+    let dsa = DepthStencilAlphaState {
+        depth_enabled: true,
+        depth_writemask: true,
+        depth_func: CompareFunc::Less,
+        ..Default::default()
+    };
+    let h = step("dsa", e.ctx.create_depth_stencil_alpha_state(&dsa))?;
+    step("bind dsa", e.ctx.bind_depth_stencil_alpha_state(Some(h)))?;
+    bind_vertices(&mut e, &FULL, None)?;
+    set_color(&mut e, [1.0; 4])?;
+    clear_color(&mut e, [0.0; 4])?;
+    draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
+    let z = e.read_texture(
+        t.depth.as_ref().ok_or_else(|| Outcome::fail("no depth"))?,
+        0,
+        &PipeBox::rect(0, 0, W, H),
+    )?;
+    for (i, px) in z.chunks(4).enumerate() {
+        let v = f32::from_le_bytes([px[0], px[1], px[2], px[3]]);
+        if (v - 0.5).abs() > 1e-6 {
+            return Err(Outcome::fail(format!(
+                "depth of pixel {i} is {v}, expected 0.5"
+            )));
+        }
+    }
+    Ok(())
+}
+both_paths!("pipe.draw.gl.depth_range_minus_one_to_one", gl_depth_range);
+
+const VS_COLOR: &str = "shader vertex
+in @pos : f32x4 location=0
+in @color : f32x4 location=1
+out @gl_pos : f32x4 builtin=position
+out @vcolor : f32x4 location=0 slot=col0
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  %1 : f32x4 = load @color
+  store @vcolor, %1
+}
+";
+
+const FS_COLOR: &str = "shader fragment
+in @col : f32x4 location=0 slot=col0
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x4 = load @col
+  store @frag, %0
+}
+";
+
+/// Flat shading of colour varyings (a lowering) with GL's provoking
+/// vertex: the last vertex by default, the first with flatshade_first.
+fn flat_shading(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_COLOR, FS_COLOR)?;
+    let colors = [
+        1.0f32, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0,
+    ];
+    let elems = [
+        VertexElement {
+            src_offset: 0,
+            src_stride: 16,
+            vertex_buffer_index: 0,
+            dual_slot: false,
+            src_format: Format::R32G32B32A32Float,
+            instance_divisor: 0,
+        },
+        VertexElement {
+            src_offset: 0,
+            src_stride: 16,
+            vertex_buffer_index: 1,
+            dual_slot: false,
+            src_format: Format::R32G32B32A32Float,
+            instance_divisor: 0,
+        },
+    ];
+    let ve = step("velems", e.ctx.create_vertex_elements_state(&elems))?;
+    step("bind velems", e.ctx.bind_vertex_elements_state(Some(ve)))?;
+    step(
+        "vbufs",
+        e.ctx.set_vertex_buffers(&[
+            VertexBuffer {
+                buffer: Some(VertexBufferSource::User(Arc::from(f32s(&FULL)))),
+                buffer_offset: 0,
+            },
+            VertexBuffer {
+                buffer: Some(VertexBufferSource::User(Arc::from(f32s(&colors)))),
+                buffer_offset: 0,
+            },
+        ]),
+    )?;
+    for (first, want) in [
+        (false, [0.0f32, 0.0, 1.0, 1.0]),
+        (true, [1.0, 0.0, 0.0, 1.0]),
+    ] {
+        bind_rasterizer(&mut e, |r| {
+            r.flatshade = true;
+            r.flatshade_first = first;
+        })?;
+        clear_color(&mut e, [0.0; 4])?;
+        draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
+        check_image(ctx, &mut e, &t, |_, _| Some(unorm(want)))
+            .map_err(|o| Outcome::fail(format!("flatshade_first={first}: {o:?}")))?;
+    }
+    Ok(())
+}
+both_paths!("pipe.draw.gl.flat_shading_provoking_vertex", flat_shading);
