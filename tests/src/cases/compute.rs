@@ -1,0 +1,1223 @@
+//! `pipe.compute.*`: `launch_grid` with spirv-gen compute shaders.
+//!
+//! Every test runs twice (`.direct` and `.staging`, see `transfer.rs`).
+//! Expected values are computed here from the grid, independently of the
+//! driver. Buffers start filled with a sentinel so that a missing write is
+//! seen. Tests that chain dispatches (and transfers) without a flush in
+//! between rely on the driver's barriers; under `--validation` the
+//! synchronization validation layer reports any that is missing.
+
+use std::sync::Arc;
+
+use pipe_core::cso::ComputeHandle;
+use pipe_core::flags::MapFlags;
+use pipe_core::resource::{BindFlags, PipeBox, ResourceFlags, ResourceTemplate};
+use pipe_core::shader::{ComputeState, GridInfo, ShaderCode};
+use pipe_core::state::{
+    ConstantBuffer, ImageAccess, ImageView, ImageViewRange, ShaderBuffer, ShaderStage,
+};
+use pipe_core::view::SamplerViewTemplate;
+use pipe_core::{Format, PipeError, Resource};
+
+use crate::harness::{env, step, Env};
+use crate::{both_paths, Outcome, TestContext};
+
+type R = Result<(), Outcome>;
+
+const SENTINEL: u32 = 0xdead_beef;
+
+/// Writes `x | y << 8 | z << 16 | local_index << 24` of every invocation
+/// at its linear index in a 12 x 4 x 2 grid of invocations.
+const CS_IDS: &str = "shader compute local_size=4,2,1
+in @gid : u32x3 builtin=global_invocation_id
+in @lidx : u32 builtin=local_invocation_index
+ssbo @out slot=0
+fn main {
+  %0 : u32x3 = load @gid
+  %1 : u32 = swizzle %0, x
+  %2 : u32 = swizzle %0, y
+  %3 : u32 = swizzle %0, z
+  %4 : u32 = const 12
+  %5 : u32 = const 48
+  %6 : u32 = imul %2, %4
+  %7 : u32 = imul %3, %5
+  %8 : u32 = iadd %1, %6
+  %9 : u32 = iadd %8, %7
+  %10 : u32 = const 8
+  %11 : u32 = const 16
+  %12 : u32 = ishl %2, %10
+  %13 : u32 = ishl %3, %11
+  %14 : u32 = ior %1, %12
+  %15 : u32 = ior %14, %13
+  %16 : u32 = load @lidx
+  %17 : u32 = const 24
+  %18 : u32 = ishl %16, %17
+  %19 : u32 = ior %15, %18
+  %20 : u32 = const 4
+  %21 : u32 = imul %9, %20
+  store_ssbo @out, %21, %19
+}
+";
+
+/// Invocations of `CS_IDS` along x, y, z for the full grid [3, 2, 2].
+const DIMS: [u32; 3] = [12, 4, 2];
+const IDS_BLOCK: [u32; 3] = [4, 2, 1];
+const IDS_LEN: u32 = DIMS[0] * DIMS[1] * DIMS[2];
+
+fn u32_bytes(v: &[u32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn bytes_u32(b: &[u8]) -> Vec<u32> {
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn expect_u32s(what: &str, got: &[u32], want: &[u32]) -> R {
+    if got.len() != want.len() {
+        return Err(Outcome::fail(format!(
+            "{what}: {} values, expected {}",
+            got.len(),
+            want.len()
+        )));
+    }
+    if let Some(i) = got.iter().zip(want).position(|(a, b)| a != b) {
+        return Err(Outcome::fail(format!(
+            "{what}: value {i} is {:#x}, expected {:#x}",
+            got[i], want[i]
+        )));
+    }
+    Ok(())
+}
+
+/// Creates and binds a compute state from IR text.
+fn bind_cs(e: &mut Env, src: &str) -> Result<ComputeHandle, Outcome> {
+    let ir = spirv_gen::text::parse(src).map_err(|e| Outcome::fail(format!("test shader: {e}")))?;
+    let h = step(
+        "create_compute_state",
+        e.ctx.create_compute_state(&ComputeState {
+            code: ShaderCode::Ir(Arc::new(ir)),
+            static_shared_mem: 0,
+            req_input_mem: 0,
+        }),
+    )?;
+    step("bind_compute_state", e.ctx.bind_compute_state(Some(h)))?;
+    Ok(h)
+}
+
+/// A buffer of `n` sentinel words.
+fn sentinel_buffer(e: &mut Env, n: u32) -> Result<Resource, Outcome> {
+    let buf = e.buffer(n * 4, ResourceFlags::empty())?;
+    step(
+        "buffer_subdata",
+        e.ctx.buffer_subdata(
+            &buf,
+            MapFlags::empty(),
+            0,
+            &u32_bytes(&vec![SENTINEL; n as usize]),
+        ),
+    )?;
+    Ok(buf)
+}
+
+/// Binds `bufs` as compute shader buffers from slot 0; `writable` is the
+/// mask.
+fn bind_ssbos(e: &mut Env, bufs: &[&Resource], writable: u32) -> R {
+    let sb: Vec<Option<ShaderBuffer>> = bufs
+        .iter()
+        .map(|b| {
+            Some(ShaderBuffer {
+                buffer: (*b).clone(),
+                buffer_offset: 0,
+                buffer_size: b.desc().width0,
+            })
+        })
+        .collect();
+    step(
+        "set_shader_buffers",
+        e.ctx
+            .set_shader_buffers(ShaderStage::Compute, 0, &sb, writable),
+    )
+}
+
+fn grid(block: [u32; 3], grid: [u32; 3]) -> GridInfo {
+    GridInfo {
+        block,
+        grid,
+        ..Default::default()
+    }
+}
+
+fn launch(e: &mut Env, info: &GridInfo) -> R {
+    step("launch_grid", e.ctx.launch_grid(info))
+}
+
+fn read_u32s(e: &mut Env, buf: &Resource, n: u32) -> Result<Vec<u32>, Outcome> {
+    Ok(bytes_u32(&e.read_buffer(buf, 0, n * 4)?))
+}
+
+/// The word `CS_IDS` writes for global id (x, y, z).
+fn id_word(x: u32, y: u32, z: u32) -> u32 {
+    let lidx = (x % IDS_BLOCK[0]) + (y % IDS_BLOCK[1]) * IDS_BLOCK[0];
+    x | (y << 8) | (z << 16) | (lidx << 24)
+}
+
+/// Expected `CS_IDS` output when workgroups `base..base + count` ran.
+fn ids_expected(base: [u32; 3], count: [u32; 3]) -> Vec<u32> {
+    let mut want = vec![SENTINEL; IDS_LEN as usize];
+    for z in 0..DIMS[2] {
+        for y in 0..DIMS[1] {
+            for x in 0..DIMS[0] {
+                let ran = [x, y, z].iter().enumerate().all(|(i, &v)| {
+                    let wg = v / IDS_BLOCK[i];
+                    wg >= base[i] && wg < base[i] + count[i]
+                });
+                if ran {
+                    want[(x + y * DIMS[0] + z * DIMS[0] * DIMS[1]) as usize] = id_word(x, y, z);
+                }
+            }
+        }
+    }
+    want
+}
+
+fn global_ids(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let out = sentinel_buffer(&mut e, IDS_LEN)?;
+    bind_cs(&mut e, CS_IDS)?;
+    bind_ssbos(&mut e, &[&out], 1)?;
+    launch(&mut e, &grid(IDS_BLOCK, [3, 2, 2]))?;
+    let got = read_u32s(&mut e, &out, IDS_LEN)?;
+    expect_u32s("ids", &got, &ids_expected([0; 3], [3, 2, 2]))
+}
+both_paths!("pipe.compute.launch.global_ids", global_ids);
+
+fn grid_base(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let out = sentinel_buffer(&mut e, IDS_LEN)?;
+    bind_cs(&mut e, CS_IDS)?;
+    bind_ssbos(&mut e, &[&out], 1)?;
+    let info = GridInfo {
+        grid_base: [1, 1, 1],
+        ..grid(IDS_BLOCK, [2, 1, 1])
+    };
+    launch(&mut e, &info)?;
+    let got = read_u32s(&mut e, &out, IDS_LEN)?;
+    expect_u32s(
+        "ids with grid_base",
+        &got,
+        &ids_expected([1, 1, 1], [2, 1, 1]),
+    )
+}
+both_paths!("pipe.compute.launch.grid_base", grid_base);
+
+fn empty_grid(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let out = sentinel_buffer(&mut e, IDS_LEN)?;
+    bind_cs(&mut e, CS_IDS)?;
+    bind_ssbos(&mut e, &[&out], 1)?;
+    launch(&mut e, &grid(IDS_BLOCK, [0, 2, 2]))?;
+    let got = read_u32s(&mut e, &out, IDS_LEN)?;
+    expect_u32s("untouched", &got, &vec![SENTINEL; IDS_LEN as usize])
+}
+both_paths!("pipe.compute.launch.empty_grid", empty_grid);
+
+fn indirect(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let out = sentinel_buffer(&mut e, IDS_LEN)?;
+    let args = e.buffer(64, ResourceFlags::empty())?;
+    // Junk before and after the arguments at byte 16.
+    let mut words = vec![99u32; 16];
+    words[4..7].copy_from_slice(&[2, 2, 1]);
+    step(
+        "buffer_subdata",
+        e.ctx
+            .buffer_subdata(&args, MapFlags::empty(), 0, &u32_bytes(&words)),
+    )?;
+    bind_cs(&mut e, CS_IDS)?;
+    bind_ssbos(&mut e, &[&out], 1)?;
+    let info = GridInfo {
+        indirect: Some(args),
+        indirect_offset: 16,
+        ..grid(IDS_BLOCK, [0; 3])
+    };
+    launch(&mut e, &info)?;
+    let got = read_u32s(&mut e, &out, IDS_LEN)?;
+    expect_u32s("indirect ids", &got, &ids_expected([0; 3], [2, 2, 1]))
+}
+both_paths!("pipe.compute.indirect.from_buffer", indirect);
+
+/// Writes the dispatch arguments (3, 1, 2) at byte 16 of slot 0.
+const CS_ARGS: &str = "shader compute local_size=1,1,1
+ssbo @a slot=0
+fn main {
+  %0 : u32 = const 16
+  %1 : u32 = const 20
+  %2 : u32 = const 24
+  %3 : u32 = const 3
+  %4 : u32 = const 1
+  %5 : u32 = const 2
+  store_ssbo @a, %0, %3
+  store_ssbo @a, %1, %4
+  store_ssbo @a, %2, %5
+}
+";
+
+/// The indirect arguments come from a dispatch in the same batch: the
+/// indirect read must wait for the shader write.
+fn indirect_from_compute(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let out = sentinel_buffer(&mut e, IDS_LEN)?;
+    let args = sentinel_buffer(&mut e, 16)?;
+    bind_cs(&mut e, CS_ARGS)?;
+    bind_ssbos(&mut e, &[&args], 1)?;
+    launch(&mut e, &grid([1, 1, 1], [1, 1, 1]))?;
+    bind_cs(&mut e, CS_IDS)?;
+    bind_ssbos(&mut e, &[&out], 1)?;
+    let info = GridInfo {
+        indirect: Some(args),
+        indirect_offset: 16,
+        ..grid(IDS_BLOCK, [0; 3])
+    };
+    launch(&mut e, &info)?;
+    let got = read_u32s(&mut e, &out, IDS_LEN)?;
+    expect_u32s(
+        "ids after GPU-written args",
+        &got,
+        &ids_expected([0; 3], [3, 1, 2]),
+    )
+}
+both_paths!(
+    "pipe.compute.indirect.args_from_compute",
+    indirect_from_compute
+);
+
+/// `o[i] = u[i] * 3 + i` for 16 invocations.
+const CS_UBO: &str = "shader compute local_size=16,1,1
+in @lidx : u32 builtin=local_invocation_index
+ubo @u slot=0 size=64
+ssbo @o slot=1
+fn main {
+  %0 : u32 = load @lidx
+  %1 : u32 = const 4
+  %2 : u32 = imul %0, %1
+  %3 : u32 = load_ubo @u, %2
+  %4 : u32 = const 3
+  %5 : u32 = imul %3, %4
+  %6 : u32 = iadd %5, %0
+  store_ssbo @o, %2, %6
+}
+";
+
+fn ubo(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let out = sentinel_buffer(&mut e, 16)?;
+    let vals: Vec<u32> = (0..16).map(|i| 1000 + i * 17).collect();
+    let data = u32_bytes(&vals);
+    bind_cs(&mut e, CS_UBO)?;
+    // Slot 1 is the output; slot 0 is unbound (the shader does not use
+    // shader buffer 0).
+    step(
+        "set_shader_buffers",
+        e.ctx.set_shader_buffers(
+            ShaderStage::Compute,
+            1,
+            &[Some(ShaderBuffer {
+                buffer: out.clone(),
+                buffer_offset: 0,
+                buffer_size: 64,
+            })],
+            1,
+        ),
+    )?;
+    // User data (through the const uploader).
+    step(
+        "set_constant_buffer(user)",
+        e.ctx.set_constant_buffer(
+            ShaderStage::Compute,
+            0,
+            Some(ConstantBuffer {
+                buffer: None,
+                buffer_offset: 0,
+                buffer_size: 64,
+                user_buffer: Some(&data),
+            }),
+        ),
+    )?;
+    launch(&mut e, &grid([16, 1, 1], [1, 1, 1]))?;
+    let want: Vec<u32> = vals
+        .iter()
+        .enumerate()
+        .map(|(i, v)| v * 3 + i as u32)
+        .collect();
+    let got = read_u32s(&mut e, &out, 16)?;
+    expect_u32s("from user constants", &got, &want)?;
+    // A buffer resource, written by a transfer in the same batch.
+    let vals2: Vec<u32> = (0..16).map(|i| 7 * i + 5).collect();
+    let ub = e.buffer(64, ResourceFlags::empty())?;
+    step(
+        "buffer_subdata",
+        e.ctx
+            .buffer_subdata(&ub, MapFlags::empty(), 0, &u32_bytes(&vals2)),
+    )?;
+    step(
+        "set_constant_buffer(resource)",
+        e.ctx.set_constant_buffer(
+            ShaderStage::Compute,
+            0,
+            Some(ConstantBuffer {
+                buffer: Some(ub),
+                buffer_offset: 0,
+                buffer_size: 64,
+                user_buffer: None,
+            }),
+        ),
+    )?;
+    launch(&mut e, &grid([16, 1, 1], [1, 1, 1]))?;
+    let want: Vec<u32> = vals2
+        .iter()
+        .enumerate()
+        .map(|(i, v)| v * 3 + i as u32)
+        .collect();
+    let got = read_u32s(&mut e, &out, 16)?;
+    expect_u32s("from a constant buffer resource", &got, &want)?;
+    // Nothing bound: the shader reads zeros.
+    step(
+        "set_constant_buffer(None)",
+        e.ctx.set_constant_buffer(ShaderStage::Compute, 0, None),
+    )?;
+    launch(&mut e, &grid([16, 1, 1], [1, 1, 1]))?;
+    let got = read_u32s(&mut e, &out, 16)?;
+    expect_u32s("unbound constants", &got, &(0..16).collect::<Vec<u32>>())
+}
+both_paths!("pipe.compute.ubo", ubo);
+
+/// `img[x, y] = x + 100 * y` (R32_UINT).
+const CS_IMAGE_STORE: &str = "shader compute local_size=4,4,1
+in @gid : u32x3 builtin=global_invocation_id
+image @img slot=0 dim=2d format=r32ui writeonly
+fn main {
+  %0 : u32x3 = load @gid
+  %1 : i32x3 = bitcast %0
+  %2 : i32x2 = swizzle %1, xy
+  %3 : u32 = swizzle %0, x
+  %4 : u32 = swizzle %0, y
+  %5 : u32 = const 100
+  %6 : u32 = imul %4, %5
+  %7 : u32 = iadd %3, %6
+  %8 : u32x4 = vec %7, %7, %7, %7
+  image_store @img, %2, %8
+}
+";
+
+/// `o[y * 8 + x] = img[x, y] + 1`.
+const CS_IMAGE_LOAD: &str = "shader compute local_size=4,4,1
+in @gid : u32x3 builtin=global_invocation_id
+image @img slot=0 dim=2d format=r32ui readonly
+ssbo @o slot=0
+fn main {
+  %0 : u32x3 = load @gid
+  %1 : i32x3 = bitcast %0
+  %2 : i32x2 = swizzle %1, xy
+  %3 : u32x4 = image_load @img, %2
+  %4 : u32 = swizzle %3, x
+  %5 : u32 = const 1
+  %6 : u32 = iadd %4, %5
+  %7 : u32 = swizzle %0, x
+  %8 : u32 = swizzle %0, y
+  %9 : u32 = const 8
+  %10 : u32 = imul %8, %9
+  %11 : u32 = iadd %10, %7
+  %12 : u32 = const 4
+  %13 : u32 = imul %11, %12
+  store_ssbo @o, %13, %6
+}
+";
+
+fn image_view(res: &Resource, format: Format, access: ImageAccess) -> ImageView {
+    ImageView {
+        resource: res.clone(),
+        format,
+        access,
+        shader_access: access,
+        range: ImageViewRange::Texture {
+            level: 0,
+            first_layer: 0,
+            last_layer: 0,
+        },
+    }
+}
+
+/// Store to an image, load it in a second dispatch, then read it back
+/// through a transfer map.
+fn image_r32ui(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = ResourceTemplate::texture_2d(
+        Format::R32Uint,
+        8,
+        8,
+        BindFlags::SHADER_IMAGE | BindFlags::SAMPLER_VIEW,
+    );
+    let img = e.texture(&t)?;
+    let out = sentinel_buffer(&mut e, 64)?;
+    bind_cs(&mut e, CS_IMAGE_STORE)?;
+    step(
+        "set_shader_images",
+        e.ctx.set_shader_images(
+            ShaderStage::Compute,
+            0,
+            &[Some(image_view(&img, Format::R32Uint, ImageAccess::WRITE))],
+            0,
+        ),
+    )?;
+    launch(&mut e, &grid([4, 4, 1], [2, 2, 1]))?;
+    bind_cs(&mut e, CS_IMAGE_LOAD)?;
+    step(
+        "set_shader_images",
+        e.ctx.set_shader_images(
+            ShaderStage::Compute,
+            0,
+            &[Some(image_view(&img, Format::R32Uint, ImageAccess::READ))],
+            0,
+        ),
+    )?;
+    bind_ssbos(&mut e, &[&out], 1)?;
+    launch(&mut e, &grid([4, 4, 1], [2, 2, 1]))?;
+    let texels: Vec<u32> = (0..64).map(|i| (i % 8) + 100 * (i / 8)).collect();
+    let got = read_u32s(&mut e, &out, 64)?;
+    let plus1: Vec<u32> = texels.iter().map(|v| v + 1).collect();
+    expect_u32s("image_load in a second dispatch", &got, &plus1)?;
+    let got = bytes_u32(&e.read_texture(&img, 0, &PipeBox::rect(0, 0, 8, 8))?);
+    expect_u32s("image read back", &got, &texels)
+}
+both_paths!("pipe.compute.image.r32ui_store_load", image_r32ui);
+
+/// `img[x, y] = (16x, 16y, 255 - x, 128) / 255` (RGBA8 UNORM).
+const CS_IMAGE_RGBA8: &str = "shader compute local_size=4,4,1
+in @gid : u32x3 builtin=global_invocation_id
+image @img slot=0 dim=2d format=rgba8 writeonly
+fn main {
+  %0 : u32x3 = load @gid
+  %1 : i32x3 = bitcast %0
+  %2 : i32x2 = swizzle %1, xy
+  %3 : u32 = swizzle %0, x
+  %4 : u32 = swizzle %0, y
+  %5 : u32 = const 16
+  %6 : u32 = imul %3, %5
+  %7 : u32 = imul %4, %5
+  %8 : u32 = const 255
+  %9 : u32 = isub %8, %3
+  %10 : u32 = const 128
+  %11 : u32x4 = vec %6, %7, %9, %10
+  %12 : f32x4 = u2f %11
+  %13 : f32x4 = const 255.0, 255.0, 255.0, 255.0
+  %14 : f32x4 = fdiv %12, %13
+  image_store @img, %2, %14
+}
+";
+
+fn image_rgba8(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = ResourceTemplate::texture_2d(
+        Format::R8G8B8A8Unorm,
+        8,
+        8,
+        BindFlags::SHADER_IMAGE | BindFlags::SAMPLER_VIEW,
+    );
+    let img = e.texture(&t)?;
+    bind_cs(&mut e, CS_IMAGE_RGBA8)?;
+    step(
+        "set_shader_images",
+        e.ctx.set_shader_images(
+            ShaderStage::Compute,
+            0,
+            &[Some(image_view(
+                &img,
+                Format::R8G8B8A8Unorm,
+                ImageAccess::WRITE,
+            ))],
+            0,
+        ),
+    )?;
+    launch(&mut e, &grid([4, 4, 1], [2, 2, 1]))?;
+    let got = e.read_texture(&img, 0, &PipeBox::rect(0, 0, 8, 8))?;
+    let want: Vec<u8> = (0..64u32)
+        .flat_map(|i| {
+            let (x, y) = (i % 8, i / 8);
+            [(16 * x) as u8, (16 * y) as u8, (255 - x) as u8, 128]
+        })
+        .collect();
+    if let Some(i) = got.iter().zip(&want).position(|(a, b)| a != b) {
+        return Err(Outcome::fail(format!(
+            "texel {} byte {}: got {}, expected {}",
+            i / 4,
+            i % 4,
+            got[i],
+            want[i]
+        )));
+    }
+    if got.len() != want.len() {
+        return Err(Outcome::fail("short read-back"));
+    }
+    Ok(())
+}
+both_paths!("pipe.compute.image.rgba8_store", image_rgba8);
+
+/// `b[x] = 5x` through a buffer image (storage texel buffer).
+const CS_BUFFER_IMAGE: &str = "shader compute local_size=16,1,1
+in @gid : u32x3 builtin=global_invocation_id
+image @b slot=0 dim=buffer format=r32ui writeonly
+fn main {
+  %0 : u32x3 = load @gid
+  %1 : u32 = swizzle %0, x
+  %2 : i32 = bitcast %1
+  %3 : u32 = const 5
+  %4 : u32 = imul %1, %3
+  %5 : u32x4 = vec %4, %4, %4, %4
+  image_store @b, %2, %5
+}
+";
+
+fn buffer_image(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let buf = sentinel_buffer(&mut e, 64)?;
+    bind_cs(&mut e, CS_BUFFER_IMAGE)?;
+    let view = ImageView {
+        resource: buf.clone(),
+        format: Format::R32Uint,
+        access: ImageAccess::WRITE,
+        shader_access: ImageAccess::WRITE,
+        range: ImageViewRange::Buffer {
+            offset: 0,
+            size: 128,
+        },
+    };
+    step(
+        "set_shader_images",
+        e.ctx
+            .set_shader_images(ShaderStage::Compute, 0, &[Some(view)], 0),
+    )?;
+    // Twice, so the second launch finds the first one's buffer view.
+    launch(&mut e, &grid([16, 1, 1], [2, 1, 1]))?;
+    e.finish()?;
+    launch(&mut e, &grid([16, 1, 1], [2, 1, 1]))?;
+    let mut want: Vec<u32> = (0..32).map(|i| 5 * i).collect();
+    want.extend(std::iter::repeat_n(SENTINEL, 32));
+    let got = read_u32s(&mut e, &buf, 64)?;
+    expect_u32s("buffer image", &got, &want)
+}
+both_paths!("pipe.compute.image.buffer_store", buffer_image);
+
+/// `o[y * 4 + x] = texelFetch(t, (x, y)) + 1000` from a R32_UINT texture.
+const CS_TEXTURE: &str = "shader compute local_size=4,4,1
+in @gid : u32x3 builtin=global_invocation_id
+texture @t slot=0 dim=2d sampled=uint
+ssbo @o slot=0
+fn main {
+  %0 : u32x3 = load @gid
+  %1 : i32x3 = bitcast %0
+  %2 : i32x2 = swizzle %1, xy
+  %3 : i32 = const 0
+  %4 : u32x4 = txf @t, coord=%2, lod=%3
+  %5 : u32 = swizzle %4, x
+  %6 : u32 = swizzle %0, x
+  %7 : u32 = swizzle %0, y
+  %8 : u32 = const 4
+  %9 : u32 = imul %7, %8
+  %10 : u32 = iadd %9, %6
+  %11 : u32 = imul %10, %8
+  %12 : u32 = const 1000
+  %13 : u32 = iadd %5, %12
+  store_ssbo @o, %11, %13
+}
+";
+
+fn texture(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = ResourceTemplate::texture_2d(Format::R32Uint, 4, 4, BindFlags::SAMPLER_VIEW);
+    let tex = e.texture(&t)?;
+    let texels: Vec<u32> = (0..16).map(|i| i * i + 3).collect();
+    e.write_texture(&tex, 0, &PipeBox::rect(0, 0, 4, 4), &u32_bytes(&texels))?;
+    let view = step(
+        "create_sampler_view",
+        e.ctx
+            .create_sampler_view(&tex, &SamplerViewTemplate::whole(&t)),
+    )?;
+    step(
+        "set_sampler_views",
+        e.ctx
+            .set_sampler_views(ShaderStage::Compute, 0, &[Some(view)], 0),
+    )?;
+    let out = sentinel_buffer(&mut e, 16)?;
+    bind_cs(&mut e, CS_TEXTURE)?;
+    bind_ssbos(&mut e, &[&out], 1)?;
+    launch(&mut e, &grid([4, 4, 1], [1, 1, 1]))?;
+    let want: Vec<u32> = texels.iter().map(|v| v + 1000).collect();
+    let got = read_u32s(&mut e, &out, 16)?;
+    expect_u32s("texel fetch", &got, &want)
+}
+both_paths!("pipe.compute.texture.fetch", texture);
+
+/// Per workgroup of 64: `out[wid] = sum(data[wid * 64 .. wid * 64 + 64])`,
+/// a tree reduction in shared memory with workgroup barriers.
+const CS_REDUCE: &str = "shader compute local_size=64,1,1
+in @lidx : u32 builtin=local_invocation_index
+in @wid : u32x3 builtin=workgroup_id
+shared @tmp : u32[64]
+ssbo @data slot=0 readonly
+ssbo @out slot=1
+local @stride : u32
+fn main {
+  %0 : u32 = load @lidx
+  %1 : u32x3 = load @wid
+  %2 : u32 = swizzle %1, x
+  %3 : u32 = const 64
+  %4 : u32 = imul %2, %3
+  %5 : u32 = iadd %4, %0
+  %6 : u32 = const 4
+  %7 : u32 = imul %5, %6
+  %8 : u32 = load_ssbo @data, %7
+  store @tmp, %0, %8
+  barrier exec=workgroup, mem=workgroup, modes=shared
+  %9 : u32 = const 32
+  store @stride, %9
+  loop {
+    %10 : u32 = load @stride
+    %11 : u32 = const 0
+    %12 : bool = ieq %10, %11
+    if %12 {
+      break
+    }
+    %13 : bool = ult %0, %10
+    if %13 {
+      %14 : u32 = iadd %0, %10
+      %15 : u32 = load @tmp, %0
+      %16 : u32 = load @tmp, %14
+      %17 : u32 = iadd %15, %16
+      store @tmp, %0, %17
+    }
+    barrier exec=workgroup, mem=workgroup, modes=shared
+    %18 : u32 = const 1
+    %19 : u32 = ushr %10, %18
+    store @stride, %19
+  }
+  %20 : u32 = const 0
+  %21 : bool = ieq %0, %20
+  if %21 {
+    %22 : u32 = load @tmp, %20
+    %23 : u32 = imul %2, %6
+    store_ssbo @out, %23, %22
+  }
+}
+";
+
+fn shared_reduce(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let n: u32 = 64 * 5;
+    let vals: Vec<u32> = (0..n)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 20)
+        .collect();
+    let data = e.buffer(n * 4, ResourceFlags::empty())?;
+    step(
+        "buffer_subdata",
+        e.ctx
+            .buffer_subdata(&data, MapFlags::empty(), 0, &u32_bytes(&vals)),
+    )?;
+    let out = sentinel_buffer(&mut e, 5)?;
+    bind_cs(&mut e, CS_REDUCE)?;
+    bind_ssbos(&mut e, &[&data, &out], 0b10)?;
+    launch(&mut e, &grid([64, 1, 1], [5, 1, 1]))?;
+    let want: Vec<u32> = vals
+        .chunks(64)
+        .map(|c| c.iter().fold(0u32, |a, b| a.wrapping_add(*b)))
+        .collect();
+    let got = read_u32s(&mut e, &out, 5)?;
+    expect_u32s("workgroup sums", &got, &want)
+}
+both_paths!("pipe.compute.shared.reduce", shared_reduce);
+
+/// `a[i] = i * i + k`.
+fn cs_square(k: u32) -> String {
+    format!(
+        "shader compute local_size=8,1,1
+in @gid : u32x3 builtin=global_invocation_id
+ssbo @a slot=0
+fn main {{
+  %0 : u32x3 = load @gid
+  %1 : u32 = swizzle %0, x
+  %2 : u32 = imul %1, %1
+  %3 : u32 = const {k}
+  %4 : u32 = iadd %2, %3
+  %5 : u32 = const 4
+  %6 : u32 = imul %1, %5
+  store_ssbo @a, %6, %4
+}}
+"
+    )
+}
+
+/// `b[i] = a[i] + a[(i + 1) % 64]`.
+const CS_NEIGHBOURS: &str = "shader compute local_size=8,1,1
+in @gid : u32x3 builtin=global_invocation_id
+ssbo @a slot=0 readonly
+ssbo @b slot=1
+fn main {
+  %0 : u32x3 = load @gid
+  %1 : u32 = swizzle %0, x
+  %2 : u32 = const 1
+  %3 : u32 = iadd %1, %2
+  %4 : u32 = const 64
+  %5 : u32 = umod %3, %4
+  %6 : u32 = const 4
+  %7 : u32 = imul %1, %6
+  %8 : u32 = imul %5, %6
+  %9 : u32 = load_ssbo @a, %7
+  %10 : u32 = load_ssbo @a, %8
+  %11 : u32 = iadd %9, %10
+  store_ssbo @b, %7, %11
+}
+";
+
+/// Dispatch A writes `a`, dispatch B reads `a` and writes `b`, dispatch
+/// A' overwrites `a` (write after read), then a copy reads `b`: all in one
+/// batch, ordered only by the driver's barriers.
+fn chained(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let a = sentinel_buffer(&mut e, 64)?;
+    let b = sentinel_buffer(&mut e, 64)?;
+    let c = sentinel_buffer(&mut e, 64)?;
+    bind_cs(&mut e, &cs_square(0))?;
+    bind_ssbos(&mut e, &[&a], 1)?;
+    launch(&mut e, &grid([8, 1, 1], [8, 1, 1]))?;
+    bind_cs(&mut e, CS_NEIGHBOURS)?;
+    bind_ssbos(&mut e, &[&a, &b], 0b10)?;
+    launch(&mut e, &grid([8, 1, 1], [8, 1, 1]))?;
+    bind_cs(&mut e, &cs_square(7))?;
+    bind_ssbos(&mut e, &[&a], 1)?;
+    launch(&mut e, &grid([8, 1, 1], [8, 1, 1]))?;
+    step(
+        "resource_copy_region",
+        e.ctx
+            .resource_copy_region(&c, 0, 0, 0, 0, &b, 0, &PipeBox::range(0, 256)),
+    )?;
+    let sq: Vec<u32> = (0..64).map(|i| i * i).collect();
+    let want_b: Vec<u32> = (0..64).map(|i| sq[i] + sq[(i + 1) % 64]).collect();
+    let want_a: Vec<u32> = sq.iter().map(|v| v + 7).collect();
+    let got = read_u32s(&mut e, &c, 64)?;
+    expect_u32s("b (copied)", &got, &want_b)?;
+    let got = read_u32s(&mut e, &a, 64)?;
+    expect_u32s("a after the third dispatch", &got, &want_a)
+}
+both_paths!("pipe.compute.sync.chained_dispatches", chained);
+
+/// A transfer writes the input, a dispatch reads it, a transfer then
+/// overwrites it (write after read) and a second dispatch reads the new
+/// contents.
+fn transfer_interleaved(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let a = sentinel_buffer(&mut e, 64)?;
+    let b = sentinel_buffer(&mut e, 64)?;
+    let src = e.buffer(256, ResourceFlags::empty())?;
+    let first: Vec<u32> = (0..64).map(|i| i * 3).collect();
+    step(
+        "buffer_subdata",
+        e.ctx
+            .buffer_subdata(&src, MapFlags::empty(), 0, &u32_bytes(&first)),
+    )?;
+    step(
+        "copy src -> a",
+        e.ctx
+            .resource_copy_region(&a, 0, 0, 0, 0, &src, 0, &PipeBox::range(0, 256)),
+    )?;
+    bind_cs(&mut e, CS_NEIGHBOURS)?;
+    bind_ssbos(&mut e, &[&a, &b], 0b10)?;
+    launch(&mut e, &grid([8, 1, 1], [8, 1, 1]))?;
+    step(
+        "clear_buffer(a)",
+        e.ctx.clear_buffer(&a, 0, 256, &5u32.to_le_bytes()),
+    )?;
+    let c = sentinel_buffer(&mut e, 64)?;
+    bind_ssbos(&mut e, &[&a, &c], 0b10)?;
+    launch(&mut e, &grid([8, 1, 1], [8, 1, 1]))?;
+    let want_b: Vec<u32> = (0..64).map(|i| first[i] + first[(i + 1) % 64]).collect();
+    let got = read_u32s(&mut e, &b, 64)?;
+    expect_u32s("b", &got, &want_b)?;
+    let got = read_u32s(&mut e, &c, 64)?;
+    expect_u32s("c", &got, &[10; 64])
+}
+both_paths!(
+    "pipe.compute.sync.transfer_interleaved",
+    transfer_interleaved
+);
+
+/// A compute state deleted while its dispatch is in flight: the pipeline
+/// lives until the batch retires; a new state works afterwards.
+fn delete_in_flight(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let a = sentinel_buffer(&mut e, 64)?;
+    let h = bind_cs(&mut e, &cs_square(1))?;
+    bind_ssbos(&mut e, &[&a], 1)?;
+    launch(&mut e, &grid([8, 1, 1], [8, 1, 1]))?;
+    step("bind_compute_state(None)", e.ctx.bind_compute_state(None))?;
+    step("delete_compute_state", e.ctx.delete_compute_state(h))?;
+    step(
+        "flush",
+        e.ctx.flush(pipe_core::flags::FlushFlags::empty(), false),
+    )?;
+    let h2 = bind_cs(&mut e, &cs_square(2))?;
+    launch(&mut e, &grid([8, 1, 1], [4, 1, 1]))?;
+    step("delete_compute_state", e.ctx.delete_compute_state(h2))?;
+    e.finish()?;
+    let want: Vec<u32> = (0..64)
+        .map(|i| if i < 32 { i * i + 2 } else { i * i + 1 })
+        .collect();
+    let got = read_u32s(&mut e, &a, 64)?;
+    expect_u32s("a", &got, &want)
+}
+both_paths!("pipe.compute.cso.delete_in_flight", delete_in_flight);
+
+fn expect_err(what: &str, r: Result<(), PipeError>, invalid: bool) -> R {
+    match (r, invalid) {
+        (Err(PipeError::InvalidArgument(_)), true) | (Err(PipeError::Unsupported(_)), false) => {
+            Ok(())
+        }
+        (other, _) => Err(Outcome::fail(format!(
+            "{what}: expected {}, got {other:?}",
+            if invalid {
+                "InvalidArgument"
+            } else {
+                "Unsupported"
+            }
+        ))),
+    }
+}
+
+fn bad_input(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let out = sentinel_buffer(&mut e, IDS_LEN)?;
+    // No compute state bound.
+    expect_err(
+        "launch_grid without a compute state",
+        e.ctx.launch_grid(&grid(IDS_BLOCK, [1, 1, 1])),
+        true,
+    )?;
+    // A block that differs from the shader's local size.
+    bind_cs(&mut e, CS_IDS)?;
+    bind_ssbos(&mut e, &[&out], 1)?;
+    expect_err(
+        "block != local_size",
+        e.ctx.launch_grid(&grid([8, 1, 1], [1, 1, 1])),
+        false,
+    )?;
+    // A shader image slot with nothing bound.
+    bind_cs(&mut e, CS_IMAGE_STORE)?;
+    expect_err(
+        "unbound image",
+        e.ctx.launch_grid(&grid([4, 4, 1], [1, 1, 1])),
+        true,
+    )?;
+    // A shader buffer slot beyond what pipe-vk binds.
+    let far = CS_ARGS.replace("slot=0", "slot=20");
+    let ir =
+        spirv_gen::text::parse(&far).map_err(|e| Outcome::fail(format!("test shader: {e}")))?;
+    let r = e.ctx.create_compute_state(&ComputeState {
+        code: ShaderCode::Ir(Arc::new(ir)),
+        static_shared_mem: 0,
+        req_input_mem: 0,
+    });
+    expect_err("shader buffer slot 20", r.map(|_| ()), false)?;
+    // Not a compute shader.
+    let vs = spirv_gen::text::parse(
+        "shader vertex
+out @p : f32x4 builtin=position
+fn main {
+  %0 : f32x4 = const 0.0, 0.0, 0.0, 1.0
+  store @p, %0
+}
+",
+    )
+    .map_err(|e| Outcome::fail(format!("test shader: {e}")))?;
+    let r = e.ctx.create_compute_state(&ComputeState {
+        code: ShaderCode::Ir(Arc::new(vs)),
+        static_shared_mem: 0,
+        req_input_mem: 0,
+    });
+    expect_err("vertex IR as a compute state", r.map(|_| ()), true)?;
+    // The context still works, with nothing written by the failures.
+    bind_cs(&mut e, CS_IDS)?;
+    launch(&mut e, &grid(IDS_BLOCK, [3, 2, 2]))?;
+    let got = read_u32s(&mut e, &out, IDS_LEN)?;
+    expect_u32s(
+        "ids after the errors",
+        &got,
+        &ids_expected([0; 3], [3, 2, 2]),
+    )
+}
+both_paths!("pipe.compute.bad_input", bad_input);
+
+/// SPIR-V passthrough (words emitted here by spirv-gen): the default
+/// layout, the module's `LocalSize` checked against the block.
+fn spirv_passthrough(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let ir =
+        spirv_gen::text::parse(CS_IDS).map_err(|e| Outcome::fail(format!("test shader: {e}")))?;
+    let words = spirv_gen::emit::emit(&ir, spirv_gen::emit::Target::Vulkan1_1)
+        .map_err(|e| Outcome::fail(format!("emit: {e}")))?;
+    let state = |entry: &str| ComputeState {
+        code: ShaderCode::SpirV {
+            words: words.clone().into(),
+            entry_point: entry.into(),
+        },
+        static_shared_mem: 0,
+        req_input_mem: 0,
+    };
+    let r = e.ctx.create_compute_state(&state("nope"));
+    expect_err("unknown entry point", r.map(|_| ()), true)?;
+    let h = step(
+        "create_compute_state",
+        e.ctx.create_compute_state(&state("main")),
+    )?;
+    step("bind_compute_state", e.ctx.bind_compute_state(Some(h)))?;
+    let out = sentinel_buffer(&mut e, IDS_LEN)?;
+    bind_ssbos(&mut e, &[&out], 1)?;
+    expect_err(
+        "block != LocalSize",
+        e.ctx.launch_grid(&grid([2, 2, 1], [1, 1, 1])),
+        false,
+    )?;
+    launch(&mut e, &grid(IDS_BLOCK, [3, 2, 2]))?;
+    let got = read_u32s(&mut e, &out, IDS_LEN)?;
+    expect_u32s("ids", &got, &ids_expected([0; 3], [3, 2, 2]))
+}
+both_paths!("pipe.compute.spirv_passthrough", spirv_passthrough);
+
+/// Vertex `i` of a triangle covering the whole viewport: `(4 * (i & 1) - 1,
+/// 4 * (i >> 1) - 1, 0, 1)`, stored at `16 * i`.
+const CS_VERTS: &str = "shader compute local_size=3,1,1
+in @lidx : u32 builtin=local_invocation_index
+ssbo @v slot=0
+fn main {
+  %0 : u32 = load @lidx
+  %1 : u32 = const 1
+  %2 : u32 = iand %0, %1
+  %3 : u32 = ushr %0, %1
+  %4 : u32x2 = vec %2, %3
+  %5 : f32x2 = u2f %4
+  %6 : f32x2 = const 4.0, 4.0
+  %7 : f32x2 = fmul %5, %6
+  %8 : f32x2 = const -1.0, -1.0
+  %9 : f32x2 = fadd %7, %8
+  %10 : f32 = swizzle %9, x
+  %11 : f32 = swizzle %9, y
+  %12 : f32 = const 0.0
+  %13 : f32 = const 1.0
+  %14 : f32x4 = vec %10, %11, %12, %13
+  %15 : u32 = const 16
+  %16 : u32 = imul %0, %15
+  store_ssbo @v, %16, %14
+}
+";
+
+const VS_POS: &str = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+}
+";
+
+const FS_GREEN: &str = "shader fragment
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x4 = const 0.0, 1.0, 0.0, 1.0
+  store @frag, %0
+}
+";
+
+/// `o[y * 4 + x]` = the RGBA8 texel (x, y) of a float texture, packed.
+const CS_FETCH_RGBA8: &str = "shader compute local_size=4,4,1
+in @gid : u32x3 builtin=global_invocation_id
+texture @t slot=0 dim=2d sampled=float
+ssbo @o slot=0
+fn main {
+  %0 : u32x3 = load @gid
+  %1 : i32x3 = bitcast %0
+  %2 : i32x2 = swizzle %1, xy
+  %3 : i32 = const 0
+  %4 : f32x4 = txf @t, coord=%2, lod=%3
+  %5 : f32x4 = const 255.0, 255.0, 255.0, 255.0
+  %6 : f32x4 = const 0.5, 0.5, 0.5, 0.5
+  %7 : f32x4 = ffma %4, %5, %6
+  %8 : u32x4 = f2u %7
+  %9 : u32 = swizzle %8, x
+  %10 : u32 = swizzle %8, y
+  %11 : u32 = swizzle %8, z
+  %12 : u32 = swizzle %8, w
+  %13 : u32 = const 8
+  %14 : u32 = const 16
+  %15 : u32 = const 24
+  %16 : u32 = ishl %10, %13
+  %17 : u32 = ishl %11, %14
+  %18 : u32 = ishl %12, %15
+  %19 : u32 = ior %9, %16
+  %20 : u32 = ior %17, %18
+  %21 : u32 = ior %19, %20
+  %22 : u32 = swizzle %0, x
+  %23 : u32 = swizzle %0, y
+  %24 : u32 = const 4
+  %25 : u32 = imul %23, %24
+  %26 : u32 = iadd %25, %22
+  %27 : u32 = imul %26, %24
+  store_ssbo @o, %27, %21
+}
+";
+
+/// Compute writes vertices that a draw reads; a later dispatch samples
+/// the draw's render target. One batch: the barriers (and the layout
+/// transitions of the render target) are the driver's.
+fn draw_interop(ctx: &mut TestContext, staging: bool) -> R {
+    use pipe_core::draw::{DrawInfo, DrawStartCountBias, PrimType};
+    use pipe_core::flags::ClearFlags;
+    use pipe_core::shader::{ShaderState, StreamOutputInfo};
+    use pipe_core::state::{
+        ColorUnion, FramebufferState, VertexBuffer, VertexBufferSource, VertexElement,
+        ViewportState,
+    };
+    use pipe_core::view::SurfaceTemplate;
+
+    let mut e = env(ctx, staging)?;
+    let verts = sentinel_buffer(&mut e, 12)?;
+    bind_cs(&mut e, CS_VERTS)?;
+    bind_ssbos(&mut e, &[&verts], 1)?;
+    launch(&mut e, &grid([3, 1, 1], [1, 1, 1]))?;
+
+    let t = ResourceTemplate::texture_2d(
+        Format::R8G8B8A8Unorm,
+        4,
+        4,
+        BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW,
+    );
+    let rt = e.texture(&t)?;
+    let surf = step(
+        "create_surface",
+        e.ctx.create_surface(
+            &rt,
+            &SurfaceTemplate {
+                format: t.format,
+                level: 0,
+                first_layer: 0,
+                last_layer: 0,
+            },
+        ),
+    )?;
+    let fb = FramebufferState {
+        width: 4,
+        height: 4,
+        layers: 1,
+        samples: 1,
+        cbufs: vec![Some(surf)],
+        zsbuf: None,
+        resolve: None,
+    };
+    step("set_framebuffer_state", e.ctx.set_framebuffer_state(&fb))?;
+    let vp = ViewportState {
+        scale: [2.0, 2.0, 1.0],
+        translate: [2.0, 2.0, 0.0],
+        swizzle: Default::default(),
+    };
+    step("viewport", e.ctx.set_viewport_states(0, &[vp]))?;
+    let shader = |stage, src: &str| -> Result<ShaderState, Outcome> {
+        let ir =
+            spirv_gen::text::parse(src).map_err(|e| Outcome::fail(format!("test shader: {e}")))?;
+        Ok(ShaderState {
+            stage,
+            code: ShaderCode::Ir(Arc::new(ir)),
+            stream_output: StreamOutputInfo::default(),
+        })
+    };
+    let vs = step(
+        "create_vs_state",
+        e.ctx.create_vs_state(&shader(ShaderStage::Vertex, VS_POS)?),
+    )?;
+    let fs = step(
+        "create_fs_state",
+        e.ctx
+            .create_fs_state(&shader(ShaderStage::Fragment, FS_GREEN)?),
+    )?;
+    step("bind_vs_state", e.ctx.bind_vs_state(Some(vs)))?;
+    step("bind_fs_state", e.ctx.bind_fs_state(Some(fs)))?;
+    let ve = step(
+        "create_vertex_elements_state",
+        e.ctx.create_vertex_elements_state(&[VertexElement {
+            src_offset: 0,
+            src_stride: 16,
+            vertex_buffer_index: 0,
+            dual_slot: false,
+            src_format: Format::R32G32B32A32Float,
+            instance_divisor: 0,
+        }]),
+    )?;
+    step("bind velems", e.ctx.bind_vertex_elements_state(Some(ve)))?;
+    step(
+        "set_vertex_buffers",
+        e.ctx.set_vertex_buffers(&[VertexBuffer {
+            buffer: Some(VertexBufferSource::Resource(verts.clone())),
+            buffer_offset: 0,
+        }]),
+    )?;
+    step(
+        "clear",
+        e.ctx.clear(
+            ClearFlags::COLOR0,
+            None,
+            &ColorUnion::from_f32([1.0, 0.0, 0.0, 1.0]),
+            1.0,
+            0,
+        ),
+    )?;
+    step(
+        "draw_vbo",
+        e.ctx.draw_vbo(
+            &DrawInfo {
+                mode: PrimType::Triangles,
+                instance_count: 1,
+                ..DrawInfo::default()
+            },
+            0,
+            None,
+            &[DrawStartCountBias {
+                start: 0,
+                count: 3,
+                index_bias: 0,
+            }],
+        ),
+    )?;
+    let view = step(
+        "create_sampler_view",
+        e.ctx
+            .create_sampler_view(&rt, &SamplerViewTemplate::whole(&t)),
+    )?;
+    step(
+        "set_sampler_views",
+        e.ctx
+            .set_sampler_views(ShaderStage::Compute, 0, &[Some(view)], 0),
+    )?;
+    let out = sentinel_buffer(&mut e, 16)?;
+    bind_cs(&mut e, CS_FETCH_RGBA8)?;
+    bind_ssbos(&mut e, &[&out], 1)?;
+    launch(&mut e, &grid([4, 4, 1], [1, 1, 1]))?;
+    let green = u32::from_le_bytes([0, 255, 0, 255]);
+    let got = read_u32s(&mut e, &out, 16)?;
+    expect_u32s("render target seen by compute", &got, &[green; 16])?;
+    let got = read_u32s(&mut e, &verts, 12)?;
+    let want: Vec<u32> = [
+        -1.0f32, -1.0, 0.0, 1.0, 3.0, -1.0, 0.0, 1.0, -1.0, 3.0, 0.0, 1.0,
+    ]
+    .iter()
+    .map(|f| f.to_bits())
+    .collect();
+    expect_u32s("vertices", &got, &want)
+}
+both_paths!("pipe.compute.sync.draw_interop", draw_interop);
