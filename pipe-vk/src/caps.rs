@@ -267,3 +267,19 @@ pub fn probe(instance: &Instance, pd: &PhysicalDevice, f: &Features) -> Caps {
         backend_features,
     }
 }
+
+/// `maxMultiDrawCount` of VK_EXT_multi_draw (0 without it).
+pub fn max_multi_draw(dev: &crate::memory::DeviceShared) -> u32 {
+    if dev.device.features.multi_draw.multi_draw != vk::TRUE {
+        return 0;
+    }
+    let mut md = vk::PhysicalDeviceMultiDrawPropertiesEXT::default();
+    let mut props = vk::PhysicalDeviceProperties2::default().push_next(&mut md);
+    // SAFETY: the extension is enabled on this device.
+    unsafe {
+        dev.instance
+            .raw
+            .get_physical_device_properties2(dev.physical.raw, &mut props)
+    };
+    md.max_multi_draw_count
+}

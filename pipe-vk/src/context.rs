@@ -86,6 +86,9 @@ pub struct VkContext {
     pub(crate) modules: crate::shader::ModuleCache,
     pub(crate) ubos: [[Option<crate::draw::UboBinding>; MAX_CONSTANT_BUFFERS]; 6],
     pub(crate) dummy: Option<Arc<ResourceObject>>,
+    /// VK_EXT_multi_draw entry points, when the feature is enabled.
+    pub(crate) multi_draw: Option<ash::ext::multi_draw::Device>,
+    pub(crate) max_multi_draw: u32,
     /// The fragment stage's driver constant buffer (polygon stipple).
     pub(crate) driver_ubo: Option<crate::draw::UboBinding>,
     pub(crate) push_descriptor: ash::khr::push_descriptor::Device,
@@ -134,6 +137,9 @@ impl VkContext {
             modules: Default::default(),
             ubos: Default::default(),
             dummy: None,
+            multi_draw: (dev.device.features.multi_draw.multi_draw == vk::TRUE)
+                .then(|| ash::ext::multi_draw::Device::new(&dev.instance.raw, dev.raw())),
+            max_multi_draw: crate::caps::max_multi_draw(&dev),
             driver_ubo: None,
             push_descriptor,
             views: vec![vec![None; MAX_SHADER_SAMPLER_VIEWS]; 6],

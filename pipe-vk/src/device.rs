@@ -48,6 +48,7 @@ pub const WANTED_EXTENSIONS: &[&CStr] = &[
     ash::ext::depth_clip_control::NAME,
     ash::ext::color_write_enable::NAME,
     ash::ext::memory_budget::NAME,
+    ash::ext::vertex_attribute_divisor::NAME,
 ];
 
 /// Everything known about the chosen physical device.
@@ -226,6 +227,7 @@ pub struct Features {
     pub extended_dynamic_state2: vk::PhysicalDeviceExtendedDynamicState2FeaturesEXT<'static>,
     pub extended_dynamic_state3: vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT<'static>,
     pub provoking_vertex: vk::PhysicalDeviceProvokingVertexFeaturesEXT<'static>,
+    pub vertex_attribute_divisor: vk::PhysicalDeviceVertexAttributeDivisorFeaturesKHR<'static>,
     /// Names of the enabled device extensions.
     pub extensions: Vec<String>,
 }
@@ -259,6 +261,7 @@ impl Features {
         self.extended_dynamic_state2.p_next = std::ptr::null_mut();
         self.extended_dynamic_state3.p_next = std::ptr::null_mut();
         self.provoking_vertex.p_next = std::ptr::null_mut();
+        self.vertex_attribute_divisor.p_next = std::ptr::null_mut();
     }
 }
 
@@ -311,6 +314,9 @@ fn with_chain<R>(
     }
     if has(ash::ext::provoking_vertex::NAME) {
         head = head.push_next(&mut f.provoking_vertex);
+    }
+    if has(ash::ext::vertex_attribute_divisor::NAME) {
+        head = head.push_next(&mut f.vertex_attribute_divisor);
     }
     body(&mut head)
 }

@@ -400,14 +400,27 @@ impl PipelineCache {
                 offset: e.src_offset,
             });
         }
-        if !divisors.is_empty() {
+        let divisor_ok = dev
+            .device
+            .features
+            .vertex_attribute_divisor
+            .vertex_attribute_instance_rate_divisor
+            == vk::TRUE;
+        if !divisors.is_empty() && !divisor_ok {
             return Err(PipeError::unsupported(
-                "instance divisors above 1 need VK_KHR_vertex_attribute_divisor (issue 7)",
+                "instance divisors above 1 need VK_EXT_vertex_attribute_divisor",
             ));
         }
+        let mut divisor_info = vk::PipelineVertexInputDivisorStateCreateInfoKHR::default()
+            .vertex_binding_divisors(&divisors);
         let vi = vk::PipelineVertexInputStateCreateInfo::default()
             .vertex_binding_descriptions(&bindings)
             .vertex_attribute_descriptions(&attrs);
+        let vi = if divisors.is_empty() {
+            vi
+        } else {
+            vi.push_next(&mut divisor_info)
+        };
         let topology = match key.topology {
             TopologyClass::Point => vk::PrimitiveTopology::POINT_LIST,
             TopologyClass::Line => vk::PrimitiveTopology::LINE_LIST,

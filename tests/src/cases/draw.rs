@@ -594,7 +594,8 @@ fn bad_draws(ctx: &mut TestContext, staging: bool) -> R {
     }
     bind_program(&mut e, VS, FS_UBO)?;
     bind_vertices(&mut e, &[0.0; 16], None)?;
-    // Indirect draws are not implemented yet: a clear Unsupported.
+    // Indirect quads would need GPU-side index rewriting: a clear
+    // Unsupported, not a wrong picture.
     let ib = e.buffer(64, ResourceFlags::empty())?;
     let ind = pipe_core::draw::DrawIndirectInfo {
         offset: 0,
@@ -602,7 +603,15 @@ fn bad_draws(ctx: &mut TestContext, staging: bool) -> R {
         buffer: Some(ib),
         ..Default::default()
     };
-    match e.ctx.draw_vbo(&DrawInfo::default(), 0, Some(&ind), &[]) {
+    match e.ctx.draw_vbo(
+        &DrawInfo {
+            mode: PrimType::Quads,
+            ..DrawInfo::default()
+        },
+        0,
+        Some(&ind),
+        &[],
+    ) {
         Err(PipeError::Unsupported(_)) => {}
         other => return Err(Outcome::fail(format!("indirect draw gave {:?}", other))),
     }
@@ -1123,3 +1132,209 @@ fn flat_shading(ctx: &mut TestContext, staging: bool) -> R {
     Ok(())
 }
 both_paths!("pipe.draw.gl.flat_shading_provoking_vertex", flat_shading);
+
+/// Four 4x4 squares on the diagonal, as 6 vertices each.
+fn diagonal_squares() -> Vec<f32> {
+    let mut v = Vec::new();
+    for k in 0..4 {
+        let x0 = k as f32 * 0.5 - 1.0;
+        let (x1, y0, y1) = (x0 + 0.5, x0, x0 + 0.5);
+        v.extend_from_slice(&[
+            x0, y0, 0.0, 1.0, x1, y0, 0.0, 1.0, x1, y1, 0.0, 1.0, x0, y0, 0.0, 1.0, x1, y1, 0.0,
+            1.0, x0, y1, 0.0, 1.0,
+        ]);
+    }
+    v
+}
+
+fn on_diagonal(x: u32, y: u32, which: &[u32]) -> bool {
+    which
+        .iter()
+        .any(|&k| (4 * k..4 * k + 4).contains(&x) && (4 * k..4 * k + 4).contains(&y))
+}
+
+/// Multi-draw: several start/count pairs in one draw_vbo (merged into one
+/// vkCmdDrawMulti*EXT where available), non-indexed and indexed.
+fn multi_draw(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS, FS_UBO)?;
+    bind_vertices(&mut e, &diagonal_squares(), None)?;
+    let c = [0.0, 1.0, 1.0, 1.0];
+    set_color(&mut e, c)?;
+    clear_color(&mut e, [0.0; 4])?;
+    let d = |k: u32| DrawStartCountBias {
+        start: 6 * k,
+        count: 6,
+        index_bias: 0,
+    };
+    step(
+        "multi draw",
+        e.ctx
+            .draw_vbo(&DrawInfo::default(), 0, None, &[d(0), d(2), d(3)]),
+    )?;
+    check_image(ctx, &mut e, &t, |x, y| {
+        Some(if on_diagonal(x, y, &[0, 2, 3]) {
+            unorm(c)
+        } else {
+            [0; 4]
+        })
+    })?;
+    // Indexed: identity indices, draws with index_bias selecting squares.
+    let idx: Vec<u8> = (0u16..6).flat_map(|i| i.to_le_bytes()).collect();
+    let info = DrawInfo {
+        index_size: 2,
+        index: IndexSource::User(&idx),
+        ..DrawInfo::default()
+    };
+    clear_color(&mut e, [0.0; 4])?;
+    let di = |k: i32| DrawStartCountBias {
+        start: 0,
+        count: 6,
+        index_bias: 6 * k,
+    };
+    step(
+        "multi draw indexed",
+        e.ctx.draw_vbo(&info, 0, None, &[di(1), di(3)]),
+    )?;
+    check_image(ctx, &mut e, &t, |x, y| {
+        Some(if on_diagonal(x, y, &[1, 3]) {
+            unorm(c)
+        } else {
+            [0; 4]
+        })
+    })
+}
+both_paths!("pipe.draw.multi_draw.arrays_and_elements", multi_draw);
+
+/// Indirect draws: commands in a buffer (GL's layout, the same as
+/// Vulkan's), several at once, and with a count buffer.
+fn indirect(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS, FS_UBO)?;
+    bind_vertices(&mut e, &diagonal_squares(), None)?;
+    let c = [1.0, 0.5, 0.0, 1.0];
+    set_color(&mut e, c)?;
+    // Non-indexed commands: count, instances, first vertex, first instance.
+    let cmds: Vec<u32> = vec![6, 1, 0, 0, 6, 1, 18, 0, 6, 1, 12, 0];
+    let buf = e.buffer(64, ResourceFlags::empty())?;
+    let bytes: Vec<u8> = cmds.iter().flat_map(|v| v.to_le_bytes()).collect();
+    step(
+        "commands",
+        e.ctx
+            .buffer_subdata(&buf, pipe_core::flags::MapFlags::empty(), 0, &bytes),
+    )?;
+    let count = e.buffer(16, ResourceFlags::empty())?;
+    step(
+        "count",
+        e.ctx.buffer_subdata(
+            &count,
+            pipe_core::flags::MapFlags::empty(),
+            4,
+            &2u32.to_le_bytes(),
+        ),
+    )?;
+    clear_color(&mut e, [0.0; 4])?;
+    let ind = pipe_core::draw::DrawIndirectInfo {
+        offset: 0,
+        stride: 16,
+        draw_count: 2,
+        buffer: Some(buf.clone()),
+        ..Default::default()
+    };
+    step(
+        "indirect",
+        e.ctx.draw_vbo(&DrawInfo::default(), 0, Some(&ind), &[]),
+    )?;
+    check_image(ctx, &mut e, &t, |x, y| {
+        Some(if on_diagonal(x, y, &[0, 3]) {
+            unorm(c)
+        } else {
+            [0; 4]
+        })
+    })?;
+    if e.screen.caps().draw_indirect_count {
+        // Up to 3 commands from offset 16, but the count buffer says 2.
+        clear_color(&mut e, [0.0; 4])?;
+        let ind = pipe_core::draw::DrawIndirectInfo {
+            offset: 16,
+            stride: 16,
+            draw_count: 3,
+            buffer: Some(buf),
+            indirect_draw_count: Some(count),
+            indirect_draw_count_offset: 4,
+            ..Default::default()
+        };
+        step(
+            "indirect count",
+            e.ctx.draw_vbo(&DrawInfo::default(), 0, Some(&ind), &[]),
+        )?;
+        check_image(ctx, &mut e, &t, |x, y| {
+            Some(if on_diagonal(x, y, &[3, 2]) {
+                unorm(c)
+            } else {
+                [0; 4]
+            })
+        })?;
+    }
+    Ok(())
+}
+both_paths!("pipe.draw.indirect.commands_and_count", indirect);
+
+/// Instance divisor 2: instances 0-3 read offsets 0, 0, 1, 1.
+fn divisor_two(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_OFFSET, FS_UBO)?;
+    let sq = diagonal_squares();
+    let mut elems = vec![
+        VertexElement {
+            src_offset: 0,
+            src_stride: 16,
+            vertex_buffer_index: 0,
+            dual_slot: false,
+            src_format: Format::R32G32B32A32Float,
+            instance_divisor: 0,
+        },
+        VertexElement {
+            src_offset: 0,
+            src_stride: 16,
+            vertex_buffer_index: 1,
+            dual_slot: false,
+            src_format: Format::R32G32B32A32Float,
+            instance_divisor: 2,
+        },
+    ];
+    let ve = step("velems", e.ctx.create_vertex_elements_state(&elems))?;
+    elems.clear();
+    step("bind velems", e.ctx.bind_vertex_elements_state(Some(ve)))?;
+    // Offsets move square 0 by one square (0.5 NDC) diagonally.
+    let offs = [0.0f32, 0.0, 0.0, 0.0, 0.5, 0.5, 0.0, 0.0];
+    step(
+        "vbufs",
+        e.ctx.set_vertex_buffers(&[
+            VertexBuffer {
+                buffer: Some(VertexBufferSource::User(Arc::from(f32s(&sq)))),
+                buffer_offset: 0,
+            },
+            VertexBuffer {
+                buffer: Some(VertexBufferSource::User(Arc::from(f32s(&offs)))),
+                buffer_offset: 0,
+            },
+        ]),
+    )?;
+    let c = [0.5, 0.5, 1.0, 1.0];
+    set_color(&mut e, c)?;
+    clear_color(&mut e, [0.0; 4])?;
+    // 4 instances of square 0: two at square 0, two at square 1.
+    draw(&mut e, PrimType::Triangles, 0, 6, 4)?;
+    check_image(ctx, &mut e, &t, |x, y| {
+        Some(if on_diagonal(x, y, &[0, 1]) {
+            unorm(c)
+        } else {
+            [0; 4]
+        })
+    })
+}
+both_paths!("pipe.draw.instanced.divisor_two", divisor_two);
