@@ -1281,6 +1281,9 @@ impl VkContext {
     }
 
     pub(crate) fn do_launch_grid(&mut self, info: &GridInfo) -> PipeResult<()> {
+        // Compute push constants share the command buffer's push-constant
+        // storage with draws: make the next draw push its block again.
+        self.draw_cache.push.clear();
         let dev = self.dev().clone();
         self.compute_state.collect_texel_views(dev.raw());
         let h = self

@@ -86,6 +86,10 @@ pub struct VkContext {
     pub(crate) modules: crate::shader::ModuleCache,
     pub(crate) ubos: [[Option<crate::draw::UboBinding>; MAX_CONSTANT_BUFFERS]; 6],
     pub(crate) dummy: Option<Arc<ResourceObject>>,
+    /// What the current command buffer already has bound (see `draw`).
+    pub(crate) draw_cache: crate::draw::DrawCache,
+    /// Descriptor pushes and set allocations in the current batch.
+    pub(crate) descriptor_updates: u32,
     /// VK_EXT_multi_draw entry points, when the feature is enabled.
     pub(crate) multi_draw: Option<ash::ext::multi_draw::Device>,
     pub(crate) max_multi_draw: u32,
@@ -137,6 +141,8 @@ impl VkContext {
             modules: Default::default(),
             ubos: Default::default(),
             dummy: None,
+            draw_cache: Default::default(),
+            descriptor_updates: 0,
             multi_draw: (dev.device.features.multi_draw.multi_draw == vk::TRUE)
                 .then(|| ash::ext::multi_draw::Device::new(&dev.instance.raw, dev.raw())),
             max_multi_draw: crate::caps::max_multi_draw(&dev),
@@ -250,6 +256,7 @@ impl VkContext {
     /// Submits the current batch; returns its timeline value.
     pub(crate) fn flush_internal(&mut self) -> PipeResult<u64> {
         self.end_rendering();
+        self.descriptor_updates = 0;
         if !self.barriers.is_empty() {
             let _ = self.cmd();
         }
@@ -370,7 +377,7 @@ impl VkContext {
                 // SAFETY: modules are not referenced after pipeline creation.
                 unsafe { self.dev().raw().destroy_shader_module(m, None) };
             }
-            self.retire_pipelines(|k| k.vs == id || k.fs == Some(id));
+            self.retire_pipelines(|k| k.vs == id || [k.tcs, k.tes, k.gs, k.fs].contains(&Some(id)));
         }
         let slot = &mut self.bound.shaders[stage.index()];
         if *slot == Some(handle) && !self.shader.contains(handle.cso) {

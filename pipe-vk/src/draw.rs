@@ -89,6 +89,43 @@ const DEPTH_ATTACHMENT: Access = Access::new(
     ),
 );
 
+/// Descriptor updates after which a batch is flushed (see `do_draw_vbo`).
+const MAX_DESCRIPTOR_UPDATES_PER_BATCH: u32 = 16_384;
+
+/// What the current command buffer already has bound or set, so that
+/// redundant commands are skipped.
+#[derive(Default)]
+pub struct DrawCache {
+    pub cmd: vk::CommandBuffer,
+    pub epoch: u64,
+    pub pipeline: vk::Pipeline,
+    pub ubos: SmallVec<[(u32, u64, u64, u64); 16]>,
+    pub textures: SmallVec<[(u32, u64, u64); 8]>,
+    pub vbufs: SmallVec<[(u64, u64); 16]>,
+    pub index: Option<(u64, u64, i32)>,
+    pub push: Vec<u8>,
+    pub dynamic: Option<DynState>,
+}
+
+/// The dynamic state of a draw, compared with what was last set.
+#[derive(Clone, Copy, PartialEq)]
+pub struct DynState {
+    viewport: [f32; 6],
+    scissor: [i32; 4],
+    line_width: f32,
+    depth_bias: [f32; 3],
+    blend: [f32; 4],
+    depth_bounds: [f32; 2],
+    stencil: [u32; 6],
+    cull: u32,
+    front_ccw: bool,
+    topology: i32,
+    depth: (bool, bool, i32, bool),
+    stencil_test: bool,
+    ops: [i32; 8],
+    restart: bool,
+}
+
 /// A uniform buffer binding (user data is uploaded when bound).
 #[derive(Clone)]
 pub struct UboBinding {
@@ -488,17 +525,23 @@ impl VkContext {
         let vs = self.bound().shaders[ShaderStage::Vertex.index()]
             .ok_or_else(|| PipeError::invalid("draw_vbo: no vertex shader bound"))?;
         let fs = self.bound().shaders[ShaderStage::Fragment.index()];
-        for st in [
-            ShaderStage::TessCtrl,
-            ShaderStage::TessEval,
-            ShaderStage::Geometry,
-        ] {
-            if self.bound().shaders[st.index()].is_some() {
-                return Err(PipeError::unsupported(format!(
-                    "{} shaders in draws are not supported by pipe-vk yet (issue 7)",
-                    st.short_name()
-                )));
-            }
+        let tess = self.bound().shaders[ShaderStage::TessEval.index()].is_some();
+        if tess != (info.mode == pipe_core::draw::PrimType::Patches) {
+            return Err(PipeError::invalid(if tess {
+                "draw_vbo: a tessellation evaluation shader is bound, so the mode must be patches"
+            } else {
+                "draw_vbo: patches need a tessellation evaluation shader"
+            }));
+        }
+        if self.bound().shaders[ShaderStage::TessCtrl.index()].is_some() && !tess {
+            return Err(PipeError::invalid(
+                "draw_vbo: a tessellation control shader without an evaluation shader",
+            ));
+        }
+        if tess && self.bound().shaders[ShaderStage::TessCtrl.index()].is_none() {
+            return Err(PipeError::unsupported(
+                "tessellation without a control shader needs the generated pass-through TCS (issue 7)",
+            ));
         }
         if indirect.is_none() && (draws.iter().all(|d| d.count == 0) || info.instance_count == 0) {
             return Ok(());
@@ -594,7 +637,13 @@ impl VkContext {
                 },
             ));
         }
-        for stage in [ShaderStage::Vertex, ShaderStage::Fragment] {
+        for stage in [
+            ShaderStage::Vertex,
+            ShaderStage::TessCtrl,
+            ShaderStage::TessEval,
+            ShaderStage::Geometry,
+            ShaderStage::Fragment,
+        ] {
             if self.bound().shaders[stage.index()].is_none() {
                 continue;
             }
@@ -653,12 +702,56 @@ impl VkContext {
         let dev = self.dev().clone();
         let raw = dev.raw();
 
-        // 4. Bind, state, draw.
+        // 4. Bind, state, draw. State already recorded in this command
+        // buffer with the same values is not recorded again (bindings and
+        // dynamic state persist across rendering instances and pipeline
+        // binds within a command buffer).
+        // A command buffer handle is reused after its batch retires, so the
+        // cache is keyed by the batch (the submission count) too.
+        let epoch = self.batches.submitted;
+        if self.draw_cache.cmd != cmd || self.draw_cache.epoch != epoch {
+            self.draw_cache = DrawCache {
+                cmd,
+                epoch,
+                ..DrawCache::default()
+            };
+        }
+        let ubo_key: SmallVec<[(u32, u64, u64, u64); 16]> = ubo_writes
+            .iter()
+            .map(|(b, i)| (*b, vk::Handle::as_raw(i.buffer), i.offset, i.range))
+            .collect();
+        let tex_key: SmallVec<[(u32, u64, u64); 8]> = textures
+            .iter()
+            .map(|(b, i)| {
+                (
+                    *b,
+                    vk::Handle::as_raw(i.image_view),
+                    vk::Handle::as_raw(i.sampler),
+                )
+            })
+            .collect();
+        let ubo_writes = if self.draw_cache.ubos == ubo_key {
+            SmallVec::new()
+        } else {
+            self.draw_cache.ubos = ubo_key;
+            self.descriptor_updates += 1;
+            ubo_writes
+        };
+        let textures = if self.draw_cache.textures == tex_key {
+            SmallVec::new()
+        } else {
+            self.draw_cache.textures = tex_key;
+            self.descriptor_updates += 1;
+            textures
+        };
         // SAFETY (for the block): recording inside the rendering instance the
         // pipeline was built for (formats and samples are in its key); every
         // buffer is live and tracked by the batch.
         unsafe {
-            raw.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipeline);
+            if self.draw_cache.pipeline != pipeline {
+                raw.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipeline);
+                self.draw_cache.pipeline = pipeline;
+            }
             self.set_dynamic_state(
                 cmd,
                 topology,
@@ -710,29 +803,41 @@ impl VkContext {
                     &[],
                 );
             }
-            if !vbufs.is_empty() {
+            let vb_key: SmallVec<[(u64, u64); 16]> = vbufs
+                .iter()
+                .map(|(b, o)| (vk::Handle::as_raw(*b), *o))
+                .collect();
+            if !vbufs.is_empty() && self.draw_cache.vbufs != vb_key {
                 let bufs: SmallVec<[vk::Buffer; 16]> = vbufs.iter().map(|v| v.0).collect();
                 let offs: SmallVec<[u64; 16]> = vbufs.iter().map(|v| v.1).collect();
                 raw.cmd_bind_vertex_buffers(cmd, 0, &bufs, &offs);
+                self.draw_cache.vbufs = vb_key;
             }
             let mut block = self.push_block();
             if let Some(d) = block.get_mut(0..4) {
                 d.copy_from_slice(&drawid_offset.to_le_bytes());
             }
-            raw.cmd_push_constants(
-                cmd,
-                self.pipelines.layout.layout,
-                vk::ShaderStageFlags::ALL,
-                0,
-                &block,
-            );
+            if self.draw_cache.push != block {
+                raw.cmd_push_constants(
+                    cmd,
+                    self.pipelines.layout.layout,
+                    vk::ShaderStageFlags::ALL,
+                    0,
+                    &block,
+                );
+                self.draw_cache.push = block;
+            }
             if let Some(ty_buf) = index.map(|(buf, off, _)| (buf, off)) {
                 let ty = match info.index_size {
                     1 => vk::IndexType::UINT8_EXT,
                     2 => vk::IndexType::UINT16,
                     _ => vk::IndexType::UINT32,
                 };
-                raw.cmd_bind_index_buffer(cmd, ty_buf.0, ty_buf.1, ty);
+                let ib = Some((vk::Handle::as_raw(ty_buf.0), ty_buf.1, ty.as_raw()));
+                if self.draw_cache.index != ib {
+                    raw.cmd_bind_index_buffer(cmd, ty_buf.0, ty_buf.1, ty);
+                    self.draw_cache.index = ib;
+                }
             }
             let first_base = index.map_or(0, |(_, _, f)| f);
             let layout = self.pipelines.layout.layout;
@@ -780,6 +885,9 @@ impl VkContext {
                     if info.increment_draw_id && i > 0 {
                         let id = (drawid_offset + i as u32).to_le_bytes();
                         raw.cmd_push_constants(cmd, layout, vk::ShaderStageFlags::ALL, 0, &id);
+                        if let Some(d) = self.draw_cache.push.get_mut(0..4) {
+                            d.copy_from_slice(&id);
+                        }
                     }
                     if d.count == 0 {
                         continue;
@@ -806,6 +914,12 @@ impl VkContext {
             }
         }
         self.stats.draws += draws.len() as u64;
+        // lavapipe backs every descriptor push or set with a mapping until
+        // the command buffer is reset; past ~65k per batch it runs out of
+        // mappings (vm.max_map_count). Bound the work per batch.
+        if self.descriptor_updates >= MAX_DESCRIPTOR_UPDATES_PER_BATCH {
+            self.flush_internal()?;
+        }
         Ok(())
     }
 
@@ -1021,7 +1135,8 @@ impl VkContext {
         } else {
             full
         };
-        let caps = pipe_core::Screen::caps(&**self.screen());
+        let screen = self.screen().clone();
+        let caps = pipe_core::Screen::caps(&*screen);
         let line_width = if caps.wide_lines {
             rast.line_width.clamp(1.0, caps.max_line_width.max(1.0))
         } else {
@@ -1056,6 +1171,56 @@ impl VkContext {
             dsa.depth_bounds_max.clamp(0.0, 1.0) as f32,
         );
         let offset_enabled = rast.offset_tri || rast.offset_line || rast.offset_point;
+        let state = DynState {
+            viewport: [vp.x, vp.y, vp.width, vp.height, vp.min_depth, vp.max_depth],
+            scissor: [
+                sc.offset.x,
+                sc.offset.y,
+                sc.extent.width as i32,
+                sc.extent.height as i32,
+            ],
+            line_width,
+            depth_bias: if offset_enabled {
+                [rast.offset_units, rast.offset_clamp, rast.offset_scale]
+            } else {
+                [0.0; 3]
+            },
+            blend: blend_color,
+            depth_bounds: [depth_bounds.0, depth_bounds.1],
+            stencil: [
+                front.compare_mask,
+                back.compare_mask,
+                front.write_mask,
+                back.write_mask,
+                u32::from(refs[0]),
+                u32::from(refs[1]),
+            ],
+            cull: cull.as_raw(),
+            front_ccw: rast.front_ccw,
+            topology: topology.as_raw(),
+            depth: (
+                dsa.depth_enabled,
+                dsa.depth_enabled && dsa.depth_writemask,
+                compare_op(dsa.depth_func).as_raw(),
+                dsa.depth_bounds_test && caps.depth_bounds_test,
+            ),
+            stencil_test: dsa.stencil[0].enabled,
+            ops: [
+                front.fail_op.as_raw(),
+                front.pass_op.as_raw(),
+                front.depth_fail_op.as_raw(),
+                front.compare_op.as_raw(),
+                back.fail_op.as_raw(),
+                back.pass_op.as_raw(),
+                back.depth_fail_op.as_raw(),
+                back.compare_op.as_raw(),
+            ],
+            restart,
+        };
+        if self.draw_cache.dynamic == Some(state) {
+            return Ok(());
+        }
+        self.draw_cache.dynamic = Some(state);
         // SAFETY: guaranteed by the caller.
         unsafe {
             raw.cmd_set_viewport_with_count(cmd, &[vp]);
@@ -1151,8 +1316,18 @@ impl VkContext {
             }
         }
         let (vs_key, fs_key) = self.variant_keys(topology)?;
+        let stage_id = |st: ShaderStage| b.shaders[st.index()].map(|h| h.cso.id());
+        let (tcs, tes, gs) = (
+            stage_id(ShaderStage::TessCtrl),
+            stage_id(ShaderStage::TessEval),
+            stage_id(ShaderStage::Geometry),
+        );
         let key = GfxKey {
             vs: vs.cso.id(),
+            tcs,
+            tes,
+            gs,
+            patch_vertices: if tes.is_some() { b.patch_vertices } else { 0 },
             fs: fs.map(|h| h.cso.id()),
             velems: b.velems.map(|h| h.id()),
             blend: b.blend.map(|h| h.id()),
@@ -1174,7 +1349,34 @@ impl VkContext {
         if let Some(h) = fs {
             crate::shader::check_draw_bindings(self.shader_table().get(h.cso)?, UBO_SLOTS)?;
         }
-        let vs_mod = self.modules.get(&dev, vs.cso.id(), &vs_state, &vs_key)?;
+        // The last vertex-processing stage takes the clip/depth/point key.
+        let last = [gs, tes].into_iter().flatten().next();
+        let default_key = VariantKey::default();
+        let vs_mod = self.modules.get(
+            &dev,
+            vs.cso.id(),
+            &vs_state,
+            if last.is_none() {
+                &vs_key
+            } else {
+                &default_key
+            },
+        )?;
+        let mut stage_mod =
+            |id: Option<u32>, is_last: bool| -> PipeResult<Option<vk::ShaderModule>> {
+                let Some(id) = id else { return Ok(None) };
+                let handle = self
+                    .shader_table()
+                    .handle_of(id)
+                    .ok_or_else(|| PipeError::invalid("a bound shader state was deleted"))?;
+                let st = self.shader_table().get(handle)?.clone();
+                crate::shader::check_draw_bindings(&st, UBO_SLOTS)?;
+                let k = if is_last { &vs_key } else { &default_key };
+                Ok(Some(self.modules.get(&dev, id, &st, k)?))
+            };
+        let tcs_mod = stage_mod(tcs, false)?;
+        let tes_mod = stage_mod(tes, gs.is_none())?;
+        let gs_mod = stage_mod(gs, true)?;
         let fs_mod = match fs {
             Some(h) => {
                 let st = self.shader_table().get(h.cso)?.clone();
@@ -1206,6 +1408,9 @@ impl VkContext {
         };
         let inputs = GfxInputs {
             vs: vs_mod,
+            tcs: tcs_mod,
+            tes: tes_mod,
+            gs: gs_mod,
             fs: fs_mod,
             velems: &velems,
             blend: &blend,

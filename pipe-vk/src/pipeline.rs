@@ -78,7 +78,12 @@ pub fn topology_class(t: vk::PrimitiveTopology) -> TopologyClass {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct GfxKey {
     pub vs: u32,
+    pub tcs: Option<u32>,
+    pub tes: Option<u32>,
+    pub gs: Option<u32>,
     pub fs: Option<u32>,
+    /// Control points per patch (tessellation pipelines only).
+    pub patch_vertices: u8,
     pub velems: Option<u32>,
     pub blend: Option<u32>,
     pub rasterizer: Option<u32>,
@@ -87,7 +92,9 @@ pub struct GfxKey {
     pub stencil_format: vk::Format,
     pub samples: u32,
     pub topology: TopologyClass,
-    /// Variant keys of the vertex and fragment shaders (GL lowerings).
+    /// Variant keys of the last vertex-processing stage (clip planes,
+    /// depth range, point size) and of the fragment shader; the other
+    /// stages take the default key.
     pub vs_key: spirv_gen::passes::VariantKey,
     pub fs_key: spirv_gen::passes::VariantKey,
 }
@@ -95,6 +102,9 @@ pub struct GfxKey {
 /// The states a pipeline is built from (looked up from the key's handles).
 pub struct GfxInputs<'a> {
     pub vs: vk::ShaderModule,
+    pub tcs: Option<vk::ShaderModule>,
+    pub tes: Option<vk::ShaderModule>,
+    pub gs: Option<vk::ShaderModule>,
     pub fs: Option<vk::ShaderModule>,
     pub velems: &'a [VertexElement],
     pub blend: &'a BlendState,
@@ -354,14 +364,23 @@ impl PipelineCache {
             .stage(vk::ShaderStageFlags::VERTEX)
             .module(inputs.vs)
             .name(entry)];
-        if let Some(fs) = inputs.fs {
-            stages.push(
-                vk::PipelineShaderStageCreateInfo::default()
-                    .stage(vk::ShaderStageFlags::FRAGMENT)
-                    .module(fs)
-                    .name(entry),
-            );
+        for (module, stage) in [
+            (inputs.tcs, vk::ShaderStageFlags::TESSELLATION_CONTROL),
+            (inputs.tes, vk::ShaderStageFlags::TESSELLATION_EVALUATION),
+            (inputs.gs, vk::ShaderStageFlags::GEOMETRY),
+            (inputs.fs, vk::ShaderStageFlags::FRAGMENT),
+        ] {
+            if let Some(m) = module {
+                stages.push(
+                    vk::PipelineShaderStageCreateInfo::default()
+                        .stage(stage)
+                        .module(m)
+                        .name(entry),
+                );
+            }
         }
+        let tess = vk::PipelineTessellationStateCreateInfo::default()
+            .patch_control_points(u32::from(key.patch_vertices.max(1)));
         // Vertex input: one binding per vertex buffer used, stride and rate
         // from the elements (pipe-core checked they agree per buffer).
         let mut bindings: SmallVec<[vk::VertexInputBindingDescription; 16]> = SmallVec::new();
@@ -496,6 +515,7 @@ impl PipelineCache {
             .stages(&stages)
             .vertex_input_state(&vi)
             .input_assembly_state(&ia)
+            .tessellation_state(&tess)
             .viewport_state(&vp)
             .rasterization_state(&rs)
             .multisample_state(&ms)

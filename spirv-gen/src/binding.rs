@@ -52,7 +52,9 @@
 //!
 //! Inputs and outputs carry explicit locations. The GL lowerings that add
 //! varyings place them at fixed locations: [`BFC0_LOCATION`],
-//! [`BFC1_LOCATION`].
+//! [`BFC1_LOCATION`] (two-sided colour), [`STIPPLE_POS_LOCATION`] (line
+//! stipple emulation). A shader that uses one of these locations itself
+//! cannot take the lowering that adds it.
 
 use crate::ir::Stage;
 
@@ -87,6 +89,11 @@ pub const DRIVER_UBO_SLOT: u32 = MAX_CONSTANT_BUFFERS - 1;
 pub const BFC0_LOCATION: u32 = 30;
 /// Location of the back-face colour 1 varying added by two-sided colour.
 pub const BFC1_LOCATION: u32 = 31;
+/// Location of the `f32` `noperspective` varying `stipple_pos` (window
+/// distance along the line, in pixels) that line stipple emulation adds
+/// to the last vertex stage's outputs and the fragment shader's inputs
+/// ([`crate::passes::line_stipple`]).
+pub const STIPPLE_POS_LOCATION: u32 = 29;
 
 impl DescClass {
     pub fn set(self) -> u32 {
@@ -130,11 +137,11 @@ pub fn binding_for_with_stride(
 /// |---|---|---|---|
 /// | 0 | `u32` | [`DRAW_ID`](push::DRAW_ID) | vertex |
 /// | 4 | `i32` | [`BASE_VERTEX`](push::BASE_VERTEX) | vertex |
-/// | 8 | `u32` | [`LINE_STIPPLE`](push::LINE_STIPPLE) | (reserved, see its docs) |
+/// | 8 | `u32` | [`LINE_STIPPLE`](push::LINE_STIPPLE) | fragment, line stipple emulation |
 /// | 12 | `f32` | [`FB_HEIGHT`](push::FB_HEIGHT) | fragment, lower-left origin |
 /// | 16 | `f32x4` | [`DEFAULT_TESS_OUTER`](push::DEFAULT_TESS_OUTER) | tess control |
 /// | 32 | `f32x2` | [`DEFAULT_TESS_INNER`](push::DEFAULT_TESS_INNER) | tess control |
-/// | 40 | `f32x2` | [`VIEWPORT_SCALE`](push::VIEWPORT_SCALE) | (reserved: point sprites / stipple emulation) |
+/// | 40 | `f32x2` | [`VIEWPORT_SCALE`](push::VIEWPORT_SCALE) | geometry, line stipple emulation |
 /// | 48 | — | reserved (16 bytes) | |
 /// | 64 | `f32x4 [8]` | [`CLIP_PLANES`](push::CLIP_PLANES) | last pre-raster stage |
 ///
@@ -145,19 +152,24 @@ pub mod push {
     pub const DRAW_ID: u32 = 0;
     /// `i32` base vertex.
     pub const BASE_VERTEX: u32 = 4;
-    /// `u32` line stipple: pattern in bits 0..16, factor in bits 16..24.
+    /// `u32` line stipple: the 16-bit pattern in bits 0..16 (bit `i` is
+    /// the `i`-th step of the pattern, least significant first, as GL),
+    /// Gallium's `line_stipple_factor` in bits 16..24 (GL's repeat factor
+    /// minus one, 0..=255, so that GL's 1..=256 fits), bits 24..32
+    /// ignored. The driver writes `line_stipple_pattern |
+    /// line_stipple_factor << 16` from the rasterizer state, as Zink does.
     ///
-    /// No shader lowering reads it: line stipple is left to the device
-    /// (`VK_EXT_line_rasterization`: `stippledRectangularLines` /
-    /// `stippledBresenhamLines` / `stippledSmoothLines` with
-    /// `vkCmdSetLineStippleEXT`, all present on lavapipe). A fragment
-    /// shader alone cannot do it: the stipple counter is the window-space
-    /// distance from the start of the line (continued along a strip), and
-    /// a fragment knows neither endpoint. An emulation needs a geometry
-    /// stage that computes that distance per vertex into a `noperspective`
-    /// varying (as Zink's `lower_line_stipple_gs`), and then a fragment
-    /// test of bit `(distance / factor) % 16` of the pattern. The word is
-    /// kept here for that fallback.
+    /// Read by the fragment lowering of the line stipple emulation
+    /// ([`crate::passes::line_stipple::lower_line_stipple_fs`], key item
+    /// `line_stipple`): the fragment is discarded when bit
+    /// `floor(stipple_pos / (factor_minus_one + 1)) mod 16` of the pattern
+    /// is 0, where `stipple_pos` is the window-space distance from the
+    /// start of the line strip that the last vertex stage computes (see
+    /// [`VIEWPORT_SCALE`]). The emulation is for devices without stippled
+    /// lines in `VK_EXT_line_rasterization` (`stippledRectangularLines` /
+    /// `stippledBresenhamLines` with `vkCmdSetLineStippleEXT`, which
+    /// lavapipe has and which should be used where present); see
+    /// [`crate::passes::line_stipple`] for where the counter restarts.
     pub const LINE_STIPPLE: u32 = 8;
     /// `f32` framebuffer height in pixels: the lower-left origin lowering
     /// computes `gl_FragCoord.y = FB_HEIGHT - FragCoord.y`.
@@ -166,7 +178,16 @@ pub mod push {
     pub const DEFAULT_TESS_OUTER: u32 = 16;
     /// `f32x2` default inner tessellation levels.
     pub const DEFAULT_TESS_INNER: u32 = 32;
-    /// `f32x2` viewport scale (for point sprites / stipple).
+    /// `f32x2` viewport scale of viewport 0, as Gallium's
+    /// `pipe_viewport_state::scale[0..2]` (half the viewport width and
+    /// height in pixels; the sign of y does not matter to its readers).
+    ///
+    /// Read by the line stipple emulation in the last vertex stage (the
+    /// geometry shader from
+    /// [`crate::passes::line_stipple::line_stipple_gs`], or an
+    /// application geometry shader lowered with `line_stipple`) to map
+    /// clip-space positions to window pixels: `window = xy / w * scale`
+    /// (the viewport offset cancels in a distance).
     pub const VIEWPORT_SCALE: u32 = 40;
     /// `f32x4 [8]` user clip planes.
     pub const CLIP_PLANES: u32 = 64;

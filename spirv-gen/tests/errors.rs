@@ -203,7 +203,8 @@ fn fuzz_for_a_while() {
     seeds.sort();
     let key = spirv_gen::passes::VariantKey::parse(
         "alpha=less:0.5,clip=0x3,two_side,flat,sprite=0x1,point_size=1.0,sample_shading,\
-         polygon_stipple,lower_left_origin,pixel_center_integer,last_vertex_stage",
+         polygon_stipple,lower_left_origin,pixel_center_integer,last_vertex_stage,\
+             line_stipple",
     )
     .unwrap();
     let dict: &[&[u8]] = &[
@@ -290,6 +291,12 @@ fn fuzz_for_a_while() {
                 let _ = spirv_gen::emit::emit(&l, spirv_gen::emit::Target::Vulkan1_1);
             }
             let _ = spirv_gen::emit::emit(&s, spirv_gen::emit::Target::Vulkan1_3);
+            if let Ok(gs) = spirv_gen::passes::line_stipple::line_stipple_gs(&s, false) {
+                if let Err(e) = validate(&gs) {
+                    panic!("line stipple GS must validate: {e}\n--- input\n{src}");
+                }
+                let _ = spirv_gen::emit::emit(&gs, spirv_gen::emit::Target::Vulkan1_1);
+            }
         }
     }
     eprintln!("fuzz: {runs} inputs in {secs} s, {parsed} parsed, {valid} valid, no panic");

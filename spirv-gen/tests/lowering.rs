@@ -301,7 +301,10 @@ fn vertex_fetch_fixups() {
 
 #[test]
 fn key_text_form() {
-    let k = VariantKey::parse("alpha=less:0.5,clip=0x3,flat,two_side,point_size=1.0,sample_shading,sprite=1,sprite_upper_left,inline=0:7,vfetch=2:swap_rb,polygon_stipple,lower_left_origin,pixel_center_integer,last_vertex_stage,clip_halfz").unwrap();
+    let k = VariantKey::parse("alpha=less:0.5,clip=0x3,flat,two_side,point_size=1.0,sample_shading,sprite=1,sprite_upper_left,inline=0:7,vfetch=2:swap_rb,polygon_stipple,lower_left_origin,pixel_center_integer,last_vertex_stage,clip_halfz,line_stipple,line_rectangular").unwrap();
+    assert!(k.line_stipple && k.line_rectangular);
+    assert!(VariantKey::parse("line_stipple=1").is_err());
+    assert!(!VariantKey::default().line_stipple && !VariantKey::default().line_rectangular);
     assert!(k.polygon_stipple && k.lower_left_origin && k.pixel_center_integer);
     assert!(k.last_vertex_stage && k.clip_halfz);
     assert!(VariantKey::parse("clip_halfz=1").is_err());
@@ -636,4 +639,625 @@ fn main {
     common::emit_and_validate("split", &s);
     let l = lowered(src, "");
     assert_eq!(count(&l, |i| matches!(&i.op, Op::Alu(AluOp::Vec, _))), 2);
+}
+
+// ---------------------------------------------------------------------------
+// Line stipple emulation
+// ---------------------------------------------------------------------------
+
+/// A tiny interpreter for the 32-bit code the line stipple lowerings
+/// produce (constants, the ALU ops they use, variables, push constants,
+/// structured control flow, geometry emission), so that the tests check
+/// what the lowered code computes, not only its shape.
+mod interp {
+    use spirv_gen::ir::*;
+    use std::collections::HashMap;
+
+    pub struct Machine<'a> {
+        s: &'a Shader,
+        vals: HashMap<ValueId, (Type, Vec<u32>)>,
+        /// Variable contents: element index → words.
+        pub vars: HashMap<VarId, HashMap<u32, Vec<u32>>>,
+        /// The push constant block, in 32-bit words.
+        pub push: Vec<u32>,
+        /// One entry per `emit_vertex` of stream 0 (the outputs at that
+        /// point), `None` per `end_primitive` of stream 0.
+        pub emitted: Vec<Option<HashMap<String, Vec<u32>>>>,
+        pub discarded: bool,
+    }
+
+    enum Flow {
+        Next,
+        Break,
+        Continue,
+        Exit,
+    }
+
+    fn f(w: u32) -> f32 {
+        f32::from_bits(w)
+    }
+
+    impl<'a> Machine<'a> {
+        pub fn new(s: &'a Shader) -> Machine<'a> {
+            Machine {
+                s,
+                vals: HashMap::new(),
+                vars: HashMap::new(),
+                push: vec![0; 64],
+                emitted: Vec::new(),
+                discarded: false,
+            }
+        }
+        /// Sets element `index` of the variable called `name`.
+        pub fn set(&mut self, name: &str, index: u32, words: Vec<u32>) {
+            let v = self
+                .s
+                .find_var(name)
+                .unwrap_or_else(|| panic!("no @{name}"));
+            self.vars.entry(v).or_default().insert(index, words);
+        }
+        pub fn set_f32(&mut self, name: &str, index: u32, x: &[f32]) {
+            self.set(name, index, x.iter().map(|x| x.to_bits()).collect());
+        }
+        pub fn run(&mut self) {
+            let body = &self.s.body;
+            let _ = self.block(body);
+        }
+        fn get(&self, v: ValueId) -> (Type, Vec<u32>) {
+            self.vals
+                .get(&v)
+                .cloned()
+                .unwrap_or_else(|| panic!("%{} unset", v.0))
+        }
+        fn block(&mut self, body: &[Node]) -> Flow {
+            for n in body {
+                let flow = match n {
+                    Node::Instr(i) => self.instr(i),
+                    Node::If(i) => {
+                        let (_, c) = self.get(i.cond);
+                        if c[0] != 0 {
+                            self.block(&i.then_body)
+                        } else {
+                            self.block(&i.else_body)
+                        }
+                    }
+                    Node::Loop(l) => {
+                        let mut n = 0;
+                        loop {
+                            n += 1;
+                            assert!(n < 10_000, "runaway loop");
+                            match self.block(&l.body) {
+                                Flow::Break => break Flow::Next,
+                                Flow::Exit => break Flow::Exit,
+                                _ => {}
+                            }
+                        }
+                    }
+                    Node::Jump(Jump::Break, _) => Flow::Break,
+                    Node::Jump(Jump::Continue, _) => Flow::Continue,
+                    Node::Jump(Jump::Return, _) => Flow::Exit,
+                    Node::Jump(Jump::Discard, _) => {
+                        self.discarded = true;
+                        Flow::Exit
+                    }
+                };
+                if !matches!(flow, Flow::Next) {
+                    return flow;
+                }
+            }
+            Flow::Next
+        }
+        fn index(&self, i: Option<ValueId>) -> u32 {
+            i.map_or(0, |i| self.get(i).1[0])
+        }
+        fn instr(&mut self, i: &Instr) -> Flow {
+            let words = match &i.op {
+                Op::Const(b) => b.iter().map(|&x| x as u32).collect(),
+                Op::Swizzle(v, c) => {
+                    let (_, w) = self.get(*v);
+                    c.iter().map(|&c| w[c as usize]).collect()
+                }
+                Op::Insert(v, x, c) => {
+                    let mut w = self.get(*v).1;
+                    w[*c as usize] = self.get(*x).1[0];
+                    w
+                }
+                Op::Alu(op, srcs) => self.alu(*op, i.dest.unwrap().1, srcs),
+                Op::Intrinsic(intr) => match intr {
+                    Intrinsic::Load { var, index } => {
+                        let idx = self.index(*index);
+                        let comps = self.s.var(*var).ty.comps as usize;
+                        self.vars
+                            .get(var)
+                            .and_then(|e| e.get(&idx))
+                            .cloned()
+                            .unwrap_or_else(|| vec![0; comps])
+                    }
+                    Intrinsic::Store { var, index, value } => {
+                        let idx = self.index(*index);
+                        let w = self.get(*value).1;
+                        self.vars.entry(*var).or_default().insert(idx, w);
+                        return Flow::Next;
+                    }
+                    Intrinsic::LoadPush { offset, .. } => {
+                        let o = (self.get(*offset).1[0] / 4) as usize;
+                        let n = i.dest.unwrap().1.comps as usize;
+                        self.push[o..o + n].to_vec()
+                    }
+                    Intrinsic::EmitVertex { stream } => {
+                        if *stream == 0 {
+                            let mut snap = HashMap::new();
+                            for (k, v) in self.s.vars.iter().enumerate() {
+                                if v.is_output() {
+                                    if let Some(w) =
+                                        self.vars.get(&VarId(k as u32)).and_then(|e| e.get(&0))
+                                    {
+                                        snap.insert(v.name.clone(), w.clone());
+                                    }
+                                }
+                            }
+                            self.emitted.push(Some(snap));
+                        }
+                        return Flow::Next;
+                    }
+                    Intrinsic::EndPrimitive { stream } => {
+                        if *stream == 0 {
+                            self.emitted.push(None);
+                        }
+                        return Flow::Next;
+                    }
+                    Intrinsic::SsboAtomic { .. } => vec![0],
+                    other => panic!("interp: {other:?}"),
+                },
+                other => panic!("interp: {other:?}"),
+            };
+            if let Some((v, t)) = i.dest {
+                self.vals.insert(v, (t, words));
+            }
+            Flow::Next
+        }
+        fn alu(&self, op: AluOp, t: Type, srcs: &[ValueId]) -> Vec<u32> {
+            let a: Vec<(Type, Vec<u32>)> = srcs.iter().map(|&s| self.get(s)).collect();
+            let n = a.first().map_or(0, |x| x.1.len());
+            let map2 = |g: &dyn Fn(u32, u32) -> u32| -> Vec<u32> {
+                (0..n).map(|k| g(a[0].1[k], a[1].1[k])).collect()
+            };
+            let map1 =
+                |g: &dyn Fn(u32) -> u32| -> Vec<u32> { a[0].1.iter().map(|&x| g(x)).collect() };
+            let fb = |x: f32| x.to_bits();
+            let b = |x: bool| x as u32;
+            match op {
+                AluOp::Vec => a.iter().flat_map(|x| x.1.clone()).collect(),
+                AluOp::Mov | AluOp::Bitcast => a[0].1.clone(),
+                AluOp::Fadd => map2(&|x, y| fb(f(x) + f(y))),
+                AluOp::Fsub => map2(&|x, y| fb(f(x) - f(y))),
+                AluOp::Fmul => map2(&|x, y| fb(f(x) * f(y))),
+                AluOp::Fdiv => map2(&|x, y| fb(f(x) / f(y))),
+                AluOp::Fmax => map2(&|x, y| fb(f(x).max(f(y)))),
+                AluOp::Fmin => map2(&|x, y| fb(f(x).min(f(y)))),
+                AluOp::Fmod => map2(&|x, y| fb(f(x) - f(y) * (f(x) / f(y)).floor())),
+                AluOp::Fabs => map1(&|x| fb(f(x).abs())),
+                AluOp::Ffloor => map1(&|x| fb(f(x).floor())),
+                AluOp::Fdistance => {
+                    let d: f32 = (0..n).map(|k| (f(a[0].1[k]) - f(a[1].1[k])).powi(2)).sum();
+                    vec![fb(d.sqrt())]
+                }
+                AluOp::Fdot => vec![fb((0..n).map(|k| f(a[0].1[k]) * f(a[1].1[k])).sum())],
+                AluOp::Iadd => map2(&|x, y| x.wrapping_add(y)),
+                AluOp::Imul => map2(&|x, y| x.wrapping_mul(y)),
+                AluOp::Iand => map2(&|x, y| x & y),
+                AluOp::Ushr => map2(&|x, y| x.checked_shr(y).unwrap_or(0)),
+                AluOp::U2f => map1(&|x| fb(x as f32)),
+                AluOp::I2f => map1(&|x| fb(x as i32 as f32)),
+                AluOp::F2u => map1(&|x| f(x) as u32),
+                AluOp::F2i => map1(&|x| f(x) as i32 as u32),
+                AluOp::Ieq => map2(&|x, y| b(x == y)),
+                AluOp::Ine => map2(&|x, y| b(x != y)),
+                AluOp::Ige => map2(&|x, y| b(x as i32 >= y as i32)),
+                AluOp::Ilt => map2(&|x, y| b((x as i32) < y as i32)),
+                AluOp::Flt => map2(&|x, y| b(f(x) < f(y))),
+                AluOp::Fge => map2(&|x, y| b(f(x) >= f(y))),
+                AluOp::Bnot => map1(&|x| b(x == 0)),
+                AluOp::Bcsel => (0..t.comps as usize)
+                    .map(|k| if a[0].1[k] != 0 { a[1].1[k] } else { a[2].1[k] })
+                    .collect(),
+                other => panic!("interp: ALU {other:?}"),
+            }
+        }
+    }
+}
+
+use spirv_gen::binding::{push as pc, STIPPLE_POS_LOCATION};
+use spirv_gen::passes::line_stipple::line_stipple_gs;
+
+fn corpus_src(name: &str) -> String {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus")
+        .join(name);
+    std::fs::read_to_string(p).unwrap()
+}
+
+/// The word pipe-vk pushes at `LINE_STIPPLE`: GL pattern and factor.
+fn stipple_word(pattern: u16, gl_factor: u32) -> u32 {
+    pattern as u32 | (gl_factor - 1) << 16
+}
+
+/// Whether the lowered fragment shader `s` keeps a fragment at
+/// `stipple_pos` with push word `word`.
+fn fs_keeps(s: &Shader, stipple_pos: f32, word: u32) -> bool {
+    let mut m = interp::Machine::new(s);
+    let sp = s
+        .vars
+        .iter()
+        .find(|v| v.is_input() && v.io().unwrap().location == Some(STIPPLE_POS_LOCATION))
+        .expect("stipple_pos input");
+    m.set_f32(&sp.name, 0, &[stipple_pos]);
+    m.push[(pc::LINE_STIPPLE / 4) as usize] = word;
+    m.run();
+    !m.discarded
+}
+
+#[test]
+fn line_stipple_fs_discards_by_pattern() {
+    let s = lowered(FS, "line_stipple");
+    // The input: f32, noperspective, at the reserved location.
+    let sp = s.find_var("stipple_pos").expect("stipple_pos input");
+    let v = s.var(sp);
+    assert!(v.is_input() && v.ty == Type::F32 && v.array.is_none());
+    let io = v.io().unwrap();
+    assert_eq!(io.location, Some(STIPPLE_POS_LOCATION));
+    assert_eq!(io.interp, Interp::NoPerspective);
+    assert!(s.vars.iter().any(
+        |v| matches!(v.kind, VarKind::Push { size } if size >= spirv_gen::binding::push::SIZE)
+    ));
+    // One push load (the LINE_STIPPLE word), the test first, then the shader.
+    assert_eq!(
+        count(&s, |i| matches!(
+            &i.op,
+            Op::Intrinsic(Intrinsic::LoadPush { .. })
+        )),
+        1
+    );
+    let txt = print(&s);
+    assert!(
+        txt.contains(&format!("= const {}\n", pc::LINE_STIPPLE)),
+        "{txt}"
+    );
+    let if_pos = s
+        .body
+        .iter()
+        .position(|n| matches!(n, Node::If(_)))
+        .unwrap();
+    let first_col = s
+        .body
+        .iter()
+        .position(|n| matches!(n, Node::Instr(Instr { op: Op::Intrinsic(Intrinsic::Load { var, .. }), .. }) if s.var(*var).name == "col"))
+        .unwrap();
+    assert!(if_pos < first_col, "{txt}");
+    let Node::If(f) = &s.body[if_pos] else {
+        unreachable!()
+    };
+    assert!(matches!(
+        f.then_body.as_slice(),
+        [Node::Jump(Jump::Discard, _)]
+    ));
+    assert_eq!(count(&s, |i| matches!(&i.op, Op::Alu(AluOp::Fmod, _))), 1);
+    assert_eq!(count(&s, |i| matches!(&i.op, Op::Alu(AluOp::Fdiv, _))), 1);
+
+    // What it computes: bit floor(pos / factor) mod 16 of the pattern,
+    // least significant bit first, factor = GL factor (1..=256).
+    let w = stipple_word(0x00ff, 2);
+    for (pos, keep) in [
+        (0.0, true),
+        (0.5, true),
+        (15.9, true),
+        (16.0, false),
+        (31.9, false),
+        (32.0, true),
+        (47.9, true),
+        (48.5, false),
+        (1000.0 * 32.0 + 1.0, true),
+    ] {
+        assert_eq!(fs_keeps(&s, pos, w), keep, "0x00ff x2 at {pos}");
+    }
+    let w = stipple_word(0b101, 1);
+    for (pos, keep) in [
+        (0.5, true),
+        (1.5, false),
+        (2.0, true),
+        (3.99, false),
+        (16.2, true),
+    ] {
+        assert_eq!(fs_keeps(&s, pos, w), keep, "0b101 x1 at {pos}");
+    }
+    // Factor 256 (field 255); only the last bit of the pattern on.
+    let w = stipple_word(0x8000, 256);
+    assert!(!fs_keeps(&s, 0.0, w));
+    assert!(!fs_keeps(&s, 14.0 * 256.0 + 255.0, w));
+    assert!(fs_keeps(&s, 15.0 * 256.0 + 0.5, w));
+    assert!(!fs_keeps(&s, 16.0 * 256.0 + 0.5, w));
+    // All on / all off; bits 24..32 of the word are ignored.
+    for pos in [0.0, 3.0, 17.5, 1e6] {
+        assert!(fs_keeps(&s, pos, stipple_word(0xffff, 3) | 0xff00_0000));
+        assert!(!fs_keeps(&s, pos, stipple_word(0, 3)));
+    }
+
+    // A declared stipple_pos input is reused.
+    let src = FS.replace(
+        "out @frag",
+        &format!("in @sp : f32 location={STIPPLE_POS_LOCATION} noperspective\nout @frag"),
+    );
+    let s = lowered(&src, "line_stipple");
+    assert!(s.find_var("stipple_pos").is_none());
+    assert!(fs_keeps(&s, 0.5, stipple_word(1, 1)));
+    assert!(!fs_keeps(&s, 1.5, stipple_word(1, 1)));
+    // Anything else at that location is an error, not a panic.
+    for decl in [
+        format!("in @x : f32x4 location={STIPPLE_POS_LOCATION}"),
+        format!("in @x : f32 location={STIPPLE_POS_LOCATION}"),
+        format!("in @x : f32x4[4] location={}", STIPPLE_POS_LOCATION - 2),
+    ] {
+        let src = FS.replace("out @frag", &format!("{decl}\nout @frag"));
+        let mut s = parse(&src).unwrap();
+        validate(&s).unwrap();
+        let e = passes::lower(&mut s, &VariantKey::parse("line_stipple").unwrap()).unwrap_err();
+        assert!(e.to_string().contains("reserved"), "{decl}: {e}");
+    }
+    // Vertex shaders are left alone (pipe-vk adds the geometry shader).
+    let s = lowered(VS, "line_stipple");
+    assert_eq!(print(&s), print(&parse(VS).unwrap()));
+    // The rectangular flag alone does nothing.
+    let s = lowered(FS, "line_rectangular");
+    assert_eq!(print(&s), print(&parse(FS).unwrap()));
+}
+
+/// The stipple_pos values of each emitted vertex (`None` at each
+/// end_primitive) of geometry shader `s` run with per-vertex positions
+/// `pos` (input variable `pos_var`) and viewport scale `scale`.
+fn gs_stipple(s: &Shader, pos_var: &str, pos: &[[f32; 4]], scale: [f32; 2]) -> Vec<Option<f32>> {
+    let mut m = interp::Machine::new(s);
+    for (k, p) in pos.iter().enumerate() {
+        m.set_f32(pos_var, k as u32, p);
+    }
+    let o = (pc::VIEWPORT_SCALE / 4) as usize;
+    m.push[o] = scale[0].to_bits();
+    m.push[o + 1] = scale[1].to_bits();
+    m.run();
+    m.emitted
+        .iter()
+        .map(|e| {
+            e.as_ref()
+                .map(|e| f32::from_bits(e.get("stipple_pos").expect("stipple_pos written")[0]))
+        })
+        .collect()
+}
+
+fn window(p: [f32; 4], scale: [f32; 2]) -> [f32; 2] {
+    [p[0] / p[3] * scale[0], p[1] / p[3] * scale[1]]
+}
+
+fn seg_len(a: [f32; 4], b: [f32; 4], scale: [f32; 2], rectangular: bool) -> f32 {
+    let (a, b) = (window(a, scale), window(b, scale));
+    let (dx, dy) = ((b[0] - a[0]).abs(), (b[1] - a[1]).abs());
+    if rectangular {
+        (dx * dx + dy * dy).sqrt()
+    } else {
+        dx.max(dy)
+    }
+}
+
+fn close(a: &[Option<f32>], b: &[Option<f32>]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| match (x, y) {
+            (Some(x), Some(y)) => (x - y).abs() <= 1e-3 * y.abs().max(1.0),
+            (None, None) => true,
+            _ => false,
+        })
+}
+
+#[test]
+fn line_stipple_generated_gs() {
+    let vs_src = corpus_src("vs_line_stipple.ir");
+    let vs = parse(&vs_src).unwrap();
+    validate(&vs).unwrap();
+    let gs = line_stipple_gs(&vs, false).unwrap();
+    validate(&gs).unwrap_or_else(|e| panic!("{e}\n{}", print(&gs)));
+    common::emit_and_validate("line_stipple_gs", &gs);
+    // The corpus holds exactly this shader (tests/corpus-src/gen.py).
+    assert_eq!(
+        print(&gs),
+        corpus_src("gs_line_stipple_generated.ir"),
+        "regenerate gs_line_stipple_generated in tests/corpus-src/gen.py"
+    );
+    assert_eq!(gs.stage, Stage::Geometry);
+    assert_eq!(gs.info.gs_input, Some(GsInput::Lines));
+    assert_eq!(gs.info.gs_output, Some(GsOutput::LineStrip));
+    assert_eq!(gs.info.gs_max_vertices, Some(2));
+    assert_eq!(gs.info.gs_invocations, Some(1));
+    // Every output of the vertex shader: a per-vertex input with the same
+    // interface slot, and an output identical to the vertex shader's.
+    for v in vs.vars.iter().filter(|v| v.is_output()) {
+        let vio = v.io().unwrap();
+        let inp = gs.var(gs.find_var(&format!("in_{}", v.name)).unwrap());
+        assert!(
+            inp.is_input() && inp.array == Some(2) && inp.ty == v.ty,
+            "{}",
+            v.name
+        );
+        let iio = inp.io().unwrap();
+        assert_eq!(
+            (iio.location, iio.component, iio.builtin, iio.slot),
+            (vio.location, vio.component, vio.builtin, vio.slot)
+        );
+        let out = gs.var(gs.find_var(&v.name).unwrap());
+        assert_eq!((&out.kind, out.ty, out.array), (&v.kind, v.ty, v.array));
+    }
+    let sp = gs.var(gs.find_var("stipple_pos").unwrap());
+    assert!(sp.is_output() && sp.ty == Type::F32);
+    assert_eq!(sp.io().unwrap().location, Some(STIPPLE_POS_LOCATION));
+    assert_eq!(sp.io().unwrap().interp, Interp::NoPerspective);
+    assert!(gs.find_builtin(true, BuiltIn::PrimitiveId).is_some());
+    assert!(gs.find_builtin(false, BuiltIn::PrimitiveId).is_some());
+    let emits = count(&gs, |i| {
+        matches!(i.op, Op::Intrinsic(Intrinsic::EmitVertex { stream: 0 }))
+    });
+    let ends = count(&gs, |i| {
+        matches!(i.op, Op::Intrinsic(Intrinsic::EndPrimitive { stream: 0 }))
+    });
+    assert_eq!((emits, ends), (2, 1));
+    assert!(print(&gs).contains(&format!("= const {}\n", pc::VIEWPORT_SCALE)));
+
+    // What it computes: 0 at vertex 0, the window length at vertex 1; the
+    // varyings of vertex k come from input element k.
+    let scale = [100.0, -50.0];
+    let p = [[-0.5, 0.0, 0.3, 1.0], [1.0, 1.0, 0.1, 2.0]];
+    for rect in [false, true] {
+        let gs = line_stipple_gs(&vs, rect).unwrap();
+        let got = gs_stipple(&gs, "in_gl_pos", &p, scale);
+        let want = [Some(0.0), Some(seg_len(p[0], p[1], scale, rect)), None];
+        assert!(close(&got, &want), "rect={rect}: {got:?} vs {want:?}");
+    }
+    assert_eq!(seg_len(p[0], p[1], scale, false), 100.0);
+    let mut m = interp::Machine::new(&gs);
+    m.set_f32("in_vcolor", 0, &[1.0, 2.0, 3.0, 4.0]);
+    m.set_f32("in_vcolor", 1, &[5.0, 6.0, 7.0, 8.0]);
+    m.set("in_id", 1, vec![77]);
+    m.set("in_primitive_id", 0, vec![9]);
+    m.run();
+    let e: Vec<_> = m.emitted.iter().flatten().collect();
+    assert_eq!(e[0]["vcolor"], [1.0f32, 2.0, 3.0, 4.0].map(f32::to_bits));
+    assert_eq!(e[1]["vcolor"], [5.0f32, 6.0, 7.0, 8.0].map(f32::to_bits));
+    assert_eq!((e[0]["id"][0], e[1]["id"][0]), (0, 77));
+    assert_eq!((e[0]["primitive_id"][0], e[1]["primitive_id"][0]), (9, 9));
+
+    // Lowered as the last vertex stage; `line_stipple` on it is a no-op
+    // (it already writes stipple_pos).
+    let mut l = gs.clone();
+    passes::lower(&mut l, &VariantKey::parse("line_stipple").unwrap()).unwrap();
+    assert_eq!(print(&l), print(&gs));
+    let mut l = gs.clone();
+    passes::lower(
+        &mut l,
+        &VariantKey::parse("last_vertex_stage,clip=0x3,point_size=2.0,line_stipple").unwrap(),
+    )
+    .unwrap();
+    passes::optimize(&mut l);
+    validate(&l).unwrap();
+    common::emit_and_validate("line_stipple_gs lowered", &l);
+    assert!(l.find_builtin(true, BuiltIn::ClipDistance).is_some());
+
+    // From a tess eval shader (isolines).
+    let tes = parse(&corpus_src("tes_isolines_points.ir")).unwrap();
+    let g = line_stipple_gs(&tes, true).unwrap();
+    common::emit_and_validate("line_stipple_gs tes", &g);
+    assert_eq!(
+        count(&g, |i| matches!(&i.op, Op::Alu(AluOp::Fdistance, _))),
+        1
+    );
+    assert_eq!(count(&g, |i| matches!(&i.op, Op::Alu(AluOp::Fmax, _))), 0);
+
+    // What it cannot do is an error, never a panic.
+    let errs = [
+        (parse(FS).unwrap(), "vertex or tess_eval"),
+        (
+            parse(&corpus_src("vs_cull_layer_outputs.ir")).unwrap(),
+            "cull_distance",
+        ),
+        (lowered(VS, "clip=0x1"), "clip_distance"),
+        (
+            parse(&VS.replace(
+                "out @gl_pos : f32x4 builtin=position",
+                "out @gl_pos : f32x4 location=0",
+            ))
+            .unwrap(),
+            "no f32x4 position",
+        ),
+        (
+            parse(&VS.replace(
+                "out @gl_pos",
+                &format!("out @x : f32 location={STIPPLE_POS_LOCATION}\nout @gl_pos"),
+            ))
+            .unwrap(),
+            "reserved",
+        ),
+        (
+            parse(&VS.replace("out @gl_pos", "out @arr : f32x4[2] location=3\nout @gl_pos"))
+                .unwrap(),
+            "arrayed",
+        ),
+    ];
+    for (s, want) in errs {
+        let e = line_stipple_gs(&s, false).unwrap_err().to_string();
+        assert!(e.contains(want), "{want}: {e}");
+    }
+}
+
+#[test]
+fn line_stipple_in_application_gs() {
+    let src = corpus_src("gs_line_stipple_strips.ir");
+    let scale = [200.0, 100.0];
+    // Two strips of two vertices each (end_primitive after vertex 1).
+    let p = [
+        [0.0, 0.0, 0.0, 1.0],
+        [0.3, -0.4, 0.0, 1.0],
+        [0.2, 0.2, 0.5, 2.0],
+        [-0.6, 0.5, 0.5, 2.0],
+    ];
+    for rect in [false, true] {
+        let key = if rect {
+            "line_stipple,line_rectangular"
+        } else {
+            "line_stipple"
+        };
+        let s = lowered(&src, key);
+        let sp = s.var(s.find_var("stipple_pos").unwrap());
+        assert!(sp.is_output());
+        assert_eq!(sp.io().unwrap().location, Some(STIPPLE_POS_LOCATION));
+        assert_eq!(sp.io().unwrap().interp, Interp::NoPerspective);
+        let got = gs_stipple(&s, "pos", &p, scale);
+        let want = [
+            Some(0.0),
+            Some(seg_len(p[0], p[1], scale, rect)),
+            None,
+            Some(0.0),
+            Some(seg_len(p[2], p[3], scale, rect)),
+            None,
+        ];
+        assert!(
+            close(&got, &want),
+            "{key}: {got:?} vs {want:?}\n{}",
+            print(&s)
+        );
+    }
+    // The counter accumulates along a strip: gs_lines emits p0, the
+    // midpoint, p1.
+    let s = lowered(&corpus_src("gs_lines.ir"), "line_stipple");
+    let p = [[-0.5, -0.5, 0.0, 1.0], [0.5, 0.1, 0.0, 2.0]];
+    let mid = [0.0, -0.2, 0.0, 1.5];
+    let got = gs_stipple(&s, "pos", &p, scale);
+    let l1 = seg_len(p[0], mid, scale, false);
+    let l2 = seg_len(mid, p[1], scale, false);
+    let want = [Some(0.0), Some(l1), Some(l1 + l2), None];
+    assert!(close(&got, &want), "{got:?} vs {want:?}");
+    // The position read is the final one: with the depth-range lowering,
+    // only z changes, so the distances stay the same.
+    let s = lowered(&corpus_src("gs_lines.ir"), "line_stipple,last_vertex_stage");
+    assert!(close(&gs_stipple(&s, "pos", &p, scale), &want));
+    // Geometry shaders that do not emit lines are left alone.
+    let src = corpus_src("gs_clip_halfz.ir");
+    let s = lowered(&src, "line_stipple");
+    assert_eq!(print(&s), src);
+    // A geometry shader without a position is an error.
+    let src = "shader geometry input=lines output=line_strip max_vertices=2 invocations=1
+out @o : f32x4 location=0
+fn main {
+  %0 : f32x4 = const 0.0, 0.0, 0.0, 1.0
+  store @o, %0
+  emit_vertex
+}
+";
+    let mut s = parse(src).unwrap();
+    validate(&s).unwrap();
+    let e = passes::lower(&mut s, &VariantKey::parse("line_stipple").unwrap()).unwrap_err();
+    assert!(e.to_string().contains("position"), "{e}");
 }

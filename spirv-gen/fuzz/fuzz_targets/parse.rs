@@ -18,7 +18,8 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(spirv_gen::text::print(&again), t);
         let key = spirv_gen::passes::VariantKey::parse(
             "alpha=less:0.5,clip=0x3,two_side,flat,sprite=0x1,point_size=1.0,sample_shading,\
-             polygon_stipple,lower_left_origin,pixel_center_integer,last_vertex_stage",
+             polygon_stipple,lower_left_origin,pixel_center_integer,last_vertex_stage,\
+             line_stipple",
         )
         .unwrap();
         let mut l = s.clone();
@@ -29,5 +30,10 @@ fuzz_target!(|data: &[u8]| {
             let _ = spirv_gen::emit::emit(&l, spirv_gen::emit::Target::Vulkan1_1);
         }
         let _ = spirv_gen::emit::emit(&s, spirv_gen::emit::Target::Vulkan1_3);
+        // The line stipple geometry shader is valid whenever it is made.
+        if let Ok(gs) = spirv_gen::passes::line_stipple::line_stipple_gs(&s, false) {
+            spirv_gen::validate::validate(&gs).expect("generated geometry shader validates");
+            let _ = spirv_gen::emit::emit(&gs, spirv_gen::emit::Target::Vulkan1_1);
+        }
     }
 });

@@ -12,15 +12,16 @@
 //! Driver values come from the push constant block ([`get_push`],
 //! [`push`]) or, for the 128-byte polygon stipple pattern, from the driver
 //! constant buffer ([`get_driver_ubo`], [`binding::driver_ubo`]). Line
-//! stipple is not lowered here: a fragment shader cannot know the distance
-//! along the line; see [`push::LINE_STIPPLE`] for why and what pipe-vk
-//! uses instead.
+//! stipple needs a vertex-side pass as well as a fragment one; it lives in
+//! [`super::line_stipple`] and its functions are re-exported here.
 
 use super::{CompareFunc, VertexFixup};
 use crate::binding::{self, driver_ubo, push};
 use crate::error::{Error, Result};
 use crate::ir::*;
 use std::collections::HashMap;
+
+pub use super::line_stipple::{line_stipple_gs, lower_line_stipple_fs, lower_line_stipple_gs};
 
 /// A small instruction-sequence builder over a shader's SSA ids.
 pub struct Emit<'a> {

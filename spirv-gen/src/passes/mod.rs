@@ -10,18 +10,21 @@
 //! alpha=less:0.5,clip=0x3,flat,two_side,point_size=1.0,sample_shading,
 //! sprite=0x1,sprite_upper_left,inline=0:1065353216,vfetch=0:swap_rb,
 //! polygon_stipple,lower_left_origin,pixel_center_integer,
-//! last_vertex_stage,clip_halfz
+//! last_vertex_stage,clip_halfz,line_stipple,line_rectangular
 //! ```
 //!
-//! The default key (the empty string) lowers nothing. Line stipple has no
-//! key item: it is left to the device, see
-//! [`crate::binding::push::LINE_STIPPLE`].
+//! The default key (the empty string) lowers nothing. Line stipple
+//! (`line_stipple`, [`line_stipple`]) is for devices without stippled lines
+//! in `VK_EXT_line_rasterization`; where the last vertex stage is not a
+//! geometry shader, pipe-vk also inserts the geometry shader from
+//! [`line_stipple::line_stipple_gs`].
 //!
 //! After the GL lowerings, [`lower`] always runs [`split::split_vectors`],
 //! which rewrites the few vector operations SPIR-V has no form for; the
 //! emitter expects its output.
 
 pub mod gl;
+pub mod line_stipple;
 pub mod opt;
 pub mod split;
 
@@ -102,6 +105,18 @@ pub struct VariantKey {
     /// device does `VK_EXT_depth_clip_control`). When false in the last
     /// vertex stage, GL's [-1, 1] is converted: `z = (z + w) / 2`.
     pub clip_halfz: bool,
+    /// Line stipple emulation ([`line_stipple`]): a fragment shader
+    /// discards by the pattern in [`crate::binding::push::LINE_STIPPLE`]
+    /// at its `stipple_pos` input; a geometry shader emitting line strips
+    /// computes that `stipple_pos` output. Vertex and tess eval shaders are
+    /// left alone: pipe-vk follows them with
+    /// [`line_stipple::line_stipple_gs`].
+    pub line_stipple: bool,
+    /// Rectangular lines (Gallium's `line_rectangular`): the line stipple
+    /// distance is Euclidean; otherwise it is the major-axis length
+    /// `max(|dx|, |dy|)`. Read only with `line_stipple` in a geometry
+    /// shader.
+    pub line_rectangular: bool,
 }
 
 impl VariantKey {
@@ -155,6 +170,8 @@ impl VariantKey {
                 "pixel_center_integer" => k.pixel_center_integer = true,
                 "last_vertex_stage" => k.last_vertex_stage = true,
                 "clip_halfz" => k.clip_halfz = true,
+                "line_stipple" => k.line_stipple = true,
+                "line_rectangular" => k.line_rectangular = true,
                 "inline" => {
                     let v = need()?;
                     let (o, x) = v
@@ -185,6 +202,8 @@ impl VariantKey {
                         | "pixel_center_integer"
                         | "last_vertex_stage"
                         | "clip_halfz"
+                        | "line_stipple"
+                        | "line_rectangular"
                 )
             {
                 return Err(Error::new(format!("key: `{name}` takes no value")));
@@ -201,7 +220,9 @@ impl VariantKey {
 /// Order matters where lowerings meet: the `gl_FragCoord` adjustment
 /// rewrites the shader's own reads before polygon stipple adds its read of
 /// the raw Vulkan coordinate; user clip planes read the position before
-/// the depth-range conversion changes it.
+/// the depth-range conversion changes it; the line stipple distance in a
+/// geometry shader reads the position last, just before each
+/// `emit_vertex`.
 pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     gl::lower_vertex_fixups(s, &key.vertex_fixups)?;
     gl::lower_inline_uniforms(s, &key.inline_uniforms);
@@ -223,6 +244,9 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     if key.polygon_stipple {
         gl::lower_polygon_stipple(s)?;
     }
+    if key.line_stipple {
+        line_stipple::lower_line_stipple_fs(s)?;
+    }
     if let Some((f, r)) = key.alpha_test {
         gl::lower_alpha_test(s, f, f32::from_bits(r))?;
     }
@@ -234,6 +258,9 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     }
     if let Some(p) = key.point_size {
         gl::lower_point_size(s, f32::from_bits(p))?;
+    }
+    if key.line_stipple {
+        line_stipple::lower_line_stipple_gs(s, key.line_rectangular)?;
     }
     split::split_vectors(s);
     Ok(())

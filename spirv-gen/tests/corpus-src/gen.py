@@ -1826,6 +1826,178 @@ fn main {
 }
 """, "last_vertex_stage", "last_vertex_stage,clip=0x1")
 
+# ---------------- GL lowerings: line stipple emulation ----------------
+# The previous stage of the generated geometry shader (every kind of output
+# it forwards), the generated shader itself (gs_line_stipple_generated, the
+# exact output of passes::line_stipple::line_stipple_gs(vs_line_stipple);
+# tests/lowering.rs checks that they agree), an application geometry shader
+# emitting line strips, and the fragment side.
+sh("vs_line_stipple", """shader vertex
+in @pos : f32x4 location=0
+in @color : f32x4 location=1
+in @vid : i32 builtin=vertex_index
+out @gl_pos : f32x4 builtin=position invariant
+out @psize : f32 builtin=point_size
+out @vcolor : f32x4 location=0 slot=col0
+out @id : u32 location=1 flat
+out @np : f32x2 location=2 noperspective
+out @cen : f32x2 location=2 component=2 centroid
+out @tc : f32x4 location=3 sample slot=tex0
+fn main {
+  %p : f32x4 = load @pos
+  store @gl_pos, %p
+  %one : f32 = const 1.0
+  store @psize, %one
+  %c : f32x4 = load @color
+  store @vcolor, %c
+  %v : i32 = load @vid
+  %u : u32 = bitcast %v
+  store @id, %u
+  %xy : f32x2 = swizzle %p, xy
+  store @np, %xy
+  %zw : f32x2 = swizzle %p, zw
+  store @cen, %zw
+  store @tc, %c
+}
+""", "line_stipple")
+
+sh("gs_line_stipple_generated", """shader geometry input=lines output=line_strip max_vertices=2 invocations=1
+in @in_gl_pos : f32x4[2] builtin=position
+in @in_psize : f32[2] builtin=point_size
+in @in_vcolor : f32x4[2] location=0 slot=col0
+in @in_id : u32[2] location=1
+in @in_np : f32x2[2] location=2
+in @in_cen : f32x2[2] location=2 component=2
+in @in_tc : f32x4[2] location=3 slot=tex0
+in @in_primitive_id : i32 builtin=primitive_id
+out @gl_pos : f32x4 builtin=position invariant
+out @psize : f32 builtin=point_size
+out @vcolor : f32x4 location=0 slot=col0
+out @id : u32 location=1 flat
+out @np : f32x2 location=2 noperspective
+out @cen : f32x2 location=2 component=2 centroid
+out @tc : f32x4 location=3 sample slot=tex0
+out @primitive_id : i32 builtin=primitive_id
+out @stipple_pos : f32 location=29 noperspective
+push @pc size=192
+fn main {
+  %0 : i32 = const 0
+  %1 : i32 = const 1
+  %2 : f32x4 = load @in_gl_pos, %0
+  %3 : f32x4 = load @in_gl_pos, %1
+  %4 : u32 = const 40
+  %5 : f32x2 = load_push @pc, %4
+  %6 : f32x2 = swizzle %2, xy
+  %7 : f32 = swizzle %2, w
+  %8 : f32x2 = vec %7, %7
+  %9 : f32x2 = fdiv %6, %8
+  %10 : f32x2 = fmul %9, %5
+  %11 : f32x2 = swizzle %3, xy
+  %12 : f32 = swizzle %3, w
+  %13 : f32x2 = vec %12, %12
+  %14 : f32x2 = fdiv %11, %13
+  %15 : f32x2 = fmul %14, %5
+  %16 : f32x2 = fsub %15, %10
+  %17 : f32x2 = fabs %16
+  %18 : f32 = swizzle %17, x
+  %19 : f32 = swizzle %17, y
+  %20 : f32 = fmax %18, %19
+  %21 : i32 = load @in_primitive_id
+  %22 : f32 = const 0.0
+  store @gl_pos, %2
+  %23 : f32 = load @in_psize, %0
+  store @psize, %23
+  %24 : f32x4 = load @in_vcolor, %0
+  store @vcolor, %24
+  %25 : u32 = load @in_id, %0
+  store @id, %25
+  %26 : f32x2 = load @in_np, %0
+  store @np, %26
+  %27 : f32x2 = load @in_cen, %0
+  store @cen, %27
+  %28 : f32x4 = load @in_tc, %0
+  store @tc, %28
+  store @primitive_id, %21
+  store @stipple_pos, %22
+  emit_vertex
+  store @gl_pos, %3
+  %29 : f32 = load @in_psize, %1
+  store @psize, %29
+  %30 : f32x4 = load @in_vcolor, %1
+  store @vcolor, %30
+  %31 : u32 = load @in_id, %1
+  store @id, %31
+  %32 : f32x2 = load @in_np, %1
+  store @np, %32
+  %33 : f32x2 = load @in_cen, %1
+  store @cen, %33
+  %34 : f32x4 = load @in_tc, %1
+  store @tc, %34
+  store @primitive_id, %21
+  store @stipple_pos, %20
+  emit_vertex
+  end_primitive
+}
+""", "line_stipple", "last_vertex_stage,clip=0x3,point_size=1.0,line_stipple")
+
+sh("gs_line_stipple_strips", """shader geometry input=lines_adjacency output=line_strip max_vertices=6 invocations=2
+in @pos : f32x4[4] builtin=position
+in @col : f32x4[4] location=0
+out @gl_pos : f32x4 builtin=position
+out @ocol : f32x4 location=0
+local @i : i32
+fn main {
+  %zero : i32 = const 0
+  store @i, %zero
+  loop {
+    %k : i32 = load @i
+    %four : i32 = const 4
+    %done : bool = ige %k, %four
+    if %done {
+      break
+    }
+    %p : f32x4 = load @pos, %k
+    store @gl_pos, %p
+    %c : f32x4 = load @col, %k
+    store @ocol, %c
+    emit_vertex
+    %one : i32 = const 1
+    %split : bool = ieq %k, %one
+    if %split {
+      end_primitive
+    }
+    %k1 : i32 = iadd %k, %one
+    store @i, %k1
+  }
+  end_primitive
+}
+""", "line_stipple", "line_stipple,line_rectangular,last_vertex_stage,clip=0x1,point_size=1.0")
+
+sh("fs_line_stipple", """shader fragment
+in @col : f32x4 location=0 slot=col0
+in @fc : f32x4 builtin=frag_coord
+out @frag : f32x4 location=0
+ssbo @hits slot=0
+fn main {
+  %c : f32x4 = load @col
+  %f : f32x4 = load @fc
+  %x : f32 = swizzle %f, x
+  %ten : f32 = const 10.0
+  %left : bool = flt %x, %ten
+  if %left {
+    %half : f32 = const 0.5
+    %h4 : f32x4 = vec %half, %half, %half, %half
+    %dim : f32x4 = fmul %c, %h4
+    store @frag, %dim
+    return
+  }
+  store @frag, %c
+  %zero : u32 = const 0
+  %one : u32 = const 1
+  %old : u32 = ssbo_atomic @hits, %zero, %one, op=add
+}
+""", "line_stipple", "line_stipple,polygon_stipple,lower_left_origin,alpha=less:0.5,two_side,sample_shading")
+
 # ---------------- vector splitting ----------------
 sh("cs_bitfield_vector_split", """shader compute local_size=1,1,1
 ssbo @b slot=0

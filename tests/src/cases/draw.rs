@@ -1338,3 +1338,64 @@ fn divisor_two(ctx: &mut TestContext, staging: bool) -> R {
     })
 }
 both_paths!("pipe.draw.instanced.divisor_two", divisor_two);
+
+const GS_DUP: &str =
+    "shader geometry input=triangles output=triangle_strip max_vertices=6 invocations=1
+in @pos : f32x4[3] builtin=position
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %0 : i32 = const 0
+  %1 : i32 = const 1
+  %2 : i32 = const 2
+  %3 : f32x4 = load @pos, %0
+  %4 : f32x4 = load @pos, %1
+  %5 : f32x4 = load @pos, %2
+  store @gl_pos, %3
+  emit_vertex
+  store @gl_pos, %4
+  emit_vertex
+  store @gl_pos, %5
+  emit_vertex
+  end_primitive
+  %6 : f32x4 = const 1.0, 0.0, 0.0, 0.0
+  %7 : f32x4 = fadd %3, %6
+  %8 : f32x4 = fadd %4, %6
+  %9 : f32x4 = fadd %5, %6
+  store @gl_pos, %7
+  emit_vertex
+  store @gl_pos, %8
+  emit_vertex
+  store @gl_pos, %9
+  emit_vertex
+  end_primitive
+}
+";
+
+/// A geometry shader emits each triangle twice, the copy moved right by
+/// 1.0 in NDC (8 pixels).
+fn geometry_shader(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    if !e.screen.caps().shader[ShaderStage::Geometry.index()].supported {
+        return Err(Outcome::skip("no geometry shaders"));
+    }
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS, FS_UBO)?;
+    let g = step(
+        "create_gs_state",
+        e.ctx
+            .create_gs_state(&shader(ShaderStage::Geometry, GS_DUP)?),
+    )?;
+    step("bind_gs_state", e.ctx.bind_gs_state(Some(g)))?;
+    bind_vertices(&mut e, &diagonal_squares(), None)?;
+    let c = [1.0, 0.0, 0.5, 1.0];
+    set_color(&mut e, c)?;
+    clear_color(&mut e, [0.0; 4])?;
+    draw(&mut e, PrimType::Triangles, 0, 6, 1)?;
+    check_image(ctx, &mut e, &t, |x, y| {
+        let inside = y < 4 && (x < 4 || (8..12).contains(&x));
+        Some(if inside { unorm(c) } else { [0; 4] })
+    })?;
+    step("unbind gs", e.ctx.bind_gs_state(None))?;
+    step("delete gs", e.ctx.delete_gs_state(g))
+}
+both_paths!("pipe.draw.geometry.duplicate", geometry_shader);

@@ -1,0 +1,486 @@
+//! Line stipple emulation (`glLineStipple`) for devices without stippled
+//! lines in `VK_EXT_line_rasterization`, the way Zink does it
+//! (`lower_line_stipple_gs` and `lower_line_stipple_fs` in
+//! `zink_compiler.c`, with a generated pass-through geometry shader from
+//! `nir_create_passthrough_gs`).
+//!
+//! A fragment shader cannot know how far along its line it is, so the
+//! work is split in two:
+//!
+//! 1. The last vertex-processing stage gets a `noperspective` `f32` output
+//!    `stipple_pos` at [`STIPPLE_POS_LOCATION`]: the distance in window
+//!    pixels from the first vertex of the line strip. It is computed from
+//!    the clip-space positions of consecutive vertices: clip → NDC
+//!    (`xy / w`) → window (`× VIEWPORT_SCALE`, the Gallium viewport scale,
+//!    half the viewport size, from [`push::VIEWPORT_SCALE`]); being
+//!    `noperspective`, it interpolates linearly in window space along the
+//!    line.
+//!    - When that stage is a vertex or tessellation evaluation shader,
+//!      [`line_stipple_gs`] generates a pass-through geometry shader
+//!      (input `lines`, output `line_strip`, 2 vertices) that forwards every
+//!      output of the previous stage and adds `stipple_pos`.
+//!    - When it is an application geometry shader that emits line strips,
+//!      [`lower_line_stipple_gs`] adds the computation before each
+//!      `emit_vertex` of stream 0.
+//! 2. [`lower_line_stipple_fs`] makes the fragment shader discard the
+//!    fragment when bit `floor(stipple_pos / factor) mod 16` of the pattern
+//!    is 0, with pattern and factor from [`push::LINE_STIPPLE`].
+//!
+//! # Distance metric
+//!
+//! As in Zink: for rectangular lines (Gallium's `line_rectangular`, Vulkan's
+//! rectangular line mode) the segment length is the Euclidean window-space
+//! distance; otherwise (Bresenham / non-rectangular lines) it is the
+//! major-axis length `max(|dx|, |dy|)`, which is what GL's per-fragment
+//! counter counts for non-antialiased lines.
+//!
+//! # Counter convention
+//!
+//! The counter (`stipple_pos`) is 0 at the first vertex of each output line
+//! strip and grows by the window length of each segment along the strip.
+//! What that means for GL primitives:
+//!
+//! - With the generated geometry shader (input `lines`), Vulkan runs one
+//!   invocation per segment, so the pattern restarts at **every segment**:
+//!   for `GL_LINES` (as GL specifies) and also for `GL_LINE_STRIP` and
+//!   `GL_LINE_LOOP` (where GL would continue the counter along the strip).
+//!   This is Mesa's (Zink's) behaviour too: a geometry shader with input
+//!   `lines` cannot see the earlier segments of its strip.
+//! - In an application geometry shader, the counter runs along all the
+//!   vertices one invocation emits to stream 0 and restarts at each
+//!   `end_primitive` of stream 0, i.e. per output strip, as GL specifies
+//!   for line strips. Zink's `lower_line_stipple_gs` differs here: it does
+//!   not reset its counters at `EndPrimitive`, so a second strip emitted by
+//!   the same invocation continues from the first (gap included).
+//!
+//! Mesa tests each sample (it interpolates `stipple_pos` at every sample
+//! and clears bits of the sample mask); this lowering tests once per
+//! fragment shader invocation, with `stipple_pos` interpolated as an
+//! ordinary input (no `sample` qualifier), and `discard`s the whole
+//! fragment.
+
+use super::gl::{get_push, Emit};
+use crate::binding::{push, STIPPLE_POS_LOCATION};
+use crate::error::{Error, Result};
+use crate::ir::*;
+
+/// Name given to the `stipple_pos` varying when it is added.
+pub const STIPPLE_POS_NAME: &str = "stipple_pos";
+
+fn stipple_var(output: bool) -> Variable {
+    let io = IoInfo {
+        location: Some(STIPPLE_POS_LOCATION),
+        interp: Interp::NoPerspective,
+        ..Default::default()
+    };
+    Variable {
+        name: STIPPLE_POS_NAME.into(),
+        kind: if output {
+            VarKind::Output(io)
+        } else {
+            VarKind::Input(io)
+        },
+        ty: Type::F32,
+        array: None,
+    }
+}
+
+/// The `stipple_pos` varying of `s` (an output when `output`, else an
+/// input): `Ok(Some)` when an `f32` `noperspective` variable sits at
+/// component 0 of [`STIPPLE_POS_LOCATION`], `Ok(None)` when nothing uses
+/// that location, an error when something else does.
+pub fn find_stipple_pos(s: &Shader, output: bool) -> Result<Option<VarId>> {
+    for (i, v) in s.vars.iter().enumerate() {
+        let Some(io) = v.io() else { continue };
+        if v.is_output() != output || io.builtin.is_some() {
+            continue;
+        }
+        let Some(loc) = io.location else { continue };
+        // Outputs of a geometry shader and inputs of a fragment shader use
+        // one location per array element.
+        let len = if io.patch || s.stage == Stage::Geometry && !output {
+            1
+        } else {
+            v.array.unwrap_or(1)
+        };
+        if !(loc..loc.saturating_add(len)).contains(&STIPPLE_POS_LOCATION) {
+            continue;
+        }
+        if v.ty == Type::F32
+            && v.array.is_none()
+            && io.component == 0
+            && io.interp == Interp::NoPerspective
+            && !io.patch
+        {
+            return Ok(Some(VarId(i as u32)));
+        }
+        return Err(Error::new(format!(
+            "line stipple: location {STIPPLE_POS_LOCATION} (@{}) is reserved for stipple_pos",
+            v.name
+        )));
+    }
+    Ok(None)
+}
+
+/// Emits the window-space length of the segment between clip-space
+/// positions `p0` and `p1` (see the module docs for the metric).
+fn window_len(e: &mut Emit, pc: VarId, p0: ValueId, p1: ValueId, rectangular: bool) -> ValueId {
+    let f2 = Type::float(32, 2);
+    let off = e.u32(push::VIEWPORT_SCALE);
+    let scale = e.def(
+        f2,
+        Op::Intrinsic(Intrinsic::LoadPush {
+            var: pc,
+            offset: off,
+        }),
+    );
+    let window = |e: &mut Emit, p: ValueId| {
+        let xy = e.swizzle(f2, p, &[0, 1]);
+        let w = e.swizzle(f2, p, &[3]);
+        let ww = e.alu(AluOp::Vec, f2, &[w, w]);
+        let ndc = e.alu(AluOp::Fdiv, f2, &[xy, ww]);
+        e.alu(AluOp::Fmul, f2, &[ndc, scale])
+    };
+    let a = window(e, p0);
+    let b = window(e, p1);
+    if rectangular {
+        e.alu(AluOp::Fdistance, Type::F32, &[a, b])
+    } else {
+        let d = e.alu(AluOp::Fsub, f2, &[b, a]);
+        let ad = e.alu(AluOp::Fabs, f2, &[d]);
+        let x = e.swizzle(f2, ad, &[0]);
+        let y = e.swizzle(f2, ad, &[1]);
+        e.alu(AluOp::Fmax, Type::F32, &[x, y])
+    }
+}
+
+/// Generates the pass-through geometry shader that line stipple needs
+/// when the last vertex-processing stage `prev` is a vertex or
+/// tessellation evaluation shader.
+///
+/// The result has input `lines`, output `line_strip`, `max_vertices=2`,
+/// one invocation. For each output `@x` of `prev` it declares a
+/// per-vertex input `@in_x` (same location, component, built-in and GL
+/// slot; no interpolation qualifiers) and an output `@x` with `prev`'s
+/// qualifiers, and copies vertex 0 then vertex 1 unchanged (same order,
+/// so flat varyings keep their provoking vertex). It also forwards
+/// `primitive_id` (without a geometry shader the fragment shader's
+/// `PrimitiveId` is the primitive's index; with one it is what the
+/// geometry shader writes) and writes `stipple_pos` (0 at vertex 0, the
+/// segment's window length at vertex 1; see the module docs).
+/// `rectangular` selects the distance metric.
+///
+/// Errors (never panics) when `prev` is not a vertex or tess eval shader,
+/// writes no `f32x4` position, writes an output the geometry stage cannot
+/// read per vertex in this IR (clip or cull distances, arrayed outputs),
+/// or uses [`STIPPLE_POS_LOCATION`]. The result is checked with
+/// [`crate::validate::validate`].
+///
+/// For pipe-vk: generate it from the previous stage *before* the
+/// last-stage lowerings (user clip planes write `ClipDistance`, which
+/// cannot be forwarded), then lower the generated shader as the last
+/// vertex stage (`last_vertex_stage`, `clip`, `clip_halfz`,
+/// `point_size`); it reads [`push::VIEWPORT_SCALE`].
+pub fn line_stipple_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
+    if !matches!(prev.stage, Stage::Vertex | Stage::TessEval) {
+        return Err(Error::new(format!(
+            "line stipple GS: the previous stage must be vertex or tess_eval, not {}",
+            prev.stage.name()
+        )));
+    }
+    let mut gs = Shader::new(Stage::Geometry);
+    gs.info.gs_input = Some(GsInput::Lines);
+    gs.info.gs_output = Some(GsOutput::LineStrip);
+    gs.info.gs_max_vertices = Some(2);
+    gs.info.gs_invocations = Some(1);
+
+    let mut outputs = Vec::new();
+    for v in prev.vars.iter() {
+        let VarKind::Output(io) = &v.kind else {
+            continue;
+        };
+        let what = || format!("line stipple GS: output @{}", v.name);
+        match io.builtin {
+            Some(BuiltIn::Position | BuiltIn::PointSize) | None => {}
+            Some(b) => {
+                return Err(Error::new(format!(
+                    "{}: built-in {} cannot be forwarded by a geometry shader in this IR \
+                     (generate the geometry shader before lowering clip planes)",
+                    what(),
+                    b.name()
+                )))
+            }
+        }
+        if v.array.is_some() || io.patch {
+            return Err(Error::new(format!(
+                "{}: arrayed outputs cannot be forwarded",
+                what()
+            )));
+        }
+        if io.location == Some(STIPPLE_POS_LOCATION) {
+            return Err(Error::new(format!(
+                "{}: location {STIPPLE_POS_LOCATION} is reserved for stipple_pos",
+                what()
+            )));
+        }
+        outputs.push(v);
+    }
+    let mut pos_in = None;
+    let mut ins = Vec::new();
+    for v in &outputs {
+        let io = v.io().cloned().unwrap_or_default();
+        let in_io = IoInfo {
+            interp: Interp::default(),
+            sampling: Sampling::default(),
+            invariant: false,
+            ..io
+        };
+        let inp = gs.add_var(Variable {
+            name: format!("in_{}", v.name),
+            kind: VarKind::Input(in_io),
+            ty: v.ty,
+            array: Some(2),
+        });
+        if v.builtin() == Some(BuiltIn::Position) {
+            pos_in = Some(inp);
+        }
+        ins.push(inp);
+    }
+    let pos_in = pos_in
+        .filter(|&p| gs.var(p).ty == Type::vec4())
+        .ok_or_else(|| {
+            Error::new("line stipple GS: the previous stage writes no f32x4 position")
+        })?;
+    let prim_in = gs.add_var(Variable {
+        name: "in_primitive_id".into(),
+        kind: VarKind::Input(IoInfo {
+            builtin: Some(BuiltIn::PrimitiveId),
+            ..Default::default()
+        }),
+        ty: Type::I32,
+        array: None,
+    });
+    let mut pairs = Vec::new();
+    for (v, inp) in outputs.iter().zip(ins) {
+        let out = gs.add_var(Variable {
+            name: v.name.clone(),
+            kind: v.kind.clone(),
+            ty: v.ty,
+            array: None,
+        });
+        pairs.push((inp, out));
+    }
+    let prim_out = gs.add_var(Variable {
+        name: "primitive_id".into(),
+        kind: VarKind::Output(IoInfo {
+            builtin: Some(BuiltIn::PrimitiveId),
+            ..Default::default()
+        }),
+        ty: Type::I32,
+        array: None,
+    });
+    let stipple = gs.add_var(stipple_var(true));
+    let pc = get_push(&mut gs);
+
+    let mut e = Emit::new(&mut gs);
+    let idx = [e.i32(0), e.i32(1)];
+    let p = [e.load(pos_in, Some(idx[0])), e.load(pos_in, Some(idx[1]))];
+    let len = window_len(&mut e, pc, p[0], p[1], rectangular);
+    let prim = e.load(prim_in, None);
+    let zero = e.f32(0.0);
+    for k in 0..2 {
+        for &(inp, out) in &pairs {
+            let v = if inp == pos_in {
+                p[k]
+            } else {
+                e.load(inp, Some(idx[k]))
+            };
+            e.store(out, None, v);
+        }
+        e.store(prim_out, None, prim);
+        e.store(stipple, None, if k == 0 { zero } else { len });
+        e.void(Op::Intrinsic(Intrinsic::EmitVertex { stream: 0 }));
+    }
+    e.void(Op::Intrinsic(Intrinsic::EndPrimitive { stream: 0 }));
+    let body = e.out;
+    gs.body = body;
+    crate::validate::validate(&gs)?;
+    Ok(gs)
+}
+
+/// Inserts `before_emit()` before every `emit_vertex` of stream 0 and
+/// `before_end()` before every `end_primitive` of stream 0.
+fn insert_at_stream0(
+    s: &mut Shader,
+    before_emit: &mut dyn FnMut(&mut Shader) -> Vec<Node>,
+    before_end: &mut dyn FnMut(&mut Shader) -> Vec<Node>,
+) {
+    type Make<'a> = &'a mut dyn FnMut(&mut Shader) -> Vec<Node>;
+    fn walk(body: &mut Vec<Node>, s: &mut Shader, emit: Make, end: Make) {
+        let mut i = 0;
+        while i < body.len() {
+            let code = match &mut body[i] {
+                Node::Instr(Instr {
+                    op: Op::Intrinsic(Intrinsic::EmitVertex { stream: 0 }),
+                    ..
+                }) => Some(emit(s)),
+                Node::Instr(Instr {
+                    op: Op::Intrinsic(Intrinsic::EndPrimitive { stream: 0 }),
+                    ..
+                }) => Some(end(s)),
+                Node::If(f) => {
+                    walk(&mut f.then_body, s, &mut *emit, &mut *end);
+                    walk(&mut f.else_body, s, &mut *emit, &mut *end);
+                    None
+                }
+                Node::Loop(l) => {
+                    walk(&mut l.body, s, &mut *emit, &mut *end);
+                    None
+                }
+                _ => None,
+            };
+            if let Some(code) = code {
+                let n = code.len();
+                body.splice(i..i, code);
+                i += n;
+            }
+            i += 1;
+        }
+    }
+    let mut body = std::mem::take(&mut s.body);
+    walk(&mut body, s, before_emit, before_end);
+    s.body = body;
+}
+
+/// Line stipple in an application geometry shader that emits line strips
+/// (see the module docs): adds the `stipple_pos` output and, before each
+/// `emit_vertex` of stream 0, adds the window length from the previous
+/// vertex of the strip to the running distance and writes it; each
+/// `end_primitive` of stream 0 restarts the strip. The position read is
+/// the one about to be emitted, so this runs after the other lowerings
+/// that change it.
+///
+/// Does nothing for other stages, for geometry shaders whose output is
+/// not `line_strip`, and when the shader already writes `stipple_pos` (a
+/// shader from [`line_stipple_gs`]). Errors when the shader writes no
+/// `f32x4` position or [`STIPPLE_POS_LOCATION`] is taken.
+pub fn lower_line_stipple_gs(s: &mut Shader, rectangular: bool) -> Result<()> {
+    if s.stage != Stage::Geometry || s.info.gs_output != Some(GsOutput::LineStrip) {
+        return Ok(());
+    }
+    if find_stipple_pos(s, true)?.is_some() {
+        return Ok(());
+    }
+    let pos = s
+        .find_builtin(true, BuiltIn::Position)
+        .filter(|&p| s.var(p).ty == Type::vec4() && s.var(p).array.is_none())
+        .ok_or_else(|| Error::new("line stipple: the geometry shader writes no f32x4 position"))?;
+    let stipple = s.add_var(stipple_var(true));
+    let pc = get_push(s);
+    let local = |s: &mut Shader, name: &str, ty: Type| {
+        s.add_var(Variable {
+            name: name.into(),
+            kind: VarKind::Local,
+            ty,
+            array: None,
+        })
+    };
+    let started = local(s, "stipple_started", Type::BOOL);
+    let dist = local(s, "stipple_dist", Type::F32);
+    let prev = local(s, "stipple_prev", Type::vec4());
+    let mut restart = |s: &mut Shader| {
+        let mut e = Emit::new(s);
+        let f = e.konst(Type::BOOL, vec![0]);
+        e.store(started, None, f);
+        let z = e.f32(0.0);
+        e.store(dist, None, z);
+        e.out
+    };
+    let mut before_emit = |s: &mut Shader| {
+        let mut e = Emit::new(s);
+        let p = e.load(pos, None);
+        let st = e.load(started, None);
+        let mut inner = Emit::new(&mut *e.s);
+        let pp = inner.load(prev, None);
+        let len = window_len(&mut inner, pc, pp, p, rectangular);
+        let d0 = inner.load(dist, None);
+        let d1 = inner.alu(AluOp::Fadd, Type::F32, &[d0, len]);
+        inner.store(dist, None, d1);
+        let then_body = inner.out;
+        e.out.push(Node::If(Box::new(If {
+            cond: st,
+            then_body,
+            else_body: vec![],
+            loc: None,
+        })));
+        let d = e.load(dist, None);
+        e.store(stipple, None, d);
+        e.store(prev, None, p);
+        let t = e.konst(Type::BOOL, vec![1]);
+        e.store(started, None, t);
+        e.out
+    };
+    let prologue = restart(s);
+    insert_at_stream0(s, &mut before_emit, &mut restart);
+    s.body.splice(0..0, prologue);
+    Ok(())
+}
+
+/// Line stipple in the fragment shader (see the module docs): at the start
+/// of `main`, discard the fragment when bit `floor(stipple_pos / factor)
+/// mod 16` of the pattern is 0. The word at [`push::LINE_STIPPLE`] holds
+/// the pattern in bits 0..16 and Gallium's `line_stipple_factor` (GL's
+/// factor − 1, 0..=255) in bits 16..24, so `factor = bits 16..24 + 1`.
+///
+/// `stipple_pos` is added as an input at [`STIPPLE_POS_LOCATION`] (or
+/// reused when the shader declares it). The test runs first, like polygon
+/// stipple, so a discarded fragment has no side effects. Does nothing in
+/// other stages.
+pub fn lower_line_stipple_fs(s: &mut Shader) -> Result<()> {
+    if s.stage != Stage::Fragment {
+        return Ok(());
+    }
+    let sp = match find_stipple_pos(s, false)? {
+        Some(v) => v,
+        None => s.add_var(stipple_var(false)),
+    };
+    let pc = get_push(s);
+    let mut e = Emit::new(s);
+    let pos = e.load(sp, None);
+    let off = e.u32(push::LINE_STIPPLE);
+    let word = e.def(
+        Type::U32,
+        Op::Intrinsic(Intrinsic::LoadPush {
+            var: pc,
+            offset: off,
+        }),
+    );
+    let m16 = e.u32(0xffff);
+    let pattern = e.alu(AluOp::Iand, Type::U32, &[word, m16]);
+    let sixteen = e.u32(16);
+    let hi = e.alu(AluOp::Ushr, Type::U32, &[word, sixteen]);
+    let m8 = e.u32(0xff);
+    let f_minus_1 = e.alu(AluOp::Iand, Type::U32, &[hi, m8]);
+    let one = e.u32(1);
+    let fu = e.alu(AluOp::Iadd, Type::U32, &[f_minus_1, one]);
+    let factor = e.alu(AluOp::U2f, Type::F32, &[fu]);
+    let q = e.alu(AluOp::Fdiv, Type::F32, &[pos, factor]);
+    let sixteen_f = e.f32(16.0);
+    let m = e.alu(AluOp::Fmod, Type::F32, &[q, sixteen_f]);
+    let mi = e.alu(AluOp::F2u, Type::U32, &[m]);
+    let m15 = e.u32(15);
+    let bit_index = e.alu(AluOp::Iand, Type::U32, &[mi, m15]);
+    let shifted = e.alu(AluOp::Ushr, Type::U32, &[pattern, bit_index]);
+    let bit = e.alu(AluOp::Iand, Type::U32, &[shifted, one]);
+    let zero = e.u32(0);
+    let off_px = e.alu(AluOp::Ieq, Type::BOOL, &[bit, zero]);
+    e.out.push(Node::If(Box::new(If {
+        cond: off_px,
+        then_body: vec![Node::Jump(Jump::Discard, None)],
+        else_body: vec![],
+        loc: None,
+    })));
+    let code = e.out;
+    s.body.splice(0..0, code);
+    Ok(())
+}
