@@ -161,6 +161,12 @@ impl<T: Hash + Eq + Clone> CsoTable<T> {
         }
     }
 
+    /// The handle with id `id`, if it is live.
+    pub fn handle_of(&self, id: u32) -> Option<Cso<T>> {
+        let h = Cso::from_index(usize::try_from(id).ok()?.checked_sub(1)?)?;
+        self.contains(h).then_some(h)
+    }
+
     /// Whether the handle is live.
     pub fn contains(&self, handle: Cso<T>) -> bool {
         matches!(self.entries.get(handle.index()), Some(Some(_)))

@@ -1038,7 +1038,14 @@ impl<'a> Emitter<'a> {
                 }
             }
         }
-        if io.patch {
+        // Tessellation levels are per patch whether or not the IR says so
+        // (glslang decorates them Patch; Mesa's SPIR-V front end, used by
+        // lavapipe, only treats Patch-decorated variables as per-patch).
+        let tess_level = matches!(
+            io.builtin,
+            Some(BuiltIn::TessLevelOuter) | Some(BuiltIn::TessLevelInner)
+        );
+        if io.patch || tess_level {
             self.decorate(id, Decoration::Patch, &[]);
         }
         if io.invariant && output {

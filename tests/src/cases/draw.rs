@@ -1399,3 +1399,105 @@ fn geometry_shader(ctx: &mut TestContext, staging: bool) -> R {
     step("delete gs", e.ctx.delete_gs_state(g))
 }
 both_paths!("pipe.draw.geometry.duplicate", geometry_shader);
+
+const TCS: &str = "shader tess_ctrl vertices=3
+in @pos : f32x4[32] builtin=position
+in @iid : i32 builtin=invocation_id
+out @opos : f32x4[3] builtin=position
+out @outer : f32[4] builtin=tess_level_outer
+out @inner : f32[2] builtin=tess_level_inner
+fn main {
+  %0 : i32 = load @iid
+  %1 : f32x4 = load @pos, %0
+  store @opos, %0, %1
+  %2 : i32 = const 0
+  %3 : bool = ieq %0, %2
+  if %3 {
+    %4 : f32 = const 1.0
+    %5 : i32 = const 1
+    %6 : i32 = const 2
+    store @outer, %2, %4
+    store @outer, %5, %4
+    store @outer, %6, %4
+    store @inner, %2, %4
+  }
+}
+";
+
+const TES: &str = "shader tess_eval mode=triangles spacing=equal winding=ccw
+in @pos : f32x4[32] builtin=position
+in @tc : f32x3 builtin=tess_coord
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %0 : f32x3 = load @tc
+  %1 : i32 = const 0
+  %2 : i32 = const 1
+  %3 : i32 = const 2
+  %4 : f32x4 = load @pos, %1
+  %5 : f32x4 = load @pos, %2
+  %6 : f32x4 = load @pos, %3
+  %7 : f32 = swizzle %0, x
+  %8 : f32 = swizzle %0, y
+  %9 : f32 = swizzle %0, z
+  %10 : f32x4 = vec %7, %7, %7, %7
+  %11 : f32x4 = vec %8, %8, %8, %8
+  %12 : f32x4 = vec %9, %9, %9, %9
+  %13 : f32x4 = fmul %4, %10
+  %14 : f32x4 = ffma %5, %11, %13
+  %15 : f32x4 = ffma %6, %12, %14
+  store @gl_pos, %15
+}
+";
+
+/// Tessellation with levels 1: each 3-vertex patch becomes its triangle,
+/// so two patches cover square 1 exactly.
+fn tessellation(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    if !e.screen.caps().shader[ShaderStage::TessEval.index()].supported {
+        return Err(Outcome::skip("no tessellation"));
+    }
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS, FS_UBO)?;
+    let tc = step(
+        "tcs",
+        e.ctx.create_tcs_state(&shader(ShaderStage::TessCtrl, TCS)?),
+    )?;
+    let te = step(
+        "tes",
+        e.ctx.create_tes_state(&shader(ShaderStage::TessEval, TES)?),
+    )?;
+    step("bind tcs", e.ctx.bind_tcs_state(Some(tc)))?;
+    step("bind tes", e.ctx.bind_tes_state(Some(te)))?;
+    step("patch vertices", e.ctx.set_patch_vertices(3))?;
+    bind_vertices(&mut e, &diagonal_squares(), None)?;
+    let c = [0.25, 0.75, 0.25, 1.0];
+    set_color(&mut e, c)?;
+    clear_color(&mut e, [0.0; 4])?;
+    // Triangles as patches without tessellation would be an error.
+    match e.ctx.draw_vbo(
+        &DrawInfo::default(),
+        0,
+        None,
+        &[DrawStartCountBias {
+            start: 6,
+            count: 6,
+            index_bias: 0,
+        }],
+    ) {
+        Err(PipeError::InvalidArgument(_)) => {}
+        other => {
+            return Err(Outcome::fail(format!(
+                "triangles with a TES bound gave {other:?}"
+            )))
+        }
+    }
+    draw(&mut e, PrimType::Patches, 6, 6, 1)?;
+    check_image(ctx, &mut e, &t, |x, y| {
+        Some(if on_diagonal(x, y, &[1]) {
+            unorm(c)
+        } else {
+            [0; 4]
+        })
+    })
+}
+both_paths!("pipe.draw.tessellation.passthrough", tessellation);
