@@ -103,8 +103,14 @@ fn run(cli: Cli) -> Result<(), String> {
         None => println!("  on disk: disabled (PIPE_VK_CACHE=0 or no cache directory)"),
     }
     let hits = lookups.saturating_sub(created);
-    let rate = if lookups > 0 { 100.0 * hits as f64 / lookups as f64 } else { 0.0 };
-    println!("  this process: {lookups} lookups, {created} pipelines created, hit rate {rate:.1} %");
+    let rate = if lookups > 0 {
+        100.0 * hits as f64 / lookups as f64
+    } else {
+        0.0
+    };
+    println!(
+        "  this process: {lookups} lookups, {created} pipelines created, hit rate {rate:.1} %"
+    );
     println!("\nEnabled device extensions:");
     for e in screen.enabled_extensions() {
         println!("    {e}");
