@@ -9,6 +9,8 @@ use std::sync::Arc;
 
 use pipe_core::flags::{FlushFlags, MapFlags};
 use pipe_core::resource::{BindFlags, PipeBox, ResourceFlags};
+use pipe_core::shader::{ShaderCode, ShaderState, StreamOutputInfo};
+use pipe_core::state::{ConstantBuffer, ShaderStage};
 use pipe_core::{Context, PipeError, Resource, ResourceTemplate, Screen};
 use pipe_vk::ScreenOptions;
 
@@ -199,4 +201,81 @@ macro_rules! both_paths {
             $crate::test_case!(name = concat!($name, ".staging"), staging);
         };
     };
+}
+
+// ---------------------------------------------------------------------------
+// Rendering helpers shared by the draw, primitive and compute cases.
+// ---------------------------------------------------------------------------
+
+/// A vertex shader passing location 0 through to the position.
+pub const VS_PASSTHROUGH: &str = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+}
+";
+
+/// A fragment shader writing the first vec4 of constant buffer 0.
+pub const FS_UBO_COLOR: &str = "shader fragment
+out @frag : f32x4 location=0
+ubo @c slot=0 size=16
+fn main {
+  %0 : u32 = const 0
+  %1 : f32x4 = load_ubo @c, %0
+  store @frag, %1
+}
+";
+
+/// A shader CSO template from spirv-gen text IR.
+pub fn shader(stage: ShaderStage, src: &str) -> Result<ShaderState, Outcome> {
+    let ir = spirv_gen::text::parse(src).map_err(|e| Outcome::fail(format!("test shader: {e}")))?;
+    Ok(ShaderState {
+        stage,
+        code: ShaderCode::Ir(Arc::new(ir)),
+        stream_output: StreamOutputInfo::default(),
+    })
+}
+
+/// Little-endian bytes of floats.
+pub fn f32s(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|f| f.to_le_bytes()).collect()
+}
+
+/// UNORM8 encoding of a colour: `round(clamp(v) * 255)`.
+pub fn unorm(c: [f32; 4]) -> [u8; 4] {
+    c.map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8)
+}
+
+/// Creates and binds a vertex and a fragment shader.
+pub fn bind_program(e: &mut Env, vs: &str, fs: &str) -> Result<(), Outcome> {
+    let v = step(
+        "create_vs_state",
+        e.ctx.create_vs_state(&shader(ShaderStage::Vertex, vs)?),
+    )?;
+    let f = step(
+        "create_fs_state",
+        e.ctx.create_fs_state(&shader(ShaderStage::Fragment, fs)?),
+    )?;
+    step("bind_vs_state", e.ctx.bind_vs_state(Some(v)))?;
+    step("bind_fs_state", e.ctx.bind_fs_state(Some(f)))
+}
+
+/// Sets fragment constant buffer 0 to one colour (user data).
+pub fn set_color(e: &mut Env, c: [f32; 4]) -> Result<(), Outcome> {
+    let bytes = f32s(&c);
+    step(
+        "set_constant_buffer",
+        e.ctx.set_constant_buffer(
+            ShaderStage::Fragment,
+            0,
+            Some(ConstantBuffer {
+                buffer: None,
+                buffer_offset: 0,
+                buffer_size: 16,
+                user_buffer: Some(&bytes),
+            }),
+        ),
+    )
 }

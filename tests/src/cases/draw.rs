@@ -9,27 +9,20 @@ use std::sync::Arc;
 use pipe_core::draw::{DrawInfo, DrawStartCountBias, IndexSource, PrimType};
 use pipe_core::flags::ClearFlags;
 use pipe_core::resource::{BindFlags, PipeBox, ResourceFlags, ResourceTemplate};
-use pipe_core::shader::{ShaderCode, ShaderState, StreamOutputInfo};
+use pipe_core::shader::{ShaderCode, ShaderState};
 use pipe_core::state::*;
 use pipe_core::view::SurfaceTemplate;
 use pipe_core::{Context, Format, PipeError, Resource};
 
-use crate::harness::{env, step, Env};
+use crate::harness::{
+    bind_program, env, f32s, set_color, shader, step, unorm, Env, FS_UBO_COLOR, VS_PASSTHROUGH,
+};
 use crate::{both_paths, test_case, Outcome, TestContext};
 
 type R = Result<(), Outcome>;
 
 const W: u32 = 16;
 const H: u32 = 16;
-
-const VS: &str = "shader vertex
-in @pos : f32x4 location=0
-out @gl_pos : f32x4 builtin=position
-fn main {
-  %0 : f32x4 = load @pos
-  store @gl_pos, %0
-}
-";
 
 const VS_OFFSET: &str = "shader vertex
 in @pos : f32x4 location=0
@@ -42,29 +35,6 @@ fn main {
   store @gl_pos, %2
 }
 ";
-
-const FS_UBO: &str = "shader fragment
-out @frag : f32x4 location=0
-ubo @c slot=0 size=16
-fn main {
-  %0 : u32 = const 0
-  %1 : f32x4 = load_ubo @c, %0
-  store @frag, %1
-}
-";
-
-fn shader(stage: ShaderStage, src: &str) -> Result<ShaderState, Outcome> {
-    let ir = spirv_gen::text::parse(src).map_err(|e| Outcome::fail(format!("test shader: {e}")))?;
-    Ok(ShaderState {
-        stage,
-        code: ShaderCode::Ir(Arc::new(ir)),
-        stream_output: StreamOutputInfo::default(),
-    })
-}
-
-fn f32s(v: &[f32]) -> Vec<u8> {
-    v.iter().flat_map(|f| f.to_le_bytes()).collect()
-}
 
 /// A 16x16 RGBA8 render target bound as the only colour buffer (and
 /// optionally a Z32F depth buffer), with a full viewport.
@@ -138,36 +108,6 @@ fn setup(e: &mut Env, with_depth: bool) -> Result<Target, Outcome> {
     let h = step("rasterizer", e.ctx.create_rasterizer_state(&rs))?;
     step("bind rasterizer", e.ctx.bind_rasterizer_state(Some(h)))?;
     Ok(Target { color, depth })
-}
-
-fn bind_program(e: &mut Env, vs: &str, fs: &str) -> R {
-    let v = step(
-        "create_vs_state",
-        e.ctx.create_vs_state(&shader(ShaderStage::Vertex, vs)?),
-    )?;
-    let f = step(
-        "create_fs_state",
-        e.ctx.create_fs_state(&shader(ShaderStage::Fragment, fs)?),
-    )?;
-    step("bind_vs_state", e.ctx.bind_vs_state(Some(v)))?;
-    step("bind_fs_state", e.ctx.bind_fs_state(Some(f)))
-}
-
-fn set_color(e: &mut Env, c: [f32; 4]) -> R {
-    let bytes = f32s(&c);
-    step(
-        "set_constant_buffer",
-        e.ctx.set_constant_buffer(
-            ShaderStage::Fragment,
-            0,
-            Some(ConstantBuffer {
-                buffer: None,
-                buffer_offset: 0,
-                buffer_size: 16,
-                user_buffer: Some(&bytes),
-            }),
-        ),
-    )
 }
 
 /// Binds `verts` (x, y, z, w per vertex) as vertex buffer 0 and, when
@@ -245,10 +185,6 @@ fn draw(e: &mut Env, mode: PrimType, start: u32, count: u32, instances: u32) -> 
     )
 }
 
-fn unorm(c: [f32; 4]) -> [u8; 4] {
-    c.map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8)
-}
-
 /// Compares the target with `expect(x, y) -> Some(rgba)`; `None` pixels
 /// (edge ties) are skipped. Writes the PNG triple on failure.
 fn check_image(
@@ -280,7 +216,7 @@ fn check_image(
 fn triangle(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let t = setup(&mut e, false)?;
-    bind_program(&mut e, VS, FS_UBO)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     let red = [1.0, 0.0, 0.0, 1.0];
     let black = [0.0, 0.0, 0.0, 1.0];
     set_color(&mut e, red)?;
@@ -306,7 +242,7 @@ both_paths!("pipe.draw.triangle.ubo_color", triangle);
 fn indexed_quad(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let t = setup(&mut e, false)?;
-    bind_program(&mut e, VS, FS_UBO)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     let (x0, x1, y0, y1) = (
         4.0 / 8.0 - 1.0,
         12.0 / 8.0 - 1.0,
@@ -403,7 +339,7 @@ both_paths!("pipe.draw.indexed.u16_user_u32_buffer", indexed_quad);
 fn instanced(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let t = setup(&mut e, false)?;
-    bind_program(&mut e, VS_OFFSET, FS_UBO)?;
+    bind_program(&mut e, VS_OFFSET, FS_UBO_COLOR)?;
     let (x0, x1, y0, y1) = (-1.0f32, -0.5, -1.0, -0.5); // window 0..4, 0..4
     let quad = [
         x0, y0, 0.0, 1.0, x1, y0, 0.0, 1.0, x1, y1, 0.0, 1.0, x0, y0, 0.0, 1.0, x1, y1, 0.0, 1.0,
@@ -432,7 +368,7 @@ both_paths!("pipe.draw.instanced.divisor_one", instanced);
 fn depth_test(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let t = setup(&mut e, true)?;
-    bind_program(&mut e, VS, FS_UBO)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     let dsa = DepthStencilAlphaState {
         depth_enabled: true,
         depth_writemask: true,
@@ -486,7 +422,7 @@ both_paths!("pipe.draw.depth.less", depth_test);
 fn blend(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let t = setup(&mut e, false)?;
-    bind_program(&mut e, VS, FS_UBO)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     let mut bs = BlendState::default();
     bs.rt[0] = RtBlendState {
         blend_enable: true,
@@ -532,7 +468,7 @@ both_paths!("pipe.draw.blend.src_alpha", blend);
 fn scissor(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let t = setup(&mut e, false)?;
-    bind_program(&mut e, VS, FS_UBO)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     let rs = RasterizerState {
         scissor: true,
         line_width: 1.0,
@@ -592,7 +528,7 @@ fn bad_draws(ctx: &mut TestContext, staging: bool) -> R {
             )))
         }
     }
-    bind_program(&mut e, VS, FS_UBO)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     bind_vertices(&mut e, &[0.0; 16], None)?;
     // Indirect quads would need GPU-side index rewriting: a clear
     // Unsupported, not a wrong picture.
@@ -652,7 +588,7 @@ fn clear_as_load_op_inner(ctx: &mut TestContext) -> R {
         ctx: Box::new(vk_ctx),
     };
     let t = setup(&mut e, false)?;
-    bind_program(&mut e, VS, FS_UBO)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     set_color(&mut e, [1.0, 0.0, 0.0, 1.0])?;
     bind_vertices(
         &mut e,
@@ -701,10 +637,13 @@ fn clear_as_load_op_inner(ctx: &mut TestContext) -> R {
             resolve: None,
         }),
     )?;
-    let v = step("vs", c.create_vs_state(&shader(ShaderStage::Vertex, VS)?))?;
+    let v = step(
+        "vs",
+        c.create_vs_state(&shader(ShaderStage::Vertex, VS_PASSTHROUGH)?),
+    )?;
     let f = step(
         "fs",
-        c.create_fs_state(&shader(ShaderStage::Fragment, FS_UBO)?),
+        c.create_fs_state(&shader(ShaderStage::Fragment, FS_UBO_COLOR)?),
     )?;
     step("bind", c.bind_vs_state(Some(v)))?;
     step("bind", c.bind_fs_state(Some(f)))?;
@@ -937,7 +876,7 @@ const FULL: [f32; 12] = [
 fn alpha_test(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let t = setup(&mut e, false)?;
-    bind_program(&mut e, VS, FS_UBO)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     bind_vertices(&mut e, &FULL, None)?;
     let c = [0.0, 1.0, 0.0, 0.25];
     set_color(&mut e, c)?;
@@ -971,7 +910,7 @@ both_paths!("pipe.draw.gl.alpha_test", alpha_test);
 fn clip_plane(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let t = setup(&mut e, false)?;
-    bind_program(&mut e, VS, FS_UBO)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     bind_rasterizer(&mut e, |r| r.clip_plane_enable = 1)?;
     let mut clip = ClipState::default();
     clip.ucp[0] = [1.0, 0.0, 0.0, 0.0];
@@ -992,7 +931,7 @@ both_paths!("pipe.draw.gl.clip_plane", clip_plane);
 fn polygon_stipple(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let t = setup(&mut e, false)?;
-    bind_program(&mut e, VS, FS_UBO)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     bind_rasterizer(&mut e, |r| r.poly_stipple_enable = true)?;
     let mut p = PolyStipple::default();
     for (y, w) in p.stipple.iter_mut().enumerate() {
@@ -1015,7 +954,7 @@ both_paths!("pipe.draw.gl.polygon_stipple", polygon_stipple);
 fn gl_depth_range(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let t = setup(&mut e, true)?;
-    bind_program(&mut e, VS, FS_UBO)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     bind_rasterizer(&mut e, |r| r.clip_halfz = false)?;
     let vp = ViewportState {
         scale: [8.0, 8.0, 0.5],
@@ -1158,7 +1097,7 @@ fn on_diagonal(x: u32, y: u32, which: &[u32]) -> bool {
 fn multi_draw(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let t = setup(&mut e, false)?;
-    bind_program(&mut e, VS, FS_UBO)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     bind_vertices(&mut e, &diagonal_squares(), None)?;
     let c = [0.0, 1.0, 1.0, 1.0];
     set_color(&mut e, c)?;
@@ -1212,7 +1151,7 @@ both_paths!("pipe.draw.multi_draw.arrays_and_elements", multi_draw);
 fn indirect(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let t = setup(&mut e, false)?;
-    bind_program(&mut e, VS, FS_UBO)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     bind_vertices(&mut e, &diagonal_squares(), None)?;
     let c = [1.0, 0.5, 0.0, 1.0];
     set_color(&mut e, c)?;
@@ -1286,7 +1225,7 @@ both_paths!("pipe.draw.indirect.commands_and_count", indirect);
 fn divisor_two(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let t = setup(&mut e, false)?;
-    bind_program(&mut e, VS_OFFSET, FS_UBO)?;
+    bind_program(&mut e, VS_OFFSET, FS_UBO_COLOR)?;
     let sq = diagonal_squares();
     let mut elems = vec![
         VertexElement {
@@ -1379,7 +1318,7 @@ fn geometry_shader(ctx: &mut TestContext, staging: bool) -> R {
         return Err(Outcome::skip("no geometry shaders"));
     }
     let t = setup(&mut e, false)?;
-    bind_program(&mut e, VS, FS_UBO)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     let g = step(
         "create_gs_state",
         e.ctx
@@ -1457,7 +1396,7 @@ fn tessellation(ctx: &mut TestContext, staging: bool) -> R {
         return Err(Outcome::skip("no tessellation"));
     }
     let t = setup(&mut e, false)?;
-    bind_program(&mut e, VS, FS_UBO)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     let tc = step(
         "tcs",
         e.ctx.create_tcs_state(&shader(ShaderStage::TessCtrl, TCS)?),

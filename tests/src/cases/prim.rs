@@ -34,12 +34,13 @@ use std::sync::Arc;
 use pipe_core::draw::{DrawInfo, DrawStartCountBias, IndexSource, PrimType};
 use pipe_core::flags::{ClearFlags, MapFlags};
 use pipe_core::resource::{BindFlags, PipeBox, ResourceFlags, ResourceTemplate};
-use pipe_core::shader::{ShaderCode, ShaderState, StreamOutputInfo};
 use pipe_core::state::*;
 use pipe_core::view::SurfaceTemplate;
 use pipe_core::{Format, Resource};
 
-use crate::harness::{env, step, Env};
+use crate::harness::{
+    bind_program, env, f32s, set_color, step, unorm, Env, FS_UBO_COLOR, VS_PASSTHROUGH,
+};
 use crate::{both_paths, Outcome, TestContext};
 
 type R = Result<(), Outcome>;
@@ -47,25 +48,6 @@ type R = Result<(), Outcome>;
 const W: u32 = 16;
 const H: u32 = 16;
 const RESTART: u32 = 0xfffe;
-
-const VS: &str = "shader vertex
-in @pos : f32x4 location=0
-out @gl_pos : f32x4 builtin=position
-fn main {
-  %0 : f32x4 = load @pos
-  store @gl_pos, %0
-}
-";
-
-const FS_UBO: &str = "shader fragment
-out @frag : f32x4 location=0
-ubo @c slot=0 size=16
-fn main {
-  %0 : u32 = const 0
-  %1 : f32x4 = load_ubo @c, %0
-  store @frag, %1
-}
-";
 
 const VS_FLAT: &str = "shader vertex
 in @pos : f32x4 location=0
@@ -90,23 +72,6 @@ fn main {
 ";
 
 const BLACK: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
-
-fn shader(stage: ShaderStage, src: &str) -> Result<ShaderState, Outcome> {
-    let ir = spirv_gen::text::parse(src).map_err(|e| Outcome::fail(format!("test shader: {e}")))?;
-    Ok(ShaderState {
-        stage,
-        code: ShaderCode::Ir(Arc::new(ir)),
-        stream_output: StreamOutputInfo::default(),
-    })
-}
-
-fn f32s(v: &[f32]) -> Vec<u8> {
-    v.iter().flat_map(|f| f.to_le_bytes()).collect()
-}
-
-fn unorm(c: [f32; 4]) -> [u8; 4] {
-    c.map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8)
-}
 
 /// The vertex at window coordinates (x, y).
 fn win(x: f32, y: f32) -> [f32; 4] {
@@ -233,36 +198,6 @@ fn rasterizer(e: &mut Env, cull_face: Face, front_ccw: bool, flatshade_first: bo
     };
     let h = step("rasterizer", e.ctx.create_rasterizer_state(&rs))?;
     step("bind rasterizer", e.ctx.bind_rasterizer_state(Some(h)))
-}
-
-fn bind_program(e: &mut Env, vs: &str, fs: &str) -> R {
-    let v = step(
-        "create_vs_state",
-        e.ctx.create_vs_state(&shader(ShaderStage::Vertex, vs)?),
-    )?;
-    let f = step(
-        "create_fs_state",
-        e.ctx.create_fs_state(&shader(ShaderStage::Fragment, fs)?),
-    )?;
-    step("bind_vs_state", e.ctx.bind_vs_state(Some(v)))?;
-    step("bind_fs_state", e.ctx.bind_fs_state(Some(f)))
-}
-
-fn set_color(e: &mut Env, c: [f32; 4]) -> R {
-    let bytes = f32s(&c);
-    step(
-        "set_constant_buffer",
-        e.ctx.set_constant_buffer(
-            ShaderStage::Fragment,
-            0,
-            Some(ConstantBuffer {
-                buffer: None,
-                buffer_offset: 0,
-                buffer_size: 16,
-                user_buffer: Some(&bytes),
-            }),
-        ),
-    )
 }
 
 /// Binds positions (and, when given, per-vertex colours at location 1,
@@ -445,7 +380,7 @@ fn paint_convex(c: [f32; 4], x: u32, y: u32, poly: &[(i64, i64)]) -> Option<[u8;
 fn quads(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let t = setup(&mut e)?;
-    bind_program(&mut e, VS, FS_UBO)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     let mut v = Vec::new();
     v.extend(rect(2.0, 2.0, 6.0, 14.0));
     v.extend(rect(8.0, 4.0, 14.0, 10.0));
@@ -489,7 +424,7 @@ fn strip_vertices() -> Vec<[f32; 4]> {
 fn quad_strip(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let t = setup(&mut e)?;
-    bind_program(&mut e, VS, FS_UBO)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     let mut v = strip_vertices();
     v.push(win(0.0, 0.0));
     bind_vertices(&mut e, &v, None)?;
@@ -532,7 +467,7 @@ fn pentagon_vertices() -> Vec<[f32; 4]> {
 fn polygon(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let t = setup(&mut e)?;
-    bind_program(&mut e, VS, FS_UBO)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     bind_vertices(&mut e, &pentagon_vertices(), None)?;
     let c = [0.0, 1.0, 1.0, 1.0];
     clear(&mut e, BLACK)?;
@@ -567,7 +502,7 @@ fn square_loop(lo: u32, hi: u32) -> [[f32; 4]; 4] {
 fn line_loop(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let t = setup(&mut e)?;
-    bind_program(&mut e, VS, FS_UBO)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     bind_vertices(&mut e, &square_loop(3, 12), None)?;
     let white = [1.0; 4];
     clear(&mut e, BLACK)?;
@@ -597,7 +532,7 @@ fn strip_rect(x0: f32, y0: f32, x1: f32, y1: f32) -> [[f32; 4]; 4] {
 fn restart_tri_strip(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let t = setup(&mut e)?;
-    bind_program(&mut e, VS, FS_UBO)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     let mut v = Vec::new();
     v.extend(strip_rect(1.0, 1.0, 5.0, 5.0));
     v.extend(strip_rect(9.0, 2.0, 15.0, 6.0));
@@ -641,7 +576,7 @@ both_paths!("pipe.prim.restart.tri_strip_u32_fffe", restart_tri_strip);
 fn restart_quads(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let t = setup(&mut e)?;
-    bind_program(&mut e, VS, FS_UBO)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     let mut v = Vec::new();
     v.extend(rect(1.0, 1.0, 5.0, 5.0));
     v.extend([win(0.0, 0.0), win(32.0, 0.0), win(0.0, 32.0)]);
@@ -669,7 +604,7 @@ both_paths!("pipe.prim.restart.quads_fffe", restart_quads);
 fn restart_line_loop(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let t = setup(&mut e)?;
-    bind_program(&mut e, VS, FS_UBO)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     let mut v = Vec::new();
     v.extend(square_loop(2, 6));
     v.extend(square_loop(9, 13));
@@ -709,7 +644,7 @@ fn winding(
 ) -> R {
     let mut e = env(ctx, staging)?;
     let t = setup(&mut e)?;
-    bind_program(&mut e, VS, FS_UBO)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     let c = [1.0, 1.0, 1.0, 1.0];
     set_color(&mut e, c)?;
     let mut shown = 0;
@@ -983,7 +918,7 @@ mod tests {
 
     #[test]
     fn shaders_parse() {
-        for src in [VS, FS_UBO, VS_FLAT, FS_FLAT] {
+        for src in [VS_PASSTHROUGH, FS_UBO_COLOR, VS_FLAT, FS_FLAT] {
             spirv_gen::text::parse(src).unwrap();
         }
     }
