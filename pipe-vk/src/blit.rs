@@ -1,4 +1,5 @@
-//! `blit` and `generate_mipmap` on Vulkan's transfer commands.
+//! `blit` and `generate_mipmap` on Vulkan's transfer commands, with the
+//! shader blit (`crate::blitter`) for the rest.
 //!
 //! Design
 //! ------
@@ -62,15 +63,21 @@
 //! Temporary images and buffers are created before the first command is
 //! recorded; batches keep them alive until the GPU is done with them.
 //!
-//! Every refusal is `PipeError::Unsupported` naming the reason, decided
-//! before anything is recorded: a shader blit (quad draw) that covers
-//! partial masks, casts, blends, window rectangles and the rest comes with
-//! the rendering issue.
+//! Every refusal of the transfer path is `PipeError::Unsupported` naming
+//! the reason, decided before anything is recorded. A refused blit, and
+//! every blit with alpha blending or window rectangles, is then drawn by
+//! the shader blit (`crate::blitter`, Mesa's `util_blitter` as Zink uses
+//! it: transfer commands first, drawing otherwise); if that refuses too,
+//! the error names both reasons.
 //!
 //! `generate_mipmap` blits level i to level i + 1 with LINEAR filtering for
-//! the layer range (3D: the whole minified volume), and answers `false`
-//! (the frontend falls back) when the format cannot be blitted or linearly
-//! filtered, or when a view format differs from the image's.
+//! the layer range (3D: the whole minified volume). When a transfer blit
+//! cannot (integer formats, which it filters NEAREST; a view format other
+//! than the image's, such as sRGB of UNORM, filtered in the view's space;
+//! formats without blit support) the levels are drawn by shader blits. It
+//! answers `false` (the frontend falls back) for depth/stencil,
+//! multisampled, compressed and Y'CbCr formats, and formats that cannot be
+//! sampled or rendered.
 
 use std::sync::Arc;
 
@@ -83,6 +90,7 @@ use pipe_core::resource::{BindFlags, ResourceTemplate, Target};
 use pipe_core::state::{ScissorState, TexFilter};
 use pipe_core::{Format, PipeError, PipeResult, Resource};
 
+use crate::blitter::Corners;
 use crate::context::VkContext;
 use crate::format::{aspect_mask, emulated, vk_format, vk_format_or_emulated, EmulationKind};
 use crate::resource::{
@@ -92,9 +100,7 @@ use crate::sync::{access, Access};
 
 /// The error for everything a transfer command cannot do.
 fn shader_blit(what: impl std::fmt::Display) -> PipeError {
-    PipeError::unsupported(format!(
-        "blit: {what} needs a shader blit, which pipe-vk does not have yet (rendering issue)"
-    ))
+    PipeError::unsupported(format!("blit: {what} needs a shader blit"))
 }
 
 /// The transfer command a blit uses.
@@ -774,13 +780,7 @@ impl VkContext {
         // `info.render_condition_enable`: render conditions do not exist in
         // pipe-vk yet (`render_condition` returns Unsupported), so no
         // condition is ever active and a blit is never predicated.
-        if info.alpha_blend {
-            return Err(shader_blit("alpha blending"));
-        }
-        if !info.window_rectangles.is_empty() {
-            return Err(shader_blit("window rectangles"));
-        }
-        if info.window_rectangle_include {
+        if info.window_rectangle_include && info.window_rectangles.is_empty() {
             // Inclusive with no rectangles: no pixel passes.
             return Ok(());
         }
@@ -803,6 +803,31 @@ impl VkContext {
                 s.hi[1] = 1;
             }
         }
+        let corners = |s: &Side| Corners { lo: s.lo, hi: s.hi };
+        let (sc, dc) = (corners(&src), corners(&dst));
+        // Blending and window rectangles have no transfer command at all.
+        let why = if info.alpha_blend {
+            "alpha blending".to_string()
+        } else if !info.window_rectangles.is_empty() {
+            "window rectangles".to_string()
+        } else {
+            match self.transfer_blit(info, src, dst) {
+                Err(PipeError::Unsupported(m)) => m,
+                other => return other,
+            }
+        };
+        // What transfer commands cannot do is drawn (util_blitter).
+        self.shader_blit(info, sc, dc).map_err(|e| match e {
+            PipeError::Unsupported(m) => PipeError::unsupported(format!(
+                "blit: no transfer command does it ({why}), and {m}"
+            )),
+            e => e,
+        })
+    }
+
+    /// The blit on transfer commands, or `Unsupported` (nothing recorded)
+    /// when it needs the shader blit.
+    fn transfer_blit(&mut self, info: &BlitInfo, mut src: Side, mut dst: Side) -> PipeResult<()> {
         if let Some(sc) = &info.scissor {
             if !clip(&mut src, &mut dst, sc)? {
                 return Ok(());
@@ -1034,7 +1059,14 @@ impl VkContext {
                 .usage
                 .contains(vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST);
         if !blittable {
-            return Ok(false);
+            return self.shader_mipmap(
+                resource,
+                format,
+                base_level,
+                last_level,
+                first_layer,
+                last_layer,
+            );
         }
         let is3d = t.target == Target::Texture3D;
         let (first, count) = if is3d {
@@ -1109,6 +1141,79 @@ impl VkContext {
                     vk::Filter::LINEAR,
                 )
             };
+        }
+        Ok(true)
+    }
+}
+
+impl VkContext {
+    /// `generate_mipmap` by shader blits, for colour formats transfer
+    /// blits cannot filter: integers (NEAREST), view formats other than the
+    /// image's (an sRGB view of a UNORM image filters in linear space), and
+    /// formats without `BLIT_SRC`/`BLIT_DST`. `false` when the format cannot
+    /// be sampled or rendered (the frontend falls back).
+    fn shader_mipmap(
+        &mut self,
+        resource: &Resource,
+        format: Format,
+        base_level: u32,
+        last_level: u32,
+        first_layer: u32,
+        last_layer: u32,
+    ) -> PipeResult<bool> {
+        let t = resource.desc().clone();
+        if t.samples() > 1
+            || format.is_depth_or_stencil()
+            || format.is_compressed()
+            || format.desc().colorspace == Colorspace::Yuv
+        {
+            return Ok(false);
+        }
+        let is3d = t.target == Target::Texture3D;
+        if !is3d && last_layer >= t.array_size.max(1) {
+            return Err(PipeError::invalid("generate_mipmap: layers out of range"));
+        }
+        let filter = if format.is_pure_integer() {
+            TexFilter::Nearest
+        } else {
+            TexFilter::Linear
+        };
+        for level in base_level..last_level {
+            let side = |l: u32| -> PipeResult<BlitSurface> {
+                let (w, h, d) = t
+                    .level_extent(l)
+                    .ok_or_else(|| PipeError::invalid("generate_mipmap: level out of range"))?;
+                let i = |v: u32| i32::try_from(v).map_err(|_| PipeError::OutOfMemory);
+                let (z, n) = if is3d {
+                    (0, i(d)?)
+                } else {
+                    (i(first_layer)?, i(last_layer - first_layer + 1)?)
+                };
+                Ok(BlitSurface {
+                    resource: resource.clone(),
+                    level: l,
+                    bx: pipe_core::PipeBox::new(0, 0, z, i(w)?, i(h)?, n),
+                    format,
+                })
+            };
+            let info = BlitInfo {
+                dst: side(level + 1)?,
+                src: side(level)?,
+                mask: BlitMask::RGBA,
+                filter,
+                scissor: None,
+                render_condition_enable: false,
+                alpha_blend: false,
+                window_rectangle_include: false,
+                window_rectangles: Vec::new(),
+            };
+            let c = |s: &BlitSurface| Corners::of(&s.bx);
+            match self.shader_blit(&info, c(&info.src), c(&info.dst)) {
+                Ok(()) => {}
+                // Refused before anything was recorded for this level.
+                Err(PipeError::Unsupported(_)) => return Ok(false),
+                Err(e) => return Err(e),
+            }
         }
         Ok(true)
     }

@@ -109,6 +109,8 @@ pub struct VkContext {
     pub(crate) compute_state: crate::compute::ComputeCache,
     /// Sampler and view bound where a shader samples an unbound slot.
     pub(crate) dummy_texture: Option<(SamplerView, vk::Sampler)>,
+    /// The shader blit's CSOs (see `blitter`).
+    pub(crate) blitter: crate::blitter::Blitter,
     blend: CsoTable<BlendState>,
     sampler: CsoTable<SamplerState>,
     rasterizer: CsoTable<RasterizerState>,
@@ -151,6 +153,7 @@ impl VkContext {
             views: vec![vec![None; MAX_SHADER_SAMPLER_VIEWS]; 6],
             vk_samplers: Default::default(),
             dummy_texture: None,
+            blitter: Default::default(),
             shader_buffers: vec![vec![None; MAX_SHADER_BUFFERS]; 6],
             shader_buffers_writable: [0; 6],
             shader_images: vec![vec![None; MAX_SHADER_IMAGES]; 6],

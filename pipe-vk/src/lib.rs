@@ -34,6 +34,7 @@
 
 pub mod batch;
 pub mod blit;
+pub mod blitter;
 pub mod caps;
 pub mod clear;
 pub mod compute;

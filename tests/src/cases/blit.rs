@@ -1,5 +1,6 @@
 //! `pipe.blit.*` and `pipe.mipmap.*`: blits on transfer commands (copy,
-//! blit, resolve) and mipmap generation.
+//! blit, resolve), shader blits (`pipe.blit.shader.*`: what no transfer
+//! command does is drawn) and mipmap generation.
 //!
 //! Expected texels are computed here, independently of the driver:
 //! - NEAREST picks the source texel under the destination texel's centre:
@@ -9,12 +10,19 @@
 //!   centres, returns the block value;
 //! - mip levels of an image constant on 2^n blocks are the block values.
 //!
-//! Every test runs with `.direct` and `.staging` transfers (the blits are
-//! the same; the uploads and readbacks differ).
+//! Scaled shader blits interpolate their sample points across the
+//! rectangle, so NEAREST results at a sample point exactly between two
+//! texels depend on the last bit of the interpolation: the shader blit
+//! tests scale up, or down by ratios (6 -> 4) whose sample points fall
+//! inside texels.
+//!
+//! Every test but `pipe.blit.shader.state_restored` runs with `.direct` and
+//! `.staging` transfers (the blits are the same; the uploads and readbacks
+//! differ).
 
 use pipe_core::blit::{BlitInfo, BlitSurface};
-use pipe_core::flags::BlitMask;
-use pipe_core::format::f16_to_f32;
+use pipe_core::flags::{BlitMask, ClearFlags};
+use pipe_core::format::{f16_to_f32, linear_to_srgb, srgb_to_linear};
 use pipe_core::resource::{BindFlags, PipeBox, ResourceTemplate, Target};
 use pipe_core::state::{ColorUnion, ScissorState, TexFilter};
 use pipe_core::view::SurfaceTemplate;
@@ -703,8 +711,9 @@ fn flips(ctx: &mut TestContext, staging: bool) -> R {
 }
 both_paths!("pipe.blit.flip", flips);
 
-/// Scissors clip the destination, and the source of 1:1 blits; clipping a
-/// scaled blit is Unsupported, a scissor that clips nothing is fine.
+/// Scissors clip the destination, and the source of 1:1 blits (transfer
+/// commands); a scissor that clips a scaled blit takes the shader blit; a
+/// scissor that clips nothing is fine.
 fn scissor(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let src = tex2d(&e, Format::R8G8B8A8Unorm, 8, 8)?;
@@ -753,7 +762,40 @@ fn scissor(ctx: &mut TestContext, staging: bool) -> R {
             &want,
         )?;
     }
-    // Scaled with a scissor that clips: Unsupported, nothing written.
+    // Scaled with a scissor that clips (no transfer command can: the
+    // shader blit), 1.5x down and 2x up flipped: only the scissored part of
+    // the destination box changes.
+    for (n, (sb, db)) in [
+        ([1, 1, 0, 6, 6, 1], [0, 0, 0, 4, 4, 1]),
+        ([1, 5, 0, 4, -4, 1], [0, 0, 0, 8, 8, 1]),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        upload(&mut e, &dst, 0, &base)?;
+        let mut i = info(
+            surf(&dst, 0, db),
+            surf(&src, 0, sb),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        );
+        i.scissor = Some(sc);
+        blit(&mut e, &i, "scaled blit with a clipping scissor")?;
+        let mut full = base.clone();
+        expect_nearest(&is, sb, &mut full, db, &same);
+        let want = Img::from_fn(8, 8, 1, 4, |x, y, _| {
+            if inside(x, y) {
+                full.at(x, y, 0).to_vec()
+            } else {
+                base.at(x, y, 0).to_vec()
+            }
+        });
+        expect_img(
+            &format!("scaled scissor case {n}"),
+            &download(&mut e, &dst, 0)?,
+            &want,
+        )?;
+    }
     upload(&mut e, &dst, 0, &base)?;
     let (sb, db) = ([0, 0, 0, 8, 8, 1], [0, 0, 0, 4, 4, 1]);
     let mut i = info(
@@ -762,9 +804,6 @@ fn scissor(ctx: &mut TestContext, staging: bool) -> R {
         BlitMask::RGBA,
         TexFilter::Nearest,
     );
-    i.scissor = Some(sc);
-    expect_unsupported(&mut e, &i, "scaled blit with a clipping scissor")?;
-    expect_img("after refused blit", &download(&mut e, &dst, 0)?, &base)?;
     // Scaled with a scissor that contains the destination: a plain blit.
     i.scissor = Some(ScissorState {
         minx: 0,
@@ -1035,7 +1074,9 @@ fn unorm8(v: f32) -> u8 {
 /// MSAA resolves: a 4x RGBA8 image cleared in two halves (a deferred
 /// whole-surface clear, then a render-area clear) resolves to the colours;
 /// flipped and scaled resolves go through a temporary image; MSAA -> MSAA
-/// 1:1 is a copy; a depth resolve is Unsupported.
+/// 1:1 is a copy. Shader blits: single-sampled -> MSAA, a masked resolve,
+/// masked MSAA -> MSAA (per sample), a depth resolve (sample 0); a scaled
+/// masked resolve is Unsupported.
 fn resolve(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let rgba = Format::R8G8B8A8Unorm;
@@ -1167,8 +1208,9 @@ fn resolve(ctx: &mut TestContext, staging: bool) -> R {
         &download(&mut e, &d2, 0)?,
         &halves(4, 8, &p1, &p1),
     )?;
-    // Single-sampled -> MSAA needs a shader.
-    expect_unsupported(
+    // Single-sampled -> MSAA (a shader blit: every sample gets the
+    // pixel), checked through a resolve; `d` holds the flipped halves.
+    blit(
         &mut e,
         &info(
             surf(&ms, 0, whole),
@@ -1178,7 +1220,90 @@ fn resolve(ctx: &mut TestContext, staging: bool) -> R {
         ),
         "blit into MSAA",
     )?;
-    // MSAA depth resolve.
+    let d3 = tex2d(&e, rgba, 8, 8)?;
+    blit(
+        &mut e,
+        &info(
+            surf(&d3, 0, whole),
+            surf(&ms, 0, whole),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        ),
+        "resolve after blit into MSAA",
+    )?;
+    expect_img(
+        "blit into MSAA",
+        &download(&mut e, &d3, 0)?,
+        &halves(8, 8, &p1, &p2),
+    )?;
+    // MSAA -> single-sampled with a channel mask (the shader resolve
+    // averages the samples), flipped in y.
+    let base = rgba8_pattern(8, 8, 1, 40);
+    upload(&mut e, &d3, 0, &base)?;
+    blit(
+        &mut e,
+        &info(
+            surf(&d3, 0, whole),
+            surf(&ms, 0, [0, 8, 0, 8, -8, 1]),
+            BlitMask::R | BlitMask::G,
+            TexFilter::Nearest,
+        ),
+        "masked resolve",
+    )?;
+    let want = Img::from_fn(8, 8, 1, 4, |x, y, _| {
+        let c = if x < 4 { &p1 } else { &p2 };
+        let b = base.at(x, y, 0);
+        vec![c[0], c[1], b[2], b[3]]
+    });
+    expect_img("masked resolve", &download(&mut e, &d3, 0)?, &want)?;
+    // MSAA -> MSAA with a mask (drawn per sample), checked through a
+    // resolve: R, G, B from `ms`, A from the cleared destination.
+    let ms3 = e.texture(&mt)?;
+    let s3 = step("create_surface", e.ctx.create_surface(&ms3, &st))?;
+    let c3 = [0.2f32, 0.6, 0.8, 0.4];
+    step(
+        "clear ms3",
+        e.ctx
+            .clear_render_target(&s3, &ColorUnion::from_f32(c3), 0, 0, 8, 8, false),
+    )?;
+    blit(
+        &mut e,
+        &info(
+            surf(&ms3, 0, whole),
+            surf(&ms, 0, whole),
+            BlitMask::R | BlitMask::G | BlitMask::B,
+            TexFilter::Nearest,
+        ),
+        "masked MSAA -> MSAA",
+    )?;
+    blit(
+        &mut e,
+        &info(
+            surf(&d3, 0, whole),
+            surf(&ms3, 0, whole),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        ),
+        "resolve of the masked MSAA blit",
+    )?;
+    let a3 = unorm8(c3[3]);
+    let want = Img::from_fn(8, 8, 1, 4, |x, _, _| {
+        let c = if x < 4 { &p1 } else { &p2 };
+        vec![c[0], c[1], c[2], a3]
+    });
+    expect_img("masked MSAA -> MSAA", &download(&mut e, &d3, 0)?, &want)?;
+    // Scaled from MSAA with a mask: the shader blit only resolves 1:1.
+    expect_unsupported(
+        &mut e,
+        &info(
+            surf(&d3, 0, [0, 0, 0, 4, 4, 1]),
+            surf(&ms, 0, whole),
+            BlitMask::R,
+            TexFilter::Nearest,
+        ),
+        "scaled masked resolve",
+    )?;
+    // MSAA depth resolve (the shader blit takes sample 0).
     if supported(
         &e,
         Format::Z32Float,
@@ -1198,7 +1323,29 @@ fn resolve(ctx: &mut TestContext, staging: bool) -> R {
         let z1 = e.texture(&zt)?;
         zt.nr_samples = 4;
         let z4 = e.texture(&zt)?;
-        expect_unsupported(
+        let zsurf = step(
+            "depth surface",
+            e.ctx.create_surface(
+                &z4,
+                &SurfaceTemplate {
+                    format: Format::Z32Float,
+                    level: 0,
+                    first_layer: 0,
+                    last_layer: 0,
+                },
+            ),
+        )?;
+        step(
+            "clear depth",
+            e.ctx
+                .clear_depth_stencil(&zsurf, ClearFlags::DEPTH, 0.25, 0, 0, 0, 8, 8, false),
+        )?;
+        step(
+            "clear left depth",
+            e.ctx
+                .clear_depth_stencil(&zsurf, ClearFlags::DEPTH, 0.75, 0, 0, 0, 4, 8, false),
+        )?;
+        blit(
             &mut e,
             &info(
                 surf(&z1, 0, whole),
@@ -1208,6 +1355,11 @@ fn resolve(ctx: &mut TestContext, staging: bool) -> R {
             ),
             "MSAA depth resolve",
         )?;
+        let want = Img::from_fn(8, 8, 1, 4, |x, _, _| {
+            let z: f32 = if x < 4 { 0.75 } else { 0.25 };
+            z.to_le_bytes().to_vec()
+        });
+        expect_img("MSAA depth resolve", &download(&mut e, &z1, 0)?, &want)?;
     }
     Ok(())
 }
@@ -1250,9 +1402,9 @@ fn compressed(ctx: &mut TestContext, staging: bool) -> R {
 }
 both_paths!("pipe.blit.compressed", compressed);
 
-/// What transfer commands cannot do is `Unsupported` (not a panic, not a
-/// validation message), decided before anything is written; masks that
-/// select nothing the destination has are no-ops.
+/// What neither transfer commands nor the shader blit do is `Unsupported`
+/// (not a panic, not a validation message), decided before anything is
+/// written; masks that select nothing the destination has are no-ops.
 fn unsupported(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let rgba = Format::R8G8B8A8Unorm;
@@ -1269,56 +1421,36 @@ fn unsupported(ctx: &mut TestContext, staging: bool) -> R {
         TexFilter::Nearest,
     );
 
-    let mut i = plain.clone();
-    i.alpha_blend = true;
-    expect_unsupported(&mut e, &i, "alpha_blend")?;
-    let mut i = plain.clone();
-    i.window_rectangles = vec![ScissorState {
-        minx: 0,
-        miny: 0,
-        maxx: 4,
-        maxy: 4,
-    }];
-    expect_unsupported(&mut e, &i, "window rectangles")?;
-    let mut i = plain.clone();
-    i.mask = BlitMask::R | BlitMask::G | BlitMask::B;
-    expect_unsupported(&mut e, &i, "partial colour mask")?;
-    // A cast that changes values: a UNORM image read as sRGB into RGBA16F.
-    let f16 = tex2d(&e, Format::R16G16B16A16Float, 8, 8)?;
-    let mut i = info(
-        surf(&f16, 0, whole),
-        surf(&src, 0, whole),
-        BlitMask::RGBA,
-        TexFilter::Linear,
-    );
-    i.src.format = Format::R8G8B8A8Srgb;
-    expect_unsupported(&mut e, &i, "sRGB cast of a UNORM image")?;
-    // Integer to normalized.
+    // Integer to normalized and back (an error in GL), also with a mask
+    // or alpha blending (which take the shader blit).
     let ui = tex2d(&e, Format::R8G8B8A8Uint, 8, 8)?;
-    let i = info(
+    let mut i = info(
         surf(&dst, 0, whole),
         surf(&ui, 0, whole),
         BlitMask::RGBA,
         TexFilter::Nearest,
     );
     expect_unsupported(&mut e, &i, "uint -> unorm")?;
-    // Emulated luminance (stored as R8) into RGBA.
-    if supported(
-        &e,
-        Format::L8Unorm,
-        Target::Texture2D,
-        1,
-        BindFlags::SAMPLER_VIEW,
-    ) {
-        let l = tex2d(&e, Format::L8Unorm, 8, 8)?;
-        let i = info(
-            surf(&dst, 0, whole),
-            surf(&l, 0, whole),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        );
-        expect_unsupported(&mut e, &i, "L8 -> RGBA8")?;
-    }
+    i.mask = BlitMask::R;
+    expect_unsupported(&mut e, &i, "uint -> unorm, masked")?;
+    let mut i = info(
+        surf(&ui, 0, whole),
+        surf(&dst, 0, whole),
+        BlitMask::RGBA,
+        TexFilter::Nearest,
+    );
+    i.alpha_blend = true;
+    expect_unsupported(&mut e, &i, "unorm -> uint, blended")?;
+    // Signed to unsigned integers.
+    let si = tex2d(&e, Format::R8G8B8A8Sint, 8, 8)?;
+    let mut i = info(
+        surf(&ui, 0, whole),
+        surf(&si, 0, whole),
+        BlitMask::RGBA,
+        TexFilter::Nearest,
+    );
+    i.mask = BlitMask::G;
+    expect_unsupported(&mut e, &i, "sint -> uint, masked")?;
     // Different layer counts between layered images.
     let arr = e.texture(&template(
         Target::Texture2DArray,
@@ -1329,46 +1461,48 @@ fn unsupported(ctx: &mut TestContext, staging: bool) -> R {
         1,
         BindFlags::empty(),
     ))?;
-    let i = info(
+    let mut i = info(
         surf(&dst, 0, whole),
         surf(&arr, 0, [0, 0, 0, 8, 8, 2]),
         BlitMask::RGBA,
         TexFilter::Nearest,
     );
     expect_unsupported(&mut e, &i, "2 layers -> 1")?;
-    // Depth between different formats.
-    let zt = |f| template(Target::Texture2D, f, 8, 8, 1, 1, BindFlags::DEPTH_STENCIL);
+    i.mask = BlitMask::R;
+    expect_unsupported(&mut e, &i, "2 layers -> 1, masked")?;
+    // A compressed destination, scaled (BC1 cannot be rendered to).
     if supported(
         &e,
-        Format::Z16Unorm,
+        Format::Bc1RgbaUnorm,
         Target::Texture2D,
         1,
-        BindFlags::DEPTH_STENCIL,
+        BindFlags::SAMPLER_VIEW,
     ) {
-        let z32 = e.texture(&zt(Format::Z32Float))?;
-        let z16 = e.texture(&zt(Format::Z16Unorm))?;
+        let bc = tex2d(&e, Format::Bc1RgbaUnorm, 8, 8)?;
         let i = info(
-            surf(&z16, 0, whole),
-            surf(&z32, 0, whole),
-            BlitMask::Z,
+            surf(&bc, 0, [0, 0, 0, 4, 4, 1]),
+            surf(&src, 0, whole),
+            BlitMask::RGBA,
             TexFilter::Nearest,
         );
-        expect_unsupported(&mut e, &i, "Z32F -> Z16")?;
+        expect_unsupported(&mut e, &i, "rgba8 -> bc1 scaled")?;
     }
     expect_img("dst after refusals", &download(&mut e, &dst, 0)?, &base)?;
 
     // No-ops: a mask with no channel of the destination; inclusive window
-    // rectangles with no rectangle.
+    // rectangles with no rectangle; window rectangles outside the box.
     let r8 = tex2d(&e, Format::R8Unorm, 8, 8)?;
     let r8_base = Img::from_bytes(8, 8, 1, 1, pattern(64, 31));
     upload(&mut e, &r8, 0, &r8_base)?;
-    let i = info(
+    let mut i = info(
         surf(&r8, 0, whole),
         surf(&src, 0, whole),
         BlitMask::A,
         TexFilter::Nearest,
     );
     blit(&mut e, &i, "alpha into R8")?;
+    i.alpha_blend = true;
+    blit(&mut e, &i, "blended alpha into R8")?;
     expect_img(
         "R8 after an A-only blit",
         &download(&mut e, &r8, 0)?,
@@ -1377,13 +1511,966 @@ fn unsupported(ctx: &mut TestContext, staging: bool) -> R {
     let mut i = plain;
     i.window_rectangle_include = true;
     blit(&mut e, &i, "inclusive, no rectangles")?;
+    i.dst.bx = pbox([0, 0, 0, 4, 4, 1]);
+    i.window_rectangles = vec![ScissorState {
+        minx: 4,
+        miny: 4,
+        maxx: 8,
+        maxy: 8,
+    }];
+    blit(&mut e, &i, "inclusive, rectangle outside the box")?;
     expect_img(
-        "dst after an empty inclusive blit",
+        "dst after empty inclusive blits",
         &download(&mut e, &dst, 0)?,
         &base,
     )
 }
 both_paths!("pipe.blit.unsupported", unsupported);
+
+// ---------------------------------------------------------------------------
+// Shader blits: what no transfer command does is drawn (pipe-vk's blitter).
+
+/// Keeps the channels of `base` whose bit (R = 1, G = 2, B = 4, A = 8) is
+/// clear in `mask`, taking the others from `new` (4-byte texels).
+fn masked(base: &Img, new: &Img, mask: u8) -> Img {
+    let mut out = base.clone();
+    for (i, b) in out.data.iter_mut().enumerate() {
+        if mask & (1 << (i % 4)) != 0 {
+            *b = new.data[i];
+        }
+    }
+    out
+}
+
+/// Channel masks: R|A, R|G|B and G; 1:1, 2x up and 1.5x down flipped.
+fn shader_mask(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let rgba = Format::R8G8B8A8Unorm;
+    let src = tex2d(&e, rgba, 8, 8)?;
+    let is = rgba8_pattern(8, 8, 1, 41);
+    upload(&mut e, &src, 0, &is)?;
+    let dst = tex2d(&e, rgba, 8, 8)?;
+    let base = rgba8_pattern(8, 8, 1, 42);
+    let cases: [(BlitMask, Bx, Bx); 4] = [
+        (
+            BlitMask::R | BlitMask::A,
+            [0, 0, 0, 8, 8, 1],
+            [0, 0, 0, 8, 8, 1],
+        ),
+        (
+            BlitMask::R | BlitMask::A,
+            [2, 2, 0, 4, 4, 1],
+            [0, 0, 0, 8, 8, 1],
+        ),
+        (
+            BlitMask::R | BlitMask::G | BlitMask::B,
+            [7, 1, 0, -6, 6, 1],
+            [2, 2, 0, 4, 4, 1],
+        ),
+        (BlitMask::G, [1, 3, 0, 5, 2, 1], [3, 1, 0, 5, 2, 1]),
+    ];
+    for (n, (mask, sb, db)) in cases.into_iter().enumerate() {
+        upload(&mut e, &dst, 0, &base)?;
+        blit(
+            &mut e,
+            &info(
+                surf(&dst, 0, db),
+                surf(&src, 0, sb),
+                mask,
+                TexFilter::Nearest,
+            ),
+            "masked blit",
+        )?;
+        let mut full = base.clone();
+        expect_nearest(&is, sb, &mut full, db, &same);
+        let want = masked(&base, &full, mask.bits() as u8);
+        expect_img(
+            &format!("mask case {n} ({mask:?})"),
+            &download(&mut e, &dst, 0)?,
+            &want,
+        )?;
+    }
+    Ok(())
+}
+both_paths!("pipe.blit.shader.mask", shader_mask);
+
+/// What alpha blending gives for one RGBA8 texel: src * a + dst * (1 - a)
+/// per channel (alpha too), a = source alpha.
+fn blend_texel(s: &[u8], d: &[u8]) -> Vec<u8> {
+    let a = f64::from(s[3]) / 255.0;
+    (0..4)
+        .map(|c| {
+            let v = f64::from(s[c]) / 255.0 * a + f64::from(d[c]) / 255.0 * (1.0 - a);
+            (v * 255.0).round() as u8
+        })
+        .collect()
+}
+
+/// Alpha blending over the existing destination, 1:1 and 2x up.
+fn shader_alpha_blend(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let rgba = Format::R8G8B8A8Unorm;
+    let src = tex2d(&e, rgba, 8, 8)?;
+    let is = rgba8_pattern(8, 8, 1, 43);
+    upload(&mut e, &src, 0, &is)?;
+    let dst = tex2d(&e, rgba, 8, 8)?;
+    let base = rgba8_pattern(8, 8, 1, 44);
+    for (n, (sb, db)) in [
+        ([0, 0, 0, 8, 8, 1], [0, 0, 0, 8, 8, 1]),
+        ([4, 0, 0, 4, 4, 1], [0, 2, 0, 8, 4, 1]),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        upload(&mut e, &dst, 0, &base)?;
+        let mut i = info(
+            surf(&dst, 0, db),
+            surf(&src, 0, sb),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        );
+        i.alpha_blend = true;
+        blit(&mut e, &i, "blended blit")?;
+        let mut picked = base.clone();
+        expect_nearest(&is, sb, &mut picked, db, &same);
+        let want = Img::from_fn(8, 8, 1, 4, |x, y, _| {
+            let inside = (db[0]..db[0] + db[3]).contains(&(x as i32))
+                && (db[1]..db[1] + db[4]).contains(&(y as i32));
+            if inside {
+                blend_texel(picked.at(x, y, 0), base.at(x, y, 0))
+            } else {
+                base.at(x, y, 0).to_vec()
+            }
+        });
+        expect_close(
+            &format!("alpha blend case {n}"),
+            &download(&mut e, &dst, 0)?,
+            &want,
+            1,
+        )?;
+    }
+    Ok(())
+}
+both_paths!("pipe.blit.shader.alpha_blend", shader_alpha_blend);
+
+/// Window rectangles (lowered to scissored draws): two overlapping
+/// rectangles, inclusive and exclusive, with a scaled blit; inclusive
+/// with alpha blending blends each pixel once; a scissor combines.
+fn shader_window_rectangles(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let rgba = Format::R8G8B8A8Unorm;
+    let src = tex2d(&e, rgba, 8, 8)?;
+    let is = rgba8_pattern(8, 8, 1, 45);
+    upload(&mut e, &src, 0, &is)?;
+    let dst = tex2d(&e, rgba, 8, 8)?;
+    let base = rgba8_pattern(8, 8, 1, 46);
+    let rects = [
+        ScissorState {
+            minx: 1,
+            miny: 1,
+            maxx: 5,
+            maxy: 4,
+        },
+        ScissorState {
+            minx: 3,
+            miny: 2,
+            maxx: 7,
+            maxy: 7,
+        },
+    ];
+    let in_rects = |x: usize, y: usize| {
+        rects.iter().any(|r| {
+            (usize::from(r.minx)..usize::from(r.maxx)).contains(&x)
+                && (usize::from(r.miny)..usize::from(r.maxy)).contains(&y)
+        })
+    };
+    let (sb, db) = ([0, 0, 0, 4, 4, 1], [0, 0, 0, 8, 8, 1]);
+    let mut full = base.clone();
+    expect_nearest(&is, sb, &mut full, db, &same);
+    for (include, blend, scissor) in [
+        (true, false, None),
+        (false, false, None),
+        (true, true, None),
+        (
+            false,
+            false,
+            Some(ScissorState {
+                minx: 2,
+                miny: 0,
+                maxx: 8,
+                maxy: 6,
+            }),
+        ),
+    ] {
+        upload(&mut e, &dst, 0, &base)?;
+        let mut i = info(
+            surf(&dst, 0, db),
+            surf(&src, 0, sb),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        );
+        i.window_rectangle_include = include;
+        i.window_rectangles = rects.to_vec();
+        i.alpha_blend = blend;
+        i.scissor = scissor;
+        blit(&mut e, &i, "blit with window rectangles")?;
+        let want = Img::from_fn(8, 8, 1, 4, |x, y, _| {
+            let in_scissor = scissor.is_none_or(|s| {
+                (usize::from(s.minx)..usize::from(s.maxx)).contains(&x)
+                    && (usize::from(s.miny)..usize::from(s.maxy)).contains(&y)
+            });
+            if in_rects(x, y) == include && in_scissor {
+                if blend {
+                    blend_texel(full.at(x, y, 0), base.at(x, y, 0))
+                } else {
+                    full.at(x, y, 0).to_vec()
+                }
+            } else {
+                base.at(x, y, 0).to_vec()
+            }
+        });
+        expect_close(
+            &format!("include={include} blend={blend} scissor={scissor:?}"),
+            &download(&mut e, &dst, 0)?,
+            &want,
+            u8::from(blend),
+        )?;
+    }
+    Ok(())
+}
+both_paths!(
+    "pipe.blit.shader.window_rectangles",
+    shader_window_rectangles
+);
+
+fn srgb_decode(v: u8) -> f32 {
+    srgb_to_linear(f32::from(v) / 255.0)
+}
+
+/// sRGB views that change the encoding: a UNORM image read as sRGB
+/// (decoded) into RGBA16F and into UNORM; a UNORM image written as sRGB
+/// (encoded); an sRGB image read as UNORM (no decoding), scaled.
+fn shader_srgb(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let whole = [0, 0, 0, 8, 8, 1];
+    let src = tex2d(&e, Format::R8G8B8A8Unorm, 8, 8)?;
+    let is = rgba8_pattern(8, 8, 1, 47);
+    upload(&mut e, &src, 0, &is)?;
+    // UNORM image read as sRGB -> RGBA16F: RGB decoded, alpha linear.
+    let f16 = tex2d(&e, Format::R16G16B16A16Float, 8, 8)?;
+    let mut i = info(
+        surf(&f16, 0, whole),
+        surf(&src, 0, whole),
+        BlitMask::RGBA,
+        TexFilter::Linear,
+    );
+    i.src.format = Format::R8G8B8A8Srgb;
+    blit(&mut e, &i, "srgb view -> rgba16f")?;
+    let got = download(&mut e, &f16, 0)?;
+    for (t, (h, u)) in got.data.chunks(8).zip(is.data.chunks(4)).enumerate() {
+        for c in 0..4 {
+            let v = f16_to_f32(u16::from_le_bytes([h[2 * c], h[2 * c + 1]]));
+            let want = if c < 3 {
+                srgb_decode(u[c])
+            } else {
+                f32::from(u[c]) / 255.0
+            };
+            if (v - want).abs() > 2e-3 {
+                return Err(Outcome::fail(format!(
+                    "srgb -> rgba16f texel {t} channel {c}: {v}, expected {want}"
+                )));
+            }
+        }
+    }
+    // UNORM image read as sRGB -> UNORM image: re-encoded as linear.
+    let lin = tex2d(&e, Format::R8G8B8A8Unorm, 8, 8)?;
+    let mut i = info(
+        surf(&lin, 0, whole),
+        surf(&src, 0, whole),
+        BlitMask::RGBA,
+        TexFilter::Nearest,
+    );
+    i.src.format = Format::R8G8B8A8Srgb;
+    blit(&mut e, &i, "srgb view -> unorm")?;
+    let want = Img::from_fn(8, 8, 1, 4, |x, y, _| {
+        let t = is.at(x, y, 0);
+        (0..4)
+            .map(|c| {
+                if c < 3 {
+                    (srgb_decode(t[c]) * 255.0).round() as u8
+                } else {
+                    t[c]
+                }
+            })
+            .collect()
+    });
+    expect_close("srgb view -> unorm", &download(&mut e, &lin, 0)?, &want, 1)?;
+    // UNORM -> UNORM image written as sRGB: encoded.
+    let enc = tex2d(&e, Format::R8G8B8A8Unorm, 8, 8)?;
+    let mut i = info(
+        surf(&enc, 0, whole),
+        surf(&src, 0, whole),
+        BlitMask::RGBA,
+        TexFilter::Nearest,
+    );
+    i.dst.format = Format::R8G8B8A8Srgb;
+    blit(&mut e, &i, "unorm -> srgb view")?;
+    let want = Img::from_fn(8, 8, 1, 4, |x, y, _| {
+        let t = is.at(x, y, 0);
+        (0..4)
+            .map(|c| {
+                if c < 3 {
+                    (linear_to_srgb(f32::from(t[c]) / 255.0) * 255.0).round() as u8
+                } else {
+                    t[c]
+                }
+            })
+            .collect()
+    });
+    expect_close("unorm -> srgb view", &download(&mut e, &enc, 0)?, &want, 1)?;
+    // An sRGB image read as UNORM into an sRGB image, 2x up: the stored
+    // bytes pass through undecoded, then are encoded.
+    if supported(
+        &e,
+        Format::R8G8B8A8Srgb,
+        Target::Texture2D,
+        1,
+        BindFlags::RENDER_TARGET,
+    ) {
+        let s = tex2d(&e, Format::R8G8B8A8Srgb, 4, 4)?;
+        let is4 = rgba8_pattern(4, 4, 1, 48);
+        upload(&mut e, &s, 0, &is4)?;
+        let d = tex2d(&e, Format::R8G8B8A8Srgb, 8, 8)?;
+        let (sb, db) = ([0, 0, 0, 4, 4, 1], whole);
+        let mut i = info(
+            surf(&d, 0, db),
+            surf(&s, 0, sb),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        );
+        i.src.format = Format::R8G8B8A8Unorm;
+        blit(&mut e, &i, "srgb image as unorm -> srgb")?;
+        let mut want = Img::from_bytes(8, 8, 1, 4, vec![0; 256]);
+        expect_nearest(&is4, sb, &mut want, db, &|t| {
+            (0..4)
+                .map(|c| {
+                    if c < 3 {
+                        (linear_to_srgb(f32::from(t[c]) / 255.0) * 255.0).round() as u8
+                    } else {
+                        t[c]
+                    }
+                })
+                .collect()
+        });
+        expect_close("srgb as unorm", &download(&mut e, &d, 0)?, &want, 1)?;
+    }
+    Ok(())
+}
+both_paths!("pipe.blit.shader.srgb", shader_srgb);
+
+/// Into one layer of a 2D array (masked, scaled) and into slices of a 3D
+/// image (scaled with a clipping scissor; 3D -> 3D masked and scaled in
+/// z): the other layers and slices keep their contents.
+fn shader_layers(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let rgba = Format::R8G8B8A8Unorm;
+    let none = BindFlags::empty();
+    let src = tex2d(&e, rgba, 8, 8)?;
+    let is = rgba8_pattern(8, 8, 1, 49);
+    upload(&mut e, &src, 0, &is)?;
+    // 2D array layer 1 of 3, mask R|G|B, 2x up.
+    let a = e.texture(&template(Target::Texture2DArray, rgba, 8, 8, 3, 1, none))?;
+    let ia = rgba8_pattern(8, 8, 3, 50);
+    upload(&mut e, &a, 0, &ia)?;
+    let (sb, db) = ([2, 0, 0, 4, 4, 1], [0, 0, 1, 8, 8, 1]);
+    let mask = BlitMask::R | BlitMask::G | BlitMask::B;
+    blit(
+        &mut e,
+        &info(surf(&a, 0, db), surf(&src, 0, sb), mask, TexFilter::Nearest),
+        "into array layer",
+    )?;
+    let mut full = ia.clone();
+    expect_nearest(&is, sb, &mut full, db, &same);
+    let want = masked(&ia, &full, 7);
+    expect_img("array layer 1", &download(&mut e, &a, 0)?, &want)?;
+
+    // 3D slice 2 of 4, 2x up with a scissor that clips.
+    let v = e.texture(&template(Target::Texture3D, rgba, 8, 8, 4, 1, none))?;
+    let iv = rgba8_pattern(8, 8, 4, 51);
+    upload(&mut e, &v, 0, &iv)?;
+    let (sb, db) = ([0, 4, 0, 4, -4, 1], [0, 0, 2, 8, 8, 1]);
+    let mut i = info(
+        surf(&v, 0, db),
+        surf(&src, 0, sb),
+        BlitMask::RGBA,
+        TexFilter::Nearest,
+    );
+    let sc = ScissorState {
+        minx: 1,
+        miny: 2,
+        maxx: 6,
+        maxy: 7,
+    };
+    i.scissor = Some(sc);
+    blit(&mut e, &i, "into 3d slice")?;
+    let mut full = iv.clone();
+    expect_nearest(&is, sb, &mut full, db, &same);
+    let want = Img::from_fn(8, 8, 4, 4, |x, y, z| {
+        if z == 2 && (1..6).contains(&x) && (2..7).contains(&y) {
+            full.at(x, y, z).to_vec()
+        } else {
+            iv.at(x, y, z).to_vec()
+        }
+    });
+    expect_img("3d slice 2", &download(&mut e, &v, 0)?, &want)?;
+
+    // 3D -> 3D slices 1..3 of `v`, mask R|A, 3 slices -> 2 (z scaled), a
+    // 4x4 source 2x up in x and y.
+    let w = e.texture(&template(Target::Texture3D, rgba, 4, 4, 4, 1, none))?;
+    let iw = rgba8_pattern(4, 4, 4, 52);
+    upload(&mut e, &w, 0, &iw)?;
+    let before = download(&mut e, &v, 0)?;
+    let (sb, db) = ([0, 0, 1, 4, 4, 3], [0, 0, 1, 8, 8, 2]);
+    let mask = BlitMask::R | BlitMask::A;
+    blit(
+        &mut e,
+        &info(surf(&v, 0, db), surf(&w, 0, sb), mask, TexFilter::Nearest),
+        "3d -> 3d slices",
+    )?;
+    let mut full = before.clone();
+    expect_nearest(&iw, sb, &mut full, db, &same);
+    let want = masked(&before, &full, 9);
+    expect_img("3d -> 3d slices", &download(&mut e, &v, 0)?, &want)
+}
+both_paths!("pipe.blit.shader.layers", shader_layers);
+
+/// Emulated formats: L8 (stored as R8, read (L, L, L, 1)) as a source; L8
+/// and L8A8 (rendered through R8 / R8G8) as destinations.
+fn shader_emulated(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let whole = [0, 0, 0, 8, 8, 1];
+    let sv = BindFlags::SAMPLER_VIEW;
+    if !supported(&e, Format::L8Unorm, Target::Texture2D, 1, sv)
+        || !supported(&e, Format::L8A8Unorm, Target::Texture2D, 1, sv)
+    {
+        return Err(Outcome::skip("L8 / L8A8 are not supported"));
+    }
+    let rgba = tex2d(&e, Format::R8G8B8A8Unorm, 8, 8)?;
+    let l = tex2d(&e, Format::L8Unorm, 8, 8)?;
+    let il = Img::from_bytes(8, 8, 1, 1, pattern(64, 53));
+    upload(&mut e, &l, 0, &il)?;
+    blit(
+        &mut e,
+        &info(
+            surf(&rgba, 0, whole),
+            surf(&l, 0, whole),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        ),
+        "L8 -> RGBA8",
+    )?;
+    let want = Img::from_fn(8, 8, 1, 4, |x, y, _| {
+        let v = il.at(x, y, 0)[0];
+        vec![v, v, v, 255]
+    });
+    expect_img("L8 -> RGBA8", &download(&mut e, &rgba, 0)?, &want)?;
+
+    let is = rgba8_pattern(8, 8, 1, 54);
+    upload(&mut e, &rgba, 0, &is)?;
+    // RGBA8 -> L8 (L takes R), scaled down.
+    let l4 = tex2d(&e, Format::L8Unorm, 4, 4)?;
+    let (sb, db) = ([1, 1, 0, 6, 6, 1], [0, 0, 0, 4, 4, 1]);
+    blit(
+        &mut e,
+        &info(
+            surf(&l4, 0, db),
+            surf(&rgba, 0, sb),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        ),
+        "RGBA8 -> L8",
+    )?;
+    let mut want = Img::from_bytes(4, 4, 1, 1, vec![0; 16]);
+    expect_nearest(&is, sb, &mut want, db, &|t| vec![t[0]]);
+    expect_img("RGBA8 -> L8", &download(&mut e, &l4, 0)?, &want)?;
+    // RGBA8 -> L8A8 (L takes R, A takes A); then a mask A only.
+    let la = tex2d(&e, Format::L8A8Unorm, 8, 8)?;
+    let base = Img::from_bytes(8, 8, 1, 2, pattern(128, 55));
+    upload(&mut e, &la, 0, &base)?;
+    blit(
+        &mut e,
+        &info(
+            surf(&la, 0, whole),
+            surf(&rgba, 0, whole),
+            BlitMask::RGBA,
+            TexFilter::Nearest,
+        ),
+        "RGBA8 -> L8A8",
+    )?;
+    let want = Img::from_fn(8, 8, 1, 2, |x, y, _| {
+        let t = is.at(x, y, 0);
+        vec![t[0], t[3]]
+    });
+    expect_img("RGBA8 -> L8A8", &download(&mut e, &la, 0)?, &want)?;
+    upload(&mut e, &la, 0, &base)?;
+    blit(
+        &mut e,
+        &info(
+            surf(&la, 0, whole),
+            surf(&rgba, 0, whole),
+            BlitMask::A,
+            TexFilter::Nearest,
+        ),
+        "RGBA8 -> L8A8, alpha only",
+    )?;
+    let want = Img::from_fn(8, 8, 1, 2, |x, y, _| {
+        vec![base.at(x, y, 0)[0], is.at(x, y, 0)[3]]
+    });
+    expect_img("RGBA8 -> L8A8 alpha", &download(&mut e, &la, 0)?, &want)
+}
+both_paths!("pipe.blit.shader.emulated", shader_emulated);
+
+/// Depth and stencil by drawing (FragDepth, FragStencilRef): Z32F -> Z16
+/// (a conversion), Z32F scaled with a clipping scissor, S8 and Z24S8
+/// scaled with window rectangles.
+fn shader_depth_stencil(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let ds = BindFlags::DEPTH_STENCIL;
+    let zt = |f, w, h| template(Target::Texture2D, f, w, h, 1, 1, ds);
+    let src = e.texture(&zt(Format::Z32Float, 8, 8))?;
+    let zval = |x: usize, y: usize| (x + 8 * y) as f32 * 0.013 + 0.004;
+    let iz = Img::from_fn(8, 8, 1, 4, |x, y, _| zval(x, y).to_le_bytes().to_vec());
+    upload(&mut e, &src, 0, &iz)?;
+    let whole = [0, 0, 0, 8, 8, 1];
+    if supported(&e, Format::Z16Unorm, Target::Texture2D, 1, ds) {
+        let z16 = e.texture(&zt(Format::Z16Unorm, 8, 8))?;
+        blit(
+            &mut e,
+            &info(
+                surf(&z16, 0, whole),
+                surf(&src, 0, [8, 0, 0, -8, 8, 1]),
+                BlitMask::Z,
+                TexFilter::Nearest,
+            ),
+            "Z32F -> Z16",
+        )?;
+        let want = Img::from_fn(8, 8, 1, 2, |x, y, _| {
+            ((zval(7 - x, y) * 65535.0).round() as u16)
+                .to_le_bytes()
+                .to_vec()
+        });
+        let got = download(&mut e, &z16, 0)?;
+        for (t, (g, w)) in got.data.chunks(2).zip(want.data.chunks(2)).enumerate() {
+            let (g, w) = (
+                u16::from_le_bytes([g[0], g[1]]),
+                u16::from_le_bytes([w[0], w[1]]),
+            );
+            if g.abs_diff(w) > 1 {
+                return Err(Outcome::fail(format!(
+                    "Z32F -> Z16 texel {t}: {g}, expected {w} (±1)"
+                )));
+            }
+        }
+    }
+    // Z32F 2x down with a clipping scissor.
+    let dst = e.texture(&zt(Format::Z32Float, 8, 8))?;
+    let base = Img::from_fn(8, 8, 1, 4, |_, _, _| 0.5f32.to_le_bytes().to_vec());
+    upload(&mut e, &dst, 0, &base)?;
+    let (sb, db) = ([1, 1, 0, 6, 6, 1], [2, 2, 0, 4, 4, 1]);
+    let mut i = info(
+        surf(&dst, 0, db),
+        surf(&src, 0, sb),
+        BlitMask::Z,
+        TexFilter::Linear,
+    );
+    i.scissor = Some(ScissorState {
+        minx: 3,
+        miny: 0,
+        maxx: 8,
+        maxy: 5,
+    });
+    blit(&mut e, &i, "Z32F scaled, scissored")?;
+    let mut full = base.clone();
+    expect_nearest(&iz, sb, &mut full, db, &same);
+    let want = Img::from_fn(8, 8, 1, 4, |x, y, _| {
+        if x >= 3 && y < 5 {
+            full.at(x, y, 0).to_vec()
+        } else {
+            base.at(x, y, 0).to_vec()
+        }
+    });
+    expect_img("Z32F scaled, scissored", &download(&mut e, &dst, 0)?, &want)?;
+
+    let export = e.screen.caps().shader_stencil_export;
+    let rects = vec![ScissorState {
+        minx: 0,
+        miny: 0,
+        maxx: 3,
+        maxy: 8,
+    }];
+    let outside = |x: usize| x >= 3;
+    if supported(&e, Format::S8Uint, Target::Texture2D, 1, ds) {
+        let s = e.texture(&zt(Format::S8Uint, 4, 4))?;
+        let d = e.texture(&zt(Format::S8Uint, 8, 8))?;
+        let is = Img::from_bytes(4, 4, 1, 1, pattern(16, 56));
+        let id = Img::from_bytes(8, 8, 1, 1, pattern(64, 57));
+        upload(&mut e, &s, 0, &is)?;
+        upload(&mut e, &d, 0, &id)?;
+        let (sb, db) = ([0, 0, 0, 4, 4, 1], whole);
+        let mut i = info(
+            surf(&d, 0, db),
+            surf(&s, 0, sb),
+            BlitMask::S,
+            TexFilter::Nearest,
+        );
+        i.window_rectangles = rects.clone();
+        if export {
+            blit(&mut e, &i, "S8 2x up, window rectangles")?;
+            let mut full = id.clone();
+            expect_nearest(&is, sb, &mut full, db, &same);
+            let want = Img::from_fn(8, 8, 1, 1, |x, y, _| {
+                if outside(x) {
+                    full.at(x, y, 0).to_vec()
+                } else {
+                    id.at(x, y, 0).to_vec()
+                }
+            });
+            expect_img("S8 window rectangles", &download(&mut e, &d, 0)?, &want)?;
+        } else {
+            expect_unsupported(&mut e, &i, "S8 without stencil export")?;
+        }
+    }
+    if export && supported(&e, Format::Z24UnormS8Uint, Target::Texture2D, 1, ds) {
+        // Both aspects, 2x up with window rectangles: depth within ±1 of
+        // 24 bits, stencil exact.
+        let s = e.texture(&zt(Format::Z24UnormS8Uint, 4, 4))?;
+        let d = e.texture(&zt(Format::Z24UnormS8Uint, 8, 8))?;
+        let texel = |z: u32, st: u32| (z & 0xff_ffff | st << 24).to_le_bytes().to_vec();
+        let is = Img::from_fn(4, 4, 1, 4, |x, y, _| {
+            texel(
+                (x * 4 + y) as u32 * 1_000_003,
+                (x * 16 + y * 3) as u32 & 0xff,
+            )
+        });
+        let id = Img::from_fn(8, 8, 1, 4, |x, y, _| {
+            texel(0x80_0000 + (x + y) as u32, (x * 8 + y) as u32)
+        });
+        upload(&mut e, &s, 0, &is)?;
+        upload(&mut e, &d, 0, &id)?;
+        let (sb, db) = ([0, 0, 0, 4, 4, 1], whole);
+        let mut i = info(
+            surf(&d, 0, db),
+            surf(&s, 0, sb),
+            BlitMask::ZS,
+            TexFilter::Nearest,
+        );
+        i.window_rectangles = rects;
+        blit(&mut e, &i, "Z24S8 2x up, window rectangles")?;
+        let mut full = id.clone();
+        expect_nearest(&is, sb, &mut full, db, &same);
+        let got = download(&mut e, &d, 0)?;
+        for y in 0..8 {
+            for x in 0..8 {
+                let w = if outside(x) {
+                    full.at(x, y, 0)
+                } else {
+                    id.at(x, y, 0)
+                };
+                let g = got.at(x, y, 0);
+                let (gv, wv) = (
+                    u32::from_le_bytes([g[0], g[1], g[2], g[3]]),
+                    u32::from_le_bytes([w[0], w[1], w[2], w[3]]),
+                );
+                if gv >> 24 != wv >> 24 || (gv & 0xff_ffff).abs_diff(wv & 0xff_ffff) > 1 {
+                    return Err(Outcome::fail(format!(
+                        "Z24S8 ({x}, {y}): {gv:#010x}, expected {wv:#010x}"
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+both_paths!("pipe.blit.shader.depth_stencil", shader_depth_stencil);
+
+/// A blit within one subresource that needs the shader (masked,
+/// overlapping boxes): the source is read before it is overwritten.
+fn shader_same_subresource(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = tex2d(&e, Format::R8G8B8A8Unorm, 8, 8)?;
+    let base = rgba8_pattern(8, 8, 1, 58);
+    upload(&mut e, &t, 0, &base)?;
+    let (sb, db) = ([0, 0, 0, 6, 6, 1], [2, 2, 0, 6, 6, 1]);
+    blit(
+        &mut e,
+        &info(
+            surf(&t, 0, db),
+            surf(&t, 0, sb),
+            BlitMask::G | BlitMask::B,
+            TexFilter::Nearest,
+        ),
+        "overlapping masked blit",
+    )?;
+    let mut full = base.clone();
+    expect_nearest(&base, sb, &mut full, db, &same);
+    let want = masked(&base, &full, 6);
+    expect_img("overlapping masked blit", &download(&mut e, &t, 0)?, &want)
+}
+both_paths!("pipe.blit.shader.same_subresource", shader_same_subresource);
+
+/// The shader blit puts back the state it changes: after a masked blit
+/// (drawn) the bound CSOs, views, scissor, viewport, vertex buffers,
+/// framebuffer and inlinable constants are the frontend's again, and a
+/// draw with them renders as before. A plain 1:1 blit is not drawn.
+fn shader_state(ctx: &mut TestContext) -> crate::Outcome {
+    crate::Outcome::from_result(shader_state_inner(ctx))
+}
+
+fn shader_state_inner(ctx: &mut TestContext) -> R {
+    use crate::harness::{f32s, shader, FS_UBO_COLOR, VS_PASSTHROUGH};
+    use pipe_core::draw::{DrawInfo, DrawStartCountBias};
+    use pipe_core::state::*;
+    use pipe_core::view::SamplerViewTemplate;
+    use pipe_core::Context as _;
+    use std::sync::Arc;
+
+    let opts = crate::harness::options(ctx);
+    let screen = step("screen", pipe_vk::VkScreen::new(&opts))?;
+    let mut c = step("context", screen.create_vk_context())?;
+    let rgba = Format::R8G8B8A8Unorm;
+    let create = |t: &ResourceTemplate| {
+        step(
+            "resource_create",
+            pipe_core::Screen::resource_create(&*screen, t),
+        )
+    };
+    let rt = create(&ResourceTemplate::texture_2d(
+        rgba,
+        16,
+        16,
+        BindFlags::RENDER_TARGET,
+    ))?;
+    let st = SurfaceTemplate {
+        format: rgba,
+        level: 0,
+        first_layer: 0,
+        last_layer: 0,
+    };
+    let s = step("surface", c.create_surface(&rt, &st))?;
+    let fb = FramebufferState {
+        width: 16,
+        height: 16,
+        layers: 1,
+        samples: 1,
+        cbufs: vec![Some(s)],
+        zsbuf: None,
+        resolve: None,
+    };
+    step("fb", c.set_framebuffer_state(&fb))?;
+    let v = step(
+        "vs",
+        c.create_vs_state(&shader(ShaderStage::Vertex, VS_PASSTHROUGH)?),
+    )?;
+    let f = step(
+        "fs",
+        c.create_fs_state(&shader(ShaderStage::Fragment, FS_UBO_COLOR)?),
+    )?;
+    step("bind vs", c.bind_vs_state(Some(v)))?;
+    step("bind fs", c.bind_fs_state(Some(f)))?;
+    let color = f32s(&[0.0, 1.0, 0.0, 1.0]);
+    step(
+        "cb",
+        c.set_constant_buffer(
+            ShaderStage::Fragment,
+            0,
+            Some(ConstantBuffer {
+                buffer: None,
+                buffer_offset: 0,
+                buffer_size: 16,
+                user_buffer: Some(&color),
+            }),
+        ),
+    )?;
+    step(
+        "inlinable",
+        c.set_inlinable_constants(ShaderStage::Vertex, &[7]),
+    )?;
+    let ve = step(
+        "velems",
+        c.create_vertex_elements_state(&[VertexElement {
+            src_offset: 0,
+            src_stride: 16,
+            vertex_buffer_index: 0,
+            dual_slot: false,
+            src_format: Format::R32G32B32A32Float,
+            instance_divisor: 0,
+        }]),
+    )?;
+    step("bind velems", c.bind_vertex_elements_state(Some(ve)))?;
+    let tri = f32s(&[
+        -1.0, -1.0, 0.0, 1.0, 3.0, -1.0, 0.0, 1.0, -1.0, 3.0, 0.0, 1.0,
+    ]);
+    step(
+        "vbufs",
+        c.set_vertex_buffers(&[VertexBuffer {
+            buffer: Some(VertexBufferSource::User(Arc::from(tri))),
+            buffer_offset: 0,
+        }]),
+    )?;
+    let rs = RasterizerState {
+        scissor: true,
+        line_width: 1.0,
+        half_pixel_center: true,
+        clip_halfz: true,
+        depth_clip_near: true,
+        depth_clip_far: true,
+        ..Default::default()
+    };
+    let rh = step("rasterizer", c.create_rasterizer_state(&rs))?;
+    step("bind rasterizer", c.bind_rasterizer_state(Some(rh)))?;
+    let scissor = ScissorState {
+        minx: 0,
+        miny: 0,
+        maxx: 8,
+        maxy: 16,
+    };
+    step("scissor", c.set_scissor_states(0, &[scissor]))?;
+    let vp = ViewportState {
+        scale: [8.0, 8.0, 1.0],
+        translate: [8.0, 8.0, 0.0],
+        swizzle: Default::default(),
+    };
+    step("viewport", c.set_viewport_states(0, &[vp]))?;
+    let mut blend = BlendState::default();
+    blend.rt[0].colormask = ColorMask::RGBA;
+    let bh = step("blend", c.create_blend_state(&blend))?;
+    step("bind blend", c.bind_blend_state(Some(bh)))?;
+    let tex_t = ResourceTemplate::texture_2d(rgba, 4, 4, BindFlags::SAMPLER_VIEW);
+    let tex = create(&tex_t)?;
+    let view = step(
+        "view",
+        c.create_sampler_view(&tex, &SamplerViewTemplate::whole(&tex_t)),
+    )?;
+    step(
+        "views",
+        c.set_sampler_views(ShaderStage::Fragment, 0, &[Some(view.clone())], 0),
+    )?;
+    let sh = step("sampler", c.create_sampler_state(&SamplerState::default()))?;
+    step(
+        "samplers",
+        c.bind_sampler_states(ShaderStage::Fragment, 0, &[Some(sh)]),
+    )?;
+
+    // Blits: a plain one (transfer), a masked one (drawn).
+    let src = create(&ResourceTemplate::texture_2d(
+        rgba,
+        8,
+        8,
+        BindFlags::SAMPLER_VIEW,
+    ))?;
+    let dst = create(&ResourceTemplate::texture_2d(
+        rgba,
+        8,
+        8,
+        BindFlags::RENDER_TARGET,
+    ))?;
+    let whole = [0, 0, 0, 8, 8, 1];
+    let n0 = c.shader_blit_count();
+    let plain = info(
+        surf(&dst, 0, whole),
+        surf(&src, 0, whole),
+        BlitMask::RGBA,
+        TexFilter::Nearest,
+    );
+    step("plain blit", c.blit(&plain))?;
+    if c.shader_blit_count() != n0 {
+        return Err(Outcome::fail("a plain 1:1 blit was drawn"));
+    }
+    let mut i = plain.clone();
+    i.mask = BlitMask::R;
+    step("masked blit", c.blit(&i))?;
+    if c.shader_blit_count() != n0 + 1 {
+        return Err(Outcome::fail("a masked blit was not drawn"));
+    }
+
+    let b = c.bound();
+    let fs = ShaderStage::Fragment.index();
+    let checks = [
+        ("blend", b.blend == Some(bh)),
+        ("rasterizer", b.rasterizer == Some(rh)),
+        ("dsa", b.dsa.is_none()),
+        ("velems", b.velems == Some(ve)),
+        ("vs", b.shaders[ShaderStage::Vertex.index()] == Some(v)),
+        ("fs", b.shaders[fs] == Some(f)),
+        (
+            "sampler",
+            b.samplers[fs][0] == Some(sh) && b.samplers[fs][1].is_none(),
+        ),
+        ("scissor", b.scissors[0] == scissor),
+        ("viewport", b.viewports[0] == vp),
+        ("vertex buffers", b.vertex_buffers.len() == 1),
+        (
+            "framebuffer",
+            b.framebuffer.width == 16
+                && b.framebuffer.cbufs.len() == 1
+                && b.framebuffer.zsbuf.is_none()
+                && matches!(
+                    (&b.framebuffer.cbufs[0], &fb.cbufs[0]),
+                    (Some(a), Some(x)) if Arc::ptr_eq(a, x)
+                ),
+        ),
+        ("inlinable", b.inlinable[ShaderStage::Vertex.index()] == [7]),
+    ];
+    for (what, ok) in checks {
+        if !ok {
+            return Err(Outcome::fail(format!(
+                "{what} not restored after a shader blit"
+            )));
+        }
+    }
+    // The frontend's state still draws: green in the scissor (x < 8).
+    let mut e = Env {
+        screen: screen.clone(),
+        ctx: Box::new(c),
+    };
+    step(
+        "clear",
+        e.ctx.clear(
+            ClearFlags::COLOR0,
+            None,
+            &ColorUnion::from_f32([0.0, 0.0, 0.0, 1.0]),
+            0.0,
+            0,
+        ),
+    )?;
+    step(
+        "draw",
+        e.ctx.draw_vbo(
+            &DrawInfo::default(),
+            0,
+            None,
+            &[DrawStartCountBias {
+                start: 0,
+                count: 3,
+                index_bias: 0,
+            }],
+        ),
+    )?;
+    let got = e.read_texture(&rt, 0, &PipeBox::rect(0, 0, 16, 16))?;
+    let want = Img::from_fn(16, 16, 1, 4, |x, _, _| {
+        if x < 8 {
+            vec![0, 255, 0, 255]
+        } else {
+            vec![0, 0, 0, 255]
+        }
+    });
+    expect_img(
+        "draw after a shader blit",
+        &Img::from_bytes(16, 16, 1, 4, got),
+        &want,
+    )
+}
+crate::test_case!(name = "pipe.blit.shader.state_restored", shader_state);
 
 // ---------------------------------------------------------------------------
 // Mipmaps
@@ -1537,32 +2624,106 @@ fn mip_layered(ctx: &mut TestContext, staging: bool) -> R {
 }
 both_paths!("pipe.mipmap.layered", mip_layered);
 
-/// Formats a LINEAR blit cannot filter (integers, depth) and view formats
-/// other than the image's (sRGB of UNORM) answer `false`: the frontend
-/// falls back.
+/// Depth formats answer `false`: the frontend falls back.
 fn mip_fallback(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
-    let cases = [
-        (
-            Format::R8G8B8A8Uint,
-            Format::R8G8B8A8Uint,
-            BindFlags::empty(),
-        ),
-        (Format::Z32Float, Format::Z32Float, BindFlags::DEPTH_STENCIL),
-        (
-            Format::R8G8B8A8Unorm,
-            Format::R8G8B8A8Srgb,
-            BindFlags::empty(),
-        ),
-    ];
-    for (rf, vf, bind) in cases {
-        let t = e.texture(&template(Target::Texture2D, rf, 4, 4, 1, 3, bind))?;
-        if generate(&mut e, &t, vf, 0, 2, 0, 0)? {
-            return Err(Outcome::fail(format!(
-                "generate_mipmap of {rf} as {vf} returned true"
-            )));
-        }
+    let (rf, vf, bind) = (Format::Z32Float, Format::Z32Float, BindFlags::DEPTH_STENCIL);
+    let t = e.texture(&template(Target::Texture2D, rf, 4, 4, 1, 3, bind))?;
+    if generate(&mut e, &t, vf, 0, 2, 0, 0)? {
+        return Err(Outcome::fail(format!(
+            "generate_mipmap of {rf} as {vf} returned true"
+        )));
     }
     Ok(())
 }
 both_paths!("pipe.mipmap.fallback", mip_fallback);
+
+/// Mipmaps by shader blits: an integer format (NEAREST) and an sRGB view
+/// of a UNORM image (filtered in linear space), 8x8 constant on 4x4
+/// blocks, so levels 1 and 2 are the block values; an integer 2D array
+/// layer range and an integer 3D texture.
+fn mip_shader(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    for (rf, vf, tol) in [
+        (Format::R8G8B8A8Uint, Format::R8G8B8A8Uint, 0),
+        (Format::R8G8B8A8Unorm, Format::R8G8B8A8Srgb, 1),
+    ] {
+        let t = e.texture(&template(
+            Target::Texture2D,
+            rf,
+            8,
+            8,
+            1,
+            3,
+            BindFlags::empty(),
+        ))?;
+        let i0 = Img::from_fn(8, 8, 1, 4, |x, y, _| block_color(x / 4, y / 4, 0));
+        upload(&mut e, &t, 0, &i0)?;
+        if !generate(&mut e, &t, vf, 0, 2, 0, 0)? {
+            return Err(Outcome::fail(format!(
+                "generate_mipmap of {rf} as {vf} returned false"
+            )));
+        }
+        let want1 = Img::from_fn(4, 4, 1, 4, |x, y, _| block_color(x / 2, y / 2, 0));
+        expect_close(
+            &format!("{vf} level 1"),
+            &download(&mut e, &t, 1)?,
+            &want1,
+            tol,
+        )?;
+        let want2 = Img::from_fn(2, 2, 1, 4, |x, y, _| block_color(x, y, 0));
+        expect_close(
+            &format!("{vf} level 2"),
+            &download(&mut e, &t, 2)?,
+            &want2,
+            tol,
+        )?;
+    }
+    // A 2D array layer range, integer: layer 0 of level 1 keeps its
+    // contents.
+    let a = e.texture(&template(
+        Target::Texture2DArray,
+        Format::R8G8B8A8Uint,
+        4,
+        4,
+        3,
+        2,
+        BindFlags::empty(),
+    ))?;
+    let i0 = Img::from_fn(4, 4, 3, 4, |x, y, z| block_color(x / 2, y / 2, z));
+    upload(&mut e, &a, 0, &i0)?;
+    let l1 = rgba8_pattern(2, 2, 3, 59);
+    upload(&mut e, &a, 1, &l1)?;
+    if !generate(&mut e, &a, Format::R8G8B8A8Uint, 0, 1, 1, 2)? {
+        return Err(Outcome::fail(
+            "integer array generate_mipmap returned false",
+        ));
+    }
+    let want = Img::from_fn(2, 2, 3, 4, |x, y, z| {
+        if z == 0 {
+            l1.at(x, y, 0).to_vec()
+        } else {
+            block_color(x, y, z)
+        }
+    });
+    expect_img("integer array level 1", &download(&mut e, &a, 1)?, &want)?;
+    // 3D, integer: 4x4x4 constant on 2x2x2 blocks (drawn slice by slice
+    // into a temporary image, then copied).
+    let v = e.texture(&template(
+        Target::Texture3D,
+        Format::R8G8B8A8Uint,
+        4,
+        4,
+        4,
+        2,
+        BindFlags::empty(),
+    ))?;
+    let iv = Img::from_fn(4, 4, 4, 4, |x, y, z| block_color(x / 2, y / 2, z / 2));
+    upload(&mut e, &v, 0, &iv)?;
+    if !generate(&mut e, &v, Format::R8G8B8A8Uint, 0, 1, 0, 3)? {
+        return Err(Outcome::fail("integer 3D generate_mipmap returned false"));
+    }
+    let want = Img::from_fn(2, 2, 2, 4, block_color);
+    expect_img("integer 3d level 1", &download(&mut e, &v, 1)?, &want)
+}
+both_paths!("pipe.mipmap.shader", mip_shader);
