@@ -810,6 +810,9 @@ impl VkContext {
             self.do_resource_copy_region(&c.dst, c.dst_level, c.at, &c.src, c.src_level, &c.bx)?;
         }
         self.blitter.blits += 1;
+        self.debug_message(pipe_core::state::DebugType::Fallback, 4, || {
+            "blit drawn with shaders (no transfer command does it)".to_string()
+        });
         Ok(())
     }
 

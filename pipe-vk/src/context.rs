@@ -330,6 +330,21 @@ impl VkContext {
         Ok(crate::resource::vk_resource(resource)?.obj().views.len())
     }
 
+    /// Reports a driver message to the frontend's debug callback
+    /// (`set_debug_callback`, surfacing as GL_KHR_debug messages), and to
+    /// `tracing`.
+    pub(crate) fn debug_message(&self, kind: DebugType, id: u32, text: impl FnOnce() -> String) {
+        if let Some(cb) = &self.debug_callback {
+            let msg = DebugMessage {
+                kind,
+                id,
+                text: text(),
+            };
+            tracing::debug!(target: "pipe_vk::debug_callback", "{:?}: {}", msg.kind, msg.text);
+            cb(&msg);
+        }
+    }
+
     /// Slices of `resource` with a deferred clear pending.
     pub fn pending_clears(&self, resource: &Resource) -> PipeResult<usize> {
         let obj = crate::resource::vk_resource(resource)?.obj();

@@ -934,6 +934,9 @@ impl VkContext {
         draws: &[DrawStartCountBias],
         restart: Option<u32>,
     ) -> PipeResult<()> {
+        self.debug_message(DebugType::PerfInfo, 1, || {
+            format!("{:?} drawn through CPU index rewriting", info.mode)
+        });
         let provoking_last = !self.rasterizer_or_default()?.flatshade_first;
         let size = usize::from(info.index_size);
         // The index data, widened to u32, for indexed draws.
@@ -1416,7 +1419,11 @@ impl VkContext {
             blend: &blend,
             rasterizer: &rasterizer,
         };
-        self.pipelines.create(&dev, key, &inputs)
+        let p = self.pipelines.create(&dev, key, &inputs)?;
+        self.debug_message(DebugType::ShaderInfo, 2, || {
+            format!("compiled graphics pipeline #{}", self.pipelines.created)
+        });
+        Ok(p)
     }
 
     /// The bound rasterizer state (GL defaults when none is bound).

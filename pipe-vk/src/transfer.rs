@@ -307,6 +307,9 @@ impl VkContext {
                 u.last_use
             }
         };
+        self.debug_message(pipe_core::state::DebugType::PerfInfo, 3, || {
+            "transfer_map waited for the GPU".to_string()
+        });
         self.dev().wait_value(value, u64::MAX)?;
         self.retire();
         Ok(())

@@ -1440,3 +1440,49 @@ fn tessellation(ctx: &mut TestContext, staging: bool) -> R {
     })
 }
 both_paths!("pipe.draw.tessellation.passthrough", tessellation);
+
+/// Driver messages reach the frontend's debug callback: a pipeline
+/// compile and a CPU index rewrite (quads) are reported; removing the
+/// callback stops the reports.
+fn debug_callback(ctx: &mut TestContext, staging: bool) -> R {
+    use std::sync::Mutex;
+    let mut e = env(ctx, staging)?;
+    setup(&mut e, false)?;
+    let log: Arc<Mutex<Vec<DebugMessage>>> = Arc::default();
+    let sink = log.clone();
+    let cb: DebugCallback = Arc::new(move |m: &DebugMessage| {
+        sink.lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(m.clone())
+    });
+    step("set_debug_callback", e.ctx.set_debug_callback(Some(cb)))?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    set_color(&mut e, [1.0; 4])?;
+    bind_vertices(
+        &mut e,
+        &[
+            -1.0, -1.0, 0.0, 1.0, 0.0, -1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, -1.0, 0.0, 0.0, 1.0,
+        ],
+        None,
+    )?;
+    draw(&mut e, PrimType::Quads, 0, 4, 1)?;
+    let msgs = log.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let has = |kind: DebugType, needle: &str| {
+        msgs.iter()
+            .any(|m| m.kind == kind && m.text.contains(needle))
+    };
+    if !has(DebugType::PerfInfo, "index rewriting") || !has(DebugType::ShaderInfo, "pipeline") {
+        return Err(Outcome::fail(format!("debug messages: {msgs:?}")));
+    }
+    step("remove callback", e.ctx.set_debug_callback(None))?;
+    let before = log.lock().unwrap_or_else(|p| p.into_inner()).len();
+    draw(&mut e, PrimType::Quads, 0, 4, 1)?;
+    let after = log.lock().unwrap_or_else(|p| p.into_inner()).len();
+    if before != after {
+        return Err(Outcome::fail(
+            "messages arrived after the callback was removed",
+        ));
+    }
+    Ok(())
+}
+both_paths!("pipe.draw.debug_callback.driver_messages", debug_callback);
