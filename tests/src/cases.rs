@@ -6,5 +6,6 @@ mod compute;
 mod context;
 mod draw;
 mod prim;
+mod render;
 mod screen;
 mod transfer;
