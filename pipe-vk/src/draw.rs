@@ -1297,10 +1297,14 @@ impl VkContext {
         let fb = &b.framebuffer;
         let mut color_formats = SmallVec::new();
         let mut samples = u32::from(fb.samples.max(1));
-        for c in &fb.cbufs {
+        let mut int_targets = 0u8;
+        for (i, c) in fb.cbufs.iter().enumerate() {
             color_formats.push(match c {
                 Some(s) => {
                     let vs = vk_surface(s)?;
+                    if s.desc().template.format.is_pure_integer() {
+                        int_targets |= 1 << i;
+                    }
                     samples = s.desc().texture.desc().samples();
                     vs.format
                 }
@@ -1339,6 +1343,12 @@ impl VkContext {
             depth_format,
             stencil_format,
             samples,
+            int_targets,
+            sample_mask: if samples > 1 {
+                b.sample_mask & ((1u32 << samples) - 1)
+            } else {
+                !0
+            },
             topology: topology_class(topology),
             vs_key: vs_key.clone(),
             fs_key: fs_key.clone(),

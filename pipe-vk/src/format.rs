@@ -9,10 +9,13 @@
 //!   lowest bit and Vulkan's `*_PACKnn` formats from the highest, so
 //!   `PIPE_FORMAT_B5G6R5_UNORM` is `VK_FORMAT_R5G6B5_UNORM_PACK16`, and
 //!   `PIPE_FORMAT_R10G10B10A2_UNORM` is `VK_FORMAT_A2B10G10R10_UNORM_PACK32`.
-//!   Byte-array formats keep their name (`R8G8B8A8_UNORM`). A format whose
-//!   Vulkan twin needs an extension (`A8_UNORM_KHR`,
-//!   `A1B5G5R5_UNORM_PACK16_KHR`) still maps; the screen checks support
-//!   with `vkGetPhysicalDeviceFormatProperties` as for every format.
+//!   Byte-array formats keep their name (`R8G8B8A8_UNORM`). The two formats
+//!   whose Vulkan twin comes from `VK_KHR_maintenance5` (`A8_UNORM_KHR`,
+//!   `A1B5G5R5_UNORM_PACK16_KHR`) are deliberately not mapped: the device
+//!   does not enable that extension, and naming their tokens in any query
+//!   without it is a validation error (`VUID-...-format-parameter`).
+//!   `A8_UNORM` is emulated with `R8_UNORM` instead; `R5G5B5A1_UNORM` is
+//!   reported unsupported.
 //! - [`emulated`]: how a format Vulkan lacks is stored in one it has, the way
 //!   Mesa's Zink does it (`zink_get_format`, `zink_format_get_emulated_alpha`,
 //!   `zink_format_emulate_x8`): alpha, luminance, luminance-alpha, intensity
@@ -20,8 +23,8 @@
 //!   RGBX formats become their RGBA twin with alpha forced to one; LATC
 //!   becomes RGTC; `X24S8`/`X32_S8X24` become the combined depth/stencil
 //!   format viewed through the stencil aspect; ETC1 is stored as ETC2 (a
-//!   strict superset). `A8_UNORM` is also listed here, with the `R8_UNORM`
-//!   fallback Zink uses when `VK_KHR_maintenance5` is missing.
+//!   strict superset). `A8_UNORM` is stored as `R8_UNORM`, the fallback Zink
+//!   uses when `VK_KHR_maintenance5` is missing.
 //!
 //! An [`Emulation`] carries the Vulkan format, the swizzle a sampled view
 //! must apply (compose it with the view's own swizzle with
@@ -176,8 +179,6 @@ pub fn vk_format(f: Format) -> Option<vk::Format> {
         P::A1B5G5R5Unorm => V::R5G5B5A1_UNORM_PACK16,
         P::A1R5G5B5Unorm => V::B5G5R5A1_UNORM_PACK16,
         P::B5G5R5A1Unorm => V::A1R5G5B5_UNORM_PACK16,
-        P::R5G5B5A1Unorm => V::A1B5G5R5_UNORM_PACK16_KHR,
-        P::A8Unorm => V::A8_UNORM_KHR,
 
         P::Z16Unorm => V::D16_UNORM,
         P::Z24X8Unorm => V::X8_D24_UNORM_PACK32,
@@ -453,7 +454,6 @@ pub fn emulated(f: Format) -> Option<Emulation> {
         P::B10G10R10X2Snorm => (V::A2R10G10B10_SNORM_PACK32, RGB1, K::VoidAlpha),
         P::B10G10R10X2Sint => (V::A2R10G10B10_SINT_PACK32, RGB1, K::VoidAlpha),
         P::B5G5R5X1Unorm => (V::A1R5G5B5_UNORM_PACK16, RGB1, K::VoidAlpha),
-        P::R5G5B5X1Unorm => (V::A1B5G5R5_UNORM_PACK16_KHR, RGB1, K::VoidAlpha),
         P::X1B5G5R5Unorm => (V::R5G5B5A1_UNORM_PACK16, RGB1, K::VoidAlpha),
         P::X1R5G5B5Unorm => (V::B5G5R5A1_UNORM_PACK16, RGB1, K::VoidAlpha),
         P::R4G4B4X4Unorm => (V::A4B4G4R4_UNORM_PACK16, RGB1, K::VoidAlpha),
@@ -724,7 +724,6 @@ mod tests {
             (P::Etc2Rgb8a1, V::ETC2_R8G8B8A1_UNORM_BLOCK),
             (P::Etc2Rg11Snorm, V::EAC_R11G11_SNORM_BLOCK),
             (P::Astc10x8Srgb, V::ASTC_10X8_SRGB_BLOCK),
-            (P::A8Unorm, V::A8_UNORM_KHR),
         ];
         for (p, v) in cases {
             assert_eq!(vk_format(p), Some(v), "{p}");
@@ -740,6 +739,9 @@ mod tests {
             P::L8A8Srgb,
             P::Astc4x4x4,
             P::Uyvy,
+            // VK_KHR_maintenance5 formats: never used directly (below).
+            P::A8Unorm,
+            P::R5G5B5A1Unorm,
         ] {
             assert_eq!(vk_format(p), None, "{p}");
         }

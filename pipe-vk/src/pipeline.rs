@@ -91,6 +91,12 @@ pub struct GfxKey {
     pub depth_format: vk::Format,
     pub stencil_format: vk::Format,
     pub samples: u32,
+    /// Colour attachments with a pure-integer format: Vulkan forbids
+    /// blending on them (no BLEND feature), GL ignores blend state there.
+    pub int_targets: u8,
+    /// GL's sample mask, already cut to the sample count (`!0` when
+    /// single-sampled, where GL ignores it).
+    pub sample_mask: u32,
     pub topology: TopologyClass,
     /// Variant keys of the last vertex-processing stage (clip planes,
     /// depth range, point size) and of the fragment shader; the other
@@ -472,12 +478,14 @@ impl PipelineCache {
         let per_sample = key.fs_key.sample_shading
             && key.samples > 1
             && dev.device.features.core.sample_rate_shading == vk::TRUE;
+        let sample_mask = [key.sample_mask];
         let ms = vk::PipelineMultisampleStateCreateInfo::default()
             .rasterization_samples(samples)
             .sample_shading_enable(per_sample)
             .min_sample_shading(if per_sample { 1.0 } else { 0.0 })
             .alpha_to_coverage_enable(inputs.blend.alpha_to_coverage)
-            .alpha_to_one_enable(inputs.blend.alpha_to_one);
+            .alpha_to_one_enable(inputs.blend.alpha_to_one)
+            .sample_mask(&sample_mask);
         let ds = vk::PipelineDepthStencilStateCreateInfo::default();
         let b = inputs.blend;
         let atts: SmallVec<[vk::PipelineColorBlendAttachmentState; 8]> =
@@ -489,7 +497,9 @@ impl PipelineCache {
                         b.rt[0]
                     };
                     vk::PipelineColorBlendAttachmentState {
-                        blend_enable: vk::Bool32::from(rt.blend_enable && !b.logicop_enable),
+                        blend_enable: vk::Bool32::from(
+                            rt.blend_enable && !b.logicop_enable && key.int_targets & (1 << i) == 0,
+                        ),
                         src_color_blend_factor: blend_factor(rt.rgb_src_factor),
                         dst_color_blend_factor: blend_factor(rt.rgb_dst_factor),
                         color_blend_op: blend_op(rt.rgb_func),

@@ -50,27 +50,9 @@ const KNOWN_GAPS: &[(&str, &str, Option<Body>)] = &[
         None,
     ),
     (
-        "blend.int_ignored.{sint,uint}_*",
-        "pixels are right, but pipe-vk keeps blendEnable = TRUE for integer attachments: \
-         VUID-VkGraphicsPipelineCreateInfo-renderPass-06062",
-        Some(|c| Outcome::from_result(blend_int(c, (Format::R8G8B8A8Sint, BlendFunc::Add)))),
-    ),
-    (
-        "texture.legacy_formats.a8.*",
-        "pixels are right, but A8_UNORM maps to VK_FORMAT_A8_UNORM_KHR without \
-         VK_KHR_maintenance5 enabled: VUID-VkImageCreateInfo-format-parameter and friends",
-        Some(|c| Outcome::from_result(tex_case(c, swz(Format::A8Unorm, IDENTITY)))),
-    ),
-    (
         "msaa.framebuffer_resolve",
         "FramebufferState::resolve is ignored: the resolve target stays uninitialized",
         Some(|c| Outcome::from_result(msaa_case(c, Msaa::FramebufferResolve))),
-    ),
-    (
-        "msaa.sample_mask",
-        "set_sample_mask is stored but never reaches the pipeline (pSampleMask) or \
-         vkCmdSetSampleMaskEXT: every sample is written",
-        Some(|c| Outcome::from_result(msaa_case(c, Msaa::SampleMask))),
     ),
     (
         "msaa.multisample_off",
@@ -820,8 +802,14 @@ fn blend_int(ctx: &mut TestContext, (format, func): (Format, BlendFunc)) -> R {
     };
     blend_run(ctx, format, bs, s, d)
 }
-// Registered once pipe-vk disables blending on integer attachments (see
-// KNOWN_GAPS): sint_{add,subtract,reverse_subtract,min,max}, uint_add.
+cases!("blend.int_ignored", blend_int, {
+    "sint_add" => (Format::R8G8B8A8Sint, BlendFunc::Add),
+    "sint_subtract" => (Format::R8G8B8A8Sint, BlendFunc::Subtract),
+    "sint_reverse_subtract" => (Format::R8G8B8A8Sint, BlendFunc::ReverseSubtract),
+    "sint_min" => (Format::R8G8B8A8Sint, BlendFunc::Min),
+    "sint_max" => (Format::R8G8B8A8Sint, BlendFunc::Max),
+    "uint_add" => (Format::R8G8B8A8Uint, BlendFunc::Add),
+});
 
 /// The blend colour is state of its own: changing it between two draws
 /// with the same blend CSO changes the result.
@@ -1830,7 +1818,7 @@ swizzle_cases!("texture.r8.swizzle", Format::R8Unorm,
     "01ra" => [Zero, One, X, W],
 );
 swizzle_cases!("texture.legacy_formats", Format::L8Unorm, "l8.identity" => [X, Y, Z, W], "l8.aaar" => [W, W, W, X]);
-// A8 (identity, abgr): see KNOWN_GAPS.
+swizzle_cases!("texture.legacy_formats", Format::A8Unorm, "a8.identity" => [X, Y, Z, W], "a8.abgr" => [W, Z, Y, X]);
 swizzle_cases!("texture.legacy_formats", Format::I8Unorm, "i8.identity" => [X, Y, Z, W]);
 swizzle_cases!("texture.legacy_formats", Format::L8A8Unorm, "l8a8.identity" => [X, Y, Z, W], "l8a8.a0l1" => [W, Zero, X, One]);
 swizzle_cases!("texture.legacy_formats", Format::R8G8Unorm, "r8g8.identity" => [X, Y, Z, W]);
@@ -2122,5 +2110,6 @@ cases!("msaa", msaa_case, {
     "shared_edge" => Msaa::SharedEdge,
     "depth_per_sample" => Msaa::DepthPerSample,
     "blend_per_sample" => Msaa::BlendPerSample,
+    "sample_mask" => Msaa::SampleMask,
 });
-// framebuffer_resolve, sample_mask, multisample_off: see KNOWN_GAPS.
+// framebuffer_resolve, multisample_off: see KNOWN_GAPS.
