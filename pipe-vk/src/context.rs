@@ -82,6 +82,9 @@ pub struct VkContext {
     pub(crate) uploaders: [crate::upload::UploadRing; 2],
     pub(crate) staging_cache: Vec<Arc<ResourceObject>>,
     pub(crate) rendering: bool,
+    /// Single-sampled surface of `FramebufferState::resolve` (level 0,
+    /// the layers of `cbufs[0]`): the resolve attachment of `cbufs[0]`.
+    pub(crate) fb_resolve: Option<pipe_core::view::Surface>,
     pub(crate) pipelines: crate::pipeline::PipelineCache,
     pub(crate) modules: crate::shader::ModuleCache,
     pub(crate) ubos: [[Option<crate::draw::UboBinding>; MAX_CONSTANT_BUFFERS]; 6],
@@ -139,6 +142,7 @@ impl VkContext {
             uploaders: Default::default(),
             staging_cache: Vec::new(),
             rendering: false,
+            fb_resolve: None,
             pipelines,
             modules: Default::default(),
             ubos: Default::default(),
@@ -617,8 +621,13 @@ impl Context for VkContext {
         Ok(())
     }
     fn set_framebuffer_state(&mut self, state: &FramebufferState) -> PipeResult<()> {
+        let resolve = match &state.resolve {
+            Some(r) => Some(crate::draw::resolve_surface(state, r)?),
+            None => None,
+        };
         self.end_rendering();
         self.bound.framebuffer = state.clone();
+        self.fb_resolve = resolve;
         Ok(())
     }
     fn set_vertex_buffers(&mut self, buffers: &[VertexBuffer]) -> PipeResult<()> {

@@ -279,6 +279,33 @@ impl VkContext {
                     .push(vk::RenderingAttachmentInfo::default().image_view(vk::ImageView::null())),
             }
         }
+        // The implicit resolve of cbufs[0] (GL_EXT_multisampled_render_to_
+        // texture): Vulkan resolves at the end of every rendering instance,
+        // so a framebuffer split into several instances resolves each time,
+        // always from the whole multisampled content; the last one wins.
+        if let (Some(r), Some(c0)) = (self.fb_resolve.clone(), colors.first_mut()) {
+            let rs = vk_surface(&r)?;
+            let obj = rs.obj.clone();
+            self.use_image(
+                &obj,
+                rs.level,
+                rs.first_layer,
+                rs.layer_count,
+                COLOR_ATTACHMENT,
+                true,
+                vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+                false,
+            );
+            let int = r.desc().template.format.is_pure_integer();
+            *c0 = c0
+                .resolve_mode(if int {
+                    vk::ResolveModeFlags::SAMPLE_ZERO
+                } else {
+                    vk::ResolveModeFlags::AVERAGE
+                })
+                .resolve_image_view(rs.view)
+                .resolve_image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL);
+        }
         let zs = match &fb.zsbuf {
             Some(z) => Some(self.attachment(z, true)?),
             None => None,
@@ -1562,4 +1589,57 @@ impl crate::clear::DeferredClears {
     ) -> Result<(), pipe_core::aux::AuxError> {
         self.apply(level, layers, op)
     }
+}
+
+/// The resolve attachment for `FramebufferState::resolve`: level 0 of
+/// `resolve`, the layers of `cbufs[0]`, in `cbufs[0]`'s format. Vulkan
+/// requires a single-sampled image of the same format, at least as large
+/// as the render area, resolving a multisampled attachment.
+pub(crate) fn resolve_surface(
+    fb: &pipe_core::state::FramebufferState,
+    resolve: &pipe_core::Resource,
+) -> PipeResult<pipe_core::view::Surface> {
+    use pipe_core::resource::Target;
+    let Some(Some(c0)) = fb.cbufs.first() else {
+        return Err(PipeError::invalid(
+            "framebuffer resolve needs a colour buffer in cbufs[0]",
+        ));
+    };
+    let cd = c0.desc();
+    let rd = resolve.desc();
+    if cd.texture.desc().samples() <= 1 {
+        return Err(PipeError::invalid(
+            "framebuffer resolve needs a multisampled cbufs[0]",
+        ));
+    }
+    if rd.samples() > 1
+        || !matches!(
+            rd.target,
+            Target::Texture2D | Target::Texture2DArray | Target::TextureRect
+        )
+    {
+        return Err(PipeError::invalid(
+            "framebuffer resolve target must be a single-sampled 2D texture",
+        ));
+    }
+    if rd.format != cd.template.format && rd.format != cd.texture.desc().format {
+        return Err(PipeError::invalid(format!(
+            "framebuffer resolve target is {}, cbufs[0] is {}",
+            rd.format, cd.template.format
+        )));
+    }
+    let (w, h, _) = rd.level_extent(0).unwrap_or((0, 0, 0));
+    if w < u32::from(fb.width) || h < u32::from(fb.height) {
+        return Err(PipeError::invalid(format!(
+            "framebuffer resolve target is {w}x{h}, smaller than the {}x{} framebuffer",
+            fb.width, fb.height
+        )));
+    }
+    let t = cd.template;
+    if t.last_layer >= rd.array_size.max(1) {
+        return Err(PipeError::invalid(
+            "framebuffer resolve target has fewer layers than cbufs[0]",
+        ));
+    }
+    crate::view::create_surface(resolve, &pipe_core::view::SurfaceTemplate { level: 0, ..t })
 }

@@ -50,11 +50,6 @@ const KNOWN_GAPS: &[(&str, &str, Option<Body>)] = &[
         None,
     ),
     (
-        "msaa.framebuffer_resolve",
-        "FramebufferState::resolve is ignored: the resolve target stays uninitialized",
-        Some(|c| Outcome::from_result(msaa_case(c, Msaa::FramebufferResolve))),
-    ),
-    (
         "msaa.multisample_off",
         "RasterizerState::multisample = false is ignored on a 4x target: edge pixels get \
          per-sample coverage instead of the pixel centre's",
@@ -2111,5 +2106,74 @@ cases!("msaa", msaa_case, {
     "depth_per_sample" => Msaa::DepthPerSample,
     "blend_per_sample" => Msaa::BlendPerSample,
     "sample_mask" => Msaa::SampleMask,
+    "framebuffer_resolve" => Msaa::FramebufferResolve,
 });
-// framebuffer_resolve, multisample_off: see KNOWN_GAPS.
+// multisample_off: see KNOWN_GAPS.
+
+/// Bad `FramebufferState::resolve` targets are refused at
+/// set_framebuffer_state with InvalidArgument, and the framebuffer bound
+/// before stays in effect (a draw into it still lands).
+fn msaa_resolve_rejected(ctx: &mut TestContext, _: ()) -> R {
+    let (mut e, t) = begin(ctx, UNORM, None, 4)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let bind = BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW;
+    let cs = surface(&mut e, &t.color)?;
+    let fb = |resolve: Resource, cbuf: pipe_core::view::Surface| FramebufferState {
+        width: W as u16,
+        height: H as u16,
+        layers: 1,
+        samples: 4,
+        cbufs: vec![Some(cbuf)],
+        zsbuf: None,
+        resolve: Some(resolve),
+    };
+    let small = e.texture(&ResourceTemplate::texture_2d(UNORM, W / 2, H, bind))?;
+    let other_format = e.texture(&ResourceTemplate::texture_2d(
+        Format::R16G16B16A16Float,
+        W,
+        H,
+        bind,
+    ))?;
+    let single = e.texture(&ResourceTemplate::texture_2d(UNORM, W, H, bind))?;
+    let single_surface = surface(&mut e, &single)?;
+    let cases = [
+        ("smaller than the framebuffer", fb(small, cs.clone())),
+        ("different format", fb(other_format, cs.clone())),
+        (
+            "single-sampled cbufs[0]",
+            fb(single.clone(), single_surface),
+        ),
+    ];
+    for (what, state) in cases {
+        match e.ctx.set_framebuffer_state(&state) {
+            Err(pipe_core::PipeError::InvalidArgument(_)) => {}
+            other => return Err(Outcome::fail(format!("resolve {what} gave {other:?}"))),
+        }
+    }
+    // The 4x target from begin() is still bound: clear and draw into it,
+    // then resolve by blit and compare.
+    clear_color(&mut e, BLACK)?;
+    set_src(&mut e, UNORM, RED)?;
+    draw(&mut e, &full(0.0), false)?;
+    let surf = |resource: &Resource| BlitSurface {
+        resource: resource.clone(),
+        level: 0,
+        bx: PipeBox::rect(0, 0, W, H),
+        format: UNORM,
+    };
+    let info = BlitInfo {
+        dst: surf(&single),
+        src: surf(&t.color),
+        mask: BlitMask::RGBA,
+        filter: TexFilter::Nearest,
+        scissor: None,
+        render_condition_enable: false,
+        alpha_blend: false,
+        window_rectangle_include: false,
+        window_rectangles: Vec::new(),
+    };
+    step("blit (resolve)", e.ctx.blit(&info))?;
+    let got = read_color(&mut e, &single)?;
+    check(ctx, "previous framebuffer", &got, TOL_U8, |_, _| Some(RED))
+}
+cases!("msaa", msaa_resolve_rejected, { "framebuffer_resolve_rejected" => () });
