@@ -51,6 +51,9 @@ pub struct BoundState {
     pub stipple: PolyStipple,
     pub scissors: [ScissorState; MAX_VIEWPORTS],
     pub viewports: [ViewportState; MAX_VIEWPORTS],
+    /// One past the highest viewport or scissor index set: how many
+    /// viewports draws declare.
+    pub num_viewports: u8,
     pub window_rects: (bool, Vec<ScissorState>),
     pub tess: TessState,
     pub patch_vertices: u8,
@@ -173,11 +176,18 @@ impl VkContext {
                 sample_mask: !0,
                 min_samples: 1,
                 patch_vertices: 3,
+                num_viewports: 1,
                 ..BoundState::default()
             },
             debug_callback: None,
             reset_callback: None,
         })
+    }
+
+    /// Widens the viewport count to cover index `end - 1`.
+    fn note_viewport_count(&mut self, end: usize) {
+        let end = end.min(MAX_VIEWPORTS) as u8;
+        self.bound.num_viewports = self.bound.num_viewports.max(end);
     }
 
     /// The shared device.
@@ -678,6 +688,7 @@ impl Context for VkContext {
                 *slot = *s;
             }
         }
+        self.note_viewport_count(start as usize + scissors.len());
         Ok(())
     }
     fn set_viewport_states(&mut self, start: u32, viewports: &[ViewportState]) -> PipeResult<()> {
@@ -686,6 +697,7 @@ impl Context for VkContext {
                 *slot = *v;
             }
         }
+        self.note_viewport_count(start as usize + viewports.len());
         Ok(())
     }
     fn set_window_rectangles(&mut self, include: bool, rects: &[ScissorState]) -> PipeResult<()> {

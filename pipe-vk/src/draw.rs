@@ -1114,29 +1114,30 @@ impl VkContext {
             Some(h) => *self.dsa_table().get(h)?,
             None => DepthStencilAlphaState::default(),
         };
-        let v = b.viewports[0];
-        let vp = if v.scale == [0.0; 3] && v.translate == [0.0; 3] {
-            vk::Viewport {
-                x: 0.0,
-                y: 0.0,
-                width: fw,
-                height: fh,
-                min_depth: 0.0,
-                max_depth: 1.0,
-            }
-        } else {
-            let (near, far) = if rast.clip_halfz {
-                (v.translate[2], v.translate[2] + v.scale[2])
+        let viewport_of = |v: &ViewportState| {
+            if v.scale == [0.0; 3] && v.translate == [0.0; 3] {
+                vk::Viewport {
+                    x: 0.0,
+                    y: 0.0,
+                    width: fw,
+                    height: fh,
+                    min_depth: 0.0,
+                    max_depth: 1.0,
+                }
             } else {
-                (v.translate[2] - v.scale[2], v.translate[2] + v.scale[2])
-            };
-            vk::Viewport {
-                x: v.translate[0] - v.scale[0],
-                y: v.translate[1] - v.scale[1],
-                width: 2.0 * v.scale[0],
-                height: 2.0 * v.scale[1],
-                min_depth: near.clamp(0.0, 1.0),
-                max_depth: far.clamp(0.0, 1.0),
+                let (near, far) = if rast.clip_halfz {
+                    (v.translate[2], v.translate[2] + v.scale[2])
+                } else {
+                    (v.translate[2] - v.scale[2], v.translate[2] + v.scale[2])
+                };
+                vk::Viewport {
+                    x: v.translate[0] - v.scale[0],
+                    y: v.translate[1] - v.scale[1],
+                    width: 2.0 * v.scale[0],
+                    height: 2.0 * v.scale[1],
+                    min_depth: near.clamp(0.0, 1.0),
+                    max_depth: far.clamp(0.0, 1.0),
+                }
             }
         };
         let full = vk::Rect2D {
@@ -1146,27 +1147,42 @@ impl VkContext {
                 height: u32::from(fb.height.max(1)),
             },
         };
-        let sc = if rast.scissor {
-            let s = b.scissors[0];
-            let x0 = u32::from(s.minx).min(full.extent.width);
-            let y0 = u32::from(s.miny).min(full.extent.height);
-            let x1 = u32::from(s.maxx).min(full.extent.width);
-            let y1 = u32::from(s.maxy).min(full.extent.height);
-            vk::Rect2D {
-                offset: vk::Offset2D {
-                    x: x0 as i32,
-                    y: y0 as i32,
-                },
-                extent: vk::Extent2D {
-                    width: x1.saturating_sub(x0),
-                    height: y1.saturating_sub(y0),
-                },
+        let scissor_of = |s: &ScissorState| {
+            if rast.scissor {
+                let x0 = u32::from(s.minx).min(full.extent.width);
+                let y0 = u32::from(s.miny).min(full.extent.height);
+                let x1 = u32::from(s.maxx).min(full.extent.width);
+                let y1 = u32::from(s.maxy).min(full.extent.height);
+                vk::Rect2D {
+                    offset: vk::Offset2D {
+                        x: x0 as i32,
+                        y: y0 as i32,
+                    },
+                    extent: vk::Extent2D {
+                        width: x1.saturating_sub(x0),
+                        height: y1.saturating_sub(y0),
+                    },
+                }
+            } else {
+                full
             }
-        } else {
-            full
         };
+        let vp = viewport_of(&b.viewports[0]);
+        let sc = scissor_of(&b.scissors[0]);
         let screen = self.screen().clone();
         let caps = pipe_core::Screen::caps(&*screen);
+        // Every viewport the frontend set (GS/VS viewport_index picks
+        // one); the usual single viewport stays on the cached path.
+        let n_viewports = usize::from(b.num_viewports).clamp(1, caps.max_viewports.max(1) as usize);
+        let (viewports, scissors): (SmallVec<[vk::Viewport; 1]>, SmallVec<[vk::Rect2D; 1]>) =
+            if n_viewports > 1 {
+                (
+                    b.viewports[..n_viewports].iter().map(viewport_of).collect(),
+                    b.scissors[..n_viewports].iter().map(scissor_of).collect(),
+                )
+            } else {
+                (smallvec::smallvec![vp], smallvec::smallvec![sc])
+            };
         let line_width = if caps.wide_lines {
             rast.line_width.clamp(1.0, caps.max_line_width.max(1.0))
         } else {
@@ -1247,14 +1263,14 @@ impl VkContext {
             ],
             restart,
         };
-        if self.draw_cache.dynamic == Some(state) {
+        if n_viewports == 1 && self.draw_cache.dynamic == Some(state) {
             return Ok(());
         }
         self.draw_cache.dynamic = Some(state);
         // SAFETY: guaranteed by the caller.
         unsafe {
-            raw.cmd_set_viewport_with_count(cmd, &[vp]);
-            raw.cmd_set_scissor_with_count(cmd, &[sc]);
+            raw.cmd_set_viewport_with_count(cmd, &viewports);
+            raw.cmd_set_scissor_with_count(cmd, &scissors);
             raw.cmd_set_line_width(cmd, line_width);
             if offset_enabled {
                 raw.cmd_set_depth_bias(

@@ -1339,6 +1339,107 @@ fn geometry_shader(ctx: &mut TestContext, staging: bool) -> R {
 }
 both_paths!("pipe.draw.geometry.duplicate", geometry_shader);
 
+const GS_VIEWPORTS: &str =
+    "shader geometry input=triangles output=triangle_strip max_vertices=6 invocations=1
+in @pos : f32x4[3] builtin=position
+out @gl_pos : f32x4 builtin=position
+out @vp : i32 builtin=viewport_index
+fn main {
+  %0 : i32 = const 0
+  %1 : i32 = const 1
+  %2 : i32 = const 2
+  %3 : f32x4 = load @pos, %0
+  %4 : f32x4 = load @pos, %1
+  %5 : f32x4 = load @pos, %2
+  store @vp, %0
+  store @gl_pos, %3
+  emit_vertex
+  store @vp, %0
+  store @gl_pos, %4
+  emit_vertex
+  store @vp, %0
+  store @gl_pos, %5
+  emit_vertex
+  end_primitive
+  store @vp, %1
+  store @gl_pos, %3
+  emit_vertex
+  store @vp, %1
+  store @gl_pos, %4
+  emit_vertex
+  store @vp, %1
+  store @gl_pos, %5
+  emit_vertex
+  end_primitive
+}
+";
+
+/// Multiple viewports and scissors: a geometry shader emits each triangle
+/// to viewport 0 (left half of the target) and viewport 1 (right half);
+/// scissor 1 keeps rows 0..8 only. The left half of NDC is drawn, so
+/// columns 0..4 (all rows) and 8..12 (rows 0..8) are covered.
+fn multiple_viewports(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    if !e.screen.caps().shader[ShaderStage::Geometry.index()].supported {
+        return Err(Outcome::skip("no geometry shaders"));
+    }
+    if e.screen.caps().max_viewports < 2 {
+        return Err(Outcome::skip("one viewport only"));
+    }
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let g = step(
+        "create_gs_state",
+        e.ctx
+            .create_gs_state(&shader(ShaderStage::Geometry, GS_VIEWPORTS)?),
+    )?;
+    step("bind_gs_state", e.ctx.bind_gs_state(Some(g)))?;
+    let (hw, h) = (W as f32 / 4.0, H as f32 / 2.0);
+    let vps: Vec<ViewportState> = (0..2)
+        .map(|i| ViewportState {
+            scale: [hw, h, 1.0],
+            translate: [hw + i as f32 * 2.0 * hw, h, 0.0],
+            swizzle: Default::default(),
+        })
+        .collect();
+    step("viewports", e.ctx.set_viewport_states(0, &vps))?;
+    let rs = RasterizerState {
+        scissor: true,
+        line_width: 1.0,
+        clip_halfz: true,
+        ..Default::default()
+    };
+    let rh = step("rasterizer", e.ctx.create_rasterizer_state(&rs))?;
+    step("bind", e.ctx.bind_rasterizer_state(Some(rh)))?;
+    let sc = |maxy| ScissorState {
+        minx: 0,
+        miny: 0,
+        maxx: W as u16,
+        maxy,
+    };
+    step(
+        "scissors",
+        e.ctx.set_scissor_states(0, &[sc(H as u16), sc(8)]),
+    )?;
+    // The left half of NDC: x in [-1, 0], all of y.
+    let quad = [
+        -1.0, -1.0, 0.0, 1.0, 0.0, -1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, -1.0, -1.0, 0.0, 1.0, 0.0,
+        1.0, 0.0, 1.0, -1.0, 1.0, 0.0, 1.0,
+    ];
+    bind_vertices(&mut e, &quad, None)?;
+    let c = [0.0, 1.0, 0.5, 1.0];
+    set_color(&mut e, c)?;
+    clear_color(&mut e, [0.0; 4])?;
+    draw(&mut e, PrimType::Triangles, 0, 6, 1)?;
+    check_image(ctx, &mut e, &t, |x, y| {
+        let inside = x < 4 || ((8..12).contains(&x) && y < 8);
+        Some(if inside { unorm(c) } else { [0; 4] })
+    })?;
+    step("unbind gs", e.ctx.bind_gs_state(None))?;
+    step("delete gs", e.ctx.delete_gs_state(g))
+}
+both_paths!("pipe.draw.viewport.multiple", multiple_viewports);
+
 const TCS: &str = "shader tess_ctrl vertices=3
 in @pos : f32x4[32] builtin=position
 in @iid : i32 builtin=invocation_id
