@@ -474,6 +474,44 @@ impl PipelineCache {
         } else {
             rs
         };
+        // Line rasterization (VK_EXT_line_rasterization), as Zink picks it:
+        // rectangular (smooth when asked) for `line_rectangular`, else
+        // Bresenham (GL's non-antialiased lines); stipple with the factor
+        // Gallium stores minus one. Bresenham and smooth lines exclude
+        // alpha-to-coverage, alpha-to-one and sample shading (VUID 02766).
+        let lf = &dev.device.features.line_rasterization;
+        let per_sample_ms = inputs.blend.alpha_to_coverage
+            || inputs.blend.alpha_to_one
+            || (key.fs_key.sample_shading && key.samples > 1);
+        let line_mode = if r.line_rectangular {
+            if r.line_smooth && lf.smooth_lines == vk::TRUE && !per_sample_ms {
+                vk::LineRasterizationModeEXT::RECTANGULAR_SMOOTH
+            } else if lf.rectangular_lines == vk::TRUE {
+                vk::LineRasterizationModeEXT::RECTANGULAR
+            } else {
+                vk::LineRasterizationModeEXT::DEFAULT
+            }
+        } else if lf.bresenham_lines == vk::TRUE && !per_sample_ms {
+            vk::LineRasterizationModeEXT::BRESENHAM
+        } else {
+            vk::LineRasterizationModeEXT::DEFAULT
+        };
+        let stipple_ok = match line_mode {
+            vk::LineRasterizationModeEXT::RECTANGULAR => lf.stippled_rectangular_lines,
+            vk::LineRasterizationModeEXT::BRESENHAM => lf.stippled_bresenham_lines,
+            vk::LineRasterizationModeEXT::RECTANGULAR_SMOOTH => lf.stippled_smooth_lines,
+            _ => vk::FALSE,
+        } == vk::TRUE;
+        let mut line = vk::PipelineRasterizationLineStateCreateInfoEXT::default()
+            .line_rasterization_mode(line_mode)
+            .stippled_line_enable(r.line_stipple_enable && stipple_ok)
+            .line_stipple_factor(u32::from(r.line_stipple_factor) + 1)
+            .line_stipple_pattern(r.line_stipple_pattern);
+        let rs = if line_mode != vk::LineRasterizationModeEXT::DEFAULT {
+            rs.push_next(&mut line)
+        } else {
+            rs
+        };
         let samples = vk::SampleCountFlags::from_raw(key.samples.max(1));
         let per_sample = key.fs_key.sample_shading
             && key.samples > 1

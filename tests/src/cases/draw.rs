@@ -1440,6 +1440,43 @@ fn multiple_viewports(ctx: &mut TestContext, staging: bool) -> R {
 }
 both_paths!("pipe.draw.viewport.multiple", multiple_viewports);
 
+/// Line stipple: a horizontal line through pixel centres of row 8 with
+/// factor 2 (Gallium stores 1) and pattern 0x3333 (two bits on, two off,
+/// from bit 0): pixel x is lit when bit (x / 2) % 16 of the pattern is,
+/// so columns 0..4 and 8..12 (the rest is past the 16-pixel target).
+fn line_stipple(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    if !e.screen.caps().line_stipple {
+        return Err(Outcome::skip("no line stipple"));
+    }
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let (factor, pattern) = (2u32, 0x3333u16);
+    let rs = RasterizerState {
+        line_width: 1.0,
+        clip_halfz: true,
+        line_stipple_enable: true,
+        line_stipple_factor: (factor - 1) as u8,
+        line_stipple_pattern: pattern,
+        ..Default::default()
+    };
+    let rh = step("rasterizer", e.ctx.create_rasterizer_state(&rs))?;
+    step("bind", e.ctx.bind_rasterizer_state(Some(rh)))?;
+    let ndc = |px: f32, size: u32| px / (size as f32 / 2.0) - 1.0;
+    let y = ndc(8.5, H);
+    let line = [ndc(0.5, W), y, 0.0, 1.0, ndc(16.5, W), y, 0.0, 1.0];
+    bind_vertices(&mut e, &line, None)?;
+    let c = [1.0, 0.5, 0.0, 1.0];
+    set_color(&mut e, c)?;
+    clear_color(&mut e, [0.0; 4])?;
+    draw(&mut e, PrimType::Lines, 0, 2, 1)?;
+    check_image(ctx, &mut e, &t, |x, yy| {
+        let lit = yy == 8 && pattern & (1 << ((x / factor) % 16)) != 0;
+        Some(if lit { unorm(c) } else { [0; 4] })
+    })
+}
+both_paths!("pipe.draw.line_stipple.factor2_3333", line_stipple);
+
 const TCS: &str = "shader tess_ctrl vertices=3
 in @pos : f32x4[32] builtin=position
 in @iid : i32 builtin=invocation_id
