@@ -460,6 +460,9 @@ pub enum VarKind {
 pub struct IoInfo {
     pub location: Option<u32>,
     pub component: u32,
+    /// Fragment output index (`Index` decoration): 1 is the second source
+    /// of dual-source blending at location 0.
+    pub index: u32,
     pub builtin: Option<BuiltIn>,
     pub interp: Interp,
     pub sampling: Sampling,

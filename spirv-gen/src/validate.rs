@@ -201,6 +201,9 @@ impl<'a> Validator<'a> {
                 {
                     return e("patch only on tess_ctrl outputs and tess_eval inputs".into());
                 }
+                if io.index != 0 && io.location.is_none() {
+                    return e("index needs a location".into());
+                }
                 match (io.builtin, io.location) {
                     (Some(_), Some(_)) => return e("both a location and a built-in".into()),
                     (None, None) => return e("needs a location or a built-in".into()),
@@ -220,6 +223,11 @@ impl<'a> Validator<'a> {
                         }
                         if st == Stage::Fragment && output && var.array.is_some() {
                             return e("fragment outputs cannot be arrays".into());
+                        }
+                        if io.index != 0
+                            && !(st == Stage::Fragment && output && l == 0 && io.index == 1)
+                        {
+                            return e("index=1 only on a fragment output at location 0 (dual-source blending)".into());
                         }
                         let per_vertex = !io.patch
                             && (matches!(st, Stage::TessCtrl | Stage::Geometry | Stage::TessEval)

@@ -1019,6 +1019,9 @@ impl<'a> Emitter<'a> {
             if io.component != 0 {
                 self.decorate(id, Decoration::Component, &[io.component]);
             }
+            if io.index != 0 {
+                self.decorate(id, Decoration::Index, &[io.index]);
+            }
         }
         // Interpolation decorations are legal on fragment inputs and on the
         // outputs of the last pre-raster stages only.

@@ -15,6 +15,11 @@
 //! non-canonical spellings: any attribute order, extra blank space, `#`
 //! comments), so `print(parse(t)) == t` holds for canonical text. Parse
 //! errors carry line:column; the parser never panics.
+//!
+//! Interface attributes: `location=`, `component=`, `index=` (1 marks the
+//! second source of dual-source blending, a fragment output at location
+//! 0), `builtin=`, `slot=`, `flat`/`noperspective`, `centroid`/`sample`,
+//! `patch`, `invariant`.
 
 mod parse;
 mod print;

@@ -514,6 +514,7 @@ impl<'t, 'a> Parser<'t, 'a> {
             match k.as_str() {
                 "location" if is_io => io.location = Some(parse_u32(&need()?, loc)?),
                 "component" if is_io => io.component = parse_u32(&need()?, loc)?,
+                "index" if is_io => io.index = parse_u32(&need()?, loc)?,
                 "builtin" if is_io => {
                     io.builtin = Some(
                         BuiltIn::from_name(&need()?)

@@ -83,6 +83,9 @@ fn var(o: &mut String, v: &Variable) {
             if io.component != 0 {
                 let _ = write!(o, " component={}", io.component);
             }
+            if io.index != 0 {
+                let _ = write!(o, " index={}", io.index);
+            }
             if let Some(b) = io.builtin {
                 let _ = write!(o, " builtin={}", b.name());
             }

@@ -42,20 +42,12 @@ type Body = fn(&mut TestContext) -> Outcome;
 /// body to register once fixed). Move a line into its `cases!` list when
 /// the gap closes.
 #[allow(dead_code)]
-const KNOWN_GAPS: &[(&str, &str, Option<Body>)] = &[
-    (
-        "blend.unorm.{src,dst}_factor.{src1_color,src1_alpha,inv_src1_color,inv_src1_alpha}",
-        "dual-source factors need a second fragment output (Index = 1); spirv-gen's IR has no \
-         output index, so no shader can feed SRC1",
-        None,
-    ),
-    (
-        "msaa.multisample_off",
-        "RasterizerState::multisample = false is ignored on a 4x target: edge pixels get \
+const KNOWN_GAPS: &[(&str, &str, Option<Body>)] = &[(
+    "msaa.multisample_off",
+    "RasterizerState::multisample = false is ignored on a 4x target: edge pixels get \
          per-sample coverage instead of the pixel centre's",
-        Some(|c| Outcome::from_result(msaa_case(c, Msaa::MultisampleOff))),
-    ),
-];
+    Some(|c| Outcome::from_result(msaa_case(c, Msaa::MultisampleOff))),
+)];
 
 /// Registers `pipe.render.<section>.<name>` for each `name => arg`: a
 /// function calling `body(ctx, arg)`.
@@ -533,6 +525,22 @@ fn compare(func: CompareFunc, a: f32, b: f32) -> bool {
 const SRC: Px = [0.8, 0.4, 0.2, 0.6];
 const DST: Px = [0.2, 0.6, 0.8, 0.8];
 const CONST: Px = [0.4, 0.2, 0.6, 90.0 / 255.0];
+/// The second source of dual-source blending (`FS_DUAL`'s index-1 output).
+const SRC1: Px = [0.3, 0.7, 0.9, 0.4];
+
+/// SRC from the UBO at location 0, SRC1 (a constant) at location 0 index 1.
+const FS_DUAL: &str = "shader fragment
+out @frag : f32x4 location=0
+out @frag1 : f32x4 location=0 index=1
+ubo @c slot=0 size=16
+fn main {
+  %0 : u32 = const 0
+  %1 : f32x4 = load_ubo @c, %0
+  store @frag, %1
+  %2 : f32x4 = const 0.3, 0.7, 0.9, 0.4
+  store @frag1, %2
+}
+";
 /// Float-target colours outside [0, 1] (no clamping on float targets).
 const FSRC: Px = [2.0, -0.5, 0.25, 0.75];
 const FDST: Px = [0.5, 1.5, -1.0, 0.5];
@@ -560,8 +568,10 @@ fn factor(f: BlendFactor, s: Px, d: Px, c: Px, ch: usize) -> f32 {
         InvConstAlpha => 1.0 - c[3],
         SrcAlphaSaturate if ch == 3 => 1.0,
         SrcAlphaSaturate => s[3].min(1.0 - d[3]),
-        // Never registered (KNOWN_GAPS).
-        Src1Color | Src1Alpha | InvSrc1Color | InvSrc1Alpha => f32::NAN,
+        Src1Color => SRC1[ch],
+        InvSrc1Color => 1.0 - SRC1[ch],
+        Src1Alpha => SRC1[3],
+        InvSrc1Alpha => 1.0 - SRC1[3],
     }
 }
 
@@ -652,9 +662,23 @@ fn blended(format: Format, bs: &BlendState, src: Px, dst: Px) -> Px {
 /// blend colour CONST, and checks every pixel.
 fn blend_run(ctx: &mut TestContext, format: Format, bs: BlendState, src: Px, dst: Px) -> R {
     let (mut e, t) = begin(ctx, format, None, 0)?;
+    use BlendFactor::{InvSrc1Alpha, InvSrc1Color, Src1Alpha, Src1Color};
+    let rt = &bs.rt[0];
+    let dual = [
+        rt.rgb_src_factor,
+        rt.rgb_dst_factor,
+        rt.alpha_src_factor,
+        rt.alpha_dst_factor,
+    ]
+    .iter()
+    .any(|f| matches!(f, Src1Color | Src1Alpha | InvSrc1Color | InvSrc1Alpha));
+    if dual && !e.screen.caps().dual_source_blend {
+        return Err(Outcome::skip("no dual-source blending"));
+    }
     let fs = match format {
         Format::R8G8B8A8Sint => FS_UBO_INT,
         Format::R8G8B8A8Uint => FS_UBO_UINT,
+        _ if dual => FS_DUAL,
         _ => FS_UBO_COLOR,
     };
     bind_program(&mut e, VS_PASSTHROUGH, fs)?;
@@ -725,6 +749,8 @@ factor_cases! {
     "const_color" => ConstColor, "inv_const_color" => InvConstColor,
     "const_alpha" => ConstAlpha, "inv_const_alpha" => InvConstAlpha,
     "src_alpha_saturate" => SrcAlphaSaturate,
+    "src1_color" => Src1Color, "inv_src1_color" => InvSrc1Color,
+    "src1_alpha" => Src1Alpha, "inv_src1_alpha" => InvSrc1Alpha,
 }
 
 /// Every equation with (SRC_ALPHA, INV_SRC_ALPHA) on UNORM8 and float.
