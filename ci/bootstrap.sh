@@ -43,7 +43,8 @@ mesa_major() {
 
 missing=()
 for p in "${PKGS[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$st" == *'install ok installed'* ]] || missing+=("$p")
 done
 mm=$(mesa_major || true)
 if [ -z "$mm" ] || [ "$mm" -lt 25 ]; then
@@ -53,7 +54,7 @@ fi
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "bootstrap: installing ${missing[*]}"
   if [ "${need_update:-0}" = 1 ] || [ -z "$(ls -A /var/lib/apt/lists 2>/dev/null | grep -v lock || true)" ] || \
-     ! apt-cache policy mesa-vulkan-drivers 2>/dev/null | grep -q bookworm-backports; then
+     ! grep -q bookworm-backports <<<"$(apt-cache policy mesa-vulkan-drivers 2>/dev/null)"; then
     $SUDO apt-get update -q
   fi
   $SUDO apt-get install -y -q --no-install-recommends "${PKGS[@]}"
@@ -71,7 +72,7 @@ if [ -z "$ICD" ] || [ ! -f "$ICD" ]; then
 fi
 info=$(VK_DRIVER_FILES="$ICD" VK_ICD_FILENAMES="$ICD" LP_NUM_THREADS=2 vulkaninfo 2>/dev/null || true)
 fail=()
-api=$(printf '%s\n' "$info" | grep -m1 -E '^\s*apiVersion\s*=' | sed -E 's/.*= *([0-9]+)\.([0-9]+).*/\1 \2/' || true)
+api=$(grep -m1 -E '^\s*apiVersion\s*=' <<<"$info" | sed -E 's/.*= *([0-9]+)\.([0-9]+).*/\1 \2/' || true)
 if [ -z "$api" ]; then
   fail+=("vulkaninfo printed no apiVersion")
 else
@@ -80,8 +81,10 @@ else
     fail+=("lavapipe API is $maj.$min, need >= 1.3")
   fi
 fi
-printf '%s\n' "$info" | grep -qE '^\s*sparseBinding\s*=\s*true' || fail+=("sparseBinding is not true")
-printf '%s\n' "$info" | grep -qE '^\s*timelineSemaphore\s*=\s*true' || fail+=("timelineSemaphore is not true")
+# Here-strings, not `printf | grep -q`: under pipefail, grep -q closing
+# the pipe early kills printf with SIGPIPE and the check fails at random.
+grep -qE '^\s*sparseBinding\s*=\s*true' <<<"$info" || fail+=("sparseBinding is not true")
+grep -qE '^\s*timelineSemaphore\s*=\s*true' <<<"$info" || fail+=("timelineSemaphore is not true")
 command -v spirv-val >/dev/null || fail+=("spirv-val is not on PATH")
 ls /usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json >/dev/null 2>&1 || fail+=("Khronos validation layer manifest missing")
 
