@@ -338,8 +338,11 @@ impl Batches {
         let pool = match self.free_pools.pop() {
             Some(p) => p,
             None => {
-                // Combined image samplers for draws (up to 32 per set);
-                // compute sets (`crate::compute`) hold up to 8 of one type.
+                // Combined image samplers for draws (32 per set: 16 slots
+                // of the vertex and fragment stages; pipelines that sample
+                // in other stages use sets of 80, and take a new pool
+                // sooner); compute sets (`crate::compute`) hold up to 8 of
+                // one type.
                 let sizes = [
                     vk::DescriptorPoolSize {
                         ty: vk::DescriptorType::COMBINED_IMAGE_SAMPLER,

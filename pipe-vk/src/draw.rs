@@ -13,16 +13,15 @@
 //! The instance stays open across draws and ends when a non-draw command
 //! needs the command buffer, the framebuffer changes, or the batch flushes.
 //!
-//! Textures: the vertex and fragment stages sample combined image samplers
-//! (slots 0..16) through a descriptor set allocated per draw from the
-//! batch's pools; unbound slots a shader samples get a 1x1 black texture.
+//! Textures: every graphics stage samples combined image samplers (slots
+//! 0..16) through a descriptor set allocated per draw from the batch's
+//! pools; unbound slots a shader samples get a 1x1 black texture.
 //!
 //! Line loops, quads, quad strips, polygons and restart indices other
 //! than all-ones go through `crate::prim`'s index rewriting.
 //!
-//! Not yet here (issue 7): indirect draws, draw-auto, instance
-//! divisors above 1, multiple viewports, buffer textures, images, SSBOs,
-//! textures in other stages, queries.
+//! Not yet here (issue 7): draw-auto, buffer textures, images and SSBOs
+//! in graphics stages, queries.
 
 use std::sync::Arc;
 
@@ -64,9 +63,12 @@ const INDIRECT_READ: Access = Access::new(
     vk::PipelineStageFlags2::DRAW_INDIRECT,
     vk::AccessFlags2::INDIRECT_COMMAND_READ,
 );
+/// Texture reads of any graphics stage. PRE_RASTERIZATION_SHADERS covers
+/// vertex, tessellation and geometry shaders without naming stages whose
+/// features a device may lack.
 const SAMPLED_READ: Access = Access::new(
     vk::PipelineStageFlags2::from_raw(
-        vk::PipelineStageFlags2::VERTEX_SHADER.as_raw()
+        vk::PipelineStageFlags2::PRE_RASTERIZATION_SHADERS.as_raw()
             | vk::PipelineStageFlags2::FRAGMENT_SHADER.as_raw(),
     ),
     vk::AccessFlags2::SHADER_SAMPLED_READ,
@@ -369,11 +371,17 @@ impl VkContext {
         Ok((view, sampler))
     }
 
-    /// Declares the sampled textures of the bound vertex and fragment
-    /// shaders and returns their descriptor writes (binding, image info).
+    /// Declares the sampled textures of the bound graphics shaders and
+    /// returns their descriptor writes (binding, image info).
     fn prepare_textures(&mut self) -> PipeResult<SmallVec<[(u32, vk::DescriptorImageInfo); 8]>> {
         let mut out = SmallVec::new();
-        for stage in [ShaderStage::Vertex, ShaderStage::Fragment] {
+        for stage in [
+            ShaderStage::Vertex,
+            ShaderStage::TessCtrl,
+            ShaderStage::TessEval,
+            ShaderStage::Geometry,
+            ShaderStage::Fragment,
+        ] {
             let Some(h) = self.bound().shaders[stage.index()] else {
                 continue;
             };
@@ -806,7 +814,21 @@ impl VkContext {
                 );
             }
             if !textures.is_empty() {
-                let set = self.batches.alloc_set(self.pipelines.layout.sets[1])?;
+                // Samplers of the tessellation or geometry stages mean the
+                // pipeline was built with the wide layout (see pipeline.rs).
+                let per_stage = spirv_gen::binding::MAX_SAMPLER_VIEWS;
+                let wide = textures
+                    .iter()
+                    .any(|(b, _)| (1..4).contains(&(b / per_stage)));
+                let (dsl, layout) = if wide {
+                    (
+                        self.pipelines.layout.wide_tex_set,
+                        self.pipelines.layout.wide_layout,
+                    )
+                } else {
+                    (self.pipelines.layout.sets[1], self.pipelines.layout.layout)
+                };
+                let set = self.batches.alloc_set(dsl)?;
                 let infos: SmallVec<[[vk::DescriptorImageInfo; 1]; 8]> =
                     textures.iter().map(|(_, i)| [*i]).collect();
                 let writes: SmallVec<[vk::WriteDescriptorSet; 8]> = textures
@@ -824,7 +846,7 @@ impl VkContext {
                 raw.cmd_bind_descriptor_sets(
                     cmd,
                     vk::PipelineBindPoint::GRAPHICS,
-                    self.pipelines.layout.layout,
+                    layout,
                     1,
                     &[set],
                     &[],
@@ -1372,6 +1394,17 @@ impl VkContext {
             stage_id(ShaderStage::TessEval),
             stage_id(ShaderStage::Geometry),
         );
+        let mut wide_textures = false;
+        for st in [
+            ShaderStage::TessCtrl,
+            ShaderStage::TessEval,
+            ShaderStage::Geometry,
+        ] {
+            if let Some(h) = b.shaders[st.index()] {
+                wide_textures |=
+                    !crate::shader::texture_slots(self.shader_table().get(h.cso)?).is_empty();
+            }
+        }
         let key = GfxKey {
             vs: vs.cso.id(),
             tcs,
@@ -1386,6 +1419,7 @@ impl VkContext {
             depth_format,
             stencil_format,
             samples,
+            wide_textures,
             int_targets,
             sample_mask: if samples > 1 {
                 b.sample_mask & ((1u32 << samples) - 1)

@@ -90,11 +90,6 @@ pub fn check_draw_bindings(state: &ShaderState, ubo_slots: u32) -> PipeResult<()
             VarKind::Texture(t) if t.dim == spirv_gen::ir::Dim::Buffer => {
                 "buffer textures".to_string()
             }
-            VarKind::Texture(_)
-                if !matches!(state.stage, ShaderStage::Vertex | ShaderStage::Fragment) =>
-            {
-                "textures outside the vertex and fragment stages".to_string()
-            }
             VarKind::Image(_) => "images".to_string(),
             _ => continue,
         };

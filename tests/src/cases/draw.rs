@@ -1440,6 +1440,104 @@ fn multiple_viewports(ctx: &mut TestContext, staging: bool) -> R {
 }
 both_paths!("pipe.draw.viewport.multiple", multiple_viewports);
 
+const GS_TEX: &str =
+    "shader geometry input=triangles output=triangle_strip max_vertices=3 invocations=1
+in @pos : f32x4[3] builtin=position
+out @gl_pos : f32x4 builtin=position
+out @col : f32x4 location=0
+texture @t slot=0 dim=2d sampled=float
+fn main {
+  %0 : i32 = const 0
+  %1 : i32 = const 1
+  %2 : i32 = const 2
+  %3 : f32x2 = const 0.75, 0.25
+  %4 : f32 = const 0.0
+  %5 : f32x4 = txl @t, coord=%3, lod=%4
+  %6 : f32x4 = load @pos, %0
+  %7 : f32x4 = load @pos, %1
+  %8 : f32x4 = load @pos, %2
+  store @col, %5
+  store @gl_pos, %6
+  emit_vertex
+  store @col, %5
+  store @gl_pos, %7
+  emit_vertex
+  store @col, %5
+  store @gl_pos, %8
+  emit_vertex
+  end_primitive
+}
+";
+
+const FS_VARYING: &str = "shader fragment
+in @col : f32x4 location=0
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x4 = load @col
+  store @frag, %0
+}
+";
+
+/// Textures outside VS/FS: a geometry shader samples texel (1, 0) of a
+/// 2x2 texture bound to the geometry stage (nothing bound to the fragment
+/// stage) and hands it to the fragment shader; the target shows it.
+fn geometry_texture(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    if !e.screen.caps().shader[ShaderStage::Geometry.index()].supported {
+        return Err(Outcome::skip("no geometry shaders"));
+    }
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_VARYING)?;
+    let g = step(
+        "create_gs_state",
+        e.ctx
+            .create_gs_state(&shader(ShaderStage::Geometry, GS_TEX)?),
+    )?;
+    step("bind_gs_state", e.ctx.bind_gs_state(Some(g)))?;
+    let tt = ResourceTemplate::texture_2d(Format::R8G8B8A8Unorm, 2, 2, BindFlags::SAMPLER_VIEW);
+    let tex = e.texture(&tt)?;
+    let texels: [[u8; 4]; 4] = [
+        [10, 20, 30, 255],
+        [200, 40, 90, 255],
+        [50, 60, 70, 255],
+        [80, 90, 100, 255],
+    ];
+    e.write_texture(&tex, 0, &PipeBox::rect(0, 0, 2, 2), texels.as_flattened())?;
+    let view = step(
+        "view",
+        e.ctx
+            .create_sampler_view(&tex, &pipe_core::view::SamplerViewTemplate::whole(&tt)),
+    )?;
+    let ss = SamplerState {
+        min_mip_filter: MipFilter::None,
+        ..Default::default()
+    };
+    let sh = step("sampler", e.ctx.create_sampler_state(&ss))?;
+    step(
+        "bind sampler",
+        e.ctx
+            .bind_sampler_states(ShaderStage::Geometry, 0, &[Some(sh)]),
+    )?;
+    step(
+        "set_sampler_views",
+        e.ctx
+            .set_sampler_views(ShaderStage::Geometry, 0, &[Some(view)], 0),
+    )?;
+    bind_vertices(
+        &mut e,
+        &[
+            -1.0, -1.0, 0.0, 1.0, 3.0, -1.0, 0.0, 1.0, -1.0, 3.0, 0.0, 1.0,
+        ],
+        None,
+    )?;
+    clear_color(&mut e, [0.0; 4])?;
+    draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
+    check_image(ctx, &mut e, &t, |_, _| Some(texels[1]))?;
+    step("unbind gs", e.ctx.bind_gs_state(None))?;
+    step("delete gs", e.ctx.delete_gs_state(g))
+}
+both_paths!("pipe.draw.geometry.texture", geometry_texture);
+
 /// Line stipple: a horizontal line through pixel centres of row 8 with
 /// factor 2 (Gallium stores 1) and pattern 0x3333 (two bits on, two off,
 /// from bit 0): pixel x is lit when bit (x / 2) % 16 of the pattern is,
