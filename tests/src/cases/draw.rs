@@ -1538,6 +1538,90 @@ fn geometry_texture(ctx: &mut TestContext, staging: bool) -> R {
 }
 both_paths!("pipe.draw.geometry.texture", geometry_texture);
 
+const FS_TXL_CONST: &str = "shader fragment
+out @frag : f32x4 location=0
+texture @t slot=0 dim=2d sampled=float
+fn main {
+  %0 : f32x2 = const 0.25, 0.75
+  %1 : f32 = const 0.0
+  %2 : f32x4 = txl @t, coord=%0, lod=%1
+  store @frag, %2
+}
+";
+
+/// Switching pipeline layouts in one command buffer: a draw sampling in
+/// the fragment stage (texel (0, 1)) fills the target, then a draw whose
+/// geometry shader samples (texel (1, 0), the wide layout) covers the left
+/// half. Both results must show, under validation.
+fn texture_layout_switch(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    if !e.screen.caps().shader[ShaderStage::Geometry.index()].supported {
+        return Err(Outcome::skip("no geometry shaders"));
+    }
+    let t = setup(&mut e, false)?;
+    let tt = ResourceTemplate::texture_2d(Format::R8G8B8A8Unorm, 2, 2, BindFlags::SAMPLER_VIEW);
+    let tex = e.texture(&tt)?;
+    let texels: [[u8; 4]; 4] = [
+        [10, 20, 30, 255],
+        [200, 40, 90, 255],
+        [50, 60, 70, 255],
+        [80, 90, 100, 255],
+    ];
+    e.write_texture(&tex, 0, &PipeBox::rect(0, 0, 2, 2), texels.as_flattened())?;
+    let view = step(
+        "view",
+        e.ctx
+            .create_sampler_view(&tex, &pipe_core::view::SamplerViewTemplate::whole(&tt)),
+    )?;
+    let ss = SamplerState {
+        min_mip_filter: MipFilter::None,
+        ..Default::default()
+    };
+    let sh = step("sampler", e.ctx.create_sampler_state(&ss))?;
+    for stage in [ShaderStage::Fragment, ShaderStage::Geometry] {
+        step(
+            "bind sampler",
+            e.ctx.bind_sampler_states(stage, 0, &[Some(sh)]),
+        )?;
+        step(
+            "set_sampler_views",
+            e.ctx.set_sampler_views(stage, 0, &[Some(view.clone())], 0),
+        )?;
+    }
+    clear_color(&mut e, [0.0; 4])?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_TXL_CONST)?;
+    bind_vertices(
+        &mut e,
+        &[
+            -1.0, -1.0, 0.0, 1.0, 3.0, -1.0, 0.0, 1.0, -1.0, 3.0, 0.0, 1.0,
+        ],
+        None,
+    )?;
+    draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_VARYING)?;
+    let g = step(
+        "create_gs_state",
+        e.ctx
+            .create_gs_state(&shader(ShaderStage::Geometry, GS_TEX)?),
+    )?;
+    step("bind_gs_state", e.ctx.bind_gs_state(Some(g)))?;
+    let left = [
+        -1.0, -1.0, 0.0, 1.0, 0.0, -1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, -1.0, -1.0, 0.0, 1.0, 0.0,
+        1.0, 0.0, 1.0, -1.0, 1.0, 0.0, 1.0,
+    ];
+    bind_vertices(&mut e, &left, None)?;
+    draw(&mut e, PrimType::Triangles, 0, 6, 1)?;
+    check_image(ctx, &mut e, &t, |x, _| {
+        Some(if x < W / 2 { texels[1] } else { texels[2] })
+    })?;
+    step("unbind gs", e.ctx.bind_gs_state(None))?;
+    step("delete gs", e.ctx.delete_gs_state(g))
+}
+both_paths!(
+    "pipe.draw.geometry.texture_layout_switch",
+    texture_layout_switch
+);
+
 /// Line stipple: a horizontal line through pixel centres of row 8 with
 /// factor 2 (Gallium stores 1) and pattern 0x3333 (two bits on, two off,
 /// from bit 0): pixel x is lit when bit (x / 2) % 16 of the pattern is,
