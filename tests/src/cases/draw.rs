@@ -1478,22 +1478,18 @@ fn main {
 }
 ";
 
-/// Textures outside VS/FS: a geometry shader samples texel (1, 0) of a
-/// 2x2 texture bound to the geometry stage (nothing bound to the fragment
-/// stage) and hands it to the fragment shader; the target shows it.
-fn geometry_texture(ctx: &mut TestContext, staging: bool) -> R {
-    let mut e = env(ctx, staging)?;
-    if !e.screen.caps().shader[ShaderStage::Geometry.index()].supported {
-        return Err(Outcome::skip("no geometry shaders"));
-    }
-    let t = setup(&mut e, false)?;
-    bind_program(&mut e, VS_PASSTHROUGH, FS_VARYING)?;
-    let g = step(
-        "create_gs_state",
-        e.ctx
-            .create_gs_state(&shader(ShaderStage::Geometry, GS_TEX)?),
-    )?;
-    step("bind_gs_state", e.ctx.bind_gs_state(Some(g)))?;
+/// A 2x2 RGBA8 texture with four distinct texels (row-major), its whole
+/// view and a nearest, no-mip sampler.
+fn texture_2x2(
+    e: &mut Env,
+) -> Result<
+    (
+        [[u8; 4]; 4],
+        pipe_core::view::SamplerView,
+        pipe_core::cso::SamplerHandle,
+    ),
+    Outcome,
+> {
     let tt = ResourceTemplate::texture_2d(Format::R8G8B8A8Unorm, 2, 2, BindFlags::SAMPLER_VIEW);
     let tex = e.texture(&tt)?;
     let texels: [[u8; 4]; 4] = [
@@ -1513,6 +1509,26 @@ fn geometry_texture(ctx: &mut TestContext, staging: bool) -> R {
         ..Default::default()
     };
     let sh = step("sampler", e.ctx.create_sampler_state(&ss))?;
+    Ok((texels, view, sh))
+}
+
+/// Textures outside VS/FS: a geometry shader samples texel (1, 0) of a
+/// 2x2 texture bound to the geometry stage (nothing bound to the fragment
+/// stage) and hands it to the fragment shader; the target shows it.
+fn geometry_texture(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    if !e.screen.caps().shader[ShaderStage::Geometry.index()].supported {
+        return Err(Outcome::skip("no geometry shaders"));
+    }
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_VARYING)?;
+    let g = step(
+        "create_gs_state",
+        e.ctx
+            .create_gs_state(&shader(ShaderStage::Geometry, GS_TEX)?),
+    )?;
+    step("bind_gs_state", e.ctx.bind_gs_state(Some(g)))?;
+    let (texels, view, sh) = texture_2x2(&mut e)?;
     step(
         "bind sampler",
         e.ctx
@@ -1559,25 +1575,7 @@ fn texture_layout_switch(ctx: &mut TestContext, staging: bool) -> R {
         return Err(Outcome::skip("no geometry shaders"));
     }
     let t = setup(&mut e, false)?;
-    let tt = ResourceTemplate::texture_2d(Format::R8G8B8A8Unorm, 2, 2, BindFlags::SAMPLER_VIEW);
-    let tex = e.texture(&tt)?;
-    let texels: [[u8; 4]; 4] = [
-        [10, 20, 30, 255],
-        [200, 40, 90, 255],
-        [50, 60, 70, 255],
-        [80, 90, 100, 255],
-    ];
-    e.write_texture(&tex, 0, &PipeBox::rect(0, 0, 2, 2), texels.as_flattened())?;
-    let view = step(
-        "view",
-        e.ctx
-            .create_sampler_view(&tex, &pipe_core::view::SamplerViewTemplate::whole(&tt)),
-    )?;
-    let ss = SamplerState {
-        min_mip_filter: MipFilter::None,
-        ..Default::default()
-    };
-    let sh = step("sampler", e.ctx.create_sampler_state(&ss))?;
+    let (texels, view, sh) = texture_2x2(&mut e)?;
     for stage in [ShaderStage::Fragment, ShaderStage::Geometry] {
         step(
             "bind sampler",
