@@ -151,6 +151,31 @@ fn bind_vertices(e: &mut Env, verts: &[f32], instance_offsets: Option<&[f32]>) -
     step("set_vertex_buffers", e.ctx.set_vertex_buffers(&vbs))
 }
 
+/// Binds one vec4 attribute per stream, stream i at location i from user
+/// vertex buffer i, with the given instance divisor (0: per vertex).
+fn bind_vec4_streams(e: &mut Env, streams: &[(&[f32], u32)]) -> R {
+    let elems: Vec<VertexElement> = (0..streams.len())
+        .map(|i| VertexElement {
+            src_offset: 0,
+            src_stride: 16,
+            vertex_buffer_index: i as u8,
+            dual_slot: false,
+            src_format: Format::R32G32B32A32Float,
+            instance_divisor: streams[i].1,
+        })
+        .collect();
+    let ve = step("velems", e.ctx.create_vertex_elements_state(&elems))?;
+    step("bind velems", e.ctx.bind_vertex_elements_state(Some(ve)))?;
+    let vbs: Vec<VertexBuffer> = streams
+        .iter()
+        .map(|(data, _)| VertexBuffer {
+            buffer: Some(VertexBufferSource::User(Arc::from(f32s(data)))),
+            buffer_offset: 0,
+        })
+        .collect();
+    step("vbufs", e.ctx.set_vertex_buffers(&vbs))
+}
+
 fn clear_color(e: &mut Env, c: [f32; 4]) -> R {
     step(
         "clear",
@@ -786,39 +811,7 @@ fn textured(ctx: &mut TestContext, staging: bool, scale: f32, wrap: TexWrap) -> 
         0.0,
         0.0,
     ];
-    let elems = [
-        VertexElement {
-            src_offset: 0,
-            src_stride: 16,
-            vertex_buffer_index: 0,
-            dual_slot: false,
-            src_format: Format::R32G32B32A32Float,
-            instance_divisor: 0,
-        },
-        VertexElement {
-            src_offset: 0,
-            src_stride: 16,
-            vertex_buffer_index: 1,
-            dual_slot: false,
-            src_format: Format::R32G32B32A32Float,
-            instance_divisor: 0,
-        },
-    ];
-    let ve = step("velems", e.ctx.create_vertex_elements_state(&elems))?;
-    step("bind velems", e.ctx.bind_vertex_elements_state(Some(ve)))?;
-    step(
-        "vbufs",
-        e.ctx.set_vertex_buffers(&[
-            VertexBuffer {
-                buffer: Some(VertexBufferSource::User(Arc::from(f32s(&pos)))),
-                buffer_offset: 0,
-            },
-            VertexBuffer {
-                buffer: Some(VertexBufferSource::User(Arc::from(f32s(&uv)))),
-                buffer_offset: 0,
-            },
-        ]),
-    )?;
+    bind_vec4_streams(&mut e, &[(&pos, 0), (&uv, 0)])?;
     clear_color(&mut e, [0.0; 4])?;
     draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
     check_image(ctx, &mut e, &t, |x, y| {
@@ -1022,39 +1015,7 @@ fn flat_shading(ctx: &mut TestContext, staging: bool) -> R {
     let colors = [
         1.0f32, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0,
     ];
-    let elems = [
-        VertexElement {
-            src_offset: 0,
-            src_stride: 16,
-            vertex_buffer_index: 0,
-            dual_slot: false,
-            src_format: Format::R32G32B32A32Float,
-            instance_divisor: 0,
-        },
-        VertexElement {
-            src_offset: 0,
-            src_stride: 16,
-            vertex_buffer_index: 1,
-            dual_slot: false,
-            src_format: Format::R32G32B32A32Float,
-            instance_divisor: 0,
-        },
-    ];
-    let ve = step("velems", e.ctx.create_vertex_elements_state(&elems))?;
-    step("bind velems", e.ctx.bind_vertex_elements_state(Some(ve)))?;
-    step(
-        "vbufs",
-        e.ctx.set_vertex_buffers(&[
-            VertexBuffer {
-                buffer: Some(VertexBufferSource::User(Arc::from(f32s(&FULL)))),
-                buffer_offset: 0,
-            },
-            VertexBuffer {
-                buffer: Some(VertexBufferSource::User(Arc::from(f32s(&colors)))),
-                buffer_offset: 0,
-            },
-        ]),
-    )?;
+    bind_vec4_streams(&mut e, &[(&FULL, 0), (&colors, 0)])?;
     for (first, want) in [
         (false, [0.0f32, 0.0, 1.0, 1.0]),
         (true, [1.0, 0.0, 0.0, 1.0]),
@@ -1227,42 +1188,9 @@ fn divisor_two(ctx: &mut TestContext, staging: bool) -> R {
     let t = setup(&mut e, false)?;
     bind_program(&mut e, VS_OFFSET, FS_UBO_COLOR)?;
     let sq = diagonal_squares();
-    let mut elems = vec![
-        VertexElement {
-            src_offset: 0,
-            src_stride: 16,
-            vertex_buffer_index: 0,
-            dual_slot: false,
-            src_format: Format::R32G32B32A32Float,
-            instance_divisor: 0,
-        },
-        VertexElement {
-            src_offset: 0,
-            src_stride: 16,
-            vertex_buffer_index: 1,
-            dual_slot: false,
-            src_format: Format::R32G32B32A32Float,
-            instance_divisor: 2,
-        },
-    ];
-    let ve = step("velems", e.ctx.create_vertex_elements_state(&elems))?;
-    elems.clear();
-    step("bind velems", e.ctx.bind_vertex_elements_state(Some(ve)))?;
     // Offsets move square 0 by one square (0.5 NDC) diagonally.
     let offs = [0.0f32, 0.0, 0.0, 0.0, 0.5, 0.5, 0.0, 0.0];
-    step(
-        "vbufs",
-        e.ctx.set_vertex_buffers(&[
-            VertexBuffer {
-                buffer: Some(VertexBufferSource::User(Arc::from(f32s(&sq)))),
-                buffer_offset: 0,
-            },
-            VertexBuffer {
-                buffer: Some(VertexBufferSource::User(Arc::from(f32s(&offs)))),
-                buffer_offset: 0,
-            },
-        ]),
-    )?;
+    bind_vec4_streams(&mut e, &[(&sq, 0), (&offs, 2)])?;
     let c = [0.5, 0.5, 1.0, 1.0];
     set_color(&mut e, c)?;
     clear_color(&mut e, [0.0; 4])?;
