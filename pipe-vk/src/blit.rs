@@ -777,9 +777,6 @@ impl VkContext {
     }
 
     pub(crate) fn do_blit(&mut self, info: &BlitInfo) -> PipeResult<()> {
-        // `info.render_condition_enable`: render conditions do not exist in
-        // pipe-vk yet (`render_condition` returns Unsupported), so no
-        // condition is ever active and a blit is never predicated.
         if info.window_rectangle_include && info.window_rectangles.is_empty() {
             // Inclusive with no rectangles: no pixel passes.
             return Ok(());
@@ -805,6 +802,38 @@ impl VkContext {
         }
         let corners = |s: &Side| Corners { lo: s.lo, hi: s.hi };
         let (sc, dc) = (corners(&src), corners(&dst));
+        if !self.render_condition_set() {
+            return self.unpredicated_blit(info, src, dst, sc, dc);
+        }
+        if info.render_condition_enable {
+            // Transfer commands are never predicated: a predicated blit is
+            // drawn (Zink's `blit_native` refuses it the same way), or,
+            // when the blitter cannot draw it, decided on the CPU.
+            match self.shader_blit(info, sc, dc) {
+                Err(PipeError::Unsupported(_)) => {
+                    if !self.render_condition_passes_on_cpu()? {
+                        return Ok(());
+                    }
+                }
+                other => return other,
+            }
+        }
+        // The blitter's draws must not be predicated.
+        let saved = self.suspend_render_condition();
+        let r = self.unpredicated_blit(info, src, dst, sc, dc);
+        self.resume_render_condition(saved);
+        r
+    }
+
+    /// `blit` with no render condition in force.
+    fn unpredicated_blit(
+        &mut self,
+        info: &BlitInfo,
+        src: Side,
+        dst: Side,
+        sc: Corners,
+        dc: Corners,
+    ) -> PipeResult<()> {
         // Blending and window rectangles have no transfer command at all.
         let why = if info.alpha_blend {
             "alpha blending".to_string()

@@ -313,6 +313,7 @@ impl VkContext {
             &target,
             v,
             (bx.x as u32, bx.y as u32, bx.width as u32, bx.height as u32),
+            false,
         )
     }
 }
@@ -337,6 +338,7 @@ use pipe_core::aux::{AuxMap, AuxOp, AuxState, AuxUsage, SliceLayout};
 use pipe_core::flags::ClearFlags;
 use pipe_core::state::ColorUnion;
 use pipe_core::view::Surface;
+use smallvec::SmallVec;
 
 use crate::view::vk_surface;
 
@@ -424,6 +426,9 @@ pub struct ClearStats {
     pub render_area: u64,
     /// Pending clears carried out by a draw's CLEAR load op.
     pub load_op: u64,
+    /// Clears under the render condition (`vkCmdClearAttachments` under
+    /// conditional rendering).
+    pub predicated: u64,
 }
 
 impl VkContext {
@@ -542,6 +547,7 @@ impl VkContext {
         surface: &Surface,
         value: PendingClear,
         rect: Option<(u32, u32, u32, u32)>,
+        predicated: bool,
     ) -> PipeResult<()> {
         let s = vk_surface(surface)?;
         let d = surface.desc();
@@ -552,6 +558,11 @@ impl VkContext {
         let whole = x == 0 && y == 0 && w == d.width && h == d.height;
         let all_aspects = value.aspect == s.aspect;
         let obj = s.obj.clone();
+        // A predicated clear is neither deferred nor a load op (neither is
+        // predicated): see `render_cond`.
+        if predicated {
+            return self.render_area_clear(surface, value, (x, y, w, h), true);
+        }
         let can_defer = whole
             && all_aspects
             && obj
@@ -573,16 +584,19 @@ impl VkContext {
                 return Ok(());
             }
         }
-        self.render_area_clear(surface, value, (x, y, w, h))
+        self.render_area_clear(surface, value, (x, y, w, h), false)
     }
 
     /// A clear through `vkCmdBeginRendering` with CLEAR load ops and the
     /// render area set to the rectangle: pixels outside are untouched.
+    /// `predicated`: under the render condition, through LOAD and a
+    /// predicated `vkCmdClearAttachments` instead.
     fn render_area_clear(
         &mut self,
         surface: &Surface,
         v: PendingClear,
         rect: (u32, u32, u32, u32),
+        predicated: bool,
     ) -> PipeResult<()> {
         let s = vk_surface(surface)?;
         let target = AttachmentTarget {
@@ -593,7 +607,7 @@ impl VkContext {
             first_layer: s.first_layer,
             layer_count: s.layer_count,
         };
-        self.render_area_clear_target(&target, v, rect)
+        self.render_area_clear_target(&target, v, rect, predicated)
     }
 
     fn render_area_clear_target(
@@ -601,8 +615,12 @@ impl VkContext {
         s: &AttachmentTarget,
         v: PendingClear,
         (x, y, w, h): (u32, u32, u32, u32),
+        predicated: bool,
     ) -> PipeResult<()> {
         let obj = s.obj.clone();
+        if predicated {
+            self.declare_predicate_read();
+        }
         let color = s.aspect.contains(vk::ImageAspectFlags::COLOR);
         let (layout, a) = if color {
             (
@@ -636,7 +654,7 @@ impl VkContext {
         );
         let cmd = self.cmd();
         let load = |cleared: bool| {
-            if cleared {
+            if cleared && !predicated {
                 vk::AttachmentLoadOp::CLEAR
             } else {
                 vk::AttachmentLoadOp::LOAD
@@ -687,7 +705,49 @@ impl VkContext {
             }
         }
         self.dev().begin_rendering(cmd, &info);
-        self.dev().end_rendering(cmd);
+        if predicated {
+            self.rendering = true;
+            self.begin_conditional_rendering();
+            let mut atts: SmallVec<[vk::ClearAttachment; 2]> = SmallVec::new();
+            if color {
+                atts.push(vk::ClearAttachment {
+                    aspect_mask: vk::ImageAspectFlags::COLOR,
+                    color_attachment: 0,
+                    clear_value: vk::ClearValue {
+                        color: vk::ClearColorValue { uint32: v.color },
+                    },
+                });
+            } else {
+                atts.push(vk::ClearAttachment {
+                    aspect_mask: v.aspect & s.aspect,
+                    color_attachment: 0,
+                    clear_value: vk::ClearValue {
+                        depth_stencil: vk::ClearDepthStencilValue {
+                            depth: v.depth,
+                            stencil: v.stencil,
+                        },
+                    },
+                });
+            }
+            let rect = vk::ClearRect {
+                rect: info.render_area,
+                base_array_layer: 0,
+                layer_count: s.layer_count,
+            };
+            // SAFETY: inside the rendering instance just begun, whose
+            // attachments are the ones named; the rectangle is its render
+            // area and the layers its layers.
+            unsafe {
+                self.dev()
+                    .raw()
+                    .cmd_clear_attachments(cmd, &atts, std::slice::from_ref(&rect))
+            };
+            self.clear_stats.predicated += 1;
+            // Ends the conditional scope, then the instance.
+            self.end_rendering();
+        } else {
+            self.dev().end_rendering(cmd);
+        }
         self.clear_stats.render_area += 1;
         Ok(())
     }
@@ -702,6 +762,8 @@ impl VkContext {
         stencil: u32,
     ) -> PipeResult<()> {
         let fb = self.bound().framebuffer.clone();
+        // `clear` always honours the render condition.
+        let predicated = self.render_condition_set();
         let rect = |sd: &pipe_core::view::SurfaceDesc| match scissor {
             None => None,
             Some(sc) => {
@@ -725,7 +787,7 @@ impl VkContext {
                 stencil: 0,
                 aspect: vk::ImageAspectFlags::COLOR,
             };
-            self.clear_surface(surf, v, rect(surf.desc()))?;
+            self.clear_surface(surf, v, rect(surf.desc()), predicated)?;
         }
         if let Some(z) = &fb.zsbuf {
             let s = vk_surface(z)?;
@@ -743,7 +805,7 @@ impl VkContext {
                     stencil: stencil & 0xff,
                     aspect,
                 };
-                self.clear_surface(z, v, rect(z.desc()))?;
+                self.clear_surface(z, v, rect(z.desc()), predicated)?;
             }
         }
         Ok(())

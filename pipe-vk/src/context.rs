@@ -117,6 +117,8 @@ pub struct VkContext {
     pub(crate) dummy_texture: Option<(SamplerView, vk::Sampler)>,
     /// The shader blit's CSOs (see `blitter`).
     pub(crate) blitter: crate::blitter::Blitter,
+    /// `render_condition_mem` (see `render_cond`).
+    pub(crate) render_cond: crate::render_cond::RenderCondState,
     blend: CsoTable<BlendState>,
     sampler: CsoTable<SamplerState>,
     rasterizer: CsoTable<RasterizerState>,
@@ -161,6 +163,18 @@ impl VkContext {
             vk_samplers: Default::default(),
             dummy_texture: None,
             blitter: Default::default(),
+            render_cond: crate::render_cond::RenderCondState {
+                ext: (dev
+                    .device
+                    .features
+                    .conditional_rendering
+                    .conditional_rendering
+                    == vk::TRUE)
+                    .then(|| {
+                        ash::ext::conditional_rendering::Device::new(&dev.instance.raw, dev.raw())
+                    }),
+                ..Default::default()
+            },
             shader_buffers: vec![vec![None; MAX_SHADER_BUFFERS]; 6],
             shader_buffers_writable: [0; 6],
             shader_images: vec![vec![None; MAX_SHADER_IMAGES]; 6],
@@ -866,17 +880,20 @@ impl Context for VkContext {
         dsty: u32,
         width: u32,
         height: u32,
-        _render_condition_enabled: bool,
+        render_condition_enabled: bool,
     ) -> PipeResult<()> {
-        // Render conditions do not exist in pipe-vk yet (render_condition
-        // is Unsupported), so nothing is ever predicated.
         let v = crate::clear::PendingClear {
             color: color.u32(),
             depth: 0.0,
             stencil: 0,
             aspect: vk::ImageAspectFlags::COLOR,
         };
-        self.clear_surface(dst, v, Some((dstx, dsty, width, height)))
+        self.clear_surface(
+            dst,
+            v,
+            Some((dstx, dsty, width, height)),
+            render_condition_enabled && self.render_condition_set(),
+        )
     }
     fn clear_depth_stencil(
         &mut self,
@@ -888,7 +905,7 @@ impl Context for VkContext {
         dsty: u32,
         width: u32,
         height: u32,
-        _render_condition_enabled: bool,
+        render_condition_enabled: bool,
     ) -> PipeResult<()> {
         let s = crate::view::vk_surface(dst)?;
         let mut aspect = vk::ImageAspectFlags::empty();
@@ -904,7 +921,12 @@ impl Context for VkContext {
             stencil: stencil & 0xff,
             aspect,
         };
-        self.clear_surface(dst, v, Some((dstx, dsty, width, height)))
+        self.clear_surface(
+            dst,
+            v,
+            Some((dstx, dsty, width, height)),
+            render_condition_enabled && self.render_condition_set(),
+        )
     }
     fn upload_alloc(
         &mut self,
@@ -1090,6 +1112,14 @@ impl Context for VkContext {
         }
         Ok(())
     }
+    fn render_condition_mem(
+        &mut self,
+        buffer: Option<&Resource>,
+        offset: u32,
+        condition: bool,
+    ) -> PipeResult<()> {
+        self.do_render_condition_mem(buffer, offset, condition)
+    }
     fn texture_barrier(&mut self, _flags: TextureBarrierFlags) -> PipeResult<()> {
         // Accesses are tracked per resource, so the next draw's reads of a
         // written surface already get their barrier.
@@ -1117,7 +1147,6 @@ impl Context for VkContext {
         get_query_result_resource(query: &Query, flags: QueryFlags, result_type: QueryValueType, index: QueryResultIndex, resource: &Resource, offset: u32) -> () = 0;
         set_active_query_state(enable: bool) -> () = 0;
         render_condition(query: Option<&Query>, condition: bool, mode: RenderCondMode) -> () = 0;
-        render_condition_mem(buffer: Option<&Resource>, offset: u32, condition: bool) -> () = 0;
         resource_commit(resource: &Resource, level: u32, bx: &PipeBox, commit: bool) -> () = 6;
         set_compute_resources(start: u32, surfaces: &[Option<Surface>]) -> () = 7;
         create_texture_handle(view: &SamplerView, sampler: &SamplerState) -> u64 = 7;

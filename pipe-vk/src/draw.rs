@@ -191,6 +191,7 @@ impl VkContext {
     /// Ends the open rendering instance, if any.
     pub(crate) fn end_rendering(&mut self) {
         if self.rendering {
+            self.end_conditional_rendering();
             let cmd = self.batches.cmd();
             self.dev().end_rendering(cmd);
             self.rendering = false;
@@ -725,6 +726,7 @@ impl VkContext {
             None => None,
         };
         let textures = self.prepare_textures()?;
+        self.declare_predicate_read();
         if !self.barriers.is_empty() {
             self.end_rendering();
         }
@@ -733,6 +735,7 @@ impl VkContext {
         if !self.rendering {
             self.begin_rendering()?;
         }
+        self.begin_conditional_rendering();
         let cmd = self.batches.cmd();
         let dev = self.dev().clone();
         let raw = dev.raw();

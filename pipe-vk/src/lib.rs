@@ -50,6 +50,7 @@ pub mod instance;
 pub mod memory;
 pub mod pipeline;
 pub mod prim;
+pub mod render_cond;
 pub mod resource;
 pub mod sampler;
 pub mod screen;

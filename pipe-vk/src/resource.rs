@@ -190,7 +190,7 @@ pub fn vk_resource(res: &pipe_core::Resource) -> PipeResult<&VkResource> {
     res.backend_or_err::<VkResource>("resource")
 }
 
-fn buffer_usage(_bind: BindFlags) -> vk::BufferUsageFlags {
+fn buffer_usage(dev: &DeviceShared) -> vk::BufferUsageFlags {
     // As Zink does: every buffer may serve every core use, because GL lets
     // a frontend bind any buffer anywhere (a vertex buffer becomes a
     // texture buffer, an SSBO an index buffer) without recreating it. The
@@ -204,6 +204,18 @@ fn buffer_usage(_bind: BindFlags) -> vk::BufferUsageFlags {
         | vk::BufferUsageFlags::INDEX_BUFFER
         | vk::BufferUsageFlags::VERTEX_BUFFER
         | vk::BufferUsageFlags::INDIRECT_BUFFER
+        | if dev
+            .device
+            .features
+            .conditional_rendering
+            .conditional_rendering
+            == vk::TRUE
+        {
+            // `render_condition_mem` may name any buffer.
+            vk::BufferUsageFlags::CONDITIONAL_RENDERING_EXT
+        } else {
+            vk::BufferUsageFlags::empty()
+        }
 }
 
 /// Where a resource's memory should live.
@@ -230,16 +242,17 @@ fn directly_mappable(dev: &DeviceShared, loc: MemoryLocation) -> bool {
 pub fn create_buffer_object(
     dev: &Arc<DeviceShared>,
     size: u64,
-    bind: BindFlags,
+    _bind: BindFlags,
     loc: MemoryLocation,
     name: &str,
 ) -> PipeResult<Arc<ResourceObject>> {
     let raw = dev.raw();
     let info = vk::BufferCreateInfo::default()
         .size(size.max(1))
-        .usage(buffer_usage(bind))
+        .usage(buffer_usage(dev))
         .sharing_mode(vk::SharingMode::EXCLUSIVE);
-    // SAFETY: a valid create info; usage flags are all core.
+    // SAFETY: a valid create info; usage flags are core or of enabled
+    // extensions.
     let buffer =
         unsafe { raw.create_buffer(&info, None) }.map_err(|e| vk_err("vkCreateBuffer", e))?;
     // SAFETY: the buffer was just created on this device.

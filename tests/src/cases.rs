@@ -7,5 +7,6 @@ mod context;
 mod draw;
 mod prim;
 mod render;
+mod render_cond;
 mod screen;
 mod transfer;

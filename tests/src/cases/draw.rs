@@ -38,12 +38,12 @@ fn main {
 
 /// A 16x16 RGBA8 render target bound as the only colour buffer (and
 /// optionally a Z32F depth buffer), with a full viewport.
-struct Target {
-    color: Resource,
-    depth: Option<Resource>,
+pub(crate) struct Target {
+    pub(crate) color: Resource,
+    pub(crate) depth: Option<Resource>,
 }
 
-fn setup(e: &mut Env, with_depth: bool) -> Result<Target, Outcome> {
+pub(crate) fn setup(e: &mut Env, with_depth: bool) -> Result<Target, Outcome> {
     let t = ResourceTemplate::texture_2d(
         Format::R8G8B8A8Unorm,
         W,
@@ -112,7 +112,7 @@ fn setup(e: &mut Env, with_depth: bool) -> Result<Target, Outcome> {
 
 /// Binds `verts` (x, y, z, w per vertex) as vertex buffer 0 and, when
 /// given, per-instance offsets as buffer 1.
-fn bind_vertices(e: &mut Env, verts: &[f32], instance_offsets: Option<&[f32]>) -> R {
+pub(crate) fn bind_vertices(e: &mut Env, verts: &[f32], instance_offsets: Option<&[f32]>) -> R {
     let mut elems = vec![VertexElement {
         src_offset: 0,
         src_stride: 16,
@@ -176,7 +176,7 @@ fn bind_vec4_streams(e: &mut Env, streams: &[(&[f32], u32)]) -> R {
     step("vbufs", e.ctx.set_vertex_buffers(&vbs))
 }
 
-fn clear_color(e: &mut Env, c: [f32; 4]) -> R {
+pub(crate) fn clear_color(e: &mut Env, c: [f32; 4]) -> R {
     step(
         "clear",
         e.ctx.clear(
@@ -189,7 +189,7 @@ fn clear_color(e: &mut Env, c: [f32; 4]) -> R {
     )
 }
 
-fn draw(e: &mut Env, mode: PrimType, start: u32, count: u32, instances: u32) -> R {
+pub(crate) fn draw(e: &mut Env, mode: PrimType, start: u32, count: u32, instances: u32) -> R {
     let info = DrawInfo {
         mode,
         instance_count: instances,
@@ -212,7 +212,7 @@ fn draw(e: &mut Env, mode: PrimType, start: u32, count: u32, instances: u32) -> 
 
 /// Compares the target with `expect(x, y) -> Some(rgba)`; `None` pixels
 /// (edge ties) are skipped. Writes the PNG triple on failure.
-fn check_image(
+pub(crate) fn check_image(
     ctx: &TestContext,
     e: &mut Env,
     t: &Target,
