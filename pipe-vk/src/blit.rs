@@ -753,6 +753,11 @@ impl VkContext {
             samples: vk::SampleCountFlags::from_raw(samples.max(1)),
             layers: t.array_size,
             levels: 1,
+            ty: if as3d {
+                vk::ImageType::TYPE_3D
+            } else {
+                s.img.ty
+            },
             ..s.img
         };
         Ok(s.in_temp(s.obj.clone(), img, t))

@@ -76,11 +76,10 @@
 //!   shaders); such blits must be 1:1 in x and y. Multisampled to
 //!   multisampled (same sample count) copies per sample with sample
 //!   shading (`SampleId`).
-//! - **Destinations that cannot be attachments.** Surfaces of 3D images
-//!   do not exist in pipe-vk, so a 3D destination is rendered into a
-//!   temporary 2D (array) image holding a copy of the destination box,
-//!   then copied back into the slices. A blit whose source and destination
-//!   share a subresource samples a temporary copy of the source box.
+//! - **3D destinations** are drawn slice by slice through surfaces that
+//!   view the slices as 2D array layers (`view::create_surface`). A blit
+//!   whose source and destination share a subresource samples a temporary
+//!   copy of the source box.
 //!
 //! Every check (formats, features, usages, sample counts, layer counts)
 //! runs before anything is recorded; failures are `PipeError::Unsupported`
@@ -520,7 +519,6 @@ struct CopyOp {
 struct Job {
     pre: Vec<CopyOp>,
     layers: Vec<LayerDraw>,
-    post: Vec<CopyOp>,
     /// Scissor rectangles in framebuffer coordinates.
     rects: Vec<ScissorState>,
     fb: (u16, u16, u8),
@@ -806,9 +804,6 @@ impl VkContext {
         let r = self.draw_blit(&job, vs, rast, velems);
         self.restore_after_blit(saved);
         r?;
-        for c in &job.post {
-            self.do_resource_copy_region(&c.dst, c.dst_level, c.at, &c.src, c.src_level, &c.bx)?;
-        }
         self.blitter.blits += 1;
         self.debug_message(pipe_core::state::DebugType::Fallback, 4, || {
             "blit drawn with shaders (no transfer command does it)".to_string()
@@ -1085,20 +1080,6 @@ impl VkContext {
         {
             return Err(unsupported(format!("alpha blending into {df}")));
         }
-        if d3d {
-            // The 3D destination goes through a temporary 2D image, which
-            // must support the same.
-            let t = self.format_features(dimg.format);
-            if !t.contains(
-                vk::FormatFeatureFlags::TRANSFER_SRC | vk::FormatFeatureFlags::TRANSFER_DST,
-            ) || !dimg
-                .usage
-                .contains(vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST)
-            {
-                return Err(unsupported(format!("a 3D destination of {}", dd.format)));
-            }
-        }
-
         // The pixels to write: the destination box, the scissor, the
         // window rectangles.
         let mut base = [d.lo[0], d.lo[1], d.hi[0], d.hi[1]];
@@ -1138,7 +1119,6 @@ impl VkContext {
         let sampler = self.blit_sampler(filter == TexFilter::Linear && fetch == Fetch::Sample)?;
 
         let mut pre = Vec::new();
-        let mut post = Vec::new();
 
         // A source that shares a subresource with the destination is
         // sampled from a copy.
@@ -1191,55 +1171,10 @@ impl VkContext {
             .level_extent(src_level)
             .ok_or_else(|| PipeError::invalid("blit: source level out of range"))?;
 
-        // A 3D destination is rendered into a temporary 2D array holding a
-        // copy of its box.
+        // A 3D destination's slices are the layers of its surfaces.
         let dn = d.extent(2);
-        let (dst_res, dst_level, d_first_layer, origin) = if d3d {
-            let mut t = dd.clone();
-            t.target = if dn > 1 {
-                Target::Texture2DArray
-            } else {
-                Target::Texture2D
-            };
-            t.width0 = u32_of(d.extent(0))?;
-            t.height0 = u32_of(d.extent(1))?;
-            t.depth0 = 1;
-            t.array_size = u32_of(dn)?;
-            t.last_level = 0;
-            t.nr_samples = 0;
-            t.nr_storage_samples = 0;
-            t.usage = pipe_core::resource::Usage::Default;
-            t.flags = ResourceFlags::empty();
-            t.bind = BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW;
-            let tmp = crate::resource::resource_create(self.dev(), &t)?;
-            let bx = PipeBox::new(
-                i32_of(d.lo[0])?,
-                i32_of(d.lo[1])?,
-                i32_of(d.lo[2])?,
-                i32_of(d.extent(0))?,
-                i32_of(d.extent(1))?,
-                i32_of(dn)?,
-            );
-            pre.push(CopyOp {
-                dst: tmp.clone(),
-                dst_level: 0,
-                at: [0, 0, 0],
-                src: dres.clone(),
-                src_level: info.dst.level,
-                bx,
-            });
-            post.push(CopyOp {
-                dst: dres.clone(),
-                dst_level: info.dst.level,
-                at: [u32_of(d.lo[0])?, u32_of(d.lo[1])?, u32_of(d.lo[2])?],
-                src: tmp.clone(),
-                src_level: 0,
-                bx: PipeBox::new(0, 0, 0, bx.width, bx.height, bx.depth),
-            });
-            (tmp, 0, 0, [d.lo[0], d.lo[1]])
-        } else {
-            (dres.clone(), info.dst.level, d.lo[2], [0, 0])
-        };
+        let (dst_res, dst_level, d_first_layer, origin) =
+            (dres.clone(), info.dst.level, d.lo[2], [0i64, 0i64]);
         let d = d.moved([origin[0], origin[1], 0]);
         let (fw, fh, _) = dst_res
             .desc()
@@ -1341,7 +1276,6 @@ impl VkContext {
         Ok(Some(Job {
             pre,
             layers,
-            post,
             rects,
             fb: (fw, fh, samples),
             zs,

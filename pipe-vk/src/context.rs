@@ -266,6 +266,12 @@ impl VkContext {
         discard: bool,
     ) {
         if let Some(img) = obj.image() {
+            // A 3D level is one subresource, whatever slices are used.
+            let (first, count) = if img.ty == vk::ImageType::TYPE_3D {
+                (0, 1)
+            } else {
+                (first, count)
+            };
             let mut sync = obj.sync();
             for layer in first..first.saturating_add(count).min(img.layers) {
                 let idx = (level * img.layers + layer) as usize;

@@ -38,6 +38,9 @@ pub struct ImageInfo {
     pub levels: u32,
     /// Array layers (cube faces included); 1 for 3D.
     pub layers: u32,
+    /// `TYPE_3D` images are one subresource per level: accesses to any of
+    /// their depth slices are tracked (and barriered) as layer 0.
+    pub ty: vk::ImageType,
     pub samples: vk::SampleCountFlags,
     pub usage: vk::ImageUsageFlags,
 }
@@ -377,9 +380,19 @@ pub fn create_object(
             t.array_size,
             1,
         ),
+        // Surfaces view depth slices as 2D array layers (as Zink does);
+        // sampling such a view would need VK_EXT_image_2d_view_of_3d, but
+        // attachments need only this flag.
         Target::Texture3D => (
             vk::ImageType::TYPE_3D,
-            vk::ImageCreateFlags::empty(),
+            if usage.intersects(
+                vk::ImageUsageFlags::COLOR_ATTACHMENT
+                    | vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
+            ) {
+                vk::ImageCreateFlags::TYPE_2D_ARRAY_COMPATIBLE
+            } else {
+                vk::ImageCreateFlags::empty()
+            },
             1,
             t.depth0,
         ),
@@ -506,6 +519,7 @@ pub fn create_object(
             extent,
             levels: t.num_levels(),
             layers,
+            ty: image_type,
             samples,
             usage,
         }),

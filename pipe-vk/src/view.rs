@@ -241,13 +241,26 @@ pub fn create_surface(texture: &Resource, t: &SurfaceTemplate) -> PipeResult<Sur
         .ok_or_else(|| PipeError::invalid("surface of a buffer"))?;
     let rt = texture.desc();
     let count = t.last_layer - t.first_layer + 1;
-    // Attachments are 2D (array) views; a 3D level is viewed as layers
-    // only with VK_EXT_image_2d_view_of_3d, so 3D surfaces take slice 0..n
-    // through a 2D array view of the 3D image where allowed.
+    // Attachments are 2D (array) views. A 3D level's depth slices are
+    // viewed as the layers of a 2D array view (the image is
+    // 2D_ARRAY_COMPATIBLE when it can be an attachment); the slices must
+    // exist in that level.
     if rt.target == Target::Texture3D {
-        return Err(PipeError::unsupported(
-            "surfaces of 3D textures are not supported by pipe-vk yet",
-        ));
+        if !img.usage.intersects(
+            vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
+        ) {
+            return Err(PipeError::unsupported(format!(
+                "create_surface: {} 3D textures cannot be rendered to on this device",
+                rt.format
+            )));
+        }
+        let depth = rt.level_extent(t.level).map_or(0, |e| e.2);
+        if t.last_layer >= depth {
+            return Err(PipeError::invalid(format!(
+                "create_surface: slices {}..={} of a 3D level with {depth} slices",
+                t.first_layer, t.last_layer
+            )));
+        }
     }
     let key = ViewKey {
         view_type: if count > 1 || rt.target.is_layered() {

@@ -591,3 +591,95 @@ both_paths!(
     "pipe.clear.depth_stencil.combined_aspects",
     combined_depth_stencil
 );
+
+/// Surfaces of 3D textures: depth slices are the surface's layers.
+/// Slices 1 and 2 of an 8x8x4 level are cleared in a 4x4 rectangle; the
+/// other slices and the texels outside keep their uploaded pattern.
+fn surface_3d_clear(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let mut t = rt(
+        Format::R8G8B8A8Unorm,
+        Target::Texture3D,
+        8,
+        8,
+        1,
+        BindFlags::RENDER_TARGET,
+    );
+    t.depth0 = 4;
+    let tex = e.texture(&t)?;
+    let bx = PipeBox::new(0, 0, 0, 8, 8, 4);
+    let data = pattern(8 * 8 * 4 * 4, 9);
+    e.write_texture(&tex, 0, &bx, &data)?;
+    let s = surface(&mut e, &tex, 0, 1, 2)?;
+    let c = [0.0, 1.0, 0.4, 1.0];
+    step(
+        "clear_render_target",
+        e.ctx
+            .clear_render_target(&s, &ColorUnion::from_f32(c), 2, 2, 4, 4, false),
+    )?;
+    let px = [unorm8(c[0]), unorm8(c[1]), unorm8(c[2]), unorm8(c[3])];
+    let mut want = data.clone();
+    for z in 1..3usize {
+        for y in 2..6usize {
+            for x in 2..6usize {
+                let i = ((z * 8 + y) * 8 + x) * 4;
+                want[i..i + 4].copy_from_slice(&px);
+            }
+        }
+    }
+    expect_eq("3D slices", &e.read_texture(&tex, 0, &bx)?, &want)
+}
+both_paths!("pipe.surface.3d.clear_slices", surface_3d_clear);
+
+/// A surface naming slices beyond the level's depth is refused; so is a
+/// 3D texture that cannot be rendered to.
+fn surface_3d_bad(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let mut t = rt(
+        Format::R8G8B8A8Unorm,
+        Target::Texture3D,
+        8,
+        8,
+        1,
+        BindFlags::RENDER_TARGET,
+    );
+    t.depth0 = 4;
+    t.last_level = 1;
+    let tex = e.texture(&t)?;
+    // Level 1 is 4x4x2: slice 2 does not exist there.
+    for (level, first, last) in [(1, 0, 2), (0, 3, 4), (0, 2, 1)] {
+        let st = SurfaceTemplate {
+            format: t.format,
+            level,
+            first_layer: first,
+            last_layer: last,
+        };
+        match e.ctx.create_surface(&tex, &st) {
+            Err(pipe_core::PipeError::InvalidArgument(_)) => {}
+            other => {
+                return Err(Outcome::fail(format!(
+                    "surface of level {level} slices {first}..={last}: expected \
+                     InvalidArgument, got {:?}",
+                    other.map(|_| ())
+                )))
+            }
+        }
+    }
+    // The last slice of level 1 works.
+    let s = surface(&mut e, &tex, 1, 1, 1)?;
+    step(
+        "clear level 1 slice 1",
+        e.ctx.clear_render_target(
+            &s,
+            &ColorUnion::from_f32([1.0, 0.0, 0.0, 1.0]),
+            0,
+            0,
+            4,
+            4,
+            false,
+        ),
+    )?;
+    let got = e.read_texture(&tex, 1, &PipeBox::new(0, 0, 1, 4, 4, 1))?;
+    expect_eq("level 1 slice 1", &got, &fill(&[255, 0, 0, 255], 16))
+}
+both_paths!("pipe.surface.3d.bad_slices", surface_3d_bad);

@@ -1732,3 +1732,78 @@ fn debug_callback(ctx: &mut TestContext, staging: bool) -> R {
     Ok(())
 }
 both_paths!("pipe.draw.debug_callback.driver_messages", debug_callback);
+
+/// Rendering into one depth slice of a 3D texture's level 1 (4x4x2 of
+/// 8x8x4): the slice's pixels are drawn, the other slice keeps its clear.
+fn render_to_3d_slice(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let _ = setup(&mut e, false)?; // rasterizer and programs as elsewhere
+    let mut t = ResourceTemplate::texture_2d(
+        Format::R8G8B8A8Unorm,
+        8,
+        8,
+        BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW,
+    );
+    t.target = pipe_core::Target::Texture3D;
+    t.depth0 = 4;
+    t.last_level = 1;
+    let tex = e.texture(&t)?;
+    let zero = vec![0u8; 4 * 4 * 2 * 4];
+    e.write_texture(&tex, 1, &PipeBox::new(0, 0, 0, 4, 4, 2), &zero)?;
+    let s = step(
+        "surface",
+        e.ctx.create_surface(
+            &tex,
+            &SurfaceTemplate {
+                format: t.format,
+                level: 1,
+                first_layer: 1,
+                last_layer: 1,
+            },
+        ),
+    )?;
+    let fb = FramebufferState {
+        width: 4,
+        height: 4,
+        layers: 1,
+        samples: 1,
+        cbufs: vec![Some(s)],
+        zsbuf: None,
+        resolve: None,
+    };
+    step("set_framebuffer_state", e.ctx.set_framebuffer_state(&fb))?;
+    let vp = ViewportState {
+        scale: [2.0, 2.0, 1.0],
+        translate: [2.0, 2.0, 0.0],
+        swizzle: Default::default(),
+    };
+    step("viewport", e.ctx.set_viewport_states(0, &[vp]))?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let c = [0.2, 0.4, 0.6, 0.8];
+    set_color(&mut e, c)?;
+    // The left half: NDC x in [-1, 0] covers pixel columns 0 and 1.
+    bind_vertices(
+        &mut e,
+        &[
+            -1.0, -1.0, 0.0, 1.0, 0.0, -1.0, 0.0, 1.0, -1.0, 1.0, 0.0, 1.0, //
+            -1.0, 1.0, 0.0, 1.0, 0.0, -1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0,
+        ],
+        None,
+    )?;
+    draw(&mut e, PrimType::Triangles, 0, 6, 1)?;
+    let got = e.read_texture(&tex, 1, &PipeBox::new(0, 0, 0, 4, 4, 2))?;
+    let mut want = zero.clone();
+    for y in 0..4usize {
+        for x in 0..2usize {
+            let i = ((16 + y * 4) + x) * 4;
+            want[i..i + 4].copy_from_slice(&unorm(c));
+        }
+    }
+    if got != want {
+        return Err(Outcome::fail(format!(
+            "3D level 1: got {got:?}, expected {want:?}"
+        )));
+    }
+    Ok(())
+}
+both_paths!("pipe.draw.render_to_3d_slice", render_to_3d_slice);
