@@ -9,7 +9,8 @@
 //! the resource's own format, so replicating its bytes into a staging
 //! buffer and copying buffer→image clears any box bit-exactly, with no
 //! float round trip. Combined depth/stencil formats (whose buffer layout is
-//! per aspect in Vulkan) use `vkCmdClearDepthStencilImage` on whole levels.
+//! per aspect in Vulkan) use `vkCmdClearDepthStencilImage` on whole levels
+//! and a render-area clear on boxes, as multisampled textures do.
 
 use std::sync::Arc;
 
@@ -123,9 +124,9 @@ impl VkContext {
                 && bx.height as u32 == h
                 && (!is3d || bx.depth as u32 == d);
             if !whole {
-                return Err(PipeError::unsupported(
-                    "clear_texture of part of a combined depth/stencil level is not supported by pipe-vk yet",
-                ));
+                // Buffer copies would need each aspect's own packing; a
+                // render-area clear writes both from the decoded value.
+                return self.clear_texture_by_value(res, &obj, level, layer, layers, bx, data);
             }
             let depth = format::unpack_z_f32(t.format, data).unwrap_or(0.0);
             let stencil = format::unpack_s_u8(t.format, data).unwrap_or(0);
@@ -166,7 +167,7 @@ impl VkContext {
         if img.samples != vk::SampleCountFlags::TYPE_1 {
             // Buffer-to-image copies cannot write multisampled images: clear
             // with the value converted from the native texel.
-            return self.clear_texture_msaa(res, &obj, level, layer, layers, bx, data);
+            return self.clear_texture_by_value(res, &obj, level, layer, layers, bx, data);
         }
         let b = t.format.block();
         let cols = (bx.width as u32).div_ceil(b.width.max(1)) as usize;
@@ -233,12 +234,14 @@ impl VkContext {
 }
 
 impl VkContext {
-    /// `clear_texture` of a multisampled colour texture: the native texel
-    /// is converted to a clear value (floats for normalized and float
-    /// formats, integers for pure-integer ones); a whole level clears with
-    /// `vkCmdClearColorImage`, a box with a render-area clear.
+    /// `clear_texture` where buffer-to-image copies cannot do it
+    /// (multisampled textures, and boxes of combined depth/stencil levels):
+    /// the native texel is converted to a clear value (floats for
+    /// normalized and float formats, integers for pure-integer ones, depth
+    /// and stencil for depth/stencil formats); a whole level clears with
+    /// `vkCmdClear*Image`, a box with a render-area clear.
     #[allow(clippy::too_many_arguments)]
-    fn clear_texture_msaa(
+    fn clear_texture_by_value(
         &mut self,
         res: &Resource,
         obj: &Arc<ResourceObject>,
@@ -253,7 +256,7 @@ impl VkContext {
         let img = *obj
             .image()
             .ok_or_else(|| PipeError::invalid("clear of a buffer"))?;
-        let unsupported = || PipeError::unsupported(format!("clear_texture of multisampled {f}"));
+        let unsupported = || PipeError::unsupported(format!("clear_texture of {f} by value"));
         let v = if img.aspect.contains(vk::ImageAspectFlags::COLOR) {
             let color = if f.is_pure_uint() {
                 format::unpack_rgba_u32(f, data).ok_or_else(unsupported)?

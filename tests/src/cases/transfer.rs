@@ -1236,3 +1236,86 @@ fn srgb_clear(ctx: &mut TestContext, staging: bool) -> R {
     Ok(())
 }
 both_paths!("pipe.clear.render_target.srgb_encodes", srgb_clear);
+
+/// `clear_texture` of a box of a combined depth/stencil level (layer 1 of
+/// a 2D array): both aspects take the native value inside the box, and
+/// keep a previous whole-level clear outside. Z24S8 packs depth in the
+/// low 24 bits and stencil in the top 8; Z32F_S8X24 is a float then the
+/// stencil byte (the 24 padding bits are not compared).
+fn clear_texture_combined_box(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let mut tested = 0;
+    for (f, outside, inside) in [
+        (
+            Format::Z24UnormS8Uint,
+            0x9a12_3456u32.to_le_bytes().to_vec(),
+            0x17ab_cdefu32.to_le_bytes().to_vec(),
+        ),
+        (
+            Format::Z32FloatS8X24Uint,
+            {
+                let mut v = 0.25f32.to_le_bytes().to_vec();
+                v.extend_from_slice(&[0x9a, 0, 0, 0]);
+                v
+            },
+            {
+                let mut v = 0.75f32.to_le_bytes().to_vec();
+                v.extend_from_slice(&[0x17, 0, 0, 0]);
+                v
+            },
+        ),
+    ] {
+        let ds = BindFlags::DEPTH_STENCIL;
+        if !e
+            .screen
+            .is_format_supported(f, Target::Texture2DArray, 1, 1, ds)
+        {
+            continue;
+        }
+        tested += 1;
+        let mut t = tex_template(Target::Texture2DArray, f, 8, 8, 1, 2, 1);
+        t.bind = ds;
+        let tex = e.texture(&t)?;
+        let whole = PipeBox::new(0, 0, 0, 8, 8, 2);
+        step(
+            "clear_texture(whole)",
+            e.ctx.clear_texture(&tex, 0, &whole, &outside),
+        )?;
+        let bx = PipeBox::new(2, 1, 1, 4, 3, 1);
+        step(
+            "clear_texture(box)",
+            e.ctx.clear_texture(&tex, 0, &bx, &inside),
+        )?;
+        let got = e.read_texture(&tex, 0, &whole)?;
+        let n = outside.len();
+        // Bytes compared per texel: all of Z24S8, the float and the
+        // stencil byte of Z32F_S8X24.
+        let cmp = if n == 8 { 5 } else { 4 };
+        for z in 0..2 {
+            for y in 0..8 {
+                for x in 0..8 {
+                    let i = ((z * 8 + y) * 8 + x) * n;
+                    let in_box = z == 1 && (1..4).contains(&y) && (2..6).contains(&x);
+                    let want = if in_box { &inside } else { &outside };
+                    if got[i..i + cmp] != want[..cmp] {
+                        return Err(Outcome::fail(format!(
+                            "{f} layer {z} ({x},{y}): {:?}, expected {:?}",
+                            &got[i..i + cmp],
+                            &want[..cmp]
+                        )));
+                    }
+                }
+            }
+        }
+    }
+    if tested == 0 {
+        return Err(Outcome::fail(
+            "no combined depth/stencil format is supported",
+        ));
+    }
+    Ok(())
+}
+both_paths!(
+    "pipe.clear.texture.combined_depth_stencil_box",
+    clear_texture_combined_box
+);
