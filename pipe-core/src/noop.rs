@@ -176,6 +176,16 @@ impl Screen for NoopScreen {
         self.count();
         Ok(true)
     }
+    fn create_reusable_fence(&self) -> PipeResult<Fence> {
+        self.count();
+        Ok(Object::new(
+            FenceDesc {
+                context_id: 0,
+                reusable: true,
+            },
+            (),
+        ))
+    }
     fn get_timestamp(&self) -> PipeResult<u64> {
         Ok(0)
     }

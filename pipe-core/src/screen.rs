@@ -73,6 +73,13 @@ pub trait Screen: Send + Sync {
         fence: &Fence,
         timeout_ns: u64,
     ) -> PipeResult<bool>;
+    /// A re-usable fence (spec: "Fences"), shared by this screen's
+    /// contexts: `fence_server_signal` queues a signal, `fence_server_sync`
+    /// waits for the oldest unconsumed one and so resets the fence, and
+    /// `fence_finish` waits without resetting. This is the in-process form
+    /// of what Gallium's `create_fence_fd(PIPE_FD_TYPE_SYNCOBJ)` imports
+    /// (GL_EXT_semaphore); pipe-core has no fd import.
+    fn create_reusable_fence(&self) -> PipeResult<Fence>;
     /// `get_timestamp`: the GPU clock in nanoseconds.
     fn get_timestamp(&self) -> PipeResult<u64>;
     /// `get_sparse_texture_virtual_page_size`: the page sizes for

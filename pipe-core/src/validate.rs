@@ -409,6 +409,9 @@ impl Screen for ValidatingScreen {
     ) -> PipeResult<bool> {
         self.inner.fence_finish(ctx, fence, timeout_ns)
     }
+    fn create_reusable_fence(&self) -> PipeResult<Fence> {
+        self.inner.create_reusable_fence()
+    }
     fn get_timestamp(&self) -> PipeResult<u64> {
         self.inner.get_timestamp()
     }

@@ -1094,6 +1094,12 @@ impl Context for VkContext {
         })
     }
     fn fence_server_sync(&mut self, fence: &Fence) -> PipeResult<()> {
+        if fence.desc().reusable {
+            // Takes the signal: the fence is unsignalled again.
+            let value = crate::fence::take_signal(fence)?;
+            self.batches.wait_for(value);
+            return Ok(());
+        }
         let Some(value) = crate::fence::fence_value(fence)? else {
             return Err(PipeError::invalid(
                 "fence_server_sync: the fence's context has not flushed it yet",
@@ -1105,13 +1111,16 @@ impl Context for VkContext {
         Ok(())
     }
     fn fence_server_signal(&mut self, fence: &Fence) -> PipeResult<()> {
+        // A re-usable fence queues one more signal, carried by this
+        // context's next submission.
+        if fence.desc().reusable {
+            let cell = crate::fence::queue_signal(fence)?;
+            self.batches.signal_on_submit(cell);
+            return Ok(());
+        }
         // A one-shot fence that has signalled stays signalled (spec); one
         // that is still deferred becomes signalled by this context's next
-        // submission. Re-usable fences need an import path (fence fds),
-        // which pipe-core does not have yet.
-        if fence.desc().reusable {
-            return later("fence_server_signal on a re-usable fence", 6);
-        }
+        // submission.
         if crate::fence::fence_value(fence)?.is_none() {
             self.batches
                 .signal_on_submit(crate::fence::fence_cell(fence)?);

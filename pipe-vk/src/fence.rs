@@ -5,8 +5,17 @@
 //! creating context flushes, and `fence_finish` with that context flushes
 //! it (the spec's rule). Waiting is `vkWaitSemaphores` on the screen's
 //! timeline, with the caller's timeout.
+//!
+//! A re-usable fence is a queue of such cells: `fence_server_signal`
+//! appends one, filled when that context's batch is submitted;
+//! `fence_server_sync` takes the oldest and makes the next batch wait for
+//! its value (the wait resets the fence, as the spec says); `fence_finish`
+//! waits for the oldest without taking it. All contexts of a screen share
+//! one queue, so a wait is refused unless its signal has been flushed:
+//! on one queue, a wait submitted before its signal would never finish.
 
-use std::sync::Arc;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use pipe_core::object::Object;
@@ -16,9 +25,16 @@ use pipe_core::{Context, PipeError, PipeResult};
 use crate::batch::FenceCell;
 use crate::memory::DeviceShared;
 
+/// What a fence waits for.
+enum Kind {
+    OneShot(FenceCell),
+    /// Signals queued by `fence_server_signal`, oldest first.
+    Reusable(Mutex<VecDeque<FenceCell>>),
+}
+
 /// Backend payload of a fence.
 pub struct VkFence {
-    cell: FenceCell,
+    kind: Kind,
     dev: Arc<DeviceShared>,
 }
 
@@ -30,7 +46,21 @@ pub fn new_fence(dev: &Arc<DeviceShared>, ctx: u64, cell: FenceCell) -> Fence {
             reusable: false,
         },
         VkFence {
-            cell,
+            kind: Kind::OneShot(cell),
+            dev: dev.clone(),
+        },
+    )
+}
+
+/// Makes a re-usable fence with no signal queued.
+pub fn new_reusable_fence(dev: &Arc<DeviceShared>) -> Fence {
+    Object::new(
+        FenceDesc {
+            context_id: 0,
+            reusable: true,
+        },
+        VkFence {
+            kind: Kind::Reusable(Mutex::new(VecDeque::new())),
             dev: dev.clone(),
         },
     )
@@ -40,17 +70,67 @@ fn payload(fence: &Fence) -> PipeResult<&VkFence> {
     fence.backend_or_err::<VkFence>("fence")
 }
 
-/// The fence's value cell.
-pub fn fence_cell(fence: &Fence) -> PipeResult<FenceCell> {
-    Ok(payload(fence)?.cell.clone())
+fn read(cell: &FenceCell) -> Option<u64> {
+    *cell.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// The fence's timeline value (`None`: not submitted yet).
+/// The fence's value cell (one-shot fences).
+pub fn fence_cell(fence: &Fence) -> PipeResult<FenceCell> {
+    match &payload(fence)?.kind {
+        Kind::OneShot(c) => Ok(c.clone()),
+        Kind::Reusable(_) => Err(PipeError::invalid("a re-usable fence has no single value")),
+    }
+}
+
+/// The fence's timeline value (`None`: not submitted yet). For a
+/// re-usable fence, the value of its oldest queued signal.
 pub fn fence_value(fence: &Fence) -> PipeResult<Option<u64>> {
-    Ok(*payload(fence)?
-        .cell
-        .lock()
-        .unwrap_or_else(|p| p.into_inner()))
+    Ok(match &payload(fence)?.kind {
+        Kind::OneShot(c) => read(c),
+        Kind::Reusable(q) => q
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .front()
+            .and_then(read),
+    })
+}
+
+/// `fence_server_signal` on a re-usable fence: queues a signal, returning
+/// the cell the signalling batch fills at submission.
+pub fn queue_signal(fence: &Fence) -> PipeResult<FenceCell> {
+    match &payload(fence)?.kind {
+        Kind::Reusable(q) => {
+            let cell = FenceCell::default();
+            q.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push_back(cell.clone());
+            Ok(cell)
+        }
+        Kind::OneShot(_) => Err(PipeError::invalid("queue_signal: a one-shot fence")),
+    }
+}
+
+/// `fence_server_sync` on a re-usable fence: takes the oldest flushed
+/// signal and returns its timeline value.
+pub fn take_signal(fence: &Fence) -> PipeResult<u64> {
+    let Kind::Reusable(q) = &payload(fence)?.kind else {
+        return Err(PipeError::invalid("take_signal: a one-shot fence"));
+    };
+    let mut q = q.lock().unwrap_or_else(|p| p.into_inner());
+    match q.front().map(read) {
+        Some(Some(v)) => {
+            q.pop_front();
+            Ok(v)
+        }
+        Some(None) => Err(PipeError::invalid(
+            "fence_server_sync: the re-usable fence's signal has not been flushed yet \
+             (all contexts share one queue, so a wait must follow its signal's flush)",
+        )),
+        None => Err(PipeError::invalid(
+            "fence_server_sync: the re-usable fence has no pending signal \
+             (fence_server_signal and flush first)",
+        )),
+    }
 }
 
 /// `fence_finish`.
@@ -69,8 +149,10 @@ pub fn fence_finish(
     let start = Instant::now();
     let mut value = fence_value(fence)?;
     if value.is_none() {
-        if let Some(ctx) = ctx.filter(|c| c.id() == fence.desc().context_id) {
-            // Deferred fence of this context: flushing submits its batch.
+        let d = fence.desc();
+        if let Some(ctx) = ctx.filter(|c| d.reusable || c.id() == d.context_id) {
+            // Deferred fence of this context (or a re-usable fence's
+            // signal that may be in it): flushing submits its batch.
             ctx.flush(pipe_core::flags::FlushFlags::empty(), false)?;
             value = fence_value(fence)?;
         }

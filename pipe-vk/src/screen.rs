@@ -315,6 +315,9 @@ impl Screen for VkScreen {
     ) -> PipeResult<bool> {
         crate::fence::fence_finish(&self.shared, ctx, fence, timeout_ns)
     }
+    fn create_reusable_fence(&self) -> PipeResult<Fence> {
+        Ok(crate::fence::new_reusable_fence(&self.shared))
+    }
 
     fn get_timestamp(&self) -> PipeResult<u64> {
         self.shared.gpu_timestamp_ns().unwrap_or_else(|| {

@@ -1319,3 +1319,86 @@ both_paths!(
     "pipe.clear.texture.combined_depth_stencil_box",
     clear_texture_combined_box
 );
+
+/// A re-usable fence between two contexts (spec: "Fences"): each frame the
+/// producer writes a buffer, signals and flushes; `fence_finish` sees the
+/// fence signalled (and does not reset it); the consumer's
+/// `fence_server_sync` waits and resets it. Waits with no flushed signal
+/// are refused: on one queue they could never finish.
+fn reusable_fence(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let mut consumer = step("second context", e.screen.clone().context_create())?;
+    let f = step("create_reusable_fence", e.screen.create_reusable_fence())?;
+    if !f.desc().reusable {
+        return Err(Outcome::fail("the fence is not marked re-usable"));
+    }
+    let finish = |e: &crate::harness::Env, f: &pipe_core::screen::Fence, t: u64| {
+        step("fence_finish", e.screen.fence_finish(None, f, t))
+    };
+    if finish(&e, &f, 0)? {
+        return Err(Outcome::fail("a new re-usable fence is signalled"));
+    }
+    if consumer.fence_server_sync(&f).is_ok() {
+        return Err(Outcome::fail("fence_server_sync with no signal succeeded"));
+    }
+    let buf = e.buffer(64, ResourceFlags::empty())?;
+    let seen = e.buffer(64, ResourceFlags::empty())?;
+    for frame in 1..=3u8 {
+        step("produce", e.ctx.clear_buffer(&buf, 0, 64, &[frame; 4]))?;
+        step("fence_server_signal", e.ctx.fence_server_signal(&f))?;
+        step("flush", e.ctx.flush(FlushFlags::empty(), false))?;
+        for _ in 0..2 {
+            if !finish(&e, &f, 5_000_000_000)? {
+                return Err(Outcome::fail(format!("frame {frame}: fence not signalled")));
+            }
+        }
+        step("fence_server_sync", consumer.fence_server_sync(&f))?;
+        if finish(&e, &f, 0)? {
+            return Err(Outcome::fail(format!(
+                "frame {frame}: fence still signalled after the consumer's wait"
+            )));
+        }
+        step(
+            "consume",
+            consumer.resource_copy_region(&seen, 0, 0, 0, 0, &buf, 0, &PipeBox::range(0, 64)),
+        )?;
+        let m = step(
+            "consumer map",
+            consumer.transfer_map(&seen, 0, MapFlags::READ, &PipeBox::range(0, 64)),
+        )?;
+        let got = m.to_vec();
+        step("unmap", consumer.transfer_unmap(m))?;
+        expect_eq(&format!("frame {frame}"), &got, &[frame; 64])?;
+    }
+    // A signal not flushed yet: the wait is refused; fence_finish with the
+    // producer's context flushes it.
+    step("fence_server_signal", e.ctx.fence_server_signal(&f))?;
+    match consumer.fence_server_sync(&f) {
+        Err(PipeError::InvalidArgument(_)) => {}
+        other => {
+            return Err(Outcome::fail(format!(
+                "wait on an unflushed signal: expected InvalidArgument, got {other:?}"
+            )))
+        }
+    }
+    if !step(
+        "fence_finish(producer)",
+        e.screen.fence_finish(Some(&mut *e.ctx), &f, 5_000_000_000),
+    )? {
+        return Err(Outcome::fail("fence_finish did not flush the signal"));
+    }
+    // Two signals pair with two waits, then none is left.
+    step("fence_server_signal 2", e.ctx.fence_server_signal(&f))?;
+    step("flush", e.ctx.flush(FlushFlags::empty(), false))?;
+    step("sync 1", consumer.fence_server_sync(&f))?;
+    step("sync 2", consumer.fence_server_sync(&f))?;
+    if consumer.fence_server_sync(&f).is_ok() {
+        return Err(Outcome::fail("a third wait found a signal"));
+    }
+    step("consumer flush", consumer.flush(FlushFlags::empty(), false))?;
+    Ok(())
+}
+both_paths!(
+    "pipe.flush.reusable_fence.producer_consumer",
+    reusable_fence
+);
