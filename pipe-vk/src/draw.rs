@@ -574,11 +574,6 @@ impl VkContext {
                 "draw_vbo: a tessellation control shader without an evaluation shader",
             ));
         }
-        if tess && self.bound().shaders[ShaderStage::TessCtrl.index()].is_none() {
-            return Err(PipeError::unsupported(
-                "tessellation without a control shader needs the generated pass-through TCS (issue 7)",
-            ));
-        }
         if indirect.is_none() && (draws.iter().all(|d| d.count == 0) || info.instance_count == 0) {
             return Ok(());
         }
@@ -1467,9 +1462,18 @@ impl VkContext {
                 let k = if is_last { &vs_key } else { &default_key };
                 Ok(Some(self.modules.get(&dev, id, &st, k)?))
             };
-        let tcs_mod = stage_mod(tcs, false)?;
+        let mut tcs_mod = stage_mod(tcs, false)?;
         let tes_mod = stage_mod(tes, gs.is_none())?;
         let gs_mod = stage_mod(gs, true)?;
+        if tcs.is_none() && tes.is_some() {
+            // Tessellation without a control shader: the generated
+            // pass-through one, with `set_tess_state`'s levels.
+            let pv = self.bound().patch_vertices;
+            tcs_mod = Some(
+                self.modules
+                    .passthrough_tcs(&dev, vs.cso.id(), &vs_state, pv)?,
+            );
+        }
         let fs_mod = match fs {
             Some(h) => {
                 let st = self.shader_table().get(h.cso)?.clone();
@@ -1603,6 +1607,12 @@ impl VkContext {
             push::FB_HEIGHT,
             &f32::from(b.framebuffer.height).to_le_bytes(),
         );
+        for (i, v) in b.tess.default_outer_level.iter().enumerate() {
+            put(push::DEFAULT_TESS_OUTER + 4 * i as u32, &v.to_le_bytes());
+        }
+        for (i, v) in b.tess.default_inner_level.iter().enumerate() {
+            put(push::DEFAULT_TESS_INNER + 4 * i as u32, &v.to_le_bytes());
+        }
         let vp = b.viewports[0];
         put(push::VIEWPORT_SCALE, &vp.scale[0].to_le_bytes());
         put(push::VIEWPORT_SCALE + 4, &vp.scale[1].to_le_bytes());

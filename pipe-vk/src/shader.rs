@@ -152,10 +152,13 @@ pub fn compile(
     }
 }
 
-/// Shader modules of one context, per (CSO id, variant key).
+/// Shader modules of one context, per (CSO id, variant key), and the
+/// generated pass-through control shaders per (vertex shader CSO id,
+/// patch size).
 #[derive(Default)]
 pub struct ModuleCache {
     modules: HashMap<(u32, VariantKey), vk::ShaderModule>,
+    passthrough_tcs: HashMap<(u32, u8), vk::ShaderModule>,
 }
 
 impl ModuleCache {
@@ -180,7 +183,41 @@ impl ModuleCache {
         Ok(m)
     }
 
-    /// Removes and returns the modules of a deleted CSO.
+    /// The generated pass-through control shader (`spirv_gen::passes::
+    /// tess`) for patches of `vertices` written by vertex shader `vs`.
+    pub fn passthrough_tcs(
+        &mut self,
+        dev: &DeviceShared,
+        vs: u32,
+        vs_state: &ShaderState,
+        vertices: u8,
+    ) -> PipeResult<vk::ShaderModule> {
+        if let Some(m) = self.passthrough_tcs.get(&(vs, vertices)) {
+            return Ok(*m);
+        }
+        let ShaderCode::Ir(any) = &vs_state.code else {
+            return Err(PipeError::unsupported(
+                "tessellation without a control shader: the pass-through control shader is \
+                 generated from the vertex shader's IR, and this one is SPIR-V",
+            ));
+        };
+        let ir = any
+            .downcast_ref::<Ir>()
+            .ok_or_else(|| PipeError::invalid("shader: not spirv-gen IR"))?;
+        let tcs = spirv_gen::passes::tess::passthrough_tcs(ir, u32::from(vertices))
+            .map_err(|e| PipeError::unsupported(format!("draw_vbo: {e}")))?;
+        let words = spirv_gen::emit::emit(&tcs, target_for(dev))
+            .map_err(|e| PipeError::invalid(format!("pass-through TCS: {e}")))?;
+        let info = vk::ShaderModuleCreateInfo::default().code(&words);
+        // SAFETY: spirv-gen output (its tests run it through spirv-val).
+        let m = unsafe { dev.raw().create_shader_module(&info, None) }
+            .map_err(|e| vk_err("vkCreateShaderModule", e))?;
+        self.passthrough_tcs.insert((vs, vertices), m);
+        Ok(m)
+    }
+
+    /// Removes and returns the modules of a deleted CSO (with the
+    /// pass-through control shaders generated from it).
     pub fn take(&mut self, cso: u32) -> Vec<vk::ShaderModule> {
         let keys: Vec<_> = self
             .modules
@@ -188,14 +225,29 @@ impl ModuleCache {
             .filter(|(c, _)| *c == cso)
             .cloned()
             .collect();
+        let tcs: Vec<_> = self
+            .passthrough_tcs
+            .keys()
+            .filter(|(c, _)| *c == cso)
+            .copied()
+            .collect();
         keys.into_iter()
             .filter_map(|k| self.modules.remove(&k))
+            .chain(
+                tcs.into_iter()
+                    .filter_map(|k| self.passthrough_tcs.remove(&k)),
+            )
             .collect()
     }
 
     /// Destroys every module.
     pub fn destroy(&mut self, device: &ash::Device) {
-        for (_, m) in self.modules.drain() {
+        for m in self
+            .modules
+            .drain()
+            .map(|(_, m)| m)
+            .chain(self.passthrough_tcs.drain().map(|(_, m)| m))
+        {
             // SAFETY: modules are only referenced during pipeline creation;
             // pipelines do not keep them.
             unsafe { device.destroy_shader_module(m, None) };

@@ -1261,3 +1261,34 @@ fn main {
     let e = passes::lower(&mut s, &VariantKey::parse("line_stipple").unwrap()).unwrap_err();
     assert!(e.to_string().contains("position"), "{e}");
 }
+
+/// The generated pass-through TCS (`passes::tess`) passes spirv-val for
+/// every patch size, forwarding a vertex shader's position and varyings.
+#[test]
+fn passthrough_tcs_passes_spirv_val() {
+    let vs = parse(
+        "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+out @psz : f32 builtin=point_size
+out @c : f32x4 location=0
+out @i : i32x2 location=3 flat
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  %1 : f32 = const 1.0
+  store @psz, %1
+  store @c, %0
+  %2 : i32 = const 5
+  %3 : i32x2 = vec %2, %2
+  store @i, %3
+}
+",
+    )
+    .unwrap();
+    for n in [1, 3, 4, 16, 32] {
+        let tcs = passes::tess::passthrough_tcs(&vs, n).unwrap();
+        validate(&tcs).unwrap();
+        common::emit_and_validate(&format!("passthrough tcs {n}"), &tcs);
+    }
+}

@@ -27,6 +27,7 @@ pub mod gl;
 pub mod line_stipple;
 pub mod opt;
 pub mod split;
+pub mod tess;
 
 use crate::error::{Error, Result};
 use crate::ir::{named_enum, Shader};

@@ -1807,3 +1807,79 @@ fn render_to_3d_slice(ctx: &mut TestContext, staging: bool) -> R {
     Ok(())
 }
 both_paths!("pipe.draw.render_to_3d_slice", render_to_3d_slice);
+
+/// Isolines in point mode, one line per patch: the vertices are at
+/// `u = i / outer[1]`, placed at pixel columns `u * 15` of the row given
+/// by the patch's vertex (x = (30u + 1) / 16 - 1 in NDC).
+const TES_ISOLINE_POINTS: &str =
+    "shader tess_eval mode=isolines spacing=equal winding=ccw point_mode
+in @pos : f32x4[32] builtin=position
+in @tc : f32x3 builtin=tess_coord
+out @gl_pos : f32x4 builtin=position
+out @psz : f32 builtin=point_size
+fn main {
+  %0 : f32x3 = load @tc
+  %1 : f32 = swizzle %0, x
+  %2 : f32 = const 1.875
+  %3 : f32 = const -0.9375
+  %4 : f32 = ffma %1, %2, %3
+  %5 : i32 = const 0
+  %6 : f32x4 = load @pos, %5
+  %7 : f32 = swizzle %6, y
+  %8 : f32 = const 0.0
+  %9 : f32 = const 1.0
+  %10 : f32x4 = vec %4, %7, %8, %9
+  store @gl_pos, %10
+  store @psz, %9
+}
+";
+
+/// Tessellation with no control shader bound: the driver's generated
+/// pass-through control shader applies `set_tess_state`'s default levels.
+/// Each patch (one vertex) is one isoline cut into `outer[1]` segments,
+/// drawn as its `outer[1] + 1` points; rows 2, 7 and 12 are drawn with
+/// levels 3, 5 and 15 (the last after a `set_tess_state` between draws).
+fn tessellation_default_levels(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    if !e.screen.caps().shader[ShaderStage::TessEval.index()].supported {
+        return Err(Outcome::skip("no tessellation"));
+    }
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let te = step(
+        "tes",
+        e.ctx
+            .create_tes_state(&shader(ShaderStage::TessEval, TES_ISOLINE_POINTS)?),
+    )?;
+    step("bind tes", e.ctx.bind_tes_state(Some(te)))?;
+    step("patch vertices", e.ctx.set_patch_vertices(1))?;
+    let c = [1.0, 0.5, 0.0, 1.0];
+    set_color(&mut e, c)?;
+    clear_color(&mut e, [0.0; 4])?;
+    // Row r's centre is at NDC y = (2r + 1) / 16 - 1.
+    let row_y = |r: u32| (2 * r + 1) as f32 / 16.0 - 1.0;
+    let rows = [(2u32, 3u32), (7, 5), (12, 15)];
+    let verts: Vec<f32> = rows
+        .iter()
+        .flat_map(|&(r, _)| [0.0, row_y(r), 0.0, 1.0])
+        .collect();
+    bind_vertices(&mut e, &verts, None)?;
+    for (i, &(_, k)) in rows.iter().enumerate() {
+        step(
+            "set_tess_state",
+            e.ctx.set_tess_state(&TessState {
+                default_outer_level: [1.0, k as f32, 1.0, 1.0],
+                default_inner_level: [1.0, 1.0],
+            }),
+        )?;
+        draw(&mut e, PrimType::Patches, i as u32, 1, 1)?;
+    }
+    check_image(ctx, &mut e, &t, |x, y| {
+        let lit = rows.iter().any(|&(r, k)| y == r && (x * k) % 15 == 0);
+        Some(if lit { unorm(c) } else { [0; 4] })
+    })
+}
+both_paths!(
+    "pipe.draw.tessellation.default_levels",
+    tessellation_default_levels
+);
