@@ -546,6 +546,8 @@ struct Saved {
     inlinable_fs: Vec<u32>,
     sample_mask: u32,
     min_samples: u32,
+    /// Window rectangles apply to draws only; a blit brings its own.
+    window_rects: (bool, Vec<ScissorState>),
 }
 
 const FS: usize = 4;
@@ -575,6 +577,7 @@ impl VkContext {
             inlinable_fs: std::mem::take(&mut b.inlinable[ShaderStage::Fragment.index()]),
             sample_mask: b.sample_mask,
             min_samples: b.min_samples,
+            window_rects: std::mem::take(&mut b.window_rects),
         }
     }
 
@@ -602,6 +605,7 @@ impl VkContext {
         b.inlinable[ShaderStage::Fragment.index()] = s.inlinable_fs;
         b.sample_mask = s.sample_mask;
         b.min_samples = s.min_samples;
+        b.window_rects = s.window_rects;
     }
 
     /// The blitter's vertex shader.

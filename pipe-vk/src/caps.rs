@@ -141,11 +141,9 @@ pub fn probe(instance: &Instance, pd: &PhysicalDevice, f: &Features) -> Caps {
         } else {
             1
         },
-        max_window_rectangles: if f.has(ash::ext::discard_rectangles::NAME) {
-            8
-        } else {
-            0
-        },
+        // Window rectangles are discarded in the fragment shader
+        // (spirv_gen::passes::gl::lower_window_rects), on every device.
+        max_window_rectangles: spirv_gen::binding::driver_ubo::MAX_WINDOW_RECTS,
         framebuffer_color_sample_counts: l.framebuffer_color_sample_counts.as_raw(),
         framebuffer_depth_sample_counts: l.framebuffer_depth_sample_counts.as_raw(),
         texture_multisample: l.sampled_image_color_sample_counts.as_raw() > 1,

@@ -367,6 +367,35 @@ impl VkContext {
     /// Reports a driver message to the frontend's debug callback
     /// (`set_debug_callback`, surfacing as GL_KHR_debug messages), and to
     /// `tracing`.
+    /// Uploads the fragment stage's driver constant buffer
+    /// (`spirv_gen::binding::driver_ubo`: the polygon stipple pattern and
+    /// the window rectangles) after either changes; draws bind the latest.
+    fn upload_driver_ubo(&mut self) -> PipeResult<()> {
+        use spirv_gen::binding::driver_ubo;
+        let mut bytes = vec![0u8; driver_ubo::SIZE as usize];
+        for (i, w) in self.bound.stipple.stipple.iter().enumerate() {
+            let o = driver_ubo::POLYGON_STIPPLE as usize + 4 * i;
+            bytes[o..o + 4].copy_from_slice(&w.to_le_bytes());
+        }
+        for (i, r) in self.bound.window_rects.1.iter().enumerate() {
+            let o = driver_ubo::WINDOW_RECTS as usize + 16 * i;
+            let v = [r.minx, r.miny, r.maxx, r.maxy].map(u32::from);
+            for (c, x) in v.iter().enumerate() {
+                if let Some(d) = bytes.get_mut(o + 4 * c..o + 4 * c + 4) {
+                    d.copy_from_slice(&x.to_le_bytes());
+                }
+            }
+        }
+        let (resource, offset) =
+            self.do_upload_data(pipe_core::transfer::Uploader::Const, &bytes, 16)?;
+        self.driver_ubo = Some(crate::draw::UboBinding {
+            resource,
+            offset,
+            size: bytes.len() as u32,
+        });
+        Ok(())
+    }
+
     pub(crate) fn debug_message(&self, kind: DebugType, id: u32, text: impl FnOnce() -> String) {
         if let Some(cb) = &self.debug_callback {
             let msg = DebugMessage {
@@ -686,21 +715,7 @@ impl Context for VkContext {
     }
     fn set_polygon_stipple(&mut self, stipple: &PolyStipple) -> PipeResult<()> {
         self.bound.stipple = *stipple;
-        // The pattern goes into the fragment stage's driver constant
-        // buffer (spirv_gen::binding::driver_ubo), uploaded once here.
-        let bytes: Vec<u8> = stipple
-            .stipple
-            .iter()
-            .flat_map(|w| w.to_le_bytes())
-            .collect();
-        let (resource, offset) =
-            self.do_upload_data(pipe_core::transfer::Uploader::Const, &bytes, 16)?;
-        self.driver_ubo = Some(crate::draw::UboBinding {
-            resource,
-            offset,
-            size: bytes.len() as u32,
-        });
-        Ok(())
+        self.upload_driver_ubo()
     }
     fn set_scissor_states(&mut self, start: u32, scissors: &[ScissorState]) -> PipeResult<()> {
         for (i, s) in scissors.iter().enumerate() {
@@ -722,7 +737,7 @@ impl Context for VkContext {
     }
     fn set_window_rectangles(&mut self, include: bool, rects: &[ScissorState]) -> PipeResult<()> {
         self.bound.window_rects = (include, rects.to_vec());
-        Ok(())
+        self.upload_driver_ubo()
     }
     fn set_tess_state(&mut self, state: &TessState) -> PipeResult<()> {
         self.bound.tess = *state;

@@ -1588,6 +1588,12 @@ impl VkContext {
             fs.sprite_upper_left = !rast.sprite_coord_mode_lower_left;
         }
         fs.inline_uniforms = inline_uniforms(&b.inlinable[ShaderStage::Fragment.index()]);
+        // Window rectangles (no VK_EXT_discard_rectangles path yet): the
+        // default state, exclude with none, tests nothing.
+        let (include, rects) = &b.window_rects;
+        if *include || !rects.is_empty() {
+            fs.window_rects = Some((*include, rects.len().min(8) as u8));
+        }
         Ok((vs, fs))
     }
 

@@ -201,8 +201,9 @@ pub mod push {
 /// | offset | type | contents | read by |
 /// |---|---|---|---|
 /// | 0 | `u32 [32]` | [`POLYGON_STIPPLE`](driver_ubo::POLYGON_STIPPLE) | fragment |
+/// | 128 | `u32x4 [8]` | [`WINDOW_RECTS`](driver_ubo::WINDOW_RECTS) | fragment |
 ///
-/// [`SIZE`](driver_ubo::SIZE) = 128 bytes.
+/// [`SIZE`](driver_ubo::SIZE) = 256 bytes.
 pub mod driver_ubo {
     /// `u32 [32]` polygon stipple pattern, as Gallium's
     /// `pipe_poly_stipple`: word `y` is row `FragCoord.y mod 32`, and bit
@@ -211,6 +212,15 @@ pub mod driver_ubo {
     /// coordinates (upper-left origin); like st/mesa, pipe-vk flips the
     /// pattern for y-inverted framebuffers.
     pub const POLYGON_STIPPLE: u32 = 0;
+    /// `u32x4 [8]` window rectangles (`GL_EXT_window_rectangles`, Gallium's
+    /// `set_window_rectangles`): `(minx, miny, maxx, maxy)` each, min
+    /// inclusive and max exclusive, in Vulkan framebuffer coordinates.
+    /// Read by [`crate::passes::gl::lower_window_rects`] on devices without
+    /// `VK_EXT_discard_rectangles`; how many are valid and the mode are
+    /// in the variant key.
+    pub const WINDOW_RECTS: u32 = 128;
+    /// Most window rectangles (`PIPE_MAX_WINDOW_RECTANGLES`).
+    pub const MAX_WINDOW_RECTS: u32 = 8;
     /// Size of the buffer in bytes.
-    pub const SIZE: u32 = 128;
+    pub const SIZE: u32 = WINDOW_RECTS + 16 * MAX_WINDOW_RECTS;
 }

@@ -1292,3 +1292,44 @@ fn main {
         common::emit_and_validate(&format!("passthrough tcs {n}"), &tcs);
     }
 }
+
+/// Window rectangles: a discard comes first, reading `count` rectangles
+/// from the driver constant buffer; include mode negates the test; the
+/// key's text form round-trips the mode and count; too many rectangles is
+/// an error.
+#[test]
+fn window_rects_discard_first() {
+    for (key, loads) in [
+        ("window_rects=include:2", 2),
+        ("window_rects=exclude:8", 8),
+        ("window_rects=include:0", 0),
+    ] {
+        let s = lowered(FS, key);
+        let Some(Node::If(f)) = s.body.iter().find(|n| !matches!(n, Node::Instr(_))) else {
+            panic!("{key}: no if: {}", print(&s));
+        };
+        assert!(matches!(
+            f.then_body.as_slice(),
+            [Node::Jump(Jump::Discard, _)]
+        ));
+        let rect_loads = s
+            .body
+            .iter()
+            .filter(|n| {
+                matches!(n, Node::Instr(Instr { op: Op::Intrinsic(Intrinsic::LoadUbo { .. }), dest: Some((_, t)), .. }) if t.comps == 4)
+            })
+            .count();
+        assert_eq!(rect_loads, loads, "{key}: {}", print(&s));
+        let text = print(&s);
+        assert_eq!(
+            text.contains("bnot"),
+            key.contains("include"),
+            "{key}: {text}"
+        );
+    }
+    let k = VariantKey::parse("window_rects=include:3").unwrap();
+    assert_eq!(k.window_rects, Some((true, 3)));
+    assert!(VariantKey::parse("window_rects=sideways:3").is_err());
+    let mut s = parse(FS).unwrap();
+    assert!(gl::lower_window_rects(&mut s, true, 9).is_err());
+}

@@ -791,6 +791,83 @@ pub fn lower_polygon_stipple(s: &mut Shader) -> Result<()> {
     Ok(())
 }
 
+/// Window rectangles (`GL_EXT_window_rectangles`) in the fragment shader,
+/// for devices without `VK_EXT_discard_rectangles`: the fragment is
+/// discarded when its pixel is inside none of the first `count` rectangles
+/// of [`driver_ubo::WINDOW_RECTS`] (`include`), or inside any of them
+/// (exclude). Include mode with no rectangle discards everything, as the
+/// extension says. The test runs first, like the fixed-function test it
+/// replaces, so the fragment's side effects never happen.
+pub fn lower_window_rects(s: &mut Shader, include: bool, count: u8) -> Result<()> {
+    if s.stage != Stage::Fragment {
+        return Ok(());
+    }
+    if u32::from(count) > driver_ubo::MAX_WINDOW_RECTS {
+        return Err(Error::new(format!(
+            "window rectangles: {count} rectangles (at most {})",
+            driver_ubo::MAX_WINDOW_RECTS
+        )));
+    }
+    let fc = get_builtin(s, false, BuiltIn::FragCoord, Type::vec4(), None);
+    if s.var(fc).ty != Type::vec4() || s.var(fc).array.is_some() {
+        return Err(Error::new("window rectangles: frag coord must be f32x4"));
+    }
+    let ubo = get_driver_ubo(s)?;
+    let mut e = Emit::new(s);
+    let c = e.load(fc, None);
+    let x = e.swizzle(Type::vec4(), c, &[0]);
+    let y = e.swizzle(Type::vec4(), c, &[1]);
+    let xu = e.alu(AluOp::F2u, Type::U32, &[x]);
+    let yu = e.alu(AluOp::F2u, Type::U32, &[y]);
+    let mut inside_any = None;
+    for i in 0..u32::from(count) {
+        let off = e.u32(driver_ubo::WINDOW_RECTS + 16 * i);
+        let r = e.def(
+            Type::uint(32, 4),
+            Op::Intrinsic(Intrinsic::LoadUbo {
+                var: ubo,
+                offset: off,
+            }),
+        );
+        let comp = |e: &mut Emit, k: u8| e.swizzle(Type::uint(32, 4), r, &[k]);
+        let (minx, miny, maxx, maxy) = (
+            comp(&mut e, 0),
+            comp(&mut e, 1),
+            comp(&mut e, 2),
+            comp(&mut e, 3),
+        );
+        let a = e.alu(AluOp::Uge, Type::BOOL, &[xu, minx]);
+        let b = e.alu(AluOp::Ult, Type::BOOL, &[xu, maxx]);
+        let cy = e.alu(AluOp::Uge, Type::BOOL, &[yu, miny]);
+        let d = e.alu(AluOp::Ult, Type::BOOL, &[yu, maxy]);
+        let ab = e.alu(AluOp::Band, Type::BOOL, &[a, b]);
+        let cd = e.alu(AluOp::Band, Type::BOOL, &[cy, d]);
+        let inside = e.alu(AluOp::Band, Type::BOOL, &[ab, cd]);
+        inside_any = Some(match inside_any {
+            None => inside,
+            Some(prev) => e.alu(AluOp::Bor, Type::BOOL, &[prev, inside]),
+        });
+    }
+    let inside_any = match inside_any {
+        Some(v) => v,
+        None => e.konst(Type::BOOL, vec![0]),
+    };
+    let cull = if include {
+        e.alu(AluOp::Bnot, Type::BOOL, &[inside_any])
+    } else {
+        inside_any
+    };
+    e.out.push(Node::If(Box::new(If {
+        cond: cull,
+        then_body: vec![Node::Jump(Jump::Discard, None)],
+        else_body: vec![],
+        loc: None,
+    })));
+    let code = e.out;
+    s.body.splice(0..0, code);
+    Ok(())
+}
+
 /// Clip-space depth range (NIR's `nir_lower_clip_halfz`): in the last
 /// stage before rasterization, GL's [-1, 1] depth becomes Vulkan's [0, 1]
 /// with `position.z = (position.z + position.w) / 2` at every exit (before

@@ -10,7 +10,8 @@
 //! alpha=less:0.5,clip=0x3,flat,two_side,point_size=1.0,sample_shading,
 //! sprite=0x1,sprite_upper_left,inline=0:1065353216,vfetch=0:swap_rb,
 //! polygon_stipple,lower_left_origin,pixel_center_integer,
-//! last_vertex_stage,clip_halfz,line_stipple,line_rectangular
+//! last_vertex_stage,clip_halfz,line_stipple,line_rectangular,
+//! window_rects=include:2
 //! ```
 //!
 //! The default key (the empty string) lowers nothing. Line stipple
@@ -118,6 +119,10 @@ pub struct VariantKey {
     /// `max(|dx|, |dy|)`. Read only with `line_stipple` in a geometry
     /// shader.
     pub line_rectangular: bool,
+    /// Window rectangles in the fragment shader ([`gl::lower_window_rects`]):
+    /// `(include, count)`. `None` (exclude mode with no rectangle, the
+    /// default state) lowers nothing.
+    pub window_rects: Option<(bool, u8)>,
 }
 
 impl VariantKey {
@@ -180,6 +185,20 @@ impl VariantKey {
                         .ok_or_else(|| Error::new("key: inline=OFFSET:VALUE"))?;
                     k.inline_uniforms.push((num(o)?, num(x)?));
                 }
+                "window_rects" => {
+                    let v = need()?;
+                    let (m, n) = v
+                        .split_once(':')
+                        .ok_or_else(|| Error::new("key: window_rects=include|exclude:COUNT"))?;
+                    let include = match m {
+                        "include" => true,
+                        "exclude" => false,
+                        _ => return Err(Error::new(format!("key: window_rects mode {m:?}"))),
+                    };
+                    let n = u8::try_from(num(n)?)
+                        .map_err(|_| Error::new("key: window_rects count > 255"))?;
+                    k.window_rects = Some((include, n));
+                }
                 "vfetch" => {
                     let v = need()?;
                     let (l, f) = v
@@ -241,6 +260,9 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     }
     if key.lower_left_origin || key.pixel_center_integer {
         gl::lower_frag_coord(s, key.lower_left_origin, key.pixel_center_integer)?;
+    }
+    if let Some((include, count)) = key.window_rects {
+        gl::lower_window_rects(s, include, count)?;
     }
     if key.polygon_stipple {
         gl::lower_polygon_stipple(s)?;

@@ -1883,3 +1883,126 @@ both_paths!(
     "pipe.draw.tessellation.default_levels",
     tessellation_default_levels
 );
+
+const FULLSCREEN: [f32; 24] = [
+    -1.0, -1.0, 0.0, 1.0, 1.0, -1.0, 0.0, 1.0, -1.0, 1.0, 0.0, 1.0, //
+    -1.0, 1.0, 0.0, 1.0, 1.0, -1.0, 0.0, 1.0, 1.0, 1.0, 0.0, 1.0,
+];
+
+fn rect(minx: u16, miny: u16, maxx: u16, maxy: u16) -> ScissorState {
+    ScissorState {
+        minx,
+        miny,
+        maxx,
+        maxy,
+    }
+}
+
+/// Window rectangles (GL_EXT_window_rectangles): a full-screen draw lands
+/// inside the rectangles in include mode and outside them in exclude
+/// mode; include mode with none culls everything; exclude with none (the
+/// default) culls nothing. Min edges are inclusive, max edges exclusive.
+fn window_rectangles(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    if e.screen.caps().max_window_rectangles < 2 {
+        return Err(Outcome::skip("fewer than 2 window rectangles"));
+    }
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    bind_vertices(&mut e, &FULLSCREEN, None)?;
+    let c = [0.0, 0.5, 1.0, 1.0];
+    set_color(&mut e, c)?;
+    let rects = [rect(1, 2, 5, 9), rect(4, 8, 12, 11)];
+    let inside = |x: u32, y: u32| {
+        rects.iter().any(|r| {
+            x >= u32::from(r.minx)
+                && x < u32::from(r.maxx)
+                && y >= u32::from(r.miny)
+                && y < u32::from(r.maxy)
+        })
+    };
+    for (include, list, name) in [
+        (true, &rects[..], "include"),
+        (false, &rects[..], "exclude"),
+        (true, &[][..], "include none"),
+        (false, &[][..], "exclude none"),
+    ] {
+        clear_color(&mut e, [0.0; 4])?;
+        step(
+            "set_window_rectangles",
+            e.ctx.set_window_rectangles(include, list),
+        )?;
+        draw(&mut e, PrimType::Triangles, 0, 6, 1)?;
+        check_image(ctx, &mut e, &t, |x, y| {
+            let drawn = if list.is_empty() {
+                !include
+            } else {
+                inside(x, y) == include
+            };
+            Some(if drawn { unorm(c) } else { [0; 4] })
+        })
+        .map_err(|o| Outcome::fail(format!("{name}: {o:?}")))?;
+    }
+    Ok(())
+}
+both_paths!("pipe.draw.window_rectangles.modes", window_rectangles);
+
+/// Window rectangles apply to draws only, not to clears or blits (spec:
+/// `set_window_rectangles`); more rectangles than the maximum, and
+/// inverted ones, are errors.
+fn window_rectangles_scope(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = setup(&mut e, false)?;
+    step(
+        "set_window_rectangles",
+        e.ctx.set_window_rectangles(true, &[rect(0, 0, 2, 2)]),
+    )?;
+    let c = [1.0, 1.0, 0.0, 1.0];
+    clear_color(&mut e, c)?;
+    check_image(ctx, &mut e, &t, |_, _| Some(unorm(c)))?;
+    // A blit into the bound colour buffer from a green texture.
+    let src = e.texture(&ResourceTemplate::texture_2d(
+        Format::R8G8B8A8Unorm,
+        W,
+        H,
+        BindFlags::SAMPLER_VIEW,
+    ))?;
+    let green: Vec<u8> = [0u8, 255, 0, 255].repeat((W * H) as usize);
+    e.write_texture(&src, 0, &PipeBox::rect(0, 0, W, H), &green)?;
+    let whole = |r: &Resource| pipe_core::blit::BlitSurface {
+        resource: r.clone(),
+        level: 0,
+        bx: PipeBox::rect(0, 0, W, H),
+        format: Format::R8G8B8A8Unorm,
+    };
+    let info = pipe_core::blit::BlitInfo {
+        dst: whole(&t.color),
+        src: whole(&src),
+        mask: pipe_core::flags::BlitMask::RGBA,
+        filter: TexFilter::Nearest,
+        scissor: None,
+        render_condition_enable: false,
+        alpha_blend: true, // drawn by the shader blitter
+        window_rectangle_include: false,
+        window_rectangles: Vec::new(),
+    };
+    step("blit", e.ctx.blit(&info))?;
+    check_image(ctx, &mut e, &t, |_, _| Some([0, 255, 0, 255]))?;
+    let nine = [rect(0, 0, 1, 1); 9];
+    let inverted = [rect(4, 4, 2, 8)];
+    for (what, list) in [("nine", &nine[..]), ("inverted", &inverted[..])] {
+        match e.ctx.set_window_rectangles(false, list) {
+            Err(PipeError::InvalidArgument(_)) => {}
+            other => {
+                return Err(Outcome::fail(format!(
+                    "{what} window rectangles: expected InvalidArgument, got {other:?}"
+                )))
+            }
+        }
+    }
+    Ok(())
+}
+both_paths!(
+    "pipe.draw.window_rectangles.draws_only",
+    window_rectangles_scope
+);
