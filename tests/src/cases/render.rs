@@ -2203,3 +2203,69 @@ fn msaa_resolve_rejected(ctx: &mut TestContext, _: ()) -> R {
     check(ctx, "previous framebuffer", &got, TOL_U8, |_, _| Some(RED))
 }
 cases!("msaa", msaa_resolve_rejected, { "framebuffer_resolve_rejected" => () });
+
+/// Window x plus a quarter pixel, for the sample shading case.
+const VS_WINDOW_X: &str = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+out @wx : f32 location=0
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  %1 : f32 = swizzle %0, x
+  %2 : f32 = const 8.0
+  %3 : f32 = const 8.25
+  %4 : f32 = ffma %1, %2, %3
+  store @wx, %4
+}
+";
+
+/// White where the interpolated `wx` has a fractional part below 0.5.
+const FS_FRACT_STEP: &str = "shader fragment
+in @wx : f32 location=0
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32 = load @wx
+  %1 : f32 = ffract %0
+  %2 : f32 = const 0.5
+  %3 : bool = flt %1, %2
+  %4 : f32 = const 1.0
+  %5 : f32 = const 0.0
+  %6 : f32 = bcsel %3, %4, %5
+  %7 : f32x4 = vec %6, %6, %6, %4
+  store @frag, %7
+}
+";
+
+/// `set_min_samples` (GL's minimum sample shading) and the rasterizer's
+/// `force_persample_interp`: shading once per pixel interpolates `wx` at
+/// the pixel centre, where its fraction is 0.75 (black); shading every
+/// sample interpolates at the standard 4x positions (x offsets 0.375,
+/// 0.875, 0.125, 0.625: fractions 0.625, 0.125, 0.375, 0.875), two of
+/// which are white, so the resolved pixel is 50 % grey.
+fn msaa_min_samples(ctx: &mut TestContext, _: ()) -> R {
+    let (mut e, t) = begin(ctx, UNORM, None, 4)?;
+    if !e.screen.caps().sample_shading {
+        return Err(Outcome::skip("no sample shading"));
+    }
+    bind_program(&mut e, VS_WINDOW_X, FS_FRACT_STEP)?;
+    for (min, force, grey) in [(1u32, false, 0.0), (4, false, 0.5), (1, true, 0.5)] {
+        rasterizer(&mut e, |r| {
+            r.multisample = true;
+            r.force_persample_interp = force;
+        })?;
+        step("set_min_samples", e.ctx.set_min_samples(min))?;
+        clear_color(&mut e, BLACK)?;
+        draw(&mut e, &full(0.0), false)?;
+        let got = read_color(&mut e, &t.color)?;
+        check(
+            ctx,
+            &format!("min_samples {min}, force_persample_interp {force}"),
+            &got,
+            1.5 / 255.0,
+            |_, _| Some([grey, grey, grey, 1.0]),
+        )?;
+    }
+    Ok(())
+}
+cases!("msaa", msaa_min_samples, { "min_samples" => () });
