@@ -125,6 +125,9 @@ pub struct GfxInputs<'a> {
     pub velems: &'a [VertexElement],
     pub blend: &'a BlendState,
     pub rasterizer: &'a RasterizerState,
+    /// The extended layout of a pipeline whose shaders use images, shader
+    /// buffers or texture buffers (`crate::descriptors`).
+    pub layout: Option<vk::PipelineLayout>,
 }
 
 /// The pipeline layouts of the binding model and their set layouts.
@@ -602,7 +605,9 @@ impl PipelineCache {
             .depth_stencil_state(&ds)
             .color_blend_state(&cb)
             .dynamic_state(&dynamic)
-            .layout(if key.wide_textures {
+            .layout(if let Some(l) = inputs.layout {
+                l
+            } else if key.wide_textures {
                 self.layout.wide_layout
             } else {
                 self.layout.layout
