@@ -1152,9 +1152,11 @@ fn main {
 ";
 
 /// Pipelines with and without the extended layout alternate in one
-/// command buffer: fixed (texture), extended (shader buffer), fixed
-/// again, extended with a texture too, extended with the first shader
-/// buffer again. Every band must show its own result.
+/// command buffer: fixed layout (texture), extended layout (texture and
+/// shader buffer), fixed again, the same extended draw again (its sets
+/// must be bound again: the fixed layout's set 1 disturbed them), then an
+/// extended layout with a shader buffer only. Every band must show its
+/// own result, with no validation message about disturbed sets.
 fn layout_switch(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     need_stores(&e, ShaderStage::Fragment)?;
@@ -1190,21 +1192,18 @@ fn layout_switch(ctx: &mut TestContext, staging: bool) -> R {
     )?;
     let a = buffer_with(&mut e, &f32s(&[0.2, 0.4, 0.6, 1.0, 0.2, 0.4, 0.6, 1.0]))?;
     let b = buffer_with(&mut e, &f32s(&[0.0, 0.2, 0.4, 0.0, 0.0, 0.2, 0.4, 0.0]))?;
-    // Band 0: fixed layout, texel (0, 1).
+    let fixed = shader(ShaderStage::Fragment, FS_TEX)?;
+    let fixed = step("create_fs_state", e.ctx.create_fs_state(&fixed))?;
+    let ext = shader(ShaderStage::Fragment, FS_TEX_SSBO)?;
+    let ext = step("create_fs_state", e.ctx.create_fs_state(&ext))?;
     bind_program(&mut e, VS_PASSTHROUGH, FS_TEX)?;
-    draw_rect(&mut e, (0, 0, 3, H))?;
-    // Band 1: extended, shader buffer a.
-    bind_program(&mut e, VS_PASSTHROUGH, FS_SSBO_COLOR)?;
-    bind_ssbo(&mut e, ShaderStage::Fragment, 0, &a, 0, 32, false)?;
-    draw_rect(&mut e, (3, 0, 6, H))?;
-    // Band 2: fixed again.
-    bind_program(&mut e, VS_PASSTHROUGH, FS_TEX)?;
-    draw_rect(&mut e, (6, 0, 9, H))?;
-    // Band 3: extended with a texture, shader buffer b.
-    bind_program(&mut e, VS_PASSTHROUGH, FS_TEX_SSBO)?;
     bind_ssbo(&mut e, ShaderStage::Fragment, 0, &b, 0, 32, false)?;
-    draw_rect(&mut e, (9, 0, 12, H))?;
-    // Band 4: extended, shader buffer a again.
+    for (i, fs) in [fixed, ext, fixed, ext].into_iter().enumerate() {
+        step("bind_fs_state", e.ctx.bind_fs_state(Some(fs)))?;
+        let x = 3 * i as u32;
+        draw_rect(&mut e, (x, 0, x + 3, H))?;
+    }
+    // Band 4: extended, shader buffer only.
     bind_program(&mut e, VS_PASSTHROUGH, FS_SSBO_COLOR)?;
     bind_ssbo(&mut e, ShaderStage::Fragment, 0, &a, 0, 32, false)?;
     draw_rect(&mut e, (12, 0, W, H))?;
@@ -1217,7 +1216,7 @@ fn layout_switch(ctx: &mut TestContext, staging: bool) -> R {
     ];
     check_image(ctx, &mut e, &color, |x, _| match x {
         0..3 | 6..9 => texels[2],
-        9..12 => band3,
+        3..6 | 9..12 => band3,
         _ => unorm(LEFT),
     })
 }
