@@ -1100,7 +1100,11 @@ impl Context for VkContext {
         Ok(())
     }
     fn memory_barrier(&mut self, _flags: BarrierFlags) -> PipeResult<()> {
-        // Per-resource tracking covers GPU-GPU hazards. MAPPED_BUFFER: host
+        // Per-resource tracking covers GPU-GPU hazards, shader buffer and
+        // image stores of draws and dispatches included: the next command
+        // that touches a written resource gets its barrier (a draw ends
+        // the rendering instance for it), which is what Zink's
+        // memory_barrier records by hand. MAPPED_BUFFER: host
         // writes to persistent maps become visible at the next submission,
         // which every GPU use of the buffer is part of; memory is coherent.
         Ok(())

@@ -767,9 +767,9 @@ impl VkContext {
             bound.sets
         } else {
             let mut sets = [vk::DescriptorSet::null(); 4];
-            for i in 1..4 {
-                if layout.used[i] {
-                    sets[i] = self.batches.alloc_set(layout.sets[i])?;
+            for ((set, dsl), used) in sets.iter_mut().zip(layout.sets).zip(layout.used).skip(1) {
+                if used {
+                    *set = self.batches.alloc_set(dsl)?;
                 }
             }
             let writes: SmallVec<[vk::WriteDescriptorSet; 8]> =
@@ -782,7 +782,7 @@ impl VkContext {
             sets
         };
         let raw = self.dev().raw().clone();
-        for i in 1..4 {
+        for (i, set) in sets.iter().enumerate().skip(1) {
             if layout.used[i] {
                 // SAFETY: guaranteed by the caller; the set was allocated
                 // for this layout's set `i`.
@@ -792,7 +792,7 @@ impl VkContext {
                         vk::PipelineBindPoint::GRAPHICS,
                         layout.layout,
                         i as u32,
-                        &[sets[i]],
+                        &[*set],
                         &[],
                     )
                 };
