@@ -78,6 +78,14 @@ pub fn probe(instance: &Instance, pd: &PhysicalDevice, f: &Features) -> Caps {
             ),
             ShaderStage::Compute => (0, 0),
         };
+        // As Zink: stages whose stores and atomics the device cannot run
+        // report no images or shader buffers (pipe-vk could bind
+        // read-only ones, but GL has no read-only-only limit to report).
+        let stores = match st {
+            ShaderStage::Fragment => b(c.fragment_stores_and_atomics),
+            ShaderStage::Compute => true,
+            _ => b(c.vertex_pipeline_stores_and_atomics),
+        };
         ShaderCaps {
             supported,
             max_inputs: inputs.min(32),
@@ -86,8 +94,16 @@ pub fn probe(instance: &Instance, pd: &PhysicalDevice, f: &Features) -> Caps {
             max_const_buffers: l.max_per_stage_descriptor_uniform_buffers.min(16),
             max_texture_samplers: l.max_per_stage_descriptor_samplers.min(32),
             max_sampler_views: l.max_per_stage_descriptor_sampled_images.min(128),
-            max_shader_buffers: l.max_per_stage_descriptor_storage_buffers.min(32),
-            max_shader_images: l.max_per_stage_descriptor_storage_images.min(32),
+            max_shader_buffers: if stores {
+                l.max_per_stage_descriptor_storage_buffers.min(32)
+            } else {
+                0
+            },
+            max_shader_images: if stores {
+                l.max_per_stage_descriptor_storage_images.min(32)
+            } else {
+                0
+            },
             fp16: b(f.v12.shader_float16),
             int64: b(c.shader_int64),
             fp64: b(c.shader_float64),

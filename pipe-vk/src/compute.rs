@@ -63,20 +63,20 @@ use std::sync::Arc;
 
 use ash::vk;
 use hashbrown::HashMap;
-use pipe_core::resource::{BindFlags, Target};
+use pipe_core::resource::BindFlags;
 use pipe_core::shader::{ComputeState, GridInfo, ShaderCode, ShaderState, StreamOutputInfo};
-use pipe_core::state::{ImageAccess, ImageView, ImageViewRange, ShaderStage};
-use pipe_core::view::{SamplerView, ViewRange};
-use pipe_core::{Format, PipeError, PipeResult, Resource};
+use pipe_core::state::ShaderStage;
+use pipe_core::{PipeError, PipeResult, Resource};
 use smallvec::SmallVec;
 use spirv_gen::binding;
-use spirv_gen::ir::{BaseType, Dim, ImageFormat, ImageInfo, TextureInfo, VarKind};
+use spirv_gen::ir::{Dim, ImageInfo, TextureInfo, VarKind};
 use spirv_gen::passes::VariantKey;
 
 use crate::context::VkContext;
+use crate::descriptors::{buffer_size, Desc};
 use crate::instance::vk_err;
 use crate::memory::DeviceShared;
-use crate::resource::{vk_resource, Raw, ResourceObject};
+use crate::resource::{vk_resource, ResourceObject};
 use crate::sync::Access;
 
 /// Slots of each class (uniform buffers, sampler views, images, shader
@@ -88,7 +88,6 @@ const STAGE: u32 = 5;
 
 const S: vk::PipelineStageFlags2 = vk::PipelineStageFlags2::COMPUTE_SHADER;
 const UNIFORM_READ: Access = Access::new(S, vk::AccessFlags2::UNIFORM_READ);
-const SAMPLED_READ: Access = Access::new(S, vk::AccessFlags2::SHADER_SAMPLED_READ);
 const STORAGE_READ: Access = Access::new(S, vk::AccessFlags2::SHADER_STORAGE_READ);
 const STORAGE_READ_WRITE: Access = Access::new(
     S,
@@ -103,7 +102,7 @@ const INDIRECT_READ: Access = Access::new(
 );
 
 /// Size of the zeroed buffer bound to unbound buffer slots.
-const DUMMY_SIZE: u64 = 256;
+pub(crate) const DUMMY_SIZE: u64 = 256;
 
 /// What a compute shader uses, by Gallium slot.
 #[derive(Clone, Debug, Default)]
@@ -187,7 +186,7 @@ pub struct ComputeCache {
     pipelines: HashMap<(u32, u32), vk::Pipeline>,
     /// Buffer views of buffer images, with the buffer they view; destroyed
     /// when the buffer is idle.
-    texel_views: Vec<(vk::BufferView, Arc<ResourceObject>)>,
+    pub(crate) texel_views: Vec<(vk::BufferView, Arc<ResourceObject>)>,
     dummy: Option<Arc<ResourceObject>>,
     /// Sampler for sampler views bound without a sampler state.
     default_sampler: Option<vk::Sampler>,
@@ -224,7 +223,7 @@ impl ComputeCache {
     }
 
     /// Destroys the buffer views whose buffer no batch uses any more.
-    fn collect_texel_views(&mut self, device: &ash::Device) {
+    pub(crate) fn collect_texel_views(&mut self, device: &ash::Device) {
         self.texel_views.retain(|(v, obj)| {
             if obj.busy_for_cpu_write() {
                 return true;
@@ -360,45 +359,11 @@ fn interface(dev: &DeviceShared, state: &ComputeState, push_limit: u32) -> PipeR
         )));
     }
     // Features the emitted capabilities need.
-    let core = &dev.device.features.core;
-    for (slot, im) in &iface.images {
-        let Some(im) = im else { continue };
-        let need = |ok: vk::Bool32, what: &str| {
-            if ok == vk::TRUE {
-                Ok(())
-            } else {
-                Err(PipeError::unsupported(format!(
-                    "compute shader: image slot {slot} needs {what}, which the device lacks"
-                )))
-            }
-        };
-        if im.format == ImageFormat::Unknown {
-            if !im.writeonly {
-                need(
-                    core.shader_storage_image_read_without_format,
-                    "shaderStorageImageReadWithoutFormat",
-                )?;
-            }
-            if !im.readonly {
-                need(
-                    core.shader_storage_image_write_without_format,
-                    "shaderStorageImageWriteWithoutFormat",
-                )?;
-            }
-        }
-        if im.ms {
-            need(
-                core.shader_storage_image_multisample,
-                "shaderStorageImageMultisample",
-            )?;
-        }
-        if is_extended_format(im.format) {
-            need(
-                core.shader_storage_image_extended_formats,
-                "shaderStorageImageExtendedFormats",
-            )?;
-        }
-    }
+    let decls = iface
+        .images
+        .iter()
+        .filter_map(|(s, im)| im.map(|im| (*s, im)));
+    crate::descriptors::check_image_features(dev, "compute shader", decls)?;
     // Per-stage descriptor limits.
     let l = &dev.physical.properties.limits;
     let counts = [
@@ -432,27 +397,6 @@ fn interface(dev: &DeviceShared, state: &ComputeState, push_limit: u32) -> PipeR
         }
     }
     Ok(iface)
-}
-
-fn is_extended_format(f: ImageFormat) -> bool {
-    use ImageFormat::*;
-    !matches!(
-        f,
-        Unknown
-            | Rgba32f
-            | Rgba16f
-            | R32f
-            | Rgba8
-            | Rgba8Snorm
-            | Rgba32i
-            | Rgba16i
-            | Rgba8i
-            | R32i
-            | Rgba32ui
-            | Rgba16ui
-            | Rgba8ui
-            | R32ui
-    )
 }
 
 /// The interface of a spirv-gen compute shader.
@@ -588,132 +532,6 @@ fn spirv_interface(words: &[u32], entry: &str, push_limit: u32) -> PipeResult<In
     })
 }
 
-/// The Vulkan view type a shader's image declaration needs.
-fn expected_view_type(dim: Dim, arrayed: bool) -> Option<vk::ImageViewType> {
-    use vk::ImageViewType as V;
-    Some(match (dim, arrayed) {
-        (Dim::D1, false) => V::TYPE_1D,
-        (Dim::D1, true) => V::TYPE_1D_ARRAY,
-        (Dim::D2 | Dim::Rect, false) => V::TYPE_2D,
-        (Dim::D2 | Dim::Rect, true) => V::TYPE_2D_ARRAY,
-        (Dim::D3, false) => V::TYPE_3D,
-        (Dim::Cube, false) => V::CUBE,
-        (Dim::Cube, true) => V::CUBE_ARRAY,
-        _ => return None,
-    })
-}
-
-/// The view type pipe-vk gives a view of `target` with `layers` layers
-/// (as `crate::view` does for sampler views).
-fn natural_view_type(target: Target, layers: u32) -> vk::ImageViewType {
-    use vk::ImageViewType as V;
-    match target {
-        Target::Texture1D if layers > 1 => V::TYPE_1D_ARRAY,
-        Target::Texture1D => V::TYPE_1D,
-        Target::Texture1DArray => V::TYPE_1D_ARRAY,
-        Target::Texture3D => V::TYPE_3D,
-        Target::TextureCube => V::CUBE,
-        Target::TextureCubeArray => V::CUBE_ARRAY,
-        Target::Texture2DArray => V::TYPE_2D_ARRAY,
-        _ if layers > 1 => V::TYPE_2D_ARRAY,
-        _ => V::TYPE_2D,
-    }
-}
-
-/// Whether a storage image view of `vt` may cover `layers` layers of a
-/// resource of `target`.
-fn storage_view_ok(vt: vk::ImageViewType, target: Target, layers: u32) -> bool {
-    use vk::ImageViewType as V;
-    use Target as T;
-    match vt {
-        V::TYPE_1D => matches!(target, T::Texture1D | T::Texture1DArray) && layers == 1,
-        V::TYPE_1D_ARRAY => matches!(target, T::Texture1D | T::Texture1DArray),
-        V::TYPE_2D => {
-            matches!(target, T::Texture2D | T::TextureRect)
-                || (matches!(
-                    target,
-                    T::Texture2DArray | T::TextureCube | T::TextureCubeArray
-                ) && layers == 1)
-        }
-        V::TYPE_2D_ARRAY => matches!(
-            target,
-            T::Texture2D
-                | T::TextureRect
-                | T::Texture2DArray
-                | T::TextureCube
-                | T::TextureCubeArray
-        ),
-        V::TYPE_3D => target == T::Texture3D,
-        V::CUBE => matches!(target, T::TextureCube | T::TextureCubeArray) && layers == 6,
-        V::CUBE_ARRAY => {
-            matches!(target, T::TextureCube | T::TextureCubeArray) && layers.is_multiple_of(6)
-        }
-        _ => false,
-    }
-}
-
-/// The texel base type of a pipe format.
-fn format_base(f: Format) -> BaseType {
-    if f.is_pure_sint() {
-        BaseType::Int
-    } else if f.is_pure_uint() {
-        BaseType::Uint
-    } else {
-        BaseType::Float
-    }
-}
-
-/// The Vulkan format of a declared storage image format.
-fn image_format_vk(f: ImageFormat) -> Option<vk::Format> {
-    use vk::Format as V;
-    use ImageFormat::*;
-    Some(match f {
-        Unknown => return None,
-        Rgba32f => V::R32G32B32A32_SFLOAT,
-        Rgba16f => V::R16G16B16A16_SFLOAT,
-        R32f => V::R32_SFLOAT,
-        Rgba8 => V::R8G8B8A8_UNORM,
-        Rgba8Snorm => V::R8G8B8A8_SNORM,
-        Rg32f => V::R32G32_SFLOAT,
-        Rg16f => V::R16G16_SFLOAT,
-        R16f => V::R16_SFLOAT,
-        Rgba16 => V::R16G16B16A16_UNORM,
-        Rgb10A2 => V::A2B10G10R10_UNORM_PACK32,
-        Rg8 => V::R8G8_UNORM,
-        R8 => V::R8_UNORM,
-        Rgba32i => V::R32G32B32A32_SINT,
-        Rgba16i => V::R16G16B16A16_SINT,
-        Rgba8i => V::R8G8B8A8_SINT,
-        R32i => V::R32_SINT,
-        Rg32i => V::R32G32_SINT,
-        Rgba32ui => V::R32G32B32A32_UINT,
-        Rgba16ui => V::R16G16B16A16_UINT,
-        Rgba8ui => V::R8G8B8A8_UINT,
-        R32ui => V::R32_UINT,
-        Rg32ui => V::R32G32_UINT,
-    })
-}
-
-/// One descriptor write, with its info.
-enum Desc {
-    Buffer(
-        usize,
-        u32,
-        vk::DescriptorType,
-        [vk::DescriptorBufferInfo; 1],
-    ),
-    Image(usize, u32, vk::DescriptorType, [vk::DescriptorImageInfo; 1]),
-    Texel(usize, u32, vk::DescriptorType, [vk::BufferView; 1]),
-}
-
-/// Size of a buffer object.
-fn buffer_size(obj: &ResourceObject) -> u64 {
-    match obj.raw {
-        Raw::Buffer { size, .. } => size,
-        Raw::Image(_) => 0,
-    }
-}
-
 impl VkContext {
     /// The compute CSO's derived data, computed on first use.
     fn compute_program(&mut self, id: u32, state: &ComputeState) -> PipeResult<Arc<Program>> {
@@ -802,7 +620,7 @@ impl VkContext {
     }
 
     /// A zeroed buffer for unbound buffer slots.
-    fn compute_dummy(&mut self) -> PipeResult<Arc<ResourceObject>> {
+    pub(crate) fn compute_dummy(&mut self) -> PipeResult<Arc<ResourceObject>> {
         if let Some(d) = &self.compute_state.dummy {
             return Ok(d.clone());
         }
@@ -849,44 +667,6 @@ impl VkContext {
                 Ok(s)
             }
         }
-    }
-
-    /// A buffer binding (uniform or storage) of `res` at `offset`, `size`
-    /// bytes, clamped to the buffer and the device's range limit; the
-    /// dummy when it is empty.
-    fn compute_buffer_info(
-        &mut self,
-        res: Option<(&Resource, u32, u32)>,
-        max_range: u32,
-    ) -> PipeResult<(Arc<ResourceObject>, vk::DescriptorBufferInfo)> {
-        if let Some((r, offset, size)) = res {
-            let obj = vk_resource(r)?.obj();
-            let total = buffer_size(&obj);
-            let offset = u64::from(offset);
-            let range = u64::from(size)
-                .min(total.saturating_sub(offset))
-                .min(u64::from(max_range));
-            if let (Some(buffer), true) = (obj.buffer(), range > 0) {
-                return Ok((
-                    obj,
-                    vk::DescriptorBufferInfo {
-                        buffer,
-                        offset,
-                        range,
-                    },
-                ));
-            }
-        }
-        let obj = self.compute_dummy()?;
-        let buffer = obj.buffer().ok_or(PipeError::OutOfMemory)?;
-        Ok((
-            obj,
-            vk::DescriptorBufferInfo {
-                buffer,
-                offset: 0,
-                range: DUMMY_SIZE,
-            },
-        ))
     }
 
     /// Checks the grid and the indirect buffer; returns the indirect
@@ -940,7 +720,7 @@ impl VkContext {
         let cs = ShaderStage::Compute.index();
         for &slot in &iface.ubos {
             let b = self.ubos[cs].get(slot as usize).cloned().flatten();
-            let (obj, bi) = self.compute_buffer_info(
+            let (obj, bi) = self.buffer_binding(
                 b.as_ref().map(|b| (&b.resource, b.offset, b.size)),
                 limits.max_uniform_buffer_range,
             )?;
@@ -958,7 +738,7 @@ impl VkContext {
                 .get(slot as usize)
                 .cloned()
                 .flatten();
-            let (obj, bi) = self.compute_buffer_info(
+            let (obj, bi) = self.buffer_binding(
                 b.as_ref()
                     .map(|b| (&b.buffer, b.buffer_offset, b.buffer_size)),
                 limits.max_storage_buffer_range,
@@ -981,311 +761,13 @@ impl VkContext {
         Ok(())
     }
 
-    /// Declares image slot `slot` (declared as `decl`, `None` for SPIR-V)
-    /// and returns its descriptor and, for a texture image, its object
-    /// (whose sampled uses must then stay in `GENERAL`).
-    fn compute_image(
-        &mut self,
-        slot: u32,
-        decl: Option<ImageInfo>,
-        img: &ImageView,
-    ) -> PipeResult<(Desc, Option<usize>)> {
-        let dev = self.dev().clone();
-        let binding = STAGE * binding::MAX_IMAGES + slot;
-        let obj = vk_resource(&img.resource)?.obj();
-        let write = decl.is_none_or(|d| !d.readonly)
-            && (img.access.is_empty() || img.access.contains(ImageAccess::WRITE));
-        let access = if write {
-            STORAGE_READ_WRITE
-        } else {
-            STORAGE_READ
-        };
-        if let Some(b) = decl.map(|d| d.format.base().unwrap_or(d.sampled)) {
-            if format_base(img.format) != b {
-                return Err(PipeError::invalid(format!(
-                    "launch_grid: image slot {slot} has format {}, the shader reads {b:?} texels",
-                    img.format
-                )));
-            }
-        }
-        let vk_format = crate::format::vk_format(img.format).ok_or_else(|| {
-            PipeError::unsupported(format!(
-                "launch_grid: image format {} has no native Vulkan format",
-                img.format
-            ))
-        })?;
-        if let Some(d) = decl {
-            if image_format_vk(d.format).is_some_and(|f| f != vk_format) {
-                return Err(PipeError::invalid(format!(
-                    "launch_grid: image slot {slot} has format {}, the shader declares {}",
-                    img.format,
-                    d.format.name()
-                )));
-            }
-        }
-        // SAFETY: the physical device belongs to the instance.
-        let props = unsafe {
-            dev.instance
-                .raw
-                .get_physical_device_format_properties(dev.physical.raw, vk_format)
-        };
-        match img.range {
-            ImageViewRange::Buffer { offset, size } => {
-                let Some(d) = decl else {
-                    return Err(PipeError::unsupported(
-                        "launch_grid: buffer images with SPIR-V passthrough (its default layout \
-                         has storage images only)",
-                    ));
-                };
-                if d.dim != Dim::Buffer {
-                    return Err(PipeError::invalid(format!(
-                        "launch_grid: image slot {slot} holds a buffer, the shader declares a \
-                         texture image"
-                    )));
-                }
-                if !props
-                    .buffer_features
-                    .contains(vk::FormatFeatureFlags::STORAGE_TEXEL_BUFFER)
-                {
-                    return Err(PipeError::unsupported(format!(
-                        "launch_grid: {} cannot be a storage texel buffer on this device",
-                        img.format
-                    )));
-                }
-                let buffer = obj
-                    .buffer()
-                    .ok_or_else(|| PipeError::invalid("launch_grid: buffer image of a texture"))?;
-                let texel = u64::from(img.format.block_size_bytes().max(1));
-                let align = dev
-                    .physical
-                    .properties
-                    .limits
-                    .min_texel_buffer_offset_alignment
-                    .max(1);
-                let offset = u64::from(offset);
-                let range =
-                    u64::from(size).min(buffer_size(&obj).saturating_sub(offset)) / texel * texel;
-                if range == 0 || !offset.is_multiple_of(align) {
-                    return Err(PipeError::invalid(format!(
-                        "launch_grid: image slot {slot}: empty or misaligned buffer range"
-                    )));
-                }
-                let vi = vk::BufferViewCreateInfo::default()
-                    .buffer(buffer)
-                    .format(vk_format)
-                    .offset(offset)
-                    .range(range);
-                // SAFETY: the format supports storage texel buffers, the
-                // range lies in the buffer and is aligned.
-                let view = unsafe { dev.raw().create_buffer_view(&vi, None) }
-                    .map_err(|e| vk_err("vkCreateBufferView", e))?;
-                self.compute_state.texel_views.push((view, obj.clone()));
-                self.use_buffer(&obj, access, write);
-                Ok((
-                    Desc::Texel(2, binding, vk::DescriptorType::STORAGE_TEXEL_BUFFER, [view]),
-                    None,
-                ))
-            }
-            ImageViewRange::Texture {
-                level,
-                first_layer,
-                last_layer,
-            } => {
-                let ii = *obj
-                    .image()
-                    .ok_or_else(|| PipeError::invalid("launch_grid: texture image of a buffer"))?;
-                let rt = img.resource.desc();
-                if !ii.usage.contains(vk::ImageUsageFlags::STORAGE) {
-                    return Err(PipeError::invalid(format!(
-                        "launch_grid: image slot {slot}: the resource was not created with \
-                         BindFlags::SHADER_IMAGE (or its format has no storage support)"
-                    )));
-                }
-                if !props
-                    .optimal_tiling_features
-                    .contains(vk::FormatFeatureFlags::STORAGE_IMAGE)
-                {
-                    return Err(PipeError::unsupported(format!(
-                        "launch_grid: {} cannot be a storage image on this device",
-                        img.format
-                    )));
-                }
-                let is3d = rt.target == Target::Texture3D;
-                let layers = if is3d {
-                    (0, 1)
-                } else {
-                    (first_layer, last_layer.saturating_sub(first_layer) + 1)
-                };
-                let vt = match decl {
-                    Some(d) => {
-                        let vt = expected_view_type(d.dim, d.arrayed).ok_or_else(|| {
-                            PipeError::invalid(format!(
-                                "launch_grid: image slot {slot} holds a texture, the shader \
-                                 declares a buffer image"
-                            ))
-                        })?;
-                        if d.ms != (rt.samples() > 1) || !storage_view_ok(vt, rt.target, layers.1) {
-                            return Err(PipeError::invalid(format!(
-                                "launch_grid: image slot {slot}: a {} view of {} layers does \
-                                 not match the shader's {}{}{} image",
-                                rt.target.name(),
-                                layers.1,
-                                d.dim.name(),
-                                if d.arrayed { " array" } else { "" },
-                                if d.ms { " multisample" } else { "" }
-                            )));
-                        }
-                        vt
-                    }
-                    None => natural_view_type(rt.target, layers.1),
-                };
-                let key = crate::view::ViewKey {
-                    view_type: vt,
-                    format: vk_format,
-                    swizzle: [vk::ComponentSwizzle::IDENTITY; 4],
-                    aspect: ii.aspect,
-                    levels: (level, 1),
-                    layers,
-                };
-                let view = obj.views.get(&obj, key)?;
-                self.use_image(
-                    &obj,
-                    level,
-                    layers.0,
-                    layers.1,
-                    access,
-                    write,
-                    vk::ImageLayout::GENERAL,
-                    false,
-                );
-                Ok((
-                    Desc::Image(
-                        2,
-                        binding,
-                        vk::DescriptorType::STORAGE_IMAGE,
-                        [vk::DescriptorImageInfo {
-                            sampler: vk::Sampler::null(),
-                            image_view: view,
-                            image_layout: vk::ImageLayout::GENERAL,
-                        }],
-                    ),
-                    Some(Arc::as_ptr(&obj) as usize),
-                ))
-            }
-        }
-    }
-
-    /// Declares sampler view slot `slot` (declared as `decl`, `None` for
-    /// SPIR-V) and returns its descriptor. `storage` lists the objects
-    /// bound as storage images (kept in `GENERAL`).
-    fn compute_texture(
-        &mut self,
-        slot: u32,
-        decl: Option<TextureInfo>,
-        view: &SamplerView,
-        storage: &[usize],
-    ) -> PipeResult<Desc> {
-        let binding = STAGE * binding::MAX_SAMPLER_VIEWS + slot;
-        let payload = view.backend_or_err::<crate::view::VkSamplerView>("sampler view")?;
-        let obj = payload.obj.clone();
-        let t = view.desc().template;
-        let rt = view.desc().texture.desc();
-        if let Some(d) = decl {
-            if format_base(t.format) != d.sampled {
-                return Err(PipeError::invalid(format!(
-                    "launch_grid: sampler view slot {slot} has format {}, the shader samples \
-                     {:?} texels",
-                    t.format, d.sampled
-                )));
-            }
-        }
-        let (iv, first_level, last_level, first_layer, last_layer) = match (payload.view, t.range) {
-            (crate::view::VkView::Buffer(bv), _) => {
-                if decl.is_none() {
-                    return Err(PipeError::unsupported(
-                        "launch_grid: buffer textures with SPIR-V passthrough (its default \
-                         layout has combined image samplers only)",
-                    ));
-                }
-                if decl.is_some_and(|d| d.dim != Dim::Buffer) {
-                    return Err(PipeError::invalid(format!(
-                        "launch_grid: sampler view slot {slot} is a buffer view, the shader \
-                         samples a texture"
-                    )));
-                }
-                self.use_buffer(&obj, SAMPLED_READ, false);
-                return Ok(Desc::Texel(
-                    1,
-                    binding,
-                    vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
-                    [bv],
-                ));
-            }
-            (
-                crate::view::VkView::Image(iv),
-                ViewRange::Texture {
-                    first_level,
-                    last_level,
-                    first_layer,
-                    last_layer,
-                },
-            ) => (iv, first_level, last_level, first_layer, last_layer),
-            (crate::view::VkView::Image(_), ViewRange::Buffer { .. }) => {
-                return Err(PipeError::invalid(format!(
-                    "launch_grid: sampler view slot {slot} is inconsistent"
-                )))
-            }
-        };
-        let (l0, ln) = if rt.target == Target::Texture3D {
-            (0, 1)
-        } else {
-            (first_layer, last_layer.saturating_sub(first_layer) + 1)
-        };
-        if let Some(d) = decl {
-            let want = expected_view_type(d.dim, d.arrayed).ok_or_else(|| {
-                PipeError::invalid(format!(
-                    "launch_grid: sampler view slot {slot} is a texture, the shader samples a \
-                     buffer"
-                ))
-            })?;
-            if natural_view_type(t.target, ln) != want || d.ms != (rt.samples() > 1) {
-                return Err(PipeError::invalid(format!(
-                    "launch_grid: sampler view slot {slot} ({} of {ln} layers) does not match \
-                     the shader's {}{}{} texture",
-                    t.target.name(),
-                    d.dim.name(),
-                    if d.arrayed { " array" } else { "" },
-                    if d.ms { " multisample" } else { "" }
-                )));
-            }
-        }
-        let layout = if storage.contains(&(Arc::as_ptr(&obj) as usize)) {
-            vk::ImageLayout::GENERAL
-        } else {
-            vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL
-        };
-        for level in first_level..=last_level {
-            self.use_image(&obj, level, l0, ln, SAMPLED_READ, false, layout, false);
-        }
-        let sampler = self.compute_sampler(slot)?;
-        Ok(Desc::Image(
-            1,
-            binding,
-            vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
-            [vk::DescriptorImageInfo {
-                sampler,
-                image_view: iv,
-                image_layout: layout,
-            }],
-        ))
-    }
-
     pub(crate) fn do_launch_grid(&mut self, info: &GridInfo) -> PipeResult<()> {
         // Compute push constants share the command buffer's push-constant
         // storage with draws: make the next draw push its block again.
         self.draw_cache.push.clear();
         let dev = self.dev().clone();
         self.compute_state.collect_texel_views(dev.raw());
+        self.gfx_descriptors.collect_held_views();
         let h = self
             .bound()
             .compute
@@ -1338,9 +820,13 @@ impl VkContext {
         for &(slot, decl) in &iface.images {
             match self.shader_images[cs].get(slot as usize).cloned().flatten() {
                 Some(img) => {
-                    let (d, obj) = self.compute_image(slot, decl, &img)?;
+                    let (d, u) =
+                        self.storage_image("launch_grid", ShaderStage::Compute, slot, decl, &img)?;
+                    if u.image.is_some() {
+                        storage.push(Arc::as_ptr(&u.obj) as usize);
+                    }
+                    self.declare_use(&u, S);
                     descs.push(d);
-                    storage.extend(obj);
                 }
                 None if decl.is_some() => {
                     return Err(PipeError::invalid(format!(
@@ -1353,7 +839,20 @@ impl VkContext {
         }
         for &(slot, decl) in &iface.textures {
             match self.views[cs].get(slot as usize).cloned().flatten() {
-                Some(view) => descs.push(self.compute_texture(slot, decl, &view, &storage)?),
+                Some(view) => {
+                    let sampler = self.compute_sampler(slot)?;
+                    let (d, u) = self.sampled_view(
+                        "launch_grid",
+                        ShaderStage::Compute,
+                        slot,
+                        decl,
+                        &view,
+                        sampler,
+                        &storage,
+                    )?;
+                    self.declare_use(&u, S);
+                    descs.push(d);
+                }
                 None if decl.is_some() => {
                     return Err(PipeError::invalid(format!(
                         "launch_grid: the compute shader samples slot {slot}, which has no \

@@ -113,6 +113,9 @@ pub struct VkContext {
     pub(crate) shader_images: Vec<Vec<Option<ImageView>>>,
     /// Compute pipelines and their layout (see `compute`).
     pub(crate) compute_state: crate::compute::ComputeCache,
+    /// Extended graphics layouts (images, shader buffers, texture
+    /// buffers; see `descriptors`).
+    pub(crate) gfx_descriptors: crate::descriptors::GfxDescriptors,
     /// Sampler and view bound where a shader samples an unbound slot.
     pub(crate) dummy_texture: Option<(SamplerView, vk::Sampler)>,
     /// The shader blit's CSOs (see `blitter`).
@@ -179,6 +182,7 @@ impl VkContext {
             shader_buffers_writable: [0; 6],
             shader_images: vec![vec![None; MAX_SHADER_IMAGES]; 6],
             compute_state: Default::default(),
+            gfx_descriptors: Default::default(),
             blend: CsoTable::new(),
             sampler: CsoTable::new(),
             rasterizer: CsoTable::new(),
@@ -1156,7 +1160,11 @@ impl Context for VkContext {
         Ok(())
     }
     fn memory_barrier(&mut self, _flags: BarrierFlags) -> PipeResult<()> {
-        // Per-resource tracking covers GPU-GPU hazards. MAPPED_BUFFER: host
+        // Per-resource tracking covers GPU-GPU hazards, shader buffer and
+        // image stores of draws and dispatches included: the next command
+        // that touches a written resource gets its barrier (a draw ends
+        // the rendering instance for it), which is what Zink's
+        // memory_barrier records by hand. MAPPED_BUFFER: host
         // writes to persistent maps become visible at the next submission,
         // which every GPU use of the buffer is part of; memory is coherent.
         Ok(())
@@ -1200,6 +1208,7 @@ impl Drop for VkContext {
         self.modules.destroy(dev.raw());
         self.pipelines.destroy(dev.raw());
         self.compute_state.destroy(dev.raw());
+        self.gfx_descriptors.destroy(dev.raw());
         for (_, s) in self.vk_samplers.drain() {
             // SAFETY: the context's batches finished above.
             unsafe { dev.raw().destroy_sampler(s, None) };

@@ -20,8 +20,10 @@
 //! Line loops, quads, quad strips, polygons and restart indices other
 //! than all-ones go through `crate::prim`'s index rewriting.
 //!
-//! Not yet here (issue 7): draw-auto, buffer textures, images and SSBOs
-//! in graphics stages, queries.
+//! Pipelines whose shaders use images, shader buffers or texture buffers
+//! bind them through an extended layout (`crate::descriptors`).
+//!
+//! Not yet here (issue 7): draw-auto, queries.
 
 use std::sync::Arc;
 
@@ -107,6 +109,8 @@ pub struct DrawCache {
     pub index: Option<(u64, u64, i32)>,
     pub push: Vec<u8>,
     pub dynamic: Option<DynState>,
+    /// Sets 1-3 bound through an extended layout.
+    pub resources: crate::descriptors::BoundResources,
 }
 
 /// The dynamic state of a draw, compared with what was last set.
@@ -338,7 +342,7 @@ impl VkContext {
     }
 
     /// The `VkSampler` of a sampler CSO, created on first use.
-    fn vk_sampler(&mut self, h: SamplerHandle) -> PipeResult<vk::Sampler> {
+    pub(crate) fn vk_sampler(&mut self, h: SamplerHandle) -> PipeResult<vk::Sampler> {
         if let Some(s) = self.vk_samplers.get(&h.id()) {
             return Ok(*s);
         }
@@ -350,7 +354,7 @@ impl VkContext {
 
     /// A 1x1 transparent-black texture and nearest sampler for unbound
     /// slots a shader samples.
-    fn dummy_texture(&mut self) -> PipeResult<(SamplerView, vk::Sampler)> {
+    pub(crate) fn dummy_texture(&mut self) -> PipeResult<(SamplerView, vk::Sampler)> {
         if let Some(d) = &self.dummy_texture {
             return Ok(d.clone());
         }
@@ -720,7 +724,11 @@ impl VkContext {
             }
             None => None,
         };
-        let textures = self.prepare_textures()?;
+        let program = self.gfx_descriptors.program_of(pipeline);
+        let (textures, resources) = match &program {
+            Some(p) => (SmallVec::new(), self.prepare_gfx_resources(p)?),
+            None => (self.prepare_textures()?, Vec::new()),
+        };
         self.declare_predicate_read();
         if !self.barriers.is_empty() {
             self.end_rendering();
@@ -849,6 +857,10 @@ impl VkContext {
                     &[set],
                     &[],
                 );
+                self.draw_cache.resources.invalidate();
+            }
+            if let Some(p) = &program {
+                self.bind_gfx_resources(cmd, p, &resources)?;
             }
             let vb_key: SmallVec<[(u64, u64); 16]> = vbufs
                 .iter()
@@ -1503,6 +1515,7 @@ impl VkContext {
                 ..Default::default()
             },
         };
+        let program = self.gfx_program()?;
         let inputs = GfxInputs {
             vs: vs_mod,
             tcs: tcs_mod,
@@ -1512,8 +1525,12 @@ impl VkContext {
             velems: &velems,
             blend: &blend,
             rasterizer: &rasterizer,
+            layout: program.as_ref().map(|p| p.pipeline_layout()),
         };
         let p = self.pipelines.create(&dev, key, &inputs)?;
+        if let Some(program) = program {
+            self.gfx_descriptors.insert(p, program);
+        }
         self.debug_message(DebugType::ShaderInfo, 2, || {
             format!("compiled graphics pipeline #{}", self.pipelines.created)
         });
@@ -1637,6 +1654,7 @@ impl VkContext {
     /// they are destroyed when the current batch retires.
     pub(crate) fn retire_pipelines(&mut self, pick: impl Fn(&GfxKey) -> bool) {
         for p in self.pipelines.take_matching(pick) {
+            self.gfx_descriptors.forget(p);
             self.batches.defer_destroy_pipeline(p);
         }
     }

@@ -41,6 +41,7 @@ pub mod compute;
 pub mod context;
 pub mod copy;
 pub mod debug;
+pub mod descriptors;
 pub mod device;
 pub mod disk_cache;
 pub mod draw;

@@ -13,8 +13,11 @@
 //! The pipeline layout follows spirv-gen's fixed binding model
 //! (`spirv_gen::binding`): set 0 holds the uniform buffers of every stage
 //! as a push-descriptor set; set 1 holds the combined image samplers,
-//! allocated per draw; sets 2-3 (images, shader buffers) are empty until
-//! those bindings land; push constants span the driver block.
+//! allocated per draw; sets 2-3 (images, shader buffers) are empty;
+//! push constants span the driver block. Pipelines whose shaders use
+//! images, shader buffers or texture buffers use an extended layout of
+//! `crate::descriptors` instead (same set 0 and push constants, sets 1-3
+//! made from their bindings): [`GfxInputs::layout`].
 //!
 //! Set 1 comes in two shapes, hence two pipeline layouts: the vertex and
 //! fragment stages' 32 samplers (the common case), and all five graphics
@@ -125,6 +128,9 @@ pub struct GfxInputs<'a> {
     pub velems: &'a [VertexElement],
     pub blend: &'a BlendState,
     pub rasterizer: &'a RasterizerState,
+    /// The extended layout of a pipeline whose shaders use images, shader
+    /// buffers or texture buffers (`crate::descriptors`).
+    pub layout: Option<vk::PipelineLayout>,
 }
 
 /// The pipeline layouts of the binding model and their set layouts.
@@ -602,7 +608,9 @@ impl PipelineCache {
             .depth_stencil_state(&ds)
             .color_blend_state(&cb)
             .dynamic_state(&dynamic)
-            .layout(if key.wide_textures {
+            .layout(if let Some(l) = inputs.layout {
+                l
+            } else if key.wide_textures {
                 self.layout.wide_layout
             } else {
                 self.layout.layout

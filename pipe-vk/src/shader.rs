@@ -62,9 +62,10 @@ pub fn check_template(state: &ShaderState) -> PipeResult<()> {
     }
 }
 
-/// Checks that a shader only uses bindings the draw path provides today:
-/// uniform buffers in slots `0..ubo_slots` and push constants. Textures,
-/// images and shader buffers arrive with the rest of issue 7.
+/// Checks that a shader only uses bindings the draw path provides:
+/// uniform buffers in slots `0..ubo_slots` and sampler views in slots
+/// `0..TEX_SLOTS` (images and shader buffers are checked by
+/// `crate::descriptors` when the pipeline's layout is made).
 pub fn check_draw_bindings(state: &ShaderState, ubo_slots: u32) -> PipeResult<()> {
     let ShaderCode::Ir(any) = &state.code else {
         // SPIR-V passthrough: the frontend promises the binding model.
@@ -79,7 +80,6 @@ pub fn check_draw_bindings(state: &ShaderState, ubo_slots: u32) -> PipeResult<()
             VarKind::Ubo { slot, .. } if *slot >= ubo_slots => {
                 format!("uniform buffer slot {slot} (pipe-vk binds slots 0..{ubo_slots} so far)")
             }
-            VarKind::Ssbo { .. } => "shader buffers".to_string(),
             VarKind::Texture(t) if t.slot >= crate::pipeline::TEX_SLOTS => {
                 format!(
                     "texture slot {} (pipe-vk binds slots 0..{})",
@@ -87,14 +87,10 @@ pub fn check_draw_bindings(state: &ShaderState, ubo_slots: u32) -> PipeResult<()
                     crate::pipeline::TEX_SLOTS
                 )
             }
-            VarKind::Texture(t) if t.dim == spirv_gen::ir::Dim::Buffer => {
-                "buffer textures".to_string()
-            }
-            VarKind::Image(_) => "images".to_string(),
             _ => continue,
         };
         return Err(PipeError::unsupported(format!(
-            "{} shader uses {what}, which pipe-vk cannot bind in draws yet (issue 7)",
+            "{} shader uses {what}, which pipe-vk cannot bind in draws",
             state.stage.short_name()
         )));
     }

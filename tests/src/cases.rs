@@ -5,6 +5,7 @@ mod clear;
 mod compute;
 mod context;
 mod draw;
+mod gfxres;
 mod prim;
 mod render;
 mod render_cond;
