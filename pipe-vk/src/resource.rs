@@ -190,12 +190,19 @@ pub fn vk_resource(res: &pipe_core::Resource) -> PipeResult<&VkResource> {
     res.backend_or_err::<VkResource>("resource")
 }
 
-fn buffer_usage(_bind: BindFlags) -> vk::BufferUsageFlags {
+fn buffer_usage(dev: &DeviceShared, _bind: BindFlags) -> vk::BufferUsageFlags {
     // As Zink does: every buffer may serve every core use, because GL lets
     // a frontend bind any buffer anywhere (a vertex buffer becomes a
     // texture buffer, an SSBO an index buffer) without recreating it. The
-    // bind flags only steer the memory location.
-    vk::BufferUsageFlags::TRANSFER_SRC
+    // bind flags only steer the memory location. Transform feedback
+    // buffers and counters too, when the device has them.
+    let xfb = if dev.device.features.transform_feedback.transform_feedback == vk::TRUE {
+        vk::BufferUsageFlags::TRANSFORM_FEEDBACK_BUFFER_EXT
+            | vk::BufferUsageFlags::TRANSFORM_FEEDBACK_COUNTER_BUFFER_EXT
+    } else {
+        vk::BufferUsageFlags::empty()
+    };
+    xfb | vk::BufferUsageFlags::TRANSFER_SRC
         | vk::BufferUsageFlags::TRANSFER_DST
         | vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
         | vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER
@@ -237,9 +244,9 @@ pub fn create_buffer_object(
     let raw = dev.raw();
     let info = vk::BufferCreateInfo::default()
         .size(size.max(1))
-        .usage(buffer_usage(bind))
+        .usage(buffer_usage(dev, bind))
         .sharing_mode(vk::SharingMode::EXCLUSIVE);
-    // SAFETY: a valid create info; usage flags are all core.
+    // SAFETY: a valid create info; usage flags are core or of enabled extensions.
     let buffer =
         unsafe { raw.create_buffer(&info, None) }.map_err(|e| vk_err("vkCreateBuffer", e))?;
     // SAFETY: the buffer was just created on this device.

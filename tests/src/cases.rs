@@ -8,4 +8,5 @@ mod draw;
 mod prim;
 mod render;
 mod screen;
+mod streamout;
 mod transfer;
