@@ -123,8 +123,6 @@ pub struct StreamOut {
     active: bool,
     /// The counter buffers the pausing End stores into.
     active_counters: SmallVec<[vk::Buffer; MAX_SO_BUFFERS]>,
-    /// Capturing draws recorded (for tests).
-    pub resumes: u64,
 }
 
 impl StreamOut {
@@ -158,7 +156,6 @@ impl StreamOut {
             targets: Vec::new(),
             active: false,
             active_counters: SmallVec::new(),
-            resumes: 0,
         }
     }
 
@@ -246,7 +243,10 @@ impl VkContext {
             )));
         }
         let end = u64::from(buffer_offset) + u64::from(buffer_size);
-        if end > u64::from(buffer.desc().width0) || buffer_offset % 4 != 0 || buffer_size % 4 != 0 {
+        if end > u64::from(buffer.desc().width0)
+            || !buffer_offset.is_multiple_of(4)
+            || !buffer_size.is_multiple_of(4)
+        {
             return Err(PipeError::invalid(format!(
                 "{what}: range {buffer_offset}..{end} is unaligned or past the {}-byte buffer",
                 buffer.desc().width0
@@ -311,7 +311,7 @@ impl VkContext {
                 )));
             }
             if let Some(off) = off {
-                if off % 4 != 0 || *off > t.desc().buffer_size {
+                if !off.is_multiple_of(4) || *off > t.desc().buffer_size {
                     return Err(PipeError::invalid(format!(
                         "{what}: offset {off} is unaligned or past the {}-byte target",
                         t.desc().buffer_size
@@ -546,7 +546,6 @@ impl VkContext {
         };
         self.streamout.active = true;
         self.streamout.active_counters = end;
-        self.streamout.resumes += 1;
         Ok(())
     }
 
@@ -622,10 +621,5 @@ impl VkContext {
             stride,
         );
         Ok(())
-    }
-
-    /// Capturing draws that began (or resumed) transform feedback.
-    pub fn stream_output_resumes(&self) -> u64 {
-        self.streamout.resumes
     }
 }

@@ -274,7 +274,7 @@ impl<'a> Validator<'a> {
                     if x.buffer >= MAX_XFB_BUFFERS {
                         return e(format!("xfb_buffer {} out of range", x.buffer));
                     }
-                    if x.offset % 4 != 0 || x.stride % 4 != 0 || x.stride == 0 {
+                    if !x.offset.is_multiple_of(4) || !x.stride.is_multiple_of(4) || x.stride == 0 {
                         return e(
                             "xfb_offset and xfb_stride must be multiples of 4 (stride > 0)".into(),
                         );

@@ -23,6 +23,18 @@ use crate::{test_case, Outcome, TestContext};
 
 type R = Result<(), Outcome>;
 
+/// Registers a single-path case whose body returns `R`.
+macro_rules! case {
+    ($name:literal, $body:ident) => {
+        const _: () = {
+            fn run(ctx: &mut TestContext) -> Outcome {
+                Outcome::from_result($body(ctx))
+            }
+            test_case!(name = $name, run);
+        };
+    };
+}
+
 const W: u32 = 16;
 const H: u32 = 16;
 const SENTINEL: u32 = 0xdead_beef;
@@ -409,10 +421,7 @@ fn separate(ctx: &mut TestContext) -> R {
     want.extend(records(0..4, &outs, 2, 4));
     check_words("buffers 1 and 2 in one resource", &got, &want)
 }
-test_case!(name = "pipe.streamout.capture.separate", run_separate);
-fn run_separate(ctx: &mut TestContext) -> Outcome {
-    Outcome::from_result(separate(ctx))
-}
+case!("pipe.streamout.capture.separate", separate);
 
 fn require(e: &Env, buffers: u32) -> R {
     if e.screen.caps().max_stream_output_buffers < buffers {
@@ -456,10 +465,7 @@ fn components(ctx: &mut TestContext) -> R {
     let got = words(&mut e, &b1)?;
     check_words("buffer 1", &got, &records(2..5, &outs, 1, 5))
 }
-test_case!(name = "pipe.streamout.capture.components", run_components);
-fn run_components(ctx: &mut TestContext) -> Outcome {
-    Outcome::from_result(components(ctx))
-}
+case!("pipe.streamout.capture.components", components);
 
 const INTERLEAVED_OUTS: [(u8, u8, u8, u8, u16); 2] = [(1, 0, 4, 0, 0), (3, 0, 1, 0, 4)];
 
@@ -497,10 +503,7 @@ fn append(ctx: &mut TestContext) -> R {
     let got = words(&mut e, &b)?;
     check_words("appended", &got, &records(0..7, &outs, 0, 5))
 }
-test_case!(name = "pipe.streamout.append", run_append);
-fn run_append(ctx: &mut TestContext) -> Outcome {
-    Outcome::from_result(append(ctx))
-}
+case!("pipe.streamout.append", append);
 
 /// Capture continues across state changes that pause it: a framebuffer
 /// clear, a buffer upload (a transfer ends the rendering instance), a
@@ -574,10 +577,7 @@ fn pause_resume(ctx: &mut TestContext) -> R {
     let got = words(&mut e, &b)?;
     check_words("after pauses", &got, &records(0..9, &outs, 0, 5))
 }
-test_case!(name = "pipe.streamout.pause_resume", run_pause_resume);
-fn run_pause_resume(ctx: &mut TestContext) -> Outcome {
-    Outcome::from_result(pause_resume(ctx))
-}
+case!("pipe.streamout.pause_resume", pause_resume);
 
 /// Offset 0 restarts a target at its start (overwriting); a non-zero
 /// offset starts it there; `stream_output_target_offset` follows.
@@ -631,10 +631,7 @@ fn restart_and_offsets(ctx: &mut TestContext) -> R {
     want.extend(records([20, 21, 30].into_iter(), &outs, 0, 5));
     check_words("restart and offsets", &got, &want)
 }
-test_case!(name = "pipe.streamout.offsets", run_restart);
-fn run_restart(ctx: &mut TestContext) -> Outcome {
-    Outcome::from_result(restart_and_offsets(ctx))
-}
+case!("pipe.streamout.offsets", restart_and_offsets);
 
 /// Two triangles covering the left half are captured after VS_SHIFT moved
 /// them to the right half, with rasterization discarded; draw-auto then
@@ -735,10 +732,7 @@ fn draw_auto(ctx: &mut TestContext) -> R {
         }
     })
 }
-test_case!(name = "pipe.streamout.draw_auto", run_draw_auto);
-fn run_draw_auto(ctx: &mut TestContext) -> Outcome {
-    Outcome::from_result(draw_auto(ctx))
-}
+case!("pipe.streamout.draw_auto", draw_auto);
 
 fn check_eq(what: &str, got: u32, want: u32) -> R {
     if got != want {
@@ -807,10 +801,7 @@ fn discard(ctx: &mut TestContext) -> R {
         &records(0..6, &outs, 0, 5),
     )
 }
-test_case!(name = "pipe.streamout.rasterizer_discard", run_discard);
-fn run_discard(ctx: &mut TestContext) -> Outcome {
-    Outcome::from_result(discard(ctx))
-}
+case!("pipe.streamout.rasterizer_discard", discard);
 
 /// A target with room for 4 vertices inside a larger buffer: of 3
 /// triangles only the first fits whole, and a primitive is captured whole
@@ -853,10 +844,7 @@ fn overflow(ctx: &mut TestContext) -> R {
     want.extend(records([0, 1, 2, 0].into_iter(), &outs, 0, 4));
     check_words("overflow", &got, &want)
 }
-test_case!(name = "pipe.streamout.overflow", run_overflow);
-fn run_overflow(ctx: &mut TestContext) -> Outcome {
-    Outcome::from_result(overflow(ctx))
-}
+case!("pipe.streamout.overflow", overflow);
 
 /// Points in; stream 0 gets `a` = 2 * position once per point, stream 1
 /// gets `b` = position.xy + (k, 0) for k = 0, 1: twice as many records.
@@ -931,10 +919,7 @@ fn geometry_streams(ctx: &mut TestContext) -> R {
     let o = step("offset", e.ctx.stream_output_target_offset(&t1))?;
     check_eq("stream 1 offset", o, 8 * 2 * n)
 }
-test_case!(name = "pipe.streamout.geometry.streams", run_gs_streams);
-fn run_gs_streams(ctx: &mut TestContext) -> Outcome {
-    Outcome::from_result(geometry_streams(ctx))
-}
+case!("pipe.streamout.geometry.streams", geometry_streams);
 
 /// Expects `r` to be `InvalidArgument` (or, with `unsupported`,
 /// `Unsupported`) mentioning `needle`.
@@ -1094,7 +1079,119 @@ fn bad_input(ctx: &mut TestContext) -> R {
     };
     bad_input_on(&mut raw, false)
 }
-test_case!(name = "pipe.streamout.bad_input", run_bad_input);
-fn run_bad_input(ctx: &mut TestContext) -> Outcome {
-    Outcome::from_result(bad_input(ctx))
+case!("pipe.streamout.bad_input", bad_input);
+
+const TCS: &str = "shader tess_ctrl vertices=3
+in @pos : f32x4[32] builtin=position
+in @iid : i32 builtin=invocation_id
+out @opos : f32x4[3] builtin=position
+out @outer : f32[4] builtin=tess_level_outer
+out @inner : f32[2] builtin=tess_level_inner
+fn main {
+  %0 : i32 = load @iid
+  %1 : f32x4 = load @pos, %0
+  store @opos, %0, %1
+  %2 : i32 = const 0
+  %3 : bool = ieq %0, %2
+  if %3 {
+    %4 : f32 = const 1.0
+    %5 : i32 = const 1
+    %6 : i32 = const 2
+    store @outer, %2, %4
+    store @outer, %5, %4
+    store @outer, %6, %4
+    store @inner, %2, %4
+  }
 }
+";
+
+/// Levels 1: each patch is its own triangle. Outputs: 0 position (the
+/// barycentric blend of the patch), 1 `w` = the tessellation coordinate.
+const TES_CAP: &str = "shader tess_eval mode=triangles spacing=equal winding=ccw
+in @pos : f32x4[32] builtin=position
+in @tc : f32x3 builtin=tess_coord
+out @gl_pos : f32x4 builtin=position
+out @w : f32x3 location=0
+fn main {
+  %0 : f32x3 = load @tc
+  store @w, %0
+  %1 : i32 = const 0
+  %2 : i32 = const 1
+  %3 : i32 = const 2
+  %4 : f32x4 = load @pos, %1
+  %5 : f32x4 = load @pos, %2
+  %6 : f32x4 = load @pos, %3
+  %7 : f32 = swizzle %0, x
+  %8 : f32 = swizzle %0, y
+  %9 : f32 = swizzle %0, z
+  %10 : f32x4 = vec %7, %7, %7, %7
+  %11 : f32x4 = vec %8, %8, %8, %8
+  %12 : f32x4 = vec %9, %9, %9, %9
+  %13 : f32x4 = fmul %4, %10
+  %14 : f32x4 = ffma %5, %11, %13
+  %15 : f32x4 = ffma %6, %12, %14
+  store @gl_pos, %15
+}
+";
+
+/// The tessellation evaluation shader as the last stage: two patches of
+/// levels 1 give two triangles whose corners carry a unit tessellation
+/// coordinate. The order of a triangle's corners is the tessellator's, so
+/// each record is checked for itself: its position must be the patch
+/// vertex its coordinate selects (primitives are captured in order).
+fn tess_eval(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    require_so(&e)?;
+    if !e.screen.caps().shader[ShaderStage::TessEval.index()].supported {
+        return Err(Outcome::skip("no tessellation"));
+    }
+    setup(&mut e, false)?;
+    bind_fs(&mut e)?;
+    bind_vs(&mut e, shader(ShaderStage::Vertex, VS_PASS)?)?;
+    let tc = step(
+        "tcs",
+        e.ctx.create_tcs_state(&shader(ShaderStage::TessCtrl, TCS)?),
+    )?;
+    let te = step(
+        "tes",
+        e.ctx.create_tes_state(&with_so(
+            shader(ShaderStage::TessEval, TES_CAP)?,
+            vec![so(1, 0, 3, 0, 0), so(0, 0, 4, 0, 3)],
+            [7, 0, 0, 0],
+        )),
+    )?;
+    step("bind tcs", e.ctx.bind_tcs_state(Some(tc)))?;
+    step("bind tes", e.ctx.bind_tes_state(Some(te)))?;
+    step("patch vertices", e.ctx.set_patch_vertices(3))?;
+    let pos: Vec<f32> = (0..6).flat_map(|i| vert(i).pos).collect();
+    bind_streams(&mut e, &[&pos])?;
+    let b = so_buffer(&mut e, 28 * 8)?;
+    let t = target(&mut e, &b, 0, 28 * 8)?;
+    set_targets(&mut e, &[&t], &[Some(0)])?;
+    draw(&mut e, PrimType::Patches, 6)?;
+    let got = words(&mut e, &b)?;
+    for r in 0..6 {
+        let rec = &got[r * 7..r * 7 + 7];
+        let w: Vec<f32> = rec[..3].iter().map(|x| f32::from_bits(*x)).collect();
+        let Some(k) = (0..3).find(|&k| w[k] == 1.0 && w.iter().sum::<f32>() == 1.0) else {
+            return Err(Outcome::fail(format!(
+                "record {r}: tessellation coordinate {w:?} is not a corner"
+            )));
+        };
+        let patch_vertex = vert((r / 3 * 3 + k) as u32).pos.map(f32::to_bits);
+        if rec[3..] != patch_vertex {
+            return Err(Outcome::fail(format!(
+                "record {r}: position {:?}, want patch vertex {k} {:?}",
+                rec[3..]
+                    .iter()
+                    .map(|x| f32::from_bits(*x))
+                    .collect::<Vec<_>>(),
+                patch_vertex.map(f32::from_bits)
+            )));
+        }
+    }
+    check_words("past the records", &got[42..], &[])?;
+    let o = step("offset", e.ctx.stream_output_target_offset(&t))?;
+    check_eq("offset", o, 6 * 28)
+}
+case!("pipe.streamout.tess_eval", tess_eval);
