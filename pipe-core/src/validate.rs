@@ -1265,6 +1265,7 @@ impl Context for ValidatingContext {
     ) -> PipeResult<StreamOutputTarget> {
         let what = "create_stream_output_target";
         check_buffer_range(what, buffer, buffer_offset, buffer_size)?;
+        check(buffer_size > 0, || format!("{what}: an empty target"))?;
         check(
             buffer_offset.is_multiple_of(4) && buffer_size.is_multiple_of(4),
             || {

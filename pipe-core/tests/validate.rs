@@ -693,6 +693,9 @@ fn stream_output() {
     f.rejects("multiples of 4", |c, _| {
         c.create_stream_output_target(&b, 2, 16)
     });
+    f.rejects("empty target", |c, _| {
+        c.create_stream_output_target(&b, 256, 0)
+    });
     let t0 = f.accepts(|c, _| c.create_stream_output_target(&b, 0, 64));
     let t1 = f.accepts(|c, _| c.create_stream_output_target(&b, 32, 64));
     let t2 = f.accepts(|c, _| c.create_stream_output_target(&b, 64, 64));

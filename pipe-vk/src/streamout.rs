@@ -243,6 +243,9 @@ impl VkContext {
             )));
         }
         let end = u64::from(buffer_offset) + u64::from(buffer_size);
+        if buffer_size == 0 {
+            return Err(PipeError::invalid(format!("{what}: an empty target")));
+        }
         if end > u64::from(buffer.desc().width0)
             || !buffer_offset.is_multiple_of(4)
             || !buffer_size.is_multiple_of(4)
@@ -350,7 +353,7 @@ impl VkContext {
             self.so_pause();
         }
         if counter.busy_for_cpu_read() || self.batches_references(&counter) {
-            self.debug_message(DebugType::PerfInfo, 4, || {
+            self.debug_message(DebugType::PerfInfo, 5, || {
                 "stream_output_target_offset waited for the GPU to read the counter back"
                     .to_string()
             });

@@ -608,8 +608,31 @@ fn restart_and_offsets(ctx: &mut TestContext) -> R {
     set_targets(&mut e, &[&t], &[Some(0)])?;
     bind_verts(&mut e, 0, 4)?;
     draw(&mut e, PrimType::Points, 4)?;
-    // Queried while capture is active (no state change since).
+    // Queried while capture is active (no state change since): the
+    // readback waits for the GPU and says so.
+    let log: Arc<std::sync::Mutex<Vec<String>>> = Arc::default();
+    let sink = log.clone();
+    let cb: DebugCallback = Arc::new(move |m: &DebugMessage| {
+        if let Ok(mut l) = sink.lock() {
+            l.push(m.text.clone());
+        }
+    });
+    step("set_debug_callback", e.ctx.set_debug_callback(Some(cb)))?;
     check_eq("offset after 4 vertices", off(&mut e, &t)?, 80)?;
+    step("set_debug_callback", e.ctx.set_debug_callback(None))?;
+    let said = log
+        .lock()
+        .map(|l| {
+            l.iter()
+                .any(|m| m.contains("stream_output_target_offset waited"))
+        })
+        .unwrap_or(false);
+    if !said {
+        return Err(Outcome::fail(format!(
+            "no message about the counter readback's wait: {:?}",
+            log.lock().map(|l| l.clone()).unwrap_or_default()
+        )));
+    }
     // Restart: vertices 10, 11 overwrite records 0 and 1.
     set_targets(&mut e, &[&t], &[Some(0)])?;
     check_eq("offset after restarting", off(&mut e, &t)?, 0)?;
@@ -954,6 +977,7 @@ fn bad_input_on(e: &mut Env, wrapped: bool) -> R {
     )?;
     rejects(w, "64", e.ctx.create_stream_output_target(&b, 32, 64))?;
     rejects(w, "", e.ctx.create_stream_output_target(&b, 2, 16))?;
+    rejects(w, "empty", e.ctx.create_stream_output_target(&b, 64, 0))?;
     let t = target(e, &b, 0, 32)?;
     let t2 = target(e, &b, 32, 32)?;
     let max = e.screen.caps().max_stream_output_buffers as usize;
