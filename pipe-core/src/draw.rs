@@ -92,6 +92,9 @@ pub struct DrawIndirectInfo {
     pub indirect_draw_count_offset: u32,
     pub buffer: Option<Resource>,
     pub indirect_draw_count: Option<Resource>,
-    /// Draw-auto: the vertex count comes from this target's internal offset.
+    /// Draw-auto: the vertex count comes from this target's internal offset,
+    /// divided by the vertex stride the target was last captured with (its
+    /// buffer's stride in that shader's `StreamOutputInfo`). Non-indexed;
+    /// `buffer` must be `None`.
     pub count_from_stream_output: Option<StreamOutputTarget>,
 }

@@ -76,6 +76,8 @@ impl Hash for ShaderCode {
 /// One output captured by stream output (`struct pipe_stream_output`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct StreamOutput {
+    /// The shader's output, counted in declaration order (TGSI's `OUT[n]`;
+    /// for spirv-gen IR, the n-th output variable, built-ins included).
     pub register_index: u8,
     pub start_component: u8,
     pub num_components: u8,
@@ -85,7 +87,9 @@ pub struct StreamOutput {
     pub stream: u8,
 }
 
-/// `struct pipe_stream_output_info`.
+/// `struct pipe_stream_output_info`: what the last vertex-processing stage
+/// (vertex, tessellation evaluation or geometry shader) writes to the bound
+/// stream-output targets. Ignored on a shader that is not the last stage.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct StreamOutputInfo {
     /// Strides in dwords.

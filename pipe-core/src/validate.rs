@@ -454,7 +454,70 @@ impl ValidatingContext {
         check(self.caps.stage(stage).supported, || {
             format!("{what}: the device has no {} stage", stage.short_name())
         })
-        .map_err(|e| PipeError::Unsupported(e.to_string()))
+        .map_err(|e| PipeError::Unsupported(e.to_string()))?;
+        self.check_stream_output(what, state)
+    }
+
+    /// A shader's capture list (`pipe_stream_output_info`) against the
+    /// caps: buffers, component ranges, strides, streams.
+    fn check_stream_output(&self, what: &str, state: &ShaderState) -> PipeResult<()> {
+        let so = &state.stream_output;
+        if so.output.is_empty() {
+            return Ok(());
+        }
+        let stage = state.stage;
+        check(
+            matches!(
+                stage,
+                ShaderStage::Vertex | ShaderStage::TessEval | ShaderStage::Geometry
+            ),
+            || {
+                format!(
+                    "{what}: stream output on a {} shader (only vs, tes and gs outputs are captured)",
+                    stage.short_name()
+                )
+            },
+        )?;
+        if !self.caps.stream_output {
+            return Err(PipeError::Unsupported(format!(
+                "{what}: the device has no stream output"
+            )));
+        }
+        let buffers = self
+            .caps
+            .max_stream_output_buffers
+            .min(MAX_SO_BUFFERS as u32);
+        for (i, o) in so.output.iter().enumerate() {
+            let b = u32::from(o.output_buffer);
+            check(b < buffers, || {
+                format!("{what}: stream output {i}: buffer {b} exceeds the limit of {buffers}")
+            })?;
+            let (start, n) = (u32::from(o.start_component), u32::from(o.num_components));
+            check((1..=4).contains(&n) && start + n <= 4, || {
+                format!(
+                    "{what}: stream output {i}: components {start}..{} of a vec4",
+                    start + n
+                )
+            })?;
+            let stride = u32::from(so.stride[b as usize]);
+            check(u32::from(o.dst_offset) + n <= stride, || {
+                format!(
+                    "{what}: stream output {i}: dst_offset {} + {n} components exceed the stride {stride} of buffer {b}",
+                    o.dst_offset
+                )
+            })?;
+            let s = u32::from(o.stream);
+            check(s == 0 || stage == ShaderStage::Geometry, || {
+                format!("{what}: stream output {i}: stream {s} outside a geometry shader")
+            })?;
+            check(s <= self.caps.max_vertex_stream, || {
+                format!(
+                    "{what}: stream output {i}: stream {s} exceeds the last stream {}",
+                    self.caps.max_vertex_stream
+                )
+            })?;
+        }
+        Ok(())
     }
 
     fn check_bind(what: &str, handle: Option<ShaderHandle>, stage: ShaderStage) -> PipeResult<()> {
@@ -1205,6 +1268,7 @@ impl Context for ValidatingContext {
     ) -> PipeResult<StreamOutputTarget> {
         let what = "create_stream_output_target";
         check_buffer_range(what, buffer, buffer_offset, buffer_size)?;
+        check(buffer_size > 0, || format!("{what}: an empty target"))?;
         check(
             buffer_offset.is_multiple_of(4) && buffer_size.is_multiple_of(4),
             || {
@@ -1240,6 +1304,28 @@ impl Context for ValidatingContext {
                 targets.len()
             )
         })?;
+        let bound: Vec<&StreamOutputTarget> = targets.iter().flatten().collect();
+        for (i, a) in bound.iter().enumerate() {
+            for b in &bound[..i] {
+                check(a.id() != b.id(), || {
+                    format!("{what}: target #{} is bound twice", a.id())
+                })?;
+                let (da, db) = (a.desc(), b.desc());
+                let ra = da.buffer_offset..da.buffer_offset + da.buffer_size;
+                let rb = db.buffer_offset..db.buffer_offset + db.buffer_size;
+                check(
+                    da.buffer.id() != db.buffer.id() || ra.end <= rb.start || rb.end <= ra.start,
+                    || {
+                        format!(
+                            "{what}: targets #{} and #{} overlap in buffer #{} ({ra:?} and {rb:?})",
+                            b.id(),
+                            a.id(),
+                            da.buffer.id()
+                        )
+                    },
+                )?;
+            }
+        }
         for (t, off) in targets.iter().zip(offsets) {
             if let (Some(t), Some(off)) = (t, off) {
                 check(
@@ -1492,6 +1578,9 @@ impl Context for ValidatingContext {
                             "{what}: draw-auto (stream output {}) with an indirect buffer",
                             so.id()
                         )
+                    })?;
+                    check(info.index_size == 0, || {
+                        format!("{what}: draw-auto draws are not indexed")
                     })?;
                 } else {
                     let Some(buf) = &ind.buffer else {

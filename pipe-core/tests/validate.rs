@@ -627,3 +627,122 @@ fn view_layer_counts() {
         c.create_sampler_view(&square, &v)
     });
 }
+
+#[test]
+fn stream_output() {
+    use pipe_core::shader::StreamOutput;
+    let mut f = fixture();
+    let b = f.buffer(256, ResourceFlags::empty());
+    let out = |reg, start, n, buffer, dst, stream| StreamOutput {
+        register_index: reg,
+        start_component: start,
+        num_components: n,
+        output_buffer: buffer,
+        dst_offset: dst,
+        stream,
+    };
+    let shader = |stage, output: Vec<StreamOutput>| ShaderState {
+        stage,
+        code: ShaderCode::SpirV {
+            words: Arc::from(vec![0x0723_0203u32]),
+            entry_point: "main".into(),
+        },
+        stream_output: StreamOutputInfo {
+            stride: [8, 4, 0, 0],
+            output,
+        },
+    };
+    // Capture lists.
+    let vs = |o| shader(ShaderStage::Vertex, vec![o]);
+    f.rejects("buffer 4", |c, _| {
+        c.create_vs_state(&vs(out(0, 0, 4, 4, 0, 0)))
+    });
+    f.rejects("components 2..5", |c, _| {
+        c.create_vs_state(&vs(out(0, 2, 3, 0, 0, 0)))
+    });
+    f.rejects("components 0..0", |c, _| {
+        c.create_vs_state(&vs(out(0, 0, 0, 0, 0, 0)))
+    });
+    f.rejects("stride 8", |c, _| {
+        c.create_vs_state(&vs(out(0, 0, 4, 0, 5, 0)))
+    });
+    f.rejects("stride 0", |c, _| {
+        c.create_vs_state(&vs(out(0, 0, 1, 2, 0, 0)))
+    });
+    f.rejects("outside a geometry", |c, _| {
+        c.create_vs_state(&vs(out(0, 0, 4, 0, 0, 1)))
+    });
+    f.rejects("last stream", |c, _| {
+        c.create_gs_state(&shader(ShaderStage::Geometry, vec![out(0, 0, 4, 0, 0, 4)]))
+    });
+    f.rejects("fs shader", |c, _| {
+        c.create_fs_state(&shader(ShaderStage::Fragment, vec![out(0, 0, 4, 0, 0, 0)]))
+    });
+    f.accepts(|c, _| c.create_vs_state(&vs(out(0, 0, 4, 0, 4, 0))));
+    f.accepts(|c, _| {
+        c.create_gs_state(&shader(ShaderStage::Geometry, vec![out(0, 0, 4, 1, 0, 3)]))
+    });
+    // Targets.
+    let tex = f.tex2d(4, 4, 1);
+    f.rejects("not a buffer", |c, _| {
+        c.create_stream_output_target(&tex, 0, 16)
+    });
+    f.rejects("exceeds buffer", |c, _| {
+        c.create_stream_output_target(&b, 200, 64)
+    });
+    f.rejects("multiples of 4", |c, _| {
+        c.create_stream_output_target(&b, 2, 16)
+    });
+    f.rejects("empty target", |c, _| {
+        c.create_stream_output_target(&b, 256, 0)
+    });
+    let t0 = f.accepts(|c, _| c.create_stream_output_target(&b, 0, 64));
+    let t1 = f.accepts(|c, _| c.create_stream_output_target(&b, 32, 64));
+    let t2 = f.accepts(|c, _| c.create_stream_output_target(&b, 64, 64));
+    f.rejects("bound twice", |c, _| {
+        c.set_stream_output_targets(&[Some(t0.clone()), Some(t0.clone())], &[None, None])
+    });
+    f.rejects("overlap", |c, _| {
+        c.set_stream_output_targets(&[Some(t0.clone()), Some(t1.clone())], &[None, None])
+    });
+    f.rejects("past the 64-byte target", |c, _| {
+        c.set_stream_output_targets(&[Some(t0.clone())], &[Some(68)])
+    });
+    f.rejects("2 offsets for 1 targets", |c, _| {
+        c.set_stream_output_targets(&[Some(t0.clone())], &[None, None])
+    });
+    f.rejects("exceed the limit", |c, _| {
+        c.set_stream_output_targets(&[None, None, None, None, None], &[None; 5])
+    });
+    f.accepts(|c, _| {
+        c.set_stream_output_targets(
+            &[Some(t0.clone()), None, Some(t2.clone())],
+            &[Some(0), None, Some(64)],
+        )
+    });
+    // Draw-auto.
+    let auto = DrawIndirectInfo {
+        count_from_stream_output: Some(t2.clone()),
+        ..Default::default()
+    };
+    f.rejects("not indexed", |c, _| {
+        c.draw_vbo(
+            &DrawInfo {
+                index_size: 2,
+                index: IndexSource::Resource(b.clone()),
+                ..DrawInfo::default()
+            },
+            0,
+            Some(&auto),
+            &[],
+        )
+    });
+    let with_buffer = DrawIndirectInfo {
+        buffer: Some(b.clone()),
+        ..auto.clone()
+    };
+    f.rejects("with an indirect buffer", |c, _| {
+        c.draw_vbo(&DrawInfo::default(), 0, Some(&with_buffer), &[])
+    });
+    f.accepts(|c, _| c.draw_vbo(&DrawInfo::default(), 0, Some(&auto), &[]));
+}

@@ -233,7 +233,8 @@ pub fn probe(instance: &Instance, pd: &PhysicalDevice, f: &Features) -> Caps {
         draw_parameters: b(f.v11.shader_draw_parameters),
         vertex_input_dynamic_state: b(f.vertex_input_dynamic_state.vertex_input_dynamic_state),
         multi_draw: b(f.multi_draw.multi_draw),
-        max_vertex_stream: if has_tf {
+        // Streams other than 0 need geometryStreams (see `streamout`).
+        max_vertex_stream: if has_tf && b(f.transform_feedback.geometry_streams) {
             tf_props.max_transform_feedback_streams.saturating_sub(1)
         } else {
             0

@@ -122,6 +122,8 @@ pub struct VkContext {
     pub(crate) blitter: crate::blitter::Blitter,
     /// `render_condition_mem` (see `render_cond`).
     pub(crate) render_cond: crate::render_cond::RenderCondState,
+    /// Stream-output targets and capture state (see `streamout`).
+    pub(crate) streamout: crate::streamout::StreamOut,
     blend: CsoTable<BlendState>,
     sampler: CsoTable<SamplerState>,
     rasterizer: CsoTable<RasterizerState>,
@@ -178,6 +180,7 @@ impl VkContext {
                     }),
                 ..Default::default()
             },
+            streamout: crate::streamout::StreamOut::new(&dev),
             shader_buffers: vec![vec![None; MAX_SHADER_BUFFERS]; 6],
             shader_buffers_writable: [0; 6],
             shader_images: vec![vec![None; MAX_SHADER_IMAGES]; 6],
@@ -1170,13 +1173,33 @@ impl Context for VkContext {
         Ok(())
     }
 
+    fn create_stream_output_target(
+        &mut self,
+        buffer: &Resource,
+        buffer_offset: u32,
+        buffer_size: u32,
+    ) -> PipeResult<StreamOutputTarget> {
+        self.do_create_stream_output_target(buffer, buffer_offset, buffer_size)
+    }
+    fn stream_output_target_destroy(&mut self, target: StreamOutputTarget) -> PipeResult<()> {
+        // Bound state and batches hold their own references.
+        drop(target);
+        Ok(())
+    }
+    fn set_stream_output_targets(
+        &mut self,
+        targets: &[Option<StreamOutputTarget>],
+        offsets: &[Option<u32>],
+    ) -> PipeResult<()> {
+        self.do_set_stream_output_targets(targets, offsets)
+    }
+    fn stream_output_target_offset(&mut self, target: &StreamOutputTarget) -> PipeResult<u32> {
+        self.do_stream_output_target_offset(target)
+    }
+
     later! {
         set_sample_locations(locations: Option<&[u8]>) -> () = 7;
         set_hw_atomic_buffers(start: u32, buffers: &[Option<ShaderBuffer>]) -> () = 7;
-        create_stream_output_target(buffer: &Resource, buffer_offset: u32, buffer_size: u32) -> StreamOutputTarget = 7;
-        stream_output_target_destroy(target: StreamOutputTarget) -> () = 7;
-        set_stream_output_targets(targets: &[Option<StreamOutputTarget>], offsets: &[Option<u32>]) -> () = 7;
-        stream_output_target_offset(target: &StreamOutputTarget) -> u32 = 7;
         create_query(query_type: QueryType, index: u32) -> Query = 0;
         destroy_query(query: Query) -> () = 0;
         begin_query(query: &Query) -> () = 0;

@@ -23,7 +23,12 @@
 //! Pipelines whose shaders use images, shader buffers or texture buffers
 //! bind them through an extended layout (`crate::descriptors`).
 //!
-//! Not yet here (issue 7): draw-auto, queries.
+//! Stream output hooks in at steps 2 and 4 (`crate::streamout`): capture
+//! is paused or its resume declared after every other access, and resumed
+//! once the pipeline is bound; draw-auto draws with
+//! `vkCmdDrawIndirectByteCountEXT`.
+//!
+//! Not yet here (issue 7): queries.
 
 use std::sync::Arc;
 
@@ -195,6 +200,9 @@ impl VkContext {
     /// Ends the open rendering instance, if any.
     pub(crate) fn end_rendering(&mut self) {
         if self.rendering {
+            // Transform feedback and conditional rendering begun inside
+            // the instance must end inside it.
+            self.so_pause();
             self.end_conditional_rendering();
             let cmd = self.batches.cmd();
             self.dev().end_rendering(cmd);
@@ -526,9 +534,11 @@ impl VkContext {
         indirect: Option<&DrawIndirectInfo>,
         draws: &[DrawStartCountBias],
     ) -> PipeResult<()> {
-        if indirect.is_some_and(|i| i.count_from_stream_output.is_some()) {
-            return Err(PipeError::unsupported(
-                "draw-auto needs stream output, which pipe-vk does not have yet (issue 7)",
+        // Draw-auto: the vertex count comes from a stream-output target.
+        let auto_target = indirect.and_then(|i| i.count_from_stream_output.clone());
+        if auto_target.is_some() && info.index_size != 0 {
+            return Err(PipeError::invalid(
+                "draw_vbo: draw-auto draws are not indexed",
             ));
         }
         let restart =
@@ -542,6 +552,11 @@ impl VkContext {
             }
             return self.draw_rewritten(info, drawid_offset, draws, restart);
         }
+        let indirect = if auto_target.is_some() {
+            None
+        } else {
+            indirect
+        };
         let topology = vk_topology(info.mode).ok_or_else(|| {
             PipeError::unsupported(format!("{:?} needs index rewriting (issue 7)", info.mode))
         })?;
@@ -578,12 +593,26 @@ impl VkContext {
                 "draw_vbo: a tessellation control shader without an evaluation shader",
             ));
         }
-        if indirect.is_none() && (draws.iter().all(|d| d.count == 0) || info.instance_count == 0) {
+        let empty = if auto_target.is_some() {
+            info.instance_count == 0
+        } else {
+            draws.iter().all(|d| d.count == 0) || info.instance_count == 0
+        };
+        if indirect.is_none() && empty {
             return Ok(());
         }
 
         // 1. The pipeline.
         let pipeline = self.pipeline_for(vs, fs, topology)?;
+        let capture = self.so_capture_info()?;
+        let auto = match &auto_target {
+            Some(t) => match self.so_prepare_draw_auto(t, capture.is_some())? {
+                Some(a) => Some(a),
+                // The target holds no vertices.
+                None => return Ok(()),
+            },
+            None => None,
+        };
 
         // 2. Resource accesses (barriers are emitted outside rendering).
         let velems: Vec<VertexElement> = match self.bound().velems {
@@ -730,6 +759,7 @@ impl VkContext {
             None => (self.prepare_textures()?, Vec::new()),
         };
         self.declare_predicate_read();
+        self.so_prepare_draw(capture.as_ref(), pipeline)?;
         if !self.barriers.is_empty() {
             self.end_rendering();
         }
@@ -900,7 +930,18 @@ impl VkContext {
             }
             let first_base = index.map_or(0, |(_, _, f)| f);
             let layout = self.pipelines.layout.layout;
-            if let (Some(ind), Some((buf, count))) = (indirect, indirect_bufs) {
+            if let Some(so) = &capture {
+                self.so_resume(cmd, so)?;
+            }
+            if let Some((counter, stride)) = auto {
+                self.so_draw_auto(
+                    cmd,
+                    info.instance_count,
+                    info.start_instance,
+                    counter,
+                    stride,
+                )?;
+            } else if let (Some(ind), Some((buf, count))) = (indirect, indirect_bufs) {
                 let indexed = index.is_some();
                 let cmd_size = if indexed { 20 } else { 16 };
                 let stride = if ind.draw_count > 1 {

@@ -23,6 +23,7 @@
 //! - [`view`]: sampler views and surfaces, with a per-image view cache;
 //! - [`shader`], [`pipeline`], [`draw`]: shader variants, pipelines with
 //!   dynamic rendering and dynamic state, and `draw_vbo`;
+//! - [`streamout`]: stream output (transform feedback) and draw-auto;
 //! - [`screen`]: the `Screen` implementation;
 //! - [`context`]: the `Context` implementation;
 //! - [`debug`]: validation-message collection (the test oracle).
@@ -56,6 +57,7 @@ pub mod resource;
 pub mod sampler;
 pub mod screen;
 pub mod shader;
+pub mod streamout;
 pub mod sync;
 pub mod transfer;
 pub mod upload;

@@ -197,8 +197,15 @@ fn buffer_usage(dev: &DeviceShared) -> vk::BufferUsageFlags {
     // As Zink does: every buffer may serve every core use, because GL lets
     // a frontend bind any buffer anywhere (a vertex buffer becomes a
     // texture buffer, an SSBO an index buffer) without recreating it. The
-    // bind flags only steer the memory location.
-    vk::BufferUsageFlags::TRANSFER_SRC
+    // bind flags only steer the memory location. Transform feedback
+    // buffers and counters too, when the device has them.
+    let xfb = if dev.device.features.transform_feedback.transform_feedback == vk::TRUE {
+        vk::BufferUsageFlags::TRANSFORM_FEEDBACK_BUFFER_EXT
+            | vk::BufferUsageFlags::TRANSFORM_FEEDBACK_COUNTER_BUFFER_EXT
+    } else {
+        vk::BufferUsageFlags::empty()
+    };
+    xfb | vk::BufferUsageFlags::TRANSFER_SRC
         | vk::BufferUsageFlags::TRANSFER_DST
         | vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
         | vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER

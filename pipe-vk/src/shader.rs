@@ -43,7 +43,7 @@ pub fn check_template(state: &ShaderState) -> PipeResult<()> {
                     "shader: not a SPIR-V module (bad magic or header)",
                 ));
             }
-            Ok(())
+            crate::streamout::check_stream_output(state)
         }
         ShaderCode::Ir(any) => {
             let ir = any.downcast_ref::<Ir>().ok_or_else(|| {
@@ -57,7 +57,8 @@ pub fn check_template(state: &ShaderState) -> PipeResult<()> {
                 )));
             }
             spirv_gen::validate::validate(ir)
-                .map_err(|e| PipeError::invalid(format!("shader: {e}")))
+                .map_err(|e| PipeError::invalid(format!("shader: {e}")))?;
+            crate::streamout::check_stream_output(state)
         }
     }
 }
@@ -140,6 +141,11 @@ pub fn compile(
                 .ok_or_else(|| PipeError::invalid("shader: not spirv-gen IR"))?;
             let mut s = ir.clone();
             let err = |e: spirv_gen::Error| PipeError::invalid(format!("shader variant: {e}"));
+            // The last pre-raster stage captures its stream outputs; the
+            // capture sees what the shader wrote, before the GL lowerings.
+            if key.last_vertex_stage {
+                crate::streamout::lower_stream_output(&mut s, &state.stream_output)?;
+            }
             spirv_gen::passes::lower(&mut s, key).map_err(err)?;
             spirv_gen::passes::optimize(&mut s);
             let words = spirv_gen::emit::emit(&s, target).map_err(err)?;

@@ -276,7 +276,7 @@ impl VkContext {
 
     /// Waits (flushing this context if needed) until the CPU may access
     /// `obj`: for reading when `read`, else for writing.
-    fn sync_for_cpu(
+    pub(crate) fn sync_for_cpu(
         &mut self,
         obj: &Arc<ResourceObject>,
         read: bool,
@@ -813,7 +813,7 @@ impl VkContext {
     /// Makes GPU writes to `obj` visible to the host: records a barrier to
     /// HOST_READ in the current batch and counts it as a write, so that
     /// `sync_for_cpu` flushes and waits for the batch holding the barrier.
-    fn make_host_visible(&mut self, obj: &Arc<ResourceObject>) -> PipeResult<()> {
+    pub(crate) fn make_host_visible(&mut self, obj: &Arc<ResourceObject>) -> PipeResult<()> {
         let pending = obj.sync().first().is_some_and(|s| {
             !s.write.access.is_empty() && !s.reads.access.contains(vk::AccessFlags2::HOST_READ)
         });

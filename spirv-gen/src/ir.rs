@@ -471,6 +471,26 @@ pub struct IoInfo {
     pub invariant: bool,
     /// GL semantic for the lowerings.
     pub slot: Option<GlSlot>,
+    /// Transform feedback capture of an output of the last pre-raster
+    /// stage (`XfbBuffer`, `XfbStride`, `Offset`); see [`Xfb`].
+    pub xfb: Option<Xfb>,
+    /// Vertex stream of a geometry shader output (`Stream`, 0..4): the
+    /// stream whose `emit_vertex stream=N` captures it.
+    pub stream: u32,
+}
+
+/// Where transform feedback writes an output (SPIR-V's `XfbBuffer`,
+/// `XfbStride` and `Offset` decorations; GLSL's `xfb_buffer`, `xfb_stride`,
+/// `xfb_offset`). A shader with any captured output gets the `Xfb`
+/// execution mode. Every output of one buffer names the same stride.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Xfb {
+    /// Transform feedback buffer, 0..4.
+    pub buffer: u32,
+    /// Byte offset of the output in each vertex's record (a multiple of 4).
+    pub offset: u32,
+    /// Bytes between vertices in the buffer (a multiple of 4).
+    pub stride: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

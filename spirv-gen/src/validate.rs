@@ -36,8 +36,15 @@ pub fn validate(s: &Shader) -> Result<()> {
     for (i, var) in s.vars.iter().enumerate() {
         v.check_var(i, var)?;
     }
+    v.check_xfb()?;
     v.body(&s.body)
 }
+
+/// Transform feedback buffers and vertex streams (Vulkan's
+/// `maxTransformFeedbackBuffers` and `maxTransformFeedbackStreams` are at
+/// least 1; 4 is what GL and Gallium use).
+pub const MAX_XFB_BUFFERS: u32 = 4;
+pub const MAX_VERTEX_STREAMS: u32 = 4;
 
 struct Validator<'a> {
     s: &'a Shader,
@@ -130,9 +137,52 @@ fn class_ok(t: Type, c: Class) -> bool {
     }
 }
 
+/// Bytes a captured output occupies in a transform feedback record.
+pub fn xfb_size(var: &Variable) -> u32 {
+    u32::from(var.ty.comps) * (u32::from(var.ty.bits) / 8) * var.array.unwrap_or(1)
+}
+
 impl<'a> Validator<'a> {
     fn err(&self, msg: impl Into<String>) -> Error {
         Error::at(self.loc, msg).with_value(self.value)
+    }
+
+    /// Across captured outputs: one stride and one stream per buffer, no
+    /// two outputs overlapping in a buffer's record.
+    fn check_xfb(&self) -> Result<()> {
+        let captured: Vec<(&Variable, Xfb, u32)> = self
+            .s
+            .vars
+            .iter()
+            .filter_map(|v| v.io().and_then(|io| io.xfb.map(|x| (v, x, io.stream))))
+            .collect();
+        for (i, (a, xa, sa)) in captured.iter().enumerate() {
+            for (b, xb, sb) in &captured[..i] {
+                if xa.buffer != xb.buffer {
+                    continue;
+                }
+                let e = |m: String| {
+                    Err(Error::new(format!(
+                        "variables @{} and @{}: xfb_buffer {}: {m}",
+                        b.name, a.name, xa.buffer
+                    )))
+                };
+                if xa.stride != xb.stride {
+                    return e(format!("strides {} and {} differ", xb.stride, xa.stride));
+                }
+                if sa != sb {
+                    return e(format!("streams {sb} and {sa} differ"));
+                }
+                let (ra, rb) = (
+                    xa.offset..xa.offset + xfb_size(a),
+                    xb.offset..xb.offset + xfb_size(b),
+                );
+                if ra.start < rb.end && rb.start < ra.end {
+                    return e(format!("bytes {ra:?} and {rb:?} overlap"));
+                }
+            }
+        }
+        Ok(())
     }
 
     fn check_info(&self) -> Result<()> {
@@ -203,6 +253,42 @@ impl<'a> Validator<'a> {
                 }
                 if io.index != 0 && io.location.is_none() {
                     return e("index needs a location".into());
+                }
+                if io.stream != 0 {
+                    if !(st == Stage::Geometry && output) {
+                        return e("stream only on geometry shader outputs".into());
+                    }
+                    if io.stream >= MAX_VERTEX_STREAMS {
+                        return e(format!("stream {} out of range", io.stream));
+                    }
+                    if self.s.info.gs_output != Some(GsOutput::Points) {
+                        return e("streams other than 0 need points output".into());
+                    }
+                }
+                if let Some(x) = io.xfb {
+                    if !(output && st.is_pre_raster()) {
+                        return e(
+                            "xfb only on outputs of vertex, tess_eval or geometry shaders".into(),
+                        );
+                    }
+                    if x.buffer >= MAX_XFB_BUFFERS {
+                        return e(format!("xfb_buffer {} out of range", x.buffer));
+                    }
+                    if !x.offset.is_multiple_of(4) || !x.stride.is_multiple_of(4) || x.stride == 0 {
+                        return e(
+                            "xfb_offset and xfb_stride must be multiples of 4 (stride > 0)".into(),
+                        );
+                    }
+                    if var.ty.bits != 32 || var.ty.is_bool() {
+                        return e(format!("captured type {} must be 32-bit non-bool", var.ty));
+                    }
+                    let size = xfb_size(var);
+                    if u64::from(x.offset) + u64::from(size) > u64::from(x.stride) {
+                        return e(format!(
+                            "xfb_offset {} + {size} bytes exceeds xfb_stride {}",
+                            x.offset, x.stride
+                        ));
+                    }
                 }
                 match (io.builtin, io.location) {
                     (Some(_), Some(_)) => return e("both a location and a built-in".into()),

@@ -10,4 +10,5 @@ mod prim;
 mod render;
 mod render_cond;
 mod screen;
+mod streamout;
 mod transfer;

@@ -216,6 +216,8 @@ pub(crate) struct Emitter<'a> {
     open: bool,
     loops: Vec<(Word, Word)>,
     uses_frag_depth: bool,
+    /// An output is captured by transform feedback: `Xfb` mode.
+    uses_xfb: bool,
     uses_stencil: bool,
     pending_io: Option<IoInfo>,
     /// IR type of each SSA value.
@@ -252,6 +254,7 @@ impl<'a> Emitter<'a> {
             open: false,
             loops: Vec::new(),
             uses_frag_depth: false,
+            uses_xfb: false,
             uses_stencil: false,
             pending_io: None,
             vtys: vec![Type::F32; s.next_value as usize],
@@ -646,6 +649,9 @@ impl<'a> Emitter<'a> {
         let mut modes: Vec<(spirv::ExecutionMode, Vec<u32>)> = Vec::new();
         use spirv::ExecutionMode as M;
         let i = &s.info;
+        if self.uses_xfb {
+            modes.push((M::Xfb, vec![]));
+        }
         match s.stage {
             Stage::Fragment => {
                 modes.push((M::OriginUpperLeft, vec![]));
@@ -1053,6 +1059,17 @@ impl<'a> Emitter<'a> {
         }
         if io.invariant && output {
             self.decorate(id, Decoration::Invariant, &[]);
+        }
+        if let Some(x) = io.xfb {
+            self.cap(Capability::TransformFeedback);
+            self.uses_xfb = true;
+            self.decorate(id, Decoration::XfbBuffer, &[x.buffer]);
+            self.decorate(id, Decoration::XfbStride, &[x.stride]);
+            self.decorate(id, Decoration::Offset, &[x.offset]);
+        }
+        if io.stream != 0 {
+            self.cap(Capability::GeometryStreams);
+            self.decorate(id, Decoration::Stream, &[io.stream]);
         }
     }
 

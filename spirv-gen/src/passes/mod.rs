@@ -20,6 +20,10 @@
 //! geometry shader, pipe-vk also inserts the geometry shader from
 //! [`line_stipple::line_stipple_gs`].
 //!
+//! Transform feedback ([`xfb::lower_xfb`]) is not part of the key: the
+//! capture description belongs to the shader state, and pipe-vk applies it
+//! to the last pre-raster stage before [`lower`].
+//!
 //! After the GL lowerings, [`lower`] always runs [`split::split_vectors`],
 //! which rewrites the few vector operations SPIR-V has no form for; the
 //! emitter expects its output.
@@ -29,6 +33,7 @@ pub mod line_stipple;
 pub mod opt;
 pub mod split;
 pub mod tess;
+pub mod xfb;
 
 use crate::error::{Error, Result};
 use crate::ir::{named_enum, Shader};

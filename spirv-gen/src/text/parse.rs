@@ -505,6 +505,8 @@ impl<'t, 'a> Parser<'t, 'a> {
         let mut format = None;
         let mut flags: Vec<(String, SrcLoc)> = Vec::new();
         let mut io = IoInfo::default();
+        // xfb_buffer, xfb_offset, xfb_stride: all three or none.
+        let mut xfb: [Option<u32>; 3] = [None; 3];
         for (k, v, loc) in at {
             let need = || {
                 v.clone()
@@ -533,6 +535,10 @@ impl<'t, 'a> Parser<'t, 'a> {
                 "sample" if is_io && v.is_none() => io.sampling = Sampling::Sample,
                 "patch" if is_io && v.is_none() => io.patch = true,
                 "invariant" if is_io && v.is_none() => io.invariant = true,
+                "xfb_buffer" if is_io => xfb[0] = Some(parse_u32(&need()?, loc)?),
+                "xfb_offset" if is_io => xfb[1] = Some(parse_u32(&need()?, loc)?),
+                "xfb_stride" if is_io => xfb[2] = Some(parse_u32(&need()?, loc)?),
+                "stream" if is_io => io.stream = parse_u32(&need()?, loc)?,
                 "slot" => slot = Some(parse_u32(&need()?, loc)?),
                 "size" => size = Some(parse_u32(&need()?, loc)?),
                 "dim" => {
@@ -563,6 +569,20 @@ impl<'t, 'a> Parser<'t, 'a> {
                 _ => return err(loc, format!("unknown attribute `{k}` for `{kw}`")),
             }
         }
+        io.xfb = match xfb {
+            [None, None, None] => None,
+            [Some(buffer), Some(offset), Some(stride)] => Some(Xfb {
+                buffer,
+                offset,
+                stride,
+            }),
+            _ => {
+                return err(
+                    line[0].loc,
+                    "xfb_buffer, xfb_offset and xfb_stride go together",
+                )
+            }
+        };
         let has = |f: &str| flags.iter().any(|x| x.0 == f);
         let allow = |ok: &[&str]| -> Result<()> {
             for (f, loc) in &flags {

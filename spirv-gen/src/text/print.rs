@@ -108,6 +108,16 @@ fn var(o: &mut String, v: &Variable) {
             if let Some(s) = io.slot {
                 let _ = write!(o, " slot={}", s.name());
             }
+            if let Some(x) = io.xfb {
+                let _ = write!(
+                    o,
+                    " xfb_buffer={} xfb_offset={} xfb_stride={}",
+                    x.buffer, x.offset, x.stride
+                );
+            }
+            if io.stream != 0 {
+                let _ = write!(o, " stream={}", io.stream);
+            }
         }
         VarKind::Local => {
             let _ = write!(o, "local @{}", v.name);

@@ -1,0 +1,181 @@
+//! Transform feedback: Gallium's stream output description turned into
+//! SPIR-V's `Xfb` decorations on the last pre-raster stage.
+//!
+//! Gallium describes capture per output *register* (`pipe_stream_output`:
+//! register, first component, component count, buffer, dword offset,
+//! stream), and a buffer's stride separately. SPIR-V decorates whole output
+//! variables (`XfbBuffer`, `XfbStride`, `Offset`, `Stream`). The two meet
+//! here, as in Zink's xfb handling:
+//!
+//! - an output captured whole (all its components, once, in the stream it
+//!   already belongs to) is decorated in place;
+//! - anything else — a component subset, a second capture of the same
+//!   output, a built-in — is captured through a *copy*: a new output at a
+//!   free location holding the selected components, decorated instead. The
+//!   copy is written from the original at every exit of a vertex or tess
+//!   eval shader, and before every `emit_vertex` of a geometry shader.
+//!   Built-ins always go through a copy so that the captured value is the
+//!   one the shader wrote, before the GL lowerings (the depth-range
+//!   conversion rewrites the position at the exits) touch it — so run this
+//!   pass before [`super::lower`].
+//!
+//! Outputs are named by their index among the shader's output variables in
+//! declaration order (TGSI's `OUT[n]`; see `pipe_core::shader::StreamOutput`).
+//! Not supported (an error): arrayed outputs (clip/cull distances) and
+//! types other than 32-bit.
+
+use super::gl::{insert_at_exits, insert_before_emits, Emit};
+use crate::error::{Error, Result};
+use crate::ir::*;
+use crate::validate::{MAX_VERTEX_STREAMS, MAX_XFB_BUFFERS};
+
+/// One captured output (`struct pipe_stream_output`, offsets in bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct XfbCapture {
+    /// Index of the output among the shader's output variables, in
+    /// declaration order.
+    pub output: u32,
+    pub start_component: u32,
+    pub num_components: u32,
+    pub buffer: u32,
+    /// Byte offset in the buffer's vertex record (a multiple of 4).
+    pub offset: u32,
+    /// Vertex stream (geometry shaders only; 0 elsewhere).
+    pub stream: u32,
+}
+
+/// The `index`-th output variable in declaration order.
+pub fn nth_output(s: &Shader, index: u32) -> Option<VarId> {
+    s.vars
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.is_output())
+        .nth(index as usize)
+        .map(|(i, _)| VarId(i as u32))
+}
+
+/// One past the highest location the shader's outputs use.
+fn free_location(s: &Shader) -> u32 {
+    s.vars
+        .iter()
+        .filter(|v| v.is_output())
+        .filter_map(|v| {
+            let io = v.io()?;
+            Some(io.location? + v.array.unwrap_or(1))
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// Decorates or copies the outputs `captures` names; `strides` are the
+/// buffers' strides in bytes.
+pub fn lower_xfb(
+    s: &mut Shader,
+    captures: &[XfbCapture],
+    strides: [u32; MAX_XFB_BUFFERS as usize],
+) -> Result<()> {
+    if captures.is_empty() {
+        return Ok(());
+    }
+    if !s.stage.is_pre_raster() {
+        return Err(Error::new(format!(
+            "stream output: a {} shader cannot be captured",
+            s.stage.name()
+        )));
+    }
+    let mut next_location = free_location(s);
+    // (source, copy, first component, component count) of each copy.
+    let mut copies: Vec<(VarId, VarId, u32, u32)> = Vec::new();
+    for (i, c) in captures.iter().enumerate() {
+        let e = |m: String| Err(Error::new(format!("stream output {i}: {m}")));
+        let Some(var) = nth_output(s, c.output) else {
+            return e(format!("the shader has no output {}", c.output));
+        };
+        let v = s.var(var).clone();
+        let io = v.io().cloned().unwrap_or_default();
+        if c.buffer >= MAX_XFB_BUFFERS {
+            return e(format!("buffer {} out of range", c.buffer));
+        }
+        if c.stream >= MAX_VERTEX_STREAMS || (c.stream != 0 && s.stage != Stage::Geometry) {
+            return e(format!(
+                "stream {} in a {} shader",
+                c.stream,
+                s.stage.name()
+            ));
+        }
+        if v.array.is_some() {
+            return e(format!(
+                "@{} is an array; capturing arrayed outputs (clip or cull distances) is not supported",
+                v.name
+            ));
+        }
+        if v.ty.bits != 32 || v.ty.is_bool() {
+            return e(format!(
+                "@{} has type {}; only 32-bit outputs are captured",
+                v.name, v.ty
+            ));
+        }
+        let comps = u32::from(v.ty.comps);
+        if c.num_components == 0 || c.start_component + c.num_components > comps {
+            return e(format!(
+                "components {}..{} of @{}, which has {comps}",
+                c.start_component,
+                c.start_component + c.num_components,
+                v.name
+            ));
+        }
+        let xfb = Xfb {
+            buffer: c.buffer,
+            offset: c.offset,
+            stride: strides[c.buffer as usize],
+        };
+        let whole = c.start_component == 0 && c.num_components == comps;
+        if whole && io.builtin.is_none() && io.xfb.is_none() && io.stream == c.stream {
+            if let Some(io) = s.var_mut(var).io_mut() {
+                io.xfb = Some(xfb);
+            }
+            continue;
+        }
+        let location = next_location;
+        next_location += 1;
+        if location >= 32 {
+            return e("no free output location left for the captured copy".into());
+        }
+        let copy = s.add_var(Variable {
+            name: format!("xfb{i}_{}", v.name),
+            kind: VarKind::Output(IoInfo {
+                location: Some(location),
+                xfb: Some(xfb),
+                stream: c.stream,
+                ..Default::default()
+            }),
+            ty: v.ty.with_comps(c.num_components as u8),
+            array: None,
+        });
+        copies.push((var, copy, c.start_component, c.num_components));
+    }
+    if copies.is_empty() {
+        return Ok(());
+    }
+    let mut make = |s: &mut Shader| {
+        let mut e = Emit::new(s);
+        for &(src, dst, first, n) in &copies {
+            let ty = e.s.var(src).ty;
+            let v = e.load(src, None);
+            let v = if n == u32::from(ty.comps) {
+                v
+            } else {
+                let comps: Vec<u8> = (first..first + n).map(|c| c as u8).collect();
+                e.swizzle(ty, v, &comps)
+            };
+            e.store(dst, None, v);
+        }
+        e.out
+    };
+    if s.stage == Stage::Geometry {
+        insert_before_emits(s, &mut make);
+    } else {
+        insert_at_exits(s, &mut make);
+    }
+    Ok(())
+}
