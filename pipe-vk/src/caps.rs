@@ -206,8 +206,11 @@ pub fn probe(instance: &Instance, pd: &PhysicalDevice, f: &Features) -> Caps {
         polygon_offset_clamp: b(c.depth_bias_clamp),
         polygon_mode_fill_rectangle: false,
         wide_lines: b(c.wide_lines),
+        // Stippled lines in VK_EXT_line_rasterization, or else the shader
+        // emulation, which needs geometry shaders.
         line_stipple: b(f.line_rasterization.stippled_rectangular_lines)
-            || b(f.line_rasterization.stippled_bresenham_lines),
+            || b(f.line_rasterization.stippled_bresenham_lines)
+            || b(c.geometry_shader),
         max_line_width: if b(c.wide_lines) {
             l.line_width_range[1]
         } else {

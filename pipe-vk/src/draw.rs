@@ -1490,8 +1490,12 @@ impl VkContext {
         if let Some(h) = fs {
             crate::shader::check_draw_bindings(self.shader_table().get(h.cso)?, UBO_SLOTS)?;
         }
+        // A generated line stipple geometry shader (see `variant_keys`)
+        // follows the vertex or tessellation evaluation shader.
+        let stipple_gs = fs_key.line_stipple && gs.is_none();
         // The last vertex-processing stage takes the clip/depth/point key.
         let last = [gs, tes].into_iter().flatten().next();
+        let last = if stipple_gs { Some(u32::MAX) } else { last };
         let default_key = VariantKey::default();
         let vs_mod = self.modules.get(
             &dev,
@@ -1516,8 +1520,26 @@ impl VkContext {
                 Ok(Some(self.modules.get(&dev, id, &st, k)?))
             };
         let mut tcs_mod = stage_mod(tcs, false)?;
-        let tes_mod = stage_mod(tes, gs.is_none())?;
-        let gs_mod = stage_mod(gs, true)?;
+        let tes_mod = stage_mod(tes, gs.is_none() && !stipple_gs)?;
+        let mut gs_mod = stage_mod(gs, true)?;
+        if stipple_gs {
+            let prev = match tes {
+                Some(id) => {
+                    let h = self
+                        .shader_table()
+                        .handle_of(id)
+                        .ok_or_else(|| PipeError::invalid("a bound shader state was deleted"))?;
+                    (id, self.shader_table().get(h)?.clone())
+                }
+                None => (vs.cso.id(), vs_state.clone()),
+            };
+            let rectangular = self.rasterizer_or_default()?.line_rectangular;
+            gs_mod =
+                Some(
+                    self.modules
+                        .line_stipple_gs(&dev, prev.0, &prev.1, rectangular, &vs_key)?,
+                );
+        }
         if tcs.is_none() && tes.is_some() {
             // Tessellation without a control shader: the generated
             // pass-through one, with `set_tess_state`'s levels.
@@ -1646,6 +1668,44 @@ impl VkContext {
             fs.sprite_upper_left = !rast.sprite_coord_mode_lower_left;
         }
         fs.inline_uniforms = inline_uniforms(&b.inlinable[ShaderStage::Fragment.index()]);
+        // Line stipple in shaders (spirv_gen::passes::line_stipple) where
+        // the device cannot stipple this line mode: the fragment shader
+        // discards by `stipple_pos`, which an application geometry shader
+        // emitting line strips computes (its key), or else the generated
+        // geometry shader of `pipeline_for`.
+        if rast.line_stipple_enable
+            && topology_class(topology) == crate::pipeline::TopologyClass::Line
+        {
+            let blend = match b.blend {
+                Some(h) => Some(*self.blend_table().get(h)?),
+                None => None,
+            };
+            let per_sample_ms = blend.is_some_and(|bs| bs.alpha_to_coverage || bs.alpha_to_one)
+                || (fs.sample_shading && b.framebuffer.samples > 1);
+            let (_, native) = crate::pipeline::line_rasterization(self.dev(), &rast, per_sample_ms);
+            if !native {
+                let gs_lines = match b.shaders[ShaderStage::Geometry.index()] {
+                    None => Some(false),
+                    Some(h) => {
+                        let st = self.shader_table().get(h.cso)?;
+                        match &st.code {
+                            pipe_core::shader::ShaderCode::Ir(any) => any
+                                .downcast_ref::<crate::shader::Ir>()
+                                .filter(|ir| {
+                                    ir.info.gs_output == Some(spirv_gen::ir::GsOutput::LineStrip)
+                                })
+                                .map(|_| true),
+                            pipe_core::shader::ShaderCode::SpirV { .. } => None,
+                        }
+                    }
+                };
+                if let Some(app_gs) = gs_lines {
+                    fs.line_stipple = true;
+                    vs.line_stipple = app_gs;
+                    vs.line_rectangular = rast.line_rectangular;
+                }
+            }
+        }
         // Window rectangles (no VK_EXT_discard_rectangles path yet): the
         // default state, exclude with none, tests nothing.
         let (include, rects) = &b.window_rects;
@@ -1671,6 +1731,13 @@ impl VkContext {
             push::FB_HEIGHT,
             &f32::from(b.framebuffer.height).to_le_bytes(),
         );
+        if let Some(h) = b.rasterizer {
+            if let Ok(r) = self.rasterizer_table().get(h) {
+                let word =
+                    u32::from(r.line_stipple_pattern) | u32::from(r.line_stipple_factor) << 16;
+                put(push::LINE_STIPPLE, &word.to_le_bytes());
+            }
+        }
         for (i, v) in b.tess.default_outer_level.iter().enumerate() {
             put(push::DEFAULT_TESS_OUTER + 4 * i as u32, &v.to_le_bytes());
         }

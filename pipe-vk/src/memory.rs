@@ -35,14 +35,19 @@ use crate::instance::{vk_err, Instance};
 pub struct DebugFlags {
     /// `staging`: never map device-local resources directly.
     pub staging: bool,
+    /// `emulate_line_stipple`: stipple lines in shaders (the path of
+    /// devices without stippled lines) even where the device has them.
+    pub emulate_line_stipple: bool,
 }
 
 impl DebugFlags {
     /// Parses `PIPE_VK_DEBUG`.
     pub fn from_env() -> Self {
         let v = std::env::var("PIPE_VK_DEBUG").unwrap_or_default();
+        let has = |flag: &str| v.split(',').any(|s| s.trim() == flag);
         DebugFlags {
-            staging: v.split(',').any(|s| s.trim() == "staging"),
+            staging: has("staging"),
+            emulate_line_stipple: has("emulate_line_stipple"),
         }
     }
 }

@@ -133,6 +133,43 @@ pub struct GfxInputs<'a> {
     pub layout: Option<vk::PipelineLayout>,
 }
 
+/// The line rasterization mode of a pipeline (`VK_EXT_line_rasterization`),
+/// as Zink picks it: rectangular (smooth when asked) for
+/// `line_rectangular`, else Bresenham (GL's non-antialiased lines).
+/// Bresenham and smooth lines exclude alpha-to-coverage, alpha-to-one and
+/// sample shading (VUID 02766), which `per_sample_ms` says are on. The
+/// second value: whether the device stipples lines in that mode (and the
+/// `emulate_line_stipple` debug switch is off); otherwise a stippled line
+/// is emulated in shaders (`spirv_gen::passes::line_stipple`).
+pub fn line_rasterization(
+    dev: &DeviceShared,
+    r: &RasterizerState,
+    per_sample_ms: bool,
+) -> (vk::LineRasterizationModeEXT, bool) {
+    let lf = &dev.device.features.line_rasterization;
+    let line_mode = if r.line_rectangular {
+        if r.line_smooth && lf.smooth_lines == vk::TRUE && !per_sample_ms {
+            vk::LineRasterizationModeEXT::RECTANGULAR_SMOOTH
+        } else if lf.rectangular_lines == vk::TRUE {
+            vk::LineRasterizationModeEXT::RECTANGULAR
+        } else {
+            vk::LineRasterizationModeEXT::DEFAULT
+        }
+    } else if lf.bresenham_lines == vk::TRUE && !per_sample_ms {
+        vk::LineRasterizationModeEXT::BRESENHAM
+    } else {
+        vk::LineRasterizationModeEXT::DEFAULT
+    };
+    let stipple_ok = match line_mode {
+        vk::LineRasterizationModeEXT::RECTANGULAR => lf.stippled_rectangular_lines,
+        vk::LineRasterizationModeEXT::BRESENHAM => lf.stippled_bresenham_lines,
+        vk::LineRasterizationModeEXT::RECTANGULAR_SMOOTH => lf.stippled_smooth_lines,
+        _ => vk::FALSE,
+    } == vk::TRUE
+        && !dev.debug.emulate_line_stipple;
+    (line_mode, stipple_ok)
+}
+
 /// The pipeline layouts of the binding model and their set layouts.
 pub struct Layout {
     pub sets: [vk::DescriptorSetLayout; 4],
@@ -517,29 +554,10 @@ impl PipelineCache {
         // Bresenham (GL's non-antialiased lines); stipple with the factor
         // Gallium stores minus one. Bresenham and smooth lines exclude
         // alpha-to-coverage, alpha-to-one and sample shading (VUID 02766).
-        let lf = &dev.device.features.line_rasterization;
         let per_sample_ms = inputs.blend.alpha_to_coverage
             || inputs.blend.alpha_to_one
             || (key.fs_key.sample_shading && key.samples > 1);
-        let line_mode = if r.line_rectangular {
-            if r.line_smooth && lf.smooth_lines == vk::TRUE && !per_sample_ms {
-                vk::LineRasterizationModeEXT::RECTANGULAR_SMOOTH
-            } else if lf.rectangular_lines == vk::TRUE {
-                vk::LineRasterizationModeEXT::RECTANGULAR
-            } else {
-                vk::LineRasterizationModeEXT::DEFAULT
-            }
-        } else if lf.bresenham_lines == vk::TRUE && !per_sample_ms {
-            vk::LineRasterizationModeEXT::BRESENHAM
-        } else {
-            vk::LineRasterizationModeEXT::DEFAULT
-        };
-        let stipple_ok = match line_mode {
-            vk::LineRasterizationModeEXT::RECTANGULAR => lf.stippled_rectangular_lines,
-            vk::LineRasterizationModeEXT::BRESENHAM => lf.stippled_bresenham_lines,
-            vk::LineRasterizationModeEXT::RECTANGULAR_SMOOTH => lf.stippled_smooth_lines,
-            _ => vk::FALSE,
-        } == vk::TRUE;
+        let (line_mode, stipple_ok) = line_rasterization(dev, r, per_sample_ms);
         let mut line = vk::PipelineRasterizationLineStateCreateInfoEXT::default()
             .line_rasterization_mode(line_mode)
             .stippled_line_enable(r.line_stipple_enable && stipple_ok)

@@ -34,6 +34,9 @@ pub struct ScreenOptions {
     pub validation: Option<bool>,
     /// Force the staging paths; `PIPE_VK_DEBUG=staging`.
     pub staging: Option<bool>,
+    /// Force the shader emulation of line stipple;
+    /// `PIPE_VK_DEBUG=emulate_line_stipple`.
+    pub emulate_line_stipple: Option<bool>,
 }
 
 impl ScreenOptions {
@@ -46,6 +49,9 @@ impl ScreenOptions {
         let mut f = DebugFlags::from_env();
         if let Some(s) = self.staging {
             f.staging = s;
+        }
+        if let Some(s) = self.emulate_line_stipple {
+            f.emulate_line_stipple = s;
         }
         f
     }

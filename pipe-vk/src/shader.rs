@@ -161,6 +161,9 @@ pub fn compile(
 pub struct ModuleCache {
     modules: HashMap<(u32, VariantKey), vk::ShaderModule>,
     passthrough_tcs: HashMap<(u32, u8), vk::ShaderModule>,
+    /// Generated line stipple geometry shaders per (previous stage's CSO
+    /// id, rectangular lines, last-stage key).
+    stipple_gs: HashMap<(u32, bool, VariantKey), vk::ShaderModule>,
 }
 
 impl ModuleCache {
@@ -218,8 +221,52 @@ impl ModuleCache {
         Ok(m)
     }
 
+    /// The generated line stipple geometry shader
+    /// (`spirv_gen::passes::line_stipple::line_stipple_gs`) following
+    /// `prev` (a vertex or tessellation evaluation shader), lowered with
+    /// the last vertex stage's `key`.
+    pub fn line_stipple_gs(
+        &mut self,
+        dev: &DeviceShared,
+        prev: u32,
+        prev_state: &ShaderState,
+        rectangular: bool,
+        key: &VariantKey,
+    ) -> PipeResult<vk::ShaderModule> {
+        let k = (prev, rectangular, key.clone());
+        if let Some(m) = self.stipple_gs.get(&k) {
+            return Ok(*m);
+        }
+        let ShaderCode::Ir(any) = &prev_state.code else {
+            return Err(PipeError::unsupported(
+                "line stipple emulation: the geometry shader is generated from the previous \
+                 stage's IR, and this one is SPIR-V",
+            ));
+        };
+        let ir = any
+            .downcast_ref::<Ir>()
+            .ok_or_else(|| PipeError::invalid("shader: not spirv-gen IR"))?;
+        let err = |e: spirv_gen::Error| PipeError::unsupported(format!("line stipple GS: {e}"));
+        let mut gs =
+            spirv_gen::passes::line_stipple::line_stipple_gs(ir, rectangular).map_err(err)?;
+        // It computes `stipple_pos` itself: only the last-stage lowerings.
+        let key = VariantKey {
+            line_stipple: false,
+            ..key.clone()
+        };
+        spirv_gen::passes::lower(&mut gs, &key).map_err(err)?;
+        spirv_gen::passes::optimize(&mut gs);
+        let words = spirv_gen::emit::emit(&gs, target_for(dev)).map_err(err)?;
+        let info = vk::ShaderModuleCreateInfo::default().code(&words);
+        // SAFETY: spirv-gen output (its tests run it through spirv-val).
+        let m = unsafe { dev.raw().create_shader_module(&info, None) }
+            .map_err(|e| vk_err("vkCreateShaderModule", e))?;
+        self.stipple_gs.insert(k, m);
+        Ok(m)
+    }
+
     /// Removes and returns the modules of a deleted CSO (with the
-    /// pass-through control shaders generated from it).
+    /// shaders generated from it).
     pub fn take(&mut self, cso: u32) -> Vec<vk::ShaderModule> {
         let keys: Vec<_> = self
             .modules
@@ -233,12 +280,19 @@ impl ModuleCache {
             .filter(|(c, _)| *c == cso)
             .copied()
             .collect();
+        let gs: Vec<_> = self
+            .stipple_gs
+            .keys()
+            .filter(|(c, _, _)| *c == cso)
+            .cloned()
+            .collect();
         keys.into_iter()
             .filter_map(|k| self.modules.remove(&k))
             .chain(
                 tcs.into_iter()
                     .filter_map(|k| self.passthrough_tcs.remove(&k)),
             )
+            .chain(gs.into_iter().filter_map(|k| self.stipple_gs.remove(&k)))
             .collect()
     }
 
@@ -249,6 +303,7 @@ impl ModuleCache {
             .drain()
             .map(|(_, m)| m)
             .chain(self.passthrough_tcs.drain().map(|(_, m)| m))
+            .chain(self.stipple_gs.drain().map(|(_, m)| m))
         {
             // SAFETY: modules are only referenced during pipeline creation;
             // pipelines do not keep them.

@@ -54,10 +54,14 @@ pub fn fail<E: std::fmt::Display>(what: &'static str) -> impl Fn(E) -> Outcome {
 /// Opens a screen and context, optionally forcing the staging paths
 /// (`PIPE_VK_DEBUG=staging`) that discrete GPUs take.
 pub fn env(ctx: &TestContext, staging: bool) -> Result<Env, Outcome> {
-    let opts = ScreenOptions {
-        staging: Some(staging),
-        ..options(ctx)
-    };
+    env_with(ctx, |o| o.staging = Some(staging))
+}
+
+/// Opens a screen and context with options changed by `f` (debug
+/// switches that force the paths of other devices).
+pub fn env_with(ctx: &TestContext, f: impl FnOnce(&mut ScreenOptions)) -> Result<Env, Outcome> {
+    let mut opts = options(ctx);
+    f(&mut opts);
     let screen = pipe_vk::create_screen(&opts).map_err(|e| match e {
         PipeError::Unsupported(m) => Outcome::skip(format!("no usable device: {m}")),
         e => Outcome::fail(format!("create_screen: {e}")),

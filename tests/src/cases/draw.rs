@@ -1553,7 +1553,27 @@ both_paths!(
 /// from bit 0): pixel x is lit when bit (x / 2) % 16 of the pattern is,
 /// so columns 0..4 and 8..12 (the rest is past the 16-pixel target).
 fn line_stipple(ctx: &mut TestContext, staging: bool) -> R {
-    let mut e = env(ctx, staging)?;
+    line_stipple_on(ctx, env(ctx, staging)?)
+}
+both_paths!("pipe.draw.line_stipple.factor2_3333", line_stipple);
+
+/// The same through the shader emulation that devices without stippled
+/// lines take (`PIPE_VK_DEBUG=emulate_line_stipple`): a generated geometry
+/// shader computes the distance along the line, the fragment shader
+/// discards by the pattern.
+fn line_stipple_emulated(ctx: &mut TestContext, staging: bool) -> R {
+    let e = crate::harness::env_with(ctx, |o| {
+        o.staging = Some(staging);
+        o.emulate_line_stipple = Some(true);
+    })?;
+    line_stipple_on(ctx, e)
+}
+both_paths!(
+    "pipe.draw.line_stipple.emulated.factor2_3333",
+    line_stipple_emulated
+);
+
+fn line_stipple_on(ctx: &mut TestContext, mut e: Env) -> R {
     if !e.screen.caps().line_stipple {
         return Err(Outcome::skip("no line stipple"));
     }
@@ -1583,7 +1603,6 @@ fn line_stipple(ctx: &mut TestContext, staging: bool) -> R {
         Some(if lit { unorm(c) } else { [0; 4] })
     })
 }
-both_paths!("pipe.draw.line_stipple.factor2_3333", line_stipple);
 
 const TCS: &str = "shader tess_ctrl vertices=3
 in @pos : f32x4[32] builtin=position

@@ -303,6 +303,7 @@ fn options(device: &Option<String>, validation: bool, staging: bool) -> ScreenOp
         device: device.clone(),
         validation: validation.then_some(true),
         staging: Some(staging),
+        ..Default::default()
     }
 }
 
