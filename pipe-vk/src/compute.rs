@@ -47,12 +47,14 @@
 //!   (layout `GENERAL`); the indirect buffer is read at `DRAW_INDIRECT`
 //!   with `INDIRECT_COMMAND_READ`. The tracker turns conflicts into one
 //!   barrier before the dispatch.
-//! - **Block size.** spirv-gen compute shaders declare a fixed
-//!   `local_size` and the IR has no variable workgroup size (no
-//!   `LocalSizeId` or workgroup-size specialization constants), so a
-//!   `GridInfo::block` different from the shader's `local_size` is
-//!   `Unsupported`, as are partial last blocks (`last_block`) and INPUT
-//!   memory.
+//! - **Block size.** A shader with a fixed `local_size` must be launched
+//!   with that block (`InvalidArgument` otherwise). A `local_size=variable`
+//!   shader (GL's `ARB_compute_variable_group_size`) gets a module and
+//!   pipeline per block size, its IR specialized by
+//!   `spirv_gen::passes::specialize_workgroup_size` (Zink uses
+//!   specialization constants instead); the block is checked against the
+//!   device's limits. Partial last blocks (`last_block`) and INPUT memory
+//!   are `Unsupported`.
 //! - **Global bindings** need buffer device addresses: buffers created with
 //!   `SHADER_DEVICE_ADDRESS` usage and memory allocated with the
 //!   device-address flag. pipe-vk's buffers have neither (see
@@ -117,6 +119,8 @@ pub struct Interface {
     pub push: u32,
     /// The workgroup size the shader declares, when known.
     pub local_size: Option<[u32; 3]>,
+    /// The workgroup size is the dispatch's block (`local_size=variable`).
+    pub variable_block: bool,
     /// Shared memory the shader declares, in bytes (0 when unknown).
     pub shared: u32,
     /// Entry point name.
@@ -183,7 +187,9 @@ pub struct ComputeCache {
     modules: crate::shader::ModuleCache,
     programs: HashMap<u32, Arc<Program>>,
     layouts: HashMap<LayoutKey, Layout>,
-    pipelines: HashMap<(u32, u32), vk::Pipeline>,
+    /// Per (CSO id, variable shared memory, block size of a variable-size
+    /// shader or zeros).
+    pipelines: HashMap<(u32, u32, [u32; 3]), vk::Pipeline>,
     /// Buffer views of buffer images, with the buffer they view; destroyed
     /// when the buffer is idle.
     pub(crate) texel_views: Vec<(vk::BufferView, Arc<ResourceObject>)>,
@@ -402,7 +408,10 @@ fn interface(dev: &DeviceShared, state: &ComputeState, push_limit: u32) -> PipeR
 /// The interface of a spirv-gen compute shader.
 fn ir_interface(ir: &crate::shader::Ir) -> PipeResult<Interface> {
     let mut i = Interface {
-        local_size: ir.info.local_size,
+        local_size: (!ir.info.local_size_variable)
+            .then_some(ir.info.local_size)
+            .flatten(),
+        variable_block: ir.info.local_size_variable,
         entry: "main".into(),
         ..Default::default()
     };
@@ -527,6 +536,9 @@ fn spirv_interface(words: &[u32], entry: &str, push_limit: u32) -> PipeResult<In
         ssbos: (0..SLOTS).collect(),
         push: if push { push_limit } else { 0 },
         local_size,
+        // SPIR-V passthrough: the frontend's own module, with its own
+        // (spec-constant) sizing if any; pipe-vk specializes nothing.
+        variable_block: false,
         shared: 0,
         entry: entry.to_string(),
     })
@@ -548,25 +560,31 @@ impl VkContext {
     }
 
     /// The pipeline of compute CSO `id` for `shared` bytes of variable
-    /// shared memory.
+    /// shared memory and, for a variable-size shader, workgroup size
+    /// `block` (a module variant per size: the IR is specialized, where
+    /// Zink uses specialization constants).
     fn compute_pipeline(
         &mut self,
         id: u32,
         shared: u32,
+        block: Option<[u32; 3]>,
         state: &ComputeState,
         program: &Program,
     ) -> PipeResult<vk::Pipeline> {
         let dev = self.dev().clone();
-        if let Some(p) = self.compute_state.pipelines.get(&(id, shared)) {
+        let key = (id, shared, block.unwrap_or([0; 3]));
+        if let Some(p) = self.compute_state.pipelines.get(&key) {
             dev.disk_cache().count(false);
             return Ok(*p);
         }
-        let module = self.compute_state.modules.get(
-            &dev,
-            id,
-            &shader_state(state),
-            &VariantKey::default(),
-        )?;
+        let variant = VariantKey {
+            workgroup_size: block,
+            ..VariantKey::default()
+        };
+        let module = self
+            .compute_state
+            .modules
+            .get(&dev, id, &shader_state(state), &variant)?;
         let entry = CString::new(program.iface.entry.as_str())
             .map_err(|_| PipeError::invalid("compute shader: entry point name contains NUL"))?;
         let stage = vk::PipelineShaderStageCreateInfo::default()
@@ -586,7 +604,7 @@ impl VkContext {
         .map_err(|(_, e)| vk_err("vkCreateComputePipelines", e))?[0];
         dev.disk_cache().count(true);
         self.compute_state.pipelines_created += 1;
-        self.compute_state.pipelines.insert((id, shared), p);
+        self.compute_state.pipelines.insert(key, p);
         Ok(p)
     }
 
@@ -595,7 +613,7 @@ impl VkContext {
     pub(crate) fn retire_compute(&mut self, id: u32) {
         let cache = &mut self.compute_state;
         cache.programs.remove(&id);
-        let keys: SmallVec<[(u32, u32); 4]> = cache
+        let keys: SmallVec<[(u32, u32, [u32; 3]); 4]> = cache
             .pipelines
             .keys()
             .filter(|k| k.0 == id)
@@ -780,16 +798,34 @@ impl VkContext {
         }
         let program = self.compute_program(h.id(), &state)?;
         let iface = &program.iface;
-        if let Some(ls) = iface.local_size {
-            if ls != info.block {
-                return Err(PipeError::unsupported(format!(
-                    "launch_grid: block {:?} differs from the shader's local_size {ls:?}; \
-                     spirv-gen has no variable workgroup size, so pipe-vk cannot run a \
-                     variable block",
-                    info.block
+        let limits = dev.physical.properties.limits;
+        let variable_block = if iface.variable_block {
+            let b = info.block;
+            let max = limits.max_compute_work_group_size;
+            let threads = u64::from(b[0]) * u64::from(b[1]) * u64::from(b[2]);
+            if b.contains(&0)
+                || (0..3).any(|i| b[i] > max[i])
+                || threads > u64::from(limits.max_compute_work_group_invocations)
+            {
+                return Err(PipeError::invalid(format!(
+                    "launch_grid: block {b:?} is outside the device's limits ({max:?}, {} \
+                     threads)",
+                    limits.max_compute_work_group_invocations
                 )));
             }
-        }
+            Some(b)
+        } else {
+            if let Some(ls) = iface.local_size {
+                if ls != info.block {
+                    return Err(PipeError::invalid(format!(
+                        "launch_grid: block {:?} differs from the shader's fixed local_size \
+                         {ls:?}",
+                        info.block
+                    )));
+                }
+            }
+            None
+        };
         if info.last_block != [0; 3] && info.last_block != info.block {
             return Err(PipeError::unsupported(
                 "launch_grid: partial last blocks (last_block) are not supported by pipe-vk",
@@ -809,7 +845,13 @@ impl VkContext {
         if indirect.is_none() && info.grid.contains(&0) {
             return Ok(());
         }
-        let pipeline = self.compute_pipeline(h.id(), info.variable_shared_mem, &state, &program)?;
+        let pipeline = self.compute_pipeline(
+            h.id(),
+            info.variable_shared_mem,
+            variable_block,
+            &state,
+            &program,
+        )?;
 
         // Declare every access and gather the descriptors. Images go
         // before textures: an image that is also sampled stays in GENERAL.

@@ -339,6 +339,11 @@ named_enum!(
         GlobalInvocationId = "global_invocation_id",
         WorkgroupId = "workgroup_id",
         NumWorkgroups = "num_workgroups",
+        /// The workgroup size (`gl_WorkGroupSize`, or
+        /// `gl_LocalGroupSizeARB` with a variable size), `u32x3`. Vulkan
+        /// allows it only on a constant: the emitter never declares it;
+        /// [`crate::passes::specialize_workgroup_size`] replaces its loads.
+        WorkgroupSize = "workgroup_size",
         SubgroupSize = "subgroup_size",
         SubgroupInvocationId = "subgroup_invocation_id",
         SubgroupId = "subgroup_id",
@@ -615,6 +620,12 @@ named_enum!(
 pub struct StageInfo {
     /// Compute workgroup size.
     pub local_size: Option<[u32; 3]>,
+    /// The workgroup size is chosen at dispatch (GL's
+    /// `ARB_compute_variable_group_size`, Gallium's `GridInfo::block`):
+    /// `local_size` is ignored until
+    /// [`crate::passes::specialize_workgroup_size`] sets it, and the
+    /// emitter refuses the shader before that.
+    pub local_size_variable: bool,
     pub gs_input: Option<GsInput>,
     pub gs_output: Option<GsOutput>,
     pub gs_max_vertices: Option<u32>,

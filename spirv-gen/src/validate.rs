@@ -114,11 +114,10 @@ fn builtin_rule(b: BuiltIn, stage: Stage, output: bool) -> Option<(Type, Option<
         (TessLevelOuter, false) if stage == TessEval => (Type::F32, Some(Some(4))),
         (TessLevelInner, true) if stage == TessCtrl => (Type::F32, Some(Some(2))),
         (TessLevelInner, false) if stage == TessEval => (Type::F32, Some(Some(2))),
-        (LocalInvocationId | GlobalInvocationId | WorkgroupId | NumWorkgroups, false)
-            if stage == Compute =>
-        {
-            (u3, scalar)
-        }
+        (
+            LocalInvocationId | GlobalInvocationId | WorkgroupId | NumWorkgroups | WorkgroupSize,
+            false,
+        ) if stage == Compute => (u3, scalar),
         (LocalInvocationIndex | SubgroupId | NumSubgroups, false) if stage == Compute => {
             (u, scalar)
         }
@@ -190,6 +189,7 @@ impl<'a> Validator<'a> {
         let e = |m: &str| Err(Error::new(format!("{} shader: {m}", self.s.stage.name())));
         match self.s.stage {
             Stage::Compute => match i.local_size {
+                _ if i.local_size_variable => {}
                 Some(l) if l.iter().all(|&x| x > 0) => {}
                 _ => return e("needs a nonzero local_size"),
             },

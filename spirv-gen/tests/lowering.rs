@@ -1333,3 +1333,38 @@ fn window_rects_discard_first() {
     let mut s = parse(FS).unwrap();
     assert!(gl::lower_window_rects(&mut s, true, 9).is_err());
 }
+
+/// A variable workgroup size: refused by the emitter until specialized;
+/// the `workgroup_size` built-in becomes the chosen constant; a fixed-size
+/// shader reading the built-in emits as is. All pass spirv-val.
+#[test]
+fn variable_workgroup_size() {
+    let src = "shader compute local_size=variable
+in @lid : u32x3 builtin=local_invocation_id
+in @wgs : u32x3 builtin=workgroup_size
+ssbo @out slot=0
+fn main {
+  %0 : u32x3 = load @wgs
+  %1 : u32 = swizzle %0, x
+  %2 : u32 = const 0
+  store_ssbo @out, %2, %1
+}
+";
+    let s = parse(src).unwrap();
+    validate(&s).unwrap();
+    assert!(print(&s).contains("local_size=variable"));
+    assert_eq!(print(&parse(&print(&s)).unwrap()), print(&s));
+    let err = spirv_gen::emit::emit(&s, spirv_gen::emit::Target::Vulkan1_3).unwrap_err();
+    assert!(err.to_string().contains("variable workgroup size"), "{err}");
+    let key = VariantKey::parse("workgroup_size=8x4x2").unwrap();
+    assert_eq!(key.workgroup_size, Some([8, 4, 2]));
+    let mut v = s.clone();
+    passes::lower(&mut v, &key).unwrap();
+    validate(&v).unwrap();
+    assert_eq!(v.info.local_size, Some([8, 4, 2]));
+    assert!(!v.info.local_size_variable);
+    common::emit_and_validate("variable workgroup size 8x4x2", &v);
+    let fixed = parse(&src.replace("local_size=variable", "local_size=16,1,1")).unwrap();
+    common::emit_and_validate("fixed size reading workgroup_size", &fixed);
+    assert!(passes::specialize_workgroup_size(&mut s.clone(), [0, 1, 1]).is_err());
+}

@@ -150,6 +150,27 @@ impl Section {
 
 /// Emits SPIR-V words for a validated shader.
 pub fn emit(s: &Shader, target: Target) -> Result<Vec<u32>> {
+    // The workgroup size built-in is a constant in SPIR-V for Vulkan: a
+    // fixed-size shader's loads of it become its `local_size`; a variable
+    // size must have been chosen first.
+    let uses_size = s
+        .vars
+        .iter()
+        .any(|v| v.builtin() == Some(BuiltIn::WorkgroupSize));
+    if s.stage == Stage::Compute && s.info.local_size_variable {
+        return Err(Error::new(
+            "compute shader with a variable workgroup size: choose the size with \
+             passes::specialize_workgroup_size before emitting",
+        ));
+    }
+    if uses_size {
+        let mut c = s.clone();
+        let size = c.info.local_size.unwrap_or([1, 1, 1]);
+        crate::passes::specialize_workgroup_size(&mut c, size)?;
+        let mut e = Emitter::new(&c, target);
+        e.run()?;
+        return Ok(e.finish());
+    }
     let mut e = Emitter::new(s, target);
     e.run()?;
     Ok(e.finish())
@@ -602,6 +623,10 @@ impl<'a> Emitter<'a> {
             _ => {}
         }
         for i in 0..self.s.vars.len() {
+            // Never declared (see `emit`): its loads are constants by now.
+            if self.s.vars[i].builtin() == Some(BuiltIn::WorkgroupSize) {
+                continue;
+            }
             self.declare_var(i)?;
         }
         let void = self.void();
@@ -1237,6 +1262,7 @@ fn builtin_spirv(b: BuiltIn, st: Stage) -> (spirv::BuiltIn, Option<Capability>) 
         BuiltIn::GlobalInvocationId => (B::GlobalInvocationId, None),
         BuiltIn::WorkgroupId => (B::WorkgroupId, None),
         BuiltIn::NumWorkgroups => (B::NumWorkgroups, None),
+        BuiltIn::WorkgroupSize => (B::WorkgroupSize, None),
         BuiltIn::SubgroupSize => (B::SubgroupSize, None),
         BuiltIn::SubgroupInvocationId => (B::SubgroupLocalInvocationId, None),
         BuiltIn::SubgroupId => (B::SubgroupId, Some(Capability::GroupNonUniform)),

@@ -11,7 +11,7 @@
 //! sprite=0x1,sprite_upper_left,inline=0:1065353216,vfetch=0:swap_rb,
 //! polygon_stipple,lower_left_origin,pixel_center_integer,
 //! last_vertex_stage,clip_halfz,line_stipple,line_rectangular,
-//! window_rects=include:2
+//! window_rects=include:2,workgroup_size=8x4x1
 //! ```
 //!
 //! The default key (the empty string) lowers nothing. Line stipple
@@ -128,6 +128,9 @@ pub struct VariantKey {
     /// `(include, count)`. `None` (exclude mode with no rectangle, the
     /// default state) lowers nothing.
     pub window_rects: Option<(bool, u8)>,
+    /// Compute workgroup size for a `local_size=variable` shader
+    /// ([`specialize_workgroup_size`]).
+    pub workgroup_size: Option<[u32; 3]>,
 }
 
 impl VariantKey {
@@ -204,6 +207,14 @@ impl VariantKey {
                         .map_err(|_| Error::new("key: window_rects count > 255"))?;
                     k.window_rects = Some((include, n));
                 }
+                "workgroup_size" => {
+                    let v = need()?;
+                    let d: Vec<&str> = v.split('x').collect();
+                    if d.len() != 3 {
+                        return Err(Error::new("key: workgroup_size=XxYxZ"));
+                    }
+                    k.workgroup_size = Some([num(d[0])?, num(d[1])?, num(d[2])?]);
+                }
                 "vfetch" => {
                     let v = need()?;
                     let (l, f) = v
@@ -238,6 +249,40 @@ impl VariantKey {
     }
 }
 
+/// Fixes a compute shader's workgroup size to `size`: sets `local_size`
+/// (a variable size becomes this one) and turns every load of the
+/// `workgroup_size` built-in into the constant `size`. pipe-vk runs it per
+/// dispatch block size for `local_size=variable` shaders (a variant per
+/// size, where Zink uses specialization constants); [`crate::emit::emit`]
+/// runs it on fixed-size shaders that read the built-in.
+pub fn specialize_workgroup_size(s: &mut Shader, size: [u32; 3]) -> Result<()> {
+    use crate::ir::{BuiltIn, Node, Op, Stage, Type};
+    if s.stage != Stage::Compute {
+        return Err(Error::new("workgroup size: not a compute shader"));
+    }
+    if size.contains(&0) {
+        return Err(Error::new(format!("workgroup size {size:?} has a zero")));
+    }
+    s.info.local_size = Some(size);
+    s.info.local_size_variable = false;
+    let vars: Vec<_> = (0..s.vars.len())
+        .filter(|&i| s.vars[i].builtin() == Some(BuiltIn::WorkgroupSize))
+        .map(|i| crate::ir::VarId(i as u32))
+        .collect();
+    for var in vars {
+        gl::replace_loads(s, var, &mut |_, dest, ty, _| {
+            let bits = size.iter().map(|&x| u64::from(x)).collect();
+            let _ = ty;
+            vec![Node::Instr(crate::ir::Instr {
+                dest: Some((dest, Type::uint(32, 3))),
+                op: Op::Const(bits),
+                loc: None,
+            })]
+        });
+    }
+    Ok(())
+}
+
 /// Applies the GL lowerings selected by `key`, then the vector splitting
 /// SPIR-V needs ([`split::split_vectors`]); the caller usually runs
 /// [`optimize`] next.
@@ -249,6 +294,9 @@ impl VariantKey {
 /// geometry shader reads the position last, just before each
 /// `emit_vertex`.
 pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
+    if let Some(size) = key.workgroup_size {
+        specialize_workgroup_size(s, size)?;
+    }
     gl::lower_vertex_fixups(s, &key.vertex_fixups)?;
     gl::lower_inline_uniforms(s, &key.inline_uniforms);
     if key.two_side {

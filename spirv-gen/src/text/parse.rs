@@ -370,6 +370,9 @@ impl<'t, 'a> Parser<'t, 'a> {
                     .ok_or_else(|| Error::at(Some(loc), format!("{k} needs a value")))
             };
             match (stage, k.as_str()) {
+                (Stage::Compute, "local_size") if v.as_deref() == Some("variable") => {
+                    i.local_size_variable = true;
+                }
                 (Stage::Compute, "local_size") => {
                     let v = val(&v)?;
                     let parts: Vec<&str> = v.split(',').collect();

@@ -26,6 +26,7 @@ fn header(o: &mut String, s: &Shader) {
     o.push_str("shader ");
     o.push_str(s.stage.name());
     match s.stage {
+        Stage::Compute if i.local_size_variable => o.push_str(" local_size=variable"),
         Stage::Compute => {
             let l = i.local_size.unwrap_or([1, 1, 1]);
             let _ = write!(o, " local_size={},{},{}", l[0], l[1], l[2]);
