@@ -85,6 +85,14 @@ pub struct VkContext {
     pub(crate) uploaders: [crate::upload::UploadRing; 2],
     pub(crate) staging_cache: Vec<Arc<ResourceObject>>,
     pub(crate) rendering: bool,
+    /// Render-to-texture feedback (see `draw::feedback`): the objects of
+    /// framebuffer attachments that the next draw also samples, and the
+    /// attachments (bit i: `cbufs[i]`, bit 31: `zsbuf`) kept in `GENERAL`
+    /// for it; `instance_feedback` is that mask for the open rendering
+    /// instance.
+    pub(crate) feedback_objs: smallvec::SmallVec<[usize; 4]>,
+    pub(crate) feedback: u32,
+    pub(crate) instance_feedback: u32,
     /// Single-sampled surface of `FramebufferState::resolve` (level 0,
     /// the layers of `cbufs[0]`): the resolve attachment of `cbufs[0]`.
     pub(crate) fb_resolve: Option<pipe_core::view::Surface>,
@@ -152,6 +160,9 @@ impl VkContext {
             uploaders: Default::default(),
             staging_cache: Vec::new(),
             rendering: false,
+            feedback_objs: smallvec::SmallVec::new(),
+            feedback: 0,
+            instance_feedback: 0,
             fb_resolve: None,
             pipelines,
             modules: Default::default(),

@@ -249,6 +249,13 @@ impl VkContext {
         } else {
             (COLOR_ATTACHMENT, vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
         };
+        // Also sampled by the draw (render-to-texture feedback): GENERAL,
+        // the one layout both uses allow.
+        let layout = if self.feedback_objs.contains(&(Arc::as_ptr(&obj) as usize)) {
+            vk::ImageLayout::GENERAL
+        } else {
+            layout
+        };
         self.use_image(
             &obj,
             s.level,
@@ -283,8 +290,54 @@ impl VkContext {
         Ok((info, s.aspect))
     }
 
+    /// Render-to-texture feedback (GL_ARB_texture_barrier): finds the
+    /// framebuffer attachments whose image is also bound as a sampler
+    /// view of a graphics stage. Both uses of such an image are then in
+    /// `GENERAL` (a descriptor and an attachment of one subresource cannot
+    /// be in two layouts), decided per image, which is conservative for
+    /// views of other levels. Ordering needs nothing more: the tracker
+    /// turns a draw's attachment writes followed by another draw's reads
+    /// into a barrier (ending the rendering instance), which is what
+    /// `texture_barrier` asks for, and more.
+    fn update_feedback(&mut self) -> PipeResult<()> {
+        let fb = &self.bound().framebuffer;
+        let mut atts: SmallVec<[(u32, usize); 9]> = SmallVec::new();
+        for (i, c) in fb.cbufs.iter().enumerate() {
+            if let Some(s) = c {
+                atts.push((1 << i, Arc::as_ptr(&vk_surface(s)?.obj) as usize));
+            }
+        }
+        if let Some(z) = &fb.zsbuf {
+            atts.push((1 << 31, Arc::as_ptr(&vk_surface(z)?.obj) as usize));
+        }
+        let mut mask = 0u32;
+        let mut objs: SmallVec<[usize; 4]> = SmallVec::new();
+        if !atts.is_empty() {
+            for stage in &self.views[..ShaderStage::Compute.index()] {
+                for v in stage.iter().flatten() {
+                    let Some(p) = v.backend::<crate::view::VkSamplerView>() else {
+                        continue;
+                    };
+                    let ptr = Arc::as_ptr(&p.obj) as usize;
+                    for &(bit, a) in &atts {
+                        if a == ptr {
+                            mask |= bit;
+                            if !objs.contains(&ptr) {
+                                objs.push(ptr);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        self.feedback = mask;
+        self.feedback_objs = objs;
+        Ok(())
+    }
+
     /// Opens a rendering instance on the bound framebuffer.
     fn begin_rendering(&mut self) -> PipeResult<()> {
+        self.instance_feedback = self.feedback;
         let fb = self.bound().framebuffer.clone();
         let mut colors: SmallVec<[vk::RenderingAttachmentInfo<'static>; 8]> = SmallVec::new();
         for cbuf in &fb.cbufs {
@@ -422,6 +475,14 @@ impl VkContext {
                 };
                 let t = view.desc().template;
                 let is3d = view.desc().texture.desc().target == pipe_core::Target::Texture3D;
+                let layout = if self
+                    .feedback_objs
+                    .contains(&(Arc::as_ptr(&payload.obj) as usize))
+                {
+                    vk::ImageLayout::GENERAL
+                } else {
+                    vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL
+                };
                 if let pipe_core::view::ViewRange::Texture {
                     first_level,
                     last_level,
@@ -442,7 +503,7 @@ impl VkContext {
                             ln,
                             SAMPLED_READ,
                             false,
-                            vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                            layout,
                             false,
                         );
                     }
@@ -453,7 +514,7 @@ impl VkContext {
                     vk::DescriptorImageInfo {
                         sampler,
                         image_view,
-                        image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                        image_layout: layout,
                     },
                 ));
             }
@@ -753,6 +814,11 @@ impl VkContext {
             }
             None => None,
         };
+        self.update_feedback()?;
+        if self.rendering && self.instance_feedback != self.feedback {
+            // The attachments' layouts change: a new instance.
+            self.end_rendering();
+        }
         let program = self.gfx_descriptors.program_of(pipeline);
         let (textures, resources) = match &program {
             Some(p) => (SmallVec::new(), self.prepare_gfx_resources(p)?),
@@ -795,7 +861,8 @@ impl VkContext {
             .iter()
             .map(|(b, i)| {
                 (
-                    *b,
+                    // The layout too (GENERAL under feedback).
+                    *b | (i.image_layout.as_raw() as u32) << 16,
                     vk::Handle::as_raw(i.image_view),
                     vk::Handle::as_raw(i.sampler),
                 )

@@ -2025,3 +2025,92 @@ both_paths!(
     "pipe.draw.window_rectangles.draws_only",
     window_rectangles_scope
 );
+
+/// `frag = texelFetch(t, ((x + 8) mod 16, y)) * 0.5`: each half of a
+/// 16-wide target reads the other half.
+const FS_FETCH_OTHER_HALF: &str = "shader fragment
+in @fc : f32x4 builtin=frag_coord
+out @frag : f32x4 location=0
+texture @t slot=0 dim=2d sampled=float
+fn main {
+  %0 : f32x4 = load @fc
+  %1 : f32x2 = swizzle %0, xy
+  %2 : i32x2 = f2i %1
+  %3 : i32x2 = const 8, 0
+  %4 : i32x2 = iadd %2, %3
+  %5 : i32x2 = const 15, 255
+  %6 : i32x2 = iand %4, %5
+  %7 : i32 = const 0
+  %8 : f32x4 = txf @t, coord=%6, lod=%7
+  %9 : f32x4 = const 0.5, 0.5, 0.5, 0.5
+  %10 : f32x4 = fmul %8, %9
+  store @frag, %10
+}
+";
+
+/// Render-to-texture feedback (GL_ARB_texture_barrier): the bound colour
+/// buffer is also the fragment shader's texture. The first draw writes the
+/// left half from the right half; after `texture_barrier`, the second
+/// writes the right half from the left half the first draw wrote. With
+/// texels that are multiples of 4, both halvings are exact: left =
+/// P(x + 8) / 2, right = left(x - 8) / 2 = P(x) / 4.
+fn texture_barrier_feedback(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = setup(&mut e, false)?;
+    let p: Vec<u8> = (0..W * H * 4)
+        .map(|i| ((i * 37 + 11) % 64 * 4) as u8)
+        .collect();
+    e.write_texture(&t.color, 0, &PipeBox::rect(0, 0, W, H), &p)?;
+    let tt = t.color.desc().clone();
+    let view = step(
+        "view",
+        e.ctx
+            .create_sampler_view(&t.color, &pipe_core::view::SamplerViewTemplate::whole(&tt)),
+    )?;
+    let sh = step(
+        "sampler",
+        e.ctx.create_sampler_state(&SamplerState {
+            min_mip_filter: MipFilter::None,
+            ..Default::default()
+        }),
+    )?;
+    step(
+        "bind sampler",
+        e.ctx
+            .bind_sampler_states(ShaderStage::Fragment, 0, &[Some(sh)]),
+    )?;
+    step(
+        "set_sampler_views",
+        e.ctx
+            .set_sampler_views(ShaderStage::Fragment, 0, &[Some(view)], 0),
+    )?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_FETCH_OTHER_HALF)?;
+    let half = |x0: f32, x1: f32| {
+        vec![
+            x0, -1.0, 0.0, 1.0, x1, -1.0, 0.0, 1.0, x0, 1.0, 0.0, 1.0, //
+            x0, 1.0, 0.0, 1.0, x1, -1.0, 0.0, 1.0, x1, 1.0, 0.0, 1.0,
+        ]
+    };
+    bind_vertices(&mut e, &half(-1.0, 0.0), None)?;
+    draw(&mut e, PrimType::Triangles, 0, 6, 1)?;
+    step(
+        "texture_barrier",
+        e.ctx
+            .texture_barrier(pipe_core::flags::TextureBarrierFlags::SAMPLER),
+    )?;
+    bind_vertices(&mut e, &half(0.0, 1.0), None)?;
+    draw(&mut e, PrimType::Triangles, 0, 6, 1)?;
+    check_image(ctx, &mut e, &t, |x, y| {
+        let i = ((y * W + x) * 4) as usize;
+        Some(if x < 8 {
+            let j = ((y * W + x + 8) * 4) as usize;
+            [0, 1, 2, 3].map(|c| p[j + c] / 2)
+        } else {
+            [0, 1, 2, 3].map(|c| p[i + c] / 4)
+        })
+    })
+}
+both_paths!(
+    "pipe.draw.texture_barrier.render_to_texture_feedback",
+    texture_barrier_feedback
+);
