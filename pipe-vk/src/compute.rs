@@ -55,10 +55,13 @@
 //!   specialization constants instead); the block is checked against the
 //!   device's limits. Partial last blocks (`last_block`) and INPUT memory
 //!   are `Unsupported`.
-//! - **Global bindings** need buffer device addresses: buffers created with
-//!   `SHADER_DEVICE_ADDRESS` usage and memory allocated with the
-//!   device-address flag. pipe-vk's buffers have neither (see
-//!   `resource::buffer_usage`), so `set_global_binding` is `Unsupported`.
+//! - **Global bindings** are buffer device addresses: with
+//!   `bufferDeviceAddress`, every buffer has `SHADER_DEVICE_ADDRESS` usage
+//!   and gpu-allocator allocates with the device-address flag, so
+//!   `set_global_binding` returns `vkGetBufferDeviceAddress` (shaders reach
+//!   it with spirv-gen's `load_global`/`store_global`). Every bound buffer
+//!   counts as read and written by each dispatch; one whose storage was
+//!   renamed since binding is refused at launch (its address changed).
 
 use std::ffi::CString;
 use std::sync::Arc;
@@ -87,6 +90,9 @@ pub const SLOTS: u32 = 8;
 
 /// The compute stage's index in the binding model.
 const STAGE: u32 = 5;
+
+/// Global binding slots (`set_global_binding`).
+const MAX_GLOBAL_BINDINGS: usize = 64;
 
 const S: vk::PipelineStageFlags2 = vk::PipelineStageFlags2::COMPUTE_SHADER;
 const UNIFORM_READ: Access = Access::new(S, vk::AccessFlags2::UNIFORM_READ);
@@ -194,6 +200,9 @@ pub struct ComputeCache {
     /// when the buffer is idle.
     pub(crate) texel_views: Vec<(vk::BufferView, Arc<ResourceObject>)>,
     dummy: Option<Arc<ResourceObject>>,
+    /// `set_global_binding`: per slot, the resource and the `VkBuffer`
+    /// whose address was returned.
+    globals: Vec<Option<(Resource, vk::Buffer)>>,
     /// Sampler for sampler views bound without a sampler state.
     default_sampler: Option<vk::Sampler>,
     /// Launches recorded and pipelines created (for tests and stats).
@@ -858,6 +867,7 @@ impl VkContext {
         let cs = ShaderStage::Compute.index();
         let mut descs: Vec<Desc> = Vec::new();
         self.compute_buffers(iface, &limits, &mut descs)?;
+        self.declare_globals()?;
         let mut storage: SmallVec<[usize; 8]> = SmallVec::new();
         for &(slot, decl) in &iface.images {
             match self.shader_images[cs].get(slot as usize).cloned().flatten() {
@@ -1002,18 +1012,79 @@ impl VkContext {
         Ok(())
     }
 
+    /// `set_global_binding`: binds buffers for global memory access and
+    /// returns their buffer device addresses (0 for `None`, which unbinds).
     pub(crate) fn do_set_global_binding(
         &mut self,
-        _first: u32,
-        _resources: &[Option<Resource>],
+        first: u32,
+        resources: &[Option<Resource>],
     ) -> PipeResult<Vec<u64>> {
-        let why = if self.dev().device.features.v12.buffer_device_address == vk::TRUE {
-            "set_global_binding: pipe-vk creates buffers without SHADER_DEVICE_ADDRESS usage \
-             (and allocates their memory without the device-address flag), so they have no \
-             device address to return"
-        } else {
-            "set_global_binding: the device has no bufferDeviceAddress"
-        };
-        Err(PipeError::unsupported(why))
+        if self.dev().device.features.v12.buffer_device_address != vk::TRUE {
+            return Err(PipeError::unsupported(
+                "set_global_binding: the device has no bufferDeviceAddress",
+            ));
+        }
+        let end = first as usize + resources.len();
+        if end > MAX_GLOBAL_BINDINGS {
+            return Err(PipeError::invalid(format!(
+                "set_global_binding: slots {first}..{end} (pipe-vk has {MAX_GLOBAL_BINDINGS})"
+            )));
+        }
+        let mut bound = Vec::with_capacity(resources.len());
+        let mut addresses = Vec::with_capacity(resources.len());
+        for r in resources {
+            match r {
+                None => {
+                    bound.push(None);
+                    addresses.push(0);
+                }
+                Some(r) => {
+                    let buffer = vk_resource(r)?.obj().buffer().ok_or_else(|| {
+                        PipeError::invalid("set_global_binding: a texture is not a buffer")
+                    })?;
+                    let info = vk::BufferDeviceAddressInfo::default().buffer(buffer);
+                    // SAFETY: a live buffer created with SHADER_DEVICE_ADDRESS
+                    // usage (every buffer has it when the feature is on) and
+                    // bound to memory allocated with the device-address flag.
+                    let a = unsafe { self.dev().raw().get_buffer_device_address(&info) };
+                    bound.push(Some((r.clone(), buffer)));
+                    addresses.push(a);
+                }
+            }
+        }
+        let g = &mut self.compute_state.globals;
+        if g.len() < end {
+            g.resize(end, None);
+        }
+        for (i, b) in bound.into_iter().enumerate() {
+            g[first as usize + i] = b;
+        }
+        Ok(addresses)
+    }
+
+    /// Declares every global binding as read and written by the next
+    /// dispatch (a shader may reach any of them through an address). A
+    /// buffer whose storage was renamed since it was bound
+    /// (`DISCARD_WHOLE_RESOURCE`) has a new address: refused, the frontend
+    /// must bind it again.
+    fn declare_globals(&mut self) -> PipeResult<()> {
+        let globals: SmallVec<[(Resource, vk::Buffer); 4]> = self
+            .compute_state
+            .globals
+            .iter()
+            .flatten()
+            .cloned()
+            .collect();
+        for (r, buffer) in globals {
+            let obj = vk_resource(&r)?.obj();
+            if obj.buffer() != Some(buffer) {
+                return Err(PipeError::invalid(
+                    "launch_grid: a global binding's storage was replaced (a discarding map) \
+                     after set_global_binding; bind it again for its new address",
+                ));
+            }
+            self.use_buffer(&obj, STORAGE_READ_WRITE, true);
+        }
+        Ok(())
     }
 }

@@ -214,6 +214,12 @@ fn buffer_usage(dev: &DeviceShared) -> vk::BufferUsageFlags {
         | vk::BufferUsageFlags::INDEX_BUFFER
         | vk::BufferUsageFlags::VERTEX_BUFFER
         | vk::BufferUsageFlags::INDIRECT_BUFFER
+        | if dev.device.features.v12.buffer_device_address == vk::TRUE {
+            // `set_global_binding` may name any buffer.
+            vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS
+        } else {
+            vk::BufferUsageFlags::empty()
+        }
         | if dev
             .device
             .features

@@ -291,6 +291,14 @@ impl Builder {
     pub fn store_ssbo(&mut self, var: VarId, offset: ValueId, value: ValueId) {
         self.instr_void(Op::Intrinsic(Intrinsic::StoreSsbo { var, offset, value }))
     }
+    /// A load through a `u64` buffer device address.
+    pub fn load_global(&mut self, ty: Type, address: ValueId) -> ValueId {
+        self.instr(ty, Op::Intrinsic(Intrinsic::LoadGlobal { address }))
+    }
+    /// A store through a `u64` buffer device address.
+    pub fn store_global(&mut self, address: ValueId, value: ValueId) {
+        self.instr_void(Op::Intrinsic(Intrinsic::StoreGlobal { address, value }))
+    }
     pub fn load_push(&mut self, var: VarId, ty: Type, offset: ValueId) -> ValueId {
         self.instr(ty, Op::Intrinsic(Intrinsic::LoadPush { var, offset }))
     }

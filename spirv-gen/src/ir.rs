@@ -822,6 +822,12 @@ pub enum Intrinsic {
     },
     /// `load_push @pc, %byte_offset`.
     LoadPush { var: VarId, offset: ValueId },
+    /// `load_global %address`: a load through a `u64` buffer device
+    /// address (Gallium's global memory, `set_global_binding`), 4-byte
+    /// aligned.
+    LoadGlobal { address: ValueId },
+    /// `store_global %address, %value`.
+    StoreGlobal { address: ValueId, value: ValueId },
     /// `ssbo_atomic @s, %byte_offset, %data [, %compare], op=…`.
     SsboAtomic {
         var: VarId,
@@ -1006,8 +1012,13 @@ impl Instr {
                 }
                 Intrinsic::LoadUbo { offset, .. }
                 | Intrinsic::LoadSsbo { offset, .. }
-                | Intrinsic::LoadPush { offset, .. } => f(offset),
-                Intrinsic::StoreSsbo { offset, value, .. } => {
+                | Intrinsic::LoadPush { offset, .. }
+                | Intrinsic::LoadGlobal { address: offset } => f(offset),
+                Intrinsic::StoreSsbo { offset, value, .. }
+                | Intrinsic::StoreGlobal {
+                    address: offset,
+                    value,
+                } => {
                     f(offset);
                     f(value)
                 }
@@ -1086,8 +1097,13 @@ impl Instr {
                 }
                 Intrinsic::LoadUbo { offset, .. }
                 | Intrinsic::LoadSsbo { offset, .. }
-                | Intrinsic::LoadPush { offset, .. } => m(offset),
-                Intrinsic::StoreSsbo { offset, value, .. } => {
+                | Intrinsic::LoadPush { offset, .. }
+                | Intrinsic::LoadGlobal { address: offset } => m(offset),
+                Intrinsic::StoreSsbo { offset, value, .. }
+                | Intrinsic::StoreGlobal {
+                    address: offset,
+                    value,
+                } => {
                     m(offset);
                     m(value)
                 }
@@ -1185,6 +1201,7 @@ impl Instr {
                     | Intrinsic::LoadUbo { .. }
                     | Intrinsic::LoadSsbo { .. }
                     | Intrinsic::LoadPush { .. }
+                    | Intrinsic::LoadGlobal { .. }
                     | Intrinsic::ImageLoad { .. }
                     | Intrinsic::ImageSize { .. }
                     | Intrinsic::ImageSamples { .. }

@@ -781,6 +781,17 @@ impl<'a> Validator<'a> {
         }
     }
 
+    fn address(&self, v: ValueId) -> Result<()> {
+        let t = self.use_(v)?;
+        if !(t.is_int() && t.comps == 1 && t.bits == 64) {
+            return Err(self.err(format!(
+                "address %{} must be a 64-bit integer scalar, not {t}",
+                v.0
+            )));
+        }
+        Ok(())
+    }
+
     fn int_scalar(&self, v: ValueId, what: &str) -> Result<()> {
         let t = self.use_(v)?;
         if !(t.is_int() && t.comps == 1 && t.bits == 32) {
@@ -799,6 +810,7 @@ impl<'a> Validator<'a> {
             intr,
             Store { .. }
                 | StoreSsbo { .. }
+                | StoreGlobal { .. }
                 | ImageStore { .. }
                 | Barrier { .. }
                 | Demote
@@ -813,6 +825,14 @@ impl<'a> Validator<'a> {
             }));
         }
         let t = dest.unwrap_or(Type::U32);
+        let global_type = |t: Type| -> Result<()> {
+            if t.is_bool() || t.bits != 32 {
+                return Err(self.err(format!(
+                    "global memory access type {t} must be 32-bit non-bool"
+                )));
+            }
+            Ok(())
+        };
         let mem_type = |t: Type| -> Result<()> {
             if t.is_bool() || t.bits == 16 {
                 return Err(self.err(format!(
@@ -874,6 +894,14 @@ impl<'a> Validator<'a> {
                 }
                 self.int_scalar(*offset, "offset")?;
                 mem_type(t)
+            }
+            LoadGlobal { address } => {
+                self.address(*address)?;
+                global_type(t)
+            }
+            StoreGlobal { address, value } => {
+                self.address(*address)?;
+                global_type(self.use_(*value)?)
             }
             StoreSsbo { var, offset, value } => {
                 let v = self.var(*var)?;

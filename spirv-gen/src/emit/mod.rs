@@ -77,6 +77,10 @@ impl Target {
     fn at_least_1_4(self) -> bool {
         self != Target::Vulkan1_1
     }
+    /// SPIR-V 1.5 or later (physical storage buffers are core).
+    pub(crate) fn at_least_1_5(self) -> bool {
+        self != Target::Vulkan1_1
+    }
 }
 
 /// A hasher for the interning maps (the Fx hash of rustc and Firefox):
@@ -240,6 +244,9 @@ pub(crate) struct Emitter<'a> {
     /// An output is captured by transform feedback: `Xfb` mode.
     uses_xfb: bool,
     uses_stencil: bool,
+    /// Global memory (buffer device addresses) is accessed: the
+    /// `PhysicalStorageBuffer64` addressing model.
+    pub(crate) uses_global: bool,
     pending_io: Option<IoInfo>,
     /// IR type of each SSA value.
     vtys: Vec<Type>,
@@ -277,6 +284,7 @@ impl<'a> Emitter<'a> {
             uses_frag_depth: false,
             uses_xfb: false,
             uses_stencil: false,
+            uses_global: false,
             pending_io: None,
             vtys: vec![Type::F32; s.next_value as usize],
             pending_binding: None,
@@ -787,7 +795,11 @@ impl<'a> Emitter<'a> {
             None,
             None,
             &[
-                Operand::AddressingModel(spirv::AddressingModel::Logical),
+                Operand::AddressingModel(if self.uses_global {
+                    spirv::AddressingModel::PhysicalStorageBuffer64
+                } else {
+                    spirv::AddressingModel::Logical
+                }),
                 Operand::MemoryModel(spirv::MemoryModel::GLSL450),
             ],
         );

@@ -551,6 +551,21 @@ impl Emitter<'_> {
         })
     }
 
+    /// A `PhysicalStorageBuffer` pointer to `t` at a `u64` address
+    /// (`OpConvertUToPtr`); switches the module to the
+    /// `PhysicalStorageBuffer64` addressing model.
+    fn global_ptr(&mut self, address: ValueId, t: Type) -> Result<Word> {
+        self.uses_global = true;
+        self.cap(Capability::PhysicalStorageBufferAddresses);
+        if !self.target.at_least_1_5() {
+            self.ext("SPV_KHR_physical_storage_buffer");
+        }
+        let pointee = self.ty(t);
+        let pt = self.ptr_ty(StorageClass::PhysicalStorageBuffer, pointee);
+        let a = self.val(address)?;
+        Ok(self.op(SOp::ConvertUToPtr, pt, &[a]))
+    }
+
     fn store_words(&mut self, var: VarId, offset: ValueId, value: ValueId) -> Result<()> {
         let t = self.vty(value);
         let v = self.val(value)?;
@@ -648,6 +663,19 @@ impl Emitter<'_> {
             }
             StoreSsbo { var, offset, value } => {
                 self.store_words(*var, *offset, *value)?;
+                None
+            }
+            LoadGlobal { address } => {
+                let p = self.global_ptr(*address, t)?;
+                let ty = self.ty(t);
+                // Aligned 4.
+                Some(self.op(SOp::Load, ty, &[p, 0x2, 4]))
+            }
+            StoreGlobal { address, value } => {
+                let vt = self.vty(*value);
+                let p = self.global_ptr(*address, vt)?;
+                let v = self.val(*value)?;
+                self.op_void(SOp::Store, &[p, v, 0x2, 4]);
                 None
             }
             SsboAtomic {

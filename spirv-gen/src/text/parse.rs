@@ -1066,6 +1066,14 @@ impl<'t, 'a> Parser<'t, 'a> {
                     _ => Intrinsic::LoadPush { var: v, offset },
                 })
             }
+            "load_global" => Op::Intrinsic(Intrinsic::LoadGlobal {
+                address: val(next!()?)?,
+            }),
+            "store_global" => {
+                let address = val(next!()?)?;
+                let value = val(next!()?)?;
+                Op::Intrinsic(Intrinsic::StoreGlobal { address, value })
+            }
             "store_ssbo" => {
                 let v = var(self, next!()?)?;
                 let offset = val(next!()?)?;

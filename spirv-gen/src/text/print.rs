@@ -338,6 +338,15 @@ fn instr(o: &mut String, s: &Shader, i: &Instr) {
                     }
                     .into()
                 }
+                LoadGlobal { address } => {
+                    args.push(val(*address));
+                    "load_global".into()
+                }
+                StoreGlobal { address, value } => {
+                    args.push(val(*address));
+                    args.push(val(*value));
+                    "store_global".into()
+                }
                 StoreSsbo { var, offset, value } => {
                     args.push(vname(s, *var));
                     args.push(val(*offset));
