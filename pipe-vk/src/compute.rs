@@ -379,38 +379,16 @@ fn interface(dev: &DeviceShared, state: &ComputeState, push_limit: u32) -> PipeR
         .iter()
         .filter_map(|(s, im)| im.map(|im| (*s, im)));
     crate::descriptors::check_image_features(dev, "compute shader", decls)?;
-    // Per-stage descriptor limits.
-    let l = &dev.physical.properties.limits;
-    let counts = [
-        (
-            iface.ubos.len() as u32,
-            l.max_per_stage_descriptor_uniform_buffers,
-            "uniform buffers",
-        ),
-        (
-            iface.textures.len() as u32,
-            l.max_per_stage_descriptor_sampled_images
-                .min(l.max_per_stage_descriptor_samplers),
-            "sampler views",
-        ),
-        (
-            iface.images.len() as u32,
-            l.max_per_stage_descriptor_storage_images,
-            "images",
-        ),
-        (
-            iface.ssbos.len() as u32,
-            l.max_per_stage_descriptor_storage_buffers,
-            "shader buffers",
-        ),
-    ];
-    for (n, max, what) in counts {
-        if n > max {
-            return Err(PipeError::unsupported(format!(
-                "compute shader: {n} {what}, the device allows {max} per stage"
-            )));
-        }
-    }
+    crate::descriptors::check_stage_limits(
+        dev,
+        "compute shader",
+        [
+            iface.ubos.len(),
+            iface.textures.len(),
+            iface.images.len(),
+            iface.ssbos.len(),
+        ],
+    )?;
     Ok(iface)
 }
 

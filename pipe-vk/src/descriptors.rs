@@ -436,27 +436,32 @@ fn check_stage(dev: &DeviceShared, st: ShaderStage, r: &StageResources) -> PipeR
         }
     }
     check_image_features(dev, &what, r.images.iter().map(|i| (i.slot, *i)))?;
+    check_stage_limits(
+        dev,
+        &what,
+        [0, r.textures.len(), r.images.len(), r.ssbos.len()],
+    )
+}
+
+/// Checks one stage's descriptor counts (uniform buffers, sampler views,
+/// images, shader buffers) against the device's per-stage limits.
+pub(crate) fn check_stage_limits(dev: &DeviceShared, what: &str, n: [usize; 4]) -> PipeResult<()> {
     let l = &dev.physical.properties.limits;
-    let counts = [
+    let limits = [
         (
-            r.textures.len() as u32,
+            l.max_per_stage_descriptor_uniform_buffers,
+            "uniform buffers",
+        ),
+        (
             l.max_per_stage_descriptor_sampled_images
                 .min(l.max_per_stage_descriptor_samplers),
             "sampler views",
         ),
-        (
-            r.images.len() as u32,
-            l.max_per_stage_descriptor_storage_images,
-            "images",
-        ),
-        (
-            r.ssbos.len() as u32,
-            l.max_per_stage_descriptor_storage_buffers,
-            "shader buffers",
-        ),
+        (l.max_per_stage_descriptor_storage_images, "images"),
+        (l.max_per_stage_descriptor_storage_buffers, "shader buffers"),
     ];
-    for (n, max, class) in counts {
-        if n > max {
+    for (n, (max, class)) in n.into_iter().zip(limits) {
+        if n > max as usize {
             return Err(PipeError::unsupported(format!(
                 "{what}: {n} {class}, the device allows {max} per stage"
             )));

@@ -733,6 +733,38 @@ pub fn lower_frag_coord(s: &mut Shader, lower_left: bool, integer_center: bool) 
     Ok(())
 }
 
+/// The fragment's pixel `(x, y)` as `u32`s (`FragCoord` truncated), and
+/// the driver constant buffer, for the fixed-function tests lowered into
+/// fragment shaders; `what` names the lowering in errors. Returns the
+/// emitter with the code so far.
+fn pixel_coords<'a>(s: &'a mut Shader, what: &str) -> Result<(Emit<'a>, VarId, ValueId, ValueId)> {
+    let fc = get_builtin(s, false, BuiltIn::FragCoord, Type::vec4(), None);
+    if s.var(fc).ty != Type::vec4() || s.var(fc).array.is_some() {
+        return Err(Error::new(format!("{what}: frag coord must be f32x4")));
+    }
+    let ubo = get_driver_ubo(s)?;
+    let mut e = Emit::new(s);
+    let c = e.load(fc, None);
+    let x = e.swizzle(Type::vec4(), c, &[0]);
+    let y = e.swizzle(Type::vec4(), c, &[1]);
+    let xu = e.alu(AluOp::F2u, Type::U32, &[x]);
+    let yu = e.alu(AluOp::F2u, Type::U32, &[y]);
+    Ok((e, ubo, xu, yu))
+}
+
+/// Ends a fixed-function test: `if cond { discard }`, and puts the code
+/// before the shader's own.
+pub(crate) fn discard_first_if(mut e: Emit<'_>, cond: ValueId) {
+    e.out.push(Node::If(Box::new(If {
+        cond,
+        then_body: vec![Node::Jump(Jump::Discard, None)],
+        else_body: vec![],
+        loc: None,
+    })));
+    let code = std::mem::take(&mut e.out);
+    e.s.body.splice(0..0, code);
+}
+
 /// Polygon stipple (Gallium's `pipe_poly_stipple`, NIR's
 /// `nir_lower_pstipple_fs` with a buffer instead of a texture): at the
 /// start of `main`, discard the fragment when bit `31 - (x mod 32)` of
@@ -748,17 +780,7 @@ pub fn lower_polygon_stipple(s: &mut Shader) -> Result<()> {
     if s.stage != Stage::Fragment {
         return Ok(());
     }
-    let fc = get_builtin(s, false, BuiltIn::FragCoord, Type::vec4(), None);
-    if s.var(fc).ty != Type::vec4() || s.var(fc).array.is_some() {
-        return Err(Error::new("polygon stipple: frag coord must be f32x4"));
-    }
-    let ubo = get_driver_ubo(s)?;
-    let mut e = Emit::new(s);
-    let c = e.load(fc, None);
-    let x = e.swizzle(Type::vec4(), c, &[0]);
-    let y = e.swizzle(Type::vec4(), c, &[1]);
-    let xu = e.alu(AluOp::F2u, Type::U32, &[x]);
-    let yu = e.alu(AluOp::F2u, Type::U32, &[y]);
+    let (mut e, ubo, xu, yu) = pixel_coords(s, "polygon stipple")?;
     let m31 = e.u32(31);
     let xm = e.alu(AluOp::Iand, Type::U32, &[xu, m31]);
     let ym = e.alu(AluOp::Iand, Type::U32, &[yu, m31]);
@@ -780,14 +802,7 @@ pub fn lower_polygon_stipple(s: &mut Shader) -> Result<()> {
     let on = e.alu(AluOp::Iand, Type::U32, &[row, bit]);
     let zero = e.u32(0);
     let off_px = e.alu(AluOp::Ieq, Type::BOOL, &[on, zero]);
-    e.out.push(Node::If(Box::new(If {
-        cond: off_px,
-        then_body: vec![Node::Jump(Jump::Discard, None)],
-        else_body: vec![],
-        loc: None,
-    })));
-    let code = e.out;
-    s.body.splice(0..0, code);
+    discard_first_if(e, off_px);
     Ok(())
 }
 
@@ -808,17 +823,7 @@ pub fn lower_window_rects(s: &mut Shader, include: bool, count: u8) -> Result<()
             driver_ubo::MAX_WINDOW_RECTS
         )));
     }
-    let fc = get_builtin(s, false, BuiltIn::FragCoord, Type::vec4(), None);
-    if s.var(fc).ty != Type::vec4() || s.var(fc).array.is_some() {
-        return Err(Error::new("window rectangles: frag coord must be f32x4"));
-    }
-    let ubo = get_driver_ubo(s)?;
-    let mut e = Emit::new(s);
-    let c = e.load(fc, None);
-    let x = e.swizzle(Type::vec4(), c, &[0]);
-    let y = e.swizzle(Type::vec4(), c, &[1]);
-    let xu = e.alu(AluOp::F2u, Type::U32, &[x]);
-    let yu = e.alu(AluOp::F2u, Type::U32, &[y]);
+    let (mut e, ubo, xu, yu) = pixel_coords(s, "window rectangles")?;
     let mut inside_any = None;
     for i in 0..u32::from(count) {
         let off = e.u32(driver_ubo::WINDOW_RECTS + 16 * i);
@@ -857,14 +862,7 @@ pub fn lower_window_rects(s: &mut Shader, include: bool, count: u8) -> Result<()
     } else {
         inside_any
     };
-    e.out.push(Node::If(Box::new(If {
-        cond: cull,
-        then_body: vec![Node::Jump(Jump::Discard, None)],
-        else_body: vec![],
-        loc: None,
-    })));
-    let code = e.out;
-    s.body.splice(0..0, code);
+    discard_first_if(e, cull);
     Ok(())
 }
 

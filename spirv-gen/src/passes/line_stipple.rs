@@ -474,13 +474,6 @@ pub fn lower_line_stipple_fs(s: &mut Shader) -> Result<()> {
     let bit = e.alu(AluOp::Iand, Type::U32, &[shifted, one]);
     let zero = e.u32(0);
     let off_px = e.alu(AluOp::Ieq, Type::BOOL, &[bit, zero]);
-    e.out.push(Node::If(Box::new(If {
-        cond: off_px,
-        then_body: vec![Node::Jump(Jump::Discard, None)],
-        else_body: vec![],
-        loc: None,
-    })));
-    let code = e.out;
-    s.body.splice(0..0, code);
+    super::gl::discard_first_if(e, off_px);
     Ok(())
 }
