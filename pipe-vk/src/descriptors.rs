@@ -644,9 +644,11 @@ impl VkContext {
         let limits = dev.physical.properties.limits;
         let mut descs: Vec<Desc> = Vec::new();
         let mut uses: SmallVec<[(Use, vk::PipelineStageFlags2); 8]> = SmallVec::new();
-        let mut storage: SmallVec<[usize; 4]> = SmallVec::new();
-        // Images first: a sampled image that is also a storage image of
-        // the draw stays in GENERAL.
+        // Images in GENERAL: those that are also attachments of the draw
+        // (render-to-texture feedback, see `draw::update_feedback`), then
+        // the storage images, so that a sampled image that is also a
+        // storage image of the draw stays in GENERAL too.
+        let mut storage: SmallVec<[usize; 4]> = self.feedback_objs.clone();
         for (i, st) in GFX_STAGES.iter().enumerate() {
             for im in &program.stages[i].images {
                 let img = self.shader_images[st.index()]

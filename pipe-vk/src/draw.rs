@@ -292,7 +292,7 @@ impl VkContext {
 
     /// Render-to-texture feedback (GL_ARB_texture_barrier): finds the
     /// framebuffer attachments whose image is also bound as a sampler
-    /// view of a graphics stage. Both uses of such an image are then in
+    /// view or a shader image of a graphics stage. Both uses of such an image are then in
     /// `GENERAL` (a descriptor and an attachment of one subresource cannot
     /// be in two layouts), decided per image, which is conservative for
     /// views of other levels. Ordering needs nothing more: the tracker
@@ -313,18 +313,25 @@ impl VkContext {
         let mut mask = 0u32;
         let mut objs: SmallVec<[usize; 4]> = SmallVec::new();
         if !atts.is_empty() {
-            for stage in &self.views[..ShaderStage::Compute.index()] {
-                for v in stage.iter().flatten() {
-                    let Some(p) = v.backend::<crate::view::VkSamplerView>() else {
-                        continue;
-                    };
-                    let ptr = Arc::as_ptr(&p.obj) as usize;
-                    for &(bit, a) in &atts {
-                        if a == ptr {
-                            mask |= bit;
-                            if !objs.contains(&ptr) {
-                                objs.push(ptr);
-                            }
+            let gfx = ..ShaderStage::Compute.index();
+            let sampled = self.views[gfx]
+                .iter()
+                .flatten()
+                .flatten()
+                .filter_map(|v| v.backend::<crate::view::VkSamplerView>())
+                .map(|p| Arc::as_ptr(&p.obj) as usize);
+            let images = self.shader_images[gfx]
+                .iter()
+                .flatten()
+                .flatten()
+                .filter_map(|i| vk_resource(&i.resource).ok())
+                .map(|r| Arc::as_ptr(&r.obj()) as usize);
+            for ptr in sampled.chain(images) {
+                for &(bit, a) in &atts {
+                    if a == ptr {
+                        mask |= bit;
+                        if !objs.contains(&ptr) {
+                            objs.push(ptr);
                         }
                     }
                 }

@@ -44,11 +44,16 @@ pub(crate) struct Target {
 }
 
 pub(crate) fn setup(e: &mut Env, with_depth: bool) -> Result<Target, Outcome> {
+    setup_bind(e, with_depth, BindFlags::empty())
+}
+
+/// [`setup`] with `extra` bind flags on the colour buffer.
+fn setup_bind(e: &mut Env, with_depth: bool, extra: BindFlags) -> Result<Target, Outcome> {
     let t = ResourceTemplate::texture_2d(
         Format::R8G8B8A8Unorm,
         W,
         H,
-        BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW,
+        BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW | extra,
     );
     let color = e.texture(&t)?;
     let cs = step(
@@ -2048,6 +2053,62 @@ fn main {
 }
 ";
 
+/// `FS_FETCH_OTHER_HALF`, with the factor read from shader buffer 0
+/// (which holds 0.5 four times): a pipeline with the extended layout.
+const FS_FETCH_OTHER_HALF_SSBO: &str = "shader fragment
+in @fc : f32x4 builtin=frag_coord
+out @frag : f32x4 location=0
+texture @t slot=0 dim=2d sampled=float
+ssbo @k slot=0 readonly
+fn main {
+  %0 : f32x4 = load @fc
+  %1 : f32x2 = swizzle %0, xy
+  %2 : i32x2 = f2i %1
+  %3 : i32x2 = const 8, 0
+  %4 : i32x2 = iadd %2, %3
+  %5 : i32x2 = const 15, 255
+  %6 : i32x2 = iand %4, %5
+  %7 : i32 = const 0
+  %8 : f32x4 = txf @t, coord=%6, lod=%7
+  %11 : u32 = const 0
+  %9 : f32x4 = load_ssbo @k, %11
+  %10 : f32x4 = fmul %8, %9
+  store @frag, %10
+}
+";
+
+/// `FS_FETCH_OTHER_HALF` through a storage image load.
+const FS_LOAD_OTHER_HALF_IMAGE: &str = "shader fragment
+in @fc : f32x4 builtin=frag_coord
+out @frag : f32x4 location=0
+image @i slot=0 dim=2d format=rgba8 readonly
+fn main {
+  %0 : f32x4 = load @fc
+  %1 : f32x2 = swizzle %0, xy
+  %2 : i32x2 = f2i %1
+  %3 : i32x2 = const 8, 0
+  %4 : i32x2 = iadd %2, %3
+  %5 : i32x2 = const 15, 255
+  %6 : i32x2 = iand %4, %5
+  %8 : f32x4 = image_load @i, %6
+  %9 : f32x4 = const 0.5, 0.5, 0.5, 0.5
+  %10 : f32x4 = fmul %8, %9
+  store @frag, %10
+}
+";
+
+/// How the feedback cases read the colour buffer.
+#[derive(Clone, Copy, PartialEq)]
+enum FeedbackRead {
+    /// A sampler view, with the fixed pipeline layout.
+    Texture,
+    /// A sampler view, with a shader buffer too (the extended layout,
+    /// whose sampled images are written by another path).
+    TextureSsbo,
+    /// A storage image.
+    Image,
+}
+
 /// Render-to-texture feedback (GL_ARB_texture_barrier): the bound colour
 /// buffer is also the fragment shader's texture. The first draw writes the
 /// left half from the right half; after `texture_barrier`, the second
@@ -2055,36 +2116,111 @@ fn main {
 /// texels that are multiples of 4, both halvings are exact: left =
 /// P(x + 8) / 2, right = left(x - 8) / 2 = P(x) / 4.
 fn texture_barrier_feedback(ctx: &mut TestContext, staging: bool) -> R {
+    feedback_case(ctx, staging, FeedbackRead::Texture)
+}
+
+/// The same with a shader buffer in the fragment shader.
+fn texture_barrier_feedback_ssbo(ctx: &mut TestContext, staging: bool) -> R {
+    feedback_case(ctx, staging, FeedbackRead::TextureSsbo)
+}
+
+/// The same, reading the colour buffer as a storage image.
+fn texture_barrier_feedback_image(ctx: &mut TestContext, staging: bool) -> R {
+    feedback_case(ctx, staging, FeedbackRead::Image)
+}
+
+fn feedback_case(ctx: &mut TestContext, staging: bool, read: FeedbackRead) -> R {
     let mut e = env(ctx, staging)?;
-    let t = setup(&mut e, false)?;
+    let c = &e.screen.caps().shader[ShaderStage::Fragment.index()];
+    if read != FeedbackRead::Texture
+        && (!c.supported || c.max_shader_buffers == 0 || c.max_shader_images == 0)
+    {
+        return Err(Outcome::skip(
+            "no shader buffers or images in fragment shaders",
+        ));
+    }
+    let t = if read == FeedbackRead::Image {
+        setup_bind(&mut e, false, BindFlags::SHADER_IMAGE)?
+    } else {
+        setup(&mut e, false)?
+    };
+    let fs = if read == FeedbackRead::TextureSsbo {
+        let k = e.buffer(16, ResourceFlags::empty())?;
+        step(
+            "buffer_subdata",
+            e.ctx
+                .buffer_subdata(&k, pipe_core::flags::MapFlags::empty(), 0, &f32s(&[0.5; 4])),
+        )?;
+        step(
+            "set_shader_buffers",
+            e.ctx.set_shader_buffers(
+                ShaderStage::Fragment,
+                0,
+                &[Some(ShaderBuffer {
+                    buffer: k,
+                    buffer_offset: 0,
+                    buffer_size: 16,
+                })],
+                0,
+            ),
+        )?;
+        FS_FETCH_OTHER_HALF_SSBO
+    } else if read == FeedbackRead::Image {
+        step(
+            "set_shader_images",
+            e.ctx.set_shader_images(
+                ShaderStage::Fragment,
+                0,
+                &[Some(ImageView {
+                    resource: t.color.clone(),
+                    format: Format::R8G8B8A8Unorm,
+                    access: ImageAccess::READ,
+                    shader_access: ImageAccess::READ,
+                    range: ImageViewRange::Texture {
+                        level: 0,
+                        first_layer: 0,
+                        last_layer: 0,
+                    },
+                })],
+                0,
+            ),
+        )?;
+        FS_LOAD_OTHER_HALF_IMAGE
+    } else {
+        FS_FETCH_OTHER_HALF
+    };
     let p: Vec<u8> = (0..W * H * 4)
         .map(|i| ((i * 37 + 11) % 64 * 4) as u8)
         .collect();
     e.write_texture(&t.color, 0, &PipeBox::rect(0, 0, W, H), &p)?;
-    let tt = t.color.desc().clone();
-    let view = step(
-        "view",
-        e.ctx
-            .create_sampler_view(&t.color, &pipe_core::view::SamplerViewTemplate::whole(&tt)),
-    )?;
-    let sh = step(
-        "sampler",
-        e.ctx.create_sampler_state(&SamplerState {
-            min_mip_filter: MipFilter::None,
-            ..Default::default()
-        }),
-    )?;
-    step(
-        "bind sampler",
-        e.ctx
-            .bind_sampler_states(ShaderStage::Fragment, 0, &[Some(sh)]),
-    )?;
-    step(
-        "set_sampler_views",
-        e.ctx
-            .set_sampler_views(ShaderStage::Fragment, 0, &[Some(view)], 0),
-    )?;
-    bind_program(&mut e, VS_PASSTHROUGH, FS_FETCH_OTHER_HALF)?;
+    // No sampler view of the colour buffer when it is read as an image:
+    // the image binding alone must make the attachment GENERAL.
+    if read != FeedbackRead::Image {
+        let tt = t.color.desc().clone();
+        let view = step(
+            "view",
+            e.ctx
+                .create_sampler_view(&t.color, &pipe_core::view::SamplerViewTemplate::whole(&tt)),
+        )?;
+        let sh = step(
+            "sampler",
+            e.ctx.create_sampler_state(&SamplerState {
+                min_mip_filter: MipFilter::None,
+                ..Default::default()
+            }),
+        )?;
+        step(
+            "bind sampler",
+            e.ctx
+                .bind_sampler_states(ShaderStage::Fragment, 0, &[Some(sh)]),
+        )?;
+        step(
+            "set_sampler_views",
+            e.ctx
+                .set_sampler_views(ShaderStage::Fragment, 0, &[Some(view)], 0),
+        )?;
+    }
+    bind_program(&mut e, VS_PASSTHROUGH, fs)?;
     let half = |x0: f32, x1: f32| {
         vec![
             x0, -1.0, 0.0, 1.0, x1, -1.0, 0.0, 1.0, x0, 1.0, 0.0, 1.0, //
@@ -2113,4 +2249,12 @@ fn texture_barrier_feedback(ctx: &mut TestContext, staging: bool) -> R {
 both_paths!(
     "pipe.draw.texture_barrier.render_to_texture_feedback",
     texture_barrier_feedback
+);
+both_paths!(
+    "pipe.draw.texture_barrier.render_to_texture_feedback_ssbo",
+    texture_barrier_feedback_ssbo
+);
+both_paths!(
+    "pipe.draw.texture_barrier.render_to_texture_feedback_image",
+    texture_barrier_feedback_image
 );
