@@ -224,7 +224,7 @@ impl ModuleCache {
     /// The generated line stipple geometry shader
     /// (`spirv_gen::passes::line_stipple::line_stipple_gs`) following
     /// `prev` (a vertex or tessellation evaluation shader), lowered with
-    /// the last vertex stage's `key`.
+    /// the last vertex stage's `key`, capturing `prev`'s stream outputs.
     pub fn line_stipple_gs(
         &mut self,
         dev: &DeviceShared,
@@ -249,6 +249,12 @@ impl ModuleCache {
         let err = |e: spirv_gen::Error| PipeError::unsupported(format!("line stipple GS: {e}"));
         let mut gs =
             spirv_gen::passes::line_stipple::line_stipple_gs(ir, rectangular).map_err(err)?;
+        // It is the last vertex stage: it captures the previous stage's
+        // stream outputs (it declares that stage's outputs first, in
+        // order, so the capture's register numbers are the same).
+        if key.last_vertex_stage {
+            crate::streamout::lower_stream_output(&mut gs, &prev_state.stream_output)?;
+        }
         // It computes `stipple_pos` itself: only the last-stage lowerings.
         let key = VariantKey {
             line_stipple: false,

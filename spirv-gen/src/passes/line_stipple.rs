@@ -180,7 +180,10 @@ fn window_len(e: &mut Emit, pc: VarId, p0: ValueId, p1: ValueId, rectangular: bo
 /// last-stage lowerings (user clip planes write `ClipDistance`, which
 /// cannot be forwarded), then lower the generated shader as the last
 /// vertex stage (`last_vertex_stage`, `clip`, `clip_halfz`,
-/// `point_size`); it reads [`push::VIEWPORT_SCALE`].
+/// `point_size`); it reads [`push::VIEWPORT_SCALE`]. The generated
+/// shader declares `prev`'s outputs first, in `prev`'s order, so a stream
+/// output capture list written for `prev` (outputs named by declaration
+/// index, see [`super::xfb`]) applies to it unchanged.
 pub fn line_stipple_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
     if !matches!(prev.stage, Stage::Vertex | Stage::TessEval) {
         return Err(Error::new(format!(

@@ -388,6 +388,60 @@ fn interleaved(ctx: &mut TestContext, staging: bool) -> R {
 }
 crate::both_paths!("pipe.streamout.capture.interleaved", interleaved);
 
+/// Capture while stippled lines are emulated in shaders
+/// (`PIPE_VK_DEBUG=emulate_line_stipple`): the generated geometry shader
+/// is then the last vertex stage and must capture what the vertex shader
+/// wrote. A line strip of 3 vertices is captured as two independent
+/// lines, vertices 0 1 1 2, as with no geometry shader.
+fn line_stipple_emulated(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = crate::harness::env_with(ctx, |o| {
+        o.staging = Some(staging);
+        o.emulate_line_stipple = Some(true);
+    })?;
+    require_so(&e)?;
+    if !e.screen.caps().line_stipple {
+        return Err(Outcome::skip("no line stipple"));
+    }
+    setup(&mut e, false)?;
+    let rs = RasterizerState {
+        line_width: 1.0,
+        half_pixel_center: true,
+        depth_clip_near: true,
+        depth_clip_far: true,
+        line_stipple_enable: true,
+        line_stipple_factor: 1,
+        line_stipple_pattern: 0x00ff,
+        ..Default::default()
+    };
+    let h = step("rasterizer", e.ctx.create_rasterizer_state(&rs))?;
+    step("bind rasterizer", e.ctx.bind_rasterizer_state(Some(h)))?;
+    bind_fs(&mut e)?;
+    let outs = vec![so(1, 0, 4, 0, 0), so(3, 0, 1, 0, 4), so(0, 0, 4, 0, 5)];
+    bind_vs(
+        &mut e,
+        with_so(
+            shader(ShaderStage::Vertex, VS_CAP)?,
+            outs.clone(),
+            [9, 0, 0, 0],
+        ),
+    )?;
+    bind_verts(&mut e, 0, 3)?;
+    let b = so_buffer(&mut e, 36 * 6)?;
+    let t = target(&mut e, &b, 0, 36 * 6)?;
+    set_targets(&mut e, &[&t], &[Some(0)])?;
+    draw(&mut e, PrimType::LineStrip, 3)?;
+    let got = words(&mut e, &b)?;
+    check_words(
+        "line strip with emulated stipple",
+        &got,
+        &records([0, 1, 1, 2].into_iter(), &outs, 0, 9),
+    )
+}
+crate::both_paths!(
+    "pipe.streamout.capture.line_stipple_emulated",
+    line_stipple_emulated
+);
+
 /// One output per buffer, three targets; two of them share a resource
 /// (disjoint ranges, the second at a byte offset).
 fn separate(ctx: &mut TestContext) -> R {
