@@ -1093,7 +1093,10 @@ impl VkContext {
                 .usage
                 .contains(vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST);
         if !blittable {
-            return self.shader_mipmap(
+            // The spec's conditional rendering covers draws, clears and
+            // asked-for blits only: the blitter's draws are unpredicated.
+            let saved = self.suspend_render_condition();
+            let r = self.shader_mipmap(
                 resource,
                 format,
                 base_level,
@@ -1101,6 +1104,8 @@ impl VkContext {
                 first_layer,
                 last_layer,
             );
+            self.resume_render_condition(saved);
+            return r;
         }
         let is3d = t.target == Target::Texture3D;
         let (first, count) = if is3d {

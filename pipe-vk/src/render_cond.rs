@@ -44,22 +44,34 @@ pub(crate) const PREDICATE_READ: Access = Access::new(
     vk::AccessFlags2::CONDITIONAL_RENDERING_READ_EXT,
 );
 
-/// The bound predicate (`render_condition_mem`).
+/// The bound predicate (`render_condition_mem`). It names the resource,
+/// not its storage: a buffer renamed by a discarding map after the
+/// condition was set is read at its new storage, so the storage object is
+/// looked up by each predicated command ([`RenderCondition::obj`]).
 #[derive(Clone)]
 pub(crate) struct RenderCondition {
     resource: Resource,
-    obj: Arc<ResourceObject>,
     offset: u32,
     /// Skip when the value is non-zero (`condition == true`).
     inverted: bool,
+}
+
+impl RenderCondition {
+    /// The predicate's current storage (checked to be a buffer when the
+    /// condition was set; a resource keeps its kind across renames).
+    fn obj(&self) -> Option<Arc<ResourceObject>> {
+        vk_resource(&self.resource).ok().map(|r| r.obj())
+    }
 }
 
 /// Per-context conditional-rendering state.
 #[derive(Default)]
 pub(crate) struct RenderCondState {
     pub(crate) cond: Option<RenderCondition>,
-    /// Conditional rendering is begun inside the open rendering instance.
-    pub(crate) active: bool,
+    /// The predicate buffer of the conditional-rendering scope begun
+    /// inside the open rendering instance. The batch holds that storage
+    /// until it retires, so its handle cannot be reused while this is set.
+    pub(crate) active: Option<vk::Buffer>,
     /// `VK_EXT_conditional_rendering` entry points (the feature is on).
     pub(crate) ext: Option<ash::ext::conditional_rendering::Device>,
     /// Predicate evaluations on the CPU (blits with no drawn path).
@@ -97,7 +109,6 @@ impl VkContext {
                 }
                 Some(RenderCondition {
                     resource: res.clone(),
-                    obj,
                     offset,
                     inverted: condition,
                 })
@@ -118,43 +129,57 @@ impl VkContext {
     /// Declares the predicate read of the next predicated command. Call
     /// with the command's other accesses, before its barriers are emitted.
     pub(crate) fn declare_predicate_read(&mut self) {
-        if let Some(c) = &self.render_cond.cond {
-            let obj = c.obj.clone();
+        if let Some(obj) = self
+            .render_cond
+            .cond
+            .as_ref()
+            .and_then(RenderCondition::obj)
+        {
             self.use_buffer(&obj, PREDICATE_READ, false);
         }
     }
 
     /// Begins conditional rendering in the open rendering instance, when
-    /// a predicate is set and none is begun.
+    /// a predicate is set and no scope reads its current storage (a scope
+    /// begun before the predicate buffer was renamed is ended first).
     pub(crate) fn begin_conditional_rendering(&mut self) {
-        if self.render_cond.active || !self.rendering {
+        if !self.rendering {
             return;
         }
         let (Some(c), Some(ext)) = (&self.render_cond.cond, &self.render_cond.ext) else {
             return;
         };
+        let Some(buffer) = c.obj().and_then(|o| o.buffer()) else {
+            return;
+        };
+        if self.render_cond.active == Some(buffer) {
+            return;
+        }
         let info = vk::ConditionalRenderingBeginInfoEXT::default()
-            .buffer(c.obj.buffer().unwrap_or_default())
+            .buffer(buffer)
             .offset(u64::from(c.offset))
             .flags(if c.inverted {
                 vk::ConditionalRenderingFlagsEXT::INVERTED
             } else {
                 vk::ConditionalRenderingFlagsEXT::empty()
             });
+        let begin = ext.fp().cmd_begin_conditional_rendering_ext;
+        self.end_conditional_rendering();
         let cmd = self.batches.cmd();
         // SAFETY: recording inside a rendering instance with no scope
-        // begun; the buffer has CONDITIONAL_RENDERING usage (every buffer
-        // has it when the feature is on) and the offset is 4-aligned and in
-        // range (checked at `render_condition_mem`); the batch holds the
-        // buffer (`declare_predicate_read`).
-        unsafe { (ext.fp().cmd_begin_conditional_rendering_ext)(cmd, &info) };
-        self.render_cond.active = true;
+        // begun (ended just above); the buffer has CONDITIONAL_RENDERING
+        // usage (every buffer has it when the feature is on) and the
+        // offset is 4-aligned and in range (checked at
+        // `render_condition_mem`); the batch holds the buffer
+        // (`declare_predicate_read`).
+        unsafe { begin(cmd, &info) };
+        self.render_cond.active = Some(buffer);
     }
 
     /// Ends the conditional-rendering scope, if one is begun (before the
     /// rendering instance ends).
     pub(crate) fn end_conditional_rendering(&mut self) {
-        if !self.render_cond.active {
+        if self.render_cond.active.take().is_none() {
             return;
         }
         if let Some(ext) = &self.render_cond.ext {
@@ -162,7 +187,6 @@ impl VkContext {
             // SAFETY: a scope begun in the still-open rendering instance.
             unsafe { (ext.fp().cmd_end_conditional_rendering_ext)(cmd) };
         }
-        self.render_cond.active = false;
     }
 
     /// Suspends the predicate (for commands that do not honour it); give
@@ -172,8 +196,10 @@ impl VkContext {
         self.render_cond.cond.take()
     }
 
+    /// Restores a suspended predicate. A rendering instance left open
+    /// needs nothing more: the next predicated command begins its scope
+    /// there ([`VkContext::begin_conditional_rendering`]).
     pub(crate) fn resume_render_condition(&mut self, saved: Option<RenderCondition>) {
-        self.end_rendering();
         self.render_cond.cond = saved;
     }
 

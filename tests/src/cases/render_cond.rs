@@ -404,6 +404,96 @@ fn not_predicated(ctx: &mut TestContext, staging: bool) -> R {
 }
 both_paths!("pipe.render_condition.unpredicated_calls", not_predicated);
 
+/// `generate_mipmap` ignores the condition, on both of its paths: a
+/// transfer blit (RGBA8 UNORM) and the blitter's draws (RGBA8 UINT, which
+/// Vulkan cannot blit with a filter). Every texel of level 0 is the same,
+/// so level 1 is that texel whatever the filter.
+fn mipmap_not_predicated(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let buf = predicate(&mut e, [0, 0, 0, 0])?;
+    for format in [Format::R8G8B8A8Unorm, Format::R8G8B8A8Uint] {
+        let t = ResourceTemplate {
+            last_level: 1,
+            ..ResourceTemplate::texture_2d(
+                format,
+                W,
+                W,
+                BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW,
+            )
+        };
+        let r = e.texture(&t)?;
+        let px = [11u8, 22, 33, 44];
+        let l0: Vec<u8> = px
+            .iter()
+            .copied()
+            .cycle()
+            .take((W * W * 4) as usize)
+            .collect();
+        e.write_texture(&r, 0, &PipeBox::rect(0, 0, W, W), &l0)?;
+        let h = W / 2;
+        e.write_texture(
+            &r,
+            1,
+            &PipeBox::rect(0, 0, h, h),
+            &vec![0u8; (h * h * 4) as usize],
+        )?;
+        cond(&mut e, Some(&buf), 0, false)?; // fails
+        let made = step(
+            "generate_mipmap",
+            e.ctx.generate_mipmap(&r, format, 0, 1, 0, 0),
+        )?;
+        cond(&mut e, None, 0, false)?;
+        if !made {
+            return Err(Outcome::fail(format!(
+                "generate_mipmap of {format} returned false"
+            )));
+        }
+        let got = e.read_texture(&r, 1, &PipeBox::rect(0, 0, h, h))?;
+        if !got.chunks_exact(4).all(|c| c == px) {
+            return Err(Outcome::fail(format!(
+                "{format} level 1 under a failing condition: {:?}…, want {px:?}",
+                &got[..4]
+            )));
+        }
+    }
+    Ok(())
+}
+both_paths!(
+    "pipe.render_condition.generate_mipmap_unpredicated",
+    mipmap_not_predicated
+);
+
+/// The predicate buffer is renamed (a whole-buffer `buffer_subdata` while
+/// a predicated draw still reads it): the next draw reads the new
+/// storage, as the condition names the resource, not its old storage.
+fn predicate_renamed(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = program(&mut e)?;
+    clear_color(&mut e, BLACK)?;
+    let buf = predicate(&mut e, [0, 0, 0, 0])?;
+    cond(&mut e, Some(&buf), 0, false)?; // 0: fails
+    set_color(&mut e, RED)?;
+    bind_vertices(&mut e, &columns(0, 8), None)?;
+    draw(&mut e, PrimType::Triangles, 0, 6, 1)?;
+    let one: Vec<u8> = [1u32, 1, 1, 1]
+        .iter()
+        .flat_map(|v| v.to_ne_bytes())
+        .collect();
+    step(
+        "buffer_subdata(whole predicate)",
+        e.ctx
+            .buffer_subdata(&buf, MapFlags::DISCARD_WHOLE_RESOURCE, 0, &one),
+    )?;
+    set_color(&mut e, GREEN)?; // 1: passes
+    bind_vertices(&mut e, &columns(8, 16), None)?;
+    draw(&mut e, PrimType::Triangles, 0, 6, 1)?;
+    cond(&mut e, None, 0, false)?;
+    check_image(ctx, &mut e, &t, |x, _| {
+        Some(unorm(if x < 8 { BLACK } else { GREEN }))
+    })
+}
+both_paths!("pipe.render_condition.predicate_renamed", predicate_renamed);
+
 /// Bad predicates are errors, and leave the previous state alone.
 fn bad_input(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
