@@ -200,9 +200,10 @@ pub struct ComputeCache {
     /// when the buffer is idle.
     pub(crate) texel_views: Vec<(vk::BufferView, Arc<ResourceObject>)>,
     dummy: Option<Arc<ResourceObject>>,
-    /// `set_global_binding`: per slot, the resource and the `VkBuffer`
-    /// whose address was returned.
-    globals: Vec<Option<(Resource, vk::Buffer)>>,
+    /// `set_global_binding`: per slot, the resource and the storage whose
+    /// address was returned (held, so that its memory and address stay
+    /// valid, and are not reused by another buffer, while bound).
+    globals: Vec<Option<(Resource, Arc<ResourceObject>)>>,
     /// Sampler for sampler views bound without a sampler state.
     default_sampler: Option<vk::Sampler>,
     /// Launches recorded and pipelines created (for tests and stats).
@@ -1017,7 +1018,8 @@ impl VkContext {
                     addresses.push(0);
                 }
                 Some(r) => {
-                    let buffer = vk_resource(r)?.obj().buffer().ok_or_else(|| {
+                    let obj = vk_resource(r)?.obj();
+                    let buffer = obj.buffer().ok_or_else(|| {
                         PipeError::invalid("set_global_binding: a texture is not a buffer")
                     })?;
                     let info = vk::BufferDeviceAddressInfo::default().buffer(buffer);
@@ -1025,7 +1027,7 @@ impl VkContext {
                     // usage (every buffer has it when the feature is on) and
                     // bound to memory allocated with the device-address flag.
                     let a = unsafe { self.dev().raw().get_buffer_device_address(&info) };
-                    bound.push(Some((r.clone(), buffer)));
+                    bound.push(Some((r.clone(), obj)));
                     addresses.push(a);
                 }
             }
@@ -1046,16 +1048,16 @@ impl VkContext {
     /// (`DISCARD_WHOLE_RESOURCE`) has a new address: refused, the frontend
     /// must bind it again.
     fn declare_globals(&mut self) -> PipeResult<()> {
-        let globals: SmallVec<[(Resource, vk::Buffer); 4]> = self
+        let globals: SmallVec<[(Resource, Arc<ResourceObject>); 4]> = self
             .compute_state
             .globals
             .iter()
             .flatten()
             .cloned()
             .collect();
-        for (r, buffer) in globals {
+        for (r, bound) in globals {
             let obj = vk_resource(&r)?.obj();
-            if obj.buffer() != Some(buffer) {
+            if !Arc::ptr_eq(&obj, &bound) {
                 return Err(PipeError::invalid(
                     "launch_grid: a global binding's storage was replaced (a discarding map) \
                      after set_global_binding; bind it again for its new address",

@@ -1417,6 +1417,27 @@ fn global_binding(ctx: &mut TestContext, staging: bool) -> R {
     let got = read_u32s(&mut e, &src, 16)?;
     let want2: Vec<u32> = (0..16u32).map(|i| want[i as usize] * 3 + i).collect();
     expect_u32s("global memory, second launch", &got, &want2)?;
+    // Once the first storage has retired, a second rename may get a new
+    // VkBuffer with a recycled handle: still a stale binding.
+    e.finish()?;
+    step(
+        "clear_buffer",
+        e.ctx.clear_buffer(&dst, 0, 64, &[1, 2, 3, 4]),
+    )?;
+    step(
+        "discard again",
+        e.ctx.buffer_subdata(
+            &dst,
+            MapFlags::WRITE | MapFlags::DISCARD_WHOLE_RESOURCE,
+            0,
+            &[0u8; 64],
+        ),
+    )?;
+    expect_err(
+        "launch after a second rename",
+        e.ctx.launch_grid(&grid([16, 1, 1], [1, 1, 1])),
+        true,
+    )?;
     // Unbinding with None gives address 0; a texture is refused.
     let none = step("unbind", e.ctx.set_global_binding(0, &[None, None]))?;
     if none != [0, 0] {
