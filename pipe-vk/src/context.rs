@@ -382,9 +382,6 @@ impl VkContext {
         Ok(crate::resource::vk_resource(resource)?.obj().views.len())
     }
 
-    /// Reports a driver message to the frontend's debug callback
-    /// (`set_debug_callback`, surfacing as GL_KHR_debug messages), and to
-    /// `tracing`.
     /// Uploads the fragment stage's driver constant buffer
     /// (`spirv_gen::binding::driver_ubo`: the polygon stipple pattern and
     /// the window rectangles) after either changes; draws bind the latest.
@@ -414,6 +411,9 @@ impl VkContext {
         Ok(())
     }
 
+    /// Reports a driver message to the frontend's debug callback
+    /// (`set_debug_callback`, surfacing as GL_KHR_debug messages), and to
+    /// `tracing`.
     pub(crate) fn debug_message(&self, kind: DebugType, id: u32, text: impl FnOnce() -> String) {
         if let Some(cb) = &self.debug_callback {
             let msg = DebugMessage {
