@@ -69,6 +69,9 @@ pub struct ContextStats {
     pub renames: u64,
     /// Draws recorded.
     pub draws: u64,
+    /// Of those, draws that joined the previous call's pending draws
+    /// (`crate::merge`) instead of taking the full path.
+    pub merged_draws: u64,
     /// Pipelines looked up and created.
     pub pipeline_lookups: u64,
     pub pipelines_created: u64,
@@ -106,6 +109,8 @@ pub struct VkContext {
     pub(crate) descriptor_updates: u32,
     /// VK_EXT_multi_draw entry points, when the feature is enabled.
     pub(crate) multi_draw: Option<ash::ext::multi_draw::Device>,
+    /// Draws of merged `draw_vbo` calls not recorded yet (`crate::merge`).
+    pub(crate) merge: Option<crate::merge::PendingDraws>,
     pub(crate) max_multi_draw: u32,
     /// The fragment stage's driver constant buffer (polygon stipple).
     pub(crate) driver_ubo: Option<crate::draw::UboBinding>,
@@ -170,6 +175,7 @@ impl VkContext {
             dummy: None,
             draw_cache: Default::default(),
             descriptor_updates: 0,
+            merge: None,
             multi_draw: (dev.device.features.multi_draw.multi_draw == vk::TRUE)
                 .then(|| ash::ext::multi_draw::Device::new(&dev.instance.raw, dev.raw())),
             max_multi_draw: crate::caps::max_multi_draw(&dev),
@@ -501,9 +507,11 @@ fn later<T>(call: &str, issue: u32) -> PipeResult<T> {
 macro_rules! cso_triplet {
     ($table:ident, $slot:ident, $ty:ty, $handle:ty, $create:ident, $bind:ident, $delete:ident) => {
         fn $create(&mut self, state: &$ty) -> PipeResult<$handle> {
+            self.break_draw_merge();
             Ok(self.$table.create(state)?.0)
         }
         fn $bind(&mut self, handle: Option<$handle>) -> PipeResult<()> {
+            self.break_draw_merge();
             if let Some(h) = handle {
                 self.$table.get(h)?;
             }
@@ -511,6 +519,7 @@ macro_rules! cso_triplet {
             Ok(())
         }
         fn $delete(&mut self, handle: $handle) -> PipeResult<()> {
+            self.break_draw_merge();
             if self.$table.delete(handle)?.is_some() {
                 self.retire_pipelines_of(stringify!($slot), handle.id());
             }
@@ -525,12 +534,15 @@ macro_rules! cso_triplet {
 macro_rules! shader_triplet {
     ($stage:expr, $create:ident, $bind:ident, $delete:ident) => {
         fn $create(&mut self, state: &ShaderState) -> PipeResult<ShaderHandle> {
+            self.break_draw_merge();
             self.create_shader(state)
         }
         fn $bind(&mut self, handle: Option<ShaderHandle>) -> PipeResult<()> {
+            self.break_draw_merge();
             self.bind_shader($stage, handle)
         }
         fn $delete(&mut self, handle: ShaderHandle) -> PipeResult<()> {
+            self.break_draw_merge();
             self.delete_shader($stage, handle)
         }
     };
@@ -578,10 +590,12 @@ impl Context for VkContext {
         delete_depth_stencil_alpha_state
     );
     fn create_compute_state(&mut self, state: &ComputeState) -> PipeResult<ComputeHandle> {
+        self.break_draw_merge();
         crate::compute::check_state(self.dev(), state)?;
         Ok(self.compute.create(state)?.0)
     }
     fn bind_compute_state(&mut self, handle: Option<ComputeHandle>) -> PipeResult<()> {
+        self.break_draw_merge();
         if let Some(h) = handle {
             self.compute.get(h)?;
         }
@@ -589,6 +603,7 @@ impl Context for VkContext {
         Ok(())
     }
     fn delete_compute_state(&mut self, handle: ComputeHandle) -> PipeResult<()> {
+        self.break_draw_merge();
         if self.compute.delete(handle)?.is_some() {
             // Its pipelines go when the current batch retires.
             self.retire_compute(handle.id());
@@ -600,6 +615,7 @@ impl Context for VkContext {
     }
 
     fn create_sampler_state(&mut self, state: &SamplerState) -> PipeResult<SamplerHandle> {
+        self.break_draw_merge();
         Ok(self.sampler.create(state)?.0)
     }
     fn bind_sampler_states(
@@ -608,6 +624,7 @@ impl Context for VkContext {
         start: u32,
         samplers: &[Option<SamplerHandle>],
     ) -> PipeResult<()> {
+        self.break_draw_merge();
         for h in samplers.iter().flatten() {
             self.sampler.get(*h)?;
         }
@@ -620,6 +637,7 @@ impl Context for VkContext {
         Ok(())
     }
     fn delete_sampler_state(&mut self, handle: SamplerHandle) -> PipeResult<()> {
+        self.break_draw_merge();
         if self.sampler.delete(handle)?.is_some() {
             if let Some(s) = self.vk_samplers.remove(&handle.id()) {
                 self.batches.defer_destroy_sampler(s);
@@ -670,12 +688,14 @@ impl Context for VkContext {
         &mut self,
         elements: &[VertexElement],
     ) -> PipeResult<VertexElementsHandle> {
+        self.break_draw_merge();
         Ok(self.velems.create(&elements.to_vec())?.0)
     }
     fn bind_vertex_elements_state(
         &mut self,
         handle: Option<VertexElementsHandle>,
     ) -> PipeResult<()> {
+        self.break_draw_merge();
         if let Some(h) = handle {
             self.velems.get(h)?;
         }
@@ -683,6 +703,7 @@ impl Context for VkContext {
         Ok(())
     }
     fn delete_vertex_elements_state(&mut self, handle: VertexElementsHandle) -> PipeResult<()> {
+        self.break_draw_merge();
         if self.velems.delete(handle)?.is_some() {
             let id = handle.id();
             self.retire_pipelines(|k| k.velems == Some(id));
@@ -694,10 +715,12 @@ impl Context for VkContext {
     }
 
     fn set_inlinable_constants(&mut self, stage: ShaderStage, values: &[u32]) -> PipeResult<()> {
+        self.break_draw_merge();
         self.bound.inlinable[stage.index()] = values.to_vec();
         Ok(())
     }
     fn set_framebuffer_state(&mut self, state: &FramebufferState) -> PipeResult<()> {
+        self.break_draw_merge();
         let resolve = match &state.resolve {
             Some(r) => Some(crate::draw::resolve_surface(state, r)?),
             None => None,
@@ -708,34 +731,42 @@ impl Context for VkContext {
         Ok(())
     }
     fn set_vertex_buffers(&mut self, buffers: &[VertexBuffer]) -> PipeResult<()> {
+        self.break_draw_merge();
         self.bound.vertex_buffers = buffers.to_vec();
         Ok(())
     }
     fn set_stencil_ref(&mut self, stencil_ref: StencilRef) -> PipeResult<()> {
+        self.break_draw_merge();
         self.bound.stencil_ref = stencil_ref;
         Ok(())
     }
     fn set_blend_color(&mut self, color: &BlendColor) -> PipeResult<()> {
+        self.break_draw_merge();
         self.bound.blend_color = *color;
         Ok(())
     }
     fn set_sample_mask(&mut self, mask: u32) -> PipeResult<()> {
+        self.break_draw_merge();
         self.bound.sample_mask = mask;
         Ok(())
     }
     fn set_min_samples(&mut self, min_samples: u32) -> PipeResult<()> {
+        self.break_draw_merge();
         self.bound.min_samples = min_samples;
         Ok(())
     }
     fn set_clip_state(&mut self, state: &ClipState) -> PipeResult<()> {
+        self.break_draw_merge();
         self.bound.clip = *state;
         Ok(())
     }
     fn set_polygon_stipple(&mut self, stipple: &PolyStipple) -> PipeResult<()> {
+        self.break_draw_merge();
         self.bound.stipple = *stipple;
         self.upload_driver_ubo()
     }
     fn set_scissor_states(&mut self, start: u32, scissors: &[ScissorState]) -> PipeResult<()> {
+        self.break_draw_merge();
         for (i, s) in scissors.iter().enumerate() {
             if let Some(slot) = self.bound.scissors.get_mut(start as usize + i) {
                 *slot = *s;
@@ -745,6 +776,7 @@ impl Context for VkContext {
         Ok(())
     }
     fn set_viewport_states(&mut self, start: u32, viewports: &[ViewportState]) -> PipeResult<()> {
+        self.break_draw_merge();
         for (i, v) in viewports.iter().enumerate() {
             if let Some(slot) = self.bound.viewports.get_mut(start as usize + i) {
                 *slot = *v;
@@ -754,33 +786,41 @@ impl Context for VkContext {
         Ok(())
     }
     fn set_window_rectangles(&mut self, include: bool, rects: &[ScissorState]) -> PipeResult<()> {
+        self.break_draw_merge();
         self.bound.window_rects = (include, rects.to_vec());
         self.upload_driver_ubo()
     }
     fn set_tess_state(&mut self, state: &TessState) -> PipeResult<()> {
+        self.break_draw_merge();
         self.bound.tess = *state;
         Ok(())
     }
     fn set_patch_vertices(&mut self, patch_vertices: u8) -> PipeResult<()> {
+        self.break_draw_merge();
         self.bound.patch_vertices = patch_vertices;
         Ok(())
     }
     fn set_debug_callback(&mut self, callback: Option<DebugCallback>) -> PipeResult<()> {
+        self.break_draw_merge();
         self.debug_callback = callback;
         Ok(())
     }
     fn set_device_reset_callback(&mut self, callback: Option<ResetCallback>) -> PipeResult<()> {
+        self.break_draw_merge();
         self.reset_callback = callback;
         Ok(())
     }
     fn get_device_reset_status(&mut self) -> ResetStatus {
+        self.break_draw_merge();
         ResetStatus::NoReset
     }
     fn evaluate_depth_buffer(&mut self) -> PipeResult<()> {
+        self.break_draw_merge();
         // Vulkan has no depth compression state visible to us: nothing to do.
         Ok(())
     }
     fn flush(&mut self, flags: FlushFlags, want_fence: bool) -> PipeResult<Option<Fence>> {
+        self.break_draw_merge();
         let cell = if flags.contains(FlushFlags::DEFERRED) && self.batches.has_work() {
             // A fence without a submit: filled when this context flushes.
             Some(self.batches.deferred_fence())
@@ -794,6 +834,7 @@ impl Context for VkContext {
         })
     }
     fn get_compute_state_info(&mut self, handle: ComputeHandle) -> PipeResult<ComputeStateInfo> {
+        self.break_draw_merge();
         self.compute.get(handle)?;
         let caps = pipe_core::Screen::caps(&*self.screen);
         Ok(ComputeStateInfo {
@@ -808,6 +849,7 @@ impl Context for VkContext {
         handle: ComputeHandle,
         _block: [u32; 3],
     ) -> PipeResult<u32> {
+        self.break_draw_merge();
         self.compute.get(handle)?;
         Ok(pipe_core::Screen::caps(&*self.screen).subgroup_size)
     }
@@ -819,12 +861,15 @@ impl Context for VkContext {
         usage: MapFlags,
         bx: &PipeBox,
     ) -> PipeResult<Transfer> {
+        self.break_draw_merge();
         self.do_transfer_map(resource, level, usage, bx)
     }
     fn transfer_unmap(&mut self, transfer: Transfer) -> PipeResult<()> {
+        self.break_draw_merge();
         self.do_transfer_unmap(transfer)
     }
     fn transfer_flush_region(&mut self, transfer: &mut Transfer, bx: &PipeBox) -> PipeResult<()> {
+        self.break_draw_merge();
         self.do_transfer_flush_region(transfer, bx)
     }
     fn buffer_subdata(
@@ -834,6 +879,7 @@ impl Context for VkContext {
         offset: u32,
         data: &[u8],
     ) -> PipeResult<()> {
+        self.break_draw_merge();
         self.do_buffer_subdata(resource, usage, offset, data)
     }
     fn texture_subdata(
@@ -846,6 +892,7 @@ impl Context for VkContext {
         stride: usize,
         layer_stride: usize,
     ) -> PipeResult<()> {
+        self.break_draw_merge();
         self.do_texture_subdata(resource, level, usage, bx, data, stride, layer_stride)
     }
     fn resource_copy_region(
@@ -859,6 +906,7 @@ impl Context for VkContext {
         src_level: u32,
         src_box: &PipeBox,
     ) -> PipeResult<()> {
+        self.break_draw_merge();
         self.do_resource_copy_region(dst, dst_level, [dstx, dsty, dstz], src, src_level, src_box)
     }
     fn clear_buffer(
@@ -868,6 +916,7 @@ impl Context for VkContext {
         size: u32,
         value: &[u8],
     ) -> PipeResult<()> {
+        self.break_draw_merge();
         self.do_clear_buffer(resource, offset, size, value)
     }
     fn clear_texture(
@@ -877,6 +926,7 @@ impl Context for VkContext {
         bx: &PipeBox,
         data: &[u8],
     ) -> PipeResult<()> {
+        self.break_draw_merge();
         self.do_clear_texture(resource, level, bx, data)
     }
     fn create_sampler_view(
@@ -884,9 +934,11 @@ impl Context for VkContext {
         texture: &Resource,
         template: &SamplerViewTemplate,
     ) -> PipeResult<SamplerView> {
+        self.break_draw_merge();
         crate::view::create_sampler_view(texture, template)
     }
     fn sampler_view_destroy(&mut self, view: SamplerView) -> PipeResult<()> {
+        self.break_draw_merge();
         drop(view);
         Ok(())
     }
@@ -895,9 +947,11 @@ impl Context for VkContext {
         texture: &Resource,
         template: &SurfaceTemplate,
     ) -> PipeResult<Surface> {
+        self.break_draw_merge();
         crate::view::create_surface(texture, template)
     }
     fn surface_destroy(&mut self, surface: Surface) -> PipeResult<()> {
+        self.break_draw_merge();
         drop(surface);
         Ok(())
     }
@@ -909,6 +963,7 @@ impl Context for VkContext {
         depth: f64,
         stencil: u32,
     ) -> PipeResult<()> {
+        self.break_draw_merge();
         self.do_clear(buffers, scissor, color, depth, stencil)
     }
     fn clear_render_target(
@@ -921,6 +976,7 @@ impl Context for VkContext {
         height: u32,
         render_condition_enabled: bool,
     ) -> PipeResult<()> {
+        self.break_draw_merge();
         let v = crate::clear::PendingClear {
             color: color.u32(),
             depth: 0.0,
@@ -946,6 +1002,7 @@ impl Context for VkContext {
         height: u32,
         render_condition_enabled: bool,
     ) -> PipeResult<()> {
+        self.break_draw_merge();
         let s = crate::view::vk_surface(dst)?;
         let mut aspect = vk::ImageAspectFlags::empty();
         if flags.contains(ClearFlags::DEPTH) {
@@ -973,6 +1030,7 @@ impl Context for VkContext {
         size: u32,
         alignment: u32,
     ) -> PipeResult<UploadAllocation> {
+        self.break_draw_merge();
         self.do_upload_alloc(uploader, size, alignment)
     }
     fn upload_data(
@@ -981,9 +1039,11 @@ impl Context for VkContext {
         data: &[u8],
         alignment: u32,
     ) -> PipeResult<(Resource, u32)> {
+        self.break_draw_merge();
         self.do_upload_data(uploader, data, alignment)
     }
     fn upload_unmap(&mut self, _uploader: Uploader) -> PipeResult<()> {
+        self.break_draw_merge();
         // The upload buffers stay persistently mapped (see `upload`).
         Ok(())
     }
@@ -993,6 +1053,7 @@ impl Context for VkContext {
         index: u32,
         buffer: Option<ConstantBuffer<'_>>,
     ) -> PipeResult<()> {
+        self.break_draw_merge();
         self.do_set_constant_buffer(stage, index, buffer)
     }
     fn draw_vbo(
@@ -1002,7 +1063,7 @@ impl Context for VkContext {
         indirect: Option<&DrawIndirectInfo>,
         draws: &[DrawStartCountBias],
     ) -> PipeResult<()> {
-        self.do_draw_vbo(info, drawid_offset, indirect, draws)
+        self.draw_vbo_merging(info, drawid_offset, indirect, draws)
     }
     fn set_sampler_views(
         &mut self,
@@ -1011,6 +1072,7 @@ impl Context for VkContext {
         views: &[Option<SamplerView>],
         unbind_trailing: u32,
     ) -> PipeResult<()> {
+        self.break_draw_merge();
         for v in views.iter().flatten() {
             v.backend_or_err::<crate::view::VkSamplerView>("sampler view")?;
         }
@@ -1035,6 +1097,7 @@ impl Context for VkContext {
         buffers: &[Option<ShaderBuffer>],
         writable_bitmask: u32,
     ) -> PipeResult<()> {
+        self.break_draw_merge();
         for b in buffers.iter().flatten() {
             crate::resource::vk_resource(&b.buffer)?;
         }
@@ -1060,6 +1123,7 @@ impl Context for VkContext {
         images: &[Option<ImageView>],
         unbind_trailing: u32,
     ) -> PipeResult<()> {
+        self.break_draw_merge();
         for img in images.iter().flatten() {
             crate::resource::vk_resource(&img.resource)?;
         }
@@ -1078,6 +1142,7 @@ impl Context for VkContext {
         Ok(())
     }
     fn launch_grid(&mut self, info: &GridInfo) -> PipeResult<()> {
+        self.break_draw_merge();
         self.do_launch_grid(info)
     }
     fn set_global_binding(
@@ -1085,9 +1150,11 @@ impl Context for VkContext {
         first: u32,
         resources: &[Option<Resource>],
     ) -> PipeResult<Vec<u64>> {
+        self.break_draw_merge();
         self.do_set_global_binding(first, resources)
     }
     fn blit(&mut self, info: &BlitInfo) -> PipeResult<()> {
+        self.break_draw_merge();
         self.do_blit(info)
     }
     fn generate_mipmap(
@@ -1099,6 +1166,7 @@ impl Context for VkContext {
         first_layer: u32,
         last_layer: u32,
     ) -> PipeResult<bool> {
+        self.break_draw_merge();
         self.do_generate_mipmap(
             resource,
             format,
@@ -1109,6 +1177,7 @@ impl Context for VkContext {
         )
     }
     fn flush_resource(&mut self, resource: &Resource) -> PipeResult<()> {
+        self.break_draw_merge();
         // Nothing is shared with other processes yet; validate the object.
         crate::resource::vk_resource(resource).map(drop)
     }
@@ -1118,6 +1187,7 @@ impl Context for VkContext {
         _level: u32,
         _layer: u32,
     ) -> PipeResult<ReferenceFlags> {
+        self.break_draw_merge();
         let obj = crate::resource::vk_resource(resource)?.obj();
         let u = obj.usage();
         Ok(match u.unflushed.iter().find(|(c, _)| *c == self.id) {
@@ -1127,6 +1197,7 @@ impl Context for VkContext {
         })
     }
     fn fence_server_sync(&mut self, fence: &Fence) -> PipeResult<()> {
+        self.break_draw_merge();
         if fence.desc().reusable {
             // Takes the signal: the fence is unsignalled again.
             let value = crate::fence::take_signal(fence)?;
@@ -1144,6 +1215,7 @@ impl Context for VkContext {
         Ok(())
     }
     fn fence_server_signal(&mut self, fence: &Fence) -> PipeResult<()> {
+        self.break_draw_merge();
         // A re-usable fence queues one more signal, carried by this
         // context's next submission.
         if fence.desc().reusable {
@@ -1166,14 +1238,17 @@ impl Context for VkContext {
         offset: u32,
         condition: bool,
     ) -> PipeResult<()> {
+        self.break_draw_merge();
         self.do_render_condition_mem(buffer, offset, condition)
     }
     fn texture_barrier(&mut self, _flags: TextureBarrierFlags) -> PipeResult<()> {
+        self.break_draw_merge();
         // Accesses are tracked per resource, so the next draw's reads of a
         // written surface already get their barrier.
         Ok(())
     }
     fn memory_barrier(&mut self, _flags: BarrierFlags) -> PipeResult<()> {
+        self.break_draw_merge();
         // Per-resource tracking covers GPU-GPU hazards, shader buffer and
         // image stores of draws and dispatches included: the next command
         // that touches a written resource gets its barrier (a draw ends
@@ -1190,9 +1265,11 @@ impl Context for VkContext {
         buffer_offset: u32,
         buffer_size: u32,
     ) -> PipeResult<StreamOutputTarget> {
+        self.break_draw_merge();
         self.do_create_stream_output_target(buffer, buffer_offset, buffer_size)
     }
     fn stream_output_target_destroy(&mut self, target: StreamOutputTarget) -> PipeResult<()> {
+        self.break_draw_merge();
         // Bound state and batches hold their own references.
         drop(target);
         Ok(())
@@ -1202,9 +1279,11 @@ impl Context for VkContext {
         targets: &[Option<StreamOutputTarget>],
         offsets: &[Option<u32>],
     ) -> PipeResult<()> {
+        self.break_draw_merge();
         self.do_set_stream_output_targets(targets, offsets)
     }
     fn stream_output_target_offset(&mut self, target: &StreamOutputTarget) -> PipeResult<u32> {
+        self.break_draw_merge();
         self.do_stream_output_target_offset(target)
     }
 

@@ -199,6 +199,8 @@ fn stencil_op(o: StencilOp) -> vk::StencilOp {
 impl VkContext {
     /// Ends the open rendering instance, if any.
     pub(crate) fn end_rendering(&mut self) {
+        // Merged draws are recorded in the instance they were prepared in.
+        self.break_draw_merge();
         if self.rendering {
             // Transform feedback and conditional rendering begun inside
             // the instance must end inside it.
@@ -595,12 +597,29 @@ impl VkContext {
         Ok(())
     }
 
+    /// `draw_vbo` for the driver's own draws (the blitter, index
+    /// rewriting): the full path, never merged (`crate::merge`).
     pub(crate) fn do_draw_vbo(
         &mut self,
         info: &DrawInfo<'_>,
         drawid_offset: u32,
         indirect: Option<&DrawIndirectInfo>,
         draws: &[DrawStartCountBias],
+    ) -> PipeResult<()> {
+        self.break_draw_merge();
+        self.draw_vbo_full(info, drawid_offset, indirect, draws, None)
+    }
+
+    /// The full `draw_vbo` path. With `merge` (the call's key, when it
+    /// may merge), the draws are left pending for the next calls to join
+    /// (`crate::merge`) rather than recorded.
+    pub(crate) fn draw_vbo_full(
+        &mut self,
+        info: &DrawInfo<'_>,
+        drawid_offset: u32,
+        indirect: Option<&DrawIndirectInfo>,
+        draws: &[DrawStartCountBias],
+        merge: Option<crate::merge::MergeKey>,
     ) -> PipeResult<()> {
         // Draw-auto: the vertex count comes from a stream-output target.
         let auto_target = indirect.and_then(|i| i.count_from_stream_output.clone());
@@ -1048,6 +1067,8 @@ impl VkContext {
                     }
                     (None, false) => raw.cmd_draw_indirect(cmd, buf, off, ind.draw_count, stride),
                 }
+            } else if let Some(key) = merge.filter(|_| capture.is_none() && self.can_merge()) {
+                self.start_draw_merge(key, cmd, draws);
             } else if draws.len() > 1 && !info.increment_draw_id && self.multi_draw.is_some() {
                 // Consecutive draws with no state change in between: one
                 // vkCmdDrawMulti*EXT (how Zink reaches 8-10 M draws/s on
@@ -1174,7 +1195,7 @@ impl VkContext {
 
     /// Records `draws` as `vkCmdDrawMultiEXT` / `vkCmdDrawMultiIndexedEXT`
     /// calls of at most `maxMultiDrawCount` draws each.
-    fn record_multi_draw(
+    pub(crate) fn record_multi_draw(
         &mut self,
         cmd: vk::CommandBuffer,
         info: &DrawInfo<'_>,

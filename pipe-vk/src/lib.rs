@@ -23,6 +23,8 @@
 //! - [`view`]: sampler views and surfaces, with a per-image view cache;
 //! - [`shader`], [`pipeline`], [`draw`]: shader variants, pipelines with
 //!   dynamic rendering and dynamic state, and `draw_vbo`;
+//! - [`merge`]: consecutive `draw_vbo` calls with nothing between them
+//!   recorded as one multi-draw;
 //! - [`streamout`]: stream output (transform feedback) and draw-auto;
 //! - [`screen`]: the `Screen` implementation;
 //! - [`context`]: the `Context` implementation;
@@ -50,6 +52,7 @@ pub mod fence;
 pub mod format;
 pub mod instance;
 pub mod memory;
+pub mod merge;
 pub mod pipeline;
 pub mod prim;
 pub mod render_cond;

@@ -6,6 +6,7 @@ mod compute;
 mod context;
 mod draw;
 mod gfxres;
+mod merge;
 mod prim;
 mod render;
 mod render_cond;

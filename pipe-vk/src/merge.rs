@@ -1,0 +1,212 @@
+//! Draw merging: consecutive `draw_vbo` calls with nothing in between
+//! become one `vkCmdDrawMultiEXT` / `vkCmdDrawMultiIndexedEXT`.
+//!
+//! A GL frontend issues many small draws with no state change between
+//! them (piglit drawoverhead's first scenarios). Each `draw_vbo` on the
+//! full path looks up the pipeline, declares every bound buffer and view
+//! to the tracker and compares the descriptors with the bound ones; for a
+//! draw that changes nothing, all of that repeats the previous draw. Zink
+//! gets its 8-10 M draws/s on lavapipe the same way, through
+//! `u_threaded_context`, which merges such draws into one multi-draw.
+//!
+//! Design:
+//!
+//! - **What may merge.** A draw goes through the full path and, if it is
+//!   *mergeable* ([`MergeKey::of`]: direct, not rewritten, no user index
+//!   data, no draw id that increments within the call), its draws are
+//!   kept as *pending* instead of being recorded, with the key of the
+//!   call. A following `draw_vbo` with the same key appends its draws to
+//!   the pending list and returns: everything the full path would record
+//!   for it is already recorded for the first one.
+//! - **What breaks a merge.** Every other entry point of the context
+//!   (state setters, CSO creation and deletion, transfers, clears, blits,
+//!   flushes, queries of state, ...) first calls
+//!   [`VkContext::break_draw_merge`], which records the pending draws and
+//!   forgets the key. So a merge only ever spans `draw_vbo` calls with no
+//!   call of any kind between them, and the state the first draw saw is
+//!   the state of every merged one. [`VkContext::end_rendering`] records
+//!   them too (the safety net for internal paths), and draws made
+//!   internally (the blitter, index rewriting) go through the full path
+//!   after breaking any merge, and never start one.
+//! - **What the key holds.** Everything of the call that the full path
+//!   records, other than the draws' start, count and index bias: the
+//!   mode, the index size and buffer, restart, the instance range, the draw
+//!   id offset and the multiview mask.
+//! - **Limits.** The pending list is recorded when it reaches
+//!   `maxMultiDrawCount` (and [`MAX_PENDING`]), keeping the key. Draws
+//!   with stream output active, or with no `VK_EXT_multi_draw`, take the
+//!   full path every time.
+
+use ash::vk;
+use pipe_core::draw::{DrawIndirectInfo, DrawInfo, DrawStartCountBias, IndexSource, PrimType};
+use smallvec::SmallVec;
+
+use crate::context::VkContext;
+
+/// Most draws kept pending before they are recorded.
+pub(crate) const MAX_PENDING: usize = 4096;
+
+/// What a draw call records besides its draws; equal keys, with no call
+/// in between, mean equal commands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct MergeKey {
+    mode: PrimType,
+    index_size: u8,
+    /// The index buffer's resource id (0 for non-indexed draws).
+    index: u64,
+    primitive_restart: bool,
+    restart_index: u32,
+    start_instance: u32,
+    instance_count: u32,
+    drawid_offset: u32,
+    view_mask: u32,
+}
+
+impl MergeKey {
+    /// The key of a call that may merge, or `None`.
+    pub(crate) fn of(
+        info: &DrawInfo<'_>,
+        drawid_offset: u32,
+        indirect: Option<&DrawIndirectInfo>,
+        draws: &[DrawStartCountBias],
+    ) -> Option<MergeKey> {
+        if indirect.is_some() || (info.increment_draw_id && draws.len() > 1) {
+            return None;
+        }
+        let restart =
+            (info.primitive_restart && info.index_size != 0).then_some(info.restart_index);
+        if crate::prim::needs_rewrite(info.mode, info.index_size, restart) {
+            return None;
+        }
+        let index = match (&info.index, info.index_size) {
+            (_, 0) => 0,
+            (IndexSource::Resource(r), _) => r.id(),
+            // User index data is uploaded per call.
+            _ => return None,
+        };
+        Some(MergeKey {
+            mode: info.mode,
+            index_size: info.index_size,
+            index,
+            primitive_restart: info.primitive_restart,
+            restart_index: info.restart_index,
+            start_instance: info.start_instance,
+            instance_count: info.instance_count,
+            drawid_offset,
+            view_mask: info.view_mask,
+        })
+    }
+}
+
+/// Draws of merged calls, not recorded yet.
+pub(crate) struct PendingDraws {
+    pub(crate) key: MergeKey,
+    cmd: vk::CommandBuffer,
+    draws: SmallVec<[DrawStartCountBias; 16]>,
+}
+
+impl VkContext {
+    /// `draw_vbo` from the frontend: appended to the pending draws when
+    /// the call merges with them, else the full path.
+    pub(crate) fn draw_vbo_merging(
+        &mut self,
+        info: &DrawInfo<'_>,
+        drawid_offset: u32,
+        indirect: Option<&DrawIndirectInfo>,
+        draws: &[DrawStartCountBias],
+    ) -> pipe_core::PipeResult<()> {
+        let key = MergeKey::of(info, drawid_offset, indirect, draws);
+        if let (Some(k), Some(p)) = (key, self.merge.as_mut()) {
+            if p.key == k {
+                p.draws
+                    .extend(draws.iter().copied().filter(|d| d.count != 0));
+                self.stats.draws += draws.len() as u64;
+                self.stats.merged_draws += draws.len() as u64;
+                if p.draws.len() >= self.merge_limit() {
+                    self.record_pending_draws();
+                }
+                return Ok(());
+            }
+        }
+        self.break_draw_merge();
+        self.draw_vbo_full(info, drawid_offset, indirect, draws, key)
+    }
+
+    /// Keeps `draws` (of a call with `key`, everything else recorded in
+    /// `cmd`) pending instead of recording them.
+    pub(crate) fn start_draw_merge(
+        &mut self,
+        key: MergeKey,
+        cmd: vk::CommandBuffer,
+        draws: &[DrawStartCountBias],
+    ) {
+        self.merge = Some(PendingDraws {
+            key,
+            cmd,
+            draws: draws.iter().copied().filter(|d| d.count != 0).collect(),
+        });
+    }
+
+    /// Whether a draw with `key` may start a merge: the device has
+    /// multi-draw (else there is nothing to gain).
+    pub(crate) fn can_merge(&self) -> bool {
+        self.multi_draw.is_some()
+    }
+
+    fn merge_limit(&self) -> usize {
+        (self.max_multi_draw as usize).clamp(1, MAX_PENDING)
+    }
+
+    /// Records the pending draws and ends the merge: called by every
+    /// entry point of the context other than `draw_vbo`.
+    pub(crate) fn break_draw_merge(&mut self) {
+        self.record_pending_draws();
+        self.merge = None;
+    }
+
+    /// Records the pending draws, keeping the key.
+    fn record_pending_draws(&mut self) {
+        let Some(p) = self.merge.as_mut() else { return };
+        if p.draws.is_empty() {
+            return;
+        }
+        let draws = std::mem::take(&mut p.draws);
+        let (cmd, k) = (p.cmd, p.key);
+        let info = DrawInfo {
+            mode: k.mode,
+            index_size: k.index_size,
+            instance_count: k.instance_count,
+            start_instance: k.start_instance,
+            ..DrawInfo::default()
+        };
+        if draws.len() == 1 {
+            let d = draws[0];
+            let dev = self.dev().clone();
+            // SAFETY: nothing was recorded in `cmd` since the call that
+            // started the merge bound its pipeline, buffers and state in
+            // the still-open rendering instance.
+            unsafe {
+                if k.index_size != 0 {
+                    dev.raw().cmd_draw_indexed(
+                        cmd,
+                        d.count,
+                        k.instance_count,
+                        d.start,
+                        d.index_bias,
+                        k.start_instance,
+                    );
+                } else {
+                    dev.raw()
+                        .cmd_draw(cmd, d.count, k.instance_count, d.start, k.start_instance);
+                }
+            }
+        } else {
+            self.record_multi_draw(cmd, &info, &draws, k.index_size != 0, 0);
+        }
+        if let Some(p) = self.merge.as_mut() {
+            // Reuse the allocation.
+            p.draws = draws;
+            p.draws.clear();
+        }
+    }
+}
