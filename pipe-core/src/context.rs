@@ -437,9 +437,13 @@ pub trait Context: Send {
     fn flush(&mut self, flags: FlushFlags, want_fence: bool) -> PipeResult<Option<Fence>>;
     /// Flushing: `flush_resource` before external use.
     fn flush_resource(&mut self, resource: &Resource) -> PipeResult<()>;
-    /// Fences: `fence_server_sync`: the GPU waits for `fence`.
+    /// Fences: `fence_server_sync`: the GPU waits for `fence` before this
+    /// context's next submission runs; on a re-usable fence, the wait takes
+    /// (resets) one signal. May flush this context when it holds the
+    /// signal to wait for (the spec allows it).
     fn fence_server_sync(&mut self, fence: &Fence) -> PipeResult<()>;
-    /// Fences: `fence_server_signal`: the GPU signals `fence`.
+    /// Fences: `fence_server_signal`: the GPU signals `fence` when this
+    /// context's current work is submitted (an explicit `flush` emits it).
     fn fence_server_signal(&mut self, fence: &Fence) -> PipeResult<()>;
     /// Resource Busy Queries: `is_resource_referenced` by unflushed work of
     /// this context.

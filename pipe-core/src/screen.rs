@@ -65,8 +65,11 @@ pub trait Screen: Send + Sync {
     /// `context_create`.
     fn context_create(self: Arc<Self>) -> PipeResult<Box<dyn Context>>;
     /// `fence_finish`: waits up to `timeout_ns` (0 polls, `u64::MAX`
-    /// waits forever). Returns whether the fence signalled. When the fence
-    /// is deferred and `ctx` is its context, flushes `ctx` first.
+    /// waits forever). Returns whether the fence signalled. When no signal
+    /// of the fence is submitted yet and `ctx` holds one (it made the
+    /// deferred fence, or `fence_server_signal`ed it), flushes `ctx` first.
+    /// A signal only another context holds needs that context's flush:
+    /// until then the call polls within its timeout.
     fn fence_finish(
         &self,
         ctx: Option<&mut dyn Context>,
@@ -75,10 +78,13 @@ pub trait Screen: Send + Sync {
     ) -> PipeResult<bool>;
     /// A re-usable fence (spec: "Fences"), shared by this screen's
     /// contexts: `fence_server_signal` queues a signal, `fence_server_sync`
-    /// waits for the oldest unconsumed one and so resets the fence, and
-    /// `fence_finish` waits without resetting. This is the in-process form
-    /// of what Gallium's `create_fence_fd(PIPE_FD_TYPE_SYNCOBJ)` imports
-    /// (GL_EXT_semaphore); pipe-core has no fd import.
+    /// waits for the earliest submitted unconsumed one and so resets the
+    /// fence, and `fence_finish` waits for that one without resetting.
+    /// Signals pair with waits first in, first out in the order their
+    /// batches are submitted; an unflushed signal is not in that order yet.
+    /// This is the in-process form of what Gallium's
+    /// `create_fence_fd(PIPE_FD_TYPE_SYNCOBJ)` imports (GL_EXT_semaphore);
+    /// pipe-core has no fd import.
     fn create_reusable_fence(&self) -> PipeResult<Fence>;
     /// `get_timestamp`: the GPU clock in nanoseconds.
     fn get_timestamp(&self) -> PipeResult<u64>;

@@ -1198,16 +1198,32 @@ impl Context for VkContext {
     }
     fn fence_server_sync(&mut self, fence: &Fence) -> PipeResult<()> {
         self.break_draw_merge();
-        if fence.desc().reusable {
-            // Takes the signal: the fence is unsignalled again.
-            let value = crate::fence::take_signal(fence)?;
-            self.batches.wait_for(value);
-            return Ok(());
+        // The earliest submitted signal (see `crate::fence`). With none,
+        // a signal this context holds is flushed first (the spec allows
+        // implicit flushes here): the wait then follows it on the queue.
+        let reusable = fence.desc().reusable;
+        let submitted = |fence: &Fence| {
+            if reusable {
+                // Takes the signal: the fence is unsignalled again.
+                crate::fence::take_signal(fence)
+            } else {
+                crate::fence::fence_value(fence)
+            }
+        };
+        let mut value = submitted(fence)?;
+        if value.is_none() && crate::fence::holds_unflushed(fence, self.id)? {
+            self.flush_internal()?;
+            value = submitted(fence)?;
         }
-        let Some(value) = crate::fence::fence_value(fence)? else {
-            return Err(PipeError::invalid(
-                "fence_server_sync: the fence's context has not flushed it yet",
-            ));
+        let Some(value) = value else {
+            return Err(PipeError::invalid(if reusable {
+                "fence_server_sync: the re-usable fence has no submitted signal (none queued, \
+                 or only in other contexts' unflushed batches: the spec needs the signalling \
+                 context's flush first, and on one queue a wait submitted ahead of its signal \
+                 would never finish)"
+            } else {
+                "fence_server_sync: the fence's context has not flushed it yet"
+            }));
         };
         if value > 0 {
             self.batches.wait_for(value);
@@ -1217,18 +1233,11 @@ impl Context for VkContext {
     fn fence_server_signal(&mut self, fence: &Fence) -> PipeResult<()> {
         self.break_draw_merge();
         // A re-usable fence queues one more signal, carried by this
-        // context's next submission.
-        if fence.desc().reusable {
-            let cell = crate::fence::queue_signal(fence)?;
+        // context's next submission. A one-shot fence that has signalled
+        // stays signalled (spec); one not submitted yet is also signalled
+        // by this context's next submission.
+        if let Some(cell) = crate::fence::add_signal(fence, self.id)? {
             self.batches.signal_on_submit(cell);
-            return Ok(());
-        }
-        // A one-shot fence that has signalled stays signalled (spec); one
-        // that is still deferred becomes signalled by this context's next
-        // submission.
-        if crate::fence::fence_value(fence)?.is_none() {
-            self.batches
-                .signal_on_submit(crate::fence::fence_cell(fence)?);
         }
         Ok(())
     }

@@ -1,21 +1,48 @@
-//! Fences: a (timeline semaphore, value) pair.
+//! Fences: lists of (timeline semaphore, value) signals.
 //!
-//! The value lives in a shared cell so that a `PIPE_FLUSH_DEFERRED` fence
-//! can exist before its batch is submitted: the cell holds `None` until the
-//! creating context flushes, and `fence_finish` with that context flushes
-//! it (the spec's rule). Waiting is `vkWaitSemaphores` on the screen's
-//! timeline, with the caller's timeout.
+//! A signal is a value cell plus the id of the context whose batch will
+//! submit it. The cell holds `None` until that batch is submitted, then the
+//! screen timeline's value the batch signals. Timeline values rise in
+//! submission order across all contexts (one queue), so the value is also
+//! the signal's place in the order in which signals reach the GPU.
+//! Waiting on the CPU is `vkWaitSemaphores` on the screen's timeline.
 //!
-//! A re-usable fence is a queue of such cells: `fence_server_signal`
-//! appends one, filled when that context's batch is submitted;
-//! `fence_server_sync` takes the oldest and makes the next batch wait for
-//! its value (the wait resets the fence, as the spec says); `fence_finish`
-//! waits for the oldest without taking it. All contexts of a screen share
-//! one queue, so a wait is refused unless its signal has been flushed:
-//! on one queue, a wait submitted before its signal would never finish.
+//! A one-shot fence holds the signal of the flush that made it (already
+//! submitted, or `PIPE_FLUSH_DEFERRED`: the creating context's next
+//! submission), plus one per context that `fence_server_signal`s it while
+//! none is submitted. It is signalled once the earliest submitted of these
+//! completes, and stays signalled (a later submission does not move it).
+//!
+//! A re-usable fence (spec: "Fences") holds the signals queued by
+//! `fence_server_signal`, not yet consumed. The fence is signalled while a
+//! submitted, unconsumed signal has completed. The order is first in,
+//! first out *in submission order*:
+//! - `fence_server_sync` consumes the earliest submitted signal (lowest
+//!   timeline value) and makes the context's next batch wait for it. That
+//!   consumption is the spec's reset: the fence is unsignalled again unless
+//!   more submitted signals are queued, the next of which the next wait
+//!   takes (one waiter per signal).
+//! - `fence_finish` waits for that same signal without consuming it.
+//! - A signal that its context has not flushed is not in the order yet:
+//!   the spec requires an explicit flush to emit it, and until then it
+//!   neither signals the fence nor holds back signals submitted after it
+//!   was queued. Signals from different contexts are therefore taken in
+//!   the order their batches were submitted, not the order of the
+//!   `fence_server_signal` calls (which threads may make in any order).
+//!
+//! The spec lets a context flush implicitly in `fence_server_sync`, and
+//! `fence_finish` flushes the context it is given (as for a deferred
+//! fence): when no submitted signal exists and that context holds an
+//! unflushed one, it is flushed first, so a context never waits for a
+//! signal only it can submit. A signal held only by another context's
+//! unflushed batch cannot be flushed from here: `fence_server_sync`
+//! refuses it (all contexts share one queue, so a wait submitted ahead of
+//! its signal would never finish), and `fence_finish` polls within its
+//! timeout for another thread to flush it (timeout 0 returns at once; an
+//! infinite timeout waits for that flush, as for another context's
+//! deferred fence).
 
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use pipe_core::object::Object;
@@ -25,20 +52,52 @@ use pipe_core::{Context, PipeError, PipeResult};
 use crate::batch::FenceCell;
 use crate::memory::DeviceShared;
 
-/// What a fence waits for.
-enum Kind {
-    OneShot(FenceCell),
-    /// Signals queued by `fence_server_signal`, oldest first.
-    Reusable(Mutex<VecDeque<FenceCell>>),
+/// One signal of a fence.
+struct Signal {
+    /// The context whose batch submits it.
+    ctx: u64,
+    /// Its timeline value once submitted.
+    cell: FenceCell,
+}
+
+impl Signal {
+    fn value(&self) -> Option<u64> {
+        *self.cell.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Not submitted, and its batch is gone (a failed submission): it
+    /// will never be.
+    fn orphaned(&self) -> bool {
+        Arc::strong_count(&self.cell) == 1 && self.value().is_none()
+    }
 }
 
 /// Backend payload of a fence.
 pub struct VkFence {
-    kind: Kind,
+    /// One-shot: the creating flush's signal and `fence_server_signal`s.
+    /// Re-usable: the unconsumed signals, in `fence_server_signal` order.
+    signals: Mutex<Vec<Signal>>,
     dev: Arc<DeviceShared>,
 }
 
-/// Makes a fence for `cell`.
+impl VkFence {
+    fn signals(&self) -> MutexGuard<'_, Vec<Signal>> {
+        let mut s = self.signals.lock().unwrap_or_else(|p| p.into_inner());
+        s.retain(|s| !s.orphaned());
+        s
+    }
+}
+
+/// Index and value of the earliest submitted signal.
+fn earliest(signals: &[Signal]) -> Option<(usize, u64)> {
+    signals
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| s.value().map(|v| (i, v)))
+        .min_by_key(|&(_, v)| v)
+}
+
+/// Makes a one-shot fence signalled by `cell`, which context `ctx` fills.
 pub fn new_fence(dev: &Arc<DeviceShared>, ctx: u64, cell: FenceCell) -> Fence {
     Object::new(
         FenceDesc {
@@ -46,7 +105,7 @@ pub fn new_fence(dev: &Arc<DeviceShared>, ctx: u64, cell: FenceCell) -> Fence {
             reusable: false,
         },
         VkFence {
-            kind: Kind::OneShot(cell),
+            signals: Mutex::new(vec![Signal { ctx, cell }]),
             dev: dev.clone(),
         },
     )
@@ -60,7 +119,7 @@ pub fn new_reusable_fence(dev: &Arc<DeviceShared>) -> Fence {
             reusable: true,
         },
         VkFence {
-            kind: Kind::Reusable(Mutex::new(VecDeque::new())),
+            signals: Mutex::new(Vec::new()),
             dev: dev.clone(),
         },
     )
@@ -70,67 +129,49 @@ fn payload(fence: &Fence) -> PipeResult<&VkFence> {
     fence.backend_or_err::<VkFence>("fence")
 }
 
-fn read(cell: &FenceCell) -> Option<u64> {
-    *cell.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// The fence's value cell (one-shot fences).
-pub fn fence_cell(fence: &Fence) -> PipeResult<FenceCell> {
-    match &payload(fence)?.kind {
-        Kind::OneShot(c) => Ok(c.clone()),
-        Kind::Reusable(_) => Err(PipeError::invalid("a re-usable fence has no single value")),
-    }
-}
-
-/// The fence's timeline value (`None`: not submitted yet). For a
-/// re-usable fence, the value of its oldest queued signal.
+/// The timeline value that signals the fence: its earliest submitted
+/// (unconsumed) signal's. `None`: no signal is submitted.
 pub fn fence_value(fence: &Fence) -> PipeResult<Option<u64>> {
-    Ok(match &payload(fence)?.kind {
-        Kind::OneShot(c) => read(c),
-        Kind::Reusable(q) => q
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .front()
-            .and_then(read),
-    })
+    Ok(earliest(&payload(fence)?.signals()).map(|(_, v)| v))
 }
 
-/// `fence_server_signal` on a re-usable fence: queues a signal, returning
-/// the cell the signalling batch fills at submission.
-pub fn queue_signal(fence: &Fence) -> PipeResult<FenceCell> {
-    match &payload(fence)?.kind {
-        Kind::Reusable(q) => {
-            let cell = FenceCell::default();
-            q.lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .push_back(cell.clone());
-            Ok(cell)
-        }
-        Kind::OneShot(_) => Err(PipeError::invalid("queue_signal: a one-shot fence")),
+/// Whether context `ctx` holds an unsubmitted signal of the fence (its
+/// next submission carries it).
+pub fn holds_unflushed(fence: &Fence, ctx: u64) -> PipeResult<bool> {
+    Ok(payload(fence)?
+        .signals()
+        .iter()
+        .any(|s| s.ctx == ctx && s.value().is_none()))
+}
+
+/// `fence_server_signal` by context `ctx`: returns the cell its next
+/// submission must fill, or `None` when nothing is to be added (a one-shot
+/// fence already submitted, or already carried by that submission).
+pub fn add_signal(fence: &Fence, ctx: u64) -> PipeResult<Option<FenceCell>> {
+    let p = payload(fence)?;
+    let mut signals = p.signals();
+    if !fence.desc().reusable && signals.iter().any(|s| s.value().is_some() || s.ctx == ctx) {
+        return Ok(None);
     }
+    let cell = FenceCell::default();
+    signals.push(Signal {
+        ctx,
+        cell: cell.clone(),
+    });
+    Ok(Some(cell))
 }
 
-/// `fence_server_sync` on a re-usable fence: takes the oldest flushed
-/// signal and returns its timeline value.
-pub fn take_signal(fence: &Fence) -> PipeResult<u64> {
-    let Kind::Reusable(q) = &payload(fence)?.kind else {
+/// `fence_server_sync` on a re-usable fence: consumes its earliest
+/// submitted signal and returns its value (`None`: no signal submitted).
+pub fn take_signal(fence: &Fence) -> PipeResult<Option<u64>> {
+    if !fence.desc().reusable {
         return Err(PipeError::invalid("take_signal: a one-shot fence"));
-    };
-    let mut q = q.lock().unwrap_or_else(|p| p.into_inner());
-    match q.front().map(read) {
-        Some(Some(v)) => {
-            q.pop_front();
-            Ok(v)
-        }
-        Some(None) => Err(PipeError::invalid(
-            "fence_server_sync: the re-usable fence's signal has not been flushed yet \
-             (all contexts share one queue, so a wait must follow its signal's flush)",
-        )),
-        None => Err(PipeError::invalid(
-            "fence_server_sync: the re-usable fence has no pending signal \
-             (fence_server_signal and flush first)",
-        )),
     }
+    let mut signals = payload(fence)?.signals();
+    Ok(earliest(&signals).map(|(i, v)| {
+        signals.remove(i);
+        v
+    }))
 }
 
 /// `fence_finish`.
@@ -149,16 +190,17 @@ pub fn fence_finish(
     let start = Instant::now();
     let mut value = fence_value(fence)?;
     if value.is_none() {
-        let d = fence.desc();
-        if let Some(ctx) = ctx.filter(|c| d.reusable || c.id() == d.context_id) {
-            // Deferred fence of this context (or a re-usable fence's
-            // signal that may be in it): flushing submits its batch.
-            ctx.flush(pipe_core::flags::FlushFlags::empty(), false)?;
-            value = fence_value(fence)?;
+        if let Some(ctx) = ctx {
+            if holds_unflushed(fence, ctx.id())? {
+                // The context's next submission carries a signal (its
+                // deferred flush, or a fence_server_signal): submit it.
+                ctx.flush(pipe_core::flags::FlushFlags::empty(), false)?;
+                value = fence_value(fence)?;
+            }
         }
     }
-    // Still deferred: another thread's context has to flush it. Poll
-    // within the timeout.
+    // Nothing submitted: another thread's context has to flush (or, for
+    // a re-usable fence, signal). Poll within the timeout.
     let value = loop {
         if let Some(v) = value {
             break v;

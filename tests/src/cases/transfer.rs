@@ -1402,3 +1402,238 @@ both_paths!(
     "pipe.flush.reusable_fence.producer_consumer",
     reusable_fence
 );
+
+/// Copies `src` into `dst` in `consumer` and reads `dst` back there (a
+/// consumer's use of what a producer wrote).
+fn consume(
+    consumer: &mut dyn pipe_core::Context,
+    src: &pipe_core::resource::Resource,
+    dst: &pipe_core::resource::Resource,
+) -> Result<Vec<u8>, Outcome> {
+    let size = src.desc().width0;
+    step(
+        "consume",
+        consumer.resource_copy_region(dst, 0, 0, 0, 0, src, 0, &PipeBox::range(0, size)),
+    )?;
+    let m = step(
+        "consumer map",
+        consumer.transfer_map(dst, 0, MapFlags::READ, &PipeBox::range(0, size)),
+    )?;
+    let got = m.to_vec();
+    step("unmap", consumer.transfer_unmap(m))?;
+    Ok(got)
+}
+
+/// A re-usable fence signalled and waited on by one context (spec:
+/// "Fences": the implementation "may implicitly flush the command stream
+/// during a fence_server_sync"): the wait flushes the batch holding the
+/// signal and consumes it, where it used to be refused, and the next
+/// batch, which waits for that signal, completes. `fence_finish` with the
+/// context flushes a signal it holds, and the context's wait then takes it.
+fn reusable_fence_same_context(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let f = step("create_reusable_fence", e.screen.create_reusable_fence())?;
+    let buf = e.buffer(64, ResourceFlags::empty())?;
+    step("clear", e.ctx.clear_buffer(&buf, 0, 64, &[1; 4]))?;
+    step("fence_server_signal", e.ctx.fence_server_signal(&f))?;
+    step(
+        "fence_server_sync on the signalling context",
+        e.ctx.fence_server_sync(&f),
+    )?;
+    if step("poll", e.screen.fence_finish(None, &f, 0))? {
+        return Err(Outcome::fail(
+            "the fence is still signalled after its only signal was waited for",
+        ));
+    }
+    step("clear", e.ctx.clear_buffer(&buf, 0, 4, &[2; 4]))?;
+    let g = step("flush", e.ctx.flush(FlushFlags::empty(), true))?
+        .ok_or_else(|| Outcome::fail("no fence"))?;
+    if !step(
+        "fence_finish",
+        e.screen.fence_finish(None, &g, 5_000_000_000),
+    )? {
+        return Err(Outcome::fail(
+            "the batch waiting for its own context's signal did not complete",
+        ));
+    }
+    expect_eq(
+        "both clears",
+        &e.read_buffer(&buf, 0, 8)?,
+        &[2, 2, 2, 2, 1, 1, 1, 1],
+    )?;
+    step("clear", e.ctx.clear_buffer(&buf, 0, 64, &[3; 4]))?;
+    step("fence_server_signal", e.ctx.fence_server_signal(&f))?;
+    if !step(
+        "fence_finish(signalling context)",
+        e.screen.fence_finish(Some(&mut *e.ctx), &f, 5_000_000_000),
+    )? {
+        return Err(Outcome::fail(
+            "fence_finish did not flush the context's signal",
+        ));
+    }
+    step("fence_server_sync", e.ctx.fence_server_sync(&f))?;
+    if e.ctx.fence_server_sync(&f).is_ok() {
+        return Err(Outcome::fail("a second wait found a signal"));
+    }
+    expect_eq("third clear", &e.read_buffer(&buf, 0, 64)?, &[3; 64])
+}
+both_paths!(
+    "pipe.flush.reusable_fence.same_context",
+    reusable_fence_same_context
+);
+
+/// One-shot deferred fences and the contexts holding their signals (spec:
+/// `PIPE_FLUSH_DEFERRED`, "Fences"): the creating context's own
+/// `fence_server_sync` flushes the deferred batch instead of being
+/// refused; `fence_finish` with the context that `fence_server_signal`ed
+/// the fence flushes that signal; and once signalled, the fence stays
+/// signalled when its creator's later submission comes.
+fn deferred_fence_holders(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let mut other = step("second context", e.screen.clone().context_create())?;
+    let buf = e.buffer(64, ResourceFlags::empty())?;
+    step("clear", e.ctx.clear_buffer(&buf, 0, 64, &[4; 4]))?;
+    let df = step("flush DEFERRED", e.ctx.flush(FlushFlags::DEFERRED, true))?
+        .ok_or_else(|| Outcome::fail("no deferred fence"))?;
+    step(
+        "fence_server_sync on the creating context",
+        e.ctx.fence_server_sync(&df),
+    )?;
+    if !step(
+        "fence_finish",
+        e.screen.fence_finish(None, &df, 5_000_000_000),
+    )? {
+        return Err(Outcome::fail("the wait did not flush the deferred batch"));
+    }
+    step("clear", e.ctx.clear_buffer(&buf, 0, 64, &[5; 4]))?;
+    let df2 = step("flush DEFERRED", e.ctx.flush(FlushFlags::DEFERRED, true))?
+        .ok_or_else(|| Outcome::fail("no deferred fence"))?;
+    step("fence_server_signal", other.fence_server_signal(&df2))?;
+    if !step(
+        "fence_finish(signalling context)",
+        e.screen
+            .fence_finish(Some(&mut *other), &df2, 5_000_000_000),
+    )? {
+        return Err(Outcome::fail(
+            "fence_finish with the signalling context did not flush its signal",
+        ));
+    }
+    step("flush", e.ctx.flush(FlushFlags::empty(), false))?;
+    if !step("poll", e.screen.fence_finish(None, &df2, 0))? {
+        return Err(Outcome::fail(
+            "a signalled one-shot fence became unsignalled at its creator's flush",
+        ));
+    }
+    expect_eq("second clear", &e.read_buffer(&buf, 0, 64)?, &[5; 64])
+}
+both_paths!(
+    "pipe.flush.deferred_fence.signal_holders",
+    deferred_fence_holders
+);
+
+/// `fence_finish` with a context holding a re-usable fence's signal,
+/// while another context holds an earlier signal it has not flushed: the
+/// call flushes its context's signal and sees it (before, it waited for
+/// the other context's, which with an infinite timeout never returned).
+/// `fence_finish` does not consume the signal.
+fn reusable_fence_finish_holder(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let mut early = step("second context", e.screen.clone().context_create())?;
+    let f = step("create_reusable_fence", e.screen.create_reusable_fence())?;
+    let buf = e.buffer(64, ResourceFlags::empty())?;
+    step("earlier signal", early.fence_server_signal(&f))?;
+    step("clear", e.ctx.clear_buffer(&buf, 0, 64, &[6; 4]))?;
+    step("fence_server_signal", e.ctx.fence_server_signal(&f))?;
+    if !step(
+        "fence_finish(holder)",
+        e.screen.fence_finish(Some(&mut *e.ctx), &f, 5_000_000_000),
+    )? {
+        return Err(Outcome::fail(
+            "fence_finish with the context holding a signal did not see it",
+        ));
+    }
+    if !step("poll", e.screen.fence_finish(None, &f, 0))? {
+        return Err(Outcome::fail("fence_finish consumed the signal"));
+    }
+    step("flush early", early.flush(FlushFlags::empty(), false))?;
+    expect_eq("clear", &e.read_buffer(&buf, 0, 64)?, &[6; 64])
+}
+both_paths!(
+    "pipe.flush.reusable_fence.finish_flushes_holder",
+    reusable_fence_finish_holder
+);
+
+/// A re-usable fence's signal queued first by a context that has not
+/// flushed it does not hold back a later signal another context has
+/// submitted (spec: "Fences": a fence "becomes signaled" on the GPU, and
+/// an unflushed signal has not been emitted): `fence_finish` sees the
+/// submitted one and the consumer's wait takes it. With only the
+/// unflushed signal left, a poll returns false at once and a wait is
+/// refused; once flushed, that signal pairs with the next wait.
+fn reusable_fence_unflushed_first(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let mut early = step("second context", e.screen.clone().context_create())?;
+    let mut consumer = step("third context", e.screen.clone().context_create())?;
+    let f = step("create_reusable_fence", e.screen.create_reusable_fence())?;
+    let early_buf = e.buffer(64, ResourceFlags::empty())?;
+    let buf = e.buffer(64, ResourceFlags::empty())?;
+    let seen = e.buffer(64, ResourceFlags::empty())?;
+    step(
+        "early clear",
+        early.clear_buffer(&early_buf, 0, 64, &[9; 4]),
+    )?;
+    step("early signal", early.fence_server_signal(&f))?;
+    step("clear", e.ctx.clear_buffer(&buf, 0, 64, &[7; 4]))?;
+    step("fence_server_signal", e.ctx.fence_server_signal(&f))?;
+    step("flush", e.ctx.flush(FlushFlags::empty(), false))?;
+    if !step(
+        "fence_finish",
+        e.screen.fence_finish(None, &f, 5_000_000_000),
+    )? {
+        return Err(Outcome::fail(
+            "a submitted signal behind another context's unflushed one was not seen",
+        ));
+    }
+    step("fence_server_sync", consumer.fence_server_sync(&f))?;
+    expect_eq(
+        "consumer sees the submitted signal's data",
+        &consume(&mut *consumer, &buf, &seen)?,
+        &[7; 64],
+    )?;
+    let t = std::time::Instant::now();
+    if step("poll", e.screen.fence_finish(None, &f, 0))? {
+        return Err(Outcome::fail(
+            "the fence is signalled with only an unflushed signal left",
+        ));
+    }
+    if t.elapsed() > std::time::Duration::from_secs(1) {
+        return Err(Outcome::fail(format!(
+            "fence_finish with timeout 0 took {:?}",
+            t.elapsed()
+        )));
+    }
+    match consumer.fence_server_sync(&f) {
+        Err(PipeError::InvalidArgument(_)) => {}
+        other => {
+            return Err(Outcome::fail(format!(
+                "wait on another context's unflushed signal not refused: {other:?}"
+            )))
+        }
+    }
+    step("early flush", early.flush(FlushFlags::empty(), false))?;
+    step("fence_server_sync 2", consumer.fence_server_sync(&f))?;
+    expect_eq(
+        "consumer sees the early signal's data",
+        &consume(&mut *consumer, &early_buf, &seen)?,
+        &[9; 64],
+    )?;
+    if consumer.fence_server_sync(&f).is_ok() {
+        return Err(Outcome::fail("a third wait found a signal"));
+    }
+    step("consumer flush", consumer.flush(FlushFlags::empty(), false))?;
+    Ok(())
+}
+both_paths!(
+    "pipe.flush.reusable_fence.unflushed_signal_first",
+    reusable_fence_unflushed_first
+);
