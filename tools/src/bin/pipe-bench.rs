@@ -1,5 +1,6 @@
-//! pipe-bench: the micro-benchmarks of issue 6 ("Benchmarks") and the draw
-//! overhead benchmark of issue 7 ("Benchmark"). These are measurements, not
+//! pipe-bench: the micro-benchmarks of issue 6 ("Benchmarks"), the draw
+//! overhead benchmark of issue 7 ("Benchmark") and the descriptor-strategy
+//! comparison of issue 7 ("Descriptors"). These are measurements, not
 //! tests: the tool prints figures (and, for `upload` and `memory`, whether
 //! each meets its target), and exits 0 unless something fails outright (no
 //! device, an allocation or a pipe call returning an error, data read back
@@ -132,6 +133,33 @@
 //! vkCmdDraw, vkCmdDrawIndexed, vertex buffer rebind, descriptor-set
 //! switch, push descriptor, pipeline switch and 16 B push constants.
 //!
+//! # `pipe-bench descriptors [--draws 16384] [--repetitions 7]`
+//!
+//! What changing one binding per draw costs with each Vulkan descriptor
+//! strategy, on **raw Vulkan** (ash, not through pipe-vk), on the device
+//! `--device`/`PIPE_VK_DEVICE` selects; the implementation and its full
+//! description are in `pipe_tools::descriptors`. Two scenarios: a UBO
+//! (`UNIFORM_BUFFER`) switched between two buffers, and a texture
+//! (`COMBINED_IMAGE_SAMPLER`) switched between two textures. Strategies:
+//! `baseline` (no change: the floor), `push`, `push_template`, `sets`
+//! (allocate + update + bind per draw, pipe-vk's texture path),
+//! `sets_template`, `sets_prealloc` (update + bind of sets allocated
+//! untimed), `sets_cached` (bind one of two sets written untimed),
+//! `dynamic_offset` (UBO only), `descriptor_buffer` (`vkGetDescriptorEXT`
+//! and `vkCmdSetDescriptorBufferOffsetsEXT`) and `descriptor_buffer_cached`
+//! (offsets only). A strategy the device lacks is printed as skipped.
+//!
+//! Each repetition records `--draws` draws of degenerate triangles into
+//! one command buffer on a 1x1 target, submits, waits and resets, timed
+//! as a whole: k draws/s = draws / time / 1000, the **median** of
+//! `--repetitions` (repetitions interleaved across strategies after one
+//! warm-up round), with the ratio to the same scenario's baseline of the
+//! same run and the extra µs per draw over it. The last two draws cover
+//! the pixel and add their colours; the pixel is read back and checked
+//! after every repetition, so a strategy that binds the wrong descriptor
+//! is reported FAILED (exit 1) instead of getting a figure; so is any
+//! validation message under `--validation`.
+//!
 //! # Output
 //!
 //! One human-readable line per figure, with `PASS`/`MISS` against each
@@ -161,6 +189,7 @@ use pipe_core::view::{SamplerView, SamplerViewTemplate, Surface, SurfaceTemplate
 use pipe_core::{
     Context, Format, PipeBox, PipeError, PipeResult, Resource, ResourceTemplate, Screen, Target,
 };
+use pipe_tools::{descriptors, json_str};
 use pipe_vk::{ScreenOptions, VkScreen};
 
 const MIB: u64 = 1 << 20;
@@ -175,7 +204,7 @@ const MEMORY_TARGET_ALLOCATIONS: usize = 16;
 #[derive(Parser)]
 #[command(
     name = "pipe-bench",
-    about = "pipe-vk upload, memory and draw-overhead benchmarks"
+    about = "pipe-vk upload, memory, draw-overhead and descriptor-strategy benchmarks"
 )]
 struct Cli {
     /// Device selector (index or name substring); default: PIPE_VK_DEVICE.
@@ -238,6 +267,16 @@ enum Command {
         #[arg(long, hide = true)]
         child: Option<String>,
     },
+    /// Draws/s of each descriptor strategy on raw Vulkan, one binding
+    /// changed per draw (issue 7's descriptor choice).
+    Descriptors {
+        /// Draws per repetition (one command buffer); even.
+        #[arg(long, default_value_t = descriptors::DEFAULT_DRAWS)]
+        draws: u32,
+        /// Timed repetitions per strategy (after one warm-up round).
+        #[arg(long, default_value_t = descriptors::DEFAULT_REPETITIONS)]
+        repetitions: u32,
+    },
 }
 
 fn main() -> ExitCode {
@@ -284,6 +323,26 @@ fn main() -> ExitCode {
             in_process,
         )
         .map(|r| if cli.json { r.json() } else { r.human() }),
+        Command::Descriptors { draws, repetitions } => {
+            let cfg = descriptors::Config {
+                device: cli.device.clone(),
+                validation: cli.validation,
+                draws,
+                repetitions,
+            };
+            descriptors::run(&cfg).and_then(|r| {
+                let text = if cli.json { r.json() } else { r.human() };
+                if r.failed() {
+                    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+                    Err(
+                        "descriptors: a strategy failed or the validation layer reported messages"
+                            .into(),
+                    )
+                } else {
+                    Ok(text)
+                }
+            })
+        }
     };
     match result {
         Ok(text) => {
@@ -1878,22 +1937,4 @@ impl DrawReport {
             noop
         )
     }
-}
-
-/// A JSON string literal.
-fn json_str(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
