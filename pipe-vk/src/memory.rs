@@ -38,6 +38,9 @@ pub struct DebugFlags {
     /// `emulate_line_stipple`: stipple lines in shaders (the path of
     /// devices without stippled lines) even where the device has them.
     pub emulate_line_stipple: bool,
+    /// `no_draw_merge`: record every `draw_vbo` call on its own
+    /// (`crate::merge` off), for comparisons.
+    pub no_draw_merge: bool,
 }
 
 impl DebugFlags {
@@ -48,6 +51,7 @@ impl DebugFlags {
         DebugFlags {
             staging: has("staging"),
             emulate_line_stipple: has("emulate_line_stipple"),
+            no_draw_merge: has("no_draw_merge"),
         }
     }
 }

@@ -147,10 +147,10 @@ impl VkContext {
         });
     }
 
-    /// Whether a draw with `key` may start a merge: the device has
-    /// multi-draw (else there is nothing to gain).
+    /// Whether a draw may start a merge: the device has multi-draw (else
+    /// there is nothing to gain) and `PIPE_VK_DEBUG=no_draw_merge` is off.
     pub(crate) fn can_merge(&self) -> bool {
-        self.multi_draw.is_some()
+        self.multi_draw.is_some() && !self.dev().debug.no_draw_merge
     }
 
     fn merge_limit(&self) -> usize {

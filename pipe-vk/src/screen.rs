@@ -37,6 +37,8 @@ pub struct ScreenOptions {
     /// Force the shader emulation of line stipple;
     /// `PIPE_VK_DEBUG=emulate_line_stipple`.
     pub emulate_line_stipple: Option<bool>,
+    /// Record every `draw_vbo` call on its own; `PIPE_VK_DEBUG=no_draw_merge`.
+    pub no_draw_merge: Option<bool>,
 }
 
 impl ScreenOptions {
@@ -52,6 +54,9 @@ impl ScreenOptions {
         }
         if let Some(s) = self.emulate_line_stipple {
             f.emulate_line_stipple = s;
+        }
+        if let Some(s) = self.no_draw_merge {
+            f.no_draw_merge = s;
         }
         f
     }

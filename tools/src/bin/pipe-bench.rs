@@ -95,6 +95,12 @@
 //!    `draw_vbo`.
 //! 7. **user constants**: `set_constant_buffer(FRAGMENT, 0, ..)` with 32 B
 //!    of user data (two alternating contents), then `draw_vbo`.
+//! 8. and 9. **scenarios 1 and 2 with draw merging off**
+//!    (`ScreenOptions::no_draw_merge`, i.e. `PIPE_VK_DEBUG=no_draw_merge`):
+//!    every `draw_vbo` takes pipe-vk's full path instead of joining the
+//!    previous call's pending multi-draw (`pipe_vk::merge`). The report
+//!    gives scenario 1 / 8 and 2 / 9: what merging gains, measured in the
+//!    same run.
 //!
 //! Measurement, as drawoverhead: every scenario first binds the common
 //! state and its own, and does one untimed warm-up (2 draws and a finish,
@@ -844,6 +850,11 @@ enum Scenario {
     Ubo,
     Blend,
     UserConstants,
+    /// `Arrays` with draw merging off (`PIPE_VK_DEBUG=no_draw_merge`):
+    /// the same-run baseline of what merging gains.
+    ArraysNoMerge,
+    /// `Elements` with draw merging off.
+    ElementsNoMerge,
 }
 
 /// Figures of one scenario from [`ANCHORS_SOURCE`] (k draws/s, measured
@@ -859,7 +870,7 @@ struct Anchor {
 }
 
 impl Scenario {
-    const ALL: [Scenario; 7] = [
+    const ALL: [Scenario; 9] = [
         Scenario::Arrays,
         Scenario::Elements,
         Scenario::VertexBuffer,
@@ -867,7 +878,14 @@ impl Scenario {
         Scenario::Ubo,
         Scenario::Blend,
         Scenario::UserConstants,
+        Scenario::ArraysNoMerge,
+        Scenario::ElementsNoMerge,
     ];
+
+    /// Whether the screen is opened with draw merging off.
+    fn no_merge(self) -> bool {
+        matches!(self, Scenario::ArraysNoMerge | Scenario::ElementsNoMerge)
+    }
 
     fn number(self) -> usize {
         Self::ALL.iter().position(|s| *s == self).unwrap_or(0) + 1
@@ -882,6 +900,8 @@ impl Scenario {
             Scenario::Ubo => "ubo",
             Scenario::Blend => "blend",
             Scenario::UserConstants => "user_constants",
+            Scenario::ArraysNoMerge => "arrays_no_merge",
+            Scenario::ElementsNoMerge => "elements_no_merge",
         }
     }
 
@@ -894,6 +914,8 @@ impl Scenario {
             Scenario::Ubo => "UBO change (cb1 buffer)",
             Scenario::Blend => "pipeline change (blend CSO)",
             Scenario::UserConstants => "user constants, 32 B per draw",
+            Scenario::ArraysNoMerge => "DrawArrays, no change, merging off",
+            Scenario::ElementsNoMerge => "DrawElements, no change, merging off",
         }
     }
 
@@ -907,7 +929,7 @@ impl Scenario {
             raw,
         };
         match self {
-            Scenario::Arrays => a(
+            Scenario::Arrays | Scenario::ArraysNoMerge => a(
                 "#1 DrawArrays",
                 6498.0,
                 10235.0,
@@ -915,7 +937,7 @@ impl Scenario {
                 "vkCmdDraw",
                 1893.0,
             ),
-            Scenario::Elements => a(
+            Scenario::Elements | Scenario::ElementsNoMerge => a(
                 "#2 DrawElements",
                 5240.0,
                 8177.0,
@@ -1325,12 +1347,12 @@ impl DrawRig {
         let arrays = DrawInfo::default();
         let ctx = &mut *self.ctx;
         match s {
-            Scenario::Arrays => {
+            Scenario::Arrays | Scenario::ArraysNoMerge => {
                 for _ in 0..n {
                     ctx.draw_vbo(&arrays, 0, None, &draw)?;
                 }
             }
-            Scenario::Elements => {
+            Scenario::Elements | Scenario::ElementsNoMerge => {
                 let info = DrawInfo {
                     index_size: 4,
                     index: IndexSource::Resource(self.index.clone()),
@@ -1529,8 +1551,11 @@ fn draw_job(
 ) -> Result<JobOutcome, String> {
     let (screen, scenario): (Arc<dyn Screen>, Scenario) = match job {
         DrawJob::Vk(s) => (
-            pipe_vk::create_screen(&options(device, validation, false))
-                .map_err(pipe("create_screen"))?,
+            pipe_vk::create_screen(&ScreenOptions {
+                no_draw_merge: Some(s.no_merge()),
+                ..options(device, validation, false)
+            })
+            .map_err(pipe("create_screen"))?,
             s,
         ),
         DrawJob::Noop => (ValidatingScreen::new(NoopScreen::new()), Scenario::Arrays),
@@ -1737,6 +1762,25 @@ fn ratio(a: f64, b: f64) -> f64 {
 }
 
 impl DrawReport {
+    /// `(merged scenario, the same with merging off, rate ratio)` for each
+    /// pair that ran.
+    fn merging(&self) -> Vec<(Scenario, Scenario, f64)> {
+        let rate = |s: Scenario| {
+            self.results
+                .iter()
+                .find(|r| r.scenario == s)
+                .and_then(|r| r.run.as_ref().ok())
+                .map(DrawRun::k_per_s)
+        };
+        [
+            (Scenario::Arrays, Scenario::ArraysNoMerge),
+            (Scenario::Elements, Scenario::ElementsNoMerge),
+        ]
+        .into_iter()
+        .filter_map(|(on, off)| Some((on, off, ratio(rate(on)?, rate(off)?))))
+        .collect()
+    }
+
     fn arrays(&self) -> Option<DrawRun> {
         self.results
             .iter()
@@ -1791,6 +1835,22 @@ impl DrawReport {
                         r.scenario.label()
                     );
                 }
+            }
+        }
+        let merging = self.merging();
+        if !merging.is_empty() {
+            let _ = writeln!(s);
+            let _ = writeln!(
+                s,
+                "draw merging (pipe_vk::merge), against the same scenario with merging off in this run:"
+            );
+            for (on, off, r) in merging {
+                let _ = writeln!(
+                    s,
+                    "  scenario {} / scenario {} = {r:.2}x",
+                    on.number(),
+                    off.number()
+                );
             }
         }
         match &self.noop {
@@ -1905,6 +1965,17 @@ impl DrawReport {
                 }
             })
             .collect();
+        let merging: Vec<String> = self
+            .merging()
+            .into_iter()
+            .map(|(on, off, r)| {
+                format!(
+                    "{{\"measured\": \"same run\", \"merged\": {}, \"unmerged\": {}, \"ratio\": {r:.4}}}",
+                    on.number(),
+                    off.number()
+                )
+            })
+            .collect();
         let noop = match &self.noop {
             None => "null".to_string(),
             Some(Ok(n)) => {
@@ -1923,7 +1994,7 @@ impl DrawReport {
             "{{\"benchmark\": \"draw\", \"device\": {}, \"width\": {DRAW_SIZE}, \"height\": {DRAW_SIZE}, \
              \"depth\": {}, \"duration_ms\": {}, \"lp_num_threads\": {}, \"isolated\": {}, \
              \"anchors_source\": {}, \
-             \"scenarios\": [{}], \"noop_baseline\": {}}}\n",
+             \"scenarios\": [{}], \"merging\": [{}], \"noop_baseline\": {}}}\n",
             json_str(&self.device),
             json_str(&self.depth),
             self.duration.as_millis(),
@@ -1934,6 +2005,7 @@ impl DrawReport {
             self.isolated,
             json_str(ANCHORS_SOURCE),
             scenarios.join(", "),
+            merging.join(", "),
             noop
         )
     }
