@@ -348,9 +348,10 @@ impl Batches {
                         ty: vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
                         descriptor_count: POOL_SETS * 64,
                     },
+                    // Draws' set 0: 26 uniform buffers.
                     vk::DescriptorPoolSize {
                         ty: vk::DescriptorType::UNIFORM_BUFFER,
-                        descriptor_count: POOL_SETS * 8,
+                        descriptor_count: POOL_SETS * 32,
                     },
                     vk::DescriptorPoolSize {
                         ty: vk::DescriptorType::STORAGE_BUFFER,

@@ -114,7 +114,6 @@ pub struct VkContext {
     pub(crate) max_multi_draw: u32,
     /// The fragment stage's driver constant buffer (polygon stipple).
     pub(crate) driver_ubo: Option<crate::draw::UboBinding>,
-    pub(crate) push_descriptor: ash::khr::push_descriptor::Device,
     /// Bound sampler views per stage and slot.
     pub(crate) views: Vec<Vec<Option<SamplerView>>>,
     /// `VkSampler`s of live sampler CSOs, by CSO id.
@@ -154,7 +153,6 @@ impl VkContext {
         let batches = Batches::new(screen.shared().clone(), id)?;
         let dev = screen.shared().clone();
         let pipelines = crate::pipeline::PipelineCache::new(&dev)?;
-        let push_descriptor = ash::khr::push_descriptor::Device::new(&dev.instance.raw, dev.raw());
         Ok(VkContext {
             screen,
             id,
@@ -180,7 +178,6 @@ impl VkContext {
                 .then(|| ash::ext::multi_draw::Device::new(&dev.instance.raw, dev.raw())),
             max_multi_draw: crate::caps::max_multi_draw(&dev),
             driver_ubo: None,
-            push_descriptor,
             views: vec![vec![None; MAX_SHADER_SAMPLER_VIEWS]; 6],
             vk_samplers: Default::default(),
             dummy_texture: None,

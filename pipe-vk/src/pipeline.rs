@@ -11,9 +11,10 @@
 //! by a `VkPipelineCache`.
 //!
 //! The pipeline layout follows spirv-gen's fixed binding model
-//! (`spirv_gen::binding`): set 0 holds the uniform buffers of every stage
-//! as a push-descriptor set; set 1 holds the combined image samplers,
-//! allocated per draw; sets 2-3 (images, shader buffers) are empty;
+//! (`spirv_gen::binding`): set 0 holds the uniform buffers of every stage;
+//! set 1 holds the combined image samplers; both are allocated from the
+//! batch's pools and cached per batch by content (`crate::draw`); sets 2-3
+//! (images, shader buffers) are empty;
 //! push constants span the driver block. Pipelines whose shaders use
 //! images, shader buffers or texture buffers use an extended layout of
 //! `crate::descriptors` instead (same set 0 and push constants, sets 1-3
@@ -193,10 +194,10 @@ impl Layout {
             vk::ShaderStageFlags::FRAGMENT,
             vk::ShaderStageFlags::COMPUTE,
         ];
-        // Set 0: uniform buffers, a push-descriptor set. Push descriptor
-        // sets hold at most maxPushDescriptors (>= 32) bindings, so only
-        // the slots pipe-vk binds today are declared: the first
-        // UBO_SLOTS of each graphics stage and compute.
+        // Set 0: uniform buffers. Only the slots pipe-vk binds today are
+        // declared: the first UBO_SLOTS of each graphics stage (it was a
+        // push-descriptor set, which holds at most maxPushDescriptors,
+        // >= 32, bindings).
         let mut ubo = Vec::new();
         // The fragment stage's driver constant buffer (polygon stipple).
         ubo.push(
@@ -218,12 +219,6 @@ impl Layout {
             }
         }
         let mut sets = [vk::DescriptorSetLayout::null(); 4];
-        let push = dev.device.features.has(ash::khr::push_descriptor::NAME);
-        if !push {
-            return Err(PipeError::unsupported(
-                "pipe-vk needs VK_KHR_push_descriptor for its descriptor strategy",
-            ));
-        }
         // Set 1: combined image samplers of the five graphics stages,
         // slots 0..TEX_SLOTS, allocated per draw from the batch's pools.
         let mut tex = Vec::new();
@@ -247,15 +242,8 @@ impl Layout {
                 1 => &tex,
                 _ => &[],
             };
-            let flags = if i == 0 {
-                vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR
-            } else {
-                vk::DescriptorSetLayoutCreateFlags::empty()
-            };
-            let info = vk::DescriptorSetLayoutCreateInfo::default()
-                .flags(flags)
-                .bindings(bindings);
-            // SAFETY: valid bindings; push descriptors are enabled.
+            let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(bindings);
+            // SAFETY: valid bindings.
             *set = unsafe { raw.create_descriptor_set_layout(&info, None) }
                 .map_err(|e| vk_err("vkCreateDescriptorSetLayout", e))?;
         }
@@ -310,8 +298,9 @@ impl Layout {
 /// Texture slots per stage (vertex and fragment) that pipe-vk binds.
 pub const TEX_SLOTS: u32 = 16;
 
-/// Uniform-buffer slots per stage that pipe-vk binds (a push-descriptor set
-/// holds at most 32 bindings on some devices: 6 stages x 5).
+/// Uniform-buffer slots per stage that pipe-vk binds (5 graphics stages x
+/// 5, plus the driver buffer, fit the 32 bindings a push-descriptor set
+/// may hold, should set 0 become one again).
 pub const UBO_SLOTS: u32 = 5;
 
 fn blend_factor(f: BlendFactor) -> vk::BlendFactor {
