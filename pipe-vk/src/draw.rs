@@ -103,6 +103,13 @@ const DEPTH_ATTACHMENT: Access = Access::new(
 /// Descriptor updates after which a batch is flushed (see `do_draw_vbo`).
 const MAX_DESCRIPTOR_UPDATES_PER_BATCH: u32 = 16_384;
 
+/// The contents of set 0: (binding, buffer, offset, range) per uniform
+/// buffer.
+pub type UboKey = SmallVec<[(u32, u64, u64, u64); 16]>;
+/// The contents of set 1: (binding | layout << 16, view, sampler) per
+/// texture.
+pub type TexKey = SmallVec<[(u32, u64, u64); 8]>;
+
 /// What the current command buffer already has bound or set, so that
 /// redundant commands are skipped.
 #[derive(Default)]
@@ -110,11 +117,11 @@ pub struct DrawCache {
     pub cmd: vk::CommandBuffer,
     pub epoch: u64,
     pub pipeline: vk::Pipeline,
-    pub ubos: SmallVec<[(u32, u64, u64, u64); 16]>,
-    pub textures: SmallVec<[(u32, u64, u64); 8]>,
+    pub ubos: UboKey,
+    pub textures: TexKey,
     /// Set 0 and set 1 of the current batch, by content.
-    pub ubo_sets: HashMap<SmallVec<[(u32, u64, u64, u64); 16]>, vk::DescriptorSet>,
-    pub tex_sets: HashMap<SmallVec<[(u32, u64, u64); 8]>, vk::DescriptorSet>,
+    pub ubo_sets: HashMap<UboKey, vk::DescriptorSet>,
+    pub tex_sets: HashMap<TexKey, vk::DescriptorSet>,
     pub vbufs: SmallVec<[(u64, u64); 16]>,
     pub index: Option<(u64, u64, i32)>,
     pub push: Vec<u8>,
@@ -884,11 +891,11 @@ impl VkContext {
                 ..DrawCache::default()
             };
         }
-        let ubo_key: SmallVec<[(u32, u64, u64, u64); 16]> = ubo_writes
+        let ubo_key: UboKey = ubo_writes
             .iter()
             .map(|(b, i)| (*b, vk::Handle::as_raw(i.buffer), i.offset, i.range))
             .collect();
-        let tex_key: SmallVec<[(u32, u64, u64); 8]> = textures
+        let tex_key: TexKey = textures
             .iter()
             .map(|(b, i)| {
                 (
