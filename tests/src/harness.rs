@@ -1,17 +1,29 @@
 //! Helpers the test cases share: opening a screen and context on the device
-//! and with the validation setting the runner chose.
+//! and with the validation setting the runner chose, creating and filling
+//! resources, reading them back and comparing, and the set-up of a draw
+//! (render target, viewport, shaders, vertices).
 //!
 //! Bodies use `?` on these: a failure becomes `Outcome::Fail` with the pipe
 //! error, except `Unsupported` from screen creation, which is a `Skip`
 //! (no usable device is a property of the machine, not a driver bug).
+//! Bodies that return an `Outcome` directly unwrap with [`or_return!`].
+//!
+//! The `expect_*` helpers compare with what a case passes them: expected
+//! values are always computed in the case, never read from the driver.
 
 use std::sync::Arc;
 
-use pipe_core::flags::{FlushFlags, MapFlags};
-use pipe_core::resource::{BindFlags, PipeBox, ResourceFlags};
+use pipe_core::draw::{DrawInfo, DrawStartCountBias, PrimType};
+use pipe_core::flags::{ClearFlags, FlushFlags, MapFlags};
+use pipe_core::resource::{BindFlags, PipeBox, ResourceFlags, Target};
 use pipe_core::shader::{ShaderCode, ShaderState, StreamOutputInfo};
-use pipe_core::state::{ConstantBuffer, ShaderStage};
-use pipe_core::{Context, PipeError, Resource, ResourceTemplate, Screen};
+use pipe_core::state::{
+    ColorUnion, ConstantBuffer, FramebufferState, ShaderStage, VertexBuffer, VertexBufferSource,
+    VertexElement, ViewportState,
+};
+use pipe_core::transfer::Transfer;
+use pipe_core::view::{Surface, SurfaceTemplate};
+use pipe_core::{Context, Format, PipeError, Resource, ResourceTemplate, Screen};
 use pipe_vk::ScreenOptions;
 
 use crate::{Outcome, TestContext};
@@ -27,7 +39,12 @@ pub fn options(ctx: &TestContext) -> ScreenOptions {
 
 /// Opens a screen on the selected device.
 pub fn screen(ctx: &TestContext) -> Result<Arc<dyn Screen>, Outcome> {
-    pipe_vk::create_screen(&options(ctx)).map_err(|e| match e {
+    screen_with(&options(ctx))
+}
+
+/// Opens a screen with `opts`; no usable device is a skip.
+fn screen_with(opts: &ScreenOptions) -> Result<Arc<dyn Screen>, Outcome> {
+    pipe_vk::create_screen(opts).map_err(|e| match e {
         PipeError::Unsupported(m) => Outcome::skip(format!("no usable device: {m}")),
         e => Outcome::fail(format!("create_screen: {e}")),
     })
@@ -39,11 +56,28 @@ pub type ScreenAndContext = (Arc<dyn Screen>, Box<dyn Context>);
 /// Opens a screen and a context on it.
 pub fn screen_and_context(ctx: &TestContext) -> Result<ScreenAndContext, Outcome> {
     let s = screen(ctx)?;
-    let c = s
+    let c = context(&s)?;
+    Ok((s, c))
+}
+
+/// Creates a context on `screen`.
+fn context(screen: &Arc<dyn Screen>) -> Result<Box<dyn Context>, Outcome> {
+    screen
         .clone()
         .context_create()
-        .map_err(|e| Outcome::fail(format!("context_create: {e}")))?;
-    Ok((s, c))
+        .map_err(|e| Outcome::fail(format!("context_create: {e}")))
+}
+
+/// Unwraps a `Result<T, Outcome>` in a body that returns an [`Outcome`]
+/// (the `?` of bodies that are not `Result`s): `Err(o)` returns `o`.
+#[macro_export]
+macro_rules! or_return {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(o) => return o,
+        }
+    };
 }
 
 /// Turns a pipe error into a failure naming `what`.
@@ -62,14 +96,8 @@ pub fn env(ctx: &TestContext, staging: bool) -> Result<Env, Outcome> {
 pub fn env_with(ctx: &TestContext, f: impl FnOnce(&mut ScreenOptions)) -> Result<Env, Outcome> {
     let mut opts = options(ctx);
     f(&mut opts);
-    let screen = pipe_vk::create_screen(&opts).map_err(|e| match e {
-        PipeError::Unsupported(m) => Outcome::skip(format!("no usable device: {m}")),
-        e => Outcome::fail(format!("create_screen: {e}")),
-    })?;
-    let ctx = screen
-        .clone()
-        .context_create()
-        .map_err(|e| Outcome::fail(format!("context_create: {e}")))?;
+    let screen = screen_with(&opts)?;
+    let ctx = context(&screen)?;
     Ok(Env { screen, ctx })
 }
 
@@ -93,9 +121,91 @@ impl Env {
         step("resource_create(buffer)", self.screen.resource_create(&t))
     }
 
+    /// A buffer of `data.len()` bytes holding `data`.
+    pub fn buffer_with(&mut self, data: &[u8]) -> Result<Resource, Outcome> {
+        let buf = self.buffer(data.len() as u32, ResourceFlags::empty())?;
+        self.subdata(&buf, 0, data)?;
+        Ok(buf)
+    }
+
+    /// Writes `data` at byte `offset` of a buffer (`buffer_subdata`).
+    pub fn subdata(&mut self, res: &Resource, offset: u32, data: &[u8]) -> Result<(), Outcome> {
+        step(
+            "buffer_subdata",
+            self.ctx
+                .buffer_subdata(res, MapFlags::empty(), offset, data),
+        )
+    }
+
+    /// Copies `len` bytes at `src_offset` of buffer `src` to `dst_offset`
+    /// of buffer `dst` (`resource_copy_region`).
+    pub fn copy_buffer(
+        &mut self,
+        dst: &Resource,
+        dst_offset: u32,
+        src: &Resource,
+        src_offset: u32,
+        len: u32,
+    ) -> Result<(), Outcome> {
+        copy_buffer_on(&mut *self.ctx, dst, dst_offset, src, src_offset, len)
+    }
+
+    /// Maps a box of level 0 with `flags` (which include WRITE) and writes
+    /// `data` at its start; the caller unmaps.
+    pub fn map_write(
+        &mut self,
+        res: &Resource,
+        flags: MapFlags,
+        bx: &PipeBox,
+        data: &[u8],
+    ) -> Result<Transfer, Outcome> {
+        let mut t = step(
+            "transfer_map(WRITE)",
+            self.ctx.transfer_map(res, 0, flags, bx),
+        )?;
+        t.write_bytes(0, data)
+            .ok_or_else(|| Outcome::fail("write past the map"))?;
+        Ok(t)
+    }
+
+    /// [`Env::map_write`], then unmaps.
+    pub fn write_through_map(
+        &mut self,
+        res: &Resource,
+        flags: MapFlags,
+        bx: &PipeBox,
+        data: &[u8],
+    ) -> Result<(), Outcome> {
+        let t = self.map_write(res, flags, bx, data)?;
+        step("transfer_unmap", self.ctx.transfer_unmap(t))
+    }
+
+    /// Another context on the screen.
+    pub fn other_context(&self) -> Result<Box<dyn Context>, Outcome> {
+        context(&self.screen)
+    }
+
     /// A texture from a template.
     pub fn texture(&self, t: &ResourceTemplate) -> Result<Resource, Outcome> {
         step("resource_create(texture)", self.screen.resource_create(t))
+    }
+
+    /// A surface of layers `first_layer..=last_layer` of a level, in the
+    /// resource's format.
+    pub fn surface(
+        &mut self,
+        res: &Resource,
+        level: u32,
+        first_layer: u32,
+        last_layer: u32,
+    ) -> Result<Surface, Outcome> {
+        let t = SurfaceTemplate {
+            format: res.desc().format,
+            level,
+            first_layer,
+            last_layer,
+        };
+        step("create_surface", self.ctx.create_surface(res, &t))
     }
 
     /// Reads `len` bytes at `offset` of a buffer through a READ map.
@@ -105,14 +215,7 @@ impl Env {
         offset: u32,
         len: u32,
     ) -> Result<Vec<u8>, Outcome> {
-        let t = step(
-            "transfer_map(READ)",
-            self.ctx
-                .transfer_map(res, 0, MapFlags::READ, &PipeBox::range(offset, len)),
-        )?;
-        let data = t.to_vec();
-        step("transfer_unmap", self.ctx.transfer_unmap(t))?;
-        Ok(data)
+        read_buffer_on(&mut *self.ctx, res, offset, len)
     }
 
     /// Reads a box of a texture level, tightly packed, through a READ map.
@@ -142,6 +245,19 @@ impl Env {
         }
         step("transfer_unmap", self.ctx.transfer_unmap(t))?;
         Ok(out)
+    }
+
+    /// Fails naming `what` unless box `bx` of a texture level reads back
+    /// (tightly packed) as `want`.
+    pub fn expect_texture(
+        &mut self,
+        res: &Resource,
+        level: u32,
+        bx: &PipeBox,
+        want: &[u8],
+        what: &str,
+    ) -> Result<(), Outcome> {
+        expect_bytes(what, &self.read_texture(res, level, bx)?, want)
     }
 
     /// Writes a tightly packed box of a texture level.
@@ -179,6 +295,93 @@ impl Env {
     }
 }
 
+/// Reads `len` bytes at `offset` of a buffer through a READ map on
+/// context `c` (a second context of a test, or an [`Env`]'s).
+pub fn read_buffer_on(
+    c: &mut dyn Context,
+    res: &Resource,
+    offset: u32,
+    len: u32,
+) -> Result<Vec<u8>, Outcome> {
+    let t = step(
+        "transfer_map(READ)",
+        c.transfer_map(res, 0, MapFlags::READ, &PipeBox::range(offset, len)),
+    )?;
+    let data = t.to_vec();
+    step("transfer_unmap", c.transfer_unmap(t))?;
+    Ok(data)
+}
+
+/// [`Env::copy_buffer`] on context `c`.
+pub fn copy_buffer_on(
+    c: &mut dyn Context,
+    dst: &Resource,
+    dst_offset: u32,
+    src: &Resource,
+    src_offset: u32,
+    len: u32,
+) -> Result<(), Outcome> {
+    let bx = PipeBox::range(src_offset, len);
+    step(
+        "resource_copy_region(buffer)",
+        c.resource_copy_region(dst, 0, dst_offset, 0, 0, src, 0, &bx),
+    )
+}
+
+/// Fails naming `what` unless `got` and `want` have the same length and
+/// elements; the message names the first differing element (a `unit`:
+/// "byte", "value") by its index, in hex.
+pub fn expect_elems<T: PartialEq + std::fmt::LowerHex>(
+    what: &str,
+    unit: &str,
+    got: &[T],
+    want: &[T],
+) -> Result<(), Outcome> {
+    if got.len() != want.len() {
+        return Err(Outcome::fail(format!(
+            "{what}: {} {unit}s, expected {}",
+            got.len(),
+            want.len()
+        )));
+    }
+    if let Some(i) = got.iter().zip(want).position(|(a, b)| a != b) {
+        let w = 2 + 2 * std::mem::size_of::<T>();
+        return Err(Outcome::fail(format!(
+            "{what}: {unit} {i} is {:#0w$x}, expected {:#0w$x}",
+            got[i], want[i]
+        )));
+    }
+    Ok(())
+}
+
+/// [`expect_elems`] of bytes.
+pub fn expect_bytes(what: &str, got: &[u8], want: &[u8]) -> Result<(), Outcome> {
+    expect_elems(what, "byte", got, want)
+}
+
+/// A texture template that can be sampled (SAMPLER_VIEW is added to
+/// `bind`): `n` is the depth of a 3D texture and the layer count of the
+/// others; `levels` mip levels.
+pub fn texture_template(
+    target: Target,
+    format: Format,
+    w: u32,
+    h: u32,
+    n: u32,
+    levels: u32,
+    bind: BindFlags,
+) -> ResourceTemplate {
+    let mut t = ResourceTemplate::texture_2d(format, w, h, bind | BindFlags::SAMPLER_VIEW);
+    t.target = target;
+    if target == Target::Texture3D {
+        t.depth0 = n;
+    } else {
+        t.array_size = n;
+    }
+    t.last_level = levels - 1;
+    t
+}
+
 /// A deterministic byte pattern (differs per `seed`).
 pub fn pattern(len: usize, seed: u8) -> Vec<u8> {
     (0..len)
@@ -191,15 +394,18 @@ pub fn pattern(len: usize, seed: u8) -> Vec<u8> {
 }
 
 /// Registers a test body twice: `<name>.direct` and `<name>.staging`.
+/// Arguments after the body are passed to it after `staging`
+/// (`both_paths!("a.b", body, true)` runs `body(ctx, staging, true)`), so
+/// that one body serves several registered tests.
 #[macro_export]
 macro_rules! both_paths {
-    ($name:literal, $body:path) => {
+    ($name:literal, $body:path $(, $arg:expr)* $(,)?) => {
         const _: () = {
             fn direct(ctx: &mut $crate::TestContext) -> $crate::Outcome {
-                $crate::Outcome::from_result($body(ctx, false))
+                $crate::Outcome::from_result($body(ctx, false $(, $arg)*))
             }
             fn staging(ctx: &mut $crate::TestContext) -> $crate::Outcome {
-                $crate::Outcome::from_result($body(ctx, true))
+                $crate::Outcome::from_result($body(ctx, true $(, $arg)*))
             }
             $crate::test_case!(name = concat!($name, ".direct"), direct);
             $crate::test_case!(name = concat!($name, ".staging"), staging);
@@ -266,20 +472,168 @@ pub fn bind_program(e: &mut Env, vs: &str, fs: &str) -> Result<(), Outcome> {
     step("bind_fs_state", e.ctx.bind_fs_state(Some(f)))
 }
 
-/// Sets fragment constant buffer 0 to one colour (user data).
-pub fn set_color(e: &mut Env, c: [f32; 4]) -> Result<(), Outcome> {
-    let bytes = f32s(&c);
+/// Binds `cbufs` and `zsbuf` as a one-layer, single-sampled `w` x `h`
+/// framebuffer.
+pub fn set_framebuffer(
+    e: &mut Env,
+    w: u16,
+    h: u16,
+    cbufs: Vec<Option<Surface>>,
+    zsbuf: Option<Surface>,
+) -> Result<(), Outcome> {
+    let fb = FramebufferState {
+        width: w,
+        height: h,
+        layers: 1,
+        samples: 1,
+        cbufs,
+        zsbuf,
+        resolve: None,
+    };
+    step("set_framebuffer_state", e.ctx.set_framebuffer_state(&fb))
+}
+
+/// Sets viewport 0 to the whole `w` x `h` window (NDC x and y in -1..1 to
+/// 0..w and 0..h, z unchanged).
+pub fn set_full_viewport(e: &mut Env, w: u32, h: u32) -> Result<(), Outcome> {
+    let (x, y) = (w as f32 / 2.0, h as f32 / 2.0);
+    let vp = ViewportState {
+        scale: [x, y, 1.0],
+        translate: [x, y, 0.0],
+        swizzle: Default::default(),
+    };
+    step("set_viewport_states", e.ctx.set_viewport_states(0, &[vp]))
+}
+
+/// A `w` x `h` 2D texture of `format` (render target and sampler view),
+/// bound alone as the framebuffer with [`set_full_viewport`].
+pub fn bind_render_target(
+    e: &mut Env,
+    format: Format,
+    w: u32,
+    h: u32,
+) -> Result<Resource, Outcome> {
+    let bind = BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW;
+    let color = e.texture(&ResourceTemplate::texture_2d(format, w, h, bind))?;
+    let s = e.surface(&color, 0, 0, 0)?;
+    set_framebuffer(e, w as u16, h as u16, vec![Some(s)], None)?;
+    set_full_viewport(e, w, h)?;
+    Ok(color)
+}
+
+/// Vertex element 0: an f32x4 at offset 0 of vertex buffer 0, stride 16.
+pub const VEC4_ELEMENT: VertexElement = VertexElement {
+    src_offset: 0,
+    src_stride: 16,
+    vertex_buffer_index: 0,
+    dual_slot: false,
+    src_format: Format::R32G32B32A32Float,
+    instance_divisor: 0,
+};
+
+/// Creates and binds vertex elements `elems` and sets vertex buffer 0 to
+/// `src`.
+pub fn bind_vertex_buffer(
+    e: &mut Env,
+    elems: &[VertexElement],
+    src: VertexBufferSource,
+) -> Result<(), Outcome> {
+    let ve = step(
+        "create_vertex_elements_state",
+        e.ctx.create_vertex_elements_state(elems),
+    )?;
+    step(
+        "bind_vertex_elements_state",
+        e.ctx.bind_vertex_elements_state(Some(ve)),
+    )?;
+    step(
+        "set_vertex_buffers",
+        e.ctx.set_vertex_buffers(&[VertexBuffer {
+            buffer: Some(src),
+            buffer_offset: 0,
+        }]),
+    )
+}
+
+/// Clears the rectangle `[x, y, width, height]` of a colour surface to
+/// `c` (`clear_render_target`, render condition ignored).
+pub fn clear_surface(
+    e: &mut Env,
+    s: &Surface,
+    c: &ColorUnion,
+    [x, y, w, h]: [u32; 4],
+) -> Result<(), Outcome> {
+    step(
+        "clear_render_target",
+        e.ctx.clear_render_target(s, c, x, y, w, h, false),
+    )
+}
+
+/// Clears the aspects in `flags` of the rectangle `[x, y, width, height]`
+/// of a depth/stencil surface (`clear_depth_stencil`, render condition
+/// ignored).
+pub fn clear_depth_stencil(
+    e: &mut Env,
+    s: &Surface,
+    flags: ClearFlags,
+    (depth, stencil): (f64, u32),
+    [x, y, w, h]: [u32; 4],
+) -> Result<(), Outcome> {
+    step(
+        "clear_depth_stencil",
+        e.ctx
+            .clear_depth_stencil(s, flags, depth, stencil, x, y, w, h, false),
+    )
+}
+
+/// Clears colour buffer 0 of the bound framebuffer to `c`.
+pub fn clear_color(e: &mut Env, c: [f32; 4]) -> Result<(), Outcome> {
+    step(
+        "clear",
+        e.ctx
+            .clear(ClearFlags::COLOR0, None, &ColorUnion::from_f32(c), 1.0, 0),
+    )
+}
+
+/// A non-indexed draw of `count` vertices from `start`, one instance.
+pub fn draw_arrays(e: &mut Env, mode: PrimType, start: u32, count: u32) -> Result<(), Outcome> {
+    let info = DrawInfo {
+        mode,
+        ..DrawInfo::default()
+    };
+    step(
+        "draw_vbo",
+        e.ctx.draw_vbo(
+            &info,
+            0,
+            None,
+            &[DrawStartCountBias {
+                start,
+                count,
+                index_bias: 0,
+            }],
+        ),
+    )
+}
+
+/// Sets constant buffer 0 of `stage` to `data` (user memory).
+pub fn set_user_constants(e: &mut Env, stage: ShaderStage, data: &[u8]) -> Result<(), Outcome> {
     step(
         "set_constant_buffer",
         e.ctx.set_constant_buffer(
-            ShaderStage::Fragment,
+            stage,
             0,
             Some(ConstantBuffer {
                 buffer: None,
                 buffer_offset: 0,
-                buffer_size: 16,
-                user_buffer: Some(&bytes),
+                buffer_size: data.len() as u32,
+                user_buffer: Some(data),
             }),
         ),
     )
+}
+
+/// Sets fragment constant buffer 0 to one colour (user data).
+pub fn set_color(e: &mut Env, c: [f32; 4]) -> Result<(), Outcome> {
+    set_user_constants(e, ShaderStage::Fragment, &f32s(&c))
 }

@@ -28,7 +28,9 @@ use pipe_core::state::{ColorUnion, ScissorState, TexFilter};
 use pipe_core::view::SurfaceTemplate;
 use pipe_core::{Format, PipeError, Resource};
 
-use crate::harness::{env, pattern, step, Env};
+use crate::harness::{
+    clear_depth_stencil, clear_surface, env, pattern, step, texture_template, Env,
+};
 use crate::{both_paths, Outcome, TestContext};
 
 type R = Result<(), Outcome>;
@@ -49,6 +51,10 @@ impl Img {
         Img { w, h, d, bpp, data }
     }
 
+    fn zeros(w: usize, h: usize, d: usize, bpp: usize) -> Img {
+        Img::from_bytes(w, h, d, bpp, vec![0; w * h * d * bpp])
+    }
+
     fn from_fn(
         w: usize,
         h: usize,
@@ -66,6 +72,13 @@ impl Img {
             }
         }
         Img::from_bytes(w, h, d, bpp, data)
+    }
+
+    /// Texels of `a` where `pick(x, y, z)`, of `b` elsewhere.
+    fn select(a: &Img, b: &Img, pick: impl Fn(usize, usize, usize) -> bool) -> Img {
+        Img::from_fn(a.w, a.h, a.d, a.bpp, |x, y, z| {
+            if pick(x, y, z) { a } else { b }.at(x, y, z).to_vec()
+        })
     }
 
     fn idx(&self, x: usize, y: usize, z: usize) -> usize {
@@ -98,6 +111,10 @@ fn pbox(b: Bx) -> PipeBox {
     PipeBox::new(b[0], b[1], b[2], b[3], b[4], b[5])
 }
 
+fn bx(b: &PipeBox) -> Bx {
+    [b.x, b.y, b.z, b.width, b.height, b.depth]
+}
+
 /// Writes into `dst` what a NEAREST blit of `src`'s box `sb` to `dst`'s box
 /// `db` gives, converting each texel with `conv`.
 fn expect_nearest(src: &Img, sb: Bx, dst: &mut Img, db: Bx, conv: &dyn Fn(&[u8]) -> Vec<u8>) {
@@ -123,36 +140,19 @@ fn same(t: &[u8]) -> Vec<u8> {
     t.to_vec()
 }
 
-fn template(
-    target: Target,
-    format: Format,
-    w: u32,
-    h: u32,
-    n: u32,
-    levels: u32,
-    bind: BindFlags,
-) -> ResourceTemplate {
-    let mut t = ResourceTemplate::texture_2d(format, w, h, bind | BindFlags::SAMPLER_VIEW);
-    t.target = target;
-    if target == Target::Texture3D {
-        t.depth0 = n;
-    } else {
-        t.array_size = n;
-    }
-    t.last_level = levels - 1;
-    t
+/// An RGBA8 image of one level (no bindings beyond sampling).
+fn rgba8(target: Target, w: u32, h: u32, n: u32) -> ResourceTemplate {
+    let none = BindFlags::empty();
+    texture_template(target, Format::R8G8B8A8Unorm, w, h, n, 1, none)
+}
+
+/// A one-level 2D texture template.
+fn template_2d(format: Format, w: u32, h: u32, bind: BindFlags) -> ResourceTemplate {
+    texture_template(Target::Texture2D, format, w, h, 1, 1, bind)
 }
 
 fn tex2d(e: &Env, format: Format, w: u32, h: u32) -> Result<Resource, Outcome> {
-    e.texture(&template(
-        Target::Texture2D,
-        format,
-        w,
-        h,
-        1,
-        1,
-        BindFlags::empty(),
-    ))
+    e.texture(&template_2d(format, w, h, BindFlags::empty()))
 }
 
 fn upload(e: &mut Env, res: &Resource, level: u32, img: &Img) -> R {
@@ -197,6 +197,22 @@ fn info(dst: BlitSurface, src: BlitSurface, mask: BlitMask, filter: TexFilter) -
     }
 }
 
+/// A NEAREST blit of the channels in `mask`.
+fn blit_info(dst: BlitSurface, src: BlitSurface, mask: BlitMask) -> BlitInfo {
+    info(dst, src, mask, TexFilter::Nearest)
+}
+
+/// A NEAREST blit of every channel.
+fn rgba_nearest(dst: BlitSurface, src: BlitSurface) -> BlitInfo {
+    blit_info(dst, src, BlitMask::RGBA)
+}
+
+/// Blits box `b` of level 0 of `src` to the same box of level 0 of `dst`
+/// (every channel, NEAREST).
+fn blit_same_box(e: &mut Env, dst: &Resource, src: &Resource, b: Bx, what: &str) -> R {
+    blit(e, &rgba_nearest(surf(dst, 0, b), surf(src, 0, b)), what)
+}
+
 fn blit(e: &mut Env, i: &BlitInfo, what: &str) -> R {
     step(what, e.ctx.blit(i))
 }
@@ -238,13 +254,71 @@ fn expect_close(what: &str, got: &Img, want: &Img, tol: u8) -> R {
     Ok(())
 }
 
+/// Checks an RGBA16F image: channel `c` of texel `t` is within `tol` of
+/// `want(t, c)`.
+fn expect_f16(what: &str, got: &Img, tol: f32, want: impl Fn(usize, usize) -> f32) -> R {
+    for (t, h) in got.data.chunks(8).enumerate() {
+        for c in 0..4 {
+            let v = f16_to_f32(u16::from_le_bytes([h[2 * c], h[2 * c + 1]]));
+            let w = want(t, c);
+            if (v - w).abs() > tol {
+                return Err(Outcome::fail(format!(
+                    "{what} texel {t} channel {c}: {v}, expected {w}"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn rgba8_pattern(w: usize, h: usize, d: usize, seed: u8) -> Img {
     Img::from_bytes(w, h, d, 4, pattern(w * h * d * 4, seed))
+}
+
+/// A texture of an RGBA8 format from `t` whose level 0 holds
+/// `rgba8_pattern(.., seed)`, and that image.
+fn patterned(e: &mut Env, t: &ResourceTemplate, seed: u8) -> Result<(Resource, Img), Outcome> {
+    let res = e.texture(t)?;
+    let (w, h, _) = t.level_extent(0).unwrap_or((1, 1, 1));
+    let n = t.level_layers(0).unwrap_or(1);
+    let img = rgba8_pattern(w as usize, h as usize, n as usize, seed);
+    upload(e, &res, 0, &img)?;
+    Ok((res, img))
+}
+
+/// [`patterned`] of a `w` x `h` RGBA8 2D texture.
+fn rgba8_tex(e: &mut Env, w: u32, h: u32, seed: u8) -> Result<(Resource, Img), Outcome> {
+    patterned(e, &rgba8(Target::Texture2D, w, h, 1), seed)
+}
+
+/// Runs blit `i` and checks its destination level: `want` (what the level
+/// held before) with the NEAREST picks from `src` (what the source level
+/// holds) written into the destination box.
+fn blit_check(e: &mut Env, i: &BlitInfo, src: &Img, mut want: Img, what: &str) -> R {
+    blit_onto(e, i, src, &mut want, what)
+}
+
+/// [`blit_check`] that leaves in `want` what the destination level holds
+/// after the blit.
+fn blit_onto(e: &mut Env, i: &BlitInfo, src: &Img, want: &mut Img, what: &str) -> R {
+    blit(e, i, what)?;
+    expect_nearest(src, bx(&i.src.bx), want, bx(&i.dst.bx), &same);
+    expect_level(e, &i.dst.resource, i.dst.level, want, what)
+}
+
+/// Checks a level of a texture against `want` (exact).
+fn expect_level(e: &mut Env, res: &Resource, level: u32, want: &Img, what: &str) -> R {
+    expect_img(what, &download(e, res, level)?, want)
 }
 
 fn supported(e: &Env, format: Format, target: Target, samples: u32, bind: BindFlags) -> bool {
     e.screen
         .is_format_supported(format, target, samples, samples, bind)
+}
+
+/// [`supported`] for single-sampled 2D textures.
+fn supported_2d(e: &Env, format: Format, bind: BindFlags) -> bool {
+    supported(e, format, Target::Texture2D, 1, bind)
 }
 
 // ---------------------------------------------------------------------------
@@ -265,28 +339,18 @@ fn one_to_one(ctx: &mut TestContext, staging: bool) -> R {
         BlitMask::RGBA,
         TexFilter::Linear,
     );
-    blit(&mut e, &i, "blit 1:1 region")?;
-    let mut want = ib.clone();
-    expect_nearest(&ia, sb, &mut want, db, &same);
-    expect_img("1:1 region", &download(&mut e, &b, 0)?, &want)?;
+    blit_check(&mut e, &i, &ia, ib.clone(), "1:1 region")?;
     let whole = [0, 0, 0, 8, 8, 1];
-    let i = info(
-        surf(&b, 0, whole),
-        surf(&a, 0, whole),
-        BlitMask::RGBA,
-        TexFilter::Nearest,
-    );
+    let i = rgba_nearest(surf(&b, 0, whole), surf(&a, 0, whole));
     blit(&mut e, &i, "blit whole")?;
-    expect_img("whole", &download(&mut e, &b, 0)?, &ia)
+    expect_level(&mut e, &b, 0, &ia, "whole")
 }
 both_paths!("pipe.blit.copy.one_to_one", one_to_one);
 
 /// NEAREST scaling: 2x down, 2x up, 1.5x down, anisotropic.
 fn scale_nearest(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
-    let src = tex2d(&e, Format::R8G8B8A8Unorm, 8, 8)?;
-    let is = rgba8_pattern(8, 8, 1, 3);
-    upload(&mut e, &src, 0, &is)?;
+    let (src, is) = rgba8_tex(&mut e, 8, 8, 3)?;
     let cases: [(Bx, (u32, u32), Bx); 4] = [
         ([0, 0, 0, 8, 8, 1], (4, 4), [0, 0, 0, 4, 4, 1]),
         ([2, 2, 0, 4, 4, 1], (8, 8), [0, 0, 0, 8, 8, 1]),
@@ -297,16 +361,8 @@ fn scale_nearest(ctx: &mut TestContext, staging: bool) -> R {
         let dst = tex2d(&e, Format::R8G8B8A8Unorm, w, h)?;
         let base = rgba8_pattern(w as usize, h as usize, 1, 4);
         upload(&mut e, &dst, 0, &base)?;
-        let i = info(
-            surf(&dst, 0, db),
-            surf(&src, 0, sb),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        );
-        blit(&mut e, &i, "blit nearest")?;
-        let mut want = base;
-        expect_nearest(&is, sb, &mut want, db, &same);
-        expect_img(&format!("case {n}"), &download(&mut e, &dst, 0)?, &want)?;
+        let i = rgba_nearest(surf(&dst, 0, db), surf(&src, 0, sb));
+        blit_check(&mut e, &i, &is, base, &format!("case {n}"))?;
     }
     Ok(())
 }
@@ -336,7 +392,7 @@ fn scale_linear(ctx: &mut TestContext, staging: bool) -> R {
     );
     blit(&mut e, &i, "blit linear")?;
     let want = Img::from_fn(4, 4, 1, 4, |x, y, _| block(x, y));
-    expect_img("block values", &download(&mut e, &dst, 0)?, &want)?;
+    expect_level(&mut e, &dst, 0, &want, "block values")?;
     // Two different texels into one: the average (NEAREST would pick one).
     let two = tex2d(&e, Format::R8G8B8A8Unorm, 2, 1)?;
     upload(
@@ -366,32 +422,17 @@ both_paths!("pipe.blit.scale.linear", scale_linear);
 fn format_conversion(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     // RGBA8 UNORM -> RGBA16F, 2x down.
-    let is = rgba8_pattern(8, 8, 1, 5);
-    let src = tex2d(&e, Format::R8G8B8A8Unorm, 8, 8)?;
-    upload(&mut e, &src, 0, &is)?;
+    let (src, is) = rgba8_tex(&mut e, 8, 8, 5)?;
     let f16 = tex2d(&e, Format::R16G16B16A16Float, 4, 4)?;
     let (sb, db) = ([0, 0, 0, 8, 8, 1], [0, 0, 0, 4, 4, 1]);
-    let i = info(
-        surf(&f16, 0, db),
-        surf(&src, 0, sb),
-        BlitMask::RGBA,
-        TexFilter::Nearest,
-    );
+    let i = rgba_nearest(surf(&f16, 0, db), surf(&src, 0, sb));
     blit(&mut e, &i, "rgba8 -> rgba16f")?;
     let got = download(&mut e, &f16, 0)?;
-    let mut picked = Img::from_bytes(4, 4, 1, 4, vec![0; 64]);
+    let mut picked = Img::zeros(4, 4, 1, 4);
     expect_nearest(&is, sb, &mut picked, db, &same);
-    for (t, (h, u)) in got.data.chunks(8).zip(picked.data.chunks(4)).enumerate() {
-        for c in 0..4 {
-            let v = f16_to_f32(u16::from_le_bytes([h[2 * c], h[2 * c + 1]]));
-            let want = f32::from(u[c]) / 255.0;
-            if (v - want).abs() > 1e-3 {
-                return Err(Outcome::fail(format!(
-                    "rgba16f texel {t} channel {c}: {v}, expected {want}"
-                )));
-            }
-        }
-    }
+    expect_f16("rgba16f", &got, 1e-3, |t, c| {
+        f32::from(picked.data[t * 4 + c]) / 255.0
+    })?;
     // Integers widen exactly: RGBA8UI -> RGBA16UI (1:1, different formats),
     // RGBA8I -> RGBA16I flipped in y.
     let iu = rgba8_pattern(4, 4, 1, 6);
@@ -408,12 +449,7 @@ fn format_conversion(ctx: &mut TestContext, staging: bool) -> R {
             [0, 0, 0, 4, 4, 1]
         };
         let db = [0, 0, 0, 4, 4, 1];
-        let i = info(
-            surf(&d, 0, db),
-            surf(&s, 0, sb),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        );
+        let i = rgba_nearest(surf(&d, 0, db), surf(&s, 0, sb));
         blit(&mut e, &i, "integer widen")?;
         let widen = |t: &[u8]| -> Vec<u8> {
             t.iter()
@@ -426,36 +462,21 @@ fn format_conversion(ctx: &mut TestContext, staging: bool) -> R {
                 })
                 .collect()
         };
-        let mut want = Img::from_bytes(4, 4, 1, 8, vec![0; 128]);
+        let mut want = Img::zeros(4, 4, 1, 8);
         expect_nearest(&iu, sb, &mut want, db, &widen);
-        expect_img(&format!("{sf} -> {df}"), &download(&mut e, &d, 0)?, &want)?;
+        expect_level(&mut e, &d, 0, &want, &format!("{sf} -> {df}"))?;
     }
     // BGRA8 -> RGBA8 swaps R and B.
-    if supported(
-        &e,
-        Format::B8G8R8A8Unorm,
-        Target::Texture2D,
-        1,
-        BindFlags::SAMPLER_VIEW,
-    ) {
+    if supported_2d(&e, Format::B8G8R8A8Unorm, BindFlags::SAMPLER_VIEW) {
         let s = tex2d(&e, Format::B8G8R8A8Unorm, 4, 4)?;
         let d = tex2d(&e, Format::R8G8B8A8Unorm, 4, 4)?;
         let ib = rgba8_pattern(4, 4, 1, 7);
         upload(&mut e, &s, 0, &ib)?;
         let bx = [0, 0, 0, 4, 4, 1];
-        blit(
-            &mut e,
-            &info(
-                surf(&d, 0, bx),
-                surf(&s, 0, bx),
-                BlitMask::RGBA,
-                TexFilter::Nearest,
-            ),
-            "bgra -> rgba",
-        )?;
+        blit_same_box(&mut e, &d, &s, bx, "bgra -> rgba")?;
         let mut want = ib.clone();
         expect_nearest(&ib, bx, &mut want, bx, &|t| vec![t[2], t[1], t[0], t[3]]);
-        expect_img("bgra -> rgba", &download(&mut e, &d, 0)?, &want)?;
+        expect_level(&mut e, &d, 0, &want, "bgra -> rgba")?;
     }
     // RGBA8 -> RGBX8 with mask RGB (every channel RGBX has), 2x up.
     let x = tex2d(&e, Format::R8G8B8X8Unorm, 8, 8)?;
@@ -470,7 +491,7 @@ fn format_conversion(ctx: &mut TestContext, staging: bool) -> R {
         ),
         "rgba -> rgbx",
     )?;
-    let mut want = Img::from_bytes(8, 8, 1, 4, vec![0; 256]);
+    let mut want = Img::zeros(8, 8, 1, 4);
     expect_nearest(&is, sb, &mut want, db, &same);
     let mut got = download(&mut e, &x, 0)?;
     for t in got.data.chunks_mut(4).chain(want.data.chunks_mut(4)) {
@@ -479,9 +500,7 @@ fn format_conversion(ctx: &mut TestContext, staging: bool) -> R {
     expect_img("rgba -> rgbx (rgb)", &got, &want)?;
     // A cast: both UNORM images read and written as sRGB is the source
     // bits, 1:1 and NEAREST-scaled.
-    let c = tex2d(&e, Format::R8G8B8A8Unorm, 8, 8)?;
-    let base = rgba8_pattern(8, 8, 1, 8);
-    upload(&mut e, &c, 0, &base)?;
+    let (c, base) = rgba8_tex(&mut e, 8, 8, 8)?;
     let cast = |r: &Resource, b: Bx| BlitSurface {
         format: Format::R8G8B8A8Srgb,
         ..surf(r, 0, b)
@@ -511,24 +530,14 @@ fn format_conversion(ctx: &mut TestContext, staging: bool) -> R {
     let mut want = base;
     expect_nearest(&is, sb, &mut want, db, &same);
     expect_nearest(&is, sb2, &mut want, db2, &same);
-    expect_img("srgb casts", &download(&mut e, &c, 0)?, &want)
+    expect_level(&mut e, &c, 0, &want, "srgb casts")
 }
 both_paths!("pipe.blit.format.convert", format_conversion);
 
 /// Depth (Z32F) and stencil (S8, and S of Z24S8): same format, NEAREST.
 fn depth_stencil(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
-    let zt = |w, h| {
-        template(
-            Target::Texture2D,
-            Format::Z32Float,
-            w,
-            h,
-            1,
-            1,
-            BindFlags::DEPTH_STENCIL,
-        )
-    };
+    let zt = |w, h| template_2d(Format::Z32Float, w, h, BindFlags::DEPTH_STENCIL);
     let src = e.texture(&zt(8, 8))?;
     let iz = Img::from_fn(8, 8, 1, 4, |x, y, _| {
         ((x + 8 * y) as f32 * 0.01 + 0.005).to_le_bytes().to_vec()
@@ -536,88 +545,27 @@ fn depth_stencil(ctx: &mut TestContext, staging: bool) -> R {
     upload(&mut e, &src, 0, &iz)?;
     let dst = e.texture(&zt(4, 4))?;
     let (sb, db) = ([0, 0, 0, 8, 8, 1], [0, 0, 0, 4, 4, 1]);
-    blit(
-        &mut e,
-        &info(
-            surf(&dst, 0, db),
-            surf(&src, 0, sb),
-            BlitMask::Z,
-            TexFilter::Nearest,
-        ),
-        "z32f 2x down",
-    )?;
-    let mut want = Img::from_bytes(4, 4, 1, 4, vec![0; 64]);
-    expect_nearest(&iz, sb, &mut want, db, &same);
-    expect_img("z32f scaled", &download(&mut e, &dst, 0)?, &want)?;
+    let i = blit_info(surf(&dst, 0, db), surf(&src, 0, sb), BlitMask::Z);
+    let mut want = Img::zeros(4, 4, 1, 4);
+    blit_onto(&mut e, &i, &iz, &mut want, "z32f scaled")?;
     // 1:1 region (a copy).
     let (sb, db) = ([5, 6, 0, 2, 2, 1], [1, 0, 0, 2, 2, 1]);
-    blit(
-        &mut e,
-        &info(
-            surf(&dst, 0, db),
-            surf(&src, 0, sb),
-            BlitMask::ZS,
-            TexFilter::Nearest,
-        ),
-        "z32f 1:1",
-    )?;
-    expect_nearest(&iz, sb, &mut want, db, &same);
-    expect_img("z32f 1:1", &download(&mut e, &dst, 0)?, &want)?;
+    let i = blit_info(surf(&dst, 0, db), surf(&src, 0, sb), BlitMask::ZS);
+    blit_onto(&mut e, &i, &iz, &mut want, "z32f 1:1")?;
 
-    if supported(
-        &e,
-        Format::S8Uint,
-        Target::Texture2D,
-        1,
-        BindFlags::DEPTH_STENCIL,
-    ) {
-        let st = |w, h| {
-            template(
-                Target::Texture2D,
-                Format::S8Uint,
-                w,
-                h,
-                1,
-                1,
-                BindFlags::DEPTH_STENCIL,
-            )
-        };
+    if supported_2d(&e, Format::S8Uint, BindFlags::DEPTH_STENCIL) {
+        let st = |w, h| template_2d(Format::S8Uint, w, h, BindFlags::DEPTH_STENCIL);
         let s = e.texture(&st(4, 4))?;
         let d = e.texture(&st(8, 8))?;
         let is = Img::from_bytes(4, 4, 1, 1, pattern(16, 9));
         upload(&mut e, &s, 0, &is)?;
         let (sb, db) = ([0, 4, 0, 4, -4, 1], [0, 0, 0, 8, 8, 1]);
-        blit(
-            &mut e,
-            &info(
-                surf(&d, 0, db),
-                surf(&s, 0, sb),
-                BlitMask::S,
-                TexFilter::Nearest,
-            ),
-            "s8 2x up flipped",
-        )?;
-        let mut want = Img::from_bytes(8, 8, 1, 1, vec![0; 64]);
-        expect_nearest(&is, sb, &mut want, db, &same);
-        expect_img("s8", &download(&mut e, &d, 0)?, &want)?;
+        let i = blit_info(surf(&d, 0, db), surf(&s, 0, sb), BlitMask::S);
+        blit_check(&mut e, &i, &is, Img::zeros(8, 8, 1, 1), "s8")?;
     }
-    if supported(
-        &e,
-        Format::Z24UnormS8Uint,
-        Target::Texture2D,
-        1,
-        BindFlags::DEPTH_STENCIL,
-    ) {
+    if supported_2d(&e, Format::Z24UnormS8Uint, BindFlags::DEPTH_STENCIL) {
         // Stencil only, flipped 1:1: the depth of the destination stays.
-        let t = template(
-            Target::Texture2D,
-            Format::Z24UnormS8Uint,
-            4,
-            4,
-            1,
-            1,
-            BindFlags::DEPTH_STENCIL,
-        );
+        let t = template_2d(Format::Z24UnormS8Uint, 4, 4, BindFlags::DEPTH_STENCIL);
         let s = e.texture(&t)?;
         let d = e.texture(&t)?;
         let zs = |seed: u32| {
@@ -633,12 +581,7 @@ fn depth_stencil(ctx: &mut TestContext, staging: bool) -> R {
         let (sb, db) = ([4, 0, 0, -4, 4, 1], [0, 0, 0, 4, 4, 1]);
         blit(
             &mut e,
-            &info(
-                surf(&d, 0, db),
-                surf(&s, 0, sb),
-                BlitMask::S,
-                TexFilter::Nearest,
-            ),
+            &blit_info(surf(&d, 0, db), surf(&s, 0, sb), BlitMask::S),
             "z24s8 stencil only",
         )?;
         let mut want = id.clone();
@@ -649,7 +592,7 @@ fn depth_stencil(ctx: &mut TestContext, staging: bool) -> R {
                 want.set(x, y, 0, &t);
             }
         }
-        expect_img("z24s8 stencil", &download(&mut e, &d, 0)?, &want)?;
+        expect_level(&mut e, &d, 0, &want, "z24s8 stencil")?;
         // Depth only, 1:1 region: the stencil of the destination stays.
         let (sb, db) = ([1, 1, 0, 2, 3, 1], [2, 0, 0, 2, 3, 1]);
         blit(
@@ -669,7 +612,7 @@ fn depth_stencil(ctx: &mut TestContext, staging: bool) -> R {
                 want.set(2 + x, y, 0, &t);
             }
         }
-        expect_img("z24s8 depth", &download(&mut e, &d, 0)?, &want)?;
+        expect_level(&mut e, &d, 0, &want, "z24s8 depth")?;
     }
     Ok(())
 }
@@ -678,9 +621,7 @@ both_paths!("pipe.blit.depth_stencil", depth_stencil);
 /// Flips in x, y and both, 1:1 and scaled.
 fn flips(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
-    let src = tex2d(&e, Format::R8G8B8A8Unorm, 8, 8)?;
-    let is = rgba8_pattern(8, 8, 1, 13);
-    upload(&mut e, &src, 0, &is)?;
+    let (src, is) = rgba8_tex(&mut e, 8, 8, 13)?;
     let cases: [(Bx, Bx); 5] = [
         ([0, 8, 0, 8, -8, 1], [0, 0, 0, 8, 8, 1]),
         ([8, 0, 0, -8, 8, 1], [0, 0, 0, 8, 8, 1]),
@@ -689,23 +630,9 @@ fn flips(ctx: &mut TestContext, staging: bool) -> R {
         ([6, 1, 0, -6, 6, 1], [2, 2, 0, 4, 4, 1]),
     ];
     for (n, (sb, db)) in cases.into_iter().enumerate() {
-        let dst = tex2d(&e, Format::R8G8B8A8Unorm, 8, 8)?;
-        let base = rgba8_pattern(8, 8, 1, 14);
-        upload(&mut e, &dst, 0, &base)?;
-        let i = info(
-            surf(&dst, 0, db),
-            surf(&src, 0, sb),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        );
-        blit(&mut e, &i, "flipped blit")?;
-        let mut want = base;
-        expect_nearest(&is, sb, &mut want, db, &same);
-        expect_img(
-            &format!("flip case {n}"),
-            &download(&mut e, &dst, 0)?,
-            &want,
-        )?;
+        let (dst, base) = rgba8_tex(&mut e, 8, 8, 14)?;
+        let i = rgba_nearest(surf(&dst, 0, db), surf(&src, 0, sb));
+        blit_check(&mut e, &i, &is, base, &format!("flip case {n}"))?;
     }
     Ok(())
 }
@@ -716,9 +643,7 @@ both_paths!("pipe.blit.flip", flips);
 /// scissor that clips nothing is fine.
 fn scissor(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
-    let src = tex2d(&e, Format::R8G8B8A8Unorm, 8, 8)?;
-    let is = rgba8_pattern(8, 8, 1, 15);
-    upload(&mut e, &src, 0, &is)?;
+    let (src, is) = rgba8_tex(&mut e, 8, 8, 15)?;
     let dst = tex2d(&e, Format::R8G8B8A8Unorm, 8, 8)?;
     let base = rgba8_pattern(8, 8, 1, 16);
     let sc = ScissorState {
@@ -728,82 +653,34 @@ fn scissor(ctx: &mut TestContext, staging: bool) -> R {
         maxy: 5,
     };
     // Inside the scissor: the blit; outside: untouched.
-    let inside = |x: usize, y: usize| (2..6).contains(&x) && (1..5).contains(&y);
-    for (n, sb) in [
-        [0, 0, 0, 8, 8, 1],
-        [0, 8, 0, 8, -8, 1],
-        [8, 8, 0, -8, -8, 1],
-    ]
-    .into_iter()
-    .enumerate()
-    {
+    let inside = |x: usize, y: usize, _| (2..6).contains(&x) && (1..5).contains(&y);
+    // 1:1, then scaled with a scissor that clips (no transfer command can:
+    // the shader blit), 1.5x down and 2x up flipped: only the scissored
+    // part of the destination box changes.
+    let all = [0, 0, 0, 8, 8, 1];
+    for (what, sb, db) in [
+        ("scissor case 0", all, all),
+        ("scissor case 1", [0, 8, 0, 8, -8, 1], all),
+        ("scissor case 2", [8, 8, 0, -8, -8, 1], all),
+        (
+            "scaled scissor case 0",
+            [1, 1, 0, 6, 6, 1],
+            [0, 0, 0, 4, 4, 1],
+        ),
+        ("scaled scissor case 1", [1, 5, 0, 4, -4, 1], all),
+    ] {
         upload(&mut e, &dst, 0, &base)?;
-        let db = [0, 0, 0, 8, 8, 1];
-        let mut i = info(
-            surf(&dst, 0, db),
-            surf(&src, 0, sb),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        );
+        let mut i = rgba_nearest(surf(&dst, 0, db), surf(&src, 0, sb));
         i.scissor = Some(sc);
-        blit(&mut e, &i, "scissored 1:1")?;
+        blit(&mut e, &i, what)?;
         let mut full = base.clone();
         expect_nearest(&is, sb, &mut full, db, &same);
-        let want = Img::from_fn(8, 8, 1, 4, |x, y, _| {
-            if inside(x, y) {
-                full.at(x, y, 0).to_vec()
-            } else {
-                base.at(x, y, 0).to_vec()
-            }
-        });
-        expect_img(
-            &format!("scissor case {n}"),
-            &download(&mut e, &dst, 0)?,
-            &want,
-        )?;
-    }
-    // Scaled with a scissor that clips (no transfer command can: the
-    // shader blit), 1.5x down and 2x up flipped: only the scissored part of
-    // the destination box changes.
-    for (n, (sb, db)) in [
-        ([1, 1, 0, 6, 6, 1], [0, 0, 0, 4, 4, 1]),
-        ([1, 5, 0, 4, -4, 1], [0, 0, 0, 8, 8, 1]),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        upload(&mut e, &dst, 0, &base)?;
-        let mut i = info(
-            surf(&dst, 0, db),
-            surf(&src, 0, sb),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        );
-        i.scissor = Some(sc);
-        blit(&mut e, &i, "scaled blit with a clipping scissor")?;
-        let mut full = base.clone();
-        expect_nearest(&is, sb, &mut full, db, &same);
-        let want = Img::from_fn(8, 8, 1, 4, |x, y, _| {
-            if inside(x, y) {
-                full.at(x, y, 0).to_vec()
-            } else {
-                base.at(x, y, 0).to_vec()
-            }
-        });
-        expect_img(
-            &format!("scaled scissor case {n}"),
-            &download(&mut e, &dst, 0)?,
-            &want,
-        )?;
+        let want = Img::select(&full, &base, inside);
+        expect_level(&mut e, &dst, 0, &want, what)?;
     }
     upload(&mut e, &dst, 0, &base)?;
     let (sb, db) = ([0, 0, 0, 8, 8, 1], [0, 0, 0, 4, 4, 1]);
-    let mut i = info(
-        surf(&dst, 0, db),
-        surf(&src, 0, sb),
-        BlitMask::RGBA,
-        TexFilter::Nearest,
-    );
+    let mut i = rgba_nearest(surf(&dst, 0, db), surf(&src, 0, sb));
     // Scaled with a scissor that contains the destination: a plain blit.
     i.scissor = Some(ScissorState {
         minx: 0,
@@ -814,7 +691,7 @@ fn scissor(ctx: &mut TestContext, staging: bool) -> R {
     blit(&mut e, &i, "scaled blit with a wide scissor")?;
     let mut want = base;
     expect_nearest(&is, sb, &mut want, db, &same);
-    expect_img("wide scissor", &download(&mut e, &dst, 0)?, &want)
+    expect_level(&mut e, &dst, 0, &want, "wide scissor")
 }
 both_paths!("pipe.blit.scissor", scissor);
 
@@ -823,121 +700,49 @@ both_paths!("pipe.blit.scissor", scissor);
 fn layers(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let rgba = Format::R8G8B8A8Unorm;
-    let none = BindFlags::empty();
     // 2D array: layers 1..3 -> layers 0..2, 2x down.
-    let a = e.texture(&template(Target::Texture2DArray, rgba, 8, 8, 3, 1, none))?;
-    let ia = rgba8_pattern(8, 8, 3, 17);
-    upload(&mut e, &a, 0, &ia)?;
-    let b = e.texture(&template(Target::Texture2DArray, rgba, 4, 4, 3, 1, none))?;
-    let ib = rgba8_pattern(4, 4, 3, 18);
-    upload(&mut e, &b, 0, &ib)?;
+    let (a, ia) = patterned(&mut e, &rgba8(Target::Texture2DArray, 8, 8, 3), 17)?;
+    let (b, ib) = patterned(&mut e, &rgba8(Target::Texture2DArray, 4, 4, 3), 18)?;
     let (sb, db) = ([0, 0, 1, 8, 8, 2], [0, 0, 0, 4, 4, 2]);
-    blit(
-        &mut e,
-        &info(
-            surf(&b, 0, db),
-            surf(&a, 0, sb),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        ),
-        "array layers",
-    )?;
-    let mut want = ib;
-    expect_nearest(&ia, sb, &mut want, db, &same);
-    expect_img("array layers", &download(&mut e, &b, 0)?, &want)?;
+    let i = rgba_nearest(surf(&b, 0, db), surf(&a, 0, sb));
+    blit_check(&mut e, &i, &ia, ib, "array layers")?;
 
     // 3D -> 3D, 4x4x4 -> 2x2x2 (z scaled too).
-    let v = e.texture(&template(Target::Texture3D, rgba, 4, 4, 4, 1, none))?;
-    let iv = rgba8_pattern(4, 4, 4, 19);
-    upload(&mut e, &v, 0, &iv)?;
-    let w = e.texture(&template(Target::Texture3D, rgba, 2, 2, 2, 1, none))?;
+    let (v, iv) = patterned(&mut e, &rgba8(Target::Texture3D, 4, 4, 4), 19)?;
+    let w = e.texture(&rgba8(Target::Texture3D, 2, 2, 2))?;
     let (sb, db) = ([0, 0, 0, 4, 4, 4], [0, 0, 0, 2, 2, 2]);
-    blit(
-        &mut e,
-        &info(
-            surf(&w, 0, db),
-            surf(&v, 0, sb),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        ),
-        "3d scaled",
-    )?;
-    let mut want = Img::from_bytes(2, 2, 2, 4, vec![0; 32]);
-    expect_nearest(&iv, sb, &mut want, db, &same);
-    expect_img("3d scaled", &download(&mut e, &w, 0)?, &want)?;
+    let i = rgba_nearest(surf(&w, 0, db), surf(&v, 0, sb));
+    blit_check(&mut e, &i, &iv, Img::zeros(2, 2, 2, 4), "3d scaled")?;
 
     // Array layers -> 3D slices: 1:1 (copies) and 2x down (blits).
-    let v2 = e.texture(&template(Target::Texture3D, rgba, 4, 4, 4, 1, none))?;
-    let iv2 = rgba8_pattern(4, 4, 4, 20);
-    upload(&mut e, &v2, 0, &iv2)?;
-    let small = e.texture(&template(Target::Texture2DArray, rgba, 4, 4, 2, 1, none))?;
-    let is = rgba8_pattern(4, 4, 2, 21);
-    upload(&mut e, &small, 0, &is)?;
+    let (v2, iv2) = patterned(&mut e, &rgba8(Target::Texture3D, 4, 4, 4), 20)?;
+    let (small, is) = patterned(&mut e, &rgba8(Target::Texture2DArray, 4, 4, 2), 21)?;
     let (sb, db) = ([0, 0, 0, 4, 4, 2], [0, 0, 1, 4, 4, 2]);
     blit(
         &mut e,
-        &info(
-            surf(&v2, 0, db),
-            surf(&small, 0, sb),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        ),
+        &rgba_nearest(surf(&v2, 0, db), surf(&small, 0, sb)),
         "array -> 3d 1:1",
     )?;
     let mut want = iv2;
     expect_nearest(&is, sb, &mut want, db, &same);
     let (sb2, db2) = ([0, 0, 1, 8, 8, 1], [0, 0, 3, 4, 4, 1]);
-    blit(
-        &mut e,
-        &info(
-            surf(&v2, 0, db2),
-            surf(&a, 0, sb2),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        ),
-        "array -> 3d scaled",
-    )?;
-    expect_nearest(&ia, sb2, &mut want, db2, &same);
-    expect_img("array -> 3d", &download(&mut e, &v2, 0)?, &want)?;
+    let i = rgba_nearest(surf(&v2, 0, db2), surf(&a, 0, sb2));
+    blit_onto(&mut e, &i, &ia, &mut want, "array -> 3d")?;
     // And back: 3D slices 1..3 -> array layers 0..2, flipped in x.
-    let back = e.texture(&template(Target::Texture2DArray, rgba, 4, 4, 2, 1, none))?;
+    let back = e.texture(&rgba8(Target::Texture2DArray, 4, 4, 2))?;
     let (sb, db) = ([4, 0, 1, -4, 4, 2], [0, 0, 0, 4, 4, 2]);
-    blit(
-        &mut e,
-        &info(
-            surf(&back, 0, db),
-            surf(&v2, 0, sb),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        ),
-        "3d -> array",
-    )?;
-    let mut want_back = Img::from_bytes(4, 4, 2, 4, vec![0; 128]);
-    expect_nearest(&want, sb, &mut want_back, db, &same);
-    expect_img("3d -> array", &download(&mut e, &back, 0)?, &want_back)?;
+    let i = rgba_nearest(surf(&back, 0, db), surf(&v2, 0, sb));
+    blit_check(&mut e, &i, &want, Img::zeros(4, 4, 2, 4), "3d -> array")?;
 
     // Cube face 3 -> 2D, flipped in y.
-    let cube = e.texture(&template(Target::TextureCube, rgba, 4, 4, 6, 1, none))?;
-    let ic = rgba8_pattern(4, 4, 6, 22);
-    upload(&mut e, &cube, 0, &ic)?;
+    let (cube, ic) = patterned(&mut e, &rgba8(Target::TextureCube, 4, 4, 6), 22)?;
     let flat = tex2d(&e, rgba, 4, 4)?;
     let (sb, db) = ([0, 4, 3, 4, -4, 1], [0, 0, 0, 4, 4, 1]);
-    blit(
-        &mut e,
-        &info(
-            surf(&flat, 0, db),
-            surf(&cube, 0, sb),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        ),
-        "cube face",
-    )?;
-    let mut want = Img::from_bytes(4, 4, 1, 4, vec![0; 64]);
-    expect_nearest(&ic, sb, &mut want, db, &same);
-    expect_img("cube face", &download(&mut e, &flat, 0)?, &want)?;
+    let i = rgba_nearest(surf(&flat, 0, db), surf(&cube, 0, sb));
+    blit_check(&mut e, &i, &ic, Img::zeros(4, 4, 1, 4), "cube face")?;
 
     // 1D array: 16 -> 8 texels, both layers.
-    let mut t1 = template(Target::Texture1DArray, rgba, 16, 1, 2, 1, none);
+    let mut t1 = rgba8(Target::Texture1DArray, 16, 1, 2);
     t1.height0 = 1;
     let l = e.texture(&t1)?;
     let il = rgba8_pattern(16, 1, 2, 23);
@@ -945,19 +750,8 @@ fn layers(ctx: &mut TestContext, staging: bool) -> R {
     t1.width0 = 8;
     let l2 = e.texture(&t1)?;
     let (sb, db) = ([0, 0, 0, 16, 1, 2], [0, 0, 0, 8, 1, 2]);
-    blit(
-        &mut e,
-        &info(
-            surf(&l2, 0, db),
-            surf(&l, 0, sb),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        ),
-        "1d array",
-    )?;
-    let mut want = Img::from_bytes(8, 1, 2, 4, vec![0; 64]);
-    expect_nearest(&il, sb, &mut want, db, &same);
-    expect_img("1d array", &download(&mut e, &l2, 0)?, &want)
+    let i = rgba_nearest(surf(&l2, 0, db), surf(&l, 0, sb));
+    blit_check(&mut e, &i, &il, Img::zeros(8, 1, 2, 4), "1d array")
 }
 both_paths!("pipe.blit.layers", layers);
 
@@ -966,7 +760,7 @@ both_paths!("pipe.blit.layers", layers);
 fn same_texture(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let rgba = Format::R8G8B8A8Unorm;
-    let t = e.texture(&template(
+    let t = e.texture(&texture_template(
         Target::Texture2D,
         rgba,
         8,
@@ -981,89 +775,34 @@ fn same_texture(ctx: &mut TestContext, staging: bool) -> R {
     upload(&mut e, &t, 1, &i1)?;
     // Overlapping 1:1 shift by (2, 1).
     let (sb, db) = ([0, 0, 0, 6, 6, 1], [2, 1, 0, 6, 6, 1]);
-    blit(
-        &mut e,
-        &info(
-            surf(&t, 0, db),
-            surf(&t, 0, sb),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        ),
-        "overlapping shift",
-    )?;
+    let i = rgba_nearest(surf(&t, 0, db), surf(&t, 0, sb));
     let mut want0 = i0.clone();
-    expect_nearest(&i0, sb, &mut want0, db, &same);
-    expect_img("overlapping shift", &download(&mut e, &t, 0)?, &want0)?;
+    blit_onto(&mut e, &i, &i0, &mut want0, "overlapping shift")?;
     // Overlapping, scaled and flipped: the source is read before any write.
     let (sb, db) = ([0, 8, 0, 8, -8, 1], [0, 0, 0, 4, 4, 1]);
-    blit(
-        &mut e,
-        &info(
-            surf(&t, 0, db),
-            surf(&t, 0, sb),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        ),
-        "overlapping scaled",
-    )?;
+    let i = rgba_nearest(surf(&t, 0, db), surf(&t, 0, sb));
     let prev = want0.clone();
-    expect_nearest(&prev, sb, &mut want0, db, &same);
-    expect_img("overlapping scaled", &download(&mut e, &t, 0)?, &want0)?;
+    blit_onto(&mut e, &i, &prev, &mut want0, "overlapping scaled")?;
     // Level 1 -> level 0, 2x up (distinct subresources).
     let (sb, db) = ([0, 0, 0, 4, 4, 1], [0, 0, 0, 8, 8, 1]);
-    blit(
-        &mut e,
-        &info(
-            surf(&t, 0, db),
-            surf(&t, 1, sb),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        ),
-        "level 1 -> 0",
-    )?;
+    let i = rgba_nearest(surf(&t, 0, db), surf(&t, 1, sb));
     let mut want = want0.clone();
-    expect_nearest(&i1, sb, &mut want, db, &same);
-    expect_img("level 1 -> 0", &download(&mut e, &t, 0)?, &want)?;
-    expect_img("level 1 kept", &download(&mut e, &t, 1)?, &i1)?;
+    blit_onto(&mut e, &i, &i1, &mut want, "level 1 -> 0")?;
+    expect_level(&mut e, &t, 1, &i1, "level 1 kept")?;
     // Array layer 0 -> layer 1, and overlapping layers 0..2 -> 1..3.
-    let a = e.texture(&template(
-        Target::Texture2DArray,
-        rgba,
-        4,
-        4,
-        3,
-        1,
-        BindFlags::empty(),
-    ))?;
-    let ia = rgba8_pattern(4, 4, 3, 26);
-    upload(&mut e, &a, 0, &ia)?;
+    let (a, ia) = patterned(&mut e, &rgba8(Target::Texture2DArray, 4, 4, 3), 26)?;
     let (sb, db) = ([0, 0, 0, 4, 4, 1], [0, 0, 1, 4, 4, 1]);
     blit(
         &mut e,
-        &info(
-            surf(&a, 0, db),
-            surf(&a, 0, sb),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        ),
+        &rgba_nearest(surf(&a, 0, db), surf(&a, 0, sb)),
         "layer 0 -> 1",
     )?;
     let mut want = ia.clone();
     expect_nearest(&ia, sb, &mut want, db, &same);
     let (sb, db) = ([0, 0, 0, 4, 4, 2], [0, 0, 1, 4, 4, 2]);
-    blit(
-        &mut e,
-        &info(
-            surf(&a, 0, db),
-            surf(&a, 0, sb),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        ),
-        "layers 0..2 -> 1..3",
-    )?;
+    let i = rgba_nearest(surf(&a, 0, db), surf(&a, 0, sb));
     let prev = want.clone();
-    expect_nearest(&prev, sb, &mut want, db, &same);
-    expect_img("layers", &download(&mut e, &a, 0)?, &want)
+    blit_onto(&mut e, &i, &prev, &mut want, "layers")
 }
 both_paths!("pipe.blit.same_texture", same_texture);
 
@@ -1083,35 +822,13 @@ fn resolve(ctx: &mut TestContext, staging: bool) -> R {
     if !supported(&e, rgba, Target::Texture2D, 4, BindFlags::RENDER_TARGET) {
         return Err(Outcome::skip("4x RGBA8 render targets are not supported"));
     }
-    let mut mt = template(
-        Target::Texture2D,
-        rgba,
-        8,
-        8,
-        1,
-        1,
-        BindFlags::RENDER_TARGET,
-    );
+    let mut mt = template_2d(rgba, 8, 8, BindFlags::RENDER_TARGET);
     mt.nr_samples = 4;
     let ms = e.texture(&mt)?;
-    let st = SurfaceTemplate {
-        format: rgba,
-        level: 0,
-        first_layer: 0,
-        last_layer: 0,
-    };
-    let s = step("create_surface", e.ctx.create_surface(&ms, &st))?;
+    let s = e.surface(&ms, 0, 0, 0)?;
     let (c1, c2) = ([1.0f32, 0.0, 0.0, 1.0], [0.0f32, 0.4, 1.0, 0.2]);
-    step(
-        "clear whole",
-        e.ctx
-            .clear_render_target(&s, &ColorUnion::from_f32(c1), 0, 0, 8, 8, false),
-    )?;
-    step(
-        "clear left half",
-        e.ctx
-            .clear_render_target(&s, &ColorUnion::from_f32(c2), 0, 0, 4, 8, false),
-    )?;
+    clear_surface(&mut e, &s, &ColorUnion::from_f32(c1), [0, 0, 8, 8])?;
+    clear_surface(&mut e, &s, &ColorUnion::from_f32(c2), [0, 0, 4, 8])?;
     let (p1, p2) = (c1.map(unorm8).to_vec(), c2.map(unorm8).to_vec());
     let halves = |w: usize, h: usize, left: &[u8], right: &[u8]| {
         Img::from_fn(w, h, 1, 4, |x, _, _| {
@@ -1124,37 +841,15 @@ fn resolve(ctx: &mut TestContext, staging: bool) -> R {
     };
     let whole = [0, 0, 0, 8, 8, 1];
     let d = tex2d(&e, rgba, 8, 8)?;
-    blit(
-        &mut e,
-        &info(
-            surf(&d, 0, whole),
-            surf(&ms, 0, whole),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        ),
-        "resolve",
-    )?;
-    expect_img(
-        "resolve",
-        &download(&mut e, &d, 0)?,
-        &halves(8, 8, &p2, &p1),
-    )?;
+    blit_same_box(&mut e, &d, &ms, whole, "resolve")?;
+    expect_level(&mut e, &d, 0, &halves(8, 8, &p2, &p1), "resolve")?;
     // Flipped in x: the halves swap.
     blit(
         &mut e,
-        &info(
-            surf(&d, 0, whole),
-            surf(&ms, 0, [8, 0, 0, -8, 8, 1]),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        ),
+        &rgba_nearest(surf(&d, 0, whole), surf(&ms, 0, [8, 0, 0, -8, 8, 1])),
         "flipped resolve",
     )?;
-    expect_img(
-        "flipped resolve",
-        &download(&mut e, &d, 0)?,
-        &halves(8, 8, &p1, &p2),
-    )?;
+    expect_level(&mut e, &d, 0, &halves(8, 8, &p1, &p2), "flipped resolve")?;
     // Scaled 2x down into RGBA16F (resolve, then blit with conversion).
     let h = tex2d(&e, Format::R16G16B16A16Float, 4, 4)?;
     blit(
@@ -1168,74 +863,36 @@ fn resolve(ctx: &mut TestContext, staging: bool) -> R {
         "scaled converting resolve",
     )?;
     let got = download(&mut e, &h, 0)?;
-    for (t, texel) in got.data.chunks(8).enumerate() {
+    expect_f16("scaled resolve", &got, 1e-3, |t, c| {
         let want = if t % 4 < 2 { c2 } else { c1 };
-        for c in 0..4 {
-            let v = f16_to_f32(u16::from_le_bytes([texel[2 * c], texel[2 * c + 1]]));
-            let w = f32::from(unorm8(want[c])) / 255.0;
-            if (v - w).abs() > 1e-3 {
-                return Err(Outcome::fail(format!(
-                    "scaled resolve texel {t} channel {c}: {v}, expected {w}"
-                )));
-            }
-        }
-    }
+        f32::from(unorm8(want[c])) / 255.0
+    })?;
     // MSAA -> MSAA 1:1 (a copy), checked through a resolve.
     let ms2 = e.texture(&mt)?;
     blit(
         &mut e,
-        &info(
+        &rgba_nearest(
             surf(&ms2, 0, [0, 0, 0, 4, 8, 1]),
             surf(&ms, 0, [4, 0, 0, 4, 8, 1]),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
         ),
         "msaa copy",
     )?;
     let d2 = tex2d(&e, rgba, 4, 8)?;
     blit(
         &mut e,
-        &info(
+        &rgba_nearest(
             surf(&d2, 0, [0, 0, 0, 4, 8, 1]),
             surf(&ms2, 0, [0, 0, 0, 4, 8, 1]),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
         ),
         "resolve of the copy",
     )?;
-    expect_img(
-        "msaa copy",
-        &download(&mut e, &d2, 0)?,
-        &halves(4, 8, &p1, &p1),
-    )?;
+    expect_level(&mut e, &d2, 0, &halves(4, 8, &p1, &p1), "msaa copy")?;
     // Single-sampled -> MSAA (a shader blit: every sample gets the
     // pixel), checked through a resolve; `d` holds the flipped halves.
-    blit(
-        &mut e,
-        &info(
-            surf(&ms, 0, whole),
-            surf(&d, 0, whole),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        ),
-        "blit into MSAA",
-    )?;
+    blit_same_box(&mut e, &ms, &d, whole, "blit into MSAA")?;
     let d3 = tex2d(&e, rgba, 8, 8)?;
-    blit(
-        &mut e,
-        &info(
-            surf(&d3, 0, whole),
-            surf(&ms, 0, whole),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        ),
-        "resolve after blit into MSAA",
-    )?;
-    expect_img(
-        "blit into MSAA",
-        &download(&mut e, &d3, 0)?,
-        &halves(8, 8, &p1, &p2),
-    )?;
+    blit_same_box(&mut e, &d3, &ms, whole, "resolve after blit into MSAA")?;
+    expect_level(&mut e, &d3, 0, &halves(8, 8, &p1, &p2), "blit into MSAA")?;
     // MSAA -> single-sampled with a channel mask (the shader resolve
     // averages the samples), flipped in y.
     let base = rgba8_pattern(8, 8, 1, 40);
@@ -1255,17 +912,13 @@ fn resolve(ctx: &mut TestContext, staging: bool) -> R {
         let b = base.at(x, y, 0);
         vec![c[0], c[1], b[2], b[3]]
     });
-    expect_img("masked resolve", &download(&mut e, &d3, 0)?, &want)?;
+    expect_level(&mut e, &d3, 0, &want, "masked resolve")?;
     // MSAA -> MSAA with a mask (drawn per sample), checked through a
     // resolve: R, G, B from `ms`, A from the cleared destination.
     let ms3 = e.texture(&mt)?;
-    let s3 = step("create_surface", e.ctx.create_surface(&ms3, &st))?;
+    let s3 = e.surface(&ms3, 0, 0, 0)?;
     let c3 = [0.2f32, 0.6, 0.8, 0.4];
-    step(
-        "clear ms3",
-        e.ctx
-            .clear_render_target(&s3, &ColorUnion::from_f32(c3), 0, 0, 8, 8, false),
-    )?;
+    clear_surface(&mut e, &s3, &ColorUnion::from_f32(c3), [0, 0, 8, 8])?;
     blit(
         &mut e,
         &info(
@@ -1276,22 +929,13 @@ fn resolve(ctx: &mut TestContext, staging: bool) -> R {
         ),
         "masked MSAA -> MSAA",
     )?;
-    blit(
-        &mut e,
-        &info(
-            surf(&d3, 0, whole),
-            surf(&ms3, 0, whole),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        ),
-        "resolve of the masked MSAA blit",
-    )?;
+    blit_same_box(&mut e, &d3, &ms3, whole, "resolve of the masked MSAA blit")?;
     let a3 = unorm8(c3[3]);
     let want = Img::from_fn(8, 8, 1, 4, |x, _, _| {
         let c = if x < 4 { &p1 } else { &p2 };
         vec![c[0], c[1], c[2], a3]
     });
-    expect_img("masked MSAA -> MSAA", &download(&mut e, &d3, 0)?, &want)?;
+    expect_level(&mut e, &d3, 0, &want, "masked MSAA -> MSAA")?;
     // Scaled from MSAA with a mask: the shader blit only resolves 1:1.
     expect_unsupported(
         &mut e,
@@ -1311,55 +955,23 @@ fn resolve(ctx: &mut TestContext, staging: bool) -> R {
         4,
         BindFlags::DEPTH_STENCIL,
     ) {
-        let mut zt = template(
-            Target::Texture2D,
-            Format::Z32Float,
-            8,
-            8,
-            1,
-            1,
-            BindFlags::DEPTH_STENCIL,
-        );
+        let mut zt = template_2d(Format::Z32Float, 8, 8, BindFlags::DEPTH_STENCIL);
         let z1 = e.texture(&zt)?;
         zt.nr_samples = 4;
         let z4 = e.texture(&zt)?;
-        let zsurf = step(
-            "depth surface",
-            e.ctx.create_surface(
-                &z4,
-                &SurfaceTemplate {
-                    format: Format::Z32Float,
-                    level: 0,
-                    first_layer: 0,
-                    last_layer: 0,
-                },
-            ),
-        )?;
-        step(
-            "clear depth",
-            e.ctx
-                .clear_depth_stencil(&zsurf, ClearFlags::DEPTH, 0.25, 0, 0, 0, 8, 8, false),
-        )?;
-        step(
-            "clear left depth",
-            e.ctx
-                .clear_depth_stencil(&zsurf, ClearFlags::DEPTH, 0.75, 0, 0, 0, 4, 8, false),
-        )?;
+        let zsurf = e.surface(&z4, 0, 0, 0)?;
+        clear_depth_stencil(&mut e, &zsurf, ClearFlags::DEPTH, (0.25, 0), [0, 0, 8, 8])?;
+        clear_depth_stencil(&mut e, &zsurf, ClearFlags::DEPTH, (0.75, 0), [0, 0, 4, 8])?;
         blit(
             &mut e,
-            &info(
-                surf(&z1, 0, whole),
-                surf(&z4, 0, whole),
-                BlitMask::Z,
-                TexFilter::Nearest,
-            ),
+            &blit_info(surf(&z1, 0, whole), surf(&z4, 0, whole), BlitMask::Z),
             "MSAA depth resolve",
         )?;
         let want = Img::from_fn(8, 8, 1, 4, |x, _, _| {
             let z: f32 = if x < 4 { 0.75 } else { 0.25 };
             z.to_le_bytes().to_vec()
         });
-        expect_img("MSAA depth resolve", &download(&mut e, &z1, 0)?, &want)?;
+        expect_level(&mut e, &z1, 0, &want, "MSAA depth resolve")?;
     }
     Ok(())
 }
@@ -1369,7 +981,7 @@ both_paths!("pipe.blit.resolve", resolve);
 fn compressed(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let f = Format::Bc1RgbaUnorm;
-    if !supported(&e, f, Target::Texture2D, 1, BindFlags::SAMPLER_VIEW) {
+    if !supported_2d(&e, f, BindFlags::SAMPLER_VIEW) {
         return Err(Outcome::skip("BC1 is not supported"));
     }
     let a = tex2d(&e, f, 16, 16)?;
@@ -1414,100 +1026,47 @@ fn unsupported(ctx: &mut TestContext, staging: bool) -> R {
     let base = rgba8_pattern(8, 8, 1, 30);
     upload(&mut e, &dst, 0, &base)?;
     let whole = [0, 0, 0, 8, 8, 1];
-    let plain = info(
-        surf(&dst, 0, whole),
-        surf(&src, 0, whole),
-        BlitMask::RGBA,
-        TexFilter::Nearest,
-    );
+    let plain = rgba_nearest(surf(&dst, 0, whole), surf(&src, 0, whole));
 
     // Integer to normalized and back (an error in GL), also with a mask
     // or alpha blending (which take the shader blit).
     let ui = tex2d(&e, Format::R8G8B8A8Uint, 8, 8)?;
-    let mut i = info(
-        surf(&dst, 0, whole),
-        surf(&ui, 0, whole),
-        BlitMask::RGBA,
-        TexFilter::Nearest,
-    );
+    let mut i = rgba_nearest(surf(&dst, 0, whole), surf(&ui, 0, whole));
     expect_unsupported(&mut e, &i, "uint -> unorm")?;
     i.mask = BlitMask::R;
     expect_unsupported(&mut e, &i, "uint -> unorm, masked")?;
-    let mut i = info(
-        surf(&ui, 0, whole),
-        surf(&dst, 0, whole),
-        BlitMask::RGBA,
-        TexFilter::Nearest,
-    );
+    let mut i = rgba_nearest(surf(&ui, 0, whole), surf(&dst, 0, whole));
     i.alpha_blend = true;
     expect_unsupported(&mut e, &i, "unorm -> uint, blended")?;
     // Signed to unsigned integers.
     let si = tex2d(&e, Format::R8G8B8A8Sint, 8, 8)?;
-    let mut i = info(
-        surf(&ui, 0, whole),
-        surf(&si, 0, whole),
-        BlitMask::RGBA,
-        TexFilter::Nearest,
-    );
+    let mut i = rgba_nearest(surf(&ui, 0, whole), surf(&si, 0, whole));
     i.mask = BlitMask::G;
     expect_unsupported(&mut e, &i, "sint -> uint, masked")?;
     // Different layer counts between layered images.
-    let arr = e.texture(&template(
-        Target::Texture2DArray,
-        rgba,
-        8,
-        8,
-        2,
-        1,
-        BindFlags::empty(),
-    ))?;
-    let mut i = info(
-        surf(&dst, 0, whole),
-        surf(&arr, 0, [0, 0, 0, 8, 8, 2]),
-        BlitMask::RGBA,
-        TexFilter::Nearest,
-    );
+    let arr = e.texture(&rgba8(Target::Texture2DArray, 8, 8, 2))?;
+    let mut i = rgba_nearest(surf(&dst, 0, whole), surf(&arr, 0, [0, 0, 0, 8, 8, 2]));
     expect_unsupported(&mut e, &i, "2 layers -> 1")?;
     i.mask = BlitMask::R;
     expect_unsupported(&mut e, &i, "2 layers -> 1, masked")?;
     // A compressed destination, scaled (BC1 cannot be rendered to).
-    if supported(
-        &e,
-        Format::Bc1RgbaUnorm,
-        Target::Texture2D,
-        1,
-        BindFlags::SAMPLER_VIEW,
-    ) {
+    if supported_2d(&e, Format::Bc1RgbaUnorm, BindFlags::SAMPLER_VIEW) {
         let bc = tex2d(&e, Format::Bc1RgbaUnorm, 8, 8)?;
-        let i = info(
-            surf(&bc, 0, [0, 0, 0, 4, 4, 1]),
-            surf(&src, 0, whole),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        );
+        let i = rgba_nearest(surf(&bc, 0, [0, 0, 0, 4, 4, 1]), surf(&src, 0, whole));
         expect_unsupported(&mut e, &i, "rgba8 -> bc1 scaled")?;
     }
-    expect_img("dst after refusals", &download(&mut e, &dst, 0)?, &base)?;
+    expect_level(&mut e, &dst, 0, &base, "dst after refusals")?;
 
     // No-ops: a mask with no channel of the destination; inclusive window
     // rectangles with no rectangle; window rectangles outside the box.
     let r8 = tex2d(&e, Format::R8Unorm, 8, 8)?;
     let r8_base = Img::from_bytes(8, 8, 1, 1, pattern(64, 31));
     upload(&mut e, &r8, 0, &r8_base)?;
-    let mut i = info(
-        surf(&r8, 0, whole),
-        surf(&src, 0, whole),
-        BlitMask::A,
-        TexFilter::Nearest,
-    );
+    let mut i = blit_info(surf(&r8, 0, whole), surf(&src, 0, whole), BlitMask::A);
     blit(&mut e, &i, "alpha into R8")?;
     i.alpha_blend = true;
     blit(&mut e, &i, "blended alpha into R8")?;
-    expect_img(
-        "R8 after an A-only blit",
-        &download(&mut e, &r8, 0)?,
-        &r8_base,
-    )?;
+    expect_level(&mut e, &r8, 0, &r8_base, "R8 after an A-only blit")?;
     let mut i = plain;
     i.window_rectangle_include = true;
     blit(&mut e, &i, "inclusive, no rectangles")?;
@@ -1519,11 +1078,7 @@ fn unsupported(ctx: &mut TestContext, staging: bool) -> R {
         maxy: 8,
     }];
     blit(&mut e, &i, "inclusive, rectangle outside the box")?;
-    expect_img(
-        "dst after empty inclusive blits",
-        &download(&mut e, &dst, 0)?,
-        &base,
-    )
+    expect_level(&mut e, &dst, 0, &base, "dst after empty inclusive blits")
 }
 both_paths!("pipe.blit.unsupported", unsupported);
 
@@ -1546,9 +1101,7 @@ fn masked(base: &Img, new: &Img, mask: u8) -> Img {
 fn shader_mask(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let rgba = Format::R8G8B8A8Unorm;
-    let src = tex2d(&e, rgba, 8, 8)?;
-    let is = rgba8_pattern(8, 8, 1, 41);
-    upload(&mut e, &src, 0, &is)?;
+    let (src, is) = rgba8_tex(&mut e, 8, 8, 41)?;
     let dst = tex2d(&e, rgba, 8, 8)?;
     let base = rgba8_pattern(8, 8, 1, 42);
     let cases: [(BlitMask, Bx, Bx); 4] = [
@@ -1584,11 +1137,7 @@ fn shader_mask(ctx: &mut TestContext, staging: bool) -> R {
         let mut full = base.clone();
         expect_nearest(&is, sb, &mut full, db, &same);
         let want = masked(&base, &full, mask.bits() as u8);
-        expect_img(
-            &format!("mask case {n} ({mask:?})"),
-            &download(&mut e, &dst, 0)?,
-            &want,
-        )?;
+        expect_level(&mut e, &dst, 0, &want, &format!("mask case {n} ({mask:?})"))?;
     }
     Ok(())
 }
@@ -1610,9 +1159,7 @@ fn blend_texel(s: &[u8], d: &[u8]) -> Vec<u8> {
 fn shader_alpha_blend(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let rgba = Format::R8G8B8A8Unorm;
-    let src = tex2d(&e, rgba, 8, 8)?;
-    let is = rgba8_pattern(8, 8, 1, 43);
-    upload(&mut e, &src, 0, &is)?;
+    let (src, is) = rgba8_tex(&mut e, 8, 8, 43)?;
     let dst = tex2d(&e, rgba, 8, 8)?;
     let base = rgba8_pattern(8, 8, 1, 44);
     for (n, (sb, db)) in [
@@ -1623,12 +1170,7 @@ fn shader_alpha_blend(ctx: &mut TestContext, staging: bool) -> R {
     .enumerate()
     {
         upload(&mut e, &dst, 0, &base)?;
-        let mut i = info(
-            surf(&dst, 0, db),
-            surf(&src, 0, sb),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        );
+        let mut i = rgba_nearest(surf(&dst, 0, db), surf(&src, 0, sb));
         i.alpha_blend = true;
         blit(&mut e, &i, "blended blit")?;
         let mut picked = base.clone();
@@ -1659,9 +1201,7 @@ both_paths!("pipe.blit.shader.alpha_blend", shader_alpha_blend);
 fn shader_window_rectangles(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let rgba = Format::R8G8B8A8Unorm;
-    let src = tex2d(&e, rgba, 8, 8)?;
-    let is = rgba8_pattern(8, 8, 1, 45);
-    upload(&mut e, &src, 0, &is)?;
+    let (src, is) = rgba8_tex(&mut e, 8, 8, 45)?;
     let dst = tex2d(&e, rgba, 8, 8)?;
     let base = rgba8_pattern(8, 8, 1, 46);
     let rects = [
@@ -1703,12 +1243,7 @@ fn shader_window_rectangles(ctx: &mut TestContext, staging: bool) -> R {
         ),
     ] {
         upload(&mut e, &dst, 0, &base)?;
-        let mut i = info(
-            surf(&dst, 0, db),
-            surf(&src, 0, sb),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        );
+        let mut i = rgba_nearest(surf(&dst, 0, db), surf(&src, 0, sb));
         i.window_rectangle_include = include;
         i.window_rectangles = rects.to_vec();
         i.alpha_blend = blend;
@@ -1747,15 +1282,23 @@ fn srgb_decode(v: u8) -> f32 {
     srgb_to_linear(f32::from(v) / 255.0)
 }
 
+/// The sRGB encoding of a UNORM8 value read as linear.
+fn srgb_encode(v: u8) -> u8 {
+    (linear_to_srgb(f32::from(v) / 255.0) * 255.0).round() as u8
+}
+
+/// An RGBA texel with `f` applied to R, G and B (alpha is linear).
+fn map_rgb(t: &[u8], f: impl Fn(u8) -> u8) -> Vec<u8> {
+    vec![f(t[0]), f(t[1]), f(t[2]), t[3]]
+}
+
 /// sRGB views that change the encoding: a UNORM image read as sRGB
 /// (decoded) into RGBA16F and into UNORM; a UNORM image written as sRGB
 /// (encoded); an sRGB image read as UNORM (no decoding), scaled.
 fn shader_srgb(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let whole = [0, 0, 0, 8, 8, 1];
-    let src = tex2d(&e, Format::R8G8B8A8Unorm, 8, 8)?;
-    let is = rgba8_pattern(8, 8, 1, 47);
-    upload(&mut e, &src, 0, &is)?;
+    let (src, is) = rgba8_tex(&mut e, 8, 8, 47)?;
     // UNORM image read as sRGB -> RGBA16F: RGB decoded, alpha linear.
     let f16 = tex2d(&e, Format::R16G16B16A16Float, 8, 8)?;
     let mut i = info(
@@ -1767,101 +1310,42 @@ fn shader_srgb(ctx: &mut TestContext, staging: bool) -> R {
     i.src.format = Format::R8G8B8A8Srgb;
     blit(&mut e, &i, "srgb view -> rgba16f")?;
     let got = download(&mut e, &f16, 0)?;
-    for (t, (h, u)) in got.data.chunks(8).zip(is.data.chunks(4)).enumerate() {
-        for c in 0..4 {
-            let v = f16_to_f32(u16::from_le_bytes([h[2 * c], h[2 * c + 1]]));
-            let want = if c < 3 {
-                srgb_decode(u[c])
-            } else {
-                f32::from(u[c]) / 255.0
-            };
-            if (v - want).abs() > 2e-3 {
-                return Err(Outcome::fail(format!(
-                    "srgb -> rgba16f texel {t} channel {c}: {v}, expected {want}"
-                )));
-            }
+    expect_f16("srgb -> rgba16f", &got, 2e-3, |t, c| {
+        let u = is.data[t * 4 + c];
+        if c < 3 {
+            srgb_decode(u)
+        } else {
+            f32::from(u) / 255.0
         }
-    }
+    })?;
     // UNORM image read as sRGB -> UNORM image: re-encoded as linear.
     let lin = tex2d(&e, Format::R8G8B8A8Unorm, 8, 8)?;
-    let mut i = info(
-        surf(&lin, 0, whole),
-        surf(&src, 0, whole),
-        BlitMask::RGBA,
-        TexFilter::Nearest,
-    );
+    let mut i = rgba_nearest(surf(&lin, 0, whole), surf(&src, 0, whole));
     i.src.format = Format::R8G8B8A8Srgb;
     blit(&mut e, &i, "srgb view -> unorm")?;
-    let want = Img::from_fn(8, 8, 1, 4, |x, y, _| {
-        let t = is.at(x, y, 0);
-        (0..4)
-            .map(|c| {
-                if c < 3 {
-                    (srgb_decode(t[c]) * 255.0).round() as u8
-                } else {
-                    t[c]
-                }
-            })
-            .collect()
-    });
+    let decode = |v| (srgb_decode(v) * 255.0).round() as u8;
+    let want = Img::from_fn(8, 8, 1, 4, |x, y, _| map_rgb(is.at(x, y, 0), decode));
     expect_close("srgb view -> unorm", &download(&mut e, &lin, 0)?, &want, 1)?;
     // UNORM -> UNORM image written as sRGB: encoded.
     let enc = tex2d(&e, Format::R8G8B8A8Unorm, 8, 8)?;
-    let mut i = info(
-        surf(&enc, 0, whole),
-        surf(&src, 0, whole),
-        BlitMask::RGBA,
-        TexFilter::Nearest,
-    );
+    let mut i = rgba_nearest(surf(&enc, 0, whole), surf(&src, 0, whole));
     i.dst.format = Format::R8G8B8A8Srgb;
     blit(&mut e, &i, "unorm -> srgb view")?;
-    let want = Img::from_fn(8, 8, 1, 4, |x, y, _| {
-        let t = is.at(x, y, 0);
-        (0..4)
-            .map(|c| {
-                if c < 3 {
-                    (linear_to_srgb(f32::from(t[c]) / 255.0) * 255.0).round() as u8
-                } else {
-                    t[c]
-                }
-            })
-            .collect()
-    });
+    let want = Img::from_fn(8, 8, 1, 4, |x, y, _| map_rgb(is.at(x, y, 0), srgb_encode));
     expect_close("unorm -> srgb view", &download(&mut e, &enc, 0)?, &want, 1)?;
     // An sRGB image read as UNORM into an sRGB image, 2x up: the stored
     // bytes pass through undecoded, then are encoded.
-    if supported(
-        &e,
-        Format::R8G8B8A8Srgb,
-        Target::Texture2D,
-        1,
-        BindFlags::RENDER_TARGET,
-    ) {
+    if supported_2d(&e, Format::R8G8B8A8Srgb, BindFlags::RENDER_TARGET) {
         let s = tex2d(&e, Format::R8G8B8A8Srgb, 4, 4)?;
         let is4 = rgba8_pattern(4, 4, 1, 48);
         upload(&mut e, &s, 0, &is4)?;
         let d = tex2d(&e, Format::R8G8B8A8Srgb, 8, 8)?;
         let (sb, db) = ([0, 0, 0, 4, 4, 1], whole);
-        let mut i = info(
-            surf(&d, 0, db),
-            surf(&s, 0, sb),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        );
+        let mut i = rgba_nearest(surf(&d, 0, db), surf(&s, 0, sb));
         i.src.format = Format::R8G8B8A8Unorm;
         blit(&mut e, &i, "srgb image as unorm -> srgb")?;
-        let mut want = Img::from_bytes(8, 8, 1, 4, vec![0; 256]);
-        expect_nearest(&is4, sb, &mut want, db, &|t| {
-            (0..4)
-                .map(|c| {
-                    if c < 3 {
-                        (linear_to_srgb(f32::from(t[c]) / 255.0) * 255.0).round() as u8
-                    } else {
-                        t[c]
-                    }
-                })
-                .collect()
-        });
+        let mut want = Img::zeros(8, 8, 1, 4);
+        expect_nearest(&is4, sb, &mut want, db, &|t| map_rgb(t, srgb_encode));
         expect_close("srgb as unorm", &download(&mut e, &d, 0)?, &want, 1)?;
     }
     Ok(())
@@ -1873,15 +1357,9 @@ both_paths!("pipe.blit.shader.srgb", shader_srgb);
 /// z): the other layers and slices keep their contents.
 fn shader_layers(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
-    let rgba = Format::R8G8B8A8Unorm;
-    let none = BindFlags::empty();
-    let src = tex2d(&e, rgba, 8, 8)?;
-    let is = rgba8_pattern(8, 8, 1, 49);
-    upload(&mut e, &src, 0, &is)?;
+    let (src, is) = rgba8_tex(&mut e, 8, 8, 49)?;
     // 2D array layer 1 of 3, mask R|G|B, 2x up.
-    let a = e.texture(&template(Target::Texture2DArray, rgba, 8, 8, 3, 1, none))?;
-    let ia = rgba8_pattern(8, 8, 3, 50);
-    upload(&mut e, &a, 0, &ia)?;
+    let (a, ia) = patterned(&mut e, &rgba8(Target::Texture2DArray, 8, 8, 3), 50)?;
     let (sb, db) = ([2, 0, 0, 4, 4, 1], [0, 0, 1, 8, 8, 1]);
     let mask = BlitMask::R | BlitMask::G | BlitMask::B;
     blit(
@@ -1892,19 +1370,12 @@ fn shader_layers(ctx: &mut TestContext, staging: bool) -> R {
     let mut full = ia.clone();
     expect_nearest(&is, sb, &mut full, db, &same);
     let want = masked(&ia, &full, 7);
-    expect_img("array layer 1", &download(&mut e, &a, 0)?, &want)?;
+    expect_level(&mut e, &a, 0, &want, "array layer 1")?;
 
     // 3D slice 2 of 4, 2x up with a scissor that clips.
-    let v = e.texture(&template(Target::Texture3D, rgba, 8, 8, 4, 1, none))?;
-    let iv = rgba8_pattern(8, 8, 4, 51);
-    upload(&mut e, &v, 0, &iv)?;
+    let (v, iv) = patterned(&mut e, &rgba8(Target::Texture3D, 8, 8, 4), 51)?;
     let (sb, db) = ([0, 4, 0, 4, -4, 1], [0, 0, 2, 8, 8, 1]);
-    let mut i = info(
-        surf(&v, 0, db),
-        surf(&src, 0, sb),
-        BlitMask::RGBA,
-        TexFilter::Nearest,
-    );
+    let mut i = rgba_nearest(surf(&v, 0, db), surf(&src, 0, sb));
     let sc = ScissorState {
         minx: 1,
         miny: 2,
@@ -1915,20 +1386,14 @@ fn shader_layers(ctx: &mut TestContext, staging: bool) -> R {
     blit(&mut e, &i, "into 3d slice")?;
     let mut full = iv.clone();
     expect_nearest(&is, sb, &mut full, db, &same);
-    let want = Img::from_fn(8, 8, 4, 4, |x, y, z| {
-        if z == 2 && (1..6).contains(&x) && (2..7).contains(&y) {
-            full.at(x, y, z).to_vec()
-        } else {
-            iv.at(x, y, z).to_vec()
-        }
+    let want = Img::select(&full, &iv, |x, y, z| {
+        z == 2 && (1..6).contains(&x) && (2..7).contains(&y)
     });
-    expect_img("3d slice 2", &download(&mut e, &v, 0)?, &want)?;
+    expect_level(&mut e, &v, 0, &want, "3d slice 2")?;
 
     // 3D -> 3D slices 1..3 of `v`, mask R|A, 3 slices -> 2 (z scaled), a
     // 4x4 source 2x up in x and y.
-    let w = e.texture(&template(Target::Texture3D, rgba, 4, 4, 4, 1, none))?;
-    let iw = rgba8_pattern(4, 4, 4, 52);
-    upload(&mut e, &w, 0, &iw)?;
+    let (w, iw) = patterned(&mut e, &rgba8(Target::Texture3D, 4, 4, 4), 52)?;
     let before = download(&mut e, &v, 0)?;
     let (sb, db) = ([0, 0, 1, 4, 4, 3], [0, 0, 1, 8, 8, 2]);
     let mask = BlitMask::R | BlitMask::A;
@@ -1940,7 +1405,7 @@ fn shader_layers(ctx: &mut TestContext, staging: bool) -> R {
     let mut full = before.clone();
     expect_nearest(&iw, sb, &mut full, db, &same);
     let want = masked(&before, &full, 9);
-    expect_img("3d -> 3d slices", &download(&mut e, &v, 0)?, &want)
+    expect_level(&mut e, &v, 0, &want, "3d -> 3d slices")
 }
 both_paths!("pipe.blit.shader.layers", shader_layers);
 
@@ -1950,30 +1415,19 @@ fn shader_emulated(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let whole = [0, 0, 0, 8, 8, 1];
     let sv = BindFlags::SAMPLER_VIEW;
-    if !supported(&e, Format::L8Unorm, Target::Texture2D, 1, sv)
-        || !supported(&e, Format::L8A8Unorm, Target::Texture2D, 1, sv)
-    {
+    if !supported_2d(&e, Format::L8Unorm, sv) || !supported_2d(&e, Format::L8A8Unorm, sv) {
         return Err(Outcome::skip("L8 / L8A8 are not supported"));
     }
     let rgba = tex2d(&e, Format::R8G8B8A8Unorm, 8, 8)?;
     let l = tex2d(&e, Format::L8Unorm, 8, 8)?;
     let il = Img::from_bytes(8, 8, 1, 1, pattern(64, 53));
     upload(&mut e, &l, 0, &il)?;
-    blit(
-        &mut e,
-        &info(
-            surf(&rgba, 0, whole),
-            surf(&l, 0, whole),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        ),
-        "L8 -> RGBA8",
-    )?;
+    blit_same_box(&mut e, &rgba, &l, whole, "L8 -> RGBA8")?;
     let want = Img::from_fn(8, 8, 1, 4, |x, y, _| {
         let v = il.at(x, y, 0)[0];
         vec![v, v, v, 255]
     });
-    expect_img("L8 -> RGBA8", &download(&mut e, &rgba, 0)?, &want)?;
+    expect_level(&mut e, &rgba, 0, &want, "L8 -> RGBA8")?;
 
     let is = rgba8_pattern(8, 8, 1, 54);
     upload(&mut e, &rgba, 0, &is)?;
@@ -1982,51 +1436,32 @@ fn shader_emulated(ctx: &mut TestContext, staging: bool) -> R {
     let (sb, db) = ([1, 1, 0, 6, 6, 1], [0, 0, 0, 4, 4, 1]);
     blit(
         &mut e,
-        &info(
-            surf(&l4, 0, db),
-            surf(&rgba, 0, sb),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        ),
+        &rgba_nearest(surf(&l4, 0, db), surf(&rgba, 0, sb)),
         "RGBA8 -> L8",
     )?;
-    let mut want = Img::from_bytes(4, 4, 1, 1, vec![0; 16]);
+    let mut want = Img::zeros(4, 4, 1, 1);
     expect_nearest(&is, sb, &mut want, db, &|t| vec![t[0]]);
-    expect_img("RGBA8 -> L8", &download(&mut e, &l4, 0)?, &want)?;
+    expect_level(&mut e, &l4, 0, &want, "RGBA8 -> L8")?;
     // RGBA8 -> L8A8 (L takes R, A takes A); then a mask A only.
     let la = tex2d(&e, Format::L8A8Unorm, 8, 8)?;
     let base = Img::from_bytes(8, 8, 1, 2, pattern(128, 55));
     upload(&mut e, &la, 0, &base)?;
-    blit(
-        &mut e,
-        &info(
-            surf(&la, 0, whole),
-            surf(&rgba, 0, whole),
-            BlitMask::RGBA,
-            TexFilter::Nearest,
-        ),
-        "RGBA8 -> L8A8",
-    )?;
+    blit_same_box(&mut e, &la, &rgba, whole, "RGBA8 -> L8A8")?;
     let want = Img::from_fn(8, 8, 1, 2, |x, y, _| {
         let t = is.at(x, y, 0);
         vec![t[0], t[3]]
     });
-    expect_img("RGBA8 -> L8A8", &download(&mut e, &la, 0)?, &want)?;
+    expect_level(&mut e, &la, 0, &want, "RGBA8 -> L8A8")?;
     upload(&mut e, &la, 0, &base)?;
     blit(
         &mut e,
-        &info(
-            surf(&la, 0, whole),
-            surf(&rgba, 0, whole),
-            BlitMask::A,
-            TexFilter::Nearest,
-        ),
+        &blit_info(surf(&la, 0, whole), surf(&rgba, 0, whole), BlitMask::A),
         "RGBA8 -> L8A8, alpha only",
     )?;
     let want = Img::from_fn(8, 8, 1, 2, |x, y, _| {
         vec![base.at(x, y, 0)[0], is.at(x, y, 0)[3]]
     });
-    expect_img("RGBA8 -> L8A8 alpha", &download(&mut e, &la, 0)?, &want)
+    expect_level(&mut e, &la, 0, &want, "RGBA8 -> L8A8 alpha")
 }
 both_paths!("pipe.blit.shader.emulated", shader_emulated);
 
@@ -2036,13 +1471,13 @@ both_paths!("pipe.blit.shader.emulated", shader_emulated);
 fn shader_depth_stencil(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let ds = BindFlags::DEPTH_STENCIL;
-    let zt = |f, w, h| template(Target::Texture2D, f, w, h, 1, 1, ds);
+    let zt = |f, w, h| template_2d(f, w, h, ds);
     let src = e.texture(&zt(Format::Z32Float, 8, 8))?;
     let zval = |x: usize, y: usize| (x + 8 * y) as f32 * 0.013 + 0.004;
     let iz = Img::from_fn(8, 8, 1, 4, |x, y, _| zval(x, y).to_le_bytes().to_vec());
     upload(&mut e, &src, 0, &iz)?;
     let whole = [0, 0, 0, 8, 8, 1];
-    if supported(&e, Format::Z16Unorm, Target::Texture2D, 1, ds) {
+    if supported_2d(&e, Format::Z16Unorm, ds) {
         let z16 = e.texture(&zt(Format::Z16Unorm, 8, 8))?;
         blit(
             &mut e,
@@ -2092,14 +1527,8 @@ fn shader_depth_stencil(ctx: &mut TestContext, staging: bool) -> R {
     blit(&mut e, &i, "Z32F scaled, scissored")?;
     let mut full = base.clone();
     expect_nearest(&iz, sb, &mut full, db, &same);
-    let want = Img::from_fn(8, 8, 1, 4, |x, y, _| {
-        if x >= 3 && y < 5 {
-            full.at(x, y, 0).to_vec()
-        } else {
-            base.at(x, y, 0).to_vec()
-        }
-    });
-    expect_img("Z32F scaled, scissored", &download(&mut e, &dst, 0)?, &want)?;
+    let want = Img::select(&full, &base, |x, y, _| x >= 3 && y < 5);
+    expect_level(&mut e, &dst, 0, &want, "Z32F scaled, scissored")?;
 
     let export = e.screen.caps().shader_stencil_export;
     let rects = vec![ScissorState {
@@ -2109,7 +1538,7 @@ fn shader_depth_stencil(ctx: &mut TestContext, staging: bool) -> R {
         maxy: 8,
     }];
     let outside = |x: usize| x >= 3;
-    if supported(&e, Format::S8Uint, Target::Texture2D, 1, ds) {
+    if supported_2d(&e, Format::S8Uint, ds) {
         let s = e.texture(&zt(Format::S8Uint, 4, 4))?;
         let d = e.texture(&zt(Format::S8Uint, 8, 8))?;
         let is = Img::from_bytes(4, 4, 1, 1, pattern(16, 56));
@@ -2117,30 +1546,19 @@ fn shader_depth_stencil(ctx: &mut TestContext, staging: bool) -> R {
         upload(&mut e, &s, 0, &is)?;
         upload(&mut e, &d, 0, &id)?;
         let (sb, db) = ([0, 0, 0, 4, 4, 1], whole);
-        let mut i = info(
-            surf(&d, 0, db),
-            surf(&s, 0, sb),
-            BlitMask::S,
-            TexFilter::Nearest,
-        );
+        let mut i = blit_info(surf(&d, 0, db), surf(&s, 0, sb), BlitMask::S);
         i.window_rectangles = rects.clone();
         if export {
             blit(&mut e, &i, "S8 2x up, window rectangles")?;
             let mut full = id.clone();
             expect_nearest(&is, sb, &mut full, db, &same);
-            let want = Img::from_fn(8, 8, 1, 1, |x, y, _| {
-                if outside(x) {
-                    full.at(x, y, 0).to_vec()
-                } else {
-                    id.at(x, y, 0).to_vec()
-                }
-            });
-            expect_img("S8 window rectangles", &download(&mut e, &d, 0)?, &want)?;
+            let want = Img::select(&full, &id, |x, _, _| outside(x));
+            expect_level(&mut e, &d, 0, &want, "S8 window rectangles")?;
         } else {
             expect_unsupported(&mut e, &i, "S8 without stencil export")?;
         }
     }
-    if export && supported(&e, Format::Z24UnormS8Uint, Target::Texture2D, 1, ds) {
+    if export && supported_2d(&e, Format::Z24UnormS8Uint, ds) {
         // Both aspects, 2x up with window rectangles: depth within ±1 of
         // 24 bits, stencil exact.
         let s = e.texture(&zt(Format::Z24UnormS8Uint, 4, 4))?;
@@ -2158,12 +1576,7 @@ fn shader_depth_stencil(ctx: &mut TestContext, staging: bool) -> R {
         upload(&mut e, &s, 0, &is)?;
         upload(&mut e, &d, 0, &id)?;
         let (sb, db) = ([0, 0, 0, 4, 4, 1], whole);
-        let mut i = info(
-            surf(&d, 0, db),
-            surf(&s, 0, sb),
-            BlitMask::ZS,
-            TexFilter::Nearest,
-        );
+        let mut i = blit_info(surf(&d, 0, db), surf(&s, 0, sb), BlitMask::ZS);
         i.window_rectangles = rects;
         blit(&mut e, &i, "Z24S8 2x up, window rectangles")?;
         let mut full = id.clone();
@@ -2197,9 +1610,7 @@ both_paths!("pipe.blit.shader.depth_stencil", shader_depth_stencil);
 /// overlapping boxes): the source is read before it is overwritten.
 fn shader_same_subresource(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
-    let t = tex2d(&e, Format::R8G8B8A8Unorm, 8, 8)?;
-    let base = rgba8_pattern(8, 8, 1, 58);
-    upload(&mut e, &t, 0, &base)?;
+    let (t, base) = rgba8_tex(&mut e, 8, 8, 58)?;
     let (sb, db) = ([0, 0, 0, 6, 6, 1], [2, 2, 0, 6, 6, 1]);
     blit(
         &mut e,
@@ -2214,7 +1625,7 @@ fn shader_same_subresource(ctx: &mut TestContext, staging: bool) -> R {
     let mut full = base.clone();
     expect_nearest(&base, sb, &mut full, db, &same);
     let want = masked(&base, &full, 6);
-    expect_img("overlapping masked blit", &download(&mut e, &t, 0)?, &want)
+    expect_level(&mut e, &t, 0, &want, "overlapping masked blit")
 }
 both_paths!("pipe.blit.shader.same_subresource", shader_same_subresource);
 
@@ -2227,7 +1638,7 @@ fn shader_state(ctx: &mut TestContext) -> crate::Outcome {
 }
 
 fn shader_state_inner(ctx: &mut TestContext) -> R {
-    use crate::harness::{f32s, shader, FS_UBO_COLOR, VS_PASSTHROUGH};
+    use crate::harness::{f32s, shader, FS_UBO_COLOR, VEC4_ELEMENT, VS_PASSTHROUGH};
     use pipe_core::draw::{DrawInfo, DrawStartCountBias};
     use pipe_core::state::*;
     use pipe_core::view::SamplerViewTemplate;
@@ -2295,17 +1706,7 @@ fn shader_state_inner(ctx: &mut TestContext) -> R {
         "inlinable",
         c.set_inlinable_constants(ShaderStage::Vertex, &[7]),
     )?;
-    let ve = step(
-        "velems",
-        c.create_vertex_elements_state(&[VertexElement {
-            src_offset: 0,
-            src_stride: 16,
-            vertex_buffer_index: 0,
-            dual_slot: false,
-            src_format: Format::R32G32B32A32Float,
-            instance_divisor: 0,
-        }]),
-    )?;
+    let ve = step("velems", c.create_vertex_elements_state(&[VEC4_ELEMENT]))?;
     step("bind velems", c.bind_vertex_elements_state(Some(ve)))?;
     let tri = f32s(&[
         -1.0, -1.0, 0.0, 1.0, 3.0, -1.0, 0.0, 1.0, -1.0, 3.0, 0.0, 1.0,
@@ -2376,12 +1777,7 @@ fn shader_state_inner(ctx: &mut TestContext) -> R {
     ))?;
     let whole = [0, 0, 0, 8, 8, 1];
     let n0 = c.shader_blit_count();
-    let plain = info(
-        surf(&dst, 0, whole),
-        surf(&src, 0, whole),
-        BlitMask::RGBA,
-        TexFilter::Nearest,
-    );
+    let plain = rgba_nearest(surf(&dst, 0, whole), surf(&src, 0, whole));
     step("plain blit", c.blit(&plain))?;
     if c.shader_blit_count() != n0 {
         return Err(Outcome::fail("a plain 1:1 blit was drawn"));
@@ -2532,7 +1928,7 @@ fn average(img: &Img) -> Vec<u8> {
 fn mip_2d(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let rgba = Format::R8G8B8A8Unorm;
-    let t = e.texture(&template(
+    let t = e.texture(&texture_template(
         Target::Texture2D,
         rgba,
         8,
@@ -2546,9 +1942,9 @@ fn mip_2d(ctx: &mut TestContext, staging: bool) -> R {
     let ok = generate(&mut e, &t, rgba, 0, 3, 0, 0)?;
     expect_generated(ok)?;
     let want1 = Img::from_fn(4, 4, 1, 4, |x, y, _| block_color(x / 2, y / 2, 0));
-    expect_img("level 1", &download(&mut e, &t, 1)?, &want1)?;
+    expect_level(&mut e, &t, 1, &want1, "level 1")?;
     let want2 = Img::from_fn(2, 2, 1, 4, |x, y, _| block_color(x, y, 0));
-    expect_img("level 2", &download(&mut e, &t, 2)?, &want2)?;
+    expect_level(&mut e, &t, 2, &want2, "level 2")?;
     let want3 = Img::from_bytes(1, 1, 1, 4, average(&want2));
     expect_close("level 3", &download(&mut e, &t, 3)?, &want3, 1)?;
     // Only levels 1..=2 from level 1: level 1 rewritten, level 3 kept.
@@ -2557,7 +1953,7 @@ fn mip_2d(ctx: &mut TestContext, staging: bool) -> R {
     let ok = generate(&mut e, &t, rgba, 1, 2, 0, 0)?;
     expect_generated(ok)?;
     let want2 = Img::from_fn(2, 2, 1, 4, |x, y, _| block_color(1 - x, y, 1));
-    expect_img("regenerated level 2", &download(&mut e, &t, 2)?, &want2)?;
+    expect_level(&mut e, &t, 2, &want2, "regenerated level 2")?;
     expect_close("level 3 untouched", &download(&mut e, &t, 3)?, &want3, 1)
 }
 both_paths!("pipe.mipmap.2d", mip_2d);
@@ -2568,7 +1964,15 @@ fn mip_layered(ctx: &mut TestContext, staging: bool) -> R {
     let rgba = Format::R8G8B8A8Unorm;
     let none = BindFlags::empty();
     // 2D array, layers 1..=2 of 3; layer 0 of level 1 keeps its contents.
-    let a = e.texture(&template(Target::Texture2DArray, rgba, 4, 4, 3, 2, none))?;
+    let a = e.texture(&texture_template(
+        Target::Texture2DArray,
+        rgba,
+        4,
+        4,
+        3,
+        2,
+        none,
+    ))?;
     let i0 = Img::from_fn(4, 4, 3, 4, |x, y, z| block_color(x / 2, y / 2, z));
     upload(&mut e, &a, 0, &i0)?;
     let l1 = rgba8_pattern(2, 2, 3, 32);
@@ -2582,10 +1986,18 @@ fn mip_layered(ctx: &mut TestContext, staging: bool) -> R {
             block_color(x, y, z)
         }
     });
-    expect_img("array level 1", &download(&mut e, &a, 1)?, &want)?;
+    expect_level(&mut e, &a, 1, &want, "array level 1")?;
 
     // Cube: one colour per face, through every level.
-    let c = e.texture(&template(Target::TextureCube, rgba, 4, 4, 6, 3, none))?;
+    let c = e.texture(&texture_template(
+        Target::TextureCube,
+        rgba,
+        4,
+        4,
+        6,
+        3,
+        none,
+    ))?;
     let ic = Img::from_fn(4, 4, 6, 4, |_, _, z| block_color(z % 3, z / 3, 0));
     upload(&mut e, &c, 0, &ic)?;
     let ok = generate(&mut e, &c, rgba, 0, 2, 0, 5)?;
@@ -2593,26 +2005,22 @@ fn mip_layered(ctx: &mut TestContext, staging: bool) -> R {
     for level in 1..3u32 {
         let s = 4 >> level;
         let want = Img::from_fn(s, s, 6, 4, |_, _, z| block_color(z % 3, z / 3, 0));
-        expect_img(
-            &format!("cube level {level}"),
-            &download(&mut e, &c, level)?,
-            &want,
-        )?;
+        expect_level(&mut e, &c, level, &want, &format!("cube level {level}"))?;
     }
 
     // 3D: 4x4x4 constant on 2x2x2 blocks.
-    let v = e.texture(&template(Target::Texture3D, rgba, 4, 4, 4, 3, none))?;
+    let v = e.texture(&texture_template(Target::Texture3D, rgba, 4, 4, 4, 3, none))?;
     let iv = Img::from_fn(4, 4, 4, 4, |x, y, z| block_color(x / 2, y / 2, z / 2));
     upload(&mut e, &v, 0, &iv)?;
     let ok = generate(&mut e, &v, rgba, 0, 2, 0, 3)?;
     expect_generated(ok)?;
     let want1 = Img::from_fn(2, 2, 2, 4, block_color);
-    expect_img("3d level 1", &download(&mut e, &v, 1)?, &want1)?;
+    expect_level(&mut e, &v, 1, &want1, "3d level 1")?;
     let want2 = Img::from_bytes(1, 1, 1, 4, average(&want1));
     expect_close("3d level 2", &download(&mut e, &v, 2)?, &want2, 1)?;
 
     // 1D array: 8 texels constant on pairs, 2 layers.
-    let mut t1 = template(Target::Texture1DArray, rgba, 8, 1, 2, 2, none);
+    let mut t1 = texture_template(Target::Texture1DArray, rgba, 8, 1, 2, 2, none);
     t1.height0 = 1;
     let l = e.texture(&t1)?;
     let il = Img::from_fn(8, 1, 2, 4, |x, _, z| block_color(x / 2, 0, z));
@@ -2620,7 +2028,7 @@ fn mip_layered(ctx: &mut TestContext, staging: bool) -> R {
     let ok = generate(&mut e, &l, rgba, 0, 1, 0, 1)?;
     expect_generated(ok)?;
     let want = Img::from_fn(4, 1, 2, 4, |x, _, z| block_color(x, 0, z));
-    expect_img("1d array level 1", &download(&mut e, &l, 1)?, &want)
+    expect_level(&mut e, &l, 1, &want, "1d array level 1")
 }
 both_paths!("pipe.mipmap.layered", mip_layered);
 
@@ -2628,7 +2036,7 @@ both_paths!("pipe.mipmap.layered", mip_layered);
 fn mip_fallback(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let (rf, vf, bind) = (Format::Z32Float, Format::Z32Float, BindFlags::DEPTH_STENCIL);
-    let t = e.texture(&template(Target::Texture2D, rf, 4, 4, 1, 3, bind))?;
+    let t = e.texture(&texture_template(Target::Texture2D, rf, 4, 4, 1, 3, bind))?;
     if generate(&mut e, &t, vf, 0, 2, 0, 0)? {
         return Err(Outcome::fail(format!(
             "generate_mipmap of {rf} as {vf} returned true"
@@ -2648,7 +2056,7 @@ fn mip_shader(ctx: &mut TestContext, staging: bool) -> R {
         (Format::R8G8B8A8Uint, Format::R8G8B8A8Uint, 0),
         (Format::R8G8B8A8Unorm, Format::R8G8B8A8Srgb, 1),
     ] {
-        let t = e.texture(&template(
+        let t = e.texture(&texture_template(
             Target::Texture2D,
             rf,
             8,
@@ -2681,7 +2089,7 @@ fn mip_shader(ctx: &mut TestContext, staging: bool) -> R {
     }
     // A 2D array layer range, integer: layer 0 of level 1 keeps its
     // contents.
-    let a = e.texture(&template(
+    let a = e.texture(&texture_template(
         Target::Texture2DArray,
         Format::R8G8B8A8Uint,
         4,
@@ -2706,10 +2114,10 @@ fn mip_shader(ctx: &mut TestContext, staging: bool) -> R {
             block_color(x, y, z)
         }
     });
-    expect_img("integer array level 1", &download(&mut e, &a, 1)?, &want)?;
+    expect_level(&mut e, &a, 1, &want, "integer array level 1")?;
     // 3D, integer: 4x4x4 constant on 2x2x2 blocks (drawn slice by slice
     // into a temporary image, then copied).
-    let v = e.texture(&template(
+    let v = e.texture(&texture_template(
         Target::Texture3D,
         Format::R8G8B8A8Uint,
         4,
@@ -2724,6 +2132,6 @@ fn mip_shader(ctx: &mut TestContext, staging: bool) -> R {
         return Err(Outcome::fail("integer 3D generate_mipmap returned false"));
     }
     let want = Img::from_fn(2, 2, 2, 4, block_color);
-    expect_img("integer 3d level 1", &download(&mut e, &v, 1)?, &want)
+    expect_level(&mut e, &v, 1, &want, "integer 3d level 1")
 }
 both_paths!("pipe.mipmap.shader", mip_shader);

@@ -6,11 +6,14 @@ use std::sync::Arc;
 
 use pipe_core::flags::{ClearFlags, MapFlags};
 use pipe_core::resource::{BindFlags, PipeBox, ResourceTemplate, Target};
-use pipe_core::state::{ColorUnion, FramebufferState, ScissorState};
-use pipe_core::view::{SamplerViewTemplate, Surface, SurfaceTemplate, Swizzle, ViewRange};
-use pipe_core::{Context, Format, Resource};
+use pipe_core::state::{ColorUnion, ScissorState};
+use pipe_core::view::{SamplerViewTemplate, SurfaceTemplate, Swizzle, ViewRange};
+use pipe_core::{Context, Format};
 
-use crate::harness::{env, pattern, step, Env};
+use crate::harness::{
+    clear_depth_stencil, clear_surface, env, expect_bytes, pattern, set_framebuffer, step,
+    texture_template,
+};
 use crate::{both_paths, test_case, Outcome, TestContext};
 
 type R = Result<(), Outcome>;
@@ -27,26 +30,19 @@ fn rt(
     layers: u32,
     bind: BindFlags,
 ) -> ResourceTemplate {
-    let mut t = ResourceTemplate::texture_2d(format, w, h, bind | BindFlags::SAMPLER_VIEW);
-    t.target = target;
-    t.array_size = layers;
-    t
+    texture_template(target, format, w, h, layers, 1, bind)
 }
 
-fn surface(
-    e: &mut Env,
-    res: &Resource,
-    level: u32,
-    first: u32,
-    last: u32,
-) -> Result<Surface, Outcome> {
-    let t = SurfaceTemplate {
-        format: res.desc().format,
-        level,
-        first_layer: first,
-        last_layer: last,
-    };
-    step("create_surface", e.ctx.create_surface(res, &t))
+/// An RGBA8 render target template.
+fn color_rt(target: Target, w: u32, h: u32, layers: u32) -> ResourceTemplate {
+    rt(
+        Format::R8G8B8A8Unorm,
+        target,
+        w,
+        h,
+        layers,
+        BindFlags::RENDER_TARGET,
+    )
 }
 
 fn fill(texel: &[u8], n: usize) -> Vec<u8> {
@@ -58,68 +54,25 @@ fn fill(texel: &[u8], n: usize) -> Vec<u8> {
         .collect()
 }
 
-fn expect_eq(what: &str, got: &[u8], want: &[u8]) -> R {
-    match got.iter().zip(want).position(|(a, b)| a != b) {
-        None if got.len() == want.len() => Ok(()),
-        None => Err(Outcome::fail(format!(
-            "{what}: {} bytes, expected {}",
-            got.len(),
-            want.len()
-        ))),
-        Some(i) => Err(Outcome::fail(format!(
-            "{what}: byte {i} (texel {}) is {:#04x}, expected {:#04x}",
-            i / 4,
-            got[i],
-            want[i]
-        ))),
-    }
-}
-
 fn render_target_full(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
-    let tex = e.texture(&rt(
-        Format::R8G8B8A8Unorm,
-        Target::Texture2D,
-        16,
-        8,
-        1,
-        BindFlags::RENDER_TARGET,
-    ))?;
-    let s = surface(&mut e, &tex, 0, 0, 0)?;
+    let tex = e.texture(&color_rt(Target::Texture2D, 16, 8, 1))?;
+    let s = e.surface(&tex, 0, 0, 0)?;
     let c = [0.25f32, 0.5, 0.75, 1.0];
-    step(
-        "clear_render_target",
-        e.ctx
-            .clear_render_target(&s, &ColorUnion::from_f32(c), 0, 0, 16, 8, false),
-    )?;
+    clear_surface(&mut e, &s, &ColorUnion::from_f32(c), [0, 0, 16, 8])?;
     let want = fill(&c.map(unorm8), 16 * 8);
-    expect_eq(
-        "cleared",
-        &e.read_texture(&tex, 0, &PipeBox::rect(0, 0, 16, 8))?,
-        &want,
-    )
+    e.expect_texture(&tex, 0, &PipeBox::rect(0, 0, 16, 8), &want, "cleared")
 }
 both_paths!("pipe.clear.render_target.whole", render_target_full);
 
 fn render_target_partial(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
-    let tex = e.texture(&rt(
-        Format::R8G8B8A8Unorm,
-        Target::Texture2D,
-        16,
-        8,
-        1,
-        BindFlags::RENDER_TARGET,
-    ))?;
+    let tex = e.texture(&color_rt(Target::Texture2D, 16, 8, 1))?;
     let base = pattern(16 * 8 * 4, 3);
     e.write_texture(&tex, 0, &PipeBox::rect(0, 0, 16, 8), &base)?;
-    let s = surface(&mut e, &tex, 0, 0, 0)?;
+    let s = e.surface(&tex, 0, 0, 0)?;
     let c = [1.0f32, 0.0, 0.5, 0.0];
-    step(
-        "clear_render_target",
-        e.ctx
-            .clear_render_target(&s, &ColorUnion::from_f32(c), 3, 2, 5, 4, false),
-    )?;
+    clear_surface(&mut e, &s, &ColorUnion::from_f32(c), [3, 2, 5, 4])?;
     let mut want = base;
     for y in 2..6 {
         for x in 3..8 {
@@ -127,44 +80,25 @@ fn render_target_partial(ctx: &mut TestContext, staging: bool) -> R {
             want[i..i + 4].copy_from_slice(&c.map(unorm8));
         }
     }
-    expect_eq(
-        "partial",
-        &e.read_texture(&tex, 0, &PipeBox::rect(0, 0, 16, 8))?,
-        &want,
-    )
+    e.expect_texture(&tex, 0, &PipeBox::rect(0, 0, 16, 8), &want, "partial")
 }
 both_paths!("pipe.clear.render_target.partial", render_target_partial);
 
 fn render_target_layers(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
-    let mut t = rt(
-        Format::R8G8B8A8Unorm,
-        Target::Texture2DArray,
-        8,
-        8,
-        4,
-        BindFlags::RENDER_TARGET,
-    );
+    let mut t = color_rt(Target::Texture2DArray, 8, 8, 4);
     t.last_level = 1;
     let tex = e.texture(&t)?;
     // Level 1 is 4x4; clear layers 1..=2 whole and a corner of layer 3.
     let whole = PipeBox::new(0, 0, 0, 4, 4, 4);
     let base = pattern(4 * 4 * 4 * 4, 5);
     e.write_texture(&tex, 1, &whole, &base)?;
-    let s12 = surface(&mut e, &tex, 1, 1, 2)?;
-    let s3 = surface(&mut e, &tex, 1, 3, 3)?;
+    let s12 = e.surface(&tex, 1, 1, 2)?;
+    let s3 = e.surface(&tex, 1, 3, 3)?;
     let a = [0.0f32, 1.0, 0.0, 1.0];
     let b = [0.2f32, 0.4, 0.6, 0.8];
-    step(
-        "clear 1..=2",
-        e.ctx
-            .clear_render_target(&s12, &ColorUnion::from_f32(a), 0, 0, 4, 4, false),
-    )?;
-    step(
-        "clear 3 corner",
-        e.ctx
-            .clear_render_target(&s3, &ColorUnion::from_f32(b), 2, 2, 2, 2, false),
-    )?;
+    clear_surface(&mut e, &s12, &ColorUnion::from_f32(a), [0, 0, 4, 4])?;
+    clear_surface(&mut e, &s3, &ColorUnion::from_f32(b), [2, 2, 2, 2])?;
     let mut want = base;
     for layer in 1..3 {
         let o = layer * 64;
@@ -176,7 +110,7 @@ fn render_target_layers(ctx: &mut TestContext, staging: bool) -> R {
             want[i..i + 4].copy_from_slice(&b.map(unorm8));
         }
     }
-    expect_eq("layers", &e.read_texture(&tex, 1, &whole)?, &want)
+    e.expect_texture(&tex, 1, &whole, &want, "layers")
 }
 both_paths!("pipe.clear.render_target.layers", render_target_layers);
 
@@ -198,34 +132,26 @@ fn integer_and_float_targets(ctx: &mut TestContext, staging: bool) -> R {
         1,
         BindFlags::RENDER_TARGET,
     ))?;
-    let su = surface(&mut e, &ui, 0, 0, 0)?;
-    let sf = surface(&mut e, &f, 0, 0, 0)?;
+    let su = e.surface(&ui, 0, 0, 0)?;
+    let sf = e.surface(&f, 0, 0, 0)?;
     let u = [7u32, 0xffff_ffff, 0, 123_456];
     let fl = [-1.5f32, 0.0, 3.25, 1e10];
-    step(
-        "clear uint",
-        e.ctx
-            .clear_render_target(&su, &ColorUnion::from_u32(u), 1, 1, 2, 2, false),
-    )?;
-    step(
-        "clear float",
-        e.ctx
-            .clear_render_target(&sf, &ColorUnion::from_f32(fl), 0, 0, 4, 4, false),
-    )?;
+    clear_surface(&mut e, &su, &ColorUnion::from_u32(u), [1, 1, 2, 2])?;
+    clear_surface(&mut e, &sf, &ColorUnion::from_f32(fl), [0, 0, 4, 4])?;
     let got = e.read_texture(&ui, 0, &PipeBox::rect(1, 1, 2, 2))?;
     let want: Vec<u8> = u
         .iter()
         .flat_map(|v| v.to_le_bytes())
         .collect::<Vec<_>>()
         .repeat(4);
-    expect_eq("uint", &got, &want)?;
+    expect_bytes("uint", &got, &want)?;
     let got = e.read_texture(&f, 0, &PipeBox::rect(0, 0, 4, 4))?;
     let want: Vec<u8> = fl
         .iter()
         .flat_map(|v| v.to_le_bytes())
         .collect::<Vec<_>>()
         .repeat(16);
-    expect_eq("float", &got, &want)
+    expect_bytes("float", &got, &want)
 }
 both_paths!(
     "pipe.clear.render_target.int_float",
@@ -236,17 +162,9 @@ fn depth_stencil(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let ds = BindFlags::DEPTH_STENCIL;
     let z = e.texture(&rt(Format::Z32Float, Target::Texture2D, 8, 8, 1, ds))?;
-    let sz = surface(&mut e, &z, 0, 0, 0)?;
-    step(
-        "clear depth whole",
-        e.ctx
-            .clear_depth_stencil(&sz, ClearFlags::DEPTH, 0.75, 0, 0, 0, 8, 8, false),
-    )?;
-    step(
-        "clear depth part",
-        e.ctx
-            .clear_depth_stencil(&sz, ClearFlags::DEPTH, 0.25, 0, 4, 4, 4, 4, false),
-    )?;
+    let sz = e.surface(&z, 0, 0, 0)?;
+    clear_depth_stencil(&mut e, &sz, ClearFlags::DEPTH, (0.75, 0), [0, 0, 8, 8])?;
+    clear_depth_stencil(&mut e, &sz, ClearFlags::DEPTH, (0.25, 0), [4, 4, 4, 4])?;
     let mut want = Vec::new();
     for y in 0..8 {
         for x in 0..8 {
@@ -254,32 +172,22 @@ fn depth_stencil(ctx: &mut TestContext, staging: bool) -> R {
             want.extend_from_slice(&v.to_le_bytes());
         }
     }
-    expect_eq(
-        "depth",
-        &e.read_texture(&z, 0, &PipeBox::rect(0, 0, 8, 8))?,
-        &want,
-    )?;
+    e.expect_texture(&z, 0, &PipeBox::rect(0, 0, 8, 8), &want, "depth")?;
     if e.screen
         .is_format_supported(Format::S8Uint, Target::Texture2D, 1, 1, ds)
     {
         let s = e.texture(&rt(Format::S8Uint, Target::Texture2D, 8, 8, 1, ds))?;
-        let ss = surface(&mut e, &s, 0, 0, 0)?;
-        step(
-            "clear stencil",
-            e.ctx
-                .clear_depth_stencil(&ss, ClearFlags::STENCIL, 0.0, 0x1a5, 0, 0, 8, 4, false),
-        )?;
-        step(
-            "clear stencil 2",
-            e.ctx
-                .clear_depth_stencil(&ss, ClearFlags::STENCIL, 0.0, 3, 0, 4, 8, 4, false),
-        )?;
+        let ss = e.surface(&s, 0, 0, 0)?;
+        clear_depth_stencil(&mut e, &ss, ClearFlags::STENCIL, (0.0, 0x1a5), [0, 0, 8, 4])?;
+        clear_depth_stencil(&mut e, &ss, ClearFlags::STENCIL, (0.0, 3), [0, 4, 8, 4])?;
         let mut want = vec![0xa5u8; 32];
         want.extend_from_slice(&[3u8; 32]);
-        expect_eq(
-            "stencil (masked to 8 bits)",
-            &e.read_texture(&s, 0, &PipeBox::rect(0, 0, 8, 8))?,
+        e.expect_texture(
+            &s,
+            0,
+            &PipeBox::rect(0, 0, 8, 8),
             &want,
+            "stencil (masked to 8 bits)",
         )?;
     }
     Ok(())
@@ -288,22 +196,8 @@ both_paths!("pipe.clear.depth_stencil.surfaces", depth_stencil);
 
 fn framebuffer_clear(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
-    let a = e.texture(&rt(
-        Format::R8G8B8A8Unorm,
-        Target::Texture2D,
-        8,
-        8,
-        1,
-        BindFlags::RENDER_TARGET,
-    ))?;
-    let b = e.texture(&rt(
-        Format::R8G8B8A8Unorm,
-        Target::Texture2D,
-        8,
-        8,
-        1,
-        BindFlags::RENDER_TARGET,
-    ))?;
+    let a = e.texture(&color_rt(Target::Texture2D, 8, 8, 1))?;
+    let b = e.texture(&color_rt(Target::Texture2D, 8, 8, 1))?;
     let z = e.texture(&rt(
         Format::Z32Float,
         Target::Texture2D,
@@ -315,20 +209,11 @@ fn framebuffer_clear(ctx: &mut TestContext, staging: bool) -> R {
     let base = pattern(8 * 8 * 4, 9);
     e.write_texture(&b, 0, &PipeBox::rect(0, 0, 8, 8), &base)?;
     let (sa, sb, sz) = (
-        surface(&mut e, &a, 0, 0, 0)?,
-        surface(&mut e, &b, 0, 0, 0)?,
-        surface(&mut e, &z, 0, 0, 0)?,
+        e.surface(&a, 0, 0, 0)?,
+        e.surface(&b, 0, 0, 0)?,
+        e.surface(&z, 0, 0, 0)?,
     );
-    let fb = FramebufferState {
-        width: 8,
-        height: 8,
-        layers: 1,
-        samples: 1,
-        cbufs: vec![Some(sa), Some(sb)],
-        zsbuf: Some(sz),
-        resolve: None,
-    };
-    step("set_framebuffer_state", e.ctx.set_framebuffer_state(&fb))?;
+    set_framebuffer(&mut e, 8, 8, vec![Some(sa), Some(sb)], Some(sz))?;
     let c = [0.0f32, 0.0, 1.0, 1.0];
     // COLOR0 and depth only: COLOR1 keeps its contents.
     step(
@@ -341,20 +226,20 @@ fn framebuffer_clear(ctx: &mut TestContext, staging: bool) -> R {
             0,
         ),
     )?;
-    expect_eq(
-        "cbuf 0",
-        &e.read_texture(&a, 0, &PipeBox::rect(0, 0, 8, 8))?,
+    e.expect_texture(
+        &a,
+        0,
+        &PipeBox::rect(0, 0, 8, 8),
         &fill(&c.map(unorm8), 64),
+        "cbuf 0",
     )?;
-    expect_eq(
-        "cbuf 1 untouched",
-        &e.read_texture(&b, 0, &PipeBox::rect(0, 0, 8, 8))?,
-        &base,
-    )?;
-    expect_eq(
-        "depth",
-        &e.read_texture(&z, 0, &PipeBox::rect(0, 0, 8, 8))?,
+    e.expect_texture(&b, 0, &PipeBox::rect(0, 0, 8, 8), &base, "cbuf 1 untouched")?;
+    e.expect_texture(
+        &z,
+        0,
+        &PipeBox::rect(0, 0, 8, 8),
         &fill(&0.5f32.to_le_bytes(), 64),
+        "depth",
     )?;
     // A scissored clear of COLOR1 only.
     let sc = ScissorState {
@@ -377,11 +262,7 @@ fn framebuffer_clear(ctx: &mut TestContext, staging: bool) -> R {
     for x in 6..8 {
         want[x * 4..x * 4 + 4].copy_from_slice(&c.map(unorm8));
     }
-    expect_eq(
-        "scissored cbuf 1",
-        &e.read_texture(&b, 0, &PipeBox::rect(0, 0, 8, 8))?,
-        &want,
-    )
+    e.expect_texture(&b, 0, &PipeBox::rect(0, 0, 8, 8), &want, "scissored cbuf 1")
 }
 both_paths!(
     "pipe.clear.framebuffer.buffers_and_scissor",
@@ -398,14 +279,7 @@ fn deferred_counts_inner(ctx: &mut TestContext) -> R {
     let opts = crate::harness::options(ctx);
     let screen = step("screen", pipe_vk::VkScreen::new(&opts))?;
     let mut c = step("context", screen.create_vk_context())?;
-    let t = rt(
-        Format::R8G8B8A8Unorm,
-        Target::Texture2D,
-        8,
-        8,
-        1,
-        BindFlags::RENDER_TARGET,
-    );
+    let t = color_rt(Target::Texture2D, 8, 8, 1);
     let tex = step("resource", pipe_core::Screen::resource_create(&*screen, &t))?;
     let st = SurfaceTemplate {
         format: t.format,
@@ -441,7 +315,7 @@ fn deferred_counts_inner(ctx: &mut TestContext) -> R {
             st1.executed
         )));
     }
-    expect_eq("last clear wins", &got, &fill(&[0, 255, 0, 255], 64))?;
+    expect_bytes("last clear wins", &got, &fill(&[0, 255, 0, 255], 64))?;
     // Clear, then overwrite the whole level: the clear is dropped.
     step(
         "clear 3",
@@ -470,7 +344,7 @@ fn deferred_counts_inner(ctx: &mut TestContext) -> R {
     )?;
     let got = m.to_vec();
     step("unmap", c.transfer_unmap(m))?;
-    expect_eq("overwrite wins", &got, &data)?;
+    expect_bytes("overwrite wins", &got, &data)?;
     drop(s);
     drop(c);
     Ok(())
@@ -552,27 +426,21 @@ fn combined_depth_stencil(ctx: &mut TestContext, staging: bool) -> R {
         return Err(Outcome::skip("Z24S8 is not a depth/stencil format here"));
     }
     let tex = e.texture(&rt(f, Target::Texture2D, 4, 4, 1, BindFlags::DEPTH_STENCIL))?;
-    let s = surface(&mut e, &tex, 0, 0, 0)?;
+    let s = e.surface(&tex, 0, 0, 0)?;
     let texel = |z: f64, st: u32| -> [u8; 4] {
         // Z24: round(z * (2^24 - 1)).
         let zi = (z * f64::from(0x00ff_ffffu32)).round() as u32;
         (zi | (st << 24)).to_le_bytes()
     };
-    step(
-        "both",
-        e.ctx
-            .clear_depth_stencil(&s, ClearFlags::DEPTHSTENCIL, 1.0, 0x11, 0, 0, 4, 4, false),
+    clear_depth_stencil(
+        &mut e,
+        &s,
+        ClearFlags::DEPTHSTENCIL,
+        (1.0, 0x11),
+        [0, 0, 4, 4],
     )?;
-    step(
-        "depth only",
-        e.ctx
-            .clear_depth_stencil(&s, ClearFlags::DEPTH, 0.5, 0, 0, 0, 2, 4, false),
-    )?;
-    step(
-        "stencil only",
-        e.ctx
-            .clear_depth_stencil(&s, ClearFlags::STENCIL, 0.0, 0x7f, 0, 2, 4, 2, false),
-    )?;
+    clear_depth_stencil(&mut e, &s, ClearFlags::DEPTH, (0.5, 0), [0, 0, 2, 4])?;
+    clear_depth_stencil(&mut e, &s, ClearFlags::STENCIL, (0.0, 0x7f), [0, 2, 4, 2])?;
     let mut want = Vec::new();
     for y in 0..4 {
         for x in 0..4 {
@@ -581,11 +449,7 @@ fn combined_depth_stencil(ctx: &mut TestContext, staging: bool) -> R {
             want.extend_from_slice(&texel(z, st));
         }
     }
-    expect_eq(
-        "Z24S8",
-        &e.read_texture(&tex, 0, &PipeBox::rect(0, 0, 4, 4))?,
-        &want,
-    )
+    e.expect_texture(&tex, 0, &PipeBox::rect(0, 0, 4, 4), &want, "Z24S8")
 }
 both_paths!(
     "pipe.clear.depth_stencil.combined_aspects",
@@ -597,26 +461,15 @@ both_paths!(
 /// other slices and the texels outside keep their uploaded pattern.
 fn surface_3d_clear(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
-    let mut t = rt(
-        Format::R8G8B8A8Unorm,
-        Target::Texture3D,
-        8,
-        8,
-        1,
-        BindFlags::RENDER_TARGET,
-    );
+    let mut t = color_rt(Target::Texture3D, 8, 8, 1);
     t.depth0 = 4;
     let tex = e.texture(&t)?;
     let bx = PipeBox::new(0, 0, 0, 8, 8, 4);
     let data = pattern(8 * 8 * 4 * 4, 9);
     e.write_texture(&tex, 0, &bx, &data)?;
-    let s = surface(&mut e, &tex, 0, 1, 2)?;
+    let s = e.surface(&tex, 0, 1, 2)?;
     let c = [0.0, 1.0, 0.4, 1.0];
-    step(
-        "clear_render_target",
-        e.ctx
-            .clear_render_target(&s, &ColorUnion::from_f32(c), 2, 2, 4, 4, false),
-    )?;
+    clear_surface(&mut e, &s, &ColorUnion::from_f32(c), [2, 2, 4, 4])?;
     let px = [unorm8(c[0]), unorm8(c[1]), unorm8(c[2]), unorm8(c[3])];
     let mut want = data.clone();
     for z in 1..3usize {
@@ -627,7 +480,7 @@ fn surface_3d_clear(ctx: &mut TestContext, staging: bool) -> R {
             }
         }
     }
-    expect_eq("3D slices", &e.read_texture(&tex, 0, &bx)?, &want)
+    e.expect_texture(&tex, 0, &bx, &want, "3D slices")
 }
 both_paths!("pipe.surface.3d.clear_slices", surface_3d_clear);
 
@@ -635,14 +488,7 @@ both_paths!("pipe.surface.3d.clear_slices", surface_3d_clear);
 /// 3D texture that cannot be rendered to.
 fn surface_3d_bad(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
-    let mut t = rt(
-        Format::R8G8B8A8Unorm,
-        Target::Texture3D,
-        8,
-        8,
-        1,
-        BindFlags::RENDER_TARGET,
-    );
+    let mut t = color_rt(Target::Texture3D, 8, 8, 1);
     t.depth0 = 4;
     t.last_level = 1;
     let tex = e.texture(&t)?;
@@ -666,20 +512,14 @@ fn surface_3d_bad(ctx: &mut TestContext, staging: bool) -> R {
         }
     }
     // The last slice of level 1 works.
-    let s = surface(&mut e, &tex, 1, 1, 1)?;
-    step(
-        "clear level 1 slice 1",
-        e.ctx.clear_render_target(
-            &s,
-            &ColorUnion::from_f32([1.0, 0.0, 0.0, 1.0]),
-            0,
-            0,
-            4,
-            4,
-            false,
-        ),
+    let s = e.surface(&tex, 1, 1, 1)?;
+    clear_surface(
+        &mut e,
+        &s,
+        &ColorUnion::from_f32([1.0, 0.0, 0.0, 1.0]),
+        [0, 0, 4, 4],
     )?;
     let got = e.read_texture(&tex, 1, &PipeBox::new(0, 0, 1, 4, 4, 1))?;
-    expect_eq("level 1 slice 1", &got, &fill(&[255, 0, 0, 255], 16))
+    expect_bytes("level 1 slice 1", &got, &fill(&[255, 0, 0, 255], 16))
 }
 both_paths!("pipe.surface.3d.bad_slices", surface_3d_bad);

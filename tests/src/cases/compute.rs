@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use pipe_core::cso::ComputeHandle;
 use pipe_core::flags::MapFlags;
-use pipe_core::resource::{BindFlags, PipeBox, ResourceFlags, ResourceTemplate};
+use pipe_core::resource::{BindFlags, PipeBox, ResourceTemplate};
 use pipe_core::shader::{ComputeState, GridInfo, ShaderCode};
 use pipe_core::state::{
     ConstantBuffer, ImageAccess, ImageView, ImageViewRange, ShaderBuffer, ShaderStage,
@@ -19,7 +19,10 @@ use pipe_core::state::{
 use pipe_core::view::SamplerViewTemplate;
 use pipe_core::{Format, PipeError, Resource};
 
-use crate::harness::{env, step, Env};
+use crate::harness::{
+    bind_program, bind_render_target, bind_vertex_buffer, clear_color, draw_arrays, env,
+    expect_elems, set_user_constants, step, Env, VEC4_ELEMENT, VS_PASSTHROUGH,
+};
 use crate::{both_paths, Outcome, TestContext};
 
 type R = Result<(), Outcome>;
@@ -75,32 +78,25 @@ fn bytes_u32(b: &[u8]) -> Vec<u32> {
 }
 
 fn expect_u32s(what: &str, got: &[u32], want: &[u32]) -> R {
-    if got.len() != want.len() {
-        return Err(Outcome::fail(format!(
-            "{what}: {} values, expected {}",
-            got.len(),
-            want.len()
-        )));
-    }
-    if let Some(i) = got.iter().zip(want).position(|(a, b)| a != b) {
-        return Err(Outcome::fail(format!(
-            "{what}: value {i} is {:#x}, expected {:#x}",
-            got[i], want[i]
-        )));
-    }
-    Ok(())
+    expect_elems(what, "value", got, want)
+}
+
+/// A compute state template from IR text (of any stage: the driver
+/// checks).
+fn compute_state(src: &str) -> Result<ComputeState, Outcome> {
+    let ir = spirv_gen::text::parse(src).map_err(|e| Outcome::fail(format!("test shader: {e}")))?;
+    Ok(ComputeState {
+        code: ShaderCode::Ir(Arc::new(ir)),
+        static_shared_mem: 0,
+        req_input_mem: 0,
+    })
 }
 
 /// Creates and binds a compute state from IR text.
 fn bind_cs(e: &mut Env, src: &str) -> Result<ComputeHandle, Outcome> {
-    let ir = spirv_gen::text::parse(src).map_err(|e| Outcome::fail(format!("test shader: {e}")))?;
     let h = step(
         "create_compute_state",
-        e.ctx.create_compute_state(&ComputeState {
-            code: ShaderCode::Ir(Arc::new(ir)),
-            static_shared_mem: 0,
-            req_input_mem: 0,
-        }),
+        e.ctx.create_compute_state(&compute_state(src)?),
     )?;
     step("bind_compute_state", e.ctx.bind_compute_state(Some(h)))?;
     Ok(h)
@@ -108,17 +104,30 @@ fn bind_cs(e: &mut Env, src: &str) -> Result<ComputeHandle, Outcome> {
 
 /// A buffer of `n` sentinel words.
 fn sentinel_buffer(e: &mut Env, n: u32) -> Result<Resource, Outcome> {
-    let buf = e.buffer(n * 4, ResourceFlags::empty())?;
+    e.buffer_with(&u32_bytes(&vec![SENTINEL; n as usize]))
+}
+
+/// Binds compute shader image 0.
+fn bind_image(e: &mut Env, view: ImageView) -> R {
     step(
-        "buffer_subdata",
-        e.ctx.buffer_subdata(
-            &buf,
-            MapFlags::empty(),
-            0,
-            &u32_bytes(&vec![SENTINEL; n as usize]),
-        ),
+        "set_shader_images",
+        e.ctx
+            .set_shader_images(ShaderStage::Compute, 0, &[Some(view)], 0),
+    )
+}
+
+/// Binds a view of all of `tex` as compute sampler view 0.
+fn bind_texture(e: &mut Env, tex: &Resource) -> R {
+    let view = step(
+        "create_sampler_view",
+        e.ctx
+            .create_sampler_view(tex, &SamplerViewTemplate::whole(tex.desc())),
     )?;
-    Ok(buf)
+    step(
+        "set_sampler_views",
+        e.ctx
+            .set_sampler_views(ShaderStage::Compute, 0, &[Some(view)], 0),
+    )
 }
 
 /// Binds `bufs` as compute shader buffers from slot 0; `writable` is the
@@ -226,15 +235,10 @@ both_paths!("pipe.compute.launch.empty_grid", empty_grid);
 fn indirect(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let out = sentinel_buffer(&mut e, IDS_LEN)?;
-    let args = e.buffer(64, ResourceFlags::empty())?;
     // Junk before and after the arguments at byte 16.
     let mut words = vec![99u32; 16];
     words[4..7].copy_from_slice(&[2, 2, 1]);
-    step(
-        "buffer_subdata",
-        e.ctx
-            .buffer_subdata(&args, MapFlags::empty(), 0, &u32_bytes(&words)),
-    )?;
+    let args = e.buffer_with(&u32_bytes(&words))?;
     bind_cs(&mut e, CS_IDS)?;
     bind_ssbos(&mut e, &[&out], 1)?;
     let info = GridInfo {
@@ -332,19 +336,7 @@ fn ubo(ctx: &mut TestContext, staging: bool) -> R {
         ),
     )?;
     // User data (through the const uploader).
-    step(
-        "set_constant_buffer(user)",
-        e.ctx.set_constant_buffer(
-            ShaderStage::Compute,
-            0,
-            Some(ConstantBuffer {
-                buffer: None,
-                buffer_offset: 0,
-                buffer_size: 64,
-                user_buffer: Some(&data),
-            }),
-        ),
-    )?;
+    set_user_constants(&mut e, ShaderStage::Compute, &data)?;
     launch(&mut e, &grid([16, 1, 1], [1, 1, 1]))?;
     let want: Vec<u32> = vals
         .iter()
@@ -355,12 +347,7 @@ fn ubo(ctx: &mut TestContext, staging: bool) -> R {
     expect_u32s("from user constants", &got, &want)?;
     // A buffer resource, written by a transfer in the same batch.
     let vals2: Vec<u32> = (0..16).map(|i| 7 * i + 5).collect();
-    let ub = e.buffer(64, ResourceFlags::empty())?;
-    step(
-        "buffer_subdata",
-        e.ctx
-            .buffer_subdata(&ub, MapFlags::empty(), 0, &u32_bytes(&vals2)),
-    )?;
+    let ub = e.buffer_with(&u32_bytes(&vals2))?;
     step(
         "set_constant_buffer(resource)",
         e.ctx.set_constant_buffer(
@@ -462,26 +449,13 @@ fn image_r32ui(ctx: &mut TestContext, staging: bool) -> R {
     let img = e.texture(&t)?;
     let out = sentinel_buffer(&mut e, 64)?;
     bind_cs(&mut e, CS_IMAGE_STORE)?;
-    step(
-        "set_shader_images",
-        e.ctx.set_shader_images(
-            ShaderStage::Compute,
-            0,
-            &[Some(image_view(&img, Format::R32Uint, ImageAccess::WRITE))],
-            0,
-        ),
+    bind_image(
+        &mut e,
+        image_view(&img, Format::R32Uint, ImageAccess::WRITE),
     )?;
     launch(&mut e, &grid([4, 4, 1], [2, 2, 1]))?;
     bind_cs(&mut e, CS_IMAGE_LOAD)?;
-    step(
-        "set_shader_images",
-        e.ctx.set_shader_images(
-            ShaderStage::Compute,
-            0,
-            &[Some(image_view(&img, Format::R32Uint, ImageAccess::READ))],
-            0,
-        ),
-    )?;
+    bind_image(&mut e, image_view(&img, Format::R32Uint, ImageAccess::READ))?;
     bind_ssbos(&mut e, &[&out], 1)?;
     launch(&mut e, &grid([4, 4, 1], [2, 2, 1]))?;
     let texels: Vec<u32> = (0..64).map(|i| (i % 8) + 100 * (i / 8)).collect();
@@ -527,19 +501,8 @@ fn image_rgba8(ctx: &mut TestContext, staging: bool) -> R {
     );
     let img = e.texture(&t)?;
     bind_cs(&mut e, CS_IMAGE_RGBA8)?;
-    step(
-        "set_shader_images",
-        e.ctx.set_shader_images(
-            ShaderStage::Compute,
-            0,
-            &[Some(image_view(
-                &img,
-                Format::R8G8B8A8Unorm,
-                ImageAccess::WRITE,
-            ))],
-            0,
-        ),
-    )?;
+    let view = image_view(&img, Format::R8G8B8A8Unorm, ImageAccess::WRITE);
+    bind_image(&mut e, view)?;
     launch(&mut e, &grid([4, 4, 1], [2, 2, 1]))?;
     let got = e.read_texture(&img, 0, &PipeBox::rect(0, 0, 8, 8))?;
     let want: Vec<u8> = (0..64u32)
@@ -593,11 +556,7 @@ fn buffer_image(ctx: &mut TestContext, staging: bool) -> R {
             size: 128,
         },
     };
-    step(
-        "set_shader_images",
-        e.ctx
-            .set_shader_images(ShaderStage::Compute, 0, &[Some(view)], 0),
-    )?;
+    bind_image(&mut e, view)?;
     // Twice, so the second launch finds the first one's buffer view.
     launch(&mut e, &grid([16, 1, 1], [2, 1, 1]))?;
     e.finish()?;
@@ -639,16 +598,7 @@ fn texture(ctx: &mut TestContext, staging: bool) -> R {
     let tex = e.texture(&t)?;
     let texels: Vec<u32> = (0..16).map(|i| i * i + 3).collect();
     e.write_texture(&tex, 0, &PipeBox::rect(0, 0, 4, 4), &u32_bytes(&texels))?;
-    let view = step(
-        "create_sampler_view",
-        e.ctx
-            .create_sampler_view(&tex, &SamplerViewTemplate::whole(&t)),
-    )?;
-    step(
-        "set_sampler_views",
-        e.ctx
-            .set_sampler_views(ShaderStage::Compute, 0, &[Some(view)], 0),
-    )?;
+    bind_texture(&mut e, &tex)?;
     let out = sentinel_buffer(&mut e, 16)?;
     bind_cs(&mut e, CS_TEXTURE)?;
     bind_ssbos(&mut e, &[&out], 1)?;
@@ -718,12 +668,7 @@ fn shared_reduce(ctx: &mut TestContext, staging: bool) -> R {
     let vals: Vec<u32> = (0..n)
         .map(|i| i.wrapping_mul(2_654_435_761) >> 20)
         .collect();
-    let data = e.buffer(n * 4, ResourceFlags::empty())?;
-    step(
-        "buffer_subdata",
-        e.ctx
-            .buffer_subdata(&data, MapFlags::empty(), 0, &u32_bytes(&vals)),
-    )?;
+    let data = e.buffer_with(&u32_bytes(&vals))?;
     let out = sentinel_buffer(&mut e, 5)?;
     bind_cs(&mut e, CS_REDUCE)?;
     bind_ssbos(&mut e, &[&data, &out], 0b10)?;
@@ -796,11 +741,7 @@ fn chained(ctx: &mut TestContext, staging: bool) -> R {
     bind_cs(&mut e, &cs_square(7))?;
     bind_ssbos(&mut e, &[&a], 1)?;
     launch(&mut e, &grid([8, 1, 1], [8, 1, 1]))?;
-    step(
-        "resource_copy_region",
-        e.ctx
-            .resource_copy_region(&c, 0, 0, 0, 0, &b, 0, &PipeBox::range(0, 256)),
-    )?;
+    e.copy_buffer(&c, 0, &b, 0, 256)?;
     let sq: Vec<u32> = (0..64).map(|i| i * i).collect();
     let want_b: Vec<u32> = (0..64).map(|i| sq[i] + sq[(i + 1) % 64]).collect();
     let want_a: Vec<u32> = sq.iter().map(|v| v + 7).collect();
@@ -818,18 +759,9 @@ fn transfer_interleaved(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let a = sentinel_buffer(&mut e, 64)?;
     let b = sentinel_buffer(&mut e, 64)?;
-    let src = e.buffer(256, ResourceFlags::empty())?;
     let first: Vec<u32> = (0..64).map(|i| i * 3).collect();
-    step(
-        "buffer_subdata",
-        e.ctx
-            .buffer_subdata(&src, MapFlags::empty(), 0, &u32_bytes(&first)),
-    )?;
-    step(
-        "copy src -> a",
-        e.ctx
-            .resource_copy_region(&a, 0, 0, 0, 0, &src, 0, &PipeBox::range(0, 256)),
-    )?;
+    let src = e.buffer_with(&u32_bytes(&first))?;
+    e.copy_buffer(&a, 0, &src, 0, 256)?;
     bind_cs(&mut e, CS_NEIGHBOURS)?;
     bind_ssbos(&mut e, &[&a, &b], 0b10)?;
     launch(&mut e, &grid([8, 1, 1], [8, 1, 1]))?;
@@ -919,16 +851,10 @@ fn bad_input(ctx: &mut TestContext, staging: bool) -> R {
     )?;
     // A shader buffer slot beyond what pipe-vk binds.
     let far = CS_ARGS.replace("slot=0", "slot=20");
-    let ir =
-        spirv_gen::text::parse(&far).map_err(|e| Outcome::fail(format!("test shader: {e}")))?;
-    let r = e.ctx.create_compute_state(&ComputeState {
-        code: ShaderCode::Ir(Arc::new(ir)),
-        static_shared_mem: 0,
-        req_input_mem: 0,
-    });
+    let r = e.ctx.create_compute_state(&compute_state(&far)?);
     expect_err("shader buffer slot 20", r.map(|_| ()), false)?;
     // Not a compute shader.
-    let vs = spirv_gen::text::parse(
+    let vs = compute_state(
         "shader vertex
 out @p : f32x4 builtin=position
 fn main {
@@ -936,13 +862,8 @@ fn main {
   store @p, %0
 }
 ",
-    )
-    .map_err(|e| Outcome::fail(format!("test shader: {e}")))?;
-    let r = e.ctx.create_compute_state(&ComputeState {
-        code: ShaderCode::Ir(Arc::new(vs)),
-        static_shared_mem: 0,
-        req_input_mem: 0,
-    });
+    )?;
+    let r = e.ctx.create_compute_state(&vs);
     expect_err("vertex IR as a compute state", r.map(|_| ()), true)?;
     // The context still works, with nothing written by the failures.
     bind_cs(&mut e, CS_IDS)?;
@@ -1019,15 +940,6 @@ fn main {
 }
 ";
 
-const VS_POS: &str = "shader vertex
-in @pos : f32x4 location=0
-out @gl_pos : f32x4 builtin=position
-fn main {
-  %0 : f32x4 = load @pos
-  store @gl_pos, %0
-}
-";
-
 const FS_GREEN: &str = "shader fragment
 out @frag : f32x4 location=0
 fn main {
@@ -1078,14 +990,8 @@ fn main {
 /// the draw's render target. One batch: the barriers (and the layout
 /// transitions of the render target) are the driver's.
 fn draw_interop(ctx: &mut TestContext, staging: bool) -> R {
-    use pipe_core::draw::{DrawInfo, DrawStartCountBias, PrimType};
-    use pipe_core::flags::ClearFlags;
-    use pipe_core::shader::{ShaderState, StreamOutputInfo};
-    use pipe_core::state::{
-        ColorUnion, FramebufferState, VertexBuffer, VertexBufferSource, VertexElement,
-        ViewportState,
-    };
-    use pipe_core::view::SurfaceTemplate;
+    use pipe_core::draw::PrimType;
+    use pipe_core::state::VertexBufferSource;
 
     let mut e = env(ctx, staging)?;
     let verts = sentinel_buffer(&mut e, 12)?;
@@ -1093,117 +999,13 @@ fn draw_interop(ctx: &mut TestContext, staging: bool) -> R {
     bind_ssbos(&mut e, &[&verts], 1)?;
     launch(&mut e, &grid([3, 1, 1], [1, 1, 1]))?;
 
-    let t = ResourceTemplate::texture_2d(
-        Format::R8G8B8A8Unorm,
-        4,
-        4,
-        BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW,
-    );
-    let rt = e.texture(&t)?;
-    let surf = step(
-        "create_surface",
-        e.ctx.create_surface(
-            &rt,
-            &SurfaceTemplate {
-                format: t.format,
-                level: 0,
-                first_layer: 0,
-                last_layer: 0,
-            },
-        ),
-    )?;
-    let fb = FramebufferState {
-        width: 4,
-        height: 4,
-        layers: 1,
-        samples: 1,
-        cbufs: vec![Some(surf)],
-        zsbuf: None,
-        resolve: None,
-    };
-    step("set_framebuffer_state", e.ctx.set_framebuffer_state(&fb))?;
-    let vp = ViewportState {
-        scale: [2.0, 2.0, 1.0],
-        translate: [2.0, 2.0, 0.0],
-        swizzle: Default::default(),
-    };
-    step("viewport", e.ctx.set_viewport_states(0, &[vp]))?;
-    let shader = |stage, src: &str| -> Result<ShaderState, Outcome> {
-        let ir =
-            spirv_gen::text::parse(src).map_err(|e| Outcome::fail(format!("test shader: {e}")))?;
-        Ok(ShaderState {
-            stage,
-            code: ShaderCode::Ir(Arc::new(ir)),
-            stream_output: StreamOutputInfo::default(),
-        })
-    };
-    let vs = step(
-        "create_vs_state",
-        e.ctx.create_vs_state(&shader(ShaderStage::Vertex, VS_POS)?),
-    )?;
-    let fs = step(
-        "create_fs_state",
-        e.ctx
-            .create_fs_state(&shader(ShaderStage::Fragment, FS_GREEN)?),
-    )?;
-    step("bind_vs_state", e.ctx.bind_vs_state(Some(vs)))?;
-    step("bind_fs_state", e.ctx.bind_fs_state(Some(fs)))?;
-    let ve = step(
-        "create_vertex_elements_state",
-        e.ctx.create_vertex_elements_state(&[VertexElement {
-            src_offset: 0,
-            src_stride: 16,
-            vertex_buffer_index: 0,
-            dual_slot: false,
-            src_format: Format::R32G32B32A32Float,
-            instance_divisor: 0,
-        }]),
-    )?;
-    step("bind velems", e.ctx.bind_vertex_elements_state(Some(ve)))?;
-    step(
-        "set_vertex_buffers",
-        e.ctx.set_vertex_buffers(&[VertexBuffer {
-            buffer: Some(VertexBufferSource::Resource(verts.clone())),
-            buffer_offset: 0,
-        }]),
-    )?;
-    step(
-        "clear",
-        e.ctx.clear(
-            ClearFlags::COLOR0,
-            None,
-            &ColorUnion::from_f32([1.0, 0.0, 0.0, 1.0]),
-            1.0,
-            0,
-        ),
-    )?;
-    step(
-        "draw_vbo",
-        e.ctx.draw_vbo(
-            &DrawInfo {
-                mode: PrimType::Triangles,
-                instance_count: 1,
-                ..DrawInfo::default()
-            },
-            0,
-            None,
-            &[DrawStartCountBias {
-                start: 0,
-                count: 3,
-                index_bias: 0,
-            }],
-        ),
-    )?;
-    let view = step(
-        "create_sampler_view",
-        e.ctx
-            .create_sampler_view(&rt, &SamplerViewTemplate::whole(&t)),
-    )?;
-    step(
-        "set_sampler_views",
-        e.ctx
-            .set_sampler_views(ShaderStage::Compute, 0, &[Some(view)], 0),
-    )?;
+    let rt = bind_render_target(&mut e, Format::R8G8B8A8Unorm, 4, 4)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_GREEN)?;
+    let src = VertexBufferSource::Resource(verts.clone());
+    bind_vertex_buffer(&mut e, &[VEC4_ELEMENT], src)?;
+    clear_color(&mut e, [1.0, 0.0, 0.0, 1.0])?;
+    draw_arrays(&mut e, PrimType::Triangles, 0, 3)?;
+    bind_texture(&mut e, &rt)?;
     let out = sentinel_buffer(&mut e, 16)?;
     bind_cs(&mut e, CS_FETCH_RGBA8)?;
     bind_ssbos(&mut e, &[&out], 1)?;
@@ -1340,12 +1142,7 @@ fn main {
 fn global_binding(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let input: Vec<u32> = (0..16u32).map(|i| i * 7 + 100).collect();
-    let src = e.buffer(64, ResourceFlags::empty())?;
-    step(
-        "buffer_subdata",
-        e.ctx
-            .buffer_subdata(&src, MapFlags::empty(), 0, &u32_bytes(&input)),
-    )?;
+    let src = e.buffer_with(&u32_bytes(&input))?;
     let dst = sentinel_buffer(&mut e, 16)?;
     let addrs = match e
         .ctx
@@ -1359,19 +1156,7 @@ fn global_binding(ctx: &mut TestContext, staging: bool) -> R {
     }
     bind_cs(&mut e, CS_GLOBAL)?;
     let data: Vec<u8> = addrs.iter().flat_map(|a| a.to_le_bytes()).collect();
-    step(
-        "set_constant_buffer",
-        e.ctx.set_constant_buffer(
-            ShaderStage::Compute,
-            0,
-            Some(ConstantBuffer {
-                buffer: None,
-                buffer_offset: 0,
-                buffer_size: 16,
-                user_buffer: Some(&data),
-            }),
-        ),
-    )?;
+    set_user_constants(&mut e, ShaderStage::Compute, &data)?;
     launch(&mut e, &grid([16, 1, 1], [1, 1, 1]))?;
     let got = read_u32s(&mut e, &dst, 16)?;
     let want: Vec<u32> = (0..16u32).map(|i| input[i as usize] * 3 + i).collect();
@@ -1384,19 +1169,7 @@ fn global_binding(ctx: &mut TestContext, staging: bool) -> R {
             .set_global_binding(0, &[Some(dst.clone()), Some(src.clone())]),
     )?;
     let data: Vec<u8> = again.iter().flat_map(|a| a.to_le_bytes()).collect();
-    step(
-        "set_constant_buffer",
-        e.ctx.set_constant_buffer(
-            ShaderStage::Compute,
-            0,
-            Some(ConstantBuffer {
-                buffer: None,
-                buffer_offset: 0,
-                buffer_size: 16,
-                user_buffer: Some(&data),
-            }),
-        ),
-    )?;
+    set_user_constants(&mut e, ShaderStage::Compute, &data)?;
     launch(&mut e, &grid([16, 1, 1], [1, 1, 1]))?;
     // `dst` is still in use by that launch: a discarding write renames its
     // storage, and the old address is stale.

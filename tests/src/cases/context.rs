@@ -7,13 +7,10 @@ use pipe_core::state::{BlendFactor, BlendState, RasterizerState, SamplerState, S
 use pipe_core::PipeError;
 
 use crate::harness;
-use crate::{check, test_case, Outcome, TestContext};
+use crate::{check, or_return, test_case, Outcome, TestContext};
 
 fn cso_hash_consing(ctx: &mut TestContext) -> Outcome {
-    let (_s, mut c) = match harness::screen_and_context(ctx) {
-        Ok(v) => v,
-        Err(o) => return o,
-    };
+    let (_s, mut c) = or_return!(harness::screen_and_context(ctx));
     let mut a = BlendState::default();
     a.rt[0].blend_enable = true;
     a.rt[0].rgb_src_factor = BlendFactor::SrcAlpha;
@@ -65,10 +62,7 @@ fn cso_hash_consing(ctx: &mut TestContext) -> Outcome {
 test_case!(name = "pipe.context.cso.hash_consing", cso_hash_consing);
 
 fn shader_stage_mismatch(ctx: &mut TestContext) -> Outcome {
-    let (_s, mut c) = match harness::screen_and_context(ctx) {
-        Ok(v) => v,
-        Err(o) => return o,
-    };
+    let (_s, mut c) = or_return!(harness::screen_and_context(ctx));
     // A minimal valid SPIR-V header is enough: nothing is compiled yet.
     let words: Arc<[u32]> = Arc::from(vec![0x0723_0203, 0x0001_0300, 0, 1, 0]);
     let fs = ShaderState {
@@ -101,10 +95,7 @@ test_case!(
 );
 
 fn several_contexts(ctx: &mut TestContext) -> Outcome {
-    let s = match harness::screen(ctx) {
-        Ok(s) => s,
-        Err(o) => return o,
-    };
+    let s = or_return!(harness::screen(ctx));
     let mut contexts = Vec::new();
     for i in 0..4 {
         match s.clone().context_create() {
@@ -131,10 +122,7 @@ test_case!(name = "pipe.context.create.several", several_contexts);
 fn unsupported_is_an_error(ctx: &mut TestContext) -> Outcome {
     // Until resources land (issue 6) resource creation must say so with
     // Unsupported, not pretend.
-    let s = match harness::screen(ctx) {
-        Ok(s) => s,
-        Err(o) => return o,
-    };
+    let s = or_return!(harness::screen(ctx));
     let t = pipe_core::ResourceTemplate::buffer(256, pipe_core::resource::BindFlags::VERTEX_BUFFER);
     match s.resource_create(&t) {
         Err(PipeError::Unsupported(_)) | Ok(_) => Outcome::Pass,

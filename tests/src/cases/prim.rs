@@ -32,14 +32,13 @@
 use std::sync::Arc;
 
 use pipe_core::draw::{DrawInfo, DrawStartCountBias, IndexSource, PrimType};
-use pipe_core::flags::{ClearFlags, MapFlags};
-use pipe_core::resource::{BindFlags, PipeBox, ResourceFlags, ResourceTemplate};
+use pipe_core::resource::{PipeBox, ResourceFlags};
 use pipe_core::state::*;
-use pipe_core::view::SurfaceTemplate;
 use pipe_core::{Format, Resource};
 
 use crate::harness::{
-    bind_program, env, f32s, set_color, step, unorm, Env, FS_UBO_COLOR, VS_PASSTHROUGH,
+    bind_program, bind_render_target, bind_vertex_buffer, clear_color, draw_arrays, env, f32s,
+    set_color, step, unorm, Env, FS_UBO_COLOR, VEC4_ELEMENT, VS_PASSTHROUGH,
 };
 use crate::{both_paths, Outcome, TestContext};
 
@@ -96,6 +95,16 @@ enum Cover {
     Edge,
 }
 
+/// Where pixel (x, y)'s centre lies relative to a rectangle with integer
+/// bounds (never on an edge).
+fn cover_rect(x: u32, y: u32, r: (u32, u32, u32, u32)) -> Cover {
+    if in_rect(x, y, r) {
+        Cover::In
+    } else {
+        Cover::Out
+    }
+}
+
 /// Where pixel (x, y)'s centre lies relative to a convex polygon with
 /// integer window-coordinate vertices (either orientation); exact.
 fn convex(x: u32, y: u32, poly: &[(i64, i64)]) -> Cover {
@@ -143,43 +152,24 @@ fn on_outline(x: u32, y: u32, lo: u32, hi: u32) -> Option<bool> {
 /// A 16x16 RGBA8 render target, bound with a full viewport and the
 /// default rasterizer of [`rasterizer`].
 fn setup(e: &mut Env) -> Result<Resource, Outcome> {
-    let t = ResourceTemplate::texture_2d(
-        Format::R8G8B8A8Unorm,
-        W,
-        H,
-        BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW,
-    );
-    let color = e.texture(&t)?;
-    let cs = step(
-        "surface",
-        e.ctx.create_surface(
-            &color,
-            &SurfaceTemplate {
-                format: t.format,
-                level: 0,
-                first_layer: 0,
-                last_layer: 0,
-            },
-        ),
-    )?;
-    let fb = FramebufferState {
-        width: W as u16,
-        height: H as u16,
-        layers: 1,
-        samples: 1,
-        cbufs: vec![Some(cs)],
-        zsbuf: None,
-        resolve: None,
-    };
-    step("set_framebuffer_state", e.ctx.set_framebuffer_state(&fb))?;
-    let vp = ViewportState {
-        scale: [W as f32 / 2.0, H as f32 / 2.0, 1.0],
-        translate: [W as f32 / 2.0, H as f32 / 2.0, 0.0],
-        swizzle: Default::default(),
-    };
-    step("viewport", e.ctx.set_viewport_states(0, &[vp]))?;
+    let color = bind_render_target(e, Format::R8G8B8A8Unorm, W, H)?;
     rasterizer(e, Face::empty(), false, false)?;
     Ok(color)
+}
+
+/// An [`Env`] with [`setup`]'s target bound and the solid-colour program
+/// (its colour set with [`set_color`]).
+fn setup_solid(ctx: &TestContext, staging: bool) -> Result<(Env, Resource), Outcome> {
+    let mut e = env(ctx, staging)?;
+    let t = setup(&mut e)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    Ok((e, t))
+}
+
+/// Clears the target to black and sets the colour of the next draws.
+fn clear_and_color(e: &mut Env, c: [f32; 4]) -> R {
+    clear_color(e, BLACK)?;
+    set_color(e, c)
 }
 
 /// Binds a rasterizer state with the given culling, front face and
@@ -203,14 +193,7 @@ fn rasterizer(e: &mut Env, cull_face: Face, front_ccw: bool, flatshade_first: bo
 /// Binds positions (and, when given, per-vertex colours at location 1,
 /// interleaved) as vertex buffer 0.
 fn bind_vertices(e: &mut Env, pos: &[[f32; 4]], colors: Option<&[[f32; 4]]>) -> R {
-    let pos_elem = VertexElement {
-        src_offset: 0,
-        src_stride: 16,
-        vertex_buffer_index: 0,
-        dual_slot: false,
-        src_format: Format::R32G32B32A32Float,
-        instance_divisor: 0,
-    };
+    let pos_elem = VEC4_ELEMENT;
     let (elems, data) = match colors {
         None => (vec![pos_elem], f32s(pos.as_flattened())),
         Some(cols) => {
@@ -230,46 +213,7 @@ fn bind_vertices(e: &mut Env, pos: &[[f32; 4]], colors: Option<&[[f32; 4]]>) -> 
             (vec![p, c], f32s(&v))
         }
     };
-    let ve = step(
-        "vertex elements",
-        e.ctx.create_vertex_elements_state(&elems),
-    )?;
-    step("bind velems", e.ctx.bind_vertex_elements_state(Some(ve)))?;
-    step(
-        "set_vertex_buffers",
-        e.ctx.set_vertex_buffers(&[VertexBuffer {
-            buffer: Some(VertexBufferSource::User(Arc::from(data))),
-            buffer_offset: 0,
-        }]),
-    )
-}
-
-fn clear(e: &mut Env, c: [f32; 4]) -> R {
-    step(
-        "clear",
-        e.ctx
-            .clear(ClearFlags::COLOR0, None, &ColorUnion::from_f32(c), 1.0, 0),
-    )
-}
-
-fn draw_arrays(e: &mut Env, mode: PrimType, start: u32, count: u32) -> R {
-    let info = DrawInfo {
-        mode,
-        ..DrawInfo::default()
-    };
-    step(
-        "draw_vbo",
-        e.ctx.draw_vbo(
-            &info,
-            0,
-            None,
-            &[DrawStartCountBias {
-                start,
-                count,
-                index_bias: 0,
-            }],
-        ),
-    )
+    bind_vertex_buffer(e, &elems, VertexBufferSource::User(Arc::from(data)))
 }
 
 /// Index data of an indexed draw.
@@ -301,10 +245,7 @@ fn draw_indexed(
     };
     let index = if let Idx::U32Buffer(_) = idx {
         let ib = e.buffer(bytes.len().max(4) as u32, ResourceFlags::empty())?;
-        step(
-            "index data",
-            e.ctx.buffer_subdata(&ib, MapFlags::empty(), 0, &bytes),
-        )?;
+        e.subdata(&ib, 0, &bytes)?;
         IndexSource::Resource(ib)
     } else {
         IndexSource::User(&bytes)
@@ -378,9 +319,7 @@ fn paint_convex(c: [f32; 4], x: u32, y: u32, poly: &[(i64, i64)]) -> Option<[u8;
 /// quad). Drawn non-indexed, then with u16 indices in another order, then
 /// a 3-vertex quads draw that must draw nothing.
 fn quads(ctx: &mut TestContext, staging: bool) -> R {
-    let mut e = env(ctx, staging)?;
-    let t = setup(&mut e)?;
-    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let (mut e, t) = setup_solid(ctx, staging)?;
     let mut v = Vec::new();
     v.extend(rect(2.0, 2.0, 6.0, 14.0));
     v.extend(rect(8.0, 4.0, 14.0, 10.0));
@@ -388,14 +327,12 @@ fn quads(ctx: &mut TestContext, staging: bool) -> R {
     bind_vertices(&mut e, &v, None)?;
     let inside = |x, y| in_rect(x, y, (2, 2, 6, 14)) || in_rect(x, y, (8, 4, 14, 10));
     let red = [1.0, 0.0, 0.0, 1.0];
-    clear(&mut e, BLACK)?;
-    set_color(&mut e, red)?;
+    clear_and_color(&mut e, red)?;
     draw_arrays(&mut e, PrimType::Quads, 0, 11)?;
     check_image(ctx, &mut e, &t, 0, |x, y| paint(red, inside(x, y)))?;
 
     let blue = [0.0, 0.0, 1.0, 1.0];
-    clear(&mut e, BLACK)?;
-    set_color(&mut e, blue)?;
+    clear_and_color(&mut e, blue)?;
     draw_indexed(
         &mut e,
         PrimType::Quads,
@@ -422,22 +359,18 @@ fn strip_vertices() -> Vec<[f32; 4]> {
 /// A quad strip, non-indexed with an odd trailing vertex, then with u8
 /// indices walking it backwards, then a 3-vertex draw that draws nothing.
 fn quad_strip(ctx: &mut TestContext, staging: bool) -> R {
-    let mut e = env(ctx, staging)?;
-    let t = setup(&mut e)?;
-    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let (mut e, t) = setup_solid(ctx, staging)?;
     let mut v = strip_vertices();
     v.push(win(0.0, 0.0));
     bind_vertices(&mut e, &v, None)?;
     let inside = |x, y| in_rect(x, y, (2, 3, 14, 13));
     let green = [0.0, 1.0, 0.0, 1.0];
-    clear(&mut e, BLACK)?;
-    set_color(&mut e, green)?;
+    clear_and_color(&mut e, green)?;
     draw_arrays(&mut e, PrimType::QuadStrip, 0, 9)?;
     check_image(ctx, &mut e, &t, 0, |x, y| paint(green, inside(x, y)))?;
 
     let c = [1.0, 0.0, 1.0, 1.0];
-    clear(&mut e, BLACK)?;
-    set_color(&mut e, c)?;
+    clear_and_color(&mut e, c)?;
     draw_indexed(
         &mut e,
         PrimType::QuadStrip,
@@ -465,19 +398,15 @@ fn pentagon_vertices() -> Vec<[f32; 4]> {
 /// non-indexed, then from a u32 index buffer starting at another vertex
 /// (another fan, same coverage), then a 2-vertex draw that draws nothing.
 fn polygon(ctx: &mut TestContext, staging: bool) -> R {
-    let mut e = env(ctx, staging)?;
-    let t = setup(&mut e)?;
-    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let (mut e, t) = setup_solid(ctx, staging)?;
     bind_vertices(&mut e, &pentagon_vertices(), None)?;
     let c = [0.0, 1.0, 1.0, 1.0];
-    clear(&mut e, BLACK)?;
-    set_color(&mut e, c)?;
+    clear_and_color(&mut e, c)?;
     draw_arrays(&mut e, PrimType::Polygon, 0, 5)?;
     check_image(ctx, &mut e, &t, 0, |x, y| paint_convex(c, x, y, &PENTAGON))?;
 
     let c = [1.0, 1.0, 0.0, 1.0];
-    clear(&mut e, BLACK)?;
-    set_color(&mut e, c)?;
+    clear_and_color(&mut e, c)?;
     draw_indexed(
         &mut e,
         PrimType::Polygon,
@@ -500,18 +429,15 @@ fn square_loop(lo: u32, hi: u32) -> [[f32; 4]; 4] {
 /// be drawn, the closing one included. Non-indexed, then u16 indices in
 /// the other direction, then a 1-vertex loop that draws nothing.
 fn line_loop(ctx: &mut TestContext, staging: bool) -> R {
-    let mut e = env(ctx, staging)?;
-    let t = setup(&mut e)?;
-    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let (mut e, t) = setup_solid(ctx, staging)?;
     bind_vertices(&mut e, &square_loop(3, 12), None)?;
     let white = [1.0; 4];
-    clear(&mut e, BLACK)?;
-    set_color(&mut e, white)?;
+    clear_and_color(&mut e, white)?;
     draw_arrays(&mut e, PrimType::LineLoop, 0, 4)?;
     let expect = |x, y| on_outline(x, y, 3, 12).and_then(|on| paint(white, on));
     check_image(ctx, &mut e, &t, 0, expect)?;
 
-    clear(&mut e, BLACK)?;
+    clear_color(&mut e, BLACK)?;
     draw_indexed(&mut e, PrimType::LineLoop, Idx::U16(&[3, 2, 1, 0]), None, 0)?;
     draw_arrays(&mut e, PrimType::LineLoop, 0, 1)?;
     check_image(ctx, &mut e, &t, 0, expect)
@@ -530,9 +456,7 @@ fn strip_rect(x0: f32, y0: f32, x1: f32, y1: f32) -> [[f32; 4]; 4] {
 /// the second draw has `index_bias` 8 (the restart index is compared
 /// before it) and leading, doubled and trailing restart indices.
 fn restart_tri_strip(ctx: &mut TestContext, staging: bool) -> R {
-    let mut e = env(ctx, staging)?;
-    let t = setup(&mut e)?;
-    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let (mut e, t) = setup_solid(ctx, staging)?;
     let mut v = Vec::new();
     v.extend(strip_rect(1.0, 1.0, 5.0, 5.0));
     v.extend(strip_rect(9.0, 2.0, 15.0, 6.0));
@@ -540,8 +464,7 @@ fn restart_tri_strip(ctx: &mut TestContext, staging: bool) -> R {
     v.extend(strip_rect(10.0, 10.0, 14.0, 13.0));
     bind_vertices(&mut e, &v, None)?;
     let (red, green) = ([1.0, 0.0, 0.0, 1.0], [0.0, 1.0, 0.0, 1.0]);
-    clear(&mut e, BLACK)?;
-    set_color(&mut e, red)?;
+    clear_and_color(&mut e, red)?;
     let r = RESTART;
     draw_indexed(
         &mut e,
@@ -574,9 +497,7 @@ both_paths!("pipe.prim.restart.tri_strip_u32_fffe", restart_tri_strip);
 /// screen-covering triangle that must not be drawn) and a 5-vertex run
 /// (one quad, one vertex dropped); u32 indices, then u16.
 fn restart_quads(ctx: &mut TestContext, staging: bool) -> R {
-    let mut e = env(ctx, staging)?;
-    let t = setup(&mut e)?;
-    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let (mut e, t) = setup_solid(ctx, staging)?;
     let mut v = Vec::new();
     v.extend(rect(1.0, 1.0, 5.0, 5.0));
     v.extend([win(0.0, 0.0), win(32.0, 0.0), win(0.0, 32.0)]);
@@ -587,13 +508,12 @@ fn restart_quads(ctx: &mut TestContext, staging: bool) -> R {
     let r = RESTART;
     let idx = [0u32, 1, 2, 3, r, 4, 5, 6, r, 7, 8, 9, 10, 11];
     let c = [1.0, 0.5, 0.0, 1.0];
-    clear(&mut e, BLACK)?;
-    set_color(&mut e, c)?;
+    clear_and_color(&mut e, c)?;
     draw_indexed(&mut e, PrimType::Quads, Idx::U32(&idx), Some(r), 0)?;
     check_image(ctx, &mut e, &t, 1, |x, y| paint(c, inside(x, y)))?;
 
     let idx16: Vec<u16> = idx.iter().map(|&i| i as u16).collect();
-    clear(&mut e, BLACK)?;
+    clear_color(&mut e, BLACK)?;
     draw_indexed(&mut e, PrimType::Quads, Idx::U16(&idx16), Some(r), 0)?;
     check_image(ctx, &mut e, &t, 1, |x, y| paint(c, inside(x, y)))
 }
@@ -602,16 +522,13 @@ both_paths!("pipe.prim.restart.quads_fffe", restart_quads);
 /// Two line loops in one draw, cut by restart index 0xfffe in u32
 /// indices: each square is closed and nothing joins them.
 fn restart_line_loop(ctx: &mut TestContext, staging: bool) -> R {
-    let mut e = env(ctx, staging)?;
-    let t = setup(&mut e)?;
-    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let (mut e, t) = setup_solid(ctx, staging)?;
     let mut v = Vec::new();
     v.extend(square_loop(2, 6));
     v.extend(square_loop(9, 13));
     bind_vertices(&mut e, &v, None)?;
     let white = [1.0; 4];
-    clear(&mut e, BLACK)?;
-    set_color(&mut e, white)?;
+    clear_and_color(&mut e, white)?;
     let r = RESTART;
     draw_indexed(
         &mut e,
@@ -642,9 +559,7 @@ fn winding(
     reference: &[[f32; 4]],
     cover: &dyn Fn(u32, u32) -> Cover,
 ) -> R {
-    let mut e = env(ctx, staging)?;
-    let t = setup(&mut e)?;
-    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let (mut e, t) = setup_solid(ctx, staging)?;
     let c = [1.0, 1.0, 1.0, 1.0];
     set_color(&mut e, c)?;
     let mut shown = 0;
@@ -652,7 +567,7 @@ fn winding(
         rasterizer(&mut e, Face::BACK, front_ccw, false)?;
         // The native reference: all of the shape or nothing.
         bind_vertices(&mut e, reference, None)?;
-        clear(&mut e, BLACK)?;
+        clear_color(&mut e, BLACK)?;
         draw_arrays(&mut e, PrimType::Triangles, 0, reference.len() as u32)?;
         let got = e.read_texture(&t, 0, &PipeBox::rect(0, 0, W, H))?;
         let lit = |x: u32, y: u32| got[((y * W + x) * 4) as usize] != 0;
@@ -670,7 +585,7 @@ fn winding(
         shown += usize::from(visible);
         // The converted shape.
         bind_vertices(&mut e, verts, None)?;
-        clear(&mut e, BLACK)?;
+        clear_color(&mut e, BLACK)?;
         draw_arrays(&mut e, mode, 0, verts.len() as u32)?;
         check_image(ctx, &mut e, &t, 0, expect)?;
     }
@@ -691,35 +606,21 @@ fn winding_quads(ctx: &mut TestContext, staging: bool) -> R {
     // opposite orientations, so each is checked on its own.
     let verts = [a0, a1, a2, a3, b0, b3, b2, b1];
     let reference = [a0, a1, a2, a0, a2, a3, b0, b3, b2, b0, b2, b1];
-    let rect_a = |x, y| {
-        if in_rect(x, y, (2, 2, 7, 7)) {
-            Cover::In
-        } else {
-            Cover::Out
-        }
-    };
     winding(
         ctx,
         staging,
         PrimType::Quads,
         &verts[..4],
         &reference[..6],
-        &rect_a,
+        &|x, y| cover_rect(x, y, (2, 2, 7, 7)),
     )?;
-    let rect_b = |x, y| {
-        if in_rect(x, y, (9, 9, 14, 14)) {
-            Cover::In
-        } else {
-            Cover::Out
-        }
-    };
     winding(
         ctx,
         staging,
         PrimType::Quads,
         &verts[4..],
         &reference[6..],
-        &rect_b,
+        &|x, y| cover_rect(x, y, (9, 9, 14, 14)),
     )
 }
 both_paths!("pipe.prim.winding.quads", winding_quads);
@@ -732,13 +633,7 @@ fn winding_quad_strip(ctx: &mut TestContext, staging: bool) -> R {
         let (a, b, c, d) = (v[2 * i], v[2 * i + 1], v[2 * i + 2], v[2 * i + 3]);
         reference.extend([a, b, d, a, d, c]);
     }
-    let cover = |x, y| {
-        if in_rect(x, y, (2, 3, 14, 13)) {
-            Cover::In
-        } else {
-            Cover::Out
-        }
-    };
+    let cover = |x, y| cover_rect(x, y, (2, 3, 14, 13));
     winding(ctx, staging, PrimType::QuadStrip, &v, &reference, &cover)
 }
 both_paths!("pipe.prim.winding.quad_strip", winding_quad_strip);
@@ -785,7 +680,7 @@ fn provoking(
     bind_program(&mut e, VS_FLAT, FS_FLAT)?;
     let cols: Vec<[f32; 4]> = (0..verts.len()).map(pal).collect();
     bind_vertices(&mut e, verts, Some(&cols))?;
-    clear(&mut e, BLACK)?;
+    clear_color(&mut e, BLACK)?;
     draw_arrays(&mut e, mode, 0, verts.len() as u32)?;
     check_image(ctx, &mut e, &t, 1, |x, y| {
         expect(x, y).map(|v| unorm(v.map_or(BLACK, pal)))
@@ -808,6 +703,8 @@ fn provoking_quads(ctx: &mut TestContext, staging: bool, last: bool) -> R {
         })
     })
 }
+both_paths!("pipe.prim.provoking.quads.last", provoking_quads, true);
+both_paths!("pipe.prim.provoking.quads.first", provoking_quads, false);
 
 /// Quad strip: quad i shows vertex 2i+3 (2i with `flatshade_first`).
 fn provoking_quad_strip(ctx: &mut TestContext, staging: bool, last: bool) -> R {
@@ -820,6 +717,16 @@ fn provoking_quad_strip(ctx: &mut TestContext, staging: bool, last: bool) -> R {
         Some(Some(if last { 2 * i + 3 } else { 2 * i }))
     })
 }
+both_paths!(
+    "pipe.prim.provoking.quad_strip.last",
+    provoking_quad_strip,
+    true
+);
+both_paths!(
+    "pipe.prim.provoking.quad_strip.first",
+    provoking_quad_strip,
+    false
+);
 
 /// Polygon: the whole polygon shows vertex 0 under both conventions.
 fn provoking_polygon(ctx: &mut TestContext, staging: bool, last: bool) -> R {
@@ -837,6 +744,12 @@ fn provoking_polygon(ctx: &mut TestContext, staging: bool, last: bool) -> R {
         },
     )
 }
+both_paths!("pipe.prim.provoking.polygon.last", provoking_polygon, true);
+both_paths!(
+    "pipe.prim.provoking.polygon.first",
+    provoking_polygon,
+    false
+);
 
 /// Line loop around pixels 3..=12: side i (v_i to v_i+1) shows v_i+1
 /// (v_i with `flatshade_first`); the closing side (v3 to v0) shows v0
@@ -859,57 +772,15 @@ fn provoking_line_loop(ctx: &mut TestContext, staging: bool, last: bool) -> R {
         Some(Some(if last { (side + 1) % 4 } else { side }))
     })
 }
-
-fn provoking_quads_last(ctx: &mut TestContext, staging: bool) -> R {
-    provoking_quads(ctx, staging, true)
-}
-both_paths!("pipe.prim.provoking.quads.last", provoking_quads_last);
-
-fn provoking_quads_first(ctx: &mut TestContext, staging: bool) -> R {
-    provoking_quads(ctx, staging, false)
-}
-both_paths!("pipe.prim.provoking.quads.first", provoking_quads_first);
-
-fn provoking_quad_strip_last(ctx: &mut TestContext, staging: bool) -> R {
-    provoking_quad_strip(ctx, staging, true)
-}
-both_paths!(
-    "pipe.prim.provoking.quad_strip.last",
-    provoking_quad_strip_last
-);
-
-fn provoking_quad_strip_first(ctx: &mut TestContext, staging: bool) -> R {
-    provoking_quad_strip(ctx, staging, false)
-}
-both_paths!(
-    "pipe.prim.provoking.quad_strip.first",
-    provoking_quad_strip_first
-);
-
-fn provoking_polygon_last(ctx: &mut TestContext, staging: bool) -> R {
-    provoking_polygon(ctx, staging, true)
-}
-both_paths!("pipe.prim.provoking.polygon.last", provoking_polygon_last);
-
-fn provoking_polygon_first(ctx: &mut TestContext, staging: bool) -> R {
-    provoking_polygon(ctx, staging, false)
-}
-both_paths!("pipe.prim.provoking.polygon.first", provoking_polygon_first);
-
-fn provoking_line_loop_last(ctx: &mut TestContext, staging: bool) -> R {
-    provoking_line_loop(ctx, staging, true)
-}
 both_paths!(
     "pipe.prim.provoking.line_loop.last",
-    provoking_line_loop_last
+    provoking_line_loop,
+    true
 );
-
-fn provoking_line_loop_first(ctx: &mut TestContext, staging: bool) -> R {
-    provoking_line_loop(ctx, staging, false)
-}
 both_paths!(
     "pipe.prim.provoking.line_loop.first",
-    provoking_line_loop_first
+    provoking_line_loop,
+    false
 );
 
 #[cfg(test)]

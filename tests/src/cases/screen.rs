@@ -6,13 +6,10 @@ use pipe_core::{Format, PipeError};
 use pipe_vk::ScreenOptions;
 
 use crate::harness;
-use crate::{check, test_case, Outcome, TestContext};
+use crate::{check, or_return, test_case, Outcome, TestContext};
 
 fn screen_create(ctx: &mut TestContext) -> Outcome {
-    let (screen, ctx2) = match harness::screen_and_context(ctx) {
-        Ok(v) => v,
-        Err(o) => return o,
-    };
+    let (screen, ctx2) = or_return!(harness::screen_and_context(ctx));
     let caps = screen.caps();
     check!(!screen.name().is_empty(), "empty device name");
     check!(
@@ -30,10 +27,7 @@ fn screen_create(ctx: &mut TestContext) -> Outcome {
 test_case!(name = "pipe.screen.create.default", screen_create);
 
 fn caps_sane(ctx: &mut TestContext) -> Outcome {
-    let screen = match harness::screen(ctx) {
-        Ok(s) => s,
-        Err(o) => return o,
-    };
+    let screen = or_return!(harness::screen(ctx));
     let c = screen.caps();
     check!(
         c.max_texture_2d_size >= 4096,
@@ -84,10 +78,7 @@ fn caps_sane(ctx: &mut TestContext) -> Outcome {
 test_case!(name = "pipe.screen.caps.sane", caps_sane);
 
 fn select_by_index(ctx: &mut TestContext) -> Outcome {
-    let default = match harness::screen(ctx) {
-        Ok(s) => s.name().to_owned(),
-        Err(o) => return o,
-    };
+    let default = or_return!(harness::screen(ctx)).name().to_owned();
     let list = match pipe_vk::VkScreen::list_devices(false) {
         Ok(l) => l,
         Err(e) => return Outcome::fail(format!("list_devices: {e}")),
@@ -97,8 +88,7 @@ fn select_by_index(ctx: &mut TestContext) -> Outcome {
     };
     let opts = ScreenOptions {
         device: Some(index.to_string()),
-        validation: Some(ctx.validation()),
-        ..Default::default()
+        ..harness::options(ctx)
     };
     match pipe_vk::create_screen(&opts) {
         Ok(s) => {
@@ -115,16 +105,12 @@ fn select_by_index(ctx: &mut TestContext) -> Outcome {
 test_case!(name = "pipe.screen.device_select.by_index", select_by_index);
 
 fn select_by_name(ctx: &mut TestContext) -> Outcome {
-    let default = match harness::screen(ctx) {
-        Ok(s) => s.name().to_owned(),
-        Err(o) => return o,
-    };
+    let default = or_return!(harness::screen(ctx)).name().to_owned();
     // A lower-case substring of the name must select the same device.
     let needle: String = default.to_lowercase().chars().take(6).collect();
     let opts = ScreenOptions {
         device: Some(needle.clone()),
-        validation: Some(ctx.validation()),
-        ..Default::default()
+        ..harness::options(ctx)
     };
     match pipe_vk::create_screen(&opts) {
         Ok(s) => {
@@ -143,8 +129,7 @@ test_case!(name = "pipe.screen.device_select.by_name", select_by_name);
 fn select_missing(ctx: &mut TestContext) -> Outcome {
     let opts = ScreenOptions {
         device: Some("no-such-device-xyzzy".into()),
-        validation: Some(ctx.validation()),
-        ..Default::default()
+        ..harness::options(ctx)
     };
     match pipe_vk::create_screen(&opts) {
         Err(PipeError::InvalidArgument(m)) => {
@@ -161,10 +146,7 @@ fn select_missing(ctx: &mut TestContext) -> Outcome {
 test_case!(name = "pipe.screen.device_select.no_match", select_missing);
 
 fn format_support(ctx: &mut TestContext) -> Outcome {
-    let s = match harness::screen(ctx) {
-        Ok(s) => s,
-        Err(o) => return o,
-    };
+    let s = or_return!(harness::screen(ctx));
     let sup = |f, t, n, b| s.is_format_supported(f, t, n, n, b);
     let rt = BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW;
     // Vulkan's mandatory format support (spec, "Required Format Support").
@@ -275,10 +257,7 @@ fn format_support(ctx: &mut TestContext) -> Outcome {
 test_case!(name = "pipe.screen.format.support", format_support);
 
 fn sample_positions(ctx: &mut TestContext) -> Outcome {
-    let s = match harness::screen(ctx) {
-        Ok(s) => s,
-        Err(o) => return o,
-    };
+    let s = or_return!(harness::screen(ctx));
     check!(
         s.get_sample_position(1, 0) == Some([0.5, 0.5]),
         "1x position"
@@ -303,10 +282,7 @@ test_case!(
 );
 
 fn timestamp(ctx: &mut TestContext) -> Outcome {
-    let s = match harness::screen(ctx) {
-        Ok(s) => s,
-        Err(o) => return o,
-    };
+    let s = or_return!(harness::screen(ctx));
     if !s.caps().calibrated_timestamps {
         return Outcome::skip("no calibrated timestamps");
     }

@@ -5,51 +5,31 @@
 //! discrete GPU). Expected bytes are computed here, independently of the
 //! driver.
 
-use pipe_core::flags::{FlushFlags, MapFlags, ReferenceFlags};
+use pipe_core::flags::{ClearFlags, FlushFlags, MapFlags, ReferenceFlags};
 use pipe_core::resource::{BindFlags, PipeBox, ResourceFlags, ResourceTemplate, Target};
 use pipe_core::{Format, PipeError};
 
-use crate::harness::{env, pattern, step};
+use crate::harness::{
+    clear_depth_stencil, clear_surface, copy_buffer_on, env, expect_bytes, pattern, read_buffer_on,
+    step,
+};
 use crate::{both_paths, Outcome, TestContext};
 
 type R = Result<(), Outcome>;
-
-fn expect_eq(what: &str, got: &[u8], want: &[u8]) -> R {
-    if got.len() != want.len() {
-        return Err(Outcome::fail(format!(
-            "{what}: {} bytes, expected {}",
-            got.len(),
-            want.len()
-        )));
-    }
-    if let Some(i) = got.iter().zip(want).position(|(a, b)| a != b) {
-        return Err(Outcome::fail(format!(
-            "{what}: byte {i} is {:#04x}, expected {:#04x}",
-            got[i], want[i]
-        )));
-    }
-    Ok(())
-}
 
 fn buffer_roundtrip(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let buf = e.buffer(4096, ResourceFlags::empty())?;
     let data = pattern(4096, 1);
-    step(
-        "buffer_subdata",
-        e.ctx.buffer_subdata(&buf, MapFlags::empty(), 0, &data),
-    )?;
-    expect_eq("whole", &e.read_buffer(&buf, 0, 4096)?, &data)?;
+    e.subdata(&buf, 0, &data)?;
+    expect_bytes("whole", &e.read_buffer(&buf, 0, 4096)?, &data)?;
     // A partial update keeps the rest.
     let part = pattern(100, 2);
-    step(
-        "buffer_subdata",
-        e.ctx.buffer_subdata(&buf, MapFlags::empty(), 1000, &part),
-    )?;
+    e.subdata(&buf, 1000, &part)?;
     let mut want = data.clone();
     want[1000..1100].copy_from_slice(&part);
-    expect_eq("after partial", &e.read_buffer(&buf, 0, 4096)?, &want)?;
-    expect_eq(
+    expect_bytes("after partial", &e.read_buffer(&buf, 0, 4096)?, &want)?;
+    expect_bytes(
         "sub-range read",
         &e.read_buffer(&buf, 990, 20)?,
         &want[990..1010],
@@ -60,42 +40,28 @@ both_paths!("pipe.transfer.buffer.subdata_roundtrip", buffer_roundtrip);
 fn map_write_then_read(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let buf = e.buffer(256, ResourceFlags::empty())?;
-    let mut t = step(
-        "map WRITE",
-        e.ctx.transfer_map(
-            &buf,
-            0,
-            MapFlags::WRITE | MapFlags::DISCARD_RANGE,
-            &PipeBox::range(64, 128),
-        ),
-    )?;
     let data = pattern(128, 3);
-    t.write_bytes(0, &data)
-        .ok_or_else(|| Outcome::fail("write past the map"))?;
-    step("unmap", e.ctx.transfer_unmap(t))?;
-    expect_eq("mapped range", &e.read_buffer(&buf, 64, 128)?, &data)
+    e.write_through_map(
+        &buf,
+        MapFlags::WRITE | MapFlags::DISCARD_RANGE,
+        &PipeBox::range(64, 128),
+        &data,
+    )?;
+    expect_bytes("mapped range", &e.read_buffer(&buf, 64, 128)?, &data)
 }
 both_paths!("pipe.transfer.buffer.map_write_read", map_write_then_read);
 
 /// GPU writes (a copy) followed by a CPU read: the read must see them.
 fn gpu_write_cpu_read(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
-    let a = e.buffer(1024, ResourceFlags::empty())?;
-    let b = e.buffer(1024, ResourceFlags::empty())?;
     let data = pattern(1024, 4);
-    step(
-        "subdata",
-        e.ctx.buffer_subdata(&a, MapFlags::empty(), 0, &data),
-    )?;
-    step(
-        "copy",
-        e.ctx
-            .resource_copy_region(&b, 0, 512, 0, 0, &a, 0, &PipeBox::range(0, 512)),
-    )?;
+    let a = e.buffer_with(&data)?;
+    let b = e.buffer(1024, ResourceFlags::empty())?;
+    e.copy_buffer(&b, 512, &a, 0, 512)?;
     let mut want = vec![0u8; 1024];
     want[512..].copy_from_slice(&data[..512]);
     // The first half of b was never written: read only the copied half.
-    expect_eq("copied half", &e.read_buffer(&b, 512, 512)?, &want[512..])
+    expect_bytes("copied half", &e.read_buffer(&b, 512, 512)?, &want[512..])
 }
 both_paths!(
     "pipe.transfer.buffer.gpu_write_cpu_read",
@@ -104,19 +70,10 @@ both_paths!(
 
 fn dontblock_and_rename(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
-    let src = e.buffer(256, ResourceFlags::empty())?;
+    let src = e.buffer_with(&pattern(256, 5))?;
     let dst = e.buffer(256, ResourceFlags::empty())?;
-    step(
-        "subdata",
-        e.ctx
-            .buffer_subdata(&src, MapFlags::empty(), 0, &pattern(256, 5)),
-    )?;
     // An unflushed GPU write makes `dst` busy.
-    step(
-        "copy",
-        e.ctx
-            .resource_copy_region(&dst, 0, 0, 0, 0, &src, 0, &PipeBox::range(0, 256)),
-    )?;
+    e.copy_buffer(&dst, 0, &src, 0, 256)?;
     let refs = step(
         "is_resource_referenced",
         e.ctx.is_resource_referenced(&dst, 0, 0),
@@ -163,18 +120,12 @@ fn dontblock_and_rename(ctx: &mut TestContext, staging: bool) -> R {
     // DISCARD_WHOLE_RESOURCE renames instead of waiting: it succeeds even
     // with DONTBLOCK, which proves that no wait happened.
     let fresh = pattern(256, 6);
-    let mut t = step(
-        "DISCARD_WHOLE_RESOURCE|DONTBLOCK",
-        e.ctx.transfer_map(
-            &dst,
-            0,
-            MapFlags::WRITE | MapFlags::DISCARD_WHOLE_RESOURCE | MapFlags::DONTBLOCK,
-            &PipeBox::range(0, 256),
-        ),
+    e.write_through_map(
+        &dst,
+        MapFlags::WRITE | MapFlags::DISCARD_WHOLE_RESOURCE | MapFlags::DONTBLOCK,
+        &PipeBox::range(0, 256),
+        &fresh,
     )?;
-    t.write_bytes(0, &fresh)
-        .ok_or_else(|| Outcome::fail("write past the map"))?;
-    step("unmap", e.ctx.transfer_unmap(t))?;
     // The renamed storage is not referenced by the pending batch.
     let refs = step(
         "is_resource_referenced",
@@ -186,7 +137,7 @@ fn dontblock_and_rename(ctx: &mut TestContext, staging: bool) -> R {
         )));
     }
     e.finish()?;
-    expect_eq("renamed contents", &e.read_buffer(&dst, 0, 256)?, &fresh)
+    expect_bytes("renamed contents", &e.read_buffer(&dst, 0, 256)?, &fresh)
 }
 both_paths!(
     "pipe.transfer.buffer.dontblock_discard_whole",
@@ -195,33 +146,18 @@ both_paths!(
 
 fn unsynchronized(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
-    let src = e.buffer(256, ResourceFlags::empty())?;
+    let src = e.buffer_with(&pattern(256, 7))?;
     let dst = e.buffer(512, ResourceFlags::empty())?;
-    step(
-        "subdata",
-        e.ctx
-            .buffer_subdata(&src, MapFlags::empty(), 0, &pattern(256, 7)),
-    )?;
-    step(
-        "copy",
-        e.ctx
-            .resource_copy_region(&dst, 0, 0, 0, 0, &src, 0, &PipeBox::range(0, 256)),
-    )?;
+    e.copy_buffer(&dst, 0, &src, 0, 256)?;
     // Writing the other half unsynchronized needs no wait and no flush.
     let before = step("referenced", e.ctx.is_resource_referenced(&dst, 0, 0))?;
-    let mut t = step(
-        "UNSYNCHRONIZED",
-        e.ctx.transfer_map(
-            &dst,
-            0,
-            MapFlags::WRITE | MapFlags::UNSYNCHRONIZED | MapFlags::DONTBLOCK,
-            &PipeBox::range(256, 256),
-        ),
-    )?;
     let hi = pattern(256, 8);
-    t.write_bytes(0, &hi)
-        .ok_or_else(|| Outcome::fail("write past the map"))?;
-    step("unmap", e.ctx.transfer_unmap(t))?;
+    e.write_through_map(
+        &dst,
+        MapFlags::WRITE | MapFlags::UNSYNCHRONIZED | MapFlags::DONTBLOCK,
+        &PipeBox::range(256, 256),
+        &hi,
+    )?;
     let after = step("referenced", e.ctx.is_resource_referenced(&dst, 0, 0))?;
     if !before.contains(ReferenceFlags::WRITE) || !after.contains(ReferenceFlags::WRITE) {
         return Err(Outcome::fail(format!(
@@ -230,30 +166,21 @@ fn unsynchronized(ctx: &mut TestContext, staging: bool) -> R {
     }
     let mut want = pattern(256, 7);
     want.extend_from_slice(&hi);
-    expect_eq("both halves", &e.read_buffer(&dst, 0, 512)?, &want)
+    expect_bytes("both halves", &e.read_buffer(&dst, 0, 512)?, &want)
 }
 both_paths!("pipe.transfer.buffer.unsynchronized", unsynchronized);
 
 fn flush_explicit(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
-    let buf = e.buffer(256, ResourceFlags::empty())?;
     let base = pattern(256, 9);
-    step(
-        "subdata",
-        e.ctx.buffer_subdata(&buf, MapFlags::empty(), 0, &base),
-    )?;
-    let mut t = step(
-        "FLUSH_EXPLICIT",
-        e.ctx.transfer_map(
-            &buf,
-            0,
-            MapFlags::WRITE | MapFlags::FLUSH_EXPLICIT,
-            &PipeBox::range(64, 128),
-        ),
-    )?;
+    let buf = e.buffer_with(&base)?;
     let new = pattern(128, 10);
-    t.write_bytes(0, &new)
-        .ok_or_else(|| Outcome::fail("write past the map"))?;
+    let mut t = e.map_write(
+        &buf,
+        MapFlags::WRITE | MapFlags::FLUSH_EXPLICIT,
+        &PipeBox::range(64, 128),
+        &new,
+    )?;
     // Flush ranges are relative to the mapped range.
     step(
         "flush_region",
@@ -267,10 +194,10 @@ fn flush_explicit(ctx: &mut TestContext, staging: bool) -> R {
     let got = e.read_buffer(&buf, 0, 256)?;
     // Flushed bytes hold the new data; bytes outside the mapped range keep
     // the old. (Unflushed mapped bytes are undefined by the spec.)
-    expect_eq("flushed 1", &got[80..112], &new[16..48])?;
-    expect_eq("flushed 2", &got[160..192], &new[96..128])?;
-    expect_eq("before map", &got[..64], &base[..64])?;
-    expect_eq("after map", &got[192..], &base[192..])
+    expect_bytes("flushed 1", &got[80..112], &new[16..48])?;
+    expect_bytes("flushed 2", &got[160..192], &new[96..128])?;
+    expect_bytes("before map", &got[..64], &base[..64])?;
+    expect_bytes("after map", &got[192..], &base[192..])
 }
 both_paths!("pipe.transfer.buffer.flush_explicit", flush_explicit);
 
@@ -279,26 +206,17 @@ fn persistent_coherent(ctx: &mut TestContext, staging: bool) -> R {
     let flags = ResourceFlags::MAP_PERSISTENT | ResourceFlags::MAP_COHERENT;
     let pbuf = e.buffer(256, flags)?;
     let dst = e.buffer(256, ResourceFlags::empty())?;
-    let mut t = step(
-        "PERSISTENT|COHERENT",
-        e.ctx.transfer_map(
-            &pbuf,
-            0,
-            MapFlags::WRITE | MapFlags::PERSISTENT | MapFlags::COHERENT,
-            &PipeBox::range(0, 256),
-        ),
-    )?;
     let data = pattern(256, 11);
-    t.write_bytes(0, &data)
-        .ok_or_else(|| Outcome::fail("write past the map"))?;
-    // The GPU reads while the buffer stays mapped; no unmap, no barrier.
-    step(
-        "copy",
-        e.ctx
-            .resource_copy_region(&dst, 0, 0, 0, 0, &pbuf, 0, &PipeBox::range(0, 256)),
+    let mut t = e.map_write(
+        &pbuf,
+        MapFlags::WRITE | MapFlags::PERSISTENT | MapFlags::COHERENT,
+        &PipeBox::range(0, 256),
+        &data,
     )?;
+    // The GPU reads while the buffer stays mapped; no unmap, no barrier.
+    e.copy_buffer(&dst, 0, &pbuf, 0, 256)?;
     e.finish()?;
-    expect_eq(
+    expect_bytes(
         "copied from persistent map",
         &e.read_buffer(&dst, 0, 256)?,
         &data,
@@ -312,13 +230,9 @@ fn persistent_coherent(ctx: &mut TestContext, staging: bool) -> R {
         e.ctx
             .memory_barrier(pipe_core::flags::BarrierFlags::MAPPED_BUFFER),
     )?;
-    step(
-        "copy",
-        e.ctx
-            .resource_copy_region(&dst, 0, 0, 0, 0, &pbuf, 0, &PipeBox::range(0, 256)),
-    )?;
+    e.copy_buffer(&dst, 0, &pbuf, 0, 256)?;
     e.finish()?;
-    expect_eq("after barrier", &e.read_buffer(&dst, 0, 256)?, &data2)?;
+    expect_bytes("after barrier", &e.read_buffer(&dst, 0, 256)?, &data2)?;
     step("unmap", e.ctx.transfer_unmap(t))
 }
 both_paths!(
@@ -352,11 +266,7 @@ fn texture_levels(ctx: &mut TestContext, staging: bool) -> R {
         let bx = PipeBox::rect(0, 0, w, h);
         let data = pattern((w * h * 4) as usize, level as u8 + 20);
         e.write_texture(&tex, level, &bx, &data)?;
-        expect_eq(
-            &format!("level {level}"),
-            &e.read_texture(&tex, level, &bx)?,
-            &data,
-        )?;
+        e.expect_texture(&tex, level, &bx, &data, &format!("level {level}"))?;
     }
     // A partial box on level 0: read back the whole level, compute the
     // expected image here.
@@ -368,16 +278,8 @@ fn texture_levels(ctx: &mut TestContext, staging: bool) -> R {
         let d = ((2 + y) * 16 + 3) * 4;
         want[d..d + 20].copy_from_slice(&patch[y * 20..y * 20 + 20]);
     }
-    expect_eq(
-        "partial box",
-        &e.read_texture(&tex, 0, &PipeBox::rect(0, 0, 16, 8))?,
-        &want,
-    )?;
-    expect_eq(
-        "read sub-box",
-        &e.read_texture(&tex, 0, &PipeBox::rect(3, 2, 5, 3))?,
-        &patch,
-    )
+    e.expect_texture(&tex, 0, &PipeBox::rect(0, 0, 16, 8), &want, "partial box")?;
+    e.expect_texture(&tex, 0, &PipeBox::rect(3, 2, 5, 3), &patch, "read sub-box")
 }
 both_paths!("pipe.transfer.texture.levels_and_boxes", texture_levels);
 
@@ -408,10 +310,12 @@ fn texture_box_semantics(ctx: &mut TestContext, staging: bool) -> R {
         let mut want = base.clone();
         let slice = (lw * lh * 4) as usize;
         want[slice * (nz as usize - 1)..].copy_from_slice(&patch);
-        expect_eq(
-            &format!("{} level {level}", target.name()),
-            &e.read_texture(&tex, level, &whole)?,
+        e.expect_texture(
+            &tex,
+            level,
+            &whole,
             &want,
+            &format!("{} level {level}", target.name()),
         )?;
     }
     Ok(())
@@ -434,15 +338,13 @@ fn compressed_texture(ctx: &mut TestContext, staging: bool) -> R {
     // 4x4 blocks of 8 bytes.
     let data = pattern(4 * 4 * 8, 50);
     e.write_texture(&tex, 0, &PipeBox::rect(0, 0, 16, 16), &data)?;
-    expect_eq(
-        "blocks",
-        &e.read_texture(&tex, 0, &PipeBox::rect(0, 0, 16, 16))?,
-        &data,
-    )?;
-    expect_eq(
-        "one block row",
-        &e.read_texture(&tex, 0, &PipeBox::rect(4, 8, 8, 4))?,
+    e.expect_texture(&tex, 0, &PipeBox::rect(0, 0, 16, 16), &data, "blocks")?;
+    e.expect_texture(
+        &tex,
+        0,
+        &PipeBox::rect(4, 8, 8, 4),
         &[&data[(2 * 4 + 1) * 8..(2 * 4 + 3) * 8]].concat(),
+        "one block row",
     )
 }
 both_paths!(
@@ -476,7 +378,7 @@ fn fences(ctx: &mut TestContext, staging: bool) -> R {
             "deferred fence did not signal after fence_finish flushed",
         ));
     }
-    expect_eq(
+    expect_bytes(
         "deferred work done",
         &e.read_buffer(&a, 0, 8)?,
         &[5, 6, 7, 8, 5, 6, 7, 8],
@@ -505,13 +407,9 @@ both_paths!("pipe.flush.fences", fences);
 
 fn two_contexts(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
-    let mut other = step("second context", e.screen.clone().context_create())?;
-    let buf = e.buffer(128, ResourceFlags::empty())?;
+    let mut other = e.other_context()?;
     let data = pattern(128, 60);
-    step(
-        "subdata",
-        e.ctx.buffer_subdata(&buf, MapFlags::empty(), 0, &data),
-    )?;
+    let buf = e.buffer_with(&data)?;
     // The spec: a flush after transfer_unmap makes the data visible to
     // other contexts.
     let f = step("flush", e.ctx.flush(FlushFlags::empty(), true))?
@@ -519,17 +417,9 @@ fn two_contexts(ctx: &mut TestContext, staging: bool) -> R {
     // Producer/consumer on the GPU: the consumer waits for the fence.
     step("fence_server_sync", other.fence_server_sync(&f))?;
     let copy = e.buffer(128, ResourceFlags::empty())?;
-    step(
-        "copy in ctx B",
-        other.resource_copy_region(&copy, 0, 0, 0, 0, &buf, 0, &PipeBox::range(0, 128)),
-    )?;
-    let t = step(
-        "map in ctx B",
-        other.transfer_map(&copy, 0, MapFlags::READ, &PipeBox::range(0, 128)),
-    )?;
-    let got = t.to_vec();
-    step("unmap", other.transfer_unmap(t))?;
-    expect_eq("seen by ctx B", &got, &data)
+    copy_buffer_on(&mut *other, &copy, 0, &buf, 0, 128)?;
+    let got = read_buffer_on(&mut *other, &copy, 0, 128)?;
+    expect_bytes("seen by ctx B", &got, &data)
 }
 both_paths!("pipe.context.several.flush_makes_visible", two_contexts);
 
@@ -539,11 +429,7 @@ fn destroy_while_in_flight(ctx: &mut TestContext, staging: bool) -> R {
     for i in 0..8u8 {
         let tmp = e.buffer(1 << 16, ResourceFlags::empty())?;
         step("clear", e.ctx.clear_buffer(&tmp, 0, 1 << 16, &[i; 4]))?;
-        step(
-            "copy",
-            e.ctx
-                .resource_copy_region(&keep, 0, 0, 0, 0, &tmp, 0, &PipeBox::range(0, 1 << 16)),
-        )?;
+        e.copy_buffer(&keep, 0, &tmp, 0, 1 << 16)?;
         // The frontend lets go while the GPU still has the copy queued.
         e.screen.resource_destroy(tmp);
         if i % 3 == 0 {
@@ -551,19 +437,15 @@ fn destroy_while_in_flight(ctx: &mut TestContext, staging: bool) -> R {
         }
     }
     e.finish()?;
-    expect_eq("last copy", &e.read_buffer(&keep, 0, 16)?, &[7u8; 16])
+    expect_bytes("last copy", &e.read_buffer(&keep, 0, 16)?, &[7u8; 16])
 }
 both_paths!("pipe.resource.destroy_in_flight", destroy_while_in_flight);
 
 fn clear_buffer_sizes(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     for size in [1usize, 2, 4, 8, 12, 16] {
-        let buf = e.buffer(256, ResourceFlags::empty())?;
         let base = pattern(256, 70);
-        step(
-            "subdata",
-            e.ctx.buffer_subdata(&buf, MapFlags::empty(), 0, &base),
-        )?;
+        let buf = e.buffer_with(&base)?;
         let value: Vec<u8> = (0..size as u8).map(|i| 0xa0 + i).collect();
         // An offset that is a multiple of the value size but not of 4
         // where possible.
@@ -577,7 +459,7 @@ fn clear_buffer_sizes(ctx: &mut TestContext, staging: bool) -> R {
         for (i, b) in want[offset..offset + len].iter_mut().enumerate() {
             *b = value[i % size];
         }
-        expect_eq(
+        expect_bytes(
             &format!("{size}-byte value"),
             &e.read_buffer(&buf, 0, 256)?,
             &want,
@@ -609,7 +491,7 @@ fn clear_texture(ctx: &mut TestContext, staging: bool) -> R {
             }
         }
     }
-    expect_eq("cleared box", &e.read_texture(&tex, 0, &whole)?, &want)?;
+    e.expect_texture(&tex, 0, &whole, &want, "cleared box")?;
     // Depth: Z32F clears to the value's bits.
     let mut zt = tex_template(Target::Texture2D, Format::Z32Float, 4, 4, 1, 1, 1);
     zt.bind = BindFlags::DEPTH_STENCIL;
@@ -621,11 +503,7 @@ fn clear_texture(ctx: &mut TestContext, staging: bool) -> R {
             .clear_texture(&z, 0, &PipeBox::rect(0, 0, 4, 4), &half),
     )?;
     let want: Vec<u8> = half.iter().copied().cycle().take(64).collect();
-    expect_eq(
-        "depth",
-        &e.read_texture(&z, 0, &PipeBox::rect(0, 0, 4, 4))?,
-        &want,
-    )
+    e.expect_texture(&z, 0, &PipeBox::rect(0, 0, 4, 4), &want, "depth")
 }
 both_paths!("pipe.clear.texture.native_value", clear_texture);
 
@@ -653,7 +531,7 @@ fn copy_region_images(ctx: &mut TestContext, staging: bool) -> R {
             want[d..d + 4].copy_from_slice(&da[s..s + 4]);
         }
     }
-    expect_eq("copied region", &e.read_texture(&b, 0, &whole)?, &want)?;
+    e.expect_texture(&b, 0, &whole, &want, "copied region")?;
     // Same resource, different level.
     let l1 = pattern(4 * 4 * 2 * 4, 92);
     e.write_texture(&a, 1, &PipeBox::new(0, 0, 0, 4, 4, 2), &l1)?;
@@ -663,7 +541,7 @@ fn copy_region_images(ctx: &mut TestContext, staging: bool) -> R {
             .resource_copy_region(&a, 0, 0, 0, 0, &a, 1, &PipeBox::new(0, 0, 0, 4, 4, 1)),
     )?;
     let got = e.read_texture(&a, 0, &PipeBox::new(0, 0, 0, 4, 4, 1))?;
-    expect_eq("level 1 into level 0", &got, &l1[..64])?;
+    expect_bytes("level 1 into level 0", &got, &l1[..64])?;
     // Formats of equal block size copy bit-exactly (R32_UINT <- RGBA8).
     let mut ut = tex_template(Target::Texture2D, Format::R32Uint, 8, 8, 1, 1, 1);
     ut.bind = BindFlags::SAMPLER_VIEW;
@@ -673,11 +551,7 @@ fn copy_region_images(ctx: &mut TestContext, staging: bool) -> R {
         e.ctx
             .resource_copy_region(&u, 0, 0, 0, 0, &b, 0, &PipeBox::new(0, 0, 0, 8, 8, 1)),
     )?;
-    expect_eq(
-        "cast copy",
-        &e.read_texture(&u, 0, &PipeBox::rect(0, 0, 8, 8))?,
-        &want[..256],
-    )
+    e.expect_texture(&u, 0, &PipeBox::rect(0, 0, 8, 8), &want[..256], "cast copy")
 }
 both_paths!("pipe.copy.region.images", copy_region_images);
 
@@ -827,37 +701,20 @@ fn uploaders(ctx: &mut TestContext, staging: bool) -> R {
     let mut at = 0u32;
     for ((res, off), want) in placed.iter().zip(&expected) {
         let n = want.len() as u32;
-        step(
-            "copy",
-            e.ctx
-                .resource_copy_region(&dst, 0, at, 0, 0, res, 0, &PipeBox::range(*off, n)),
-        )?;
+        e.copy_buffer(&dst, at, res, *off, n)?;
         at += n;
     }
-    step(
-        "copy big",
-        e.ctx.resource_copy_region(
-            &dst,
-            0,
-            at,
-            0,
-            0,
-            &bres,
-            0,
-            &PipeBox::range(boff + 1000, 100),
-        ),
-    )?;
+    e.copy_buffer(&dst, at, &bres, boff + 1000, 100)?;
     e.finish()?;
     let got = e.read_buffer(&dst, 0, at + 100)?;
     let mut want: Vec<u8> = expected.concat();
     want.extend_from_slice(&big[1000..1100]);
-    expect_eq("uploaded bytes seen by the GPU", &got, &want)
+    expect_bytes("uploaded bytes seen by the GPU", &got, &want)
 }
 both_paths!("pipe.upload.stream_and_const", uploaders);
 
 fn msaa_read_resolves(ctx: &mut TestContext, staging: bool) -> R {
     use pipe_core::state::ColorUnion;
-    use pipe_core::view::SurfaceTemplate;
     let mut e = env(ctx, staging)?;
     let cases: [(Format, BindFlags, [u32; 4], Vec<u8>); 3] = [
         (
@@ -890,39 +747,11 @@ fn msaa_read_resolves(ctx: &mut TestContext, staging: bool) -> R {
         t.bind = bind | BindFlags::SAMPLER_VIEW;
         t.nr_samples = 4;
         let tex = e.texture(&t)?;
-        let s = step(
-            "surface",
-            e.ctx.create_surface(
-                &tex,
-                &SurfaceTemplate {
-                    format,
-                    level: 0,
-                    first_layer: 0,
-                    last_layer: 0,
-                },
-            ),
-        )?;
+        let s = e.surface(&tex, 0, 0, 0)?;
         if bind == BindFlags::DEPTH_STENCIL {
-            step(
-                "clear ds",
-                e.ctx.clear_depth_stencil(
-                    &s,
-                    pipe_core::flags::ClearFlags::DEPTH,
-                    0.25,
-                    0,
-                    0,
-                    0,
-                    8,
-                    8,
-                    false,
-                ),
-            )?;
+            clear_depth_stencil(&mut e, &s, ClearFlags::DEPTH, (0.25, 0), [0, 0, 8, 8])?;
         } else {
-            step(
-                "clear",
-                e.ctx
-                    .clear_render_target(&s, &ColorUnion(value), 0, 0, 8, 8, false),
-            )?;
+            clear_surface(&mut e, &s, &ColorUnion(value), [0, 0, 8, 8])?;
         }
         let got = e.read_texture(&tex, 0, &PipeBox::rect(2, 2, 4, 4))?;
         let want: Vec<u8> = texel
@@ -931,7 +760,7 @@ fn msaa_read_resolves(ctx: &mut TestContext, staging: bool) -> R {
             .cycle()
             .take(texel.len() * 16)
             .collect();
-        expect_eq(&format!("resolved {format}"), &got, &want)?;
+        expect_bytes(&format!("resolved {format}"), &got, &want)?;
         // Writing a multisampled resource through a map is not allowed.
         match e
             .ctx
@@ -989,11 +818,7 @@ fn depth_stencil_packing(ctx: &mut TestContext, staging: bool) -> R {
                 16 * texel,
             ),
         )?;
-        expect_eq(
-            &format!("{format} round trip"),
-            &e.read_texture(&tex, 0, &whole)?,
-            &data,
-        )?;
+        e.expect_texture(&tex, 0, &whole, &data, &format!("{format} round trip"))?;
         // A sub-box of layer 1.
         let sub = PipeBox::new(1, 2, 1, 2, 2, 1);
         let mut want = Vec::new();
@@ -1001,11 +826,7 @@ fn depth_stencil_packing(ctx: &mut TestContext, staging: bool) -> R {
             let o = (16 + y * 4 + 1) * texel;
             want.extend_from_slice(&data[o..o + 2 * texel]);
         }
-        expect_eq(
-            &format!("{format} sub-box"),
-            &e.read_texture(&tex, 0, &sub)?,
-            &want,
-        )?;
+        e.expect_texture(&tex, 0, &sub, &want, &format!("{format} sub-box"))?;
     }
     Ok(())
 }
@@ -1020,7 +841,7 @@ both_paths!(
 fn several_contexts_persistent(ctx: &mut TestContext, staging: bool) -> R {
     use pipe_core::flags::BarrierFlags;
     let mut e = env(ctx, staging)?;
-    let mut b = step("second context", e.screen.clone().context_create())?;
+    let mut b = e.other_context()?;
     for (flags, map, barrier) in [
         (
             ResourceFlags::MAP_PERSISTENT | ResourceFlags::MAP_COHERENT,
@@ -1035,13 +856,8 @@ fn several_contexts_persistent(ctx: &mut TestContext, staging: bool) -> R {
     ] {
         let pbuf = e.buffer(256, flags)?;
         let dst = e.buffer(256, ResourceFlags::empty())?;
-        let mut t = step(
-            "persistent map (ctx A)",
-            e.ctx.transfer_map(&pbuf, 0, map, &PipeBox::range(0, 256)),
-        )?;
         let data = pattern(256, if barrier { 130 } else { 131 });
-        t.write_bytes(0, &data)
-            .ok_or_else(|| Outcome::fail("write past the map"))?;
+        let t = e.map_write(&pbuf, map, &PipeBox::range(0, 256), &data)?;
         if barrier {
             step(
                 "memory_barrier(MAPPED_BUFFER)",
@@ -1049,17 +865,9 @@ fn several_contexts_persistent(ctx: &mut TestContext, staging: bool) -> R {
             )?;
         }
         // No flush of A. B uses the buffer.
-        step(
-            "copy in ctx B",
-            b.resource_copy_region(&dst, 0, 0, 0, 0, &pbuf, 0, &PipeBox::range(0, 256)),
-        )?;
-        let m = step(
-            "map in ctx B",
-            b.transfer_map(&dst, 0, MapFlags::READ, &PipeBox::range(0, 256)),
-        )?;
-        let got = m.to_vec();
-        step("unmap B", b.transfer_unmap(m))?;
-        expect_eq(
+        copy_buffer_on(&mut *b, &dst, 0, &pbuf, 0, 256)?;
+        let got = read_buffer_on(&mut *b, &dst, 0, 256)?;
+        expect_bytes(
             if barrier {
                 "persistent + barrier"
             } else {
@@ -1082,7 +890,7 @@ both_paths!(
 /// fence_server_sync.
 fn fence_server_signal(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
-    let mut consumer = step("second context", e.screen.clone().context_create())?;
+    let mut consumer = e.other_context()?;
     let buf = e.buffer(64, ResourceFlags::empty())?;
     step("clear", e.ctx.clear_buffer(&buf, 0, 64, &[3; 4]))?;
     let f = step("flush DEFERRED", e.ctx.flush(FlushFlags::DEFERRED, true))?
@@ -1096,13 +904,8 @@ fn fence_server_signal(ctx: &mut TestContext, staging: bool) -> R {
         return Err(Outcome::fail("signalled fence did not complete"));
     }
     step("fence_server_sync", consumer.fence_server_sync(&f))?;
-    let m = step(
-        "consumer map",
-        consumer.transfer_map(&buf, 0, MapFlags::READ, &PipeBox::range(0, 64)),
-    )?;
-    let got = m.to_vec();
-    step("unmap", consumer.transfer_unmap(m))?;
-    expect_eq("consumer sees producer's clear", &got, &[3; 64])
+    let got = read_buffer_on(&mut *consumer, &buf, 0, 64)?;
+    expect_bytes("consumer sees producer's clear", &got, &[3; 64])
 }
 both_paths!("pipe.flush.fence_server_signal", fence_server_signal);
 
@@ -1133,11 +936,7 @@ fn every_target(ctx: &mut TestContext, staging: bool) -> R {
             let bx = PipeBox::new(0, 0, 0, w as i32, h as i32, nz as i32);
             let data = pattern((w * h * nz * format.block_size_bytes()) as usize, 140);
             e.write_texture(&tex, 0, &bx, &data)?;
-            expect_eq(
-                &format!("{} {format}", target.name()),
-                &e.read_texture(&tex, 0, &bx)?,
-                &data,
-            )?;
+            e.expect_texture(&tex, 0, &bx, &data, &format!("{} {format}", target.name()))?;
         }
     }
     let counts = e.screen.caps().framebuffer_color_sample_counts;
@@ -1155,10 +954,12 @@ fn every_target(ctx: &mut TestContext, staging: bool) -> R {
             e.ctx
                 .clear_texture(&tex, 0, &PipeBox::rect(0, 0, 4, 4), &clear),
         )?;
-        expect_eq(
-            &format!("{samples}x"),
-            &e.read_texture(&tex, 0, &PipeBox::rect(0, 0, 4, 4))?,
+        e.expect_texture(
+            &tex,
+            0,
+            &PipeBox::rect(0, 0, 4, 4),
             &clear.repeat(16),
+            &format!("{samples}x"),
         )?;
         let part = [9u8, 8, 7, 6];
         step(
@@ -1171,10 +972,12 @@ fn every_target(ctx: &mut TestContext, staging: bool) -> R {
             let i = (y * 4 + x) * 4;
             want[i..i + 4].copy_from_slice(&part);
         }
-        expect_eq(
-            &format!("{samples}x box"),
-            &e.read_texture(&tex, 0, &PipeBox::rect(0, 0, 4, 4))?,
+        e.expect_texture(
+            &tex,
+            0,
+            &PipeBox::rect(0, 0, 4, 4),
             &want,
+            &format!("{samples}x box"),
         )?;
     }
     Ok(())
@@ -1184,29 +987,13 @@ both_paths!("pipe.resource.every_target", every_target);
 /// sRGB: a clear value is linear and stored encoded.
 fn srgb_clear(ctx: &mut TestContext, staging: bool) -> R {
     use pipe_core::state::ColorUnion;
-    use pipe_core::view::SurfaceTemplate;
     let mut e = env(ctx, staging)?;
     let mut t = tex_template(Target::Texture2D, Format::R8G8B8A8Srgb, 4, 4, 1, 1, 1);
     t.bind = BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW;
     let tex = e.texture(&t)?;
-    let s = step(
-        "surface",
-        e.ctx.create_surface(
-            &tex,
-            &SurfaceTemplate {
-                format: t.format,
-                level: 0,
-                first_layer: 0,
-                last_layer: 0,
-            },
-        ),
-    )?;
+    let s = e.surface(&tex, 0, 0, 0)?;
     let lin = [0.5f32, 0.214_041, 1.0, 0.5];
-    step(
-        "clear",
-        e.ctx
-            .clear_render_target(&s, &ColorUnion::from_f32(lin), 0, 0, 4, 4, false),
-    )?;
+    clear_surface(&mut e, &s, &ColorUnion::from_f32(lin), [0, 0, 4, 4])?;
     // sRGB encode (the Vulkan spec's formula), alpha stays linear.
     let enc = |c: f32| {
         let v = if c <= 0.003_130_8 {
@@ -1327,7 +1114,7 @@ both_paths!(
 /// are refused: on one queue they could never finish.
 fn reusable_fence(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
-    let mut consumer = step("second context", e.screen.clone().context_create())?;
+    let mut consumer = e.other_context()?;
     let f = step("create_reusable_fence", e.screen.create_reusable_fence())?;
     if !f.desc().reusable {
         return Err(Outcome::fail("the fence is not marked re-usable"));
@@ -1358,17 +1145,9 @@ fn reusable_fence(ctx: &mut TestContext, staging: bool) -> R {
                 "frame {frame}: fence still signalled after the consumer's wait"
             )));
         }
-        step(
-            "consume",
-            consumer.resource_copy_region(&seen, 0, 0, 0, 0, &buf, 0, &PipeBox::range(0, 64)),
-        )?;
-        let m = step(
-            "consumer map",
-            consumer.transfer_map(&seen, 0, MapFlags::READ, &PipeBox::range(0, 64)),
-        )?;
-        let got = m.to_vec();
-        step("unmap", consumer.transfer_unmap(m))?;
-        expect_eq(&format!("frame {frame}"), &got, &[frame; 64])?;
+        copy_buffer_on(&mut *consumer, &seen, 0, &buf, 0, 64)?;
+        let got = read_buffer_on(&mut *consumer, &seen, 0, 64)?;
+        expect_bytes(&format!("frame {frame}"), &got, &[frame; 64])?;
     }
     // A signal not flushed yet: the wait is refused; fence_finish with the
     // producer's context flushes it.
