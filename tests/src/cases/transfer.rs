@@ -1235,7 +1235,7 @@ fn reusable_fence_same_context(ctx: &mut TestContext, staging: bool) -> R {
             "the batch waiting for its own context's signal did not complete",
         ));
     }
-    expect_eq(
+    expect_bytes(
         "both clears",
         &e.read_buffer(&buf, 0, 8)?,
         &[2, 2, 2, 2, 1, 1, 1, 1],
@@ -1254,7 +1254,7 @@ fn reusable_fence_same_context(ctx: &mut TestContext, staging: bool) -> R {
     if e.ctx.fence_server_sync(&f).is_ok() {
         return Err(Outcome::fail("a second wait found a signal"));
     }
-    expect_eq("third clear", &e.read_buffer(&buf, 0, 64)?, &[3; 64])
+    expect_bytes("third clear", &e.read_buffer(&buf, 0, 64)?, &[3; 64])
 }
 both_paths!(
     "pipe.flush.reusable_fence.same_context",
@@ -1303,7 +1303,7 @@ fn deferred_fence_holders(ctx: &mut TestContext, staging: bool) -> R {
             "a signalled one-shot fence became unsignalled at its creator's flush",
         ));
     }
-    expect_eq("second clear", &e.read_buffer(&buf, 0, 64)?, &[5; 64])
+    expect_bytes("second clear", &e.read_buffer(&buf, 0, 64)?, &[5; 64])
 }
 both_paths!(
     "pipe.flush.deferred_fence.signal_holders",
@@ -1335,7 +1335,7 @@ fn reusable_fence_finish_holder(ctx: &mut TestContext, staging: bool) -> R {
         return Err(Outcome::fail("fence_finish consumed the signal"));
     }
     step("flush early", early.flush(FlushFlags::empty(), false))?;
-    expect_eq("clear", &e.read_buffer(&buf, 0, 64)?, &[6; 64])
+    expect_bytes("clear", &e.read_buffer(&buf, 0, 64)?, &[6; 64])
 }
 both_paths!(
     "pipe.flush.reusable_fence.finish_flushes_holder",
@@ -1374,7 +1374,7 @@ fn reusable_fence_unflushed_first(ctx: &mut TestContext, staging: bool) -> R {
         ));
     }
     step("fence_server_sync", consumer.fence_server_sync(&f))?;
-    expect_eq(
+    expect_bytes(
         "consumer sees the submitted signal's data",
         &consume(&mut *consumer, &buf, &seen)?,
         &[7; 64],
@@ -1401,7 +1401,7 @@ fn reusable_fence_unflushed_first(ctx: &mut TestContext, staging: bool) -> R {
     }
     step("early flush", early.flush(FlushFlags::empty(), false))?;
     step("fence_server_sync 2", consumer.fence_server_sync(&f))?;
-    expect_eq(
+    expect_bytes(
         "consumer sees the early signal's data",
         &consume(&mut *consumer, &early_buf, &seen)?,
         &[9; 64],
