@@ -122,6 +122,9 @@ pub struct Caps {
     /// Quads and quad strips follow the provoking-vertex convention
     /// (`PIPE_CAP_QUADS_FOLLOW_PROVOKING_VERTEX_CONVENTION`).
     pub quads_follow_provoking_vertex: bool,
+    /// The device reads 8-bit index buffers. Draws with 8-bit indices work
+    /// either way; without it the driver widens them on the CPU (a read
+    /// back of an index buffer resource, which waits for the GPU).
     pub index_uint8: bool,
     pub multi_draw_indirect: bool,
     pub draw_indirect_count: bool,

@@ -230,6 +230,7 @@ pub fn probe(instance: &Instance, pd: &PhysicalDevice, f: &Features) -> Caps {
         primitive_restart_for_patches: false,
         // Index rewriting (crate::prim) emits quads in the bound convention.
         quads_follow_provoking_vertex: true,
+        // `PIPE_VK_DEBUG=no_index_uint8` clears it (VkScreen::new).
         index_uint8: b(f.index_type_uint8.index_type_uint8),
         multi_draw_indirect: b(c.multi_draw_indirect),
         draw_indirect_count: b(f.v12.draw_indirect_count),

@@ -642,11 +642,15 @@ impl VkContext {
         }
         let restart =
             (info.primitive_restart && info.index_size != 0).then_some(info.restart_index);
-        if crate::prim::needs_rewrite(info.mode, info.index_size, restart) {
+        // 8-bit indices without VK_EXT_index_type_uint8 are widened on the
+        // CPU, as Zink's u8 upconversion does.
+        let widen_u8 = info.index_size == 1 && !self.index_uint8();
+        if widen_u8 || crate::prim::needs_rewrite(info.mode, info.index_size, restart) {
             if indirect.is_some() {
                 return Err(PipeError::unsupported(format!(
-                    "indirect {:?} draws (or restart index {:#x}) need GPU-side index rewriting",
-                    info.mode, info.restart_index
+                    "indirect {:?} draws with {}-byte indices (restart index {:#x}) need \
+                     GPU-side index rewriting",
+                    info.mode, info.index_size, info.restart_index
                 )));
             }
             return self.draw_rewritten(info, drawid_offset, draws, restart);
@@ -670,11 +674,6 @@ impl VkContext {
                     "primitive restart with an index other than all ones (issue 7)",
                 ));
             }
-        }
-        if info.index_size == 1 && !pipe_core::Screen::caps(&**self.screen()).index_uint8 {
-            return Err(PipeError::unsupported(
-                "8-bit indices need VK_EXT_index_type_uint8 (issue 7)",
-            ));
         }
         let vs = self.bound().shaders[ShaderStage::Vertex.index()]
             .ok_or_else(|| PipeError::invalid("draw_vbo: no vertex shader bound"))?;
@@ -1137,8 +1136,17 @@ impl VkContext {
         Ok(())
     }
 
+    /// Whether 8-bit index buffers are read by the device
+    /// (`VK_EXT_index_type_uint8`, unless `PIPE_VK_DEBUG=no_index_uint8`).
+    fn index_uint8(&self) -> bool {
+        let dev = self.dev();
+        dev.device.features.index_type_uint8.index_type_uint8 == vk::TRUE
+            && !dev.debug.no_index_uint8
+    }
+
     /// Draws a primitive type Vulkan lacks (or a restart index it does not
-    /// recognize) through `crate::prim`'s index rewriting: each draw's
+    /// recognize, or 8-bit indices it cannot read) through `crate::prim`'s
+    /// index rewriting: each draw's
     /// indices (read back from an index buffer if needed) become a u32
     /// list of a Vulkan topology, uploaded and drawn indexed.
     fn draw_rewritten(

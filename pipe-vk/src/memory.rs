@@ -41,6 +41,9 @@ pub struct DebugFlags {
     /// `no_draw_merge`: record every `draw_vbo` call on its own
     /// (`crate::merge` off), for comparisons.
     pub no_draw_merge: bool,
+    /// `no_index_uint8`: draw 8-bit indices as devices without
+    /// `VK_EXT_index_type_uint8` must (widened to 32 bits on the CPU).
+    pub no_index_uint8: bool,
 }
 
 impl DebugFlags {
@@ -52,6 +55,7 @@ impl DebugFlags {
             staging: has("staging"),
             emulate_line_stipple: has("emulate_line_stipple"),
             no_draw_merge: has("no_draw_merge"),
+            no_index_uint8: has("no_index_uint8"),
         }
     }
 }

@@ -39,6 +39,9 @@ pub struct ScreenOptions {
     pub emulate_line_stipple: Option<bool>,
     /// Record every `draw_vbo` call on its own; `PIPE_VK_DEBUG=no_draw_merge`.
     pub no_draw_merge: Option<bool>,
+    /// Widen 8-bit indices on the CPU even where the device reads them;
+    /// `PIPE_VK_DEBUG=no_index_uint8`.
+    pub no_index_uint8: Option<bool>,
 }
 
 impl ScreenOptions {
@@ -57,6 +60,9 @@ impl ScreenOptions {
         }
         if let Some(s) = self.no_draw_merge {
             f.no_draw_merge = s;
+        }
+        if let Some(s) = self.no_index_uint8 {
+            f.no_index_uint8 = s;
         }
         f
     }
@@ -95,7 +101,9 @@ impl VkScreen {
         let devices = device::enumerate(&instance)?;
         let physical = device::select(devices, selector.as_deref())?;
         let device = Device::new(&instance, &physical)?;
-        let caps = crate::caps::probe(&instance, &physical, &device.features);
+        let debug = options.debug_flags();
+        let mut caps = crate::caps::probe(&instance, &physical, &device.features);
+        caps.index_uint8 &= !debug.no_index_uint8;
         if !caps.timeline_semaphore {
             return Err(PipeError::unsupported(format!(
                 "{} lacks timelineSemaphore, which pipe-vk requires",
@@ -108,12 +116,7 @@ impl VkScreen {
             validation,
             "pipe-vk screen created"
         );
-        let shared = Arc::new(DeviceShared::new(
-            instance,
-            physical,
-            device,
-            options.debug_flags(),
-        )?);
+        let shared = Arc::new(DeviceShared::new(instance, physical, device, debug)?);
         Ok(Arc::new(VkScreen {
             shared,
             caps,

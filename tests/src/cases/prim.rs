@@ -493,6 +493,97 @@ fn restart_tri_strip(ctx: &mut TestContext, staging: bool) -> R {
 }
 both_paths!("pipe.prim.restart.tri_strip_u32_fffe", restart_tri_strip);
 
+/// 8-bit indices: a triangle strip cut by restart index 0xff (user
+/// indices), then a triangle list from an index buffer resource with an
+/// index bias, read natively (VK_EXT_index_type_uint8) or, with
+/// `widen`, widened on the CPU as on devices without it
+/// (`PIPE_VK_DEBUG=no_index_uint8`).
+fn index_u8(ctx: &mut TestContext, staging: bool, widen: bool) -> R {
+    let mut e = crate::harness::env_with(ctx, |o| {
+        o.staging = Some(staging);
+        o.no_index_uint8 = Some(widen);
+    })?;
+    let native = e.screen.caps().index_uint8;
+    if !widen && !native {
+        return Err(Outcome::skip("no VK_EXT_index_type_uint8"));
+    }
+    if widen && native {
+        return Err(Outcome::fail(
+            "caps.index_uint8 is still true with no_index_uint8",
+        ));
+    }
+    // Which path drew: the CPU widening reports itself as index
+    // rewriting through the debug callback.
+    let rewrites = Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let seen = rewrites.clone();
+    step(
+        "set_debug_callback",
+        e.ctx
+            .set_debug_callback(Some(Arc::new(move |m: &DebugMessage| {
+                if m.kind == DebugType::PerfInfo && m.text.contains("index rewriting") {
+                    seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+            }))),
+    )?;
+    let t = setup(&mut e)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let mut v = Vec::new();
+    v.extend(strip_rect(1.0, 1.0, 5.0, 5.0));
+    v.extend(strip_rect(9.0, 2.0, 15.0, 6.0));
+    v.extend(strip_rect(2.0, 9.0, 7.0, 15.0));
+    bind_vertices(&mut e, &v, None)?;
+    let (red, green) = ([1.0, 0.0, 0.0, 1.0], [0.0, 1.0, 0.0, 1.0]);
+    clear_and_color(&mut e, red)?;
+    draw_indexed(
+        &mut e,
+        PrimType::TriangleStrip,
+        Idx::U8(&[0, 1, 2, 3, 0xff, 4, 5, 6, 7]),
+        Some(0xff),
+        0,
+    )?;
+    // The third rectangle as a list (0 1 2, 2 1 3 of its strip order),
+    // from a buffer, through an index bias of 8.
+    let ib = e.buffer(8, ResourceFlags::empty())?;
+    e.subdata(&ib, 0, &[0, 1, 2, 2, 1, 3, 0, 0])?;
+    set_color(&mut e, green)?;
+    let info = DrawInfo {
+        mode: PrimType::Triangles,
+        index_size: 1,
+        index: IndexSource::Resource(ib),
+        ..DrawInfo::default()
+    };
+    step(
+        "u8 buffer draw_vbo",
+        e.ctx.draw_vbo(
+            &info,
+            0,
+            None,
+            &[DrawStartCountBias {
+                start: 0,
+                count: 6,
+                index_bias: 8,
+            }],
+        ),
+    )?;
+    let n = rewrites.load(std::sync::atomic::Ordering::Relaxed);
+    if n != if widen { 2 } else { 0 } {
+        return Err(Outcome::fail(format!(
+            "{n} draws went through index rewriting (widened: {widen})"
+        )));
+    }
+    check_image(ctx, &mut e, &t, 0, |x, y| {
+        if in_rect(x, y, (1, 1, 5, 5)) || in_rect(x, y, (9, 2, 15, 6)) {
+            Some(unorm(red))
+        } else if in_rect(x, y, (2, 9, 7, 15)) {
+            Some(unorm(green))
+        } else {
+            Some(unorm(BLACK))
+        }
+    })
+}
+both_paths!("pipe.prim.index_u8.native", index_u8, false);
+both_paths!("pipe.prim.index_u8.widened", index_u8, true);
+
 /// Quads cut by restart index 0xfffe: a full quad, a 3-vertex run (a
 /// screen-covering triangle that must not be drawn) and a 5-vertex run
 /// (one quad, one vertex dropped); u32 indices, then u16.
