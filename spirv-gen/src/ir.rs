@@ -458,6 +458,11 @@ pub enum VarKind {
     Texture(TextureInfo),
     /// Storage image at Gallium image slot `slot`.
     Image(ImageInfo),
+    /// Framebuffer fetch (`fbfetch`): colour buffer `slot` of the bound
+    /// framebuffer as the fragment shader's input attachment, read with
+    /// [`Intrinsic::FbFetch`] at the fragment's own pixel (GL's
+    /// `gl_LastFragData`, EXT_shader_framebuffer_fetch). Fragment only.
+    FbFetch(FbFetchInfo),
 }
 
 /// Interface qualifiers of an input or output.
@@ -507,6 +512,16 @@ pub struct TextureInfo {
     pub shadow: bool,
     /// float, int or uint
     pub sampled: BaseType,
+}
+
+/// A framebuffer-fetch variable: which colour buffer, its texel type, and
+/// whether the framebuffer is multisampled (then each fetch names its
+/// sample; see [`crate::passes::VariantKey::fbfetch_ms`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FbFetchInfo {
+    pub slot: u32,
+    pub sampled: BaseType,
+    pub ms: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -868,6 +883,10 @@ pub enum Intrinsic {
     },
     /// `image_size @img`.
     ImageSize { var: VarId },
+    /// `fbfetch @fb [, sample=%s]`: the colour buffer texel at the
+    /// fragment's pixel (a `vec4` of the variable's texel type); `sample`
+    /// exactly when the variable is `ms`.
+    FbFetch { var: VarId, sample: Option<ValueId> },
     /// `image_samples @img`.
     ImageSamples { var: VarId },
     /// `barrier exec=…, mem=…, modes=…` (exec=`none` for a memory barrier).
@@ -1042,6 +1061,7 @@ impl Instr {
                     f(coord);
                     opt(sample, f)
                 }
+                Intrinsic::FbFetch { sample, .. } => opt(sample, f),
                 Intrinsic::ImageStore {
                     coord,
                     value,
@@ -1127,6 +1147,7 @@ impl Instr {
                     m(coord);
                     mo(sample, &mut m)
                 }
+                Intrinsic::FbFetch { sample, .. } => mo(sample, &mut m),
                 Intrinsic::ImageStore {
                     coord,
                     value,
@@ -1185,7 +1206,8 @@ impl Instr {
                 | Intrinsic::ImageStore { var, .. }
                 | Intrinsic::ImageAtomic { var, .. }
                 | Intrinsic::ImageSize { var }
-                | Intrinsic::ImageSamples { var },
+                | Intrinsic::ImageSamples { var }
+                | Intrinsic::FbFetch { var, .. },
             ) => Some(*var),
             Op::Tex(t) => Some(t.var),
             _ => None,
@@ -1205,6 +1227,7 @@ impl Instr {
                     | Intrinsic::ImageLoad { .. }
                     | Intrinsic::ImageSize { .. }
                     | Intrinsic::ImageSamples { .. }
+                    | Intrinsic::FbFetch { .. }
                     | Intrinsic::IsHelper
             ),
             _ => false,

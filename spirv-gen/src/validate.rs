@@ -455,6 +455,17 @@ impl<'a> Validator<'a> {
                     return e("image both readonly and writeonly".into());
                 }
             }
+            VarKind::FbFetch(f) => {
+                if st != Stage::Fragment {
+                    return e("fbfetch only in fragment shaders".into());
+                }
+                if f.slot >= binding::MAX_FBFETCH_SLOTS {
+                    return e(format!("fbfetch slot {} out of range", f.slot));
+                }
+                if f.sampled == BaseType::Bool {
+                    return e("fbfetch type must be float, int or uint".into());
+                }
+            }
         }
         Ok(())
     }
@@ -1020,6 +1031,26 @@ impl<'a> Validator<'a> {
                         }
                     }
                     _ => {}
+                }
+                Ok(())
+            }
+            FbFetch { var, sample } => {
+                let v = self.var(*var)?;
+                let VarKind::FbFetch(f) = &v.kind else {
+                    return Err(self.err(format!("@{} is not an fbfetch variable", v.name)));
+                };
+                match (sample, f.ms) {
+                    (Some(s), true) => self.int_scalar(*s, "sample")?,
+                    (None, false) => {}
+                    _ => return Err(self.err("sample index needed exactly for ms fbfetch")),
+                }
+                let texel = Type {
+                    base: f.sampled,
+                    bits: 32,
+                    comps: 4,
+                };
+                if t != texel {
+                    return Err(self.err(format!("fbfetch result must be {texel}")));
                 }
                 Ok(())
             }

@@ -307,3 +307,32 @@ fn atomic_width_errors() {
     let e = invalid("shader compute local_size=1,1,1\nssbo @b slot=0\nfn main {\n  %0 : u32 = const 0\n  %1 : u64 = const 1\n  %2 : u64 = ssbo_atomic @b, %0, %1, op=add\n}\n");
     assert_eq!(e, "6:3: error: SSBO atomics are 32-bit (in %2)");
 }
+
+#[test]
+fn fbfetch_errors() {
+    let e = invalid("shader vertex\nfbfetch @f slot=0 sampled=float\nfn main {\n}\n");
+    assert!(e.contains("fbfetch only in fragment shaders"), "{e}");
+    let e = invalid("shader fragment\nfbfetch @f slot=8 sampled=float\nfn main {\n}\n");
+    assert!(e.contains("slot 8 out of range"), "{e}");
+    // The result is a vec4 of the texel type.
+    let e = invalid(
+        "shader fragment\nfbfetch @f slot=0 sampled=uint\nfn main {\n  %0 : f32x4 = fbfetch @f\n}\n",
+    );
+    assert!(e.contains("fbfetch result must be u32x4"), "{e}");
+    // A sample exactly on ms variables.
+    let e = invalid(
+        "shader fragment\nfbfetch @f slot=0 sampled=float ms\nfn main {\n  %0 : f32x4 = fbfetch @f\n}\n",
+    );
+    assert!(e.contains("sample index needed exactly"), "{e}");
+    let e = invalid(
+        "shader fragment\nfbfetch @f slot=0 sampled=float\nfn main {\n  %1 : i32 = const 0\n  %0 : f32x4 = fbfetch @f, sample=%1\n}\n",
+    );
+    assert!(e.contains("sample index needed exactly"), "{e}");
+    // Only fbfetch variables.
+    let e = invalid(
+        "shader fragment\ntexture @t slot=0 dim=2d sampled=float\nfn main {\n  %0 : f32x4 = fbfetch @t\n}\n",
+    );
+    assert!(e.contains("not an fbfetch variable"), "{e}");
+    let e = parse_err("shader fragment\nfbfetch @f slot=0\nfn main {\n}\n");
+    assert!(e.contains("fbfetch needs sampled="), "{e}");
+}

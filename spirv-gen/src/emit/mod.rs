@@ -471,6 +471,22 @@ impl<'a> Emitter<'a> {
             Dim::Cube => spirv::Dim::DimCube,
             Dim::Buffer => spirv::Dim::DimBuffer,
         };
+        self.image_ty_dim(st, sdim, depth, arrayed, ms, storage, format)
+    }
+
+    /// `OpTypeImage` of sampled scalar type `st` and SPIR-V dimension
+    /// `sdim` (interned).
+    #[allow(clippy::too_many_arguments)]
+    fn image_ty_dim(
+        &mut self,
+        st: Word,
+        sdim: spirv::Dim,
+        depth: bool,
+        arrayed: bool,
+        ms: bool,
+        storage: bool,
+        format: ImageFormat,
+    ) -> Word {
         let fmt = spirv_format(format);
         let key = TyKey::Image(
             st,
@@ -924,6 +940,27 @@ impl<'a> Emitter<'a> {
                 self.bind(DescClass::SamplerView, t.slot)?;
                 (StorageClass::UniformConstant, ty, img)
             }
+            VarKind::FbFetch(f) => {
+                let st = self.scalar_ty(Type {
+                    base: f.sampled,
+                    bits: 32,
+                    comps: 1,
+                });
+                let img = self.image_ty_dim(
+                    st,
+                    spirv::Dim::DimSubpassData,
+                    false,
+                    false,
+                    f.ms,
+                    true,
+                    ImageFormat::Unknown,
+                );
+                self.cap(Capability::InputAttachment);
+                let (set, binding) = binding::fbfetch_binding(f.slot)
+                    .ok_or_else(|| Error::new(format!("fbfetch slot {} out of range", f.slot)))?;
+                self.pending_binding = Some((set, binding));
+                (StorageClass::UniformConstant, img, img)
+            }
             VarKind::Image(im) => {
                 let img = self.image_ty(
                     im.sampled, im.dim, false, im.arrayed, im.ms, true, im.format,
@@ -985,6 +1022,9 @@ impl<'a> Emitter<'a> {
         if let Some((set, binding)) = self.pending_binding.take() {
             self.decorate(id, Decoration::DescriptorSet, &[set]);
             self.decorate(id, Decoration::Binding, &[binding]);
+        }
+        if let VarKind::FbFetch(f) = &var.kind {
+            self.decorate(id, Decoration::InputAttachmentIndex, &[f.slot]);
         }
         if let VarKind::Image(im) = &var.kind {
             if im.readonly {

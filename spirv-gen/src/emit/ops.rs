@@ -719,6 +719,21 @@ impl Emitter<'_> {
                 let _ = im;
                 Some(self.op(SOp::ImageRead, ty, &ops))
             }
+            FbFetch { var, sample } => {
+                // OpImageRead of the subpass input at offset (0, 0): the
+                // fragment's own pixel (and sample).
+                let info = self.vars[var.0 as usize];
+                let img = self.op(SOp::Load, info.elem, &[info.id]);
+                let c = self.constant(Type::int(32, 2), &[0, 0]);
+                let ty = self.ty(t);
+                let mut ops = words(&[img, c]);
+                if let Some(s) = sample {
+                    let sv = self.val(*s)?;
+                    ops.push(spirv::ImageOperands::SAMPLE.bits());
+                    ops.push(sv);
+                }
+                Some(self.op(SOp::ImageRead, ty, &ops))
+            }
             ImageStore {
                 var,
                 coord,

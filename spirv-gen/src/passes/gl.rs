@@ -429,6 +429,58 @@ pub fn lower_sample_shading(s: &mut Shader) {
     }
 }
 
+/// Framebuffer fetch on a multisampled framebuffer: every `fbfetch`
+/// variable becomes `ms`, and every fetch without a sample reads the
+/// fragment's own (`SampleId`, added when missing; reading it makes the
+/// shader run once per sample, which is what GL asks of a framebuffer
+/// fetch on a multisampled buffer).
+pub fn lower_fbfetch_ms(s: &mut Shader) {
+    if s.stage != Stage::Fragment || !s.vars.iter().any(|v| matches!(v.kind, VarKind::FbFetch(_))) {
+        return;
+    }
+    for v in &mut s.vars {
+        if let VarKind::FbFetch(f) = &mut v.kind {
+            f.ms = true;
+        }
+    }
+    let sid = get_builtin(s, false, BuiltIn::SampleId, Type::I32, None);
+    fn walk(body: &mut Vec<Node>, s: &mut Shader, sid: VarId) {
+        let mut i = 0;
+        while i < body.len() {
+            match &mut body[i] {
+                Node::Instr(Instr {
+                    op: Op::Intrinsic(Intrinsic::FbFetch { sample, .. }),
+                    ..
+                }) if sample.is_none() => {
+                    let mut e = Emit::new(s);
+                    let v = e.load(sid, None);
+                    let code = e.out;
+                    if let Node::Instr(Instr {
+                        op: Op::Intrinsic(Intrinsic::FbFetch { sample, .. }),
+                        ..
+                    }) = &mut body[i]
+                    {
+                        *sample = Some(v);
+                    }
+                    let n = code.len();
+                    body.splice(i..i, code);
+                    i += n;
+                }
+                Node::If(f) => {
+                    walk(&mut f.then_body, s, sid);
+                    walk(&mut f.else_body, s, sid);
+                }
+                Node::Loop(l) => walk(&mut l.body, s, sid),
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+    let mut body = std::mem::take(&mut s.body);
+    walk(&mut body, s, sid);
+    s.body = body;
+}
+
 /// Two-sided colour: loads of col0/col1 select the back colour
 /// (bfc0/bfc1, added at [`binding::BFC0_LOCATION`]/[`binding::BFC1_LOCATION`]
 /// when missing) on back faces.

@@ -11,7 +11,7 @@
 //! sprite=0x1,sprite_upper_left,inline=0:1065353216,vfetch=0:swap_rb,
 //! polygon_stipple,lower_left_origin,pixel_center_integer,
 //! last_vertex_stage,clip_halfz,line_stipple,line_rectangular,
-//! window_rects=include:2,workgroup_size=8x4x1
+//! window_rects=include:2,workgroup_size=8x4x1,fbfetch_ms
 //! ```
 //!
 //! The default key (the empty string) lowers nothing. Line stipple
@@ -131,6 +131,11 @@ pub struct VariantKey {
     /// Compute workgroup size for a `local_size=variable` shader
     /// ([`specialize_workgroup_size`]).
     pub workgroup_size: Option<[u32; 3]>,
+    /// The framebuffer is multisampled: `fbfetch` variables become `ms`
+    /// and each fetch reads the fragment's own sample
+    /// ([`gl::lower_fbfetch_ms`]; the `SampleId` input makes the shader run
+    /// per sample, as GL's framebuffer fetch on a multisampled buffer).
+    pub fbfetch_ms: bool,
 }
 
 impl VariantKey {
@@ -186,6 +191,7 @@ impl VariantKey {
                 "clip_halfz" => k.clip_halfz = true,
                 "line_stipple" => k.line_stipple = true,
                 "line_rectangular" => k.line_rectangular = true,
+                "fbfetch_ms" => k.fbfetch_ms = true,
                 "inline" => {
                     let v = need()?;
                     let (o, x) = v
@@ -240,6 +246,7 @@ impl VariantKey {
                         | "clip_halfz"
                         | "line_stipple"
                         | "line_rectangular"
+                        | "fbfetch_ms"
                 )
             {
                 return Err(Error::new(format!("key: `{name}` takes no value")));
@@ -310,6 +317,9 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     }
     if key.sample_shading {
         gl::lower_sample_shading(s);
+    }
+    if key.fbfetch_ms {
+        gl::lower_fbfetch_ms(s);
     }
     if key.lower_left_origin || key.pixel_center_integer {
         gl::lower_frag_coord(s, key.lower_left_origin, key.pixel_center_integer)?;

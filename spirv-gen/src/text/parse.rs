@@ -696,6 +696,16 @@ impl<'t, 'a> Parser<'t, 'a> {
                     writeonly: has("writeonly"),
                 })
             }
+            "fbfetch" => {
+                allow(&["ms"])?;
+                nores(size.is_some() || dim.is_some() || format.is_some())?;
+                VarKind::FbFetch(FbFetchInfo {
+                    slot: needv(slot, "slot")?,
+                    sampled: sampled
+                        .ok_or_else(|| Error::at(Some(line[0].loc), "fbfetch needs sampled="))?,
+                    ms: has("ms"),
+                })
+            }
             _ => return err(line[0].loc, format!("unknown declaration `{kw}`")),
         };
         self.shader.vars.push(Variable {
@@ -1153,6 +1163,11 @@ impl<'t, 'a> Parser<'t, 'a> {
                     data,
                     compare,
                 })
+            }
+            "fbfetch" => {
+                let v = var(self, next!()?)?;
+                let sample = key_val(take_key("sample"))?;
+                Op::Intrinsic(Intrinsic::FbFetch { var: v, sample })
             }
             "image_size" | "image_samples" => {
                 let v = var(self, next!()?)?;

@@ -184,6 +184,18 @@ fn var(o: &mut String, v: &Variable) {
                 o.push_str(" writeonly");
             }
         }
+        VarKind::FbFetch(f) => {
+            let _ = write!(
+                o,
+                "fbfetch @{} slot={} sampled={}",
+                v.name,
+                f.slot,
+                sampled_name(f.sampled)
+            );
+            if f.ms {
+                o.push_str(" ms");
+            }
+        }
     }
     o.push('\n');
 }
@@ -420,6 +432,11 @@ fn instr(o: &mut String, s: &Shader, i: &Instr) {
                 ImageSamples { var } => {
                     args.push(vname(s, *var));
                     "image_samples".into()
+                }
+                FbFetch { var, sample } => {
+                    args.push(vname(s, *var));
+                    args.extend(sample.map(|v| format!("sample={}", val(v))));
+                    "fbfetch".into()
                 }
                 Barrier { exec, mem, modes } => {
                     args.push(format!("exec={}", exec.map(|e| e.name()).unwrap_or("none")));

@@ -1064,6 +1064,23 @@ fn main {
 }
 """)
 
+sh("fs_fbfetch", """shader fragment
+out @frag : f32x4 location=0
+out @ifrag : u32x4 location=1
+fbfetch @last slot=0 sampled=float
+fbfetch @ilast slot=1 sampled=uint
+fn main {
+  %v : f32x4 = fbfetch @last
+  %h : f32x4 = const 0.5, 0.5, 0.5, 0.5
+  %r : f32x4 = fmul %v, %h
+  store @frag, %r
+  %u : u32x4 = fbfetch @ilast
+  %one : u32x4 = const 1, 1, 1, 1
+  %s : u32x4 = iadd %u, %one
+  store @ifrag, %s
+}
+""", "fbfetch_ms")
+
 sh("fs_images", """shader fragment
 in @fc : f32x4 builtin=frag_coord
 out @frag : f32x4 location=0
