@@ -113,6 +113,10 @@ pub struct Caps {
     pub max_point_size: f32,
     pub conservative_raster: bool,
     pub shader_stencil_export: bool,
+    /// Fragment shaders can read the bound colour buffers (spirv-gen's
+    /// `fbfetch`, GL's EXT_shader_framebuffer_fetch_non_coherent): what
+    /// earlier draws wrote is visible after `texture_barrier`; within one
+    /// draw, overlapping fragments are not ordered.
     pub fbfetch: bool,
 
     // Drawing.

@@ -361,6 +361,11 @@ impl Batches {
                         ty: vk::DescriptorType::STORAGE_IMAGE,
                         descriptor_count: POOL_SETS * 8,
                     },
+                    // Framebuffer-fetch images.
+                    vk::DescriptorPoolSize {
+                        ty: vk::DescriptorType::SAMPLED_IMAGE,
+                        descriptor_count: POOL_SETS * 2,
+                    },
                     vk::DescriptorPoolSize {
                         ty: vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
                         descriptor_count: POOL_SETS * 8,

@@ -223,7 +223,11 @@ pub fn probe(instance: &Instance, pd: &PhysicalDevice, f: &Features) -> Caps {
         },
         conservative_raster: false,
         shader_stencil_export: f.has(ash::ext::shader_stencil_export::NAME),
-        fbfetch: false,
+        // Framebuffer fetch samples the attachment (see
+        // spirv_gen::binding::fbfetch_binding); not coherent within a
+        // draw (texture_barrier between draws, which the tracker already
+        // turns into a barrier).
+        fbfetch: true,
 
         primitive_restart: true,
         primitive_restart_fixed_index: true,

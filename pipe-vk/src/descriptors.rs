@@ -227,6 +227,8 @@ struct StageResources {
     images: SmallVec<[ImageInfo; 2]>,
     /// (slot, readonly)
     ssbos: SmallVec<[(u32, bool); 2]>,
+    /// Colour buffers read by framebuffer fetch (fragment only).
+    fbfetch: SmallVec<[u32; 2]>,
 }
 
 /// Bindings of sets 1-3 of an extended layout: (binding, type), sorted.
@@ -397,6 +399,7 @@ fn stage_resources(state: &ShaderState) -> PipeResult<StageResources> {
                     Some(_) => {}
                 }
             }
+            VarKind::FbFetch(f) if !r.fbfetch.contains(&f.slot) => r.fbfetch.push(f.slot),
             VarKind::Texture(t) => match r.textures.iter().find(|o| o.slot == t.slot) {
                 None => r.textures.push(*t),
                 Some(o) if (o.dim == Dim::Buffer) != (t.dim == Dim::Buffer) => {
@@ -443,6 +446,21 @@ fn check_stage(dev: &DeviceShared, st: ShaderStage, r: &StageResources) -> PipeR
     )
 }
 
+/// The colour buffers a fragment shader reads with framebuffer fetch, as
+/// a mask (bit `slot`). Cheap: run per draw.
+pub(crate) fn fbfetch_mask(state: &ShaderState) -> u32 {
+    let ShaderCode::Ir(any) = &state.code else {
+        return 0;
+    };
+    let Some(ir) = any.downcast_ref::<crate::shader::Ir>() else {
+        return 0;
+    };
+    ir.vars.iter().fold(0, |m, v| match &v.kind {
+        VarKind::FbFetch(f) => m | 1u32.checked_shl(f.slot).unwrap_or(0),
+        _ => m,
+    })
+}
+
 /// Checks one stage's descriptor counts (uniform buffers, sampler views,
 /// images, shader buffers) against the device's per-stage limits.
 pub(crate) fn check_stage_limits(dev: &DeviceShared, what: &str, n: [usize; 4]) -> PipeResult<()> {
@@ -485,6 +503,7 @@ impl VkContext {
             let r = stage_resources(self.shader_table().get(h.cso)?)?;
             extended |= !r.images.is_empty()
                 || !r.ssbos.is_empty()
+                || !r.fbfetch.is_empty()
                 || r.textures.iter().any(|t| t.dim == Dim::Buffer);
             stages[i] = r;
         }
@@ -503,6 +522,12 @@ impl VkContext {
                     vk::DescriptorType::COMBINED_IMAGE_SAMPLER
                 };
                 key[0].push((base * binding::MAX_SAMPLER_VIEWS + t.slot, ty));
+            }
+            for &slot in &r.fbfetch {
+                let (_, b) = binding::fbfetch_binding(slot).ok_or_else(|| {
+                    PipeError::invalid(format!("fragment shader: fbfetch slot {slot}"))
+                })?;
+                key[0].push((b, vk::DescriptorType::SAMPLED_IMAGE));
             }
             for im in &r.images {
                 let ty = if im.dim == Dim::Buffer {
@@ -557,7 +582,12 @@ impl VkContext {
                         1 => binding::MAX_IMAGES,
                         _ => binding::MAX_SHADER_BUFFERS,
                     };
-                    let st = GFX_STAGES[(b / per_stage) as usize];
+                    // Set 1 ends with the fragment shader's
+                    // framebuffer-fetch images (`binding::fbfetch_binding`).
+                    let st = GFX_STAGES
+                        .get((b / per_stage) as usize)
+                        .copied()
+                        .unwrap_or(ShaderStage::Fragment);
                     vk::DescriptorSetLayoutBinding::default()
                         .binding(b)
                         .descriptor_type(ty)
@@ -745,11 +775,63 @@ impl VkContext {
                 merge_use(&mut uses, u, pipeline_stage(*st));
             }
         }
+        for &slot in &program.stages[4].fbfetch {
+            let (d, u) = self.fbfetch_attachment(CALL, slot)?;
+            descs.push(d);
+            merge_use(&mut uses, u, vk::PipelineStageFlags2::FRAGMENT_SHADER);
+        }
         for (u, stage) in &uses {
             self.declare_use(u, *stage);
         }
         self.gfx_descriptors.draws += 1;
         Ok(descs)
+    }
+
+    /// The image framebuffer fetch slot `slot` samples: colour buffer
+    /// `slot` of the bound framebuffer, in `GENERAL` (as its attachment,
+    /// see `draw::update_feedback`), read in the fragment stage. A write
+    /// by an earlier draw is made visible by the tracker's barrier, which
+    /// ends the rendering instance (what `texture_barrier` asks for
+    /// between draws; within one draw, overlapping fragments are not
+    /// ordered, as GL's non-coherent framebuffer fetch allows).
+    fn fbfetch_attachment(&mut self, call: &str, slot: u32) -> PipeResult<(Desc, Use)> {
+        let surface = self
+            .bound()
+            .framebuffer
+            .cbufs
+            .get(slot as usize)
+            .cloned()
+            .flatten()
+            .ok_or_else(|| {
+                PipeError::invalid(format!(
+                    "{call}: the fragment shader fetches colour buffer {slot}, which is not bound"
+                ))
+            })?;
+        let s = crate::view::vk_surface(&surface)?;
+        let (_, b) = binding::fbfetch_binding(slot)
+            .ok_or_else(|| PipeError::invalid(format!("{call}: fbfetch slot {slot}")))?;
+        let view = crate::view::fetch_view(s)?;
+        let d = Desc::Image(
+            1,
+            b,
+            vk::DescriptorType::SAMPLED_IMAGE,
+            [vk::DescriptorImageInfo {
+                sampler: vk::Sampler::null(),
+                image_view: view,
+                image_layout: vk::ImageLayout::GENERAL,
+            }],
+        );
+        let u = Use {
+            obj: s.obj.clone(),
+            image: Some(ImageUse {
+                levels: (s.level, s.level),
+                layers: (s.first_layer, s.layer_count),
+                layout: vk::ImageLayout::GENERAL,
+            }),
+            access: vk::AccessFlags2::SHADER_SAMPLED_READ,
+            write: false,
+        };
+        Ok((d, u))
     }
 
     /// Binds the sets of `descs` for `program`, writing new sets only when

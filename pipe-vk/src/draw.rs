@@ -306,7 +306,8 @@ impl VkContext {
 
     /// Render-to-texture feedback (GL_ARB_texture_barrier): finds the
     /// framebuffer attachments whose image is also bound as a sampler
-    /// view or a shader image of a graphics stage. Both uses of such an image are then in
+    /// view or a shader image of a graphics stage, or that the fragment
+    /// shader reads by framebuffer fetch. Both uses of such an image are then in
     /// `GENERAL` (a descriptor and an attachment of one subresource cannot
     /// be in two layouts), decided per image, which is conservative for
     /// views of other levels. Ordering needs nothing more: the tracker
@@ -326,6 +327,18 @@ impl VkContext {
         }
         let mut mask = 0u32;
         let mut objs: SmallVec<[usize; 4]> = SmallVec::new();
+        // Colour buffers the fragment shader reads by framebuffer fetch.
+        if let Some(h) = self.bound().shaders[ShaderStage::Fragment.index()] {
+            let fetched = crate::descriptors::fbfetch_mask(self.shader_table().get(h.cso)?);
+            for &(bit, a) in &atts {
+                if bit & fetched != 0 {
+                    mask |= bit;
+                    if !objs.contains(&a) {
+                        objs.push(a);
+                    }
+                }
+            }
+        }
         if !atts.is_empty() {
             let gfx = ..ShaderStage::Compute.index();
             let sampled = self.views[gfx]
@@ -1790,6 +1803,15 @@ impl VkContext {
             fs.sprite_upper_left = !rast.sprite_coord_mode_lower_left;
         }
         fs.inline_uniforms = inline_uniforms(&b.inlinable[ShaderStage::Fragment.index()]);
+        // Framebuffer fetch on a multisampled framebuffer reads each
+        // sample (only fetching shaders get the key item, so the others
+        // keep one variant for every sample count).
+        if b.framebuffer.samples > 1 {
+            if let Some(h) = b.shaders[ShaderStage::Fragment.index()] {
+                fs.fbfetch_ms =
+                    crate::descriptors::fbfetch_mask(self.shader_table().get(h.cso)?) != 0;
+            }
+        }
         // Line stipple in shaders (spirv_gen::passes::line_stipple) where
         // the device cannot stipple this line mode: the fragment shader
         // discards by `stipple_pos`, which an application geometry shader

@@ -309,6 +309,32 @@ pub fn create_surface(texture: &Resource, t: &SurfaceTemplate) -> PipeResult<Sur
     ))
 }
 
+/// A 2D view of the one layer of a colour surface, for framebuffer fetch
+/// (which samples the attachment at the fragment's pixel). Layered and
+/// 1D surfaces are refused: the fetch reads a 2D image.
+pub(crate) fn fetch_view(s: &VkSurface) -> PipeResult<vk::ImageView> {
+    let img = s
+        .obj
+        .image()
+        .ok_or_else(|| PipeError::invalid("framebuffer fetch of a buffer"))?;
+    if s.layer_count != 1 || img.ty != vk::ImageType::TYPE_2D {
+        return Err(PipeError::unsupported(
+            "framebuffer fetch reads 2D single-layer colour buffers (not layered, 1D or 3D ones)",
+        ));
+    }
+    s.obj.views.get(
+        &s.obj,
+        ViewKey {
+            view_type: vk::ImageViewType::TYPE_2D,
+            format: s.format,
+            swizzle: [vk::ComponentSwizzle::IDENTITY; 4],
+            aspect: s.aspect,
+            levels: (s.level, 1),
+            layers: (s.first_layer, 1),
+        },
+    )
+}
+
 /// The payload of a surface made by pipe-vk.
 pub fn vk_surface(s: &Surface) -> PipeResult<&VkSurface> {
     s.backend_or_err::<VkSurface>("surface")

@@ -17,9 +17,9 @@
 //! | 2 | `Image` | `set_shader_images` | `STORAGE_IMAGE` (`STORAGE_TEXEL_BUFFER` for buffer images) | [`MAX_IMAGES`] = 32 |
 //! | 3 | `Ssbo` | `set_shader_buffers` | `STORAGE_BUFFER` | [`MAX_SHADER_BUFFERS`] = 32 |
 //!
-//! Set 1 also holds the fragment shader's framebuffer-fetch input
-//! attachments (`INPUT_ATTACHMENT`), after the sampler views of all
-//! stages: see [`fbfetch_binding`].
+//! Set 1 also holds the fragment shader's framebuffer-fetch images
+//! (`SAMPLED_IMAGE`), after the sampler views of all stages: see
+//! [`fbfetch_binding`].
 //!
 //! `binding = stage_index * slots_per_stage + slot`, with stage indices
 //! vertex 0, tess_ctrl 1, tess_eval 2, geometry 3, fragment 4, compute 5
@@ -139,12 +139,18 @@ pub fn binding_for_with_stride(
 /// `gl_LastFragData[]`): the input attachment indices.
 pub const MAX_FBFETCH_SLOTS: u32 = 8;
 
-/// `(set, binding)` of the input attachment that `fbfetch` slot `slot`
-/// reads: set 1 (the sampler views' set), after every stage's sampler
-/// views, at `NUM_STAGES * MAX_SAMPLER_VIEWS + slot`. The variable is also
-/// decorated `InputAttachmentIndex slot`, so that with
-/// `VK_KHR_dynamic_rendering_local_read`'s default mapping it reads colour
-/// attachment `slot`. `None` when the slot is out of range.
+/// `(set, binding)` of the sampled image (`SAMPLED_IMAGE`, a view of the
+/// bound colour buffer `slot`) that `fbfetch` slot `slot` reads with
+/// `OpImageFetch` at the fragment's pixel: set 1 (the sampler views'
+/// set), after every stage's sampler views, at
+/// `NUM_STAGES * MAX_SAMPLER_VIEWS + slot`. `None` when the slot is out
+/// of range.
+///
+/// Why not an input attachment: with dynamic rendering that needs
+/// `VK_KHR_dynamic_rendering_local_read`, which the Khronos validation
+/// layer of the project machines (1.3.239) does not know, so no such
+/// draw could be validated. The sampled image is the render-to-texture
+/// feedback path (both uses in `GENERAL`, a barrier between draws).
 pub fn fbfetch_binding(slot: u32) -> Option<(u32, u32)> {
     (slot < MAX_FBFETCH_SLOTS).then_some((SET_SAMPLER_VIEW, NUM_STAGES * MAX_SAMPLER_VIEWS + slot))
 }

@@ -459,9 +459,9 @@ pub enum VarKind {
     /// Storage image at Gallium image slot `slot`.
     Image(ImageInfo),
     /// Framebuffer fetch (`fbfetch`): colour buffer `slot` of the bound
-    /// framebuffer as the fragment shader's input attachment, read with
-    /// [`Intrinsic::FbFetch`] at the fragment's own pixel (GL's
-    /// `gl_LastFragData`, EXT_shader_framebuffer_fetch). Fragment only.
+    /// framebuffer, read with [`Intrinsic::FbFetch`] at the fragment's own
+    /// pixel (GL's `gl_LastFragData`, EXT_shader_framebuffer_fetch); see
+    /// [`crate::binding::fbfetch_binding`]. Fragment only.
     FbFetch(FbFetchInfo),
 }
 

@@ -5,6 +5,7 @@ mod clear;
 mod compute;
 mod context;
 mod draw;
+mod fbfetch;
 mod gfxres;
 mod merge;
 mod prim;

@@ -941,6 +941,8 @@ impl<'a> Emitter<'a> {
                 (StorageClass::UniformConstant, ty, img)
             }
             VarKind::FbFetch(f) => {
+                // A sampled image (SAMPLED_IMAGE) of the colour buffer,
+                // read with OpImageFetch at the fragment's pixel.
                 let st = self.scalar_ty(Type {
                     base: f.sampled,
                     bits: 32,
@@ -948,14 +950,13 @@ impl<'a> Emitter<'a> {
                 });
                 let img = self.image_ty_dim(
                     st,
-                    spirv::Dim::DimSubpassData,
+                    spirv::Dim::Dim2D,
                     false,
                     false,
                     f.ms,
-                    true,
+                    false,
                     ImageFormat::Unknown,
                 );
-                self.cap(Capability::InputAttachment);
                 let (set, binding) = binding::fbfetch_binding(f.slot)
                     .ok_or_else(|| Error::new(format!("fbfetch slot {} out of range", f.slot)))?;
                 self.pending_binding = Some((set, binding));
@@ -1022,9 +1023,6 @@ impl<'a> Emitter<'a> {
         if let Some((set, binding)) = self.pending_binding.take() {
             self.decorate(id, Decoration::DescriptorSet, &[set]);
             self.decorate(id, Decoration::Binding, &[binding]);
-        }
-        if let VarKind::FbFetch(f) = &var.kind {
-            self.decorate(id, Decoration::InputAttachmentIndex, &[f.slot]);
         }
         if let VarKind::Image(im) = &var.kind {
             if im.readonly {

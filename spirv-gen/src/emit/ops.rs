@@ -720,19 +720,36 @@ impl Emitter<'_> {
                 Some(self.op(SOp::ImageRead, ty, &ops))
             }
             FbFetch { var, sample } => {
-                // OpImageRead of the subpass input at offset (0, 0): the
-                // fragment's own pixel (and sample).
+                // OpImageFetch at ivec2(FragCoord.xy): the fragment's own
+                // pixel (and sample). `passes::lower` declares FragCoord.
+                let fc = self
+                    .s
+                    .find_builtin(false, BuiltIn::FragCoord)
+                    .ok_or_else(|| Error::new("fbfetch needs frag_coord (run passes::lower)"))?;
+                let fci = self.vars[fc.0 as usize];
+                let v4 = self.ty(Type::vec4());
+                let fcv = self.op(SOp::Load, v4, &[fci.id]);
+                let v2 = self.ty(Type::F32.with_comps(2));
+                let xy = self.op(SOp::VectorShuffle, v2, &[fcv, fcv, 0, 1]);
+                let i2 = self.ty(Type::int(32, 2));
+                let c = self.op(SOp::ConvertFToS, i2, &[xy]);
                 let info = self.vars[var.0 as usize];
                 let img = self.op(SOp::Load, info.elem, &[info.id]);
-                let c = self.constant(Type::int(32, 2), &[0, 0]);
                 let ty = self.ty(t);
                 let mut ops = words(&[img, c]);
-                if let Some(s) = sample {
-                    let sv = self.val(*s)?;
-                    ops.push(spirv::ImageOperands::SAMPLE.bits());
-                    ops.push(sv);
+                match sample {
+                    Some(s) => {
+                        let sv = self.val(*s)?;
+                        ops.push(spirv::ImageOperands::SAMPLE.bits());
+                        ops.push(sv);
+                    }
+                    None => {
+                        let zero = self.const_u32(0);
+                        ops.push(spirv::ImageOperands::LOD.bits());
+                        ops.push(zero);
+                    }
                 }
-                Some(self.op(SOp::ImageRead, ty, &ops))
+                Some(self.op(SOp::ImageFetch, ty, &ops))
             }
             ImageStore {
                 var,

@@ -429,6 +429,15 @@ pub fn lower_sample_shading(s: &mut Shader) {
     }
 }
 
+/// Framebuffer fetch reads at the fragment's pixel: declares the
+/// `frag_coord` input the emitter reads for each `fbfetch` (it reads the
+/// raw window position, not the GL-lowered one).
+pub fn lower_fbfetch(s: &mut Shader) {
+    if s.stage == Stage::Fragment && s.vars.iter().any(|v| matches!(v.kind, VarKind::FbFetch(_))) {
+        get_builtin(s, false, BuiltIn::FragCoord, Type::vec4(), None);
+    }
+}
+
 /// Framebuffer fetch on a multisampled framebuffer: every `fbfetch`
 /// variable becomes `ms`, and every fetch without a sample reads the
 /// fragment's own (`SampleId`, added when missing; reading it makes the

@@ -318,6 +318,7 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     if key.sample_shading {
         gl::lower_sample_shading(s);
     }
+    gl::lower_fbfetch(s);
     if key.fbfetch_ms {
         gl::lower_fbfetch_ms(s);
     }
