@@ -109,6 +109,10 @@ pub struct VkContext {
     pub(crate) descriptor_updates: u32,
     /// VK_EXT_multi_draw entry points, when the feature is enabled.
     pub(crate) multi_draw: Option<ash::ext::multi_draw::Device>,
+    /// The bound pipeline's fragment shader is the generated empty one
+    /// (`ModuleCache::null_fs`): no shader is bound, but the draw needs the
+    /// fragment-stage lowerings.
+    pub(crate) null_fs: bool,
     /// Draws of merged `draw_vbo` calls not recorded yet (`crate::merge`).
     pub(crate) merge: Option<crate::merge::PendingDraws>,
     pub(crate) max_multi_draw: u32,
@@ -174,6 +178,7 @@ impl VkContext {
             draw_cache: Default::default(),
             descriptor_updates: 0,
             merge: None,
+            null_fs: false,
             multi_draw: (dev.device.features.multi_draw.multi_draw == vk::TRUE)
                 .then(|| ash::ext::multi_draw::Device::new(&dev.instance.raw, dev.raw())),
             max_multi_draw: crate::caps::max_multi_draw(&dev),

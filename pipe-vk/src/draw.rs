@@ -793,7 +793,7 @@ impl VkContext {
             _ => None,
         };
         let mut ubo_writes: SmallVec<[(u32, vk::DescriptorBufferInfo); 16]> = SmallVec::new();
-        if self.bound().shaders[ShaderStage::Fragment.index()].is_some() {
+        if self.bound().shaders[ShaderStage::Fragment.index()].is_some() || self.null_fs {
             let (obj, offset, range) = match self.driver_ubo.clone() {
                 Some(b) => (
                     vk_resource(&b.resource)?.obj(),
@@ -1616,6 +1616,11 @@ impl VkContext {
             vs_key: vs_key.clone(),
             fs_key: fs_key.clone(),
         };
+        // No fragment shader, but fragment-stage lowerings to apply: the
+        // generated one (`ModuleCache::null_fs`), which reads the driver
+        // constant buffer like any other.
+        self.null_fs = fs.is_none()
+            && (fs_key.polygon_stipple || fs_key.window_rects.is_some() || fs_key.line_stipple);
         let dev = self.dev().clone();
         if let Some(p) = self.pipelines.lookup(&dev, &key) {
             return Ok(p);
@@ -1689,6 +1694,7 @@ impl VkContext {
                 let st = self.shader_table().get(h.cso)?.clone();
                 Some(self.modules.get(&dev, h.cso.id(), &st, &fs_key)?)
             }
+            None if self.null_fs => Some(self.modules.null_fs(&dev, &fs_key)?),
             None => None,
         };
         let b = self.bound();

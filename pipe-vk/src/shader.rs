@@ -164,6 +164,9 @@ pub struct ModuleCache {
     /// Generated line stipple geometry shaders per (previous stage's CSO
     /// id, rectangular lines, last-stage key).
     stipple_gs: HashMap<(u32, bool, VariantKey), vk::ShaderModule>,
+    /// Generated fragment shaders for draws with none bound that still
+    /// need the fragment-stage lowerings (see [`ModuleCache::null_fs`]).
+    null_fs: HashMap<VariantKey, vk::ShaderModule>,
 }
 
 impl ModuleCache {
@@ -271,6 +274,31 @@ impl ModuleCache {
         Ok(m)
     }
 
+    /// The fragment shader of a draw with none bound whose fixed-function
+    /// state is done in the fragment shader (window rectangles, polygon
+    /// and line stipple discard): an empty shader with `key`'s lowerings,
+    /// so a depth-only pass is clipped and stippled like any other.
+    pub fn null_fs(
+        &mut self,
+        dev: &DeviceShared,
+        key: &VariantKey,
+    ) -> PipeResult<vk::ShaderModule> {
+        if let Some(m) = self.null_fs.get(key) {
+            return Ok(*m);
+        }
+        let err = |e: spirv_gen::Error| PipeError::invalid(format!("null fragment shader: {e}"));
+        let mut fs = spirv_gen::Shader::new(spirv_gen::ir::Stage::Fragment);
+        spirv_gen::passes::lower(&mut fs, key).map_err(err)?;
+        spirv_gen::passes::optimize(&mut fs);
+        let words = spirv_gen::emit::emit(&fs, target_for(dev)).map_err(err)?;
+        let info = vk::ShaderModuleCreateInfo::default().code(&words);
+        // SAFETY: spirv-gen output (its tests run it through spirv-val).
+        let m = unsafe { dev.raw().create_shader_module(&info, None) }
+            .map_err(|e| vk_err("vkCreateShaderModule", e))?;
+        self.null_fs.insert(key.clone(), m);
+        Ok(m)
+    }
+
     /// Removes and returns the modules of a deleted CSO (with the
     /// shaders generated from it).
     pub fn take(&mut self, cso: u32) -> Vec<vk::ShaderModule> {
@@ -310,6 +338,7 @@ impl ModuleCache {
             .map(|(_, m)| m)
             .chain(self.passthrough_tcs.drain().map(|(_, m)| m))
             .chain(self.stipple_gs.drain().map(|(_, m)| m))
+            .chain(self.null_fs.drain().map(|(_, m)| m))
         {
             // SAFETY: modules are only referenced during pipeline creation;
             // pipelines do not keep them.

@@ -1980,6 +1980,70 @@ fn window_rectangles(ctx: &mut TestContext, staging: bool) -> R {
 }
 both_paths!("pipe.draw.window_rectangles.modes", window_rectangles);
 
+/// Window rectangles with no fragment shader bound (a depth-only pass):
+/// the draw still gets the rectangle test (pipe-vk generates a fragment
+/// shader for it), so depth outside the excluded rectangle is written and
+/// depth inside keeps the clear value.
+fn window_rectangles_no_fs(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    if e.screen.caps().max_window_rectangles < 1 {
+        return Err(Outcome::skip("no window rectangles"));
+    }
+    let t = setup(&mut e, true)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    step("unbind fs", e.ctx.bind_fs_state(None))?;
+    let dsa = DepthStencilAlphaState {
+        depth_enabled: true,
+        depth_writemask: true,
+        depth_func: CompareFunc::Always,
+        ..Default::default()
+    };
+    let h = step("dsa", e.ctx.create_depth_stencil_alpha_state(&dsa))?;
+    step("bind dsa", e.ctx.bind_depth_stencil_alpha_state(Some(h)))?;
+    let mut quad = FULLSCREEN;
+    for v in quad.chunks_exact_mut(4) {
+        v[2] = 0.5;
+    }
+    bind_vertices(&mut e, &quad, None)?;
+    step(
+        "clear depth",
+        e.ctx.clear(
+            ClearFlags::DEPTH,
+            None,
+            &ColorUnion::from_f32([0.0; 4]),
+            1.0,
+            0,
+        ),
+    )?;
+    let r = rect(4, 2, 12, 9);
+    step(
+        "set_window_rectangles",
+        e.ctx.set_window_rectangles(false, &[r]),
+    )?;
+    draw(&mut e, PrimType::Triangles, 0, 6, 1)?;
+    let z = t
+        .depth
+        .as_ref()
+        .ok_or_else(|| Outcome::fail("no depth buffer"))?;
+    let got = e.read_texture(z, 0, &PipeBox::rect(0, 0, W, H))?;
+    for (i, d) in got.chunks_exact(4).enumerate() {
+        let (x, y) = (i as u32 % W, i as u32 / W);
+        let inside = (4..12).contains(&x) && (2..9).contains(&y);
+        let want = if inside { 1.0 } else { 0.5 };
+        let v = f32::from_ne_bytes([d[0], d[1], d[2], d[3]]);
+        if v != want {
+            return Err(Outcome::fail(format!(
+                "depth at ({x}, {y}) is {v}, want {want}"
+            )));
+        }
+    }
+    Ok(())
+}
+both_paths!(
+    "pipe.draw.window_rectangles.no_fragment_shader",
+    window_rectangles_no_fs
+);
+
 /// Window rectangles apply to draws only, not to clears or blits (spec:
 /// `set_window_rectangles`); more rectangles than the maximum, and
 /// inverted ones, are errors.
