@@ -11,11 +11,12 @@ use pipe_core::draw::{DrawInfo, DrawStartCountBias, IndexSource};
 use pipe_core::flags::MapFlags;
 use pipe_core::resource::ResourceFlags;
 use pipe_core::state::*;
-use pipe_core::{Format, Resource};
+use pipe_core::Resource;
 
 use super::draw::{check_image, clear_color, setup};
 use crate::harness::{
-    bind_program, env, f32s, set_color, step, unorm, Env, FS_UBO_COLOR, VS_PASSTHROUGH,
+    bind_program, bind_vertex_buffer, env, f32s, set_color, step, unorm, Env, FS_UBO_COLOR,
+    VEC4_ELEMENT, VS_PASSTHROUGH,
 };
 use crate::{both_paths, Outcome, TestContext};
 
@@ -45,24 +46,10 @@ fn bind_vb(e: &mut Env, verts: &[f32]) -> Result<Resource, Outcome> {
         e.ctx
             .buffer_subdata(&buf, MapFlags::empty(), 0, &f32s(verts)),
     )?;
-    let ve = step(
-        "vertex elements",
-        e.ctx.create_vertex_elements_state(&[VertexElement {
-            src_offset: 0,
-            src_stride: 16,
-            vertex_buffer_index: 0,
-            dual_slot: false,
-            src_format: Format::R32G32B32A32Float,
-            instance_divisor: 0,
-        }]),
-    )?;
-    step("bind velems", e.ctx.bind_vertex_elements_state(Some(ve)))?;
-    step(
-        "set_vertex_buffers",
-        e.ctx.set_vertex_buffers(&[VertexBuffer {
-            buffer: Some(VertexBufferSource::Resource(buf.clone())),
-            buffer_offset: 0,
-        }]),
+    bind_vertex_buffer(
+        e,
+        &[VEC4_ELEMENT],
+        VertexBufferSource::Resource(buf.clone()),
     )?;
     Ok(buf)
 }
