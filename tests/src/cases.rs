@@ -11,6 +11,7 @@ mod merge;
 mod prim;
 mod render;
 mod render_cond;
+mod review;
 mod screen;
 mod streamout;
 mod transfer;
