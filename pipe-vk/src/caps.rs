@@ -224,9 +224,9 @@ pub fn probe(instance: &Instance, pd: &PhysicalDevice, f: &Features) -> Caps {
         conservative_raster: false,
         shader_stencil_export: f.has(ash::ext::shader_stencil_export::NAME),
         // Framebuffer fetch samples the attachment (see
-        // spirv_gen::binding::fbfetch_binding); not coherent within a
-        // draw (texture_barrier between draws, which the tracker already
-        // turns into a barrier).
+        // spirv_gen::binding::fbfetch_binding); not coherent: results of
+        // earlier draws are visible after texture_barrier (see
+        // draw::update_feedback).
         fbfetch: true,
 
         primitive_restart: true,

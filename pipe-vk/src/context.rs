@@ -113,6 +113,9 @@ pub struct VkContext {
     /// (`ModuleCache::null_fs`): no shader is bound, but the draw needs the
     /// fragment-stage lowerings.
     pub(crate) null_fs: bool,
+    /// The bound pipeline's vertex shader reads the draw id: direct draws
+    /// are recorded one by one (`shader::reads_draw_index`).
+    pub(crate) draw_id_read: bool,
     /// Draws of merged `draw_vbo` calls not recorded yet (`crate::merge`).
     pub(crate) merge: Option<crate::merge::PendingDraws>,
     pub(crate) max_multi_draw: u32,
@@ -179,6 +182,7 @@ impl VkContext {
             descriptor_updates: 0,
             merge: None,
             null_fs: false,
+            draw_id_read: false,
             multi_draw: (dev.device.features.multi_draw.multi_draw == vk::TRUE)
                 .then(|| ash::ext::multi_draw::Device::new(&dev.instance.raw, dev.raw())),
             max_multi_draw: crate::caps::max_multi_draw(&dev),
@@ -555,6 +559,9 @@ macro_rules! later {
         $(#[allow(clippy::too_many_arguments)]
         fn $name(&mut self, $($arg: $ty),*) -> PipeResult<$ret> {
             $(let _ = $arg;)*
+            // Every entry point ends a draw merge (`crate::merge`), these
+            // too, so that implementing them cannot forget it.
+            self.break_draw_merge();
             later(stringify!($name), $issue)
         })*
     };

@@ -310,10 +310,12 @@ impl VkContext {
     /// shader reads by framebuffer fetch. Both uses of such an image are then in
     /// `GENERAL` (a descriptor and an attachment of one subresource cannot
     /// be in two layouts), decided per image, which is conservative for
-    /// views of other levels. Ordering needs nothing more: the tracker
-    /// turns a draw's attachment writes followed by another draw's reads
-    /// into a barrier (ending the rendering instance), which is what
-    /// `texture_barrier` asks for, and more.
+    /// views of other levels. Ordering needs nothing more: GL asks for a
+    /// `texture_barrier` between a draw that writes texels and one that
+    /// reads them; that call ends any draw merge (`crate::merge`), and the
+    /// next draw's full path turns the earlier attachment writes followed
+    /// by its reads into a barrier (ending the rendering instance). Merged
+    /// draws with no call between them get no barrier, as GL allows.
     fn update_feedback(&mut self) -> PipeResult<()> {
         let fb = &self.bound().framebuffer;
         let mut atts: SmallVec<[(u32, usize); 9]> = SmallVec::new();
@@ -1098,13 +1100,20 @@ impl VkContext {
                     }
                     (None, false) => raw.cmd_draw_indirect(cmd, buf, off, ind.draw_count, stride),
                 }
-            } else if let Some(key) = merge.filter(|_| capture.is_none() && self.can_merge()) {
+            } else if let Some(key) =
+                merge.filter(|_| capture.is_none() && !self.draw_id_read && self.can_merge())
+            {
                 self.start_draw_merge(key, cmd, draws);
-            } else if draws.len() > 1 && !info.increment_draw_id && self.multi_draw.is_some() {
+            } else if draws.len() > 1
+                && !info.increment_draw_id
+                && !self.draw_id_read
+                && self.multi_draw.is_some()
+            {
                 // Consecutive draws with no state change in between: one
                 // vkCmdDrawMulti*EXT (how Zink reaches 8-10 M draws/s on
-                // lavapipe). gl_DrawID is constant here, so a draw id that
-                // must increment takes the loop below.
+                // lavapipe). Not for vertex shaders that read the draw id,
+                // which Vulkan's DrawIndex would count within the command
+                // (`shader::reads_draw_index`): they take the loop below.
                 self.record_multi_draw(cmd, info, draws, index.is_some(), first_base);
             } else {
                 for (i, d) in draws.iter().enumerate() {
@@ -1573,7 +1582,7 @@ impl VkContext {
                 stencil_format = s.format;
             }
         }
-        let (vs_key, fs_key) = self.variant_keys(topology)?;
+        let (vs_key, fs_key) = self.variant_keys(topology, samples)?;
         let stage_id = |st: ShaderStage| b.shaders[st.index()].map(|h| h.cso.id());
         let (tcs, tes, gs) = (
             stage_id(ShaderStage::TessCtrl),
@@ -1621,6 +1630,7 @@ impl VkContext {
         // constant buffer like any other.
         self.null_fs = fs.is_none()
             && (fs_key.polygon_stipple || fs_key.window_rects.is_some() || fs_key.line_stipple);
+        self.draw_id_read = crate::shader::reads_draw_index(self.shader_table().get(vs.cso)?);
         let dev = self.dev().clone();
         if let Some(p) = self.pipelines.lookup(&dev, &key) {
             return Ok(p);
@@ -1761,6 +1771,7 @@ impl VkContext {
     fn variant_keys(
         &self,
         topology: vk::PrimitiveTopology,
+        samples: u32,
     ) -> PipeResult<(VariantKey, VariantKey)> {
         use spirv_gen::passes::CompareFunc as C;
         let b = self.bound();
@@ -1812,7 +1823,7 @@ impl VkContext {
         // Framebuffer fetch on a multisampled framebuffer reads each
         // sample (only fetching shaders get the key item, so the others
         // keep one variant for every sample count).
-        if b.framebuffer.samples > 1 {
+        if samples > 1 {
             if let Some(h) = b.shaders[ShaderStage::Fragment.index()] {
                 fs.fbfetch_ms =
                     crate::descriptors::fbfetch_mask(self.shader_table().get(h.cso)?) != 0;

@@ -97,6 +97,11 @@ pub struct DeviceShared {
     pub queue: Mutex<QueueState>,
     /// Last value known to have completed (cache of the semaphore value).
     completed: AtomicU64,
+    /// Storage renames of any resource by any context
+    /// (`VkResource::rename`): a context's merged draws
+    /// (`crate::merge`) bound storage looked up before, and end when it
+    /// changes, whoever renamed it.
+    pub renames: AtomicU64,
     pub debug: DebugFlags,
     debug_utils: Option<ash::ext::debug_utils::Device>,
     /// Loader for VK_KHR_dynamic_rendering on 1.2 devices (RenderDoc clamps
@@ -194,6 +199,7 @@ impl DeviceShared {
                 last_submitted: 0,
             }),
             completed: AtomicU64::new(0),
+            renames: AtomicU64::new(0),
             debug,
             device,
             physical,

@@ -13,7 +13,10 @@
 //!
 //! - **What may merge.** A draw goes through the full path and, if it is
 //!   *mergeable* ([`MergeKey::of`]: direct, not rewritten, no user index
-//!   data, no draw id that increments within the call), its draws are
+//!   data, no draw id that increments within the call; and, found by the
+//!   full path, no stream output, no vertex shader reading the draw id,
+//!   which Vulkan's `DrawIndex` would count within the multi-draw, and no
+//!   index rewriting such as 8-bit widening), its draws are
 //!   kept as *pending* instead of being recorded, with the key of the
 //!   call. A following `draw_vbo` with the same key appends its draws to
 //!   the pending list and returns: everything the full path would record
@@ -32,10 +35,17 @@
 //!   records, other than the draws' start, count and index bias: the
 //!   mode, the index size and buffer, restart, the instance range, the draw
 //!   id offset and the multiview mask.
+//! - **Other contexts.** Another context may rename a shared buffer's
+//!   storage (a discarding write while this context's batch uses it)
+//!   without any call on this one. The full path would look the new
+//!   storage up, so a rename anywhere on the screen
+//!   (`DeviceShared::renames`) since the first call also ends the merge.
 //! - **Limits.** The pending list is recorded when it reaches
 //!   `maxMultiDrawCount` (and [`MAX_PENDING`]), keeping the key. Draws
 //!   with stream output active, or with no `VK_EXT_multi_draw`, take the
 //!   full path every time.
+
+use std::sync::atomic::Ordering;
 
 use ash::vk;
 use pipe_core::draw::{DrawIndirectInfo, DrawInfo, DrawStartCountBias, IndexSource, PrimType};
@@ -47,7 +57,8 @@ use crate::context::VkContext;
 pub(crate) const MAX_PENDING: usize = 4096;
 
 /// What a draw call records besides its draws; equal keys, with no call
-/// in between, mean equal commands.
+/// in between and no rename anywhere, mean equal commands (for the draws
+/// that may merge at all, see the module doc).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct MergeKey {
     mode: PrimType,
@@ -101,6 +112,11 @@ impl MergeKey {
 /// Draws of merged calls, not recorded yet.
 pub(crate) struct PendingDraws {
     pub(crate) key: MergeKey,
+    /// `DeviceShared::renames` when the first call looked its resources
+    /// up: a rename since (by another context; one by this context is a
+    /// call, which ends the merge anyway) means a buffer the draws bound
+    /// has new storage, which a new call must look up.
+    renames: u64,
     cmd: vk::CommandBuffer,
     draws: SmallVec<[DrawStartCountBias; 16]>,
 }
@@ -116,8 +132,9 @@ impl VkContext {
         draws: &[DrawStartCountBias],
     ) -> pipe_core::PipeResult<()> {
         let key = MergeKey::of(info, drawid_offset, indirect, draws);
+        let renames = self.dev().renames.load(Ordering::Acquire);
         if let (Some(k), Some(p)) = (key, self.merge.as_mut()) {
-            if p.key == k {
+            if p.key == k && p.renames == renames {
                 p.draws
                     .extend(draws.iter().copied().filter(|d| d.count != 0));
                 self.stats.draws += draws.len() as u64;
@@ -140,8 +157,10 @@ impl VkContext {
         cmd: vk::CommandBuffer,
         draws: &[DrawStartCountBias],
     ) {
+        let renames = self.dev().renames.load(Ordering::Acquire);
         self.merge = Some(PendingDraws {
             key,
+            renames,
             cmd,
             draws: draws.iter().copied().filter(|d| d.count != 0).collect(),
         });

@@ -182,8 +182,12 @@ impl VkResource {
         lock(&self.obj).clone()
     }
 
-    /// Replaces the object (renaming); returns the old one.
+    /// Replaces the object (renaming); returns the old one. Counted in
+    /// [`DeviceShared::renames`](crate::memory::DeviceShared::renames).
     pub fn rename(&self, new: Arc<ResourceObject>) -> Arc<ResourceObject> {
+        new.dev
+            .renames
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         std::mem::replace(&mut *lock(&self.obj), new)
     }
 }

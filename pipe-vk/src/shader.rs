@@ -118,6 +118,32 @@ pub fn texture_slots(state: &ShaderState) -> Vec<u32> {
     }
 }
 
+/// Whether a vertex shader reads the draw id (`gl_DrawID`): the IR's
+/// `draw_index` input, or a SPIR-V `BuiltIn DrawIndex` decoration. Direct
+/// draws of such shaders are recorded one by one (see
+/// `spirv_gen::passes::gl::lower_draw_index`), not as multi-draws.
+pub fn reads_draw_index(state: &ShaderState) -> bool {
+    match &state.code {
+        ShaderCode::Ir(any) => any
+            .downcast_ref::<Ir>()
+            .is_some_and(spirv_gen::passes::gl::reads_draw_index),
+        ShaderCode::SpirV { words, .. } => {
+            // OpDecorate (71) %id BuiltIn (11) DrawIndex (4426), after the
+            // 5-word header.
+            let mut i = 5;
+            let mut found = false;
+            while let Some(&w) = words.get(i) {
+                let (len, op) = ((w >> 16) as usize, w & 0xffff);
+                if op == 71 && len == 4 && words.get(i + 2) == Some(&11) {
+                    found |= words.get(i + 3) == Some(&4426);
+                }
+                i += len.max(1);
+            }
+            found
+        }
+    }
+}
+
 /// The emitter target for a device.
 pub fn target_for(dev: &DeviceShared) -> spirv_gen::emit::Target {
     if dev.physical.properties.api_version >= vk::API_VERSION_1_3 {

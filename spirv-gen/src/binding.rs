@@ -172,7 +172,9 @@ pub fn fbfetch_binding(slot: u32) -> Option<(u32, u32)> {
 /// [`SIZE`](push::SIZE) = 192 bytes. A lowering that reads the block
 /// declares (or grows) the shader's `push` variable to `SIZE`.
 pub mod push {
-    /// `u32` draw id (`gl_DrawID`).
+    /// `u32` draw id (`gl_DrawID`): the call's `drawid_offset`, stepped
+    /// per draw when it increments; `draw_index` reads it plus Vulkan's
+    /// `DrawIndex` ([`crate::passes::gl::lower_draw_index`]).
     pub const DRAW_ID: u32 = 0;
     /// `i32` base vertex.
     pub const BASE_VERTEX: u32 = 4;

@@ -429,6 +429,40 @@ pub fn lower_sample_shading(s: &mut Shader) {
     }
 }
 
+/// `draw_index` as Gallium defines it: the call's `drawid_offset` (in
+/// [`push::DRAW_ID`], which the driver also steps per draw when the call
+/// increments the id) plus Vulkan's `DrawIndex`, which counts the draws
+/// of one indirect or multi-draw command. A driver that records separate
+/// direct draws (or one multi-draw whose draws share an id, such as
+/// consecutive calls merged by pipe-vk) must therefore not let `DrawIndex`
+/// count them: pipe-vk records direct draws of shaders that read the id
+/// one by one ([`reads_draw_index`]), as Zink does.
+pub fn lower_draw_index(s: &mut Shader) {
+    let Some(di) = s.find_builtin(false, BuiltIn::DrawIndex) else {
+        return;
+    };
+    let pc = get_push(s);
+    replace_loads(s, di, &mut |s, dest, ty, _| {
+        let mut e = Emit::new(s);
+        let off = e.u32(push::DRAW_ID);
+        let base = e.def(
+            ty,
+            Op::Intrinsic(Intrinsic::LoadPush {
+                var: pc,
+                offset: off,
+            }),
+        );
+        let idx = e.load(di, None);
+        e.def_as(dest, ty, Op::Alu(AluOp::Iadd, vec![base, idx]));
+        e.out
+    });
+}
+
+/// Whether the shader reads `draw_index` (see [`lower_draw_index`]).
+pub fn reads_draw_index(s: &Shader) -> bool {
+    s.find_builtin(false, BuiltIn::DrawIndex).is_some()
+}
+
 /// Framebuffer fetch reads at the fragment's pixel: declares the
 /// `frag_coord` input the emitter reads for each `fbfetch` (it reads the
 /// raw window position, not the GL-lowered one).

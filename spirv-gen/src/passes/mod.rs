@@ -305,6 +305,7 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
         specialize_workgroup_size(s, size)?;
     }
     gl::lower_vertex_fixups(s, &key.vertex_fixups)?;
+    gl::lower_draw_index(s);
     gl::lower_inline_uniforms(s, &key.inline_uniforms);
     if key.two_side {
         gl::lower_two_side(s)?;

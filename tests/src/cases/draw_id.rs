@@ -1,7 +1,8 @@
-//! `pipe.review.*`: cases written by a review of draw merging
-//! (`pipe_vk::merge`) and the draw paths around it. Each case checks a
-//! result computed here that pipe-vk gets wrong (the comment on each case
-//! says why).
+//! `pipe.draw.draw_id.*` and two more `pipe.draw.merge.*` cases: the draw
+//! id (`drawid_offset`, `increment_draw_id`) as the spec defines it, with
+//! and without draw merging (`pipe_vk::merge`), and merging across a
+//! rename made by another context. Written by a review of draw merging;
+//! each failed before the fixes (the comment on each case says why).
 
 use pipe_core::draw::{DrawInfo, DrawStartCountBias, IndexSource};
 use pipe_core::flags::{FlushFlags, MapFlags};
@@ -104,7 +105,7 @@ fn merged_draw_id(ctx: &mut TestContext, staging: bool) -> R {
     }
     check_image(ctx, &mut e, &t, |_, _| Some([0, 255, 0, 255]))
 }
-both_paths!("pipe.review.merge.draw_id", merged_draw_id);
+both_paths!("pipe.draw.merge.draw_id_per_call", merged_draw_id);
 
 /// One call with two draws and `increment_draw_id` off: gl_DrawID is
 /// `drawid_offset` (0) for both (Gallium's `pipe_draw_info`), so both
@@ -132,7 +133,7 @@ fn multi_draw_constant_id(ctx: &mut TestContext, staging: bool) -> R {
     })
 }
 both_paths!(
-    "pipe.review.draw_id.multi_draw_constant",
+    "pipe.draw.draw_id.multi_draw_constant",
     multi_draw_constant_id
 );
 
@@ -158,7 +159,7 @@ fn draw_id_offset(ctx: &mut TestContext, staging: bool) -> R {
         })
     })
 }
-both_paths!("pipe.review.draw_id.offset", draw_id_offset);
+both_paths!("pipe.draw.draw_id.offset", draw_id_offset);
 
 // ---------------------------------------------------------------------------
 // A merged call and a buffer renamed by another context.
@@ -204,6 +205,6 @@ fn merged_cross_context_rename(ctx: &mut TestContext, staging: bool) -> R {
     })
 }
 both_paths!(
-    "pipe.review.merge.cross_context_rename",
+    "pipe.draw.merge.cross_context_rename",
     merged_cross_context_rename
 );
