@@ -116,6 +116,8 @@ pub struct VkContext {
     /// The bound pipeline's vertex shader reads the draw id: direct draws
     /// are recorded one by one (`shader::reads_draw_index`).
     pub(crate) draw_id_read: bool,
+    /// Vertex shader CSOs that read the draw id (found once, at creation).
+    pub(crate) draw_id_vs: hashbrown::HashSet<u32>,
     /// Draws of merged `draw_vbo` calls not recorded yet (`crate::merge`).
     pub(crate) merge: Option<crate::merge::PendingDraws>,
     pub(crate) max_multi_draw: u32,
@@ -183,6 +185,7 @@ impl VkContext {
             merge: None,
             null_fs: false,
             draw_id_read: false,
+            draw_id_vs: Default::default(),
             multi_draw: (dev.device.features.multi_draw.multi_draw == vk::TRUE)
                 .then(|| ash::ext::multi_draw::Device::new(&dev.instance.raw, dev.raw())),
             max_multi_draw: crate::caps::max_multi_draw(&dev),
@@ -463,6 +466,9 @@ impl VkContext {
     fn create_shader(&mut self, state: &ShaderState) -> PipeResult<ShaderHandle> {
         crate::shader::check_template(state)?;
         let (cso, _) = self.shader.create(state)?;
+        if state.stage == ShaderStage::Vertex && crate::shader::reads_draw_index(state) {
+            self.draw_id_vs.insert(cso.id());
+        }
         Ok(ShaderHandle {
             cso,
             stage: state.stage,
@@ -484,6 +490,7 @@ impl VkContext {
             // The state died: its modules and pipelines go (pipelines when
             // the batches that may use them retire).
             let id = handle.cso.id();
+            self.draw_id_vs.remove(&id);
             for m in self.modules.take(id) {
                 // SAFETY: modules are not referenced after pipeline creation.
                 unsafe { self.dev().raw().destroy_shader_module(m, None) };

@@ -1630,7 +1630,7 @@ impl VkContext {
         // constant buffer like any other.
         self.null_fs = fs.is_none()
             && (fs_key.polygon_stipple || fs_key.window_rects.is_some() || fs_key.line_stipple);
-        self.draw_id_read = crate::shader::reads_draw_index(self.shader_table().get(vs.cso)?);
+        self.draw_id_read = self.draw_id_vs.contains(&vs.cso.id());
         let dev = self.dev().clone();
         if let Some(p) = self.pipelines.lookup(&dev, &key) {
             return Ok(p);
