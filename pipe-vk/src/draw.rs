@@ -28,7 +28,7 @@
 //! once the pipeline is bound; draw-auto draws with
 //! `vkCmdDrawIndirectByteCountEXT`.
 //!
-//! Not yet here (issue 7): queries.
+//! Not yet here: queries (and so render conditions on them).
 
 use std::sync::Arc;
 
@@ -507,7 +507,11 @@ impl VkContext {
                 };
                 let payload = view.backend_or_err::<crate::view::VkSamplerView>("sampler view")?;
                 let crate::view::VkView::Image(image_view) = payload.view else {
-                    return Err(PipeError::unsupported("buffer textures in draws (issue 7)"));
+                    return Err(PipeError::invalid(format!(
+                        "draw_vbo: sampler view slot {slot} of the {} shader is a texture \
+                         buffer, but the shader samples an image there",
+                        stage.short_name()
+                    )));
                 };
                 let t = view.desc().template;
                 let is3d = view.desc().texture.desc().target == pipe_core::Target::Texture3D;
@@ -676,7 +680,7 @@ impl VkContext {
             indirect
         };
         let topology = vk_topology(info.mode).ok_or_else(|| {
-            PipeError::unsupported(format!("{:?} needs index rewriting (issue 7)", info.mode))
+            PipeError::unsupported(format!("{:?} needs index rewriting", info.mode))
         })?;
         if info.primitive_restart && info.index_size != 0 {
             let all_ones = match info.index_size {
@@ -686,7 +690,7 @@ impl VkContext {
             };
             if info.restart_index != all_ones {
                 return Err(PipeError::unsupported(
-                    "primitive restart with an index other than all ones (issue 7)",
+                    "primitive restart with an index other than all ones",
                 ));
             }
         }

@@ -478,7 +478,7 @@ impl PipelineCache {
             }
             let format = crate::format::vk_format(e.src_format).ok_or_else(|| {
                 PipeError::unsupported(format!(
-                    "vertex format {} needs a fetch fix-up (issue 7)",
+                    "vertex format {} has no Vulkan format and no fetch fix-up in pipe-vk",
                     e.src_format
                 ))
             })?;

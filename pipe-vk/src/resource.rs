@@ -357,7 +357,7 @@ pub fn create_object(
     if t.target == Target::Buffer {
         if t.flags.contains(ResourceFlags::SPARSE) {
             return Err(PipeError::unsupported(
-                "sparse buffers are not supported by pipe-vk yet (issue 6, sparse binding)",
+                "sparse buffers are not supported by pipe-vk yet",
             ));
         }
         return create_buffer_object(
@@ -370,7 +370,7 @@ pub fn create_object(
     }
     if t.flags.contains(ResourceFlags::SPARSE) {
         return Err(PipeError::unsupported(
-            "sparse textures are not supported by pipe-vk yet (issue 6, sparse binding)",
+            "sparse textures are not supported by pipe-vk yet",
         ));
     }
     let format = crate::format::vk_format_or_emulated(t.format).ok_or_else(|| {

@@ -348,9 +348,7 @@ impl Screen for VkScreen {
         _multi_sample: bool,
         _format: Format,
     ) -> PipeResult<Vec<SparsePageSize>> {
-        Err(PipeError::unsupported(
-            "pipe-vk has no sparse textures yet (issue 6)",
-        ))
+        Err(PipeError::unsupported("pipe-vk has no sparse textures yet"))
     }
 
     fn get_sample_position(&self, sample_count: u32, index: u32) -> Option<[f32; 2]> {

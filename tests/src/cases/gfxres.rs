@@ -1320,6 +1320,23 @@ fn bad_input(ctx: &mut TestContext, staging: bool) -> R {
         "a texture image for a buffer image",
         draw_mode(&mut e, PrimType::Triangles, 6),
     )?;
+    // A texture buffer view where the shader samples an image texture
+    // (the fixed-layout path).
+    let tb = texbuf_view(&mut e, &buf, 0, 4)?;
+    step(
+        "set_sampler_views(texture buffer)",
+        e.ctx
+            .set_sampler_views(ShaderStage::Fragment, 0, &[Some(tb)], 0),
+    )?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_TEX)?;
+    expect_err(
+        "a texture buffer for an image texture",
+        draw_mode(&mut e, PrimType::Triangles, 6),
+    )?;
+    step(
+        "unbind sampler views",
+        e.ctx.set_sampler_views(ShaderStage::Fragment, 0, &[], 1),
+    )?;
     // The context still draws.
     bind_program(&mut e, VS_PASSTHROUGH, FS_SSBO_COLOR)?;
     bind_color_ssbo(&mut e, LEFT, RIGHT)?;
