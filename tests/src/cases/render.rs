@@ -44,10 +44,12 @@ type Body = fn(&mut TestContext) -> Outcome;
 #[allow(dead_code)]
 const KNOWN_GAPS: &[(&str, &str, Option<Body>)] = &[(
     "msaa.multisample_off",
-    "RasterizerState::multisample = false is ignored on a 4x target: edge pixels get \
-         per-sample coverage instead of the pixel centre's. Vulkan rasterizes a multisampled \
-         attachment with its sample count; moving every sample to the pixel centre needs \
-         VK_EXT_sample_locations, which lavapipe lacks (Zink has the same gap)",
+    "RasterizerState::multisample = false is ignored for triangles (and points) on a 4x \
+         target: edge pixels get per-sample coverage instead of the pixel centre's. Vulkan \
+         rasterizes a multisampled attachment with its sample count; moving every sample to \
+         the pixel centre needs VK_EXT_sample_locations (or mixed-sample rasterization), which \
+         lavapipe lacks, and a fragment shader can only remove coverage, not add it. Aliased \
+         lines do follow it (pipe.render.msaa.bresenham_line_full_coverage)",
     Some(|c| Outcome::from_result(msaa_case(c, Msaa::MultisampleOff))),
 )];
 
@@ -364,6 +366,11 @@ fn full(z: f32) -> Vec<f32> {
 /// Binds `data` as vertex buffer 0 (position, or position + uv when
 /// `uv`) and draws it as a triangle list.
 fn draw(e: &mut Env, data: &[f32], uv: bool) -> R {
+    draw_mode(e, data, uv, pipe_core::draw::PrimType::Triangles)
+}
+
+/// [`draw`] with another primitive type.
+fn draw_mode(e: &mut Env, data: &[f32], uv: bool, mode: pipe_core::draw::PrimType) -> R {
     let stride = if uv { 32 } else { 16 };
     let el = |off| VertexElement {
         src_offset: off,
@@ -386,10 +393,11 @@ fn draw(e: &mut Env, data: &[f32], uv: bool) -> R {
         count: (data.len() * 4 / stride as usize) as u32,
         index_bias: 0,
     }];
-    step(
-        "draw_vbo",
-        e.ctx.draw_vbo(&DrawInfo::default(), 0, None, &draws),
-    )
+    let info = DrawInfo {
+        mode,
+        ..DrawInfo::default()
+    };
+    step("draw_vbo", e.ctx.draw_vbo(&info, 0, None, &draws))
 }
 
 fn half_to_f32(h: u16) -> f32 {
@@ -2137,6 +2145,75 @@ cases!("msaa", msaa_case, {
     "framebuffer_resolve" => Msaa::FramebufferResolve,
 });
 // multisample_off: see KNOWN_GAPS.
+
+/// GL's aliased lines on a multisampled target (`multisample` off and
+/// `line_rectangular` off, as st/mesa sets them): Bresenham lines, whose
+/// fragments cover every sample (VK_KHR_line_rasterization, issue 1). A
+/// horizontal line at y = 8.25 from x = 2.5 to 12.5 lights pixels 2..=11
+/// of row 8 by the diamond-exit rule, fully (a 1-pixel rectangle there
+/// would cover some samples of rows 7 and 8 only).
+fn msaa_bresenham_line(ctx: &mut TestContext) -> R {
+    let (mut e, t) = begin(ctx, UNORM, None, 4)?;
+    if !e.screen.caps().line_stipple {
+        // The same feature set (VK_EXT_line_rasterization) as Bresenham.
+        return Err(Outcome::skip("no VK_EXT_line_rasterization lines"));
+    }
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let bind = BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW;
+    let resolved = e.texture(&ResourceTemplate::texture_2d(UNORM, W, H, bind))?;
+    let a: Px = [0.8, 0.2, 0.4, 1.0];
+    clear(
+        &mut e,
+        ClearFlags::COLOR0,
+        ColorUnion::from_f32(BLACK),
+        1.0,
+        0,
+        None,
+    )?;
+    rasterizer(&mut e, |r| {
+        r.multisample = false;
+        r.line_rectangular = false;
+    })?;
+    set_src(&mut e, UNORM, a)?;
+    draw_mode(
+        &mut e,
+        &tris(&[(2.5, 8.25), (12.5, 8.25)], 0.25),
+        false,
+        pipe_core::draw::PrimType::Lines,
+    )?;
+    let surf = |resource: &Resource| BlitSurface {
+        resource: resource.clone(),
+        level: 0,
+        bx: PipeBox::rect(0, 0, W, H),
+        format: UNORM,
+    };
+    let info = BlitInfo {
+        dst: surf(&resolved),
+        src: surf(&t.color),
+        mask: BlitMask::RGBA,
+        filter: TexFilter::Nearest,
+        scissor: None,
+        render_condition_enable: false,
+        alpha_blend: false,
+        window_rectangle_include: false,
+        window_rectangles: Vec::new(),
+    };
+    step("blit (resolve)", e.ctx.blit(&info))?;
+    let got = read_color(&mut e, &resolved)?;
+    check(ctx, "resolved Bresenham line", &got, TOL_U8_2, |x, y| {
+        Some(q8(if y == 8 && (2..12).contains(&x) {
+            a
+        } else {
+            BLACK
+        }))
+    })
+}
+const _: () = {
+    fn run(ctx: &mut TestContext) -> Outcome {
+        Outcome::from_result(msaa_bresenham_line(ctx))
+    }
+    test_case!(name = "pipe.render.msaa.bresenham_line_full_coverage", run);
+};
 
 /// Bad `FramebufferState::resolve` targets are refused at
 /// set_framebuffer_state with InvalidArgument, and the framebuffer bound
