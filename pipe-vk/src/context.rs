@@ -116,6 +116,13 @@ pub struct VkContext {
     /// The bound pipeline's vertex shader reads the draw id: direct draws
     /// are recorded one by one (`shader::reads_draw_index`).
     pub(crate) draw_id_read: bool,
+    /// A context call (or a driver-internal draw) happened since the last
+    /// draw looked up its pipeline and feedback attachments: set by
+    /// `break_draw_merge`, cleared by the next full-path draw.
+    pub(crate) state_dirty: bool,
+    /// The pipeline of the last full-path draw and its topology, reused
+    /// while `state_dirty` is clear.
+    pub(crate) last_pipeline: Option<(vk::PrimitiveTopology, vk::Pipeline)>,
     /// Vertex shader CSOs that read the draw id (found once, at creation).
     pub(crate) draw_id_vs: hashbrown::HashSet<u32>,
     /// Draws of merged `draw_vbo` calls not recorded yet (`crate::merge`).
@@ -186,6 +193,8 @@ impl VkContext {
             null_fs: false,
             draw_id_read: false,
             draw_id_vs: Default::default(),
+            state_dirty: true,
+            last_pipeline: None,
             multi_draw: (dev.device.features.multi_draw.multi_draw == vk::TRUE)
                 .then(|| ash::ext::multi_draw::Device::new(&dev.instance.raw, dev.raw())),
             max_multi_draw: crate::caps::max_multi_draw(&dev),

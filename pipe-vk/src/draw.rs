@@ -306,8 +306,8 @@ impl VkContext {
 
     /// Render-to-texture feedback (GL_ARB_texture_barrier): finds the
     /// framebuffer attachments whose image is also bound as a sampler
-    /// view or a shader image of a graphics stage, or that the fragment
-    /// shader reads by framebuffer fetch. Both uses of such an image are then in
+    /// view or a shader image of a graphics stage that has a shader, or
+    /// that the fragment shader reads by framebuffer fetch. Both uses of such an image are then in
     /// `GENERAL` (a descriptor and an attachment of one subresource cannot
     /// be in two layouts), decided per image, which is conservative for
     /// views of other levels. Ordering needs nothing more: GL asks for a
@@ -342,17 +342,15 @@ impl VkContext {
             }
         }
         if !atts.is_empty() {
-            let gfx = ..ShaderStage::Compute.index();
-            let sampled = self.views[gfx]
-                .iter()
-                .flatten()
-                .flatten()
+            // Only stages with a shader can read what is bound to them.
+            let b = self.bound();
+            let stages = || (0..ShaderStage::Compute.index()).filter(|&i| b.shaders[i].is_some());
+            let sampled = stages()
+                .flat_map(|i| self.views[i].iter().flatten())
                 .filter_map(|v| v.backend::<crate::view::VkSamplerView>())
                 .map(|p| Arc::as_ptr(&p.obj) as usize);
-            let images = self.shader_images[gfx]
-                .iter()
-                .flatten()
-                .flatten()
+            let images = stages()
+                .flat_map(|i| self.shader_images[i].iter().flatten())
                 .filter_map(|i| vk_resource(&i.resource).ok())
                 .map(|r| Arc::as_ptr(&r.obj()) as usize);
             for ptr in sampled.chain(images) {
@@ -637,6 +635,7 @@ impl VkContext {
         indirect: Option<&DrawIndirectInfo>,
         draws: &[DrawStartCountBias],
     ) -> PipeResult<()> {
+        // Internal callers change bound state without a context call.
         self.break_draw_merge();
         self.draw_vbo_full(info, drawid_offset, indirect, draws, None)
     }
@@ -720,7 +719,18 @@ impl VkContext {
         }
 
         // 1. The pipeline.
-        let pipeline = self.pipeline_for(vs, fs, topology)?;
+        // With no call since the last draw (`state_dirty`, see
+        // `merge::break_draw_merge`), the bound state is the same: so is
+        // the pipeline for the same topology, and the feedback attachments.
+        let pipeline = match self.last_pipeline {
+            Some((t, p)) if !self.state_dirty && t == topology => p,
+            _ => {
+                let p = self.pipeline_for(vs, fs, topology)?;
+                self.last_pipeline = Some((topology, p));
+                p
+            }
+        };
+
         let capture = self.so_capture_info()?;
         let auto = match &auto_target {
             Some(t) => match self.so_prepare_draw_auto(t, capture.is_some())? {
@@ -870,7 +880,12 @@ impl VkContext {
             }
             None => None,
         };
-        self.update_feedback()?;
+        if self.state_dirty {
+            self.update_feedback()?;
+            // Both looked up for the current state (an early return
+            // before here leaves the flag set for the next draw).
+            self.state_dirty = false;
+        }
         if self.rendering && self.instance_feedback != self.feedback {
             // The attachments' layouts change: a new instance.
             self.end_rendering();

@@ -177,10 +177,15 @@ impl VkContext {
     }
 
     /// Records the pending draws and ends the merge: called by every
-    /// entry point of the context other than `draw_vbo`.
+    /// entry point of the context other than `draw_vbo`, by
+    /// `end_rendering` and by the driver's own draws. It also marks the
+    /// bound state as possibly changed (`VkContext::state_dirty`).
     pub(crate) fn break_draw_merge(&mut self) {
         self.record_pending_draws();
         self.merge = None;
+        // Whatever the call changes, the next draw looks its state up
+        // again (`draw::draw_vbo_full`).
+        self.state_dirty = true;
     }
 
     /// Records the pending draws, keeping the key.
