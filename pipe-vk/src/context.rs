@@ -77,6 +77,9 @@ pub struct ContextStats {
     pub pipelines_created: u64,
 }
 
+/// How the elements of a vertex-elements CSO are fetched, in order.
+pub(crate) type VertexFetch = Arc<[(vk::Format, Option<spirv_gen::passes::VertexFixup>)]>;
+
 /// The Vulkan context.
 pub struct VkContext {
     screen: Arc<VkScreen>,
@@ -123,6 +126,9 @@ pub struct VkContext {
     /// The pipeline of the last full-path draw and its topology, reused
     /// while `state_dirty` is clear.
     pub(crate) last_pipeline: Option<(vk::PrimitiveTopology, vk::Pipeline)>,
+    /// Per vertex-elements CSO: each element's fetch format and shader
+    /// fix-up (`format::vertex_fetch`).
+    pub(crate) velem_fetch: hashbrown::HashMap<u32, VertexFetch>,
     /// Vertex shader CSOs that read the draw id (found once, at creation).
     pub(crate) draw_id_vs: hashbrown::HashSet<u32>,
     /// Draws of merged `draw_vbo` calls not recorded yet (`crate::merge`).
@@ -193,6 +199,7 @@ impl VkContext {
             null_fs: false,
             draw_id_read: false,
             draw_id_vs: Default::default(),
+            velem_fetch: Default::default(),
             state_dirty: true,
             last_pipeline: None,
             multi_draw: (dev.device.features.multi_draw.multi_draw == vk::TRUE)
@@ -714,7 +721,15 @@ impl Context for VkContext {
         elements: &[VertexElement],
     ) -> PipeResult<VertexElementsHandle> {
         self.break_draw_merge();
-        Ok(self.velems.create(&elements.to_vec())?.0)
+        // How each element is fetched, settled (or refused) here rather
+        // than at the first draw.
+        let fetch = elements
+            .iter()
+            .map(|e| crate::format::vertex_fetch(self.dev(), e.src_format))
+            .collect::<PipeResult<Vec<_>>>()?;
+        let h = self.velems.create(&elements.to_vec())?.0;
+        self.velem_fetch.insert(h.id(), fetch.into());
+        Ok(h)
     }
     fn bind_vertex_elements_state(
         &mut self,
@@ -731,6 +746,7 @@ impl Context for VkContext {
         self.break_draw_merge();
         if self.velems.delete(handle)?.is_some() {
             let id = handle.id();
+            self.velem_fetch.remove(&id);
             self.retire_pipelines(|k| k.velems == Some(id));
         }
         if self.bound.velems == Some(handle) && !self.velems.contains(handle) {

@@ -1666,6 +1666,13 @@ impl VkContext {
         let last = [gs, tes].into_iter().flatten().next();
         let last = if stipple_gs { Some(u32::MAX) } else { last };
         let default_key = VariantKey::default();
+        // A vertex shader followed by other stages still fetches (and
+        // takes its inlined constants) as the last stage would.
+        let vs_only_key = VariantKey {
+            vertex_fixups: vs_key.vertex_fixups.clone(),
+            inline_uniforms: vs_key.inline_uniforms.clone(),
+            ..VariantKey::default()
+        };
         let vs_mod = self.modules.get(
             &dev,
             vs.cso.id(),
@@ -1673,7 +1680,7 @@ impl VkContext {
             if last.is_none() {
                 &vs_key
             } else {
-                &default_key
+                &vs_only_key
             },
         )?;
         let mut stage_mod =
@@ -1731,6 +1738,16 @@ impl VkContext {
             Some(h) => self.velems_table().get(h)?.clone(),
             None => Vec::new(),
         };
+        let fetch: Vec<vk::Format> = match b.velems {
+            Some(h) => self
+                .velem_fetch
+                .get(&h.id())
+                .ok_or_else(|| PipeError::invalid("draw_vbo: vertex elements state deleted"))?
+                .iter()
+                .map(|f| f.0)
+                .collect(),
+            None => Vec::new(),
+        };
         let blend = match b.blend {
             Some(h) => *self.blend_table().get(h)?,
             None => BlendState {
@@ -1756,6 +1773,7 @@ impl VkContext {
             gs: gs_mod,
             fs: fs_mod,
             velems: &velems,
+            vertex_formats: &fetch,
             blend: &blend,
             rasterizer: &rasterizer,
             layout: program.as_ref().map(|p| p.pipeline_layout()),
@@ -1812,6 +1830,15 @@ impl VkContext {
             vs.point_size = Some(rast.point_size.to_bits());
         }
         vs.inline_uniforms = inline_uniforms(&b.inlinable[ShaderStage::Vertex.index()]);
+        // Vertex formats fetched through a shader fix-up (element i feeds
+        // input location i).
+        if let Some(f) = b.velems.and_then(|h| self.velem_fetch.get(&h.id())) {
+            vs.vertex_fixups = f
+                .iter()
+                .enumerate()
+                .filter_map(|(i, (_, fix))| fix.map(|x| (i as u32, x)))
+                .collect();
+        }
         let mut fs = VariantKey {
             flat_shade: rast.flatshade,
             two_side: rast.light_twoside,

@@ -39,6 +39,7 @@
 
 use ash::vk;
 use pipe_core::format::{Colorspace, Format, Swizzle};
+use spirv_gen::passes::VertexFixup;
 
 /// The direct Vulkan format for `f`, if Vulkan has one with the same bits and
 /// meaning.
@@ -470,6 +471,61 @@ pub fn emulated(f: Format) -> Option<Emulation> {
         vk_format,
         swizzle,
         kind,
+    })
+}
+
+/// How vertex attributes of `f` are fetched: the Vulkan format of the
+/// vertex input attribute and the fix-up the vertex shader then applies
+/// (`spirv_gen::passes::gl::lower_vertex_fixups`), as Zink's vertex
+/// format decomposition. Native when the device fetches `f` (its buffer
+/// features have `VERTEX_BUFFER`) and `force_fixups` is off
+/// (`PIPE_VK_DEBUG=vertex_fixups`, so the fix-ups are tested on devices
+/// that fetch everything). `Unsupported` when neither works.
+pub fn vertex_fetch(
+    dev: &crate::memory::DeviceShared,
+    f: Format,
+) -> pipe_core::PipeResult<(vk::Format, Option<VertexFixup>)> {
+    let fetches = |vf: vk::Format| {
+        // SAFETY: the physical device belongs to the instance.
+        let props = unsafe {
+            dev.instance
+                .raw
+                .get_physical_device_format_properties(dev.physical.raw, vf)
+        };
+        props
+            .buffer_features
+            .contains(vk::FormatFeatureFlags::VERTEX_BUFFER)
+    };
+    let name = f.name();
+    let via = |n: String, fix| Format::from_name(&n).map(|g| (g, fix));
+    let fix = match f {
+        Format::B8G8R8A8Unorm => Some((Format::R8G8B8A8Unorm, VertexFixup::SwapRb)),
+        Format::R10G10B10A2Unorm => Some((Format::R32Uint, VertexFixup::A2b10g10r10Unorm)),
+        Format::R10G10B10A2Snorm => Some((Format::R32Uint, VertexFixup::A2b10g10r10Snorm)),
+        // R*_USCALED / R*_SSCALED (array formats, R first): the integer
+        // format of the same layout, converted in the shader.
+        _ if name.starts_with("PIPE_FORMAT_R") && name.ends_with("_USCALED") => {
+            via(name.replace("_USCALED", "_UINT"), VertexFixup::Uscaled)
+        }
+        _ if name.starts_with("PIPE_FORMAT_R") && name.ends_with("_SSCALED") => {
+            via(name.replace("_SSCALED", "_SINT"), VertexFixup::Sscaled)
+        }
+        _ => None,
+    };
+    // Native unless the debug switch forces the fix-up this format has.
+    let forced = dev.debug.vertex_fixups && fix.is_some();
+    if let Some(vf) = vk_format(f).filter(|&vf| !forced && fetches(vf)) {
+        return Ok((vf, None));
+    }
+    fix.and_then(|(g, fix)| {
+        vk_format(g)
+            .filter(|&vf| fetches(vf))
+            .map(|vf| (vf, Some(fix)))
+    })
+    .ok_or_else(|| {
+        pipe_core::PipeError::unsupported(format!(
+            "vertex format {f}: the device cannot fetch it and pipe-vk has no fix-up for it"
+        ))
     })
 }
 

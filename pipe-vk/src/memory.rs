@@ -44,6 +44,10 @@ pub struct DebugFlags {
     /// `no_index_uint8`: draw 8-bit indices as devices without
     /// `VK_EXT_index_type_uint8` must (widened to 32 bits on the CPU).
     pub no_index_uint8: bool,
+    /// `vertex_fixups`: fetch every vertex format that has a shader
+    /// fix-up through it (`format::vertex_fetch`), as devices that cannot
+    /// fetch it must.
+    pub vertex_fixups: bool,
 }
 
 impl DebugFlags {
@@ -56,6 +60,7 @@ impl DebugFlags {
             emulate_line_stipple: has("emulate_line_stipple"),
             no_draw_merge: has("no_draw_merge"),
             no_index_uint8: has("no_index_uint8"),
+            vertex_fixups: has("vertex_fixups"),
         }
     }
 }

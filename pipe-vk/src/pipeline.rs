@@ -127,6 +127,9 @@ pub struct GfxInputs<'a> {
     pub gs: Option<vk::ShaderModule>,
     pub fs: Option<vk::ShaderModule>,
     pub velems: &'a [VertexElement],
+    /// The Vulkan format each element is fetched as
+    /// (`format::vertex_fetch`).
+    pub vertex_formats: &'a [vk::Format],
     pub blend: &'a BlendState,
     pub rasterizer: &'a RasterizerState,
     /// The extended layout of a pipeline whose shaders use images, shader
@@ -476,11 +479,8 @@ impl PipelineCache {
                     });
                 }
             }
-            let format = crate::format::vk_format(e.src_format).ok_or_else(|| {
-                PipeError::unsupported(format!(
-                    "vertex format {} has no Vulkan format and no fetch fix-up in pipe-vk",
-                    e.src_format
-                ))
+            let format = *inputs.vertex_formats.get(loc).ok_or_else(|| {
+                PipeError::invalid(format!("vertex element {loc} has no fetch format"))
             })?;
             attrs.push(vk::VertexInputAttributeDescription {
                 location: loc as u32,

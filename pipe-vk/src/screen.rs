@@ -42,6 +42,9 @@ pub struct ScreenOptions {
     /// Widen 8-bit indices on the CPU even where the device reads them;
     /// `PIPE_VK_DEBUG=no_index_uint8`.
     pub no_index_uint8: Option<bool>,
+    /// Fetch vertex formats through their shader fix-ups;
+    /// `PIPE_VK_DEBUG=vertex_fixups`.
+    pub vertex_fixups: Option<bool>,
 }
 
 impl ScreenOptions {
@@ -63,6 +66,9 @@ impl ScreenOptions {
         }
         if let Some(s) = self.no_index_uint8 {
             f.no_index_uint8 = s;
+        }
+        if let Some(s) = self.vertex_fixups {
+            f.vertex_fixups = s;
         }
         f
     }

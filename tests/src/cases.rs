@@ -15,3 +15,4 @@ mod render_cond;
 mod screen;
 mod streamout;
 mod transfer;
+mod vertex_format;
