@@ -12,6 +12,7 @@ mod merge;
 mod prim;
 mod render;
 mod render_cond;
+mod review2;
 mod screen;
 mod streamout;
 mod transfer;
