@@ -212,7 +212,7 @@ impl VkContext {
     /// Ends the open rendering instance, if any.
     pub(crate) fn end_rendering(&mut self) {
         // Merged draws are recorded in the instance they were prepared in.
-        self.break_draw_merge();
+        self.end_draw_merge();
         if self.rendering {
             // Transform feedback and conditional rendering begun inside
             // the instance must end inside it.
@@ -635,9 +635,13 @@ impl VkContext {
         indirect: Option<&DrawIndirectInfo>,
         draws: &[DrawStartCountBias],
     ) -> PipeResult<()> {
-        // Internal callers change bound state without a context call.
+        // Internal callers (the blitter, index rewriting) change bound
+        // state without a context call, before and after their draws: the
+        // state is looked up for this draw and again for the next.
         self.break_draw_merge();
-        self.draw_vbo_full(info, drawid_offset, indirect, draws, None)
+        let r = self.draw_vbo_full(info, drawid_offset, indirect, draws, None);
+        self.state_dirty = true;
+        r
     }
 
     /// The full `draw_vbo` path. With `merge` (the call's key, when it
@@ -1656,6 +1660,15 @@ impl VkContext {
         }
         let vs_state = self.shader_table().get(vs.cso)?.clone();
         crate::shader::check_draw_bindings(&vs_state, UBO_SLOTS)?;
+        if !vs_key.vertex_fixups.is_empty()
+            && matches!(vs_state.code, pipe_core::shader::ShaderCode::SpirV { .. })
+        {
+            return Err(PipeError::unsupported(format!(
+                "draw_vbo: vertex elements {:?} need a vertex fetch fix-up in the shader, which \
+                 a SPIR-V passthrough vertex shader cannot get",
+                vs_key.vertex_fixups.iter().map(|f| f.0).collect::<Vec<_>>()
+            )));
+        }
         if let Some(h) = fs {
             crate::shader::check_draw_bindings(self.shader_table().get(h.cso)?, UBO_SLOTS)?;
         }
@@ -1683,6 +1696,14 @@ impl VkContext {
                 &vs_only_key
             },
         )?;
+        // A tessellation evaluation or geometry shader that is the last
+        // stage takes the last-stage lowerings, not the vertex shader's
+        // own items (its inlined constants and vertex fetch fix-ups).
+        let last_key = VariantKey {
+            inline_uniforms: Vec::new(),
+            vertex_fixups: Vec::new(),
+            ..vs_key.clone()
+        };
         let mut stage_mod =
             |id: Option<u32>, is_last: bool| -> PipeResult<Option<vk::ShaderModule>> {
                 let Some(id) = id else { return Ok(None) };
@@ -1692,7 +1713,7 @@ impl VkContext {
                     .ok_or_else(|| PipeError::invalid("a bound shader state was deleted"))?;
                 let st = self.shader_table().get(handle)?.clone();
                 crate::shader::check_draw_bindings(&st, UBO_SLOTS)?;
-                let k = if is_last { &vs_key } else { &default_key };
+                let k = if is_last { &last_key } else { &default_key };
                 Ok(Some(self.modules.get(&dev, id, &st, k)?))
             };
         let mut tcs_mod = stage_mod(tcs, false)?;
@@ -1710,11 +1731,13 @@ impl VkContext {
                 None => (vs.cso.id(), vs_state.clone()),
             };
             let rectangular = self.rasterizer_or_default()?.line_rectangular;
-            gs_mod =
-                Some(
-                    self.modules
-                        .line_stipple_gs(&dev, prev.0, &prev.1, rectangular, &vs_key)?,
-                );
+            gs_mod = Some(self.modules.line_stipple_gs(
+                &dev,
+                prev.0,
+                &prev.1,
+                rectangular,
+                &last_key,
+            )?);
         }
         if tcs.is_none() && tes.is_some() {
             // Tessellation without a control shader: the generated
@@ -1730,7 +1753,17 @@ impl VkContext {
                 let st = self.shader_table().get(h.cso)?.clone();
                 Some(self.modules.get(&dev, h.cso.id(), &st, &fs_key)?)
             }
-            None if self.null_fs => Some(self.modules.null_fs(&dev, &fs_key)?),
+            None if self.null_fs => {
+                // Only the discards: the other items need inputs or a
+                // colour output the empty shader does not have.
+                let key = VariantKey {
+                    polygon_stipple: fs_key.polygon_stipple,
+                    window_rects: fs_key.window_rects,
+                    line_stipple: fs_key.line_stipple,
+                    ..VariantKey::default()
+                };
+                Some(self.modules.null_fs(&dev, &key)?)
+            }
             None => None,
         };
         let b = self.bound();

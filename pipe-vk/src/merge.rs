@@ -145,7 +145,7 @@ impl VkContext {
                 return Ok(());
             }
         }
-        self.break_draw_merge();
+        self.end_draw_merge();
         self.draw_vbo_full(info, drawid_offset, indirect, draws, key)
     }
 
@@ -177,15 +177,21 @@ impl VkContext {
     }
 
     /// Records the pending draws and ends the merge: called by every
-    /// entry point of the context other than `draw_vbo`, by
-    /// `end_rendering` and by the driver's own draws. It also marks the
-    /// bound state as possibly changed (`VkContext::state_dirty`).
+    /// entry point of the context other than `draw_vbo`, and by the
+    /// driver's own draws. It also marks the bound state as possibly
+    /// changed (`VkContext::state_dirty`).
     pub(crate) fn break_draw_merge(&mut self) {
-        self.record_pending_draws();
-        self.merge = None;
+        self.end_draw_merge();
         // Whatever the call changes, the next draw looks its state up
         // again (`draw::draw_vbo_full`).
         self.state_dirty = true;
+    }
+
+    /// Records the pending draws and ends the merge, with the bound state
+    /// unchanged (a `draw_vbo` that does not merge, `end_rendering`).
+    pub(crate) fn end_draw_merge(&mut self) {
+        self.record_pending_draws();
+        self.merge = None;
     }
 
     /// Records the pending draws, keeping the key.

@@ -712,14 +712,15 @@ pub fn lower_vertex_fixups(s: &mut Shader, fixups: &[(u32, VertexFixup)]) -> Res
         let n = ty.comps;
         match fix {
             VertexFixup::SwapRb => {
-                if n < 3 {
-                    return Err(Error::new("swap_rb needs 3 or 4 components"));
-                }
+                // The input reads all four components (a BGRA attribute
+                // fetched as RGBA), whatever the shader declares; the
+                // load gives the first n of (b, g, r, a).
+                s.var_mut(var).ty = Type::vec4();
                 replace_loads(s, var, &mut |s, dest, ty, _| {
                     let mut e = Emit::new(s);
                     let raw = e.load(var, None);
-                    let comps: &[u8] = if n == 4 { &[2, 1, 0, 3] } else { &[2, 1, 0] };
-                    e.def_as(dest, ty, Op::Swizzle(raw, comps.to_vec()));
+                    let comps = [2u8, 1, 0, 3][..n as usize].to_vec();
+                    e.def_as(dest, ty, Op::Swizzle(raw, comps));
                     e.out
                 });
             }
@@ -738,9 +739,7 @@ pub fn lower_vertex_fixups(s: &mut Shader, fixups: &[(u32, VertexFixup)]) -> Res
                 });
             }
             VertexFixup::A2b10g10r10Unorm | VertexFixup::A2b10g10r10Snorm => {
-                if n != 4 {
-                    return Err(Error::new("a2b10g10r10 fix-ups need an f32x4 input"));
-                }
+                // The first n components of the unpacked (x, y, z, w).
                 let snorm = fix == VertexFixup::A2b10g10r10Snorm;
                 s.var_mut(var).ty = Type::U32;
                 replace_loads(s, var, &mut |s, dest, ty, _| {
@@ -766,7 +765,9 @@ pub fn lower_vertex_fixups(s: &mut Shader, fixups: &[(u32, VertexFixup)]) -> Res
                         };
                         comps.push(f);
                     }
-                    e.def_as(dest, ty, Op::Alu(AluOp::Vec, comps));
+                    comps.truncate(n as usize);
+                    let op = if n == 1 { AluOp::Mov } else { AluOp::Vec };
+                    e.def_as(dest, ty, Op::Alu(op, comps));
                     e.out
                 });
             }

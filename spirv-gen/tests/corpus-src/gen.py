@@ -102,7 +102,8 @@ fn main {
   %e4 : f32x4 = vec %e, %e
   store @o, %e4
 }
-""", "vfetch=0:swap_rb,vfetch=1:a2b10g10r10_unorm,vfetch=2:uscaled,vfetch=3:a2b10g10r10_snorm,vfetch=4:sscaled")
+""", "vfetch=0:swap_rb,vfetch=1:a2b10g10r10_unorm,vfetch=2:uscaled,vfetch=3:a2b10g10r10_snorm,vfetch=4:sscaled",
+   "vfetch=2:a2b10g10r10_snorm,vfetch=4:swap_rb")
 
 sh("vs_cull_layer_outputs", """shader vertex
 in @pos : f32x4 location=0

@@ -1,7 +1,9 @@
-//! `pipe.review2.*`: cases written while reviewing the last-pipeline
-//! reuse (`state_dirty`), the vertex format fix-ups and the generated
-//! null fragment shader. Each one fails on the code it was written
-//! against; the expected values are computed here from GL's rules.
+//! Cases from a review of the last-pipeline reuse (`state_dirty`), the
+//! vertex format fix-ups and the generated null fragment shader:
+//! `pipe.draw.pipeline_reuse.*`, `pipe.draw.inline_uniforms.*`, and more
+//! `pipe.draw.polygon_stipple.*` and `pipe.draw.vertex_format.*` cases.
+//! Each failed on the code it was written against; the expected values
+//! are computed here from GL's rules.
 
 use std::sync::Arc;
 
@@ -126,7 +128,7 @@ const _: () = {
         Outcome::from_result(unmerged_draws_one_lookup(ctx))
     }
     test_case!(
-        name = "pipe.review2.state_cache.unmerged_draws_one_lookup",
+        name = "pipe.draw.pipeline_reuse.unmerged_draws_one_lookup",
         run
     );
 };
@@ -216,7 +218,7 @@ const _: () = {
         Outcome::from_result(gs_ignores_vs_inlined(ctx))
     }
     test_case!(
-        name = "pipe.review2.inline_uniforms.gs_reads_own_constants",
+        name = "pipe.draw.inline_uniforms.gs_reads_own_constants",
         run
     );
 };
@@ -300,7 +302,10 @@ const _: () = {
     fn run(ctx: &mut TestContext) -> Outcome {
         Outcome::from_result(null_fs_alpha_test(ctx))
     }
-    test_case!(name = "pipe.review2.null_fs.alpha_test_with_stipple", run);
+    test_case!(
+        name = "pipe.draw.polygon_stipple.no_fragment_shader_alpha_test",
+        run
+    );
 };
 
 // ---------------------------------------------------------------------------
@@ -483,7 +488,7 @@ const _: () = {
     fn run(ctx: &mut TestContext) -> Outcome {
         Outcome::from_result(packed_vec3(ctx))
     }
-    test_case!(name = "pipe.review2.vertex_fixup.packed_vec3_input", run);
+    test_case!(name = "pipe.draw.vertex_format.packed_vec3_input", run);
 };
 
 /// A SPIR-V vertex shader reading a BGRA attribute with the fix-up in
@@ -532,5 +537,5 @@ const _: () = {
     fn run(ctx: &mut TestContext) -> Outcome {
         Outcome::from_result(spirv_vs_bgra(ctx))
     }
-    test_case!(name = "pipe.review2.vertex_fixup.spirv_vs_bgra", run);
+    test_case!(name = "pipe.draw.vertex_format.spirv_vs_bgra", run);
 };
