@@ -603,6 +603,73 @@ fn bad_draws(ctx: &mut TestContext, staging: bool) -> R {
 }
 both_paths!("pipe.draw.validate.bad_input", bad_draws);
 
+/// An unwrapped [`pipe_vk::context::VkContext`] (its counters are readable, which
+/// they are not through the trait object) drawing `verts` (vec4
+/// positions, user vertex buffer) into a `w` x `h` RGBA8 target with the
+/// solid-colour program.
+pub(crate) fn unwrapped_triangle_rig(
+    screen: &Arc<pipe_vk::VkScreen>,
+    w: u32,
+    h: u32,
+    verts: &[f32],
+) -> Result<pipe_vk::context::VkContext, Outcome> {
+    let mut c = step("context", screen.create_vk_context())?;
+    let tex = step(
+        "rt",
+        pipe_core::Screen::resource_create(
+            &**screen,
+            &ResourceTemplate::texture_2d(Format::R8G8B8A8Unorm, w, h, BindFlags::RENDER_TARGET),
+        ),
+    )?;
+    let s = step(
+        "surface",
+        c.create_surface(
+            &tex,
+            &SurfaceTemplate {
+                format: Format::R8G8B8A8Unorm,
+                level: 0,
+                first_layer: 0,
+                last_layer: 0,
+            },
+        ),
+    )?;
+    step(
+        "fb",
+        c.set_framebuffer_state(&FramebufferState {
+            width: w as u16,
+            height: h as u16,
+            layers: 1,
+            samples: 1,
+            cbufs: vec![Some(s)],
+            zsbuf: None,
+            resolve: None,
+        }),
+    )?;
+    let v = step(
+        "vs",
+        c.create_vs_state(&shader(ShaderStage::Vertex, VS_PASSTHROUGH)?),
+    )?;
+    let f = step(
+        "fs",
+        c.create_fs_state(&shader(ShaderStage::Fragment, FS_UBO_COLOR)?),
+    )?;
+    step("bind vs", c.bind_vs_state(Some(v)))?;
+    step("bind fs", c.bind_fs_state(Some(f)))?;
+    let ve = step(
+        "velems",
+        c.create_vertex_elements_state(&[crate::harness::VEC4_ELEMENT]),
+    )?;
+    step("bind velems", c.bind_vertex_elements_state(Some(ve)))?;
+    step(
+        "vb",
+        c.set_vertex_buffers(&[VertexBuffer {
+            buffer: Some(VertexBufferSource::User(Arc::from(f32s(verts)))),
+            buffer_offset: 0,
+        }]),
+    )?;
+    Ok(c)
+}
+
 /// A clear followed by a draw costs no clear command: the pending clear
 /// becomes the CLEAR load op. Pipelines are cached across draws.
 fn clear_as_load_op(ctx: &mut TestContext) -> Outcome {
@@ -635,67 +702,7 @@ fn clear_as_load_op_inner(ctx: &mut TestContext) -> R {
     drop(t);
     // Downcast is impossible through the trait object; re-run the same
     // sequence on an unwrapped context to read its counters.
-    let mut c = step("context", screen.create_vk_context())?;
-    let tex = step(
-        "rt",
-        pipe_core::Screen::resource_create(
-            &*screen,
-            &ResourceTemplate::texture_2d(Format::R8G8B8A8Unorm, W, H, BindFlags::RENDER_TARGET),
-        ),
-    )?;
-    let s = step(
-        "surface",
-        c.create_surface(
-            &tex,
-            &SurfaceTemplate {
-                format: Format::R8G8B8A8Unorm,
-                level: 0,
-                first_layer: 0,
-                last_layer: 0,
-            },
-        ),
-    )?;
-    step(
-        "fb",
-        c.set_framebuffer_state(&FramebufferState {
-            width: W as u16,
-            height: H as u16,
-            layers: 1,
-            samples: 1,
-            cbufs: vec![Some(s)],
-            zsbuf: None,
-            resolve: None,
-        }),
-    )?;
-    let v = step(
-        "vs",
-        c.create_vs_state(&shader(ShaderStage::Vertex, VS_PASSTHROUGH)?),
-    )?;
-    let f = step(
-        "fs",
-        c.create_fs_state(&shader(ShaderStage::Fragment, FS_UBO_COLOR)?),
-    )?;
-    step("bind", c.bind_vs_state(Some(v)))?;
-    step("bind", c.bind_fs_state(Some(f)))?;
-    let ve = step(
-        "ve",
-        c.create_vertex_elements_state(&[VertexElement {
-            src_offset: 0,
-            src_stride: 16,
-            vertex_buffer_index: 0,
-            dual_slot: false,
-            src_format: Format::R32G32B32A32Float,
-            instance_divisor: 0,
-        }]),
-    )?;
-    step("bind", c.bind_vertex_elements_state(Some(ve)))?;
-    step(
-        "vb",
-        c.set_vertex_buffers(&[VertexBuffer {
-            buffer: Some(VertexBufferSource::User(Arc::from(f32s(&[0.0; 12])))),
-            buffer_offset: 0,
-        }]),
-    )?;
+    let mut c = unwrapped_triangle_rig(&screen, W, H, &[0.0; 12])?;
     step(
         "clear",
         c.clear(

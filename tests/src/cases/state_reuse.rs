@@ -16,7 +16,7 @@ use pipe_core::{Context, Format, PipeError};
 use super::draw::{bind_vertices, check_image, clear_color, draw, setup};
 use crate::harness::{
     bind_program, env, env_with, f32s, set_framebuffer, set_full_viewport, set_user_constants,
-    shader, step, unorm, Env, FS_UBO_COLOR, VS_PASSTHROUGH,
+    shader, step, unorm, Env, VS_PASSTHROUGH,
 };
 use crate::{test_case, Outcome, TestContext};
 
@@ -40,62 +40,7 @@ fn unmerged_draws_one_lookup(ctx: &mut TestContext) -> R {
     let mut opts = crate::harness::options(ctx);
     opts.no_draw_merge = Some(true);
     let screen = step("screen", pipe_vk::VkScreen::new(&opts))?;
-    let mut c = step("context", screen.create_vk_context())?;
-    let t = ResourceTemplate::texture_2d(Format::R8G8B8A8Unorm, 4, 4, BindFlags::RENDER_TARGET);
-    let tex = step("rt", pipe_core::Screen::resource_create(&*screen, &t))?;
-    let s = step(
-        "surface",
-        c.create_surface(
-            &tex,
-            &pipe_core::view::SurfaceTemplate {
-                format: Format::R8G8B8A8Unorm,
-                level: 0,
-                first_layer: 0,
-                last_layer: 0,
-            },
-        ),
-    )?;
-    step(
-        "fb",
-        c.set_framebuffer_state(&FramebufferState {
-            width: 4,
-            height: 4,
-            layers: 1,
-            samples: 1,
-            cbufs: vec![Some(s)],
-            zsbuf: None,
-            resolve: None,
-        }),
-    )?;
-    let v = step(
-        "vs",
-        c.create_vs_state(&shader(ShaderStage::Vertex, VS_PASSTHROUGH)?),
-    )?;
-    let f = step(
-        "fs",
-        c.create_fs_state(&shader(ShaderStage::Fragment, FS_UBO_COLOR)?),
-    )?;
-    step("bind vs", c.bind_vs_state(Some(v)))?;
-    step("bind fs", c.bind_fs_state(Some(f)))?;
-    let ve = step(
-        "velems",
-        c.create_vertex_elements_state(&[VertexElement {
-            src_offset: 0,
-            src_stride: 16,
-            vertex_buffer_index: 0,
-            dual_slot: false,
-            src_format: Format::R32G32B32A32Float,
-            instance_divisor: 0,
-        }]),
-    )?;
-    step("bind velems", c.bind_vertex_elements_state(Some(ve)))?;
-    step(
-        "vb",
-        c.set_vertex_buffers(&[VertexBuffer {
-            buffer: Some(VertexBufferSource::User(Arc::from(f32s(&FULL)))),
-            buffer_offset: 0,
-        }]),
-    )?;
+    let mut c = super::draw::unwrapped_triangle_rig(&screen, 4, 4, &FULL)?;
     let before = c.stats().pipeline_lookups;
     for _ in 0..3 {
         step(
