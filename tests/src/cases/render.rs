@@ -2018,6 +2018,28 @@ enum Msaa {
     MultisampleOff,
 }
 
+/// Resolves the whole UNORM `src` into `dst` with a blit.
+fn resolve(e: &mut Env, src: &Resource, dst: &Resource) -> R {
+    let surf = |resource: &Resource| BlitSurface {
+        resource: resource.clone(),
+        level: 0,
+        bx: PipeBox::rect(0, 0, W, H),
+        format: UNORM,
+    };
+    let info = BlitInfo {
+        dst: surf(dst),
+        src: surf(src),
+        mask: BlitMask::RGBA,
+        filter: TexFilter::Nearest,
+        scissor: None,
+        render_condition_enable: false,
+        alpha_blend: false,
+        window_rectangle_include: false,
+        window_rectangles: Vec::new(),
+    };
+    step("blit (resolve)", e.ctx.blit(&info))
+}
+
 fn msaa_case(ctx: &mut TestContext, kind: Msaa) -> R {
     use Msaa::*;
     let zs = (kind == DepthPerSample).then_some(Format::Z32Float);
@@ -2090,24 +2112,7 @@ fn msaa_case(ctx: &mut TestContext, kind: Msaa) -> R {
         }
     }
     if kind != FramebufferResolve {
-        let surf = |resource: &Resource| BlitSurface {
-            resource: resource.clone(),
-            level: 0,
-            bx: PipeBox::rect(0, 0, W, H),
-            format: UNORM,
-        };
-        let info = BlitInfo {
-            dst: surf(&resolved),
-            src: surf(&t.color),
-            mask: BlitMask::RGBA,
-            filter: TexFilter::Nearest,
-            scissor: None,
-            render_condition_enable: false,
-            alpha_blend: false,
-            window_rectangle_include: false,
-            window_rectangles: Vec::new(),
-        };
-        step("blit (resolve)", e.ctx.blit(&info))?;
+        resolve(&mut e, &t.color, &resolved)?;
     }
     let got = read_color(&mut e, &resolved)?;
     check(ctx, "resolved coverage", &got, TOL_U8_2, |x, y| {
@@ -2181,24 +2186,7 @@ fn msaa_bresenham_line(ctx: &mut TestContext) -> R {
         false,
         pipe_core::draw::PrimType::Lines,
     )?;
-    let surf = |resource: &Resource| BlitSurface {
-        resource: resource.clone(),
-        level: 0,
-        bx: PipeBox::rect(0, 0, W, H),
-        format: UNORM,
-    };
-    let info = BlitInfo {
-        dst: surf(&resolved),
-        src: surf(&t.color),
-        mask: BlitMask::RGBA,
-        filter: TexFilter::Nearest,
-        scissor: None,
-        render_condition_enable: false,
-        alpha_blend: false,
-        window_rectangle_include: false,
-        window_rectangles: Vec::new(),
-    };
-    step("blit (resolve)", e.ctx.blit(&info))?;
+    resolve(&mut e, &t.color, &resolved)?;
     let got = read_color(&mut e, &resolved)?;
     check(ctx, "resolved Bresenham line", &got, TOL_U8_2, |x, y| {
         Some(q8(if y == 8 && (2..12).contains(&x) {

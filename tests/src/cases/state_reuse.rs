@@ -7,16 +7,15 @@
 
 use std::sync::Arc;
 
-use pipe_core::draw::{DrawInfo, DrawStartCountBias, IndexSource, PrimType};
-use pipe_core::resource::{BindFlags, PipeBox, ResourceTemplate};
+use pipe_core::draw::{DrawInfo, DrawStartCountBias, PrimType};
+use pipe_core::resource::PipeBox;
 use pipe_core::shader::{ShaderCode, ShaderState, StreamOutputInfo};
 use pipe_core::state::*;
-use pipe_core::{Context, Format, PipeError};
+use pipe_core::{Context, Format};
 
 use super::draw::{bind_vertices, check_image, clear_color, draw, setup};
 use crate::harness::{
-    bind_program, env, env_with, f32s, set_framebuffer, set_full_viewport, set_user_constants,
-    shader, step, unorm, Env, VS_PASSTHROUGH,
+    bind_program, env, env_with, f32s, set_user_constants, shader, step, unorm, VS_PASSTHROUGH,
 };
 use crate::{test_case, Outcome, TestContext};
 
@@ -257,8 +256,6 @@ const _: () = {
 // Vertex fetch fix-ups.
 // ---------------------------------------------------------------------------
 
-const W: u32 = 4;
-
 /// `c = a` with `a` at location 1 declared with `comps` components (a
 /// vec3 gets w = 1), position from location 0.
 fn vs_attr(comps: u32) -> String {
@@ -286,125 +283,6 @@ fn main {{
     )
 }
 
-const FS_FLAT: &str = "shader fragment
-in @c : f32x4 location=0 flat
-out @frag : f32x4 location=0
-fn main {
-  %0 : f32x4 = load @c
-  store @frag, %0
-}
-";
-
-/// Draws a target-covering triangle whose attribute 1 has `format` and
-/// `bytes` for every vertex, with the vertex shader `vs`, and compares
-/// the RGBA32F target with `want`. A draw refused as unsupported is
-/// accepted when `refusal_ok`.
-fn fixup_draw(
-    e: &mut Env,
-    vs: ShaderState,
-    format: Format,
-    bytes: &[u8],
-    want: [f32; 4],
-    refusal_ok: bool,
-) -> R {
-    let rt = e.texture(&ResourceTemplate::texture_2d(
-        Format::R32G32B32A32Float,
-        W,
-        W,
-        BindFlags::RENDER_TARGET,
-    ))?;
-    let s = e.surface(&rt, 0, 0, 0)?;
-    set_framebuffer(e, W as u16, W as u16, vec![Some(s)], None)?;
-    set_full_viewport(e, W, W)?;
-    let rs = RasterizerState {
-        half_pixel_center: true,
-        depth_clip_near: true,
-        depth_clip_far: true,
-        clip_halfz: true,
-        ..Default::default()
-    };
-    let h = step("rasterizer", e.ctx.create_rasterizer_state(&rs))?;
-    step("bind rasterizer", e.ctx.bind_rasterizer_state(Some(h)))?;
-    let v = step("vs", e.ctx.create_vs_state(&vs))?;
-    let f = step(
-        "fs",
-        e.ctx
-            .create_fs_state(&shader(ShaderStage::Fragment, FS_FLAT)?),
-    )?;
-    step("bind vs", e.ctx.bind_vs_state(Some(v)))?;
-    step("bind fs", e.ctx.bind_fs_state(Some(f)))?;
-    let data: Vec<u8> = bytes
-        .iter()
-        .copied()
-        .cycle()
-        .take(3 * bytes.len())
-        .collect();
-    let elems = [
-        VertexElement {
-            src_offset: 0,
-            src_stride: 16,
-            vertex_buffer_index: 0,
-            dual_slot: false,
-            src_format: Format::R32G32B32A32Float,
-            instance_divisor: 0,
-        },
-        VertexElement {
-            src_offset: 0,
-            src_stride: bytes.len() as u32,
-            vertex_buffer_index: 1,
-            dual_slot: false,
-            src_format: format,
-            instance_divisor: 0,
-        },
-    ];
-    let ve = step("velems", e.ctx.create_vertex_elements_state(&elems))?;
-    step("bind velems", e.ctx.bind_vertex_elements_state(Some(ve)))?;
-    step(
-        "set_vertex_buffers",
-        e.ctx.set_vertex_buffers(&[
-            VertexBuffer {
-                buffer: Some(VertexBufferSource::User(Arc::from(f32s(&FULL)))),
-                buffer_offset: 0,
-            },
-            VertexBuffer {
-                buffer: Some(VertexBufferSource::User(Arc::from(data))),
-                buffer_offset: 0,
-            },
-        ]),
-    )?;
-    let r = e.ctx.draw_vbo(
-        &DrawInfo {
-            mode: PrimType::Triangles,
-            index: IndexSource::None,
-            ..DrawInfo::default()
-        },
-        0,
-        None,
-        &[DrawStartCountBias {
-            start: 0,
-            count: 3,
-            index_bias: 0,
-        }],
-    );
-    match r {
-        Err(PipeError::Unsupported(_)) if refusal_ok => return Ok(()),
-        r => step("draw", r)?,
-    }
-    let got = e.read_texture(&rt, 0, &PipeBox::rect(0, 0, W, W))?;
-    for (i, px) in got.chunks_exact(16).enumerate() {
-        let v: Vec<f32> = px
-            .chunks_exact(4)
-            .map(|b| f32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
-            .collect();
-        if v.iter().zip(want).any(|(g, w)| (g - w).abs() > 1e-4) {
-            return Err(Outcome::fail(format!(
-                "{format}: pixel {i} is {v:?}, want {want:?}"
-            )));
-        }
-    }
-    Ok(())
-}
-
 /// A packed 2/10/10/10 attribute read as a vec3 (GL's usual packed
 /// normal: `in vec3` from `GL_INT_2_10_10_10_REV`), with the fix-up in
 /// use. GL fetches all four components and hands the shader x, y, z;
@@ -417,7 +295,7 @@ fn packed_vec3(ctx: &mut TestContext) -> R {
     // Native first (the case itself is sound), then through the fix-up.
     for forced in [false, true] {
         let mut e = env_with(ctx, |o| o.vertex_fixups = Some(forced))?;
-        fixup_draw(
+        super::vertex_format::attrib_draw(
             &mut e,
             shader(ShaderStage::Vertex, &vs_attr(3))?,
             Format::R10G10B10A2Unorm,
@@ -476,7 +354,7 @@ fn spirv_vs_bgra_on(ctx: &mut TestContext, forced: bool) -> R {
     let bytes = [51u8, 102, 204, 255];
     let want = [204.0 / 255.0, 102.0 / 255.0, 51.0 / 255.0, 1.0];
     // A refusal (unsupported) is a correct answer too, where forced.
-    fixup_draw(&mut e, vs, Format::B8G8R8A8Unorm, &bytes, want, forced)
+    super::vertex_format::attrib_draw(&mut e, vs, Format::B8G8R8A8Unorm, &bytes, want, forced)
 }
 const _: () = {
     fn run(ctx: &mut TestContext) -> Outcome {

@@ -8,14 +8,13 @@
 
 use std::sync::Arc;
 
-use pipe_core::draw::PrimType;
+use pipe_core::draw::{DrawInfo, DrawStartCountBias, PrimType};
 use pipe_core::resource::{BindFlags, PipeBox, ResourceTemplate};
+use pipe_core::shader::ShaderState;
 use pipe_core::state::*;
 use pipe_core::Format;
 
-use crate::harness::{
-    bind_program, draw_arrays, env_with, f32s, set_framebuffer, set_full_viewport, step, Env,
-};
+use crate::harness::{env_with, f32s, set_framebuffer, set_full_viewport, shader, step, Env};
 use crate::{test_case, Outcome, TestContext};
 
 type R = Result<(), Outcome>;
@@ -138,6 +137,24 @@ fn run_case(ctx: &mut TestContext, name: &str, fixups: bool) -> R {
 
 fn run_case_on(mut e: Env, name: &str, fixups: bool) -> R {
     let c = case(name).ok_or_else(|| Outcome::fail(format!("no case {name}")))?;
+    let vs = shader(ShaderStage::Vertex, &vs(c.scale, c.bias))?;
+    let want = c.decoded.map(|x| x * c.scale + c.bias);
+    attrib_draw(&mut e, vs, c.format, &c.bytes, want, false)
+        .map_err(|o| Outcome::fail(format!("fix-ups forced: {fixups}: {o:?}")))
+}
+
+/// Draws a target-covering triangle whose attribute 1 has `format` and
+/// `bytes` for every vertex (position at location 0), with the vertex
+/// shader `vs` and [`FS`], and compares the RGBA32F target with `want`.
+/// A draw refused as unsupported is accepted when `refusal_ok`.
+pub(crate) fn attrib_draw(
+    e: &mut Env,
+    vs: ShaderState,
+    format: Format,
+    bytes: &[u8],
+    want: [f32; 4],
+    refusal_ok: bool,
+) -> R {
     let rt = e.texture(&ResourceTemplate::texture_2d(
         Format::R32G32B32A32Float,
         W,
@@ -145,8 +162,8 @@ fn run_case_on(mut e: Env, name: &str, fixups: bool) -> R {
         BindFlags::RENDER_TARGET,
     ))?;
     let s = e.surface(&rt, 0, 0, 0)?;
-    set_framebuffer(&mut e, W as u16, W as u16, vec![Some(s)], None)?;
-    set_full_viewport(&mut e, W, W)?;
+    set_framebuffer(e, W as u16, W as u16, vec![Some(s)], None)?;
+    set_full_viewport(e, W, W)?;
     let rs = RasterizerState {
         half_pixel_center: true,
         depth_clip_near: true,
@@ -156,11 +173,28 @@ fn run_case_on(mut e: Env, name: &str, fixups: bool) -> R {
     };
     let h = step("rasterizer", e.ctx.create_rasterizer_state(&rs))?;
     step("bind rasterizer", e.ctx.bind_rasterizer_state(Some(h)))?;
-    bind_program(&mut e, &vs(c.scale, c.bias), FS)?;
-    bind_attribs(&mut e, &c)?;
-    draw_arrays(&mut e, PrimType::Triangles, 0, 3)?;
+    let v = step("vs", e.ctx.create_vs_state(&vs))?;
+    let f = step(
+        "fs",
+        e.ctx.create_fs_state(&shader(ShaderStage::Fragment, FS)?),
+    )?;
+    step("bind vs", e.ctx.bind_vs_state(Some(v)))?;
+    step("bind fs", e.ctx.bind_fs_state(Some(f)))?;
+    bind_attribs(e, format, bytes)?;
+    let info = DrawInfo {
+        mode: PrimType::Triangles,
+        ..DrawInfo::default()
+    };
+    let one = [DrawStartCountBias {
+        start: 0,
+        count: 3,
+        index_bias: 0,
+    }];
+    match e.ctx.draw_vbo(&info, 0, None, &one) {
+        Err(pipe_core::PipeError::Unsupported(_)) if refusal_ok => return Ok(()),
+        r => step("draw_vbo", r)?,
+    }
     let got = e.read_texture(&rt, 0, &PipeBox::rect(0, 0, W, W))?;
-    let want = c.decoded.map(|x| x * c.scale + c.bias);
     for (i, px) in got.chunks_exact(16).enumerate() {
         let v: Vec<f32> = px
             .chunks_exact(4)
@@ -171,8 +205,7 @@ fn run_case_on(mut e: Env, name: &str, fixups: bool) -> R {
             .any(|(g, w)| (g - w).abs() > 1e-4 * w.abs().max(1.0))
         {
             return Err(Outcome::fail(format!(
-                "{} (fix-ups forced: {fixups}): pixel {i} is {v:?}, want {want:?}",
-                c.format
+                "{format}: pixel {i} is {v:?}, want {want:?}"
             )));
         }
     }
@@ -182,17 +215,15 @@ fn run_case_on(mut e: Env, name: &str, fixups: bool) -> R {
 /// Position (a screen-covering triangle) at location 0 from buffer 0,
 /// the tested attribute at location 1 from buffer 1, the same bytes for
 /// each vertex.
-fn bind_attribs(e: &mut Env, c: &Case) -> R {
+fn bind_attribs(e: &mut Env, format: Format, bytes: &[u8]) -> R {
     let pos = [
         -1.0, -1.0, 0.0, 1.0, 3.0, -1.0, 0.0, 1.0, -1.0, 3.0, 0.0, 1.0,
     ];
-    let stride = c.bytes.len() as u32;
-    let data: Vec<u8> = c
-        .bytes
+    let data: Vec<u8> = bytes
         .iter()
         .copied()
         .cycle()
-        .take(3 * c.bytes.len())
+        .take(3 * bytes.len())
         .collect();
     let elems = [
         VertexElement {
@@ -205,10 +236,10 @@ fn bind_attribs(e: &mut Env, c: &Case) -> R {
         },
         VertexElement {
             src_offset: 0,
-            src_stride: stride,
+            src_stride: bytes.len() as u32,
             vertex_buffer_index: 1,
             dual_slot: false,
-            src_format: c.format,
+            src_format: format,
             instance_divisor: 0,
         },
     ];
