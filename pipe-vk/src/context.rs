@@ -129,8 +129,9 @@ pub struct VkContext {
     /// Per vertex-elements CSO: each element's fetch format and shader
     /// fix-up (`format::vertex_fetch`).
     pub(crate) velem_fetch: hashbrown::HashMap<u32, VertexFetch>,
-    /// Vertex shader CSOs that read the draw id (found once, at creation).
-    pub(crate) draw_id_vs: hashbrown::HashSet<u32>,
+    /// What draws need to know of each shader CSO, found once at its
+    /// creation rather than per draw.
+    pub(crate) shader_info: hashbrown::HashMap<u32, crate::shader::ShaderInfo>,
     /// Draws of merged `draw_vbo` calls not recorded yet (`crate::merge`).
     pub(crate) merge: Option<crate::merge::PendingDraws>,
     pub(crate) max_multi_draw: u32,
@@ -198,7 +199,7 @@ impl VkContext {
             merge: None,
             null_fs: false,
             draw_id_read: false,
-            draw_id_vs: Default::default(),
+            shader_info: Default::default(),
             velem_fetch: Default::default(),
             state_dirty: true,
             last_pipeline: None,
@@ -482,9 +483,8 @@ impl VkContext {
     fn create_shader(&mut self, state: &ShaderState) -> PipeResult<ShaderHandle> {
         crate::shader::check_template(state)?;
         let (cso, _) = self.shader.create(state)?;
-        if state.stage == ShaderStage::Vertex && crate::shader::reads_draw_index(state) {
-            self.draw_id_vs.insert(cso.id());
-        }
+        self.shader_info
+            .insert(cso.id(), crate::shader::ShaderInfo::of(state));
         Ok(ShaderHandle {
             cso,
             stage: state.stage,
@@ -506,7 +506,7 @@ impl VkContext {
             // The state died: its modules and pipelines go (pipelines when
             // the batches that may use them retire).
             let id = handle.cso.id();
-            self.draw_id_vs.remove(&id);
+            self.shader_info.remove(&id);
             for m in self.modules.take(id) {
                 // SAFETY: modules are not referenced after pipeline creation.
                 unsafe { self.dev().raw().destroy_shader_module(m, None) };

@@ -331,7 +331,7 @@ impl VkContext {
         let mut objs: SmallVec<[usize; 4]> = SmallVec::new();
         // Colour buffers the fragment shader reads by framebuffer fetch.
         if let Some(h) = self.bound().shaders[ShaderStage::Fragment.index()] {
-            let fetched = crate::descriptors::fbfetch_mask(self.shader_table().get(h.cso)?);
+            let fetched = self.shader_info(h).fbfetch;
             for &(bit, a) in &atts {
                 if bit & fetched != 0 {
                     mask |= bit;
@@ -1181,6 +1181,14 @@ impl VkContext {
         Ok(())
     }
 
+    /// The creation-time facts of a bound shader.
+    fn shader_info(&self, h: ShaderHandle) -> crate::shader::ShaderInfo {
+        self.shader_info
+            .get(&h.cso.id())
+            .copied()
+            .unwrap_or_default()
+    }
+
     /// Whether 8-bit index buffers are read by the device
     /// (`VK_EXT_index_type_uint8`, unless `PIPE_VK_DEBUG=no_index_uint8`).
     fn index_uint8(&self) -> bool {
@@ -1653,7 +1661,7 @@ impl VkContext {
         // constant buffer like any other.
         self.null_fs = fs.is_none()
             && (fs_key.polygon_stipple || fs_key.window_rects.is_some() || fs_key.line_stipple);
-        self.draw_id_read = self.draw_id_vs.contains(&vs.cso.id());
+        self.draw_id_read = self.shader_info(vs).reads_draw_index;
         let dev = self.dev().clone();
         if let Some(p) = self.pipelines.lookup(&dev, &key) {
             return Ok(p);
@@ -1904,8 +1912,7 @@ impl VkContext {
         // keep one variant for every sample count).
         if samples > 1 {
             if let Some(h) = b.shaders[ShaderStage::Fragment.index()] {
-                fs.fbfetch_ms =
-                    crate::descriptors::fbfetch_mask(self.shader_table().get(h.cso)?) != 0;
+                fs.fbfetch_ms = self.shader_info(h).fbfetch != 0;
             }
         }
         // Line stipple in shaders (spirv_gen::passes::line_stipple) where

@@ -118,6 +118,26 @@ pub fn texture_slots(state: &ShaderState) -> Vec<u32> {
     }
 }
 
+/// What draws need to know of a shader CSO (`VkContext::shader_info`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ShaderInfo {
+    /// A vertex shader that reads the draw id ([`reads_draw_index`]).
+    pub reads_draw_index: bool,
+    /// A fragment shader's framebuffer-fetch colour buffers, as a mask
+    /// (`descriptors::fbfetch_mask`).
+    pub fbfetch: u32,
+}
+
+impl ShaderInfo {
+    pub fn of(state: &ShaderState) -> ShaderInfo {
+        ShaderInfo {
+            reads_draw_index: state.stage == pipe_core::state::ShaderStage::Vertex
+                && reads_draw_index(state),
+            fbfetch: crate::descriptors::fbfetch_mask(state),
+        }
+    }
+}
+
 /// Whether a vertex shader reads the draw id (`gl_DrawID`): the IR's
 /// `draw_index` input, or a SPIR-V `BuiltIn DrawIndex` decoration. Direct
 /// draws of such shaders are recorded one by one (see
