@@ -209,30 +209,7 @@ impl VkContext {
             start_instance: k.start_instance,
             ..DrawInfo::default()
         };
-        if draws.len() == 1 {
-            let d = draws[0];
-            let dev = self.dev().clone();
-            // SAFETY: nothing was recorded in `cmd` since the call that
-            // started the merge bound its pipeline, buffers and state in
-            // the still-open rendering instance.
-            unsafe {
-                if k.index_size != 0 {
-                    dev.raw().cmd_draw_indexed(
-                        cmd,
-                        d.count,
-                        k.instance_count,
-                        d.start,
-                        d.index_bias,
-                        k.start_instance,
-                    );
-                } else {
-                    dev.raw()
-                        .cmd_draw(cmd, d.count, k.instance_count, d.start, k.start_instance);
-                }
-            }
-        } else {
-            self.record_multi_draw(cmd, &info, &draws, k.index_size != 0, 0);
-        }
+        self.record_multi_draw(cmd, &info, &draws, k.index_size != 0, 0);
         if let Some(p) = self.merge.as_mut() {
             // Reuse the allocation.
             p.draws = draws;

@@ -136,7 +136,7 @@ pub fn binding_for_with_stride(
 }
 
 /// Colour buffers a fragment shader can fetch (`fbfetch`, GL's
-/// `gl_LastFragData[]`): the input attachment indices.
+/// `gl_LastFragData[]`): the `slot`s of `fbfetch` variables.
 pub const MAX_FBFETCH_SLOTS: u32 = 8;
 
 /// `(set, binding)` of the sampled image (`SAMPLED_IMAGE`, a view of the
