@@ -77,8 +77,9 @@ pub struct ContextStats {
     pub pipelines_created: u64,
 }
 
-/// How the elements of a vertex-elements CSO are fetched, in order.
-pub(crate) type VertexFetch = Arc<[(vk::Format, Option<spirv_gen::passes::VertexFixup>)]>;
+/// How the elements of a vertex-elements CSO are fetched, in order
+/// (`format::vertex_elements_fetch`).
+pub(crate) type VertexFetch = Arc<[crate::format::ElementFetch]>;
 
 /// The Vulkan context.
 pub struct VkContext {
@@ -723,10 +724,7 @@ impl Context for VkContext {
         self.break_draw_merge();
         // How each element is fetched, settled (or refused) here rather
         // than at the first draw.
-        let fetch = elements
-            .iter()
-            .map(|e| crate::format::vertex_fetch(self.dev(), e.src_format))
-            .collect::<PipeResult<Vec<_>>>()?;
+        let fetch = crate::format::vertex_elements_fetch(self.dev(), elements)?;
         let h = self.velems.create(&elements.to_vec())?.0;
         self.velem_fetch.insert(h.id(), fetch.into());
         Ok(h)

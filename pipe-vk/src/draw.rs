@@ -1779,15 +1779,13 @@ impl VkContext {
             Some(h) => self.velems_table().get(h)?.clone(),
             None => Vec::new(),
         };
-        let fetch: Vec<vk::Format> = match b.velems {
+        let fetch: crate::context::VertexFetch = match b.velems {
             Some(h) => self
                 .velem_fetch
                 .get(&h.id())
                 .ok_or_else(|| PipeError::invalid("draw_vbo: vertex elements state deleted"))?
-                .iter()
-                .map(|f| f.0)
-                .collect(),
-            None => Vec::new(),
+                .clone(),
+            None => Arc::from([]),
         };
         let blend = match b.blend {
             Some(h) => *self.blend_table().get(h)?,
@@ -1814,7 +1812,7 @@ impl VkContext {
             gs: gs_mod,
             fs: fs_mod,
             velems: &velems,
-            vertex_formats: &fetch,
+            fetch: &fetch,
             blend: &blend,
             rasterizer: &rasterizer,
             layout: program.as_ref().map(|p| p.pipeline_layout()),
@@ -1871,13 +1869,12 @@ impl VkContext {
             vs.point_size = Some(rast.point_size.to_bits());
         }
         vs.inline_uniforms = inline_uniforms(&b.inlinable[ShaderStage::Vertex.index()]);
-        // Vertex formats fetched through a shader fix-up (element i feeds
-        // input location i).
+        // Vertex formats fetched through a shader fix-up, by the input
+        // location their element feeds.
         if let Some(f) = b.velems.and_then(|h| self.velem_fetch.get(&h.id())) {
             vs.vertex_fixups = f
                 .iter()
-                .enumerate()
-                .filter_map(|(i, (_, fix))| fix.map(|x| (i as u32, x)))
+                .filter_map(|e| e.fixup.map(|x| (e.location, x)))
                 .collect();
         }
         let mut fs = VariantKey {

@@ -474,6 +474,125 @@ pub fn emulated(f: Format) -> Option<Emulation> {
     })
 }
 
+/// How one element of a vertex-elements CSO is fetched
+/// ([`vertex_elements_fetch`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ElementFetch {
+    /// The format of the Vulkan vertex input attribute.
+    pub format: vk::Format,
+    /// The fix-up the vertex shader applies to what it reads.
+    pub fixup: Option<spirv_gen::passes::VertexFixup>,
+    /// The vertex shader input location the element feeds.
+    pub location: u32,
+    /// A second attribute, at `location + 1` and 16 bytes further: the
+    /// upper half of a 64-bit element split into 32-bit pairs
+    /// ([`spirv_gen::passes::VertexFixup::Split64`]).
+    pub upper: Option<vk::Format>,
+}
+
+/// How the elements of a vertex-elements CSO are fetched, in order.
+///
+/// Element `i` feeds the input location that follows the previous
+/// element's; a 64-bit element marked `dual_slot` (a `dvec3`/`dvec4` or
+/// `u64vec3`/`u64vec4` shader input) takes two locations, as such an
+/// input does in Vulkan and in GL. The format of a 64-bit element is
+/// sized to the input, as Mesa's `util_lower_uint64_vertex_elements`
+/// does before a Gallium driver sees it: at least three components when
+/// `dual_slot` (the second location is then fetched, reading past a
+/// one- or two-component attribute as Mesa does; GL leaves those
+/// components undefined), at most two otherwise; it is then fetched as
+/// 32-bit pairs ([`fetch_64bit`]). `dual_slot` on an element that is not
+/// 64-bit is ignored, as Mesa's lowering does.
+///
+/// Errors when the locations exceed the device's
+/// `maxVertexInputAttributes`, or an element's format cannot be fetched
+/// ([`vertex_fetch`]).
+pub fn vertex_elements_fetch(
+    dev: &crate::memory::DeviceShared,
+    elements: &[pipe_core::state::VertexElement],
+) -> pipe_core::PipeResult<Vec<ElementFetch>> {
+    let max = dev.physical.properties.limits.max_vertex_input_attributes;
+    let mut location = 0u32;
+    let mut out = Vec::with_capacity(elements.len());
+    for (i, e) in elements.iter().enumerate() {
+        // A 64-bit format: its components and kind, resized as above.
+        let wide = match e.src_format {
+            Format::R64Float | Format::R64Uint | Format::R64Sint => Some(1),
+            Format::R64G64Float | Format::R64G64Uint | Format::R64G64Sint => Some(2),
+            Format::R64G64B64Float | Format::R64G64B64Uint | Format::R64G64B64Sint => Some(3),
+            Format::R64G64B64A64Float | Format::R64G64B64A64Uint | Format::R64G64B64A64Sint => {
+                Some(4)
+            }
+            _ => None,
+        }
+        .map(|n: u32| if e.dual_slot { n.max(3) } else { n.min(2) });
+        let slots = if wide.is_some() && e.dual_slot { 2 } else { 1 };
+        if location + slots > max {
+            return Err(pipe_core::PipeError::invalid(format!(
+                "vertex element {i}: its input locations {location}..{} exceed the device's \
+                 {max} vertex input attributes (dual-slot elements take two)",
+                location + slots
+            )));
+        }
+        let (format, fixup, upper) = match wide {
+            Some(n) => fetch_64bit(n),
+            None => {
+                let (format, fixup) = vertex_fetch(dev, e.src_format)?;
+                (format, fixup, None)
+            }
+        };
+        out.push(ElementFetch {
+            format,
+            fixup,
+            location,
+            upper,
+        });
+        location += slots;
+    }
+    Ok(out)
+}
+
+/// How a 64-bit vertex format of `n` components is fetched: always as
+/// 32-bit unsigned pairs that the shader bitcasts back
+/// (`VertexFixup::Split64`), never as a `R64*` Vulkan format. This is what
+/// a Gallium driver gets from Mesa, whose cso layer splits 64-bit
+/// elements (`util_lower_uint64_vertex_elements`) before the driver sees
+/// them, and it works on every device: lavapipe 25.0.7 fetches no
+/// `R64*_SFLOAT` format, and its `R64G64B64A64_UINT` fetch gave 0 for z
+/// and w in `pipe.draw.vertex_format.dual_slot.u64vec4` (it advertises
+/// the format).
+fn fetch_64bit(
+    n: u32,
+) -> (
+    vk::Format,
+    Option<spirv_gen::passes::VertexFixup>,
+    Option<vk::Format>,
+) {
+    let (lower, upper) = match n {
+        1 => (vk::Format::R32G32_UINT, None),
+        2 => (vk::Format::R32G32B32A32_UINT, None),
+        3 => (vk::Format::R32G32B32A32_UINT, Some(vk::Format::R32G32_UINT)),
+        _ => (
+            vk::Format::R32G32B32A32_UINT,
+            Some(vk::Format::R32G32B32A32_UINT),
+        ),
+    };
+    (lower, Some(spirv_gen::passes::VertexFixup::Split64), upper)
+}
+
+/// Whether the device fetches vertex attributes of `vf`.
+fn fetches_vertex(dev: &crate::memory::DeviceShared, vf: vk::Format) -> bool {
+    // SAFETY: the physical device belongs to the instance.
+    let props = unsafe {
+        dev.instance
+            .raw
+            .get_physical_device_format_properties(dev.physical.raw, vf)
+    };
+    props
+        .buffer_features
+        .contains(vk::FormatFeatureFlags::VERTEX_BUFFER)
+}
+
 /// How vertex attributes of `f` are fetched: the Vulkan format of the
 /// vertex input attribute and the fix-up the vertex shader then applies
 /// (`spirv_gen::passes::gl::lower_vertex_fixups`), as Zink's vertex
@@ -485,17 +604,7 @@ pub fn vertex_fetch(
     dev: &crate::memory::DeviceShared,
     f: Format,
 ) -> pipe_core::PipeResult<(vk::Format, Option<VertexFixup>)> {
-    let fetches = |vf: vk::Format| {
-        // SAFETY: the physical device belongs to the instance.
-        let props = unsafe {
-            dev.instance
-                .raw
-                .get_physical_device_format_properties(dev.physical.raw, vf)
-        };
-        props
-            .buffer_features
-            .contains(vk::FormatFeatureFlags::VERTEX_BUFFER)
-    };
+    let fetches = |vf: vk::Format| fetches_vertex(dev, vf);
     let name = f.name();
     let via = |n: String, fix| Format::from_name(&n).map(|g| (g, fix));
     let fix = match f {

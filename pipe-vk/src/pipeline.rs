@@ -127,9 +127,9 @@ pub struct GfxInputs<'a> {
     pub gs: Option<vk::ShaderModule>,
     pub fs: Option<vk::ShaderModule>,
     pub velems: &'a [VertexElement],
-    /// The Vulkan format each element is fetched as
-    /// (`format::vertex_fetch`).
-    pub vertex_formats: &'a [vk::Format],
+    /// How each element is fetched: the Vulkan format and the input
+    /// location (`format::vertex_elements_fetch`).
+    pub fetch: &'a [crate::format::ElementFetch],
     pub blend: &'a BlendState,
     pub rasterizer: &'a RasterizerState,
     /// The extended layout of a pipeline whose shaders use images, shader
@@ -460,7 +460,7 @@ impl PipelineCache {
         let mut attrs: SmallVec<[vk::VertexInputAttributeDescription; 16]> = SmallVec::new();
         let mut divisors: SmallVec<[vk::VertexInputBindingDivisorDescriptionKHR; 4]> =
             SmallVec::new();
-        for (loc, e) in inputs.velems.iter().enumerate() {
+        for (i, e) in inputs.velems.iter().enumerate() {
             let b = u32::from(e.vertex_buffer_index);
             if !bindings.iter().any(|x| x.binding == b) {
                 bindings.push(vk::VertexInputBindingDescription {
@@ -479,15 +479,23 @@ impl PipelineCache {
                     });
                 }
             }
-            let format = *inputs.vertex_formats.get(loc).ok_or_else(|| {
-                PipeError::invalid(format!("vertex element {loc} has no fetch format"))
+            let fetch = inputs.fetch.get(i).ok_or_else(|| {
+                PipeError::invalid(format!("vertex element {i} has no fetch format"))
             })?;
             attrs.push(vk::VertexInputAttributeDescription {
-                location: loc as u32,
+                location: fetch.location,
                 binding: b,
-                format,
+                format: fetch.format,
                 offset: e.src_offset,
             });
+            if let Some(format) = fetch.upper {
+                attrs.push(vk::VertexInputAttributeDescription {
+                    location: fetch.location + 1,
+                    binding: b,
+                    format,
+                    offset: e.src_offset + 16,
+                });
+            }
         }
         let divisor_ok = dev
             .device

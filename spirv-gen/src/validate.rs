@@ -294,11 +294,29 @@ impl<'a> Validator<'a> {
                     (Some(_), Some(_)) => return e("both a location and a built-in".into()),
                     (None, None) => return e("needs a location or a built-in".into()),
                     (None, Some(l)) => {
-                        if l >= 32 || io.component >= 4 || io.component + var.ty.comps as u32 > 4 {
+                        // 64-bit vertex inputs (GL's dvec/u64vec attributes):
+                        // a 3- or 4-component one takes two locations.
+                        let wide = st == Stage::Vertex
+                            && !output
+                            && var.ty.bits == 64
+                            && !var.ty.is_bool()
+                            && var.array.is_none();
+                        if wide {
+                            let slots = if var.ty.comps > 2 { 2 } else { 1 };
+                            if l + slots > 32 || io.component != 0 {
+                                return e("64-bit vertex input: location/component out of range (component must be 0)".into());
+                            }
+                        } else if l >= 32
+                            || io.component >= 4
+                            || io.component + var.ty.comps as u32 > 4
+                        {
                             return e("location/component out of range".into());
                         }
-                        if var.ty.is_bool() || var.ty.bits != 32 {
-                            return e(format!("interface type {} must be 32-bit non-bool", var.ty));
+                        if !wide && (var.ty.is_bool() || var.ty.bits != 32) {
+                            return e(format!(
+                                "interface type {} must be 32-bit non-bool (64-bit only on vertex inputs)",
+                                var.ty
+                            ));
                         }
                         if st == Stage::Fragment
                             && !output

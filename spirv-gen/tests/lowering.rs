@@ -277,6 +277,101 @@ fn main {
     );
 }
 
+/// 64-bit vertex inputs split into 32-bit pairs: a dvec4 at location 1
+/// becomes u32x4 inputs at locations 1 and 2, and four bitcasts rebuild
+/// it; one- and three-component inputs take u32x2 halves.
+#[test]
+fn vertex_fetch_split64() {
+    for (ty, lo, hi) in [
+        ("f64x4", Type::uint(32, 4), Some(Type::uint(32, 4))),
+        ("f64x3", Type::uint(32, 4), Some(Type::uint(32, 2))),
+        ("f64x2", Type::uint(32, 4), None),
+        ("u64", Type::uint(32, 2), None),
+        ("i64x4", Type::uint(32, 4), Some(Type::uint(32, 4))),
+    ] {
+        let n: u32 = ty.split('x').nth(1).map_or(1, |n| n.parse().unwrap());
+        let f = if n == 1 {
+            "f32".to_string()
+        } else {
+            format!("f32x{n}")
+        };
+        let conv = if ty.starts_with('f') {
+            "f2f"
+        } else if ty.starts_with('u') {
+            "u2f"
+        } else {
+            "i2f"
+        };
+        let src = format!(
+            "shader vertex
+in @pos : f32x4 location=0
+in @d : {ty} location=1
+in @next : f32x4 location={next}
+out @gl_pos : f32x4 builtin=position
+out @c : {f} location=0
+fn main {{
+  %0 : f32x4 = load @pos
+  %1 : f32x4 = load @next
+  %2 : f32x4 = fadd %0, %1
+  store @gl_pos, %2
+  %3 : {ty} = load @d
+  %4 : {f} = {conv} %3
+  store @c, %4
+}}
+",
+            next = if n > 2 { 3 } else { 2 }
+        );
+        let s = lowered(&src, "vfetch=1:split64");
+        let d = s.find_var("d").unwrap();
+        assert_eq!(s.var(d).ty, lo, "{ty}");
+        assert_eq!(s.var(d).io().unwrap().location, Some(1));
+        let upper = s.find_var("d_hi");
+        assert_eq!(upper.map(|u| s.var(u).ty), hi, "{ty}");
+        if let Some(u) = upper {
+            assert_eq!(s.var(u).io().unwrap().location, Some(2));
+        }
+        assert_eq!(
+            count(&s, |i| matches!(&i.op, Op::Alu(AluOp::Bitcast, _))),
+            n as usize,
+            "{ty}"
+        );
+    }
+    // A 64-bit input is an error for the 32-bit fix-ups, and split64
+    // refuses a 32-bit input.
+    let mut s = parse(VS).unwrap();
+    let k = VariantKey::parse("vfetch=1:split64").unwrap();
+    assert!(passes::lower(&mut s, &k).is_err());
+}
+
+/// 64-bit interface variables exist only as vertex inputs.
+#[test]
+fn wide_interface_only_on_vertex_inputs() {
+    let fs = "shader fragment
+in @d : f64x2 location=0 flat
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x4 = const 0.0, 0.0, 0.0, 0.0
+  store @frag, %0
+}
+";
+    let e = validate(&parse(fs).unwrap()).unwrap_err();
+    assert!(
+        e.to_string().contains("64-bit only on vertex inputs"),
+        "{e}"
+    );
+    // A dvec4 at location 31 would need location 32.
+    let vs = "shader vertex
+in @d : f64x4 location=31
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %0 : f32x4 = const 0.0, 0.0, 0.0, 1.0
+  store @gl_pos, %0
+}
+";
+    assert!(validate(&parse(vs).unwrap()).is_err());
+    assert!(validate(&parse(&vs.replace("=31", "=30")).unwrap()).is_ok());
+}
+
 #[test]
 fn vertex_fetch_fixups() {
     let s = lowered(VS, "vfetch=1:swap_rb");

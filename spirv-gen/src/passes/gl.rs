@@ -688,6 +688,50 @@ pub fn lower_inline_uniforms(s: &mut Shader, values: &[(u32, u32)]) {
     });
 }
 
+/// [`VertexFixup::Split64`] for the 64-bit input `var` at location
+/// `loc`: it becomes 32-bit unsigned pairs at `loc` (and `loc + 1` for
+/// three or four components), each pair bitcast back to one component.
+fn split_64bit_input(s: &mut Shader, var: VarId, loc: u32) -> Result<()> {
+    let ty = s.var(var).ty;
+    if ty.bits != 64 || ty.is_bool() {
+        return Err(Error::new(format!(
+            "vertex fix-up split64: input at location {loc} must be 64-bit, not {ty}"
+        )));
+    }
+    let n = ty.comps;
+    let comp = Type { comps: 1, ..ty };
+    s.var_mut(var).ty = Type::uint(32, 2 * n.min(2));
+    let upper = (n > 2).then(|| {
+        let mut v = s.var(var).clone();
+        v.name = format!("{}_hi", v.name);
+        v.ty = Type::uint(32, 2 * (n - 2));
+        if let VarKind::Input(io) = &mut v.kind {
+            io.location = Some(loc + 1);
+        }
+        s.add_var(v)
+    });
+    replace_loads(s, var, &mut |s, dest, ty, _| {
+        let mut e = Emit::new(s);
+        let lo = e.load(var, None);
+        let hi = upper.map(|u| e.load(u, None));
+        let mut comps = Vec::new();
+        for k in 0..n {
+            // Three or four components always have the upper input.
+            let (src, at) = if k < 2 {
+                (lo, 2 * k)
+            } else {
+                (hi.unwrap_or(lo), 2 * (k - 2))
+            };
+            let pair = e.swizzle(Type::uint(32, 2), src, &[at, at + 1]);
+            comps.push(e.alu(AluOp::Bitcast, comp, &[pair]));
+        }
+        let op = if n == 1 { AluOp::Mov } else { AluOp::Vec };
+        e.def_as(dest, ty, Op::Alu(op, comps));
+        e.out
+    });
+    Ok(())
+}
+
 /// Vertex fetch fix-ups: the input at each location is fetched in a format
 /// the device supports and converted back in the shader.
 pub fn lower_vertex_fixups(s: &mut Shader, fixups: &[(u32, VertexFixup)]) -> Result<()> {
@@ -704,6 +748,10 @@ pub fn lower_vertex_fixups(s: &mut Shader, fixups: &[(u32, VertexFixup)]) -> Res
         };
         let var = VarId(i as u32);
         let ty = s.var(var).ty;
+        if fix == VertexFixup::Split64 {
+            split_64bit_input(s, var, loc)?;
+            continue;
+        }
         if !ty.is_float() || ty.bits != 32 {
             return Err(Error::new(format!(
                 "vertex fix-up: input at location {loc} must be float"
@@ -711,6 +759,8 @@ pub fn lower_vertex_fixups(s: &mut Shader, fixups: &[(u32, VertexFixup)]) -> Res
         }
         let n = ty.comps;
         match fix {
+            // Done above: it alone takes 64-bit inputs.
+            VertexFixup::Split64 => {}
             VertexFixup::SwapRb => {
                 // The input reads all four components (a BGRA attribute
                 // fetched as RGBA), whatever the shader declares; the

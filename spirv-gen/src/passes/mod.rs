@@ -67,6 +67,13 @@ named_enum!(
         A2b10g10r10Unorm = "a2b10g10r10_unorm",
         /// A2B10G10R10_SNORM fetched as R32_UINT: unpack.
         A2b10g10r10Snorm = "a2b10g10r10_snorm",
+        /// A 64-bit attribute (`f64`/`u64`/`i64` with one to four
+        /// components) fetched as 32-bit unsigned pairs, as Mesa's
+        /// `util_lower_uint64_vertex_elements` splits it: components 0 and
+        /// 1 from a `u32x4` (`u32x2` for one component) at the input's
+        /// location, components 2 and 3 from a second input at the next
+        /// location; each pair is bitcast to one 64-bit component.
+        Split64 = "split64",
     }
 );
 

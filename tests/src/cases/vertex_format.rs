@@ -313,3 +313,345 @@ const _: () = {
     }
     test_case!(name = "pipe.draw.vertex_format.unfetchable_refused", run);
 };
+
+// ---------------------------------------------------------------------------
+// Dual-slot 64-bit elements (`VertexElement::dual_slot`): a `dvec3`/`dvec4`
+// (or 64-bit integer) shader input takes two locations, so the element after
+// it feeds the location after both. The attribute is checked at full double
+// precision: each component is `k + e * 2^-40`, which a 32-bit fetch would
+// round to `k`, and the shader writes `(d - k) * 2^40 = e`.
+
+/// 2^40.
+const TWO_40: f64 = 1_099_511_627_776.0;
+
+/// One dual-slot case: the 64-bit element's format and `dual_slot`, the
+/// shader input it feeds (`f64x4`, ...), the components written per
+/// vertex, and the location of the f32x4 element that follows it.
+struct DualCase {
+    format: Format,
+    dual_slot: bool,
+    input: &'static str,
+    comps: usize,
+    next_location: u32,
+    /// The `e` values the first target must hold (0 for components the
+    /// shader input lacks, which the shader leaves at 0).
+    checked: usize,
+    /// 64-bit integers rather than doubles.
+    int64: bool,
+}
+
+const K: [f64; 4] = [1.0, 2.0, 3.0, 4.0];
+const E: [f64; 4] = [0.5, 1.0, 1.5, 2.0];
+/// The f32x4 element after the 64-bit one.
+const NEXT: [f32; 4] = [10.0, 20.0, 30.0, 40.0];
+
+fn dual_vs(c: &DualCase) -> String {
+    let n = c
+        .input
+        .rsplit('x')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1usize);
+    let (t, sub, conv, k, scale) = if c.int64 {
+        let t = if n == 1 {
+            "u64".to_string()
+        } else {
+            format!("u64x{n}")
+        };
+        // u64 components are 2^40 + e_int, with e_int = e * 2: the shader
+        // writes (d - 2^40) as a float, halved.
+        let k = vec!["1099511627776"; n].join(", ");
+        (t, "isub", "u2f", k, vec!["0.5"; n].join(", "))
+    } else {
+        let t = if n == 1 {
+            "f64".to_string()
+        } else {
+            format!("f64x{n}")
+        };
+        let k = K[..n]
+            .iter()
+            .map(|v| format!("{v:?}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        (
+            t,
+            "fsub",
+            "f2f",
+            k,
+            vec![format!("{TWO_40:?}"); n].join(", "),
+        )
+    };
+    let f = if n == 1 {
+        "f32".to_string()
+    } else {
+        format!("f32x{n}")
+    };
+    let mul = if c.int64 {
+        // Scale after the conversion, in f32.
+        format!("  %4 : {f} = {conv} %3\n  %5 : {f} = const {scale}\n  %6 : {f} = fmul %4, %5\n")
+    } else {
+        format!("  %4 : {t} = const {scale}\n  %5 : {t} = fmul %3, %4\n  %6 : {f} = {conv} %5\n")
+    };
+    // Widen the result to f32x4 (missing components 0).
+    let widen = match n {
+        1 => "  %7 : f32 = const 0.0\n  %8 : f32x4 = vec %6, %7, %7, %7\n",
+        2 => "  %7 : f32x2 = const 0.0, 0.0\n  %8 : f32x4 = vec %6, %7\n",
+        3 => "  %7 : f32 = const 0.0\n  %8 : f32x4 = vec %6, %7\n",
+        _ => "  %8 : f32x4 = mov %6\n",
+    };
+    format!(
+        "shader vertex
+in @pos : f32x4 location=0
+in @d : {t} location=1
+in @a : f32x4 location={next}
+out @gl_pos : f32x4 builtin=position
+out @c : f32x4 location=0
+out @c2 : f32x4 location=1
+fn main {{
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  %1 : {t} = load @d
+  %2 : {t} = const {k}
+  %3 : {t} = {sub} %1, %2
+{mul}{widen}  store @c, %8
+  %9 : f32x4 = load @a
+  store @c2, %9
+}}
+",
+        next = c.next_location
+    )
+}
+
+const DUAL_FS: &str = "shader fragment
+in @c : f32x4 location=0 flat
+in @c2 : f32x4 location=1 flat
+out @frag0 : f32x4 location=0
+out @frag1 : f32x4 location=1
+fn main {
+  %0 : f32x4 = load @c
+  store @frag0, %0
+  %1 : f32x4 = load @c2
+  store @frag1, %1
+}
+";
+
+fn dual_case(name: &str) -> Option<DualCase> {
+    let c = |format, dual_slot, input, comps, next_location, checked, int64| DualCase {
+        format,
+        dual_slot,
+        input,
+        comps,
+        next_location,
+        checked,
+        int64,
+    };
+    Some(match name {
+        "dvec4" => c(Format::R64G64B64A64Float, true, "f64x4", 4, 3, 4, false),
+        "dvec3" => c(Format::R64G64B64Float, true, "f64x3", 3, 3, 3, false),
+        // One slot: the element after it feeds location 2.
+        "dvec2" => c(Format::R64G64Float, false, "f64x2", 2, 2, 2, false),
+        // A four-component element feeding a dvec2 input (not dual-slot)
+        // is fetched as two components and takes one location.
+        "dvec2_from_4" => c(Format::R64G64B64A64Float, false, "f64x2", 4, 2, 2, false),
+        // A two-component element feeding a dvec4 input: two locations;
+        // GL leaves z and w undefined, so only x and y are checked.
+        "dvec4_from_2" => c(Format::R64G64Float, true, "f64x4", 2, 3, 2, false),
+        "u64vec4" => c(Format::R64G64B64A64Uint, true, "u64x4", 4, 3, 4, true),
+        "u64vec3" => c(Format::R64G64B64Uint, true, "u64x3", 3, 3, 3, true),
+        "u64" => c(Format::R64Uint, false, "u64", 1, 2, 1, true),
+        _ => return None,
+    })
+}
+
+fn dual_slot(ctx: &mut TestContext, name: &str) -> R {
+    let c = dual_case(name).ok_or_else(|| Outcome::fail(format!("no case {name}")))?;
+    let mut e = env_with(ctx, |_| {})?;
+    let caps = *e.screen.caps().stage(ShaderStage::Vertex);
+    if (!c.int64 && !caps.fp64) || (c.int64 && !caps.int64) {
+        return Err(Outcome::Skip(format!(
+            "{name}: the device has no 64-bit {} in shaders",
+            if c.int64 { "integers" } else { "floats" }
+        )));
+    }
+    let mut rts = Vec::new();
+    let mut surfaces = Vec::new();
+    for _ in 0..2 {
+        let rt = e.texture(&ResourceTemplate::texture_2d(
+            Format::R32G32B32A32Float,
+            W,
+            W,
+            BindFlags::RENDER_TARGET,
+        ))?;
+        surfaces.push(Some(e.surface(&rt, 0, 0, 0)?));
+        rts.push(rt);
+    }
+    set_framebuffer(&mut e, W as u16, W as u16, surfaces, None)?;
+    set_full_viewport(&mut e, W, W)?;
+    let rs = RasterizerState {
+        half_pixel_center: true,
+        depth_clip_near: true,
+        depth_clip_far: true,
+        clip_halfz: true,
+        ..Default::default()
+    };
+    let h = step("rasterizer", e.ctx.create_rasterizer_state(&rs))?;
+    step("bind rasterizer", e.ctx.bind_rasterizer_state(Some(h)))?;
+    let v = step(
+        "vs",
+        e.ctx
+            .create_vs_state(&shader(ShaderStage::Vertex, &dual_vs(&c))?),
+    )?;
+    let f = step(
+        "fs",
+        e.ctx
+            .create_fs_state(&shader(ShaderStage::Fragment, DUAL_FS)?),
+    )?;
+    step("bind vs", e.ctx.bind_vs_state(Some(v)))?;
+    step("bind fs", e.ctx.bind_fs_state(Some(f)))?;
+
+    // One interleaved buffer: position, the 64-bit attribute (a 32-byte
+    // slot, so a widened fetch stays inside the vertex), the f32x4.
+    let stride = 16 + 32 + 16;
+    let pos = [
+        [-1.0f32, -1.0, 0.0, 1.0],
+        [3.0, -1.0, 0.0, 1.0],
+        [-1.0, 3.0, 0.0, 1.0],
+    ];
+    let mut data = Vec::new();
+    for p in pos {
+        data.extend(f32s(&p));
+        let mut wide = [0u8; 32];
+        for i in 0..c.comps {
+            let b = if c.int64 {
+                ((TWO_40 as u64) + (E[i] * 2.0) as u64).to_le_bytes()
+            } else {
+                (K[i] + E[i] / TWO_40).to_le_bytes()
+            };
+            wide[8 * i..8 * i + 8].copy_from_slice(&b);
+        }
+        data.extend(wide);
+        data.extend(f32s(&NEXT));
+    }
+    let el = |src_offset, src_format, dual_slot| VertexElement {
+        src_offset,
+        src_stride: stride,
+        vertex_buffer_index: 0,
+        dual_slot,
+        src_format,
+        instance_divisor: 0,
+    };
+    let elems = [
+        el(0, Format::R32G32B32A32Float, false),
+        el(16, c.format, c.dual_slot),
+        el(48, Format::R32G32B32A32Float, false),
+    ];
+    let ve = step("velems", e.ctx.create_vertex_elements_state(&elems))?;
+    step("bind velems", e.ctx.bind_vertex_elements_state(Some(ve)))?;
+    step(
+        "set_vertex_buffers",
+        e.ctx.set_vertex_buffers(&[VertexBuffer {
+            buffer: Some(VertexBufferSource::User(Arc::from(data))),
+            buffer_offset: 0,
+        }]),
+    )?;
+    let info = DrawInfo {
+        mode: PrimType::Triangles,
+        ..DrawInfo::default()
+    };
+    let one = [DrawStartCountBias {
+        start: 0,
+        count: 3,
+        index_bias: 0,
+    }];
+    step("draw_vbo", e.ctx.draw_vbo(&info, 0, None, &one))?;
+    let mut want0 = [0.0f32; 4];
+    for i in 0..c.checked {
+        want0[i] = E[i] as f32;
+    }
+    for (t, (rt, want)) in rts.iter().zip([want0, NEXT]).enumerate() {
+        let got = e.read_texture(rt, 0, &PipeBox::rect(0, 0, W, W))?;
+        for (i, px) in got.chunks_exact(16).enumerate() {
+            let v: Vec<f32> = px
+                .chunks_exact(4)
+                .map(|b| f32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
+                .collect();
+            let n = if t == 0 { c.checked } else { 4 };
+            if v[..n] != want[..n] {
+                return Err(Outcome::fail(format!(
+                    "{name}: target {t} pixel {i} is {v:?}, want {:?}",
+                    &want[..n]
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+macro_rules! dual_slot_cases {
+    ($($name:literal),+ $(,)?) => {$(
+        const _: () = {
+            fn run(ctx: &mut TestContext) -> Outcome {
+                Outcome::from_result(dual_slot(ctx, $name))
+            }
+            test_case!(name = concat!("pipe.draw.vertex_format.dual_slot.", $name), run);
+        };
+    )+};
+}
+dual_slot_cases!(
+    "dvec4",
+    "dvec3",
+    "dvec2",
+    "dvec2_from_4",
+    "dvec4_from_2",
+    "u64vec4"
+);
+
+/// Dual-slot elements that need more input locations than the device
+/// has are refused when the vertex elements are created.
+fn dual_slot_too_many(ctx: &mut TestContext) -> R {
+    let mut e = env_with(ctx, |_| {})?;
+    let max = e.screen.caps().max_vertex_attribs;
+    let n = max / 2 + 1;
+    let elems: Vec<VertexElement> = (0..n)
+        .map(|i| VertexElement {
+            src_offset: 32 * i,
+            src_stride: 32 * n,
+            vertex_buffer_index: 0,
+            dual_slot: true,
+            src_format: Format::R64G64B64A64Float,
+            instance_divisor: 0,
+        })
+        .collect();
+    match e.ctx.create_vertex_elements_state(&elems) {
+        Err(pipe_core::PipeError::InvalidArgument(m)) if m.contains("dual-slot") => {}
+        r => {
+            return Err(Outcome::fail(format!(
+                "{n} dual-slot elements ({} locations, the device has {max}): expected \
+                 InvalidArgument, got {r:?}",
+                2 * n
+            )))
+        }
+    }
+    // The same count without dual_slot fits.
+    let single: Vec<VertexElement> = elems
+        .iter()
+        .map(|x| VertexElement {
+            dual_slot: false,
+            ..*x
+        })
+        .collect();
+    step(
+        "single-slot elements",
+        e.ctx.create_vertex_elements_state(&single),
+    )
+    .map(|_| ())
+}
+const _: () = {
+    fn run(ctx: &mut TestContext) -> Outcome {
+        Outcome::from_result(dual_slot_too_many(ctx))
+    }
+    test_case!(
+        name = "pipe.draw.vertex_format.dual_slot.too_many_locations",
+        run
+    );
+};
