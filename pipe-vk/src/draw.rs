@@ -48,7 +48,7 @@ use spirv_gen::passes::VariantKey;
 
 use crate::clear::PendingClear;
 use crate::context::VkContext;
-use crate::pipeline::{topology_class, vk_topology, GfxInputs, GfxKey, UBO_SLOTS};
+use crate::pipeline::{topology_class, vk_topology, GfxInputs, GfxKey, TopologyClass, UBO_SLOTS};
 use crate::resource::{vk_resource, ResourceObject};
 use crate::sync::Access;
 use crate::view::vk_surface;
@@ -1842,6 +1842,19 @@ impl VkContext {
         })
     }
 
+    /// The class of the primitives the rasterizer gets from a draw of
+    /// `topology` (before polygon modes): the bound geometry shader's
+    /// output, else the tessellation evaluation shader's, else the
+    /// topology's.
+    fn rast_prim(&self, topology: vk::PrimitiveTopology) -> TopologyClass {
+        let b = self.bound();
+        [ShaderStage::Geometry, ShaderStage::TessEval]
+            .into_iter()
+            .find_map(|st| b.shaders[st.index()])
+            .and_then(|h| self.shader_info(h).output_prim)
+            .unwrap_or_else(|| topology_class(topology))
+    }
+
     /// The GL lowerings the bound state asks of the vertex (the last
     /// vertex stage here) and fragment shaders.
     fn variant_keys(
@@ -1856,9 +1869,12 @@ impl VkContext {
             Some(h) => *self.dsa_table().get(h)?,
             None => DepthStencilAlphaState::default(),
         };
-        let points = topology_class(topology) == crate::pipeline::TopologyClass::Point
-            || (topology_class(topology) == crate::pipeline::TopologyClass::Triangle
-                && rast.fill_front == PolygonMode::Point);
+        // What the rasterizer gets: the last pre-rasterization stage's
+        // primitives (Zink's rast_prim), triangles in polygon modes.
+        let prim = self.rast_prim(topology);
+        let tri = prim == TopologyClass::Triangle;
+        let fill = |m: PolygonMode| tri && (rast.fill_front == m || rast.fill_back == m);
+        let points = prim == TopologyClass::Point || fill(PolygonMode::Point);
         let mut vs = VariantKey {
             last_vertex_stage: true,
             clip_halfz: rast.clip_halfz,
@@ -1881,8 +1897,8 @@ impl VkContext {
             flat_shade: rast.flatshade,
             two_side: rast.light_twoside,
             sample_shading: rast.force_persample_interp || b.min_samples > 1,
-            polygon_stipple: rast.poly_stipple_enable
-                && topology_class(topology) == crate::pipeline::TopologyClass::Triangle,
+            // GL stipples polygons in fill mode only.
+            polygon_stipple: rast.poly_stipple_enable && fill(PolygonMode::Fill),
             pixel_center_integer: !rast.half_pixel_center,
             ..Default::default()
         };
@@ -1917,9 +1933,10 @@ impl VkContext {
         // discards by `stipple_pos`, which an application geometry shader
         // emitting line strips computes (its key), or else the generated
         // geometry shader of `pipeline_for`.
-        if rast.line_stipple_enable
-            && topology_class(topology) == crate::pipeline::TopologyClass::Line
-        {
+        // Not for polygon-mode lines: the generated geometry shader takes
+        // lines, and one taking triangles would lose culling and polygon
+        // offset. Those edges are not stippled where the device cannot.
+        if rast.line_stipple_enable && prim == TopologyClass::Line {
             let blend = match b.blend {
                 Some(h) => Some(*self.blend_table().get(h)?),
                 None => None,

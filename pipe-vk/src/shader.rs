@@ -18,6 +18,7 @@ use spirv_gen::passes::VariantKey;
 
 use crate::instance::vk_err;
 use crate::memory::DeviceShared;
+use crate::pipeline::TopologyClass;
 
 /// The IR type a frontend passes in `ShaderCode::Ir`.
 pub type Ir = spirv_gen::ir::Shader;
@@ -126,6 +127,9 @@ pub struct ShaderInfo {
     /// A fragment shader's framebuffer-fetch colour buffers, as a mask
     /// (`descriptors::fbfetch_mask`).
     pub fbfetch: u32,
+    /// The primitives a geometry or tessellation evaluation shader hands
+    /// on ([`output_prim`]).
+    pub output_prim: Option<TopologyClass>,
 }
 
 impl ShaderInfo {
@@ -134,6 +138,63 @@ impl ShaderInfo {
             reads_draw_index: state.stage == pipe_core::state::ShaderStage::Vertex
                 && reads_draw_index(state),
             fbfetch: crate::descriptors::fbfetch_mask(state),
+            output_prim: output_prim(state),
+        }
+    }
+}
+
+/// The class of the primitives a geometry shader emits (its output
+/// primitive) or a tessellation evaluation shader generates (points in
+/// point mode, lines for isolines, else triangles): what the rasterizer
+/// gets when the shader is the last pre-rasterization stage, Zink's
+/// `rast_prim`. `None` for other stages, and for a SPIR-V tessellation
+/// evaluation shader that leaves its mode to the control shader.
+pub fn output_prim(state: &ShaderState) -> Option<TopologyClass> {
+    use pipe_core::state::ShaderStage as S;
+    use spirv_gen::ir::{GsOutput, TessMode};
+    if !matches!(state.stage, S::Geometry | S::TessEval) {
+        return None;
+    }
+    match &state.code {
+        ShaderCode::Ir(any) => {
+            let info = &any.downcast_ref::<Ir>()?.info;
+            match state.stage {
+                S::Geometry => info.gs_output.map(|o| match o {
+                    GsOutput::Points => TopologyClass::Point,
+                    GsOutput::LineStrip => TopologyClass::Line,
+                    GsOutput::TriangleStrip => TopologyClass::Triangle,
+                }),
+                _ if info.tes_point_mode => Some(TopologyClass::Point),
+                _ => info.tes_mode.map(|m| match m {
+                    TessMode::Isolines => TopologyClass::Line,
+                    TessMode::Triangles | TessMode::Quads => TopologyClass::Triangle,
+                }),
+            }
+        }
+        ShaderCode::SpirV { words, .. } => {
+            // OpExecutionMode (16) %entry Mode: OutputPoints (27),
+            // OutputLineStrip (28), OutputTriangleStrip (29); PointMode
+            // (10), Isolines (25), Triangles (22), Quads (24).
+            let (mut point_mode, mut class) = (false, None);
+            let mut i = 5;
+            while let Some(&w) = words.get(i) {
+                let (len, op) = ((w >> 16) as usize, w & 0xffff);
+                if op == 16 && len >= 3 {
+                    match words.get(i + 2) {
+                        Some(27) => class = Some(TopologyClass::Point),
+                        Some(28 | 25) => class = Some(TopologyClass::Line),
+                        Some(29 | 22 | 24) => class = Some(TopologyClass::Triangle),
+                        Some(10) => point_mode = true,
+                        _ => {}
+                    }
+                }
+                i += len.max(1);
+            }
+            if point_mode && state.stage == S::TessEval {
+                Some(TopologyClass::Point)
+            } else {
+                class
+            }
         }
     }
 }
@@ -390,5 +451,105 @@ impl ModuleCache {
             // pipelines do not keep them.
             unsafe { device.destroy_shader_module(m, None) };
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pipe_core::shader::StreamOutputInfo;
+
+    fn ir_state(stage: ShaderStage, src: &str) -> ShaderState {
+        ShaderState {
+            stage,
+            code: ShaderCode::Ir(Arc::new(spirv_gen::text::parse(src).unwrap())),
+            stream_output: StreamOutputInfo::default(),
+        }
+    }
+
+    /// The same shader as SPIR-V words, as a passthrough frontend gives it.
+    fn spirv_state(ir: &ShaderState) -> ShaderState {
+        let ShaderCode::Ir(any) = &ir.code else {
+            unreachable!()
+        };
+        let s = any.downcast_ref::<Ir>().unwrap();
+        let words = spirv_gen::emit::emit(s, spirv_gen::emit::Target::Vulkan1_3).unwrap();
+        ShaderState {
+            stage: ir.stage,
+            code: ShaderCode::SpirV {
+                words: words.into(),
+                entry_point: "main".into(),
+            },
+            stream_output: StreamOutputInfo::default(),
+        }
+    }
+
+    #[test]
+    fn output_prim_of_geometry_and_tess_eval_shaders() {
+        let gs = |out: &str| {
+            format!(
+                "shader geometry input=triangles output={out} max_vertices=1 invocations=1
+in @pos : f32x4[3] builtin=position
+out @gl_pos : f32x4 builtin=position
+fn main {{
+  %0 : i32 = const 0
+  %1 : f32x4 = load @pos, %0
+  store @gl_pos, %1
+  emit_vertex
+}}
+"
+            )
+        };
+        let tes = |mode: &str| {
+            format!(
+                "shader tess_eval mode={mode} spacing=equal winding=ccw
+in @pos : f32x4[32] builtin=position
+out @gl_pos : f32x4 builtin=position
+fn main {{
+  %0 : i32 = const 0
+  %1 : f32x4 = load @pos, %0
+  store @gl_pos, %1
+}}
+"
+            )
+        };
+        let cases = [
+            (ShaderStage::Geometry, gs("points"), TopologyClass::Point),
+            (ShaderStage::Geometry, gs("line_strip"), TopologyClass::Line),
+            (
+                ShaderStage::Geometry,
+                gs("triangle_strip"),
+                TopologyClass::Triangle,
+            ),
+            (ShaderStage::TessEval, tes("isolines"), TopologyClass::Line),
+            (
+                ShaderStage::TessEval,
+                tes("triangles"),
+                TopologyClass::Triangle,
+            ),
+            (ShaderStage::TessEval, tes("quads"), TopologyClass::Triangle),
+            (
+                ShaderStage::TessEval,
+                tes("isolines point_mode"),
+                TopologyClass::Point,
+            ),
+        ];
+        for (stage, src, want) in cases {
+            let ir = ir_state(stage, &src);
+            assert_eq!(output_prim(&ir), Some(want), "IR:\n{src}");
+            assert_eq!(output_prim(&spirv_state(&ir)), Some(want), "SPIR-V:\n{src}");
+        }
+        let vs = ir_state(
+            ShaderStage::Vertex,
+            "shader vertex
+in @p : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %0 : f32x4 = load @p
+  store @gl_pos, %0
+}
+",
+        );
+        assert_eq!(output_prim(&vs), None);
     }
 }

@@ -10,6 +10,7 @@ mod fbfetch;
 mod gfxres;
 mod merge;
 mod prim;
+mod rast_prim;
 mod render;
 mod render_cond;
 mod screen;

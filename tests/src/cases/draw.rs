@@ -867,7 +867,7 @@ fn textured_clamp(ctx: &mut TestContext, staging: bool) -> R {
 both_paths!("pipe.draw.texture.wrap_clamp_to_edge", textured_clamp);
 
 /// Binds a rasterizer built from `f` applied to the tests' defaults.
-fn bind_rasterizer(e: &mut Env, f: impl FnOnce(&mut RasterizerState)) -> R {
+pub(crate) fn bind_rasterizer(e: &mut Env, f: impl FnOnce(&mut RasterizerState)) -> R {
     let mut rs = RasterizerState {
         line_width: 1.0,
         clip_halfz: true,

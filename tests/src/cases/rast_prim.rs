@@ -1,0 +1,334 @@
+//! `pipe.draw.rast_prim.*`: GL state that depends on the primitives the
+//! rasterizer gets, which a geometry or tessellation evaluation shader
+//! decides, not the draw's topology (Zink's `rast_prim`), and polygon
+//! modes:
+//!
+//! - line stipple on the line strips of a geometry shader fed triangles,
+//!   and on tessellated isolines, both through the device's stippled lines
+//!   (`.native`) and through the shader emulation
+//!   (`PIPE_VK_DEBUG=emulate_line_stipple`, `.emulated`);
+//! - the rasterizer's point size on the points of a geometry shader fed
+//!   triangles;
+//! - polygon stipple on the triangles of a geometry shader fed points,
+//!   and not on polygons drawn in line mode (GL stipples polygons in fill
+//!   mode only).
+//!
+//! The 16x16 target's pixel (x, y) has its centre at NDC
+//! `((2x + 1) / 16 - 1, (2y + 1) / 16 - 1)`.
+
+use pipe_core::draw::PrimType;
+use pipe_core::state::*;
+
+use crate::cases::draw::{bind_rasterizer, bind_vertices, check_image, clear_color, draw, setup};
+use crate::harness::{
+    bind_program, env_with, set_color, shader, step, unorm, Env, FS_UBO_COLOR, VS_PASSTHROUGH,
+};
+use crate::{test_case, Outcome, TestContext};
+
+type R = Result<(), Outcome>;
+
+/// NDC of pixel coordinate `px` on the 16-pixel axis.
+fn ndc(px: f32) -> f32 {
+    px / 8.0 - 1.0
+}
+
+/// A vertex at window position (x, y).
+fn vtx(x: f32, y: f32) -> [f32; 4] {
+    [ndc(x), ndc(y), 0.0, 1.0]
+}
+
+const COLOR: [f32; 4] = [1.0, 0.5, 0.0, 1.0];
+
+/// Line stipple with factor 2 and pattern 0x3333 on a horizontal line
+/// through the pixel centres of row 8 from x = 0.5 rightwards: pixel x
+/// is lit when bit (x / 2) % 16 of the pattern is (as
+/// `pipe.draw.line_stipple.factor2_3333`).
+const FACTOR: u32 = 2;
+const PATTERN: u16 = 0x3333;
+
+fn stippled_row8(x: u32, y: u32) -> Option<[u8; 4]> {
+    let lit = y == 8 && PATTERN & (1 << ((x / FACTOR) % 16)) != 0;
+    Some(if lit { unorm(COLOR) } else { [0; 4] })
+}
+
+fn stipple_env(ctx: &TestContext, emulated: bool) -> Result<Env, Outcome> {
+    let e = env_with(ctx, |o| o.emulate_line_stipple = Some(emulated))?;
+    if !e.screen.caps().line_stipple {
+        return Err(Outcome::skip("no line stipple"));
+    }
+    Ok(e)
+}
+
+fn bind_stipple_rasterizer(e: &mut Env) -> R {
+    bind_rasterizer(e, |r| {
+        r.line_stipple_enable = true;
+        r.line_stipple_factor = (FACTOR - 1) as u8;
+        r.line_stipple_pattern = PATTERN;
+    })
+}
+
+/// Emits the first edge of each triangle as a line strip.
+const GS_FIRST_EDGE: &str =
+    "shader geometry input=triangles output=line_strip max_vertices=2 invocations=1
+in @pos : f32x4[3] builtin=position
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %0 : i32 = const 0
+  %1 : i32 = const 1
+  %2 : f32x4 = load @pos, %0
+  %3 : f32x4 = load @pos, %1
+  store @gl_pos, %2
+  emit_vertex
+  store @gl_pos, %3
+  emit_vertex
+  end_primitive
+}
+";
+
+/// A triangle whose first edge runs along row 8; the geometry shader
+/// draws that edge only, and the stipple applies to it.
+fn gs_line_strip_stipple(ctx: &mut TestContext, emulated: bool) -> R {
+    let mut e = stipple_env(ctx, emulated)?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let g = step(
+        "gs",
+        e.ctx
+            .create_gs_state(&shader(ShaderStage::Geometry, GS_FIRST_EDGE)?),
+    )?;
+    step("bind gs", e.ctx.bind_gs_state(Some(g)))?;
+    bind_stipple_rasterizer(&mut e)?;
+    let tri: Vec<f32> = [vtx(0.5, 8.5), vtx(16.5, 8.5), vtx(0.5, 12.5)].concat();
+    bind_vertices(&mut e, &tri, None)?;
+    set_color(&mut e, COLOR)?;
+    clear_color(&mut e, [0.0; 4])?;
+    draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
+    check_image(ctx, &mut e, &t, stippled_row8)
+}
+
+/// Isolines, one segment per patch of two vertices: the position is
+/// `mix(p0, p1, u)`.
+const TES_ISOLINES: &str = "shader tess_eval mode=isolines spacing=equal winding=ccw
+in @pos : f32x4[32] builtin=position
+in @tc : f32x3 builtin=tess_coord
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %0 : f32x3 = load @tc
+  %1 : f32 = swizzle %0, x
+  %2 : f32x4 = vec %1, %1, %1, %1
+  %3 : i32 = const 0
+  %4 : i32 = const 1
+  %5 : f32x4 = load @pos, %3
+  %6 : f32x4 = load @pos, %4
+  %7 : f32x4 = fsub %6, %5
+  %8 : f32x4 = ffma %7, %2, %5
+  store @gl_pos, %8
+}
+";
+
+/// A patch of two vertices along row 8 tessellated into one isoline (the
+/// driver's pass-through control shader, default levels 1): the stipple
+/// applies to it.
+fn isolines_stipple(ctx: &mut TestContext, emulated: bool) -> R {
+    let mut e = stipple_env(ctx, emulated)?;
+    if !e.screen.caps().shader[ShaderStage::TessEval.index()].supported {
+        return Err(Outcome::skip("no tessellation"));
+    }
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let te = step(
+        "tes",
+        e.ctx
+            .create_tes_state(&shader(ShaderStage::TessEval, TES_ISOLINES)?),
+    )?;
+    step("bind tes", e.ctx.bind_tes_state(Some(te)))?;
+    step("patch vertices", e.ctx.set_patch_vertices(2))?;
+    step(
+        "set_tess_state",
+        e.ctx.set_tess_state(&TessState {
+            default_outer_level: [1.0; 4],
+            default_inner_level: [1.0; 2],
+        }),
+    )?;
+    bind_stipple_rasterizer(&mut e)?;
+    let line: Vec<f32> = [vtx(0.5, 8.5), vtx(16.5, 8.5)].concat();
+    bind_vertices(&mut e, &line, None)?;
+    set_color(&mut e, COLOR)?;
+    clear_color(&mut e, [0.0; 4])?;
+    draw(&mut e, PrimType::Patches, 0, 2, 1)?;
+    check_image(ctx, &mut e, &t, stippled_row8)
+}
+
+macro_rules! stipple_cases {
+    ($($name:literal => $body:path),+ $(,)?) => {$(
+        const _: () = {
+            fn native(ctx: &mut TestContext) -> Outcome {
+                Outcome::from_result($body(ctx, false))
+            }
+            fn emulated(ctx: &mut TestContext) -> Outcome {
+                Outcome::from_result($body(ctx, true))
+            }
+            test_case!(name = concat!("pipe.draw.rast_prim.", $name, ".native"), native);
+            test_case!(name = concat!("pipe.draw.rast_prim.", $name, ".emulated"), emulated);
+        };
+    )+};
+}
+stipple_cases!(
+    "gs_line_strip_stipple" => gs_line_strip_stipple,
+    "isolines_stipple" => isolines_stipple,
+);
+
+/// Emits one point, at the first vertex of each triangle, without
+/// writing a point size.
+const GS_FIRST_POINT: &str =
+    "shader geometry input=triangles output=points max_vertices=1 invocations=1
+in @pos : f32x4[3] builtin=position
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %0 : i32 = const 0
+  %1 : f32x4 = load @pos, %0
+  store @gl_pos, %1
+  emit_vertex
+  end_primitive
+}
+";
+
+/// The rasterizer's point size (5, not per vertex) sizes the points a
+/// geometry shader makes of triangles: a point at (8.5, 8.5) covers the
+/// pixels whose centres are within 2.5 of it, 6..=10 on both axes.
+fn gs_points_size(ctx: &mut TestContext) -> R {
+    let mut e = env_with(ctx, |_| {})?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let g = step(
+        "gs",
+        e.ctx
+            .create_gs_state(&shader(ShaderStage::Geometry, GS_FIRST_POINT)?),
+    )?;
+    step("bind gs", e.ctx.bind_gs_state(Some(g)))?;
+    bind_rasterizer(&mut e, |r| {
+        r.point_size = 5.0;
+        r.point_size_per_vertex = false;
+    })?;
+    let tri: Vec<f32> = [vtx(8.5, 8.5), vtx(16.0, 8.5), vtx(8.5, 16.0)].concat();
+    bind_vertices(&mut e, &tri, None)?;
+    set_color(&mut e, COLOR)?;
+    clear_color(&mut e, [0.0; 4])?;
+    draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
+    check_image(ctx, &mut e, &t, |x, y| {
+        let lit = (6..=10).contains(&x) && (6..=10).contains(&y);
+        Some(if lit { unorm(COLOR) } else { [0; 4] })
+    })
+}
+const _: () = {
+    fn run(ctx: &mut TestContext) -> Outcome {
+        Outcome::from_result(gs_points_size(ctx))
+    }
+    test_case!(name = "pipe.draw.rast_prim.gs_points_size", run);
+};
+
+/// Makes a target-covering triangle of each point.
+const GS_POINT_TO_TRIANGLE: &str =
+    "shader geometry input=points output=triangle_strip max_vertices=3 invocations=1
+in @pos : f32x4[1] builtin=position
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %0 : f32x4 = const -1.0, -1.0, 0.0, 1.0
+  %1 : f32x4 = const 3.0, -1.0, 0.0, 1.0
+  %2 : f32x4 = const -1.0, 3.0, 0.0, 1.0
+  store @gl_pos, %0
+  emit_vertex
+  store @gl_pos, %1
+  emit_vertex
+  store @gl_pos, %2
+  emit_vertex
+  end_primitive
+}
+";
+
+/// A checkerboard polygon stipple: (x + y) even pixels pass.
+fn set_checker_stipple(e: &mut Env) -> R {
+    let mut p = PolyStipple::default();
+    for (y, w) in p.stipple.iter_mut().enumerate() {
+        *w = if y % 2 == 0 { 0xAAAA_AAAA } else { 0x5555_5555 };
+    }
+    step("set_polygon_stipple", e.ctx.set_polygon_stipple(&p))
+}
+
+/// Polygon stipple applies to the triangles a geometry shader makes of
+/// a point.
+fn gs_triangles_polygon_stipple(ctx: &mut TestContext) -> R {
+    let mut e = env_with(ctx, |_| {})?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let g = step(
+        "gs",
+        e.ctx
+            .create_gs_state(&shader(ShaderStage::Geometry, GS_POINT_TO_TRIANGLE)?),
+    )?;
+    step("bind gs", e.ctx.bind_gs_state(Some(g)))?;
+    bind_rasterizer(&mut e, |r| r.poly_stipple_enable = true)?;
+    set_checker_stipple(&mut e)?;
+    bind_vertices(&mut e, &vtx(8.5, 8.5), None)?;
+    set_color(&mut e, COLOR)?;
+    clear_color(&mut e, [0.0; 4])?;
+    draw(&mut e, PrimType::Points, 0, 1, 1)?;
+    check_image(ctx, &mut e, &t, |x, y| {
+        Some(if (x + y) % 2 == 0 {
+            unorm(COLOR)
+        } else {
+            [0; 4]
+        })
+    })
+}
+const _: () = {
+    fn run(ctx: &mut TestContext) -> Outcome {
+        Outcome::from_result(gs_triangles_polygon_stipple(ctx))
+    }
+    test_case!(
+        name = "pipe.draw.rast_prim.gs_triangles_polygon_stipple",
+        run
+    );
+};
+
+/// A triangle drawn in line mode with an all-zero polygon stipple: GL
+/// stipples polygons in fill mode only, so its edges are drawn. Its
+/// horizontal edge runs along row 2 and its vertical edge along column
+/// 2, from 2.5 to 12.5; the pixels strictly between the end points are
+/// checked (the ends and the diagonal edge depend on the line rule), and
+/// the inside stays clear.
+fn polygon_stipple_line_mode(ctx: &mut TestContext) -> R {
+    let mut e = env_with(ctx, |_| {})?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    bind_rasterizer(&mut e, |r| {
+        r.poly_stipple_enable = true;
+        r.fill_front = PolygonMode::Line;
+        r.fill_back = PolygonMode::Line;
+    })?;
+    step(
+        "set_polygon_stipple",
+        e.ctx.set_polygon_stipple(&PolyStipple::default()),
+    )?;
+    let tri: Vec<f32> = [vtx(2.5, 2.5), vtx(12.5, 2.5), vtx(2.5, 12.5)].concat();
+    bind_vertices(&mut e, &tri, None)?;
+    set_color(&mut e, COLOR)?;
+    clear_color(&mut e, [0.0; 4])?;
+    draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
+    check_image(ctx, &mut e, &t, |x, y| {
+        let inner = |v: u32| (3..=11).contains(&v);
+        if (y == 2 && inner(x)) || (x == 2 && inner(y)) {
+            Some(unorm(COLOR))
+        } else if (4..=6).contains(&x) && (4..=6).contains(&y) {
+            Some([0; 4])
+        } else {
+            None
+        }
+    })
+}
+const _: () = {
+    fn run(ctx: &mut TestContext) -> Outcome {
+        Outcome::from_result(polygon_stipple_line_mode(ctx))
+    }
+    test_case!(name = "pipe.draw.rast_prim.polygon_stipple_line_mode", run);
+};
