@@ -1674,7 +1674,11 @@ impl VkContext {
             return Err(PipeError::unsupported(format!(
                 "draw_vbo: vertex elements {:?} need a vertex fetch fix-up in the shader, which \
                  a SPIR-V passthrough vertex shader cannot get",
-                vs_key.vertex_fixups.iter().map(|f| f.0).collect::<Vec<_>>()
+                vs_key
+                    .vertex_fixups
+                    .iter()
+                    .map(|f| f.location)
+                    .collect::<Vec<_>>()
             )));
         }
         if let Some(h) = fs {
@@ -1888,10 +1892,7 @@ impl VkContext {
         // Vertex formats fetched through a shader fix-up, by the input
         // location their element feeds.
         if let Some(f) = b.velems.and_then(|h| self.velem_fetch.get(&h.id())) {
-            vs.vertex_fixups = f
-                .iter()
-                .filter_map(|e| e.fixup.map(|x| (e.location, x)))
-                .collect();
+            vs.vertex_fixups = f.iter().filter_map(|e| e.fixup).collect();
         }
         let mut fs = VariantKey {
             flat_shade: rast.flatshade,

@@ -32,14 +32,16 @@
 //! to or used as a storage image. Device-dependent fallbacks for missing
 //! depth formats are in [`depth_fallback`].
 //!
-//! Formats with no mapping and no emulation (e.g. `R32_UNORM` and the other
-//! 32-bit normalized/scaled vertex formats, `*_FIXED`, `A8B8G8R8_*` byte
-//! orders) must be converted on the CPU (as Gallium's `u_vbuf` does for
-//! vertex data) or reported unsupported.
+//! Formats with no mapping and no emulation (e.g. `R32_UNORM`, `*_FIXED`,
+//! `R64*`, `A8B8G8R8_*` byte orders) are unsupported for images. As
+//! vertex attributes, every format GL's vertex arrays use is fetched,
+//! natively or through a shader fix-up ([`vertex_fetch`],
+//! [`vertex_elements_fetch`]), where Zink leaves them to `u_vbuf`'s CPU
+//! conversion.
 
 use ash::vk;
 use pipe_core::format::{Colorspace, Format, Swizzle};
-use spirv_gen::passes::VertexFixup;
+use spirv_gen::passes::{FetchFixup, VertexFixup};
 
 /// The direct Vulkan format for `f`, if Vulkan has one with the same bits and
 /// meaning.
@@ -480,29 +482,37 @@ pub fn emulated(f: Format) -> Option<Emulation> {
 pub struct ElementFetch {
     /// The format of the Vulkan vertex input attribute.
     pub format: vk::Format,
-    /// The fix-up the vertex shader applies to what it reads.
-    pub fixup: Option<spirv_gen::passes::VertexFixup>,
     /// The vertex shader input location the element feeds.
     pub location: u32,
-    /// A second attribute, at `location + 1` and 16 bytes further: the
-    /// upper half of a 64-bit element split into 32-bit pairs
-    /// ([`spirv_gen::passes::VertexFixup::Split64`]).
-    pub upper: Option<vk::Format>,
+    /// The fix-up the vertex shader applies to what it reads.
+    pub fixup: Option<FetchFixup>,
+    /// A second attribute, 16 bytes further, and its location: the upper
+    /// half of a 64-bit element split into 32-bit pairs.
+    pub upper: Option<(vk::Format, u32)>,
 }
 
 /// How the elements of a vertex-elements CSO are fetched, in order.
 ///
 /// Element `i` feeds the input location that follows the previous
-/// element's; a 64-bit element marked `dual_slot` (a `dvec3`/`dvec4` or
-/// `u64vec3`/`u64vec4` shader input) takes two locations, as such an
-/// input does in Vulkan and in GL. The format of a 64-bit element is
-/// sized to the input, as Mesa's `util_lower_uint64_vertex_elements`
-/// does before a Gallium driver sees it: at least three components when
-/// `dual_slot` (the second location is then fetched, reading past a
-/// one- or two-component attribute as Mesa does; GL leaves those
-/// components undefined), at most two otherwise; it is then fetched as
-/// 32-bit pairs ([`fetch_64bit`]). `dual_slot` on an element that is not
-/// 64-bit is ignored, as Mesa's lowering does.
+/// element's. 64-bit formats follow Mesa's conventions (`st_atom_array`):
+///
+/// - `R64*_UINT`/`_SINT` are GL's real 64-bit attributes (`dvec*`,
+///   `u64vec*`). One marked `dual_slot` (a three- or four-component
+///   input) takes two locations, as such an input does in Vulkan and GL,
+///   and its format is sized to the input as Mesa's
+///   `util_lower_uint64_vertex_elements` does before a Gallium driver
+///   sees it: at least three components when `dual_slot` (the second
+///   location is then fetched, reading past a one- or two-component
+///   attribute as Mesa does; GL leaves those components undefined), at
+///   most two otherwise. `R64*_FLOAT` marked `dual_slot` is taken the
+///   same way.
+/// - `R64*_FLOAT` without `dual_slot` is GL_DOUBLE converted to float
+///   for a 32-bit input: one location, and for three or four components
+///   a spare location (after every element's) for the upper half.
+///
+/// 64-bit elements are fetched as 32-bit unsigned pairs
+/// ([`fetch_64bit`]). `dual_slot` on an element that is not 64-bit is
+/// ignored, as Mesa's lowering does.
 ///
 /// Errors when the locations exceed the device's
 /// `maxVertexInputAttributes`, or an element's format cannot be fetched
@@ -512,63 +522,102 @@ pub fn vertex_elements_fetch(
     elements: &[pipe_core::state::VertexElement],
 ) -> pipe_core::PipeResult<Vec<ElementFetch>> {
     let max = dev.physical.properties.limits.max_vertex_input_attributes;
+    // (components, converted to float) of a 64-bit element.
+    let wide = |e: &pipe_core::state::VertexElement| {
+        let n = match e.src_format {
+            Format::R64Float | Format::R64Uint | Format::R64Sint => 1,
+            Format::R64G64Float | Format::R64G64Uint | Format::R64G64Sint => 2,
+            Format::R64G64B64Float | Format::R64G64B64Uint | Format::R64G64B64Sint => 3,
+            Format::R64G64B64A64Float | Format::R64G64B64A64Uint | Format::R64G64B64A64Sint => 4,
+            _ => return None,
+        };
+        let to_float = e.src_format.is_float() && !e.dual_slot;
+        Some(match () {
+            _ if to_float => (n, true),
+            _ if e.dual_slot => (n.max(3), false),
+            _ => (n.min(2), false),
+        })
+    };
+    let slots = |e: &pipe_core::state::VertexElement| match wide(e) {
+        Some((_, false)) if e.dual_slot => 2,
+        _ => 1,
+    };
     let mut location = 0u32;
+    // Spare locations for the upper halves of converted doubles.
+    let mut spare: u32 = elements.iter().map(slots).sum();
     let mut out = Vec::with_capacity(elements.len());
     for (i, e) in elements.iter().enumerate() {
-        // A 64-bit format: its components and kind, resized as above.
-        let wide = match e.src_format {
-            Format::R64Float | Format::R64Uint | Format::R64Sint => Some(1),
-            Format::R64G64Float | Format::R64G64Uint | Format::R64G64Sint => Some(2),
-            Format::R64G64B64Float | Format::R64G64B64Uint | Format::R64G64B64Sint => Some(3),
-            Format::R64G64B64A64Float | Format::R64G64B64A64Uint | Format::R64G64B64A64Sint => {
-                Some(4)
-            }
-            _ => None,
-        }
-        .map(|n: u32| if e.dual_slot { n.max(3) } else { n.min(2) });
-        let slots = if wide.is_some() && e.dual_slot { 2 } else { 1 };
-        if location + slots > max {
+        let n = slots(e);
+        if location + n > max {
             return Err(pipe_core::PipeError::invalid(format!(
                 "vertex element {i}: its input locations {location}..{} exceed the device's \
                  {max} vertex input attributes (dual-slot elements take two)",
-                location + slots
+                location + n
             )));
         }
-        let (format, fixup, upper) = match wide {
-            Some(n) => fetch_64bit(n),
+        let (format, fixup, upper) = match wide(e) {
+            Some((comps, to_float)) => {
+                let (lower, upper) = fetch_64bit(comps);
+                let fixup = if to_float {
+                    VertexFixup::Double
+                } else {
+                    VertexFixup::Split64
+                };
+                let upper_at = if to_float && upper.is_some() {
+                    spare += 1;
+                    if spare > max {
+                        return Err(pipe_core::PipeError::invalid(format!(
+                            "vertex element {i}: a {} element needs a spare input location \
+                             for its upper half, and the device's {max} are taken",
+                            e.src_format
+                        )));
+                    }
+                    spare - 1
+                } else {
+                    location + 1
+                };
+                let fix = FetchFixup {
+                    location,
+                    fixup,
+                    comps: comps as u8,
+                    upper: upper.map(|_| upper_at),
+                };
+                (lower, Some(fix), upper.map(|u| (u, upper_at)))
+            }
             None => {
                 let (format, fixup) = vertex_fetch(dev, e.src_format)?;
+                let fixup = fixup.map(|fixup| FetchFixup {
+                    location,
+                    fixup,
+                    comps: e.src_format.desc().nr_channels,
+                    upper: None,
+                });
                 (format, fixup, None)
             }
         };
         out.push(ElementFetch {
             format,
-            fixup,
             location,
+            fixup,
             upper,
         });
-        location += slots;
+        location += n;
     }
     Ok(out)
 }
 
-/// How a 64-bit vertex format of `n` components is fetched: always as
-/// 32-bit unsigned pairs that the shader bitcasts back
-/// (`VertexFixup::Split64`), never as a `R64*` Vulkan format. This is what
-/// a Gallium driver gets from Mesa, whose cso layer splits 64-bit
-/// elements (`util_lower_uint64_vertex_elements`) before the driver sees
-/// them, and it works on every device: lavapipe 25.0.7 fetches no
-/// `R64*_SFLOAT` format, and its `R64G64B64A64_UINT` fetch gave 0 for z
-/// and w in `pipe.draw.vertex_format.dual_slot.u64vec4` (it advertises
-/// the format).
-fn fetch_64bit(
-    n: u32,
-) -> (
-    vk::Format,
-    Option<spirv_gen::passes::VertexFixup>,
-    Option<vk::Format>,
-) {
-    let (lower, upper) = match n {
+/// The 32-bit unsigned pairs a 64-bit element of `n` components is
+/// fetched as, and the second attribute for its components 2 and 3. A
+/// `R64*` Vulkan format is never used: a Gallium driver gets 64-bit
+/// elements split this way from Mesa (whose cso layer runs
+/// `util_lower_uint64_vertex_elements`; u_vbuf converts GL_DOUBLE
+/// elements the device cannot fetch), and this works on every device:
+/// lavapipe 25.0.7 fetches no `R64*_SFLOAT` format, and its
+/// `R64G64B64A64_UINT` fetch gave 0 for z and w in
+/// `pipe.draw.vertex_format.dual_slot.u64vec4` (it advertises the
+/// format).
+fn fetch_64bit(n: u32) -> (vk::Format, Option<vk::Format>) {
+    match n {
         1 => (vk::Format::R32G32_UINT, None),
         2 => (vk::Format::R32G32B32A32_UINT, None),
         3 => (vk::Format::R32G32B32A32_UINT, Some(vk::Format::R32G32_UINT)),
@@ -576,8 +625,7 @@ fn fetch_64bit(
             vk::Format::R32G32B32A32_UINT,
             Some(vk::Format::R32G32B32A32_UINT),
         ),
-    };
-    (lower, Some(spirv_gen::passes::VertexFixup::Split64), upper)
+    }
 }
 
 /// Whether the device fetches vertex attributes of `vf`.
@@ -611,6 +659,23 @@ pub fn vertex_fetch(
         Format::B8G8R8A8Unorm => Some((Format::R8G8B8A8Unorm, VertexFixup::SwapRb)),
         Format::R10G10B10A2Unorm => Some((Format::R32Uint, VertexFixup::A2b10g10r10Unorm)),
         Format::R10G10B10A2Snorm => Some((Format::R32Uint, VertexFixup::A2b10g10r10Snorm)),
+        Format::R10G10B10A2Uscaled => Some((Format::R32Uint, VertexFixup::A2b10g10r10Uscaled)),
+        Format::R10G10B10A2Sscaled => Some((Format::R32Uint, VertexFixup::A2b10g10r10Sscaled)),
+        Format::B10G10R10A2Unorm => Some((Format::R32Uint, VertexFixup::A2r10g10b10Unorm)),
+        Format::B10G10R10A2Snorm => Some((Format::R32Uint, VertexFixup::A2r10g10b10Snorm)),
+        Format::B10G10R10A2Uscaled => Some((Format::R32Uint, VertexFixup::A2r10g10b10Uscaled)),
+        Format::B10G10R10A2Sscaled => Some((Format::R32Uint, VertexFixup::A2r10g10b10Sscaled)),
+        // 32-bit normalized and 16.16 fixed-point (GL_FIXED): no Vulkan
+        // format; the integer one of the same layout, converted.
+        _ if name.starts_with("PIPE_FORMAT_R32") && name.ends_with("_UNORM") => {
+            via(name.replace("_UNORM", "_UINT"), VertexFixup::Unorm32)
+        }
+        _ if name.starts_with("PIPE_FORMAT_R32") && name.ends_with("_SNORM") => {
+            via(name.replace("_SNORM", "_SINT"), VertexFixup::Snorm32)
+        }
+        _ if name.starts_with("PIPE_FORMAT_R32") && name.ends_with("_FIXED") => {
+            via(name.replace("_FIXED", "_SINT"), VertexFixup::Fixed32)
+        }
         // R*_USCALED / R*_SSCALED (array formats, R first): the integer
         // format of the same layout, converted in the shader.
         _ if name.starts_with("PIPE_FORMAT_R") && name.ends_with("_USCALED") => {

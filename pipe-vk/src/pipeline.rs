@@ -488,9 +488,9 @@ impl PipelineCache {
                 format: fetch.format,
                 offset: e.src_offset,
             });
-            if let Some(format) = fetch.upper {
+            if let Some((format, location)) = fetch.upper {
                 attrs.push(vk::VertexInputAttributeDescription {
-                    location: fetch.location + 1,
+                    location,
                     binding: b,
                     format,
                     offset: e.src_offset + 16,

@@ -343,6 +343,49 @@ fn main {{
     assert!(passes::lower(&mut s, &k).is_err());
 }
 
+/// The fix-ups of formats with no Vulkan twin: 32-bit normalized and
+/// fixed-point through the integer format (a 2-component format feeding
+/// an f32x4 input reads z = 0 and w = 1 from the shader, not the scaled
+/// integer defaults), GL_DOUBLE converted to float with its upper half
+/// at a spare location, and the packed BGRA 10/10/10/2 formats.
+#[test]
+fn vertex_fetch_fixups_without_vulkan_format() {
+    for (key, raw) in [
+        ("vfetch=1:unorm32:2", Type::uint(32, 2)),
+        ("vfetch=1:snorm32:2", Type::int(32, 2)),
+        ("vfetch=1:fixed32:2", Type::int(32, 2)),
+    ] {
+        let s = lowered(VS, key);
+        assert_eq!(s.var(s.find_var("v").unwrap()).ty, raw, "{key}");
+        let text = print(&s);
+        assert!(
+            text.contains("const 0.0") && text.contains("const 1.0"),
+            "{key}:\n{text}"
+        );
+    }
+    let s = lowered(VS, "vfetch=1:double:4:7");
+    assert_eq!(s.var(s.find_var("v").unwrap()).ty, Type::uint(32, 4));
+    let hi = s.find_var("v_hi").unwrap();
+    assert_eq!(s.var(hi).ty, Type::uint(32, 4));
+    assert_eq!(s.var(hi).io().unwrap().location, Some(7));
+    assert_eq!(count(&s, |i| matches!(&i.op, Op::Alu(AluOp::F2f, _))), 4);
+    // Three or four doubles need the upper location.
+    let mut s = parse(VS).unwrap();
+    let k = VariantKey::parse("vfetch=1:double:3").unwrap();
+    assert!(passes::lower(&mut s, &k).is_err());
+    // Two doubles fit one location; z and w read 0 and 1.
+    let s = lowered(VS, "vfetch=1:double:2");
+    assert!(s.find_var("v_hi").is_none());
+    assert_eq!(count(&s, |i| matches!(&i.op, Op::Alu(AluOp::F2f, _))), 2);
+    for f in ["unorm", "snorm", "uscaled", "sscaled"] {
+        let key = format!("vfetch=1:a2r10g10b10_{f}");
+        let s = lowered(VS, &key);
+        assert_eq!(s.var(s.find_var("v").unwrap()).ty, Type::U32, "{key}");
+    }
+    assert!(VariantKey::parse("vfetch=1:double:5").is_err());
+    assert!(VariantKey::parse("vfetch=1:double:4:7:9").is_err());
+}
+
 /// 64-bit interface variables exist only as vertex inputs.
 #[test]
 fn wide_interface_only_on_vertex_inputs() {

@@ -18,3 +18,4 @@ mod state_reuse;
 mod streamout;
 mod transfer;
 mod vertex_format;
+mod vertex_format_gl;

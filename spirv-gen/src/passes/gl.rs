@@ -15,7 +15,7 @@
 //! stipple needs a vertex-side pass as well as a fragment one; it lives in
 //! [`super::line_stipple`] and its functions are re-exported here.
 
-use super::{CompareFunc, VertexFixup};
+use super::{CompareFunc, FetchFixup, VertexFixup};
 use crate::binding::{self, driver_ubo, push};
 use crate::error::{Error, Result};
 use crate::ir::*;
@@ -688,34 +688,36 @@ pub fn lower_inline_uniforms(s: &mut Shader, values: &[(u32, u32)]) {
     });
 }
 
-/// [`VertexFixup::Split64`] for the 64-bit input `var` at location
-/// `loc`: it becomes 32-bit unsigned pairs at `loc` (and `loc + 1` for
-/// three or four components), each pair bitcast back to one component.
-fn split_64bit_input(s: &mut Shader, var: VarId, loc: u32) -> Result<()> {
-    let ty = s.var(var).ty;
-    if ty.bits != 64 || ty.is_bool() {
+/// Adds the second input of a split 64-bit attribute: `comps` 32-bit
+/// unsigned components at `location`, named after `var`. Errors when the
+/// shader already has an input there.
+fn add_upper_input(s: &mut Shader, var: VarId, location: u32, comps: u8) -> Result<VarId> {
+    if s.vars
+        .iter()
+        .any(|v| v.is_input() && v.io().and_then(|io| io.location) == Some(location))
+    {
         return Err(Error::new(format!(
-            "vertex fix-up split64: input at location {loc} must be 64-bit, not {ty}"
+            "vertex fix-up: location {location}, for the upper half of @{}, is taken",
+            s.var(var).name
         )));
     }
-    let n = ty.comps;
-    let comp = Type { comps: 1, ..ty };
-    s.var_mut(var).ty = Type::uint(32, 2 * n.min(2));
-    let upper = (n > 2).then(|| {
-        let mut v = s.var(var).clone();
-        v.name = format!("{}_hi", v.name);
-        v.ty = Type::uint(32, 2 * (n - 2));
-        if let VarKind::Input(io) = &mut v.kind {
-            io.location = Some(loc + 1);
-        }
-        s.add_var(v)
-    });
-    replace_loads(s, var, &mut |s, dest, ty, _| {
-        let mut e = Emit::new(s);
-        let lo = e.load(var, None);
-        let hi = upper.map(|u| e.load(u, None));
-        let mut comps = Vec::new();
-        for k in 0..n {
+    let mut v = s.var(var).clone();
+    v.name = format!("{}_hi", v.name);
+    v.ty = Type::uint(32, comps);
+    if let VarKind::Input(io) = &mut v.kind {
+        io.location = Some(location);
+    }
+    Ok(s.add_var(v))
+}
+
+/// Loads the first `n` 64-bit components (`comp`, a scalar type) of an
+/// attribute split into 32-bit unsigned pairs: components 0 and 1 from
+/// `lo`, 2 and 3 from `hi`.
+fn load_split_64(e: &mut Emit, lo: VarId, hi: Option<VarId>, n: u8, comp: Type) -> Vec<ValueId> {
+    let lo = e.load(lo, None);
+    let hi = hi.map(|h| e.load(h, None));
+    (0..n)
+        .map(|k| {
             // Three or four components always have the upper input.
             let (src, at) = if k < 2 {
                 (lo, 2 * k)
@@ -723,10 +725,105 @@ fn split_64bit_input(s: &mut Shader, var: VarId, loc: u32) -> Result<()> {
                 (hi.unwrap_or(lo), 2 * (k - 2))
             };
             let pair = e.swizzle(Type::uint(32, 2), src, &[at, at + 1]);
-            comps.push(e.alu(AluOp::Bitcast, comp, &[pair]));
-        }
-        let op = if n == 1 { AluOp::Mov } else { AluOp::Vec };
-        e.def_as(dest, ty, Op::Alu(op, comps));
+            e.alu(AluOp::Bitcast, comp, &[pair])
+        })
+        .collect()
+}
+
+/// `comps` (scalars of `ty`'s component type) extended to `ty`'s
+/// component count with GL's defaults for missing attribute components
+/// (0, 0, 1), as one value of type `ty`.
+fn widen_attr(e: &mut Emit, mut comps: Vec<ValueId>, ty: Type) -> Op {
+    let one = Type { comps: 1, ..ty };
+    comps.truncate(ty.comps as usize);
+    for k in comps.len()..ty.comps as usize {
+        let bits = if k == 3 {
+            match one.base {
+                BaseType::Float => one_bits_float(one.bits),
+                _ => 1,
+            }
+        } else {
+            0
+        };
+        comps.push(e.konst(one, vec![bits]));
+    }
+    if comps.len() == 1 {
+        Op::Alu(AluOp::Mov, comps)
+    } else {
+        Op::Alu(AluOp::Vec, comps)
+    }
+}
+
+/// The bits of 1.0 in a float of `bits` bits.
+fn one_bits_float(bits: u8) -> u64 {
+    match bits {
+        16 => 0x3c00,
+        64 => 1.0f64.to_bits(),
+        _ => u64::from(1.0f32.to_bits()),
+    }
+}
+
+/// [`VertexFixup::Split64`] for the 64-bit input `var`: it becomes 32-bit
+/// unsigned pairs at its location and (three or four components) at
+/// `upper`, each pair bitcast back to one component.
+fn split_64bit_input(s: &mut Shader, var: VarId, f: &FetchFixup) -> Result<()> {
+    let ty = s.var(var).ty;
+    let loc = f.location;
+    if ty.bits != 64 || ty.is_bool() {
+        return Err(Error::new(format!(
+            "vertex fix-up split64: input at location {loc} must be 64-bit, not {ty}"
+        )));
+    }
+    let n = ty.comps;
+    s.var_mut(var).ty = Type::uint(32, 2 * n.min(2));
+    let upper = if n > 2 {
+        Some(add_upper_input(
+            s,
+            var,
+            f.upper.unwrap_or(loc + 1),
+            2 * (n - 2),
+        )?)
+    } else {
+        None
+    };
+    let comp = Type { comps: 1, ..ty };
+    replace_loads(s, var, &mut |s, dest, ty, _| {
+        let mut e = Emit::new(s);
+        let comps = load_split_64(&mut e, var, upper, n, comp);
+        let op = widen_attr(&mut e, comps, ty);
+        e.def_as(dest, ty, op);
+        e.out
+    });
+    Ok(())
+}
+
+/// [`VertexFixup::Double`] for the 32-bit float input `var`: the
+/// attribute's `f.comps` doubles come as [`split_64bit_input`]'s pairs
+/// (the upper half at `f.upper`) and are converted to `f32`.
+fn double_to_float_input(s: &mut Shader, var: VarId, f: &FetchFixup) -> Result<()> {
+    let loc = f.location;
+    let n = if f.comps == 0 { 4 } else { f.comps };
+    let ty = s.var(var).ty;
+    let used = n.min(ty.comps);
+    s.var_mut(var).ty = Type::uint(32, 2 * used.min(2));
+    let upper = if used > 2 {
+        let at = f.upper.ok_or_else(|| {
+            Error::new(format!(
+                "vertex fix-up double: location {loc} has {n} components and no upper location"
+            ))
+        })?;
+        Some(add_upper_input(s, var, at, 2 * (used - 2))?)
+    } else {
+        None
+    };
+    replace_loads(s, var, &mut |s, dest, ty, _| {
+        let mut e = Emit::new(s);
+        let comps = load_split_64(&mut e, var, upper, used, Type::float(64, 1))
+            .into_iter()
+            .map(|d| e.alu(AluOp::F2f, Type::F32, &[d]))
+            .collect();
+        let op = widen_attr(&mut e, comps, ty);
+        e.def_as(dest, ty, op);
         e.out
     });
     Ok(())
@@ -734,11 +831,12 @@ fn split_64bit_input(s: &mut Shader, var: VarId, loc: u32) -> Result<()> {
 
 /// Vertex fetch fix-ups: the input at each location is fetched in a format
 /// the device supports and converted back in the shader.
-pub fn lower_vertex_fixups(s: &mut Shader, fixups: &[(u32, VertexFixup)]) -> Result<()> {
+pub fn lower_vertex_fixups(s: &mut Shader, fixups: &[FetchFixup]) -> Result<()> {
     if s.stage != Stage::Vertex {
         return Ok(());
     }
-    for &(loc, fix) in fixups {
+    for f in fixups {
+        let (loc, fix) = (f.location, f.fixup);
         let Some(i) = s
             .vars
             .iter()
@@ -749,7 +847,7 @@ pub fn lower_vertex_fixups(s: &mut Shader, fixups: &[(u32, VertexFixup)]) -> Res
         let var = VarId(i as u32);
         let ty = s.var(var).ty;
         if fix == VertexFixup::Split64 {
-            split_64bit_input(s, var, loc)?;
+            split_64bit_input(s, var, f)?;
             continue;
         }
         if !ty.is_float() || ty.bits != 32 {
@@ -758,9 +856,12 @@ pub fn lower_vertex_fixups(s: &mut Shader, fixups: &[(u32, VertexFixup)]) -> Res
             )));
         }
         let n = ty.comps;
+        // The components the attribute has (the rest read 0, 0, 1).
+        let nf = if f.comps == 0 { n } else { f.comps.min(n) };
         match fix {
             // Done above: it alone takes 64-bit inputs.
             VertexFixup::Split64 => {}
+            VertexFixup::Double => double_to_float_input(s, var, f)?,
             VertexFixup::SwapRb => {
                 // The input reads all four components (a BGRA attribute
                 // fetched as RGBA), whatever the shader declares; the
@@ -788,9 +889,70 @@ pub fn lower_vertex_fixups(s: &mut Shader, fixups: &[(u32, VertexFixup)]) -> Res
                     e.out
                 });
             }
-            VertexFixup::A2b10g10r10Unorm | VertexFixup::A2b10g10r10Snorm => {
-                // The first n components of the unpacked (x, y, z, w).
-                let snorm = fix == VertexFixup::A2b10g10r10Snorm;
+            VertexFixup::Unorm32 | VertexFixup::Snorm32 | VertexFixup::Fixed32 => {
+                // The integer format of the same layout; each component
+                // converted and scaled (SNORM clamped to -1).
+                let signed = fix != VertexFixup::Unorm32;
+                let raw_ty = if signed {
+                    Type::int(32, nf)
+                } else {
+                    Type::uint(32, nf)
+                };
+                s.var_mut(var).ty = raw_ty;
+                let scale = match fix {
+                    VertexFixup::Unorm32 => 1.0 / 4_294_967_295.0f64,
+                    VertexFixup::Snorm32 => 1.0 / 2_147_483_647.0f64,
+                    _ => 1.0 / 65536.0,
+                } as f32;
+                replace_loads(s, var, &mut |s, dest, ty, _| {
+                    let mut e = Emit::new(s);
+                    let raw = e.load(var, None);
+                    let fty = Type::float(32, nf);
+                    let conv = if signed { AluOp::I2f } else { AluOp::U2f };
+                    let x = e.alu(conv, fty, &[raw]);
+                    let k = e.konst(fty, vec![u64::from(scale.to_bits()); nf as usize]);
+                    let mut v = e.alu(AluOp::Fmul, fty, &[x, k]);
+                    if fix == VertexFixup::Snorm32 {
+                        let lo = e.konst(fty, vec![u64::from((-1.0f32).to_bits()); nf as usize]);
+                        v = e.alu(AluOp::Fmax, fty, &[v, lo]);
+                    }
+                    let comps = (0..nf).map(|c| e.swizzle(Type::F32, v, &[c])).collect();
+                    let op = widen_attr(&mut e, comps, ty);
+                    e.def_as(dest, ty, op);
+                    e.out
+                });
+            }
+            VertexFixup::A2b10g10r10Unorm
+            | VertexFixup::A2b10g10r10Snorm
+            | VertexFixup::A2b10g10r10Uscaled
+            | VertexFixup::A2b10g10r10Sscaled
+            | VertexFixup::A2r10g10b10Unorm
+            | VertexFixup::A2r10g10b10Snorm
+            | VertexFixup::A2r10g10b10Uscaled
+            | VertexFixup::A2r10g10b10Sscaled => {
+                use VertexFixup as V;
+                let signed = matches!(
+                    fix,
+                    V::A2b10g10r10Snorm
+                        | V::A2b10g10r10Sscaled
+                        | V::A2r10g10b10Snorm
+                        | V::A2r10g10b10Sscaled
+                );
+                let normalized = matches!(
+                    fix,
+                    V::A2b10g10r10Unorm
+                        | V::A2b10g10r10Snorm
+                        | V::A2r10g10b10Unorm
+                        | V::A2r10g10b10Snorm
+                );
+                // Vulkan's A2R10G10B10 has red in bits 20..30.
+                let bgra = matches!(
+                    fix,
+                    V::A2r10g10b10Unorm
+                        | V::A2r10g10b10Snorm
+                        | V::A2r10g10b10Uscaled
+                        | V::A2r10g10b10Sscaled
+                );
                 s.var_mut(var).ty = Type::U32;
                 replace_loads(s, var, &mut |s, dest, ty, _| {
                     let mut e = Emit::new(s);
@@ -799,21 +961,32 @@ pub fn lower_vertex_fixups(s: &mut Shader, fixups: &[(u32, VertexFixup)]) -> Res
                     for (k, bits) in [(0, 10), (10, 10), (20, 10), (30, 2)] {
                         let off = e.i32(k);
                         let cnt = e.i32(bits);
-                        let f = if snorm {
+                        let f = if signed {
                             let si = e.alu(AluOp::Bitcast, Type::I32, &[raw]);
                             let x = e.alu(AluOp::IbitfieldExtract, Type::I32, &[si, off, cnt]);
                             let xf = e.alu(AluOp::I2f, Type::F32, &[x]);
-                            let scale = e.f32(1.0 / ((1 << (bits - 1)) - 1) as f32);
-                            let m = e.alu(AluOp::Fmul, Type::F32, &[xf, scale]);
-                            let lo = e.f32(-1.0);
-                            e.alu(AluOp::Fmax, Type::F32, &[m, lo])
+                            if normalized {
+                                let scale = e.f32(1.0 / ((1 << (bits - 1)) - 1) as f32);
+                                let m = e.alu(AluOp::Fmul, Type::F32, &[xf, scale]);
+                                let lo = e.f32(-1.0);
+                                e.alu(AluOp::Fmax, Type::F32, &[m, lo])
+                            } else {
+                                xf
+                            }
                         } else {
                             let x = e.alu(AluOp::UbitfieldExtract, Type::U32, &[raw, off, cnt]);
                             let xf = e.alu(AluOp::U2f, Type::F32, &[x]);
-                            let scale = e.f32(1.0 / ((1 << bits) - 1) as f32);
-                            e.alu(AluOp::Fmul, Type::F32, &[xf, scale])
+                            if normalized {
+                                let scale = e.f32(1.0 / ((1 << bits) - 1) as f32);
+                                e.alu(AluOp::Fmul, Type::F32, &[xf, scale])
+                            } else {
+                                xf
+                            }
                         };
                         comps.push(f);
+                    }
+                    if bgra {
+                        comps.swap(0, 2);
                     }
                     comps.truncate(n as usize);
                     let op = if n == 1 { AluOp::Mov } else { AluOp::Vec };

@@ -67,6 +67,25 @@ named_enum!(
         A2b10g10r10Unorm = "a2b10g10r10_unorm",
         /// A2B10G10R10_SNORM fetched as R32_UINT: unpack.
         A2b10g10r10Snorm = "a2b10g10r10_snorm",
+        /// R10G10B10A2_USCALED fetched as R32_UINT: unpack.
+        A2b10g10r10Uscaled = "a2b10g10r10_uscaled",
+        /// R10G10B10A2_SSCALED fetched as R32_UINT: unpack.
+        A2b10g10r10Sscaled = "a2b10g10r10_sscaled",
+        /// B10G10R10A2_UNORM (Vulkan's A2R10G10B10) fetched as R32_UINT:
+        /// unpack, red from the third field.
+        A2r10g10b10Unorm = "a2r10g10b10_unorm",
+        /// B10G10R10A2_SNORM fetched as R32_UINT.
+        A2r10g10b10Snorm = "a2r10g10b10_snorm",
+        /// B10G10R10A2_USCALED fetched as R32_UINT.
+        A2r10g10b10Uscaled = "a2r10g10b10_uscaled",
+        /// B10G10R10A2_SSCALED fetched as R32_UINT.
+        A2r10g10b10Sscaled = "a2r10g10b10_sscaled",
+        /// R32*_UNORM (no Vulkan format) fetched as R32*_UINT: `x / (2^32 - 1)`.
+        Unorm32 = "unorm32",
+        /// R32*_SNORM fetched as R32*_SINT: `max(x / (2^31 - 1), -1)`.
+        Snorm32 = "snorm32",
+        /// R32*_FIXED (GL_FIXED, 16.16) fetched as R32*_SINT: `x / 65536`.
+        Fixed32 = "fixed32",
         /// A 64-bit attribute (`f64`/`u64`/`i64` with one to four
         /// components) fetched as 32-bit unsigned pairs, as Mesa's
         /// `util_lower_uint64_vertex_elements` splits it: components 0 and
@@ -74,8 +93,41 @@ named_enum!(
         /// location, components 2 and 3 from a second input at the next
         /// location; each pair is bitcast to one 64-bit component.
         Split64 = "split64",
+        /// R64*_FLOAT (GL_DOUBLE converted to float) for a 32-bit float
+        /// input: fetched as 32-bit unsigned pairs like `split64`, with
+        /// components 2 and 3 from [`FetchFixup::upper`]; each pair is
+        /// bitcast to `f64` and converted to `f32`.
+        Double = "double",
     }
 );
+
+/// One vertex shader input fetched through a [`VertexFixup`]. Text form
+/// (in a key): `vfetch=LOCATION:FIXUP[:COMPS[:UPPER]]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FetchFixup {
+    /// The input's location.
+    pub location: u32,
+    pub fixup: VertexFixup,
+    /// The components of the attribute's format (1 to 4); components the
+    /// input declares beyond them read GL's defaults (0, 0, 1). 0: as
+    /// many as the input declares.
+    pub comps: u8,
+    /// The location of the second attribute (components 2 and 3) of a
+    /// split 64-bit one; `None`: the next location.
+    pub upper: Option<u32>,
+}
+
+impl FetchFixup {
+    /// `fixup` at `location`, the format's components as the input's.
+    pub fn new(location: u32, fixup: VertexFixup) -> Self {
+        FetchFixup {
+            location,
+            fixup,
+            comps: 0,
+            upper: None,
+        }
+    }
+}
 
 /// The variant key: the bound GL state a shader variant depends on.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -99,8 +151,8 @@ pub struct VariantKey {
     pub sprite_upper_left: bool,
     /// Inlined uniform values: (byte offset in constant buffer 0, value).
     pub inline_uniforms: Vec<(u32, u32)>,
-    /// Vertex fetch fix-ups: (input location, fix-up).
-    pub vertex_fixups: Vec<(u32, VertexFixup)>,
+    /// Vertex fetch fix-ups.
+    pub vertex_fixups: Vec<FetchFixup>,
     /// Polygon stipple: fragments whose bit of the 32×32 pattern (in the
     /// driver constant buffer, [`crate::binding::driver_ubo`]) is 0 are
     /// discarded.
@@ -230,12 +282,26 @@ impl VariantKey {
                 }
                 "vfetch" => {
                     let v = need()?;
-                    let (l, f) = v
-                        .split_once(':')
-                        .ok_or_else(|| Error::new("key: vfetch=LOCATION:FIXUP"))?;
+                    let mut it = v.split(':');
+                    let (Some(l), Some(f)) = (it.next(), it.next()) else {
+                        return Err(Error::new("key: vfetch=LOCATION:FIXUP[:COMPS[:UPPER]]"));
+                    };
                     let f = VertexFixup::from_name(f)
                         .ok_or_else(|| Error::new(format!("key: unknown fix-up {f:?}")))?;
-                    k.vertex_fixups.push((num(l)?, f));
+                    let mut fix = FetchFixup::new(num(l)?, f);
+                    if let Some(c) = it.next() {
+                        fix.comps = u8::try_from(num(c)?)
+                            .ok()
+                            .filter(|&c| c <= 4)
+                            .ok_or_else(|| Error::new("key: vfetch components > 4"))?;
+                    }
+                    if let Some(u) = it.next() {
+                        fix.upper = Some(num(u)?);
+                    }
+                    if it.next().is_some() {
+                        return Err(Error::new("key: vfetch=LOCATION:FIXUP[:COMPS[:UPPER]]"));
+                    }
+                    k.vertex_fixups.push(fix);
                 }
                 _ => return Err(Error::new(format!("key: unknown item `{name}`"))),
             }
