@@ -202,7 +202,10 @@ pub fn probe(instance: &Instance, pd: &PhysicalDevice, f: &Features) -> Caps {
         logic_op: b(c.logic_op),
         alpha_to_one: b(c.alpha_to_one),
         sample_shading: b(c.sample_rate_shading),
-        programmable_sample_locations: f.has(ash::ext::sample_locations::NAME),
+        // set_sample_locations is not implemented (lavapipe, the device
+        // it is tested on, has no VK_EXT_sample_locations), so never
+        // claimed, even where the device has the extension.
+        programmable_sample_locations: false,
         polygon_offset_clamp: b(c.depth_bias_clamp),
         polygon_mode_fill_rectangle: false,
         wide_lines: b(c.wide_lines),

@@ -522,15 +522,11 @@ impl VkContext {
     }
 }
 
-/// Error for a call that needs GPU machinery a later issue brings.
-fn later<T>(call: &str, issue: u32) -> PipeResult<T> {
-    let when = if issue == 0 {
-        "queries have no issue filed yet".to_string()
-    } else {
-        format!("issue {issue}")
-    };
+/// Error for a call pipe-vk does not implement; `why` says why, and what
+/// a frontend does instead.
+fn unsupported_call<T>(call: &str, why: &str) -> PipeResult<T> {
     Err(PipeError::Unsupported(format!(
-        "{call} is not supported by pipe-vk yet ({when})"
+        "{call} is not supported by pipe-vk: {why}"
     )))
 }
 
@@ -578,18 +574,24 @@ macro_rules! shader_triplet {
     };
 }
 
-macro_rules! later {
-    ($($name:ident($($arg:ident: $ty:ty),*) -> $ret:ty = $issue:literal;)*) => {
+macro_rules! unsupported {
+    ($($name:ident($($arg:ident: $ty:ty),*) -> $ret:ty = $why:expr;)*) => {
         $(#[allow(clippy::too_many_arguments)]
         fn $name(&mut self, $($arg: $ty),*) -> PipeResult<$ret> {
             $(let _ = $arg;)*
             // Every entry point ends a draw merge (`crate::merge`), these
             // too, so that implementing them cannot forget it.
             self.break_draw_merge();
-            later(stringify!($name), $issue)
+            unsupported_call(stringify!($name), $why)
         })*
     };
 }
+
+/// Why the query calls fail.
+const QUERIES: &str = "queries are not implemented yet (no issue covers them so far)";
+/// Why the bindless calls fail.
+const BINDLESS: &str = "bindless textures and images are not implemented \
+    (caps.bindless_texture is false)";
 
 impl Context for VkContext {
     fn id(&self) -> u64 {
@@ -1335,25 +1337,29 @@ impl Context for VkContext {
         self.do_stream_output_target_offset(target)
     }
 
-    later! {
-        set_sample_locations(locations: Option<&[u8]>) -> () = 7;
-        set_hw_atomic_buffers(start: u32, buffers: &[Option<ShaderBuffer>]) -> () = 7;
-        create_query(query_type: QueryType, index: u32) -> Query = 0;
-        destroy_query(query: Query) -> () = 0;
-        begin_query(query: &Query) -> () = 0;
-        end_query(query: &Query) -> () = 0;
-        get_query_result(query: &Query, wait: bool) -> Option<QueryResult> = 0;
-        get_query_result_resource(query: &Query, flags: QueryFlags, result_type: QueryValueType, index: QueryResultIndex, resource: &Resource, offset: u32) -> () = 0;
-        set_active_query_state(enable: bool) -> () = 0;
-        render_condition(query: Option<&Query>, condition: bool, mode: RenderCondMode) -> () = 0;
-        resource_commit(resource: &Resource, level: u32, bx: &PipeBox, commit: bool) -> () = 6;
-        set_compute_resources(start: u32, surfaces: &[Option<Surface>]) -> () = 7;
-        create_texture_handle(view: &SamplerView, sampler: &SamplerState) -> u64 = 7;
-        delete_texture_handle(handle: u64) -> () = 7;
-        make_texture_handle_resident(handle: u64, resident: bool) -> () = 7;
-        create_image_handle(image: &ImageView) -> u64 = 7;
-        delete_image_handle(handle: u64) -> () = 7;
-        make_image_handle_resident(handle: u64, access: ImageAccess, resident: bool) -> () = 7;
+    unsupported! {
+        set_sample_locations(locations: Option<&[u8]>) -> () = "programmable sample locations are \
+            not implemented (caps.programmable_sample_locations is false)";
+        set_hw_atomic_buffers(start: u32, buffers: &[Option<ShaderBuffer>]) -> () = "there are no \
+            hardware atomic counters, as in Zink; GL atomic counters are lowered to shader buffers";
+        create_query(query_type: QueryType, index: u32) -> Query = QUERIES;
+        destroy_query(query: Query) -> () = QUERIES;
+        begin_query(query: &Query) -> () = QUERIES;
+        end_query(query: &Query) -> () = QUERIES;
+        get_query_result(query: &Query, wait: bool) -> Option<QueryResult> = QUERIES;
+        get_query_result_resource(query: &Query, flags: QueryFlags, result_type: QueryValueType, index: QueryResultIndex, resource: &Resource, offset: u32) -> () = QUERIES;
+        set_active_query_state(enable: bool) -> () = QUERIES;
+        render_condition(query: Option<&Query>, condition: bool, mode: RenderCondMode) -> () = QUERIES;
+        resource_commit(resource: &Resource, level: u32, bx: &PipeBox, commit: bool) -> () =
+            "sparse resources are not implemented (they are refused at creation)";
+        set_compute_resources(start: u32, surfaces: &[Option<Surface>]) -> () = "it is the legacy \
+            compute interface; use set_shader_images and set_shader_buffers";
+        create_texture_handle(view: &SamplerView, sampler: &SamplerState) -> u64 = BINDLESS;
+        delete_texture_handle(handle: u64) -> () = BINDLESS;
+        make_texture_handle_resident(handle: u64, resident: bool) -> () = BINDLESS;
+        create_image_handle(image: &ImageView) -> u64 = BINDLESS;
+        delete_image_handle(handle: u64) -> () = BINDLESS;
+        make_image_handle_resident(handle: u64, access: ImageAccess, resident: bool) -> () = BINDLESS;
     }
 }
 

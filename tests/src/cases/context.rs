@@ -119,17 +119,69 @@ fn several_contexts(ctx: &mut TestContext) -> Outcome {
 }
 test_case!(name = "pipe.context.create.several", several_contexts);
 
-fn unsupported_is_an_error(ctx: &mut TestContext) -> Outcome {
-    // Until resources land (issue 6) resource creation must say so with
-    // Unsupported, not pretend.
+fn buffer_create(ctx: &mut TestContext) -> Outcome {
     let s = or_return!(harness::screen(ctx));
     let t = pipe_core::ResourceTemplate::buffer(256, pipe_core::resource::BindFlags::VERTEX_BUFFER);
     match s.resource_create(&t) {
-        Err(PipeError::Unsupported(_)) | Ok(_) => Outcome::Pass,
-        Err(e) => Outcome::fail(format!("unexpected error {e}")),
+        Ok(r) if r.desc().width0 == 256 => Outcome::Pass,
+        Ok(r) => Outcome::fail(format!("created {:?}", r.desc())),
+        Err(e) => Outcome::fail(format!("resource_create: {e}")),
     }
 }
-test_case!(
-    name = "pipe.screen.resource_create.buffer",
-    unsupported_is_an_error
-);
+test_case!(name = "pipe.screen.resource_create.buffer", buffer_create);
+
+/// Calls pipe-vk does not implement (queries, bindless handles, hardware
+/// atomic counters, sample locations, the legacy compute resources)
+/// return `Unsupported` naming the call, and the context keeps working: a
+/// clear after them lands.
+fn unsupported_calls(ctx: &mut TestContext) -> Outcome {
+    let mut e = or_return!(harness::env(ctx, false));
+    let tex = or_return!(e.texture(&pipe_core::ResourceTemplate::texture_2d(
+        pipe_core::Format::R8G8B8A8Unorm,
+        4,
+        4,
+        pipe_core::resource::BindFlags::RENDER_TARGET
+            | pipe_core::resource::BindFlags::SAMPLER_VIEW,
+    )));
+    let c = &mut e.ctx;
+    let results: Vec<(&str, Result<(), PipeError>)> = vec![
+        (
+            "create_query",
+            c.create_query(pipe_core::query::QueryType::OcclusionCounter, 0)
+                .map(|_| ()),
+        ),
+        (
+            "set_sample_locations",
+            c.set_sample_locations(Some(&[0x88; 4])),
+        ),
+        ("set_hw_atomic_buffers", c.set_hw_atomic_buffers(0, &[None])),
+        ("set_compute_resources", c.set_compute_resources(0, &[None])),
+        ("delete_texture_handle", c.delete_texture_handle(1)),
+        ("delete_image_handle", c.delete_image_handle(1)),
+    ];
+    for (call, r) in results {
+        match r {
+            Err(PipeError::Unsupported(m)) if m.contains(call) => {}
+            r => {
+                return Outcome::fail(format!("{call}: expected Unsupported naming it, got {r:?}"))
+            }
+        }
+    }
+    let caps = e.screen.caps();
+    if caps.programmable_sample_locations || caps.bindless_texture {
+        return Outcome::fail("caps claim sample locations or bindless textures");
+    }
+    let surf = or_return!(e.surface(&tex, 0, 0, 0));
+    let color = pipe_core::state::ColorUnion::from_f32([0.0, 1.0, 0.0, 1.0]);
+    if let Err(err) = e.ctx.clear_render_target(&surf, &color, 0, 0, 4, 4, false) {
+        return Outcome::fail(format!("clear_render_target after the calls: {err}"));
+    }
+    let got = or_return!(e.read_texture(&tex, 0, &pipe_core::resource::PipeBox::rect(0, 0, 4, 4)));
+    check!(
+        got.chunks_exact(4).all(|p| p == [0, 255, 0, 255]),
+        "after the calls, the clear gave {:?}",
+        &got[..4]
+    );
+    Outcome::Pass
+}
+test_case!(name = "pipe.context.unsupported_calls", unsupported_calls);
