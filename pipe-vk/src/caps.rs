@@ -165,7 +165,10 @@ pub fn probe(instance: &Instance, pd: &PhysicalDevice, f: &Features) -> Caps {
         texture_multisample: l.sampled_image_color_sample_counts.as_raw() > 1,
         texture_cube_array: b(c.image_cube_array),
         seamless_cube_map: true,
-        seamless_cube_map_per_texture: false,
+        // The sampler's seamless flag is honoured with
+        // VK_EXT_non_seamless_cube_map; without it filtering is always
+        // seamless.
+        seamless_cube_map_per_texture: b(f.non_seamless_cube_map.non_seamless_cube_map),
         texture_mirror_clamp_to_edge: b(f.v12.sampler_mirror_clamp_to_edge),
         texture_mirror_clamp: false,
         max_texture_anisotropy: if b(c.sampler_anisotropy) {

@@ -49,6 +49,7 @@ pub const WANTED_EXTENSIONS: &[&CStr] = &[
     ash::ext::color_write_enable::NAME,
     ash::ext::memory_budget::NAME,
     ash::ext::vertex_attribute_divisor::NAME,
+    ash::ext::non_seamless_cube_map::NAME,
 ];
 
 /// Everything known about the chosen physical device.
@@ -228,6 +229,7 @@ pub struct Features {
     pub extended_dynamic_state3: vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT<'static>,
     pub provoking_vertex: vk::PhysicalDeviceProvokingVertexFeaturesEXT<'static>,
     pub vertex_attribute_divisor: vk::PhysicalDeviceVertexAttributeDivisorFeaturesKHR<'static>,
+    pub non_seamless_cube_map: vk::PhysicalDeviceNonSeamlessCubeMapFeaturesEXT<'static>,
     /// Names of the enabled device extensions.
     pub extensions: Vec<String>,
 }
@@ -262,6 +264,7 @@ impl Features {
         self.extended_dynamic_state3.p_next = std::ptr::null_mut();
         self.provoking_vertex.p_next = std::ptr::null_mut();
         self.vertex_attribute_divisor.p_next = std::ptr::null_mut();
+        self.non_seamless_cube_map.p_next = std::ptr::null_mut();
     }
 }
 
@@ -317,6 +320,9 @@ fn with_chain<R>(
     }
     if has(ash::ext::vertex_attribute_divisor::NAME) {
         head = head.push_next(&mut f.vertex_attribute_divisor);
+    }
+    if has(ash::ext::non_seamless_cube_map::NAME) {
+        head = head.push_next(&mut f.non_seamless_cube_map);
     }
     body(&mut head)
 }

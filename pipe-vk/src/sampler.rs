@@ -5,6 +5,7 @@
 //! sampler without mipmapping (`MipFilter::None`) samples level 0 only:
 //! NEAREST mip mode with `maxLod = 0.25`, as Zink does. Border colours use
 //! VK_EXT_custom_border_color when enabled, else the closest standard one.
+//! Seamless cube map filtering off uses VK_EXT_non_seamless_cube_map.
 
 use ash::vk;
 use pipe_core::state::{CompareFunc, MipFilter, ReductionMode, SamplerState, TexFilter, TexWrap};
@@ -114,6 +115,14 @@ pub fn create(dev: &DeviceShared, s: &SamplerState) -> PipeResult<vk::Sampler> {
         // Rect textures divide coordinates in the shader (spirv-gen), so
         // unnormalized sampling with its many restrictions is never used.
         .unnormalized_coordinates(false);
+    // GL's seamless cube map filtering off (its default without
+    // ARB_seamless_cube_map): faces filtered apart, with
+    // VK_EXT_non_seamless_cube_map as Zink does. Devices without it
+    // always filter seamlessly (caps.seamless_cube_map_per_texture says
+    // so).
+    if !s.seamless_cube_map && f.non_seamless_cube_map.non_seamless_cube_map == vk::TRUE {
+        info = info.flags(vk::SamplerCreateFlags::NON_SEAMLESS_CUBE_MAP_EXT);
+    }
     if s.reduction_mode != ReductionMode::WeightedAverage {
         if f.v12.sampler_filter_minmax != vk::TRUE {
             return Err(pipe_core::PipeError::unsupported(

@@ -1855,6 +1855,97 @@ swizzle_cases!("texture.legacy_formats", Format::L8A8Unorm, "l8a8.identity" => [
 swizzle_cases!("texture.legacy_formats", Format::R8G8Unorm, "r8g8.identity" => [X, Y, Z, W]);
 
 // ---------------------------------------------------------------------------
+// Cube maps: seamless filtering on and off
+// ---------------------------------------------------------------------------
+
+/// Samples a cube map in direction (1, 0.999, 0).
+const FS_CUBE_EDGE: &str = "shader fragment
+out @frag : f32x4 location=0
+texture @t slot=0 dim=cube sampled=float
+fn main {
+  %0 : f32x3 = const 1.0, 0.999, 0.0
+  %1 : f32x4 = tex @t, coord=%0
+  store @frag, %1
+}
+";
+
+/// A 2x2-per-face cube map, face f in colour `CUBE_FACES[f]`, sampled
+/// with linear filtering right at the top edge of +X (direction (1,
+/// 0.999, 0): s = 0.5, t = 0.0005, so the bilinear footprint is half
+/// outside the face). With `SamplerState::seamless_cube_map` the outside
+/// texels come from the neighbouring face (+Y, green), so about half of
+/// the result is green; without it they are clamped to +X's edge and the
+/// result is +X's red (GL without ARB_seamless_cube_map, through
+/// VK_EXT_non_seamless_cube_map).
+fn cube_seamless(ctx: &mut TestContext, seamless: bool) -> R {
+    const CUBE_FACES: [[u8; 4]; 6] = [
+        [255, 0, 0, 255],
+        [0, 0, 255, 255],
+        [0, 255, 0, 255],
+        [255, 255, 0, 255],
+        [0, 255, 255, 255],
+        [255, 0, 255, 255],
+    ];
+    let (mut e, t) = begin(ctx, FLOAT, None, 0)?;
+    if !seamless && !e.screen.caps().seamless_cube_map_per_texture {
+        return Err(Outcome::skip(
+            "seamless filtering cannot be turned off here",
+        ));
+    }
+    bind_program(&mut e, VS_UV, FS_CUBE_EDGE)?;
+    let tt = ResourceTemplate {
+        target: Target::TextureCube,
+        array_size: 6,
+        ..ResourceTemplate::texture_2d(UNORM, 2, 2, BindFlags::SAMPLER_VIEW)
+    };
+    let res = e.texture(&tt)?;
+    let data: Vec<u8> = CUBE_FACES.iter().flat_map(|c| c.repeat(4)).collect();
+    e.write_texture(&res, 0, &PipeBox::new(0, 0, 0, 2, 2, 6), &data)?;
+    let view = step(
+        "create_sampler_view",
+        e.ctx
+            .create_sampler_view(&res, &SamplerViewTemplate::whole(&tt)),
+    )?;
+    let ss = SamplerState {
+        wrap_s: TexWrap::ClampToEdge,
+        wrap_t: TexWrap::ClampToEdge,
+        wrap_r: TexWrap::ClampToEdge,
+        min_img_filter: TexFilter::Linear,
+        mag_img_filter: TexFilter::Linear,
+        min_mip_filter: MipFilter::None,
+        seamless_cube_map: seamless,
+        ..Default::default()
+    };
+    bind_texture(&mut e, view, &ss)?;
+    clear_color(&mut e, BLACK)?;
+    draw(&mut e, &uv_triangle(UV0, UV1), true)?;
+    let got = read_color(&mut e, &t.color)?;
+    let p = got[0];
+    let ok = if seamless {
+        // Half +X red, half +Y green (the weights are 0.5005 and 0.4995).
+        (p[0] - 0.5).abs() < 0.05 && (p[1] - 0.5).abs() < 0.05 && p[2] < 0.01
+    } else {
+        (p[0] - 1.0).abs() < 1e-3 && p[1] < 1e-3 && p[2] < 1e-3
+    };
+    if ok && got.iter().all(|q| q == &p) {
+        Ok(())
+    } else {
+        Err(Outcome::fail(format!(
+            "seamless {seamless}: sampled {p:?} (pixel 0){}",
+            if got.iter().all(|q| q == &p) {
+                ""
+            } else {
+                ", and not every pixel the same"
+            }
+        )))
+    }
+}
+cases!("texture.cube", cube_seamless, {
+    "seamless" => true,
+    "non_seamless" => false,
+});
+
+// ---------------------------------------------------------------------------
 // Mipmaps: LOD selection
 // ---------------------------------------------------------------------------
 
