@@ -1747,7 +1747,7 @@ impl VkContext {
                 &dev,
                 prev.0,
                 &prev.1,
-                rectangular,
+                (rectangular, fs_key.line_stipple_polygon),
                 &last_key,
             )?);
         }
@@ -1772,6 +1772,7 @@ impl VkContext {
                     polygon_stipple: fs_key.polygon_stipple,
                     window_rects: fs_key.window_rects,
                     line_stipple: fs_key.line_stipple,
+                    line_stipple_polygon: fs_key.line_stipple_polygon,
                     ..VariantKey::default()
                 };
                 Some(self.modules.null_fs(&dev, &key)?)
@@ -1934,10 +1935,25 @@ impl VkContext {
         // discards by `stipple_pos`, which an application geometry shader
         // emitting line strips computes (its key), or else the generated
         // geometry shader of `pipeline_for`.
-        // Not for polygon-mode lines: the generated geometry shader takes
-        // lines, and one taking triangles would lose culling and polygon
-        // offset. Those edges are not stippled where the device cannot.
-        if rast.line_stipple_enable && prim == TopologyClass::Line {
+        // Polygons drawn in line mode (every face that is not culled)
+        // keep their triangles, so culling and polygon offset still
+        // apply: a generated geometry shader gives the fragment shader
+        // its place along the outline
+        // (`spirv_gen::passes::line_stipple::polygon_line_stipple_gs`).
+        // Not done for an application geometry shader, for adjacency
+        // topologies, or with one face filled and the other in line mode.
+        let culled = |front: bool| {
+            rast.cull_face
+                .contains(if front { Face::FRONT } else { Face::BACK })
+        };
+        let face_line = |m: PolygonMode, front: bool| m == PolygonMode::Line || culled(front);
+        let polygon_lines = tri
+            && (rast.fill_front == PolygonMode::Line || rast.fill_back == PolygonMode::Line)
+            && face_line(rast.fill_front, true)
+            && face_line(rast.fill_back, false)
+            && b.shaders[ShaderStage::Geometry.index()].is_none()
+            && !is_adjacency(topology);
+        if rast.line_stipple_enable && (prim == TopologyClass::Line || polygon_lines) {
             let blend = match b.blend {
                 Some(h) => Some(*self.blend_table().get(h)?),
                 None => None,
@@ -1961,7 +1977,11 @@ impl VkContext {
                         }
                     }
                 };
-                if let Some(app_gs) = gs_lines {
+                if polygon_lines {
+                    fs.line_stipple = true;
+                    fs.line_stipple_polygon = true;
+                    vs.line_rectangular = rast.line_rectangular;
+                } else if let Some(app_gs) = gs_lines.filter(|_| !is_adjacency(topology)) {
                     fs.line_stipple = true;
                     vs.line_stipple = app_gs;
                     vs.line_rectangular = rast.line_rectangular;
@@ -2138,4 +2158,18 @@ fn write_sets<T: DescriptorInfo>(
     // SAFETY: `set` was just allocated from the batch's pool and is not
     // bound yet; each write names a binding of its layout with its type.
     unsafe { raw.update_descriptor_sets(&writes, &[]) };
+}
+
+/// Whether `t` has adjacency vertices (which only a geometry shader
+/// reads; a generated one that takes plain lines or triangles cannot
+/// follow it).
+fn is_adjacency(t: vk::PrimitiveTopology) -> bool {
+    use vk::PrimitiveTopology as T;
+    matches!(
+        t,
+        T::LINE_LIST_WITH_ADJACENCY
+            | T::LINE_STRIP_WITH_ADJACENCY
+            | T::TRIANGLE_LIST_WITH_ADJACENCY
+            | T::TRIANGLE_STRIP_WITH_ADJACENCY
+    )
 }

@@ -269,8 +269,8 @@ pub struct ModuleCache {
     modules: HashMap<(u32, VariantKey), vk::ShaderModule>,
     passthrough_tcs: HashMap<(u32, u8), vk::ShaderModule>,
     /// Generated line stipple geometry shaders per (previous stage's CSO
-    /// id, rectangular lines, last-stage key).
-    stipple_gs: HashMap<(u32, bool, VariantKey), vk::ShaderModule>,
+    /// id, rectangular lines, polygon-mode lines, last-stage key).
+    stipple_gs: HashMap<(u32, bool, bool, VariantKey), vk::ShaderModule>,
     /// Generated fragment shaders for draws with none bound that still
     /// need the fragment-stage lowerings (see [`ModuleCache::null_fs`]).
     null_fs: HashMap<VariantKey, vk::ShaderModule>,
@@ -332,18 +332,20 @@ impl ModuleCache {
     }
 
     /// The generated line stipple geometry shader
-    /// (`spirv_gen::passes::line_stipple::line_stipple_gs`) following
-    /// `prev` (a vertex or tessellation evaluation shader), lowered with
-    /// the last vertex stage's `key`, capturing `prev`'s stream outputs.
+    /// (`spirv_gen::passes::line_stipple::line_stipple_gs`, or
+    /// `polygon_line_stipple_gs` for polygons drawn in line mode)
+    /// following `prev` (a vertex or tessellation evaluation shader),
+    /// lowered with the last vertex stage's `key`, capturing `prev`'s
+    /// stream outputs.
     pub fn line_stipple_gs(
         &mut self,
         dev: &DeviceShared,
         prev: u32,
         prev_state: &ShaderState,
-        rectangular: bool,
+        (rectangular, polygon): (bool, bool),
         key: &VariantKey,
     ) -> PipeResult<vk::ShaderModule> {
-        let k = (prev, rectangular, key.clone());
+        let k = (prev, rectangular, polygon, key.clone());
         if let Some(m) = self.stipple_gs.get(&k) {
             return Ok(*m);
         }
@@ -357,8 +359,12 @@ impl ModuleCache {
             .downcast_ref::<Ir>()
             .ok_or_else(|| PipeError::invalid("shader: not spirv-gen IR"))?;
         let err = |e: spirv_gen::Error| PipeError::unsupported(format!("line stipple GS: {e}"));
-        let mut gs =
-            spirv_gen::passes::line_stipple::line_stipple_gs(ir, rectangular).map_err(err)?;
+        let mut gs = if polygon {
+            spirv_gen::passes::line_stipple::polygon_line_stipple_gs(ir, rectangular)
+        } else {
+            spirv_gen::passes::line_stipple::line_stipple_gs(ir, rectangular)
+        }
+        .map_err(err)?;
         // It is the last vertex stage: it captures the previous stage's
         // stream outputs (it declares that stage's outputs first, in
         // order, so the capture's register numbers are the same).
@@ -424,7 +430,7 @@ impl ModuleCache {
         let gs: Vec<_> = self
             .stipple_gs
             .keys()
-            .filter(|(c, _, _)| *c == cso)
+            .filter(|(c, _, _, _)| *c == cso)
             .cloned()
             .collect();
         keys.into_iter()

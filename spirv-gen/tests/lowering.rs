@@ -1193,6 +1193,76 @@ fn close(a: &[Option<f32>], b: &[Option<f32>]) -> bool {
         })
 }
 
+/// The polygon-mode variant: triangles in, the same triangle out, and
+/// at each vertex `(q, r, b0, b1)` for the outline v2 -> v0 -> v1 -> v2
+/// (lengths a, b, c): v0 (a, a, 1, 0), v1 (a + b, a + b, 0, 1), v2 (0,
+/// a + b + c, 0, 0). The fragment-shader side takes it with
+/// `line_stipple_polygon`.
+#[test]
+fn polygon_line_stipple_generated_gs() {
+    use spirv_gen::passes::line_stipple::{polygon_line_stipple_gs, STIPPLE_POLY_NAME};
+    let vs = parse(&corpus_src("vs_line_stipple.ir")).unwrap();
+    let gs = polygon_line_stipple_gs(&vs, false).unwrap();
+    validate(&gs).unwrap_or_else(|e| panic!("{e}\n{}", print(&gs)));
+    common::emit_and_validate("polygon_line_stipple_gs", &gs);
+    assert_eq!(gs.info.gs_input, Some(GsInput::Triangles));
+    assert_eq!(gs.info.gs_output, Some(GsOutput::TriangleStrip));
+    assert_eq!(gs.info.gs_max_vertices, Some(3));
+    let sp = gs.var(gs.find_var(STIPPLE_POLY_NAME).unwrap());
+    assert!(sp.is_output() && sp.ty == Type::vec4());
+    assert_eq!(sp.io().unwrap().location, Some(STIPPLE_POS_LOCATION));
+    assert_eq!(sp.io().unwrap().interp, Interp::NoPerspective);
+
+    let scale = [100.0f32, -50.0];
+    let p = [
+        [-0.5, 0.0, 0.3, 1.0],
+        [1.0, 1.0, 0.1, 2.0],
+        [0.25, -0.75, 0.0, 1.0],
+    ];
+    for rect in [false, true] {
+        let gs = polygon_line_stipple_gs(&vs, rect).unwrap();
+        let mut m = interp::Machine::new(&gs);
+        for (k, q) in p.iter().enumerate() {
+            m.set_f32("in_gl_pos", k as u32, q);
+        }
+        let o = (pc::VIEWPORT_SCALE / 4) as usize;
+        m.push[o] = scale[0].to_bits();
+        m.push[o + 1] = scale[1].to_bits();
+        m.run();
+        let got: Vec<[f32; 4]> = m
+            .emitted
+            .iter()
+            .flatten()
+            .map(|e| {
+                let w = &e[STIPPLE_POLY_NAME];
+                [0, 1, 2, 3].map(|i| f32::from_bits(w[i]))
+            })
+            .collect();
+        let a = seg_len(p[2], p[0], scale, rect);
+        let b = seg_len(p[0], p[1], scale, rect);
+        let c = seg_len(p[1], p[2], scale, rect);
+        let want = [
+            [a, a, 1.0, 0.0],
+            [a + b, a + b, 0.0, 1.0],
+            [0.0, a + b + c, 0.0, 0.0],
+        ];
+        assert_eq!(got.len(), 3, "rect={rect}");
+        for (g, w) in got.iter().zip(want) {
+            assert!(
+                g.iter()
+                    .zip(w)
+                    .all(|(x, y)| (x - y).abs() <= 1e-3 * y.abs().max(1.0)),
+                "rect={rect}: {got:?} vs {want:?}"
+            );
+        }
+    }
+    // The fragment side reads the f32x4 and passes spirv-val.
+    let fs = lowered(FS, "line_stipple,line_stipple_polygon");
+    let v = fs.var(fs.find_var(STIPPLE_POLY_NAME).unwrap());
+    assert!(v.is_input() && v.ty == Type::vec4());
+    assert!(has_discard(&fs.body));
+}
+
 #[test]
 fn line_stipple_generated_gs() {
     let vs_src = corpus_src("vs_line_stipple.ir");

@@ -22,6 +22,10 @@
 //!    - When it is an application geometry shader that emits line strips,
 //!      [`lower_line_stipple_gs`] adds the computation before each
 //!      `emit_vertex` of stream 0.
+//!    - Polygons drawn in line mode stay triangles (culling, polygon
+//!      offset and facing still apply): [`polygon_line_stipple_gs`]
+//!      hands the fragment shader what it needs to find its place along
+//!      the triangle's outline.
 //! 2. [`lower_line_stipple_fs`] makes the fragment shader discard the
 //!    fragment when bit `floor(stipple_pos / factor) mod 16` of the pattern
 //!    is 0, with pattern and factor from [`push::LINE_STIPPLE`].
@@ -185,16 +189,53 @@ fn window_len(e: &mut Emit, pc: VarId, p0: ValueId, p1: ValueId, rectangular: bo
 /// output capture list written for `prev` (outputs named by declaration
 /// index, see [`super::xfb`]) applies to it unchanged.
 pub fn line_stipple_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
+    stipple_gs(prev, rectangular, false)
+}
+
+/// The pass-through geometry shader for polygons drawn in line mode
+/// (`PolygonMode::Line`): [`line_stipple_gs`] with input `triangles` and
+/// output `triangle_strip` (3 vertices, in order, so winding, culling,
+/// polygon offset and the provoking vertex are the rasterizer's as
+/// without it). Instead of `stipple_pos` it writes the `noperspective`
+/// `f32x4` [`STIPPLE_POLY_NAME`] at [`STIPPLE_POS_LOCATION`], from which
+/// [`lower_line_stipple_fs`] (with `polygon`) finds the fragment's
+/// distance along the triangle's outline.
+///
+/// The counter runs along the edges v2 → v0, v0 → v1, v1 → v2 and
+/// restarts at each triangle, the order of Mesa's draw module (llvmpipe's
+/// and lavapipe's stippled polygon-mode lines). With `a`, `b`, `c` the
+/// window lengths of those edges, the vertices carry `(q, r, b0, b1)`:
+/// v0 `(a, a, 1, 0)`, v1 `(a + b, a + b, 0, 1)`, v2 `(0, a + b + c, 0,
+/// 0)`. `q` interpolates to the distance on the first two edges and `r`
+/// on the third, where the fragment shader tells them apart by the
+/// smallest barycentric coordinate (`b0`, `b1`, `1 - b0 - b1`).
+pub fn polygon_line_stipple_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
+    stipple_gs(prev, rectangular, true)
+}
+
+/// Name given to the polygon-mode stipple varying.
+pub const STIPPLE_POLY_NAME: &str = "stipple_poly";
+
+fn stipple_gs(prev: &Shader, rectangular: bool, polygon: bool) -> Result<Shader> {
     if !matches!(prev.stage, Stage::Vertex | Stage::TessEval) {
         return Err(Error::new(format!(
             "line stipple GS: the previous stage must be vertex or tess_eval, not {}",
             prev.stage.name()
         )));
     }
+    let n: usize = if polygon { 3 } else { 2 };
     let mut gs = Shader::new(Stage::Geometry);
-    gs.info.gs_input = Some(GsInput::Lines);
-    gs.info.gs_output = Some(GsOutput::LineStrip);
-    gs.info.gs_max_vertices = Some(2);
+    gs.info.gs_input = Some(if polygon {
+        GsInput::Triangles
+    } else {
+        GsInput::Lines
+    });
+    gs.info.gs_output = Some(if polygon {
+        GsOutput::TriangleStrip
+    } else {
+        GsOutput::LineStrip
+    });
+    gs.info.gs_max_vertices = Some(n as u32);
     gs.info.gs_invocations = Some(1);
 
     let mut outputs = Vec::new();
@@ -242,7 +283,7 @@ pub fn line_stipple_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
             name: format!("in_{}", v.name),
             kind: VarKind::Input(in_io),
             ty: v.ty,
-            array: Some(2),
+            array: Some(n as u32),
         });
         if v.builtin() == Some(BuiltIn::Position) {
             pos_in = Some(inp);
@@ -282,16 +323,41 @@ pub fn line_stipple_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
         ty: Type::I32,
         array: None,
     });
-    let stipple = gs.add_var(stipple_var(true));
+    let stipple = gs.add_var(if polygon {
+        Variable {
+            name: STIPPLE_POLY_NAME.into(),
+            ty: Type::vec4(),
+            ..stipple_var(true)
+        }
+    } else {
+        stipple_var(true)
+    });
     let pc = get_push(&mut gs);
 
     let mut e = Emit::new(&mut gs);
-    let idx = [e.i32(0), e.i32(1)];
-    let p = [e.load(pos_in, Some(idx[0])), e.load(pos_in, Some(idx[1]))];
-    let len = window_len(&mut e, pc, p[0], p[1], rectangular);
-    let prim = e.load(prim_in, None);
-    let zero = e.f32(0.0);
-    for k in 0..2 {
+    let idx: Vec<ValueId> = (0..n as i32).map(|i| e.i32(i)).collect();
+    let p: Vec<ValueId> = idx.iter().map(|&i| e.load(pos_in, Some(i))).collect();
+    let (values, prim): (Vec<ValueId>, ValueId) = if polygon {
+        // Edges v2 -> v0 (a), v0 -> v1 (b), v1 -> v2 (c).
+        let a = window_len(&mut e, pc, p[2], p[0], rectangular);
+        let b = window_len(&mut e, pc, p[0], p[1], rectangular);
+        let c = window_len(&mut e, pc, p[1], p[2], rectangular);
+        let ab = e.alu(AluOp::Fadd, Type::F32, &[a, b]);
+        let abc = e.alu(AluOp::Fadd, Type::F32, &[ab, c]);
+        let (zero, one) = (e.f32(0.0), e.f32(1.0));
+        let v4 = |e: &mut Emit, x: [ValueId; 4]| e.alu(AluOp::Vec, Type::vec4(), &x);
+        let values = vec![
+            v4(&mut e, [a, a, one, zero]),
+            v4(&mut e, [ab, ab, zero, one]),
+            v4(&mut e, [zero, abc, zero, zero]),
+        ];
+        (values, e.load(prim_in, None))
+    } else {
+        let len = window_len(&mut e, pc, p[0], p[1], rectangular);
+        let prim = e.load(prim_in, None);
+        (vec![e.f32(0.0), len], prim)
+    };
+    for k in 0..n {
         for &(inp, out) in &pairs {
             let v = if inp == pos_in {
                 p[k]
@@ -301,7 +367,7 @@ pub fn line_stipple_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
             e.store(out, None, v);
         }
         e.store(prim_out, None, prim);
-        e.store(stipple, None, if k == 0 { zero } else { len });
+        e.store(stipple, None, values[k]);
         e.void(Op::Intrinsic(Intrinsic::EmitVertex { stream: 0 }));
     }
     e.void(Op::Intrinsic(Intrinsic::EndPrimitive { stream: 0 }));
@@ -439,17 +505,51 @@ pub fn lower_line_stipple_gs(s: &mut Shader, rectangular: bool) -> Result<()> {
 /// reused when the shader declares it). The test runs first, like polygon
 /// stipple, so a discarded fragment has no side effects. Does nothing in
 /// other stages.
-pub fn lower_line_stipple_fs(s: &mut Shader) -> Result<()> {
+pub fn lower_line_stipple_fs(s: &mut Shader, polygon: bool) -> Result<()> {
     if s.stage != Stage::Fragment {
         return Ok(());
     }
     let sp = match find_stipple_pos(s, false)? {
-        Some(v) => v,
+        Some(v) if !polygon => v,
+        Some(v) => {
+            return Err(Error::new(format!(
+                "line stipple: location {STIPPLE_POS_LOCATION} (@{}) is reserved for {STIPPLE_POLY_NAME}",
+                s.var(v).name
+            )))
+        }
+        None if polygon => s.add_var(Variable {
+            name: STIPPLE_POLY_NAME.into(),
+            ty: Type::vec4(),
+            ..stipple_var(false)
+        }),
         None => s.add_var(stipple_var(false)),
     };
     let pc = get_push(s);
     let mut e = Emit::new(s);
-    let pos = e.load(sp, None);
+    let raw = e.load(sp, None);
+    let pos = if polygon {
+        // (q, r, b0, b1) of `polygon_line_stipple_gs`: r on the edge
+        // v1 -> v2 (where b0 is the smallest barycentric), else q.
+        let f = Type::F32;
+        let q = e.swizzle(f, raw, &[0]);
+        let r = e.swizzle(f, raw, &[1]);
+        let b0 = e.swizzle(f, raw, &[2]);
+        let b1 = e.swizzle(f, raw, &[3]);
+        let one = e.f32(1.0);
+        let b01 = e.alu(AluOp::Fadd, f, &[b0, b1]);
+        let b2 = e.alu(AluOp::Fsub, f, &[one, b01]);
+        let lt1 = e.alu(AluOp::Flt, Type::BOOL, &[b0, b1]);
+        let lt2 = e.alu(AluOp::Flt, Type::BOOL, &[b0, b2]);
+        let third = e.alu(AluOp::Band, Type::BOOL, &[lt1, lt2]);
+        e.alu(AluOp::Bcsel, f, &[third, r, q])
+    } else {
+        raw
+    };
+    // Pixel centres sit at whole distances along axis-aligned and
+    // Bresenham lines; interpolation can land a hair below one, so the
+    // counter is taken 1/256 pixel further on.
+    let eps = e.f32(1.0 / 256.0);
+    let pos = e.alu(AluOp::Fadd, Type::F32, &[pos, eps]);
     let off = e.u32(push::LINE_STIPPLE);
     let word = e.def(
         Type::U32,

@@ -10,7 +10,7 @@
 //! alpha=less:0.5,clip=0x3,flat,two_side,point_size=1.0,sample_shading,
 //! sprite=0x1,sprite_upper_left,inline=0:1065353216,vfetch=0:swap_rb,
 //! polygon_stipple,lower_left_origin,pixel_center_integer,
-//! last_vertex_stage,clip_halfz,line_stipple,line_rectangular,
+//! last_vertex_stage,clip_halfz,line_stipple,line_stipple_polygon,line_rectangular,
 //! window_rects=include:2,workgroup_size=8x4x1,fbfetch_ms
 //! ```
 //!
@@ -178,6 +178,10 @@ pub struct VariantKey {
     /// left alone: pipe-vk follows them with
     /// [`line_stipple::line_stipple_gs`].
     pub line_stipple: bool,
+    /// With `line_stipple` in a fragment shader: the primitives are
+    /// polygons drawn in line mode, and the distance comes from
+    /// [`line_stipple::polygon_line_stipple_gs`]'s varying.
+    pub line_stipple_polygon: bool,
     /// Rectangular lines (Gallium's `line_rectangular`): the line stipple
     /// distance is Euclidean; otherwise it is the major-axis length
     /// `max(|dx|, |dy|)`. Read only with `line_stipple` in a geometry
@@ -249,6 +253,7 @@ impl VariantKey {
                 "last_vertex_stage" => k.last_vertex_stage = true,
                 "clip_halfz" => k.clip_halfz = true,
                 "line_stipple" => k.line_stipple = true,
+                "line_stipple_polygon" => k.line_stipple_polygon = true,
                 "line_rectangular" => k.line_rectangular = true,
                 "fbfetch_ms" => k.fbfetch_ms = true,
                 "inline" => {
@@ -318,6 +323,7 @@ impl VariantKey {
                         | "last_vertex_stage"
                         | "clip_halfz"
                         | "line_stipple"
+                        | "line_stipple_polygon"
                         | "line_rectangular"
                         | "fbfetch_ms"
                 )
@@ -406,7 +412,7 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
         gl::lower_polygon_stipple(s)?;
     }
     if key.line_stipple {
-        line_stipple::lower_line_stipple_fs(s)?;
+        line_stipple::lower_line_stipple_fs(s, key.line_stipple_polygon)?;
     }
     if let Some((f, r)) = key.alpha_test {
         gl::lower_alpha_test(s, f, f32::from_bits(r))?;

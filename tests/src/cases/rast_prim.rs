@@ -332,3 +332,59 @@ const _: () = {
     }
     test_case!(name = "pipe.draw.rast_prim.polygon_stipple_line_mode", run);
 };
+
+/// Line stipple (pattern 0x00ff, factor 1) on a triangle drawn in line
+/// mode: the counter runs on along the edges v2 → v0, v0 → v1, v1 → v2
+/// and restarts at each triangle, the order of Mesa's draw module
+/// (llvmpipe's and lavapipe's; the `.native` case checks it there). The
+/// triangle (2.5, 2.5), (14.5, 2.5), (2.5, 14.5) has v2 → v0 along
+/// column 2 (counter 14 - y at pixel y), then v0 → v1 along row 2
+/// (counter 12 + x - 2 at pixel x), then the 12-pixel diagonal. The
+/// pixels away from the corners are checked; the inside stays clear.
+/// A second, back-facing triangle near (13, 13) is culled: the emulation
+/// keeps triangles, so culling still applies.
+fn polygon_line_stipple(ctx: &mut TestContext, emulated: bool) -> R {
+    let mut e = stipple_env(ctx, emulated)?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    const POLY_PATTERN: u16 = 0x00ff;
+    bind_rasterizer(&mut e, |r| {
+        r.fill_front = PolygonMode::Line;
+        r.fill_back = PolygonMode::Line;
+        r.line_stipple_enable = true;
+        r.line_stipple_factor = 0;
+        r.line_stipple_pattern = POLY_PATTERN;
+        r.cull_face = Face::BACK;
+    })?;
+    let tris: Vec<f32> = [
+        vtx(2.5, 2.5),
+        vtx(14.5, 2.5),
+        vtx(2.5, 14.5),
+        // The other winding.
+        vtx(11.5, 11.5),
+        vtx(11.5, 14.5),
+        vtx(14.5, 11.5),
+    ]
+    .concat();
+    bind_vertices(&mut e, &tris, None)?;
+    set_color(&mut e, COLOR)?;
+    clear_color(&mut e, [0.0; 4])?;
+    draw(&mut e, PrimType::Triangles, 0, 6, 1)?;
+    let lit = |counter: u32| POLY_PATTERN & (1 << (counter % 16)) != 0;
+    check_image(ctx, &mut e, &t, |x, y| {
+        let on = if y == 2 && (3..=12).contains(&x) {
+            lit(12 + x - 2)
+        } else if x == 2 && (4..=13).contains(&y) {
+            lit(14 - y)
+        } else if (4..=7).contains(&x) && (4..=7).contains(&y) {
+            false
+        } else if (11..=14).contains(&x) && (11..=14).contains(&y) {
+            // The culled triangle.
+            false
+        } else {
+            return None;
+        };
+        Some(if on { unorm(COLOR) } else { [0; 4] })
+    })
+}
+stipple_cases!("polygon_line_stipple" => polygon_line_stipple);
