@@ -810,7 +810,8 @@ impl VkContext {
         let s = crate::view::vk_surface(&surface)?;
         let (_, b) = binding::fbfetch_binding(slot)
             .ok_or_else(|| PipeError::invalid(format!("{call}: fbfetch slot {slot}")))?;
-        let view = crate::view::fetch_view(s)?;
+        let layered = self.bound().framebuffer.layers > 1;
+        let view = crate::view::fetch_view(s, layered)?;
         let d = Desc::Image(
             1,
             b,

@@ -1925,10 +1925,11 @@ impl VkContext {
         // Framebuffer fetch on a multisampled framebuffer reads each
         // sample (only fetching shaders get the key item, so the others
         // keep one variant for every sample count).
-        if samples > 1 {
-            if let Some(h) = b.shaders[ShaderStage::Fragment.index()] {
-                fs.fbfetch_ms = self.shader_info(h).fbfetch != 0;
-            }
+        // On a layered framebuffer it reads the fragment's layer.
+        if let Some(h) = b.shaders[ShaderStage::Fragment.index()] {
+            let fetches = self.shader_info(h).fbfetch != 0;
+            fs.fbfetch_ms = fetches && samples > 1;
+            fs.fbfetch_layered = fetches && b.framebuffer.layers > 1;
         }
         // Line stipple in shaders (spirv_gen::passes::line_stipple) where
         // the device cannot stipple this line mode: the fragment shader

@@ -309,28 +309,39 @@ pub fn create_surface(texture: &Resource, t: &SurfaceTemplate) -> PipeResult<Sur
     ))
 }
 
-/// A 2D view of the one layer of a colour surface, for framebuffer fetch
-/// (which samples the attachment at the fragment's pixel). Layered and
-/// 1D surfaces are refused: the fetch reads a 2D image.
-pub(crate) fn fetch_view(s: &VkSurface) -> PipeResult<vk::ImageView> {
+/// The view framebuffer fetch samples a colour surface through (at the
+/// fragment's pixel): a 2D view of its layer, or on a layered
+/// framebuffer (`layered`, the fragment shader's `fbfetch_layered`
+/// variant) a 2D array view of its layers, read at the fragment's layer.
+/// 1D and 3D images are refused (the fetch reads 2D images; a 3D slice
+/// would need a 2D view of a 3D image to sample).
+pub(crate) fn fetch_view(s: &VkSurface, layered: bool) -> PipeResult<vk::ImageView> {
     let img = s
         .obj
         .image()
         .ok_or_else(|| PipeError::invalid("framebuffer fetch of a buffer"))?;
-    if s.layer_count != 1 || img.ty != vk::ImageType::TYPE_2D {
+    if img.ty != vk::ImageType::TYPE_2D {
         return Err(PipeError::unsupported(
-            "framebuffer fetch reads 2D single-layer colour buffers (not layered, 1D or 3D ones)",
+            "framebuffer fetch reads 2D, 2D array and cube colour buffers (not 1D or 3D ones)",
         ));
     }
+    let (view_type, layers) = if layered {
+        (
+            vk::ImageViewType::TYPE_2D_ARRAY,
+            (s.first_layer, s.layer_count),
+        )
+    } else {
+        (vk::ImageViewType::TYPE_2D, (s.first_layer, 1))
+    };
     s.obj.views.get(
         &s.obj,
         ViewKey {
-            view_type: vk::ImageViewType::TYPE_2D,
+            view_type,
             format: s.format,
             swizzle: [vk::ComponentSwizzle::IDENTITY; 4],
             aspect: s.aspect,
             levels: (s.level, 1),
-            layers: (s.first_layer, 1),
+            layers,
         },
     )
 }

@@ -522,6 +522,9 @@ pub struct FbFetchInfo {
     pub slot: u32,
     pub sampled: BaseType,
     pub ms: bool,
+    /// The framebuffer is layered: the fetch reads a 2D array image at
+    /// the fragment's `Layer` ([`crate::passes::gl::lower_fbfetch_layered`]).
+    pub layered: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

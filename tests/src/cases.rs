@@ -8,6 +8,7 @@ mod draw;
 mod draw_id;
 mod fbfetch;
 mod gfxres;
+mod layered;
 mod merge;
 mod prim;
 mod rast_prim;

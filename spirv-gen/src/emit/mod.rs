@@ -952,11 +952,14 @@ impl<'a> Emitter<'a> {
                     st,
                     spirv::Dim::Dim2D,
                     false,
-                    false,
+                    f.layered,
                     f.ms,
                     false,
                     ImageFormat::Unknown,
                 );
+                if f.ms && f.layered {
+                    self.cap(Capability::ImageMSArray);
+                }
                 let (set, binding) = binding::fbfetch_binding(f.slot)
                     .ok_or_else(|| Error::new(format!("fbfetch slot {} out of range", f.slot)))?;
                 self.pending_binding = Some((set, binding));

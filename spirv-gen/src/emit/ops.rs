@@ -732,7 +732,22 @@ impl Emitter<'_> {
                 let v2 = self.ty(Type::F32.with_comps(2));
                 let xy = self.op(SOp::VectorShuffle, v2, &[fcv, fcv, 0, 1]);
                 let i2 = self.ty(Type::int(32, 2));
-                let c = self.op(SOp::ConvertFToS, i2, &[xy]);
+                let mut c = self.op(SOp::ConvertFToS, i2, &[xy]);
+                let layered = matches!(
+                    &self.s.var(*var).kind,
+                    VarKind::FbFetch(f) if f.layered
+                );
+                if layered {
+                    // ivec3(xy, Layer): `passes::lower` declares Layer.
+                    let l = self.s.find_builtin(false, BuiltIn::Layer).ok_or_else(|| {
+                        Error::new("layered fbfetch needs layer (run passes::lower)")
+                    })?;
+                    let li = self.vars[l.0 as usize];
+                    let i1 = self.ty(Type::I32);
+                    let lv = self.op(SOp::Load, i1, &[li.id]);
+                    let i3 = self.ty(Type::int(32, 3));
+                    c = self.op(SOp::CompositeConstruct, i3, &[c, lv]);
+                }
                 let info = self.vars[var.0 as usize];
                 let img = self.op(SOp::Load, info.elem, &[info.id]);
                 let ty = self.ty(t);

@@ -472,6 +472,21 @@ pub fn lower_fbfetch(s: &mut Shader) {
     }
 }
 
+/// Framebuffer fetch on a layered framebuffer: every `fbfetch` variable
+/// becomes `layered` (a 2D array image, read at the fragment's `Layer`,
+/// which is declared).
+pub fn lower_fbfetch_layered(s: &mut Shader) {
+    if s.stage != Stage::Fragment || !s.vars.iter().any(|v| matches!(v.kind, VarKind::FbFetch(_))) {
+        return;
+    }
+    for v in &mut s.vars {
+        if let VarKind::FbFetch(f) = &mut v.kind {
+            f.layered = true;
+        }
+    }
+    get_builtin(s, false, BuiltIn::Layer, Type::I32, None);
+}
+
 /// Framebuffer fetch on a multisampled framebuffer: every `fbfetch`
 /// variable becomes `ms`, and every fetch without a sample reads the
 /// fragment's own (`SampleId`, added when missing; reading it makes the

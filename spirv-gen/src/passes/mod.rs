@@ -11,7 +11,7 @@
 //! sprite=0x1,sprite_upper_left,inline=0:1065353216,vfetch=0:swap_rb,
 //! polygon_stipple,lower_left_origin,pixel_center_integer,
 //! last_vertex_stage,clip_halfz,line_stipple,line_stipple_polygon,line_rectangular,
-//! window_rects=include:2,workgroup_size=8x4x1,fbfetch_ms
+//! window_rects=include:2,workgroup_size=8x4x1,fbfetch_ms,fbfetch_layered
 //! ```
 //!
 //! The default key (the empty string) lowers nothing. Line stipple
@@ -199,6 +199,9 @@ pub struct VariantKey {
     /// ([`gl::lower_fbfetch_ms`]; the `SampleId` input makes the shader run
     /// per sample, as GL's framebuffer fetch on a multisampled buffer).
     pub fbfetch_ms: bool,
+    /// The framebuffer is layered: `fbfetch` variables read the
+    /// fragment's layer of a 2D array view ([`gl::lower_fbfetch_layered`]).
+    pub fbfetch_layered: bool,
 }
 
 impl VariantKey {
@@ -256,6 +259,7 @@ impl VariantKey {
                 "line_stipple_polygon" => k.line_stipple_polygon = true,
                 "line_rectangular" => k.line_rectangular = true,
                 "fbfetch_ms" => k.fbfetch_ms = true,
+                "fbfetch_layered" => k.fbfetch_layered = true,
                 "inline" => {
                     let v = need()?;
                     let (o, x) = v
@@ -326,6 +330,7 @@ impl VariantKey {
                         | "line_stipple_polygon"
                         | "line_rectangular"
                         | "fbfetch_ms"
+                        | "fbfetch_layered"
                 )
             {
                 return Err(Error::new(format!("key: `{name}` takes no value")));
@@ -401,6 +406,9 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     gl::lower_fbfetch(s);
     if key.fbfetch_ms {
         gl::lower_fbfetch_ms(s);
+    }
+    if key.fbfetch_layered {
+        gl::lower_fbfetch_layered(s);
     }
     if key.lower_left_origin || key.pixel_center_integer {
         gl::lower_frag_coord(s, key.lower_left_origin, key.pixel_center_integer)?;

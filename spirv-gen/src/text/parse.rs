@@ -697,13 +697,14 @@ impl<'t, 'a> Parser<'t, 'a> {
                 })
             }
             "fbfetch" => {
-                allow(&["ms"])?;
+                allow(&["ms", "layered"])?;
                 nores(size.is_some() || dim.is_some() || format.is_some())?;
                 VarKind::FbFetch(FbFetchInfo {
                     slot: needv(slot, "slot")?,
                     sampled: sampled
                         .ok_or_else(|| Error::at(Some(line[0].loc), "fbfetch needs sampled="))?,
                     ms: has("ms"),
+                    layered: has("layered"),
                 })
             }
             _ => return err(line[0].loc, format!("unknown declaration `{kw}`")),

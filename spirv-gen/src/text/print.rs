@@ -195,6 +195,9 @@ fn var(o: &mut String, v: &Variable) {
             if f.ms {
                 o.push_str(" ms");
             }
+            if f.layered {
+                o.push_str(" layered");
+            }
         }
     }
     o.push('\n');

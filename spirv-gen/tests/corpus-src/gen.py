@@ -1080,7 +1080,7 @@ fn main {
   %s : u32x4 = iadd %u, %one
   store @ifrag, %s
 }
-""", "fbfetch_ms")
+""", "fbfetch_ms", "fbfetch_layered", "fbfetch_ms,fbfetch_layered")
 
 sh("fs_images", """shader fragment
 in @fc : f32x4 builtin=frag_coord
