@@ -18,8 +18,8 @@ use pipe_core::flags::{ClearFlags, FlushFlags, MapFlags};
 use pipe_core::resource::{BindFlags, PipeBox, ResourceFlags, Target};
 use pipe_core::shader::{ShaderCode, ShaderState, StreamOutputInfo};
 use pipe_core::state::{
-    ColorUnion, ConstantBuffer, FramebufferState, ShaderStage, VertexBuffer, VertexBufferSource,
-    VertexElement, ViewportState,
+    ColorUnion, ConstantBuffer, FramebufferState, RasterizerState, ShaderStage, VertexBuffer,
+    VertexBufferSource, VertexElement, ViewportState,
 };
 use pipe_core::transfer::Transfer;
 use pipe_core::view::{Surface, SurfaceTemplate};
@@ -456,6 +456,44 @@ pub fn f32s(v: &[f32]) -> Vec<u8> {
 /// UNORM8 encoding of a colour: `round(clamp(v) * 255)`.
 pub fn unorm(c: [f32; 4]) -> [u8; 4] {
     c.map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8)
+}
+
+/// Binds a rasterizer built from `f` applied to the tests' defaults (GL
+/// conventions a Gallium frontend sets: pixel centres at half, depth clip
+/// on, clip-space depth [0, 1], 1-pixel lines).
+pub fn bind_rasterizer(e: &mut Env, f: impl FnOnce(&mut RasterizerState)) -> Result<(), Outcome> {
+    let mut rs = RasterizerState {
+        line_width: 1.0,
+        clip_halfz: true,
+        half_pixel_center: true,
+        depth_clip_near: true,
+        depth_clip_far: true,
+        ..Default::default()
+    };
+    f(&mut rs);
+    let h = step("rasterizer", e.ctx.create_rasterizer_state(&rs))?;
+    step("bind rasterizer", e.ctx.bind_rasterizer_state(Some(h)))
+}
+
+/// Creates a shader of `stage` (geometry or tessellation) from text IR
+/// and binds it.
+pub fn bind_stage(e: &mut Env, stage: ShaderStage, src: &str) -> Result<(), Outcome> {
+    let st = shader(stage, src)?;
+    match stage {
+        ShaderStage::Geometry => {
+            let h = step("create_gs_state", e.ctx.create_gs_state(&st))?;
+            step("bind_gs_state", e.ctx.bind_gs_state(Some(h)))
+        }
+        ShaderStage::TessCtrl => {
+            let h = step("create_tcs_state", e.ctx.create_tcs_state(&st))?;
+            step("bind_tcs_state", e.ctx.bind_tcs_state(Some(h)))
+        }
+        ShaderStage::TessEval => {
+            let h = step("create_tes_state", e.ctx.create_tes_state(&st))?;
+            step("bind_tes_state", e.ctx.bind_tes_state(Some(h)))
+        }
+        _ => Err(Outcome::fail(format!("bind_stage: {stage:?}"))),
+    }
 }
 
 /// Creates and binds a vertex and a fragment shader.

@@ -15,7 +15,8 @@ use pipe_core::view::SurfaceTemplate;
 use pipe_core::{Context, Format, PipeError, Resource};
 
 use crate::harness::{
-    bind_program, env, f32s, set_color, shader, step, unorm, Env, FS_UBO_COLOR, VS_PASSTHROUGH,
+    bind_program, bind_rasterizer, env, f32s, set_color, shader, step, unorm, Env, FS_UBO_COLOR,
+    VS_PASSTHROUGH,
 };
 use crate::{both_paths, test_case, Outcome, TestContext};
 
@@ -865,21 +866,6 @@ fn textured_clamp(ctx: &mut TestContext, staging: bool) -> R {
     textured(ctx, staging, 2.0, TexWrap::ClampToEdge)
 }
 both_paths!("pipe.draw.texture.wrap_clamp_to_edge", textured_clamp);
-
-/// Binds a rasterizer built from `f` applied to the tests' defaults.
-pub(crate) fn bind_rasterizer(e: &mut Env, f: impl FnOnce(&mut RasterizerState)) -> R {
-    let mut rs = RasterizerState {
-        line_width: 1.0,
-        clip_halfz: true,
-        half_pixel_center: true,
-        depth_clip_near: true,
-        depth_clip_far: true,
-        ..Default::default()
-    };
-    f(&mut rs);
-    let h = step("rasterizer", e.ctx.create_rasterizer_state(&rs))?;
-    step("bind rasterizer", e.ctx.bind_rasterizer_state(Some(h)))
-}
 
 const FULL: [f32; 12] = [
     -1.0, -1.0, 0.0, 1.0, 3.0, -1.0, 0.0, 1.0, -1.0, 3.0, 0.0, 1.0,

@@ -10,8 +10,8 @@ use pipe_core::state::*;
 use pipe_core::{Format, PipeError, Resource};
 
 use crate::harness::{
-    bind_program, bind_vertex_buffer, draw_arrays, env, f32s, set_framebuffer, set_full_viewport,
-    step, Env, VEC4_ELEMENT, VS_PASSTHROUGH,
+    bind_program, bind_rasterizer, bind_vertex_buffer, draw_arrays, env, f32s, set_framebuffer,
+    set_full_viewport, step, Env, VEC4_ELEMENT, VS_PASSTHROUGH,
 };
 use crate::{both_paths, Outcome, TestContext};
 
@@ -78,15 +78,7 @@ fn bind_quad(e: &mut Env) -> R {
         &[VEC4_ELEMENT],
         VertexBufferSource::User(std::sync::Arc::from(f32s(&v))),
     )?;
-    let rs = RasterizerState {
-        half_pixel_center: true,
-        depth_clip_near: true,
-        depth_clip_far: true,
-        clip_halfz: true,
-        ..Default::default()
-    };
-    let h = step("rasterizer", e.ctx.create_rasterizer_state(&rs))?;
-    step("bind rasterizer", e.ctx.bind_rasterizer_state(Some(h)))
+    bind_rasterizer(e, |_| {})
 }
 
 /// Colour buffers of `formats`, bound in order with a full viewport.

@@ -13,8 +13,8 @@ use pipe_core::state::*;
 use pipe_core::{Format, Resource};
 
 use crate::harness::{
-    bind_program, bind_vertex_buffer, draw_arrays, env, f32s, set_full_viewport, shader, step,
-    texture_template, unorm, Env, VEC4_ELEMENT, VS_PASSTHROUGH,
+    bind_program, bind_rasterizer, bind_stage, bind_vertex_buffer, draw_arrays, env, f32s,
+    set_full_viewport, step, texture_template, unorm, Env, VEC4_ELEMENT, VS_PASSTHROUGH,
 };
 use crate::{both_paths, Outcome, TestContext};
 
@@ -127,21 +127,8 @@ fn layered_target(e: &mut Env, target: Target, n: u32) -> Result<Resource, Outco
         &[VEC4_ELEMENT],
         VertexBufferSource::User(Arc::from(f32s(&tri))),
     )?;
-    let rs = RasterizerState {
-        half_pixel_center: true,
-        depth_clip_near: true,
-        depth_clip_far: true,
-        clip_halfz: true,
-        ..Default::default()
-    };
-    let h = step("rasterizer", e.ctx.create_rasterizer_state(&rs))?;
-    step("bind rasterizer", e.ctx.bind_rasterizer_state(Some(h)))?;
-    let g = step(
-        "gs",
-        e.ctx
-            .create_gs_state(&shader(ShaderStage::Geometry, &gs_layers(n))?),
-    )?;
-    step("bind gs", e.ctx.bind_gs_state(Some(g)))?;
+    bind_rasterizer(e, |_| {})?;
+    bind_stage(e, ShaderStage::Geometry, &gs_layers(n))?;
     Ok(res)
 }
 

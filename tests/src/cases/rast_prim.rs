@@ -19,9 +19,10 @@
 use pipe_core::draw::PrimType;
 use pipe_core::state::*;
 
-use crate::cases::draw::{bind_rasterizer, bind_vertices, check_image, clear_color, draw, setup};
+use crate::cases::draw::{bind_vertices, check_image, clear_color, draw, setup};
 use crate::harness::{
-    bind_program, env_with, set_color, shader, step, unorm, Env, FS_UBO_COLOR, VS_PASSTHROUGH,
+    bind_program, bind_rasterizer, bind_stage, env_with, set_color, step, unorm, Env, FS_UBO_COLOR,
+    VS_PASSTHROUGH,
 };
 use crate::{test_case, Outcome, TestContext};
 
@@ -91,12 +92,7 @@ fn gs_line_strip_stipple(ctx: &mut TestContext, emulated: bool) -> R {
     let mut e = stipple_env(ctx, emulated)?;
     let t = setup(&mut e, false)?;
     bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
-    let g = step(
-        "gs",
-        e.ctx
-            .create_gs_state(&shader(ShaderStage::Geometry, GS_FIRST_EDGE)?),
-    )?;
-    step("bind gs", e.ctx.bind_gs_state(Some(g)))?;
+    bind_stage(&mut e, ShaderStage::Geometry, GS_FIRST_EDGE)?;
     bind_stipple_rasterizer(&mut e)?;
     let tri: Vec<f32> = [vtx(0.5, 8.5), vtx(16.5, 8.5), vtx(0.5, 12.5)].concat();
     bind_vertices(&mut e, &tri, None)?;
@@ -136,12 +132,7 @@ fn isolines_stipple(ctx: &mut TestContext, emulated: bool) -> R {
     }
     let t = setup(&mut e, false)?;
     bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
-    let te = step(
-        "tes",
-        e.ctx
-            .create_tes_state(&shader(ShaderStage::TessEval, TES_ISOLINES)?),
-    )?;
-    step("bind tes", e.ctx.bind_tes_state(Some(te)))?;
+    bind_stage(&mut e, ShaderStage::TessEval, TES_ISOLINES)?;
     step("patch vertices", e.ctx.set_patch_vertices(2))?;
     step(
         "set_tess_state",
@@ -200,12 +191,7 @@ fn gs_points_size(ctx: &mut TestContext) -> R {
     let mut e = env_with(ctx, |_| {})?;
     let t = setup(&mut e, false)?;
     bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
-    let g = step(
-        "gs",
-        e.ctx
-            .create_gs_state(&shader(ShaderStage::Geometry, GS_FIRST_POINT)?),
-    )?;
-    step("bind gs", e.ctx.bind_gs_state(Some(g)))?;
+    bind_stage(&mut e, ShaderStage::Geometry, GS_FIRST_POINT)?;
     bind_rasterizer(&mut e, |r| {
         r.point_size = 5.0;
         r.point_size_per_vertex = false;
@@ -261,12 +247,7 @@ fn gs_triangles_polygon_stipple(ctx: &mut TestContext) -> R {
     let mut e = env_with(ctx, |_| {})?;
     let t = setup(&mut e, false)?;
     bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
-    let g = step(
-        "gs",
-        e.ctx
-            .create_gs_state(&shader(ShaderStage::Geometry, GS_POINT_TO_TRIANGLE)?),
-    )?;
-    step("bind gs", e.ctx.bind_gs_state(Some(g)))?;
+    bind_stage(&mut e, ShaderStage::Geometry, GS_POINT_TO_TRIANGLE)?;
     bind_rasterizer(&mut e, |r| r.poly_stipple_enable = true)?;
     set_checker_stipple(&mut e)?;
     bind_vertices(&mut e, &vtx(8.5, 8.5), None)?;

@@ -233,23 +233,7 @@ fn viewport(e: &mut Env, x: f32, y: f32, w: f32, h: f32) -> R {
 }
 
 fn rasterizer(e: &mut Env, f: impl FnOnce(&mut RasterizerState)) -> R {
-    let mut rs = RasterizerState {
-        line_width: 1.0,
-        clip_halfz: true,
-        half_pixel_center: true,
-        depth_clip_near: true,
-        depth_clip_far: true,
-        ..Default::default()
-    };
-    f(&mut rs);
-    let h = step(
-        "create_rasterizer_state",
-        e.ctx.create_rasterizer_state(&rs),
-    )?;
-    step(
-        "bind_rasterizer_state",
-        e.ctx.bind_rasterizer_state(Some(h)),
-    )
+    crate::harness::bind_rasterizer(e, f)
 }
 
 fn bind_blend(e: &mut Env, bs: &BlendState) -> R {

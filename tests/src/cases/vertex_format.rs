@@ -14,7 +14,9 @@ use pipe_core::shader::ShaderState;
 use pipe_core::state::*;
 use pipe_core::Format;
 
-use crate::harness::{env_with, f32s, set_framebuffer, set_full_viewport, shader, step, Env};
+use crate::harness::{
+    bind_rasterizer, env_with, f32s, set_framebuffer, set_full_viewport, shader, step, Env,
+};
 use crate::{test_case, Outcome, TestContext};
 
 type R = Result<(), Outcome>;
@@ -164,15 +166,7 @@ pub(crate) fn attrib_draw(
     let s = e.surface(&rt, 0, 0, 0)?;
     set_framebuffer(e, W as u16, W as u16, vec![Some(s)], None)?;
     set_full_viewport(e, W, W)?;
-    let rs = RasterizerState {
-        half_pixel_center: true,
-        depth_clip_near: true,
-        depth_clip_far: true,
-        clip_halfz: true,
-        ..Default::default()
-    };
-    let h = step("rasterizer", e.ctx.create_rasterizer_state(&rs))?;
-    step("bind rasterizer", e.ctx.bind_rasterizer_state(Some(h)))?;
+    bind_rasterizer(e, |_| {})?;
     let v = step("vs", e.ctx.create_vs_state(&vs))?;
     let f = step(
         "fs",
@@ -490,15 +484,7 @@ fn dual_slot(ctx: &mut TestContext, name: &str) -> R {
     }
     set_framebuffer(&mut e, W as u16, W as u16, surfaces, None)?;
     set_full_viewport(&mut e, W, W)?;
-    let rs = RasterizerState {
-        half_pixel_center: true,
-        depth_clip_near: true,
-        depth_clip_far: true,
-        clip_halfz: true,
-        ..Default::default()
-    };
-    let h = step("rasterizer", e.ctx.create_rasterizer_state(&rs))?;
-    step("bind rasterizer", e.ctx.bind_rasterizer_state(Some(h)))?;
+    bind_rasterizer(&mut e, |_| {})?;
     let v = step(
         "vs",
         e.ctx
@@ -557,16 +543,7 @@ fn dual_slot(ctx: &mut TestContext, name: &str) -> R {
             buffer_offset: 0,
         }]),
     )?;
-    let info = DrawInfo {
-        mode: PrimType::Triangles,
-        ..DrawInfo::default()
-    };
-    let one = [DrawStartCountBias {
-        start: 0,
-        count: 3,
-        index_bias: 0,
-    }];
-    step("draw_vbo", e.ctx.draw_vbo(&info, 0, None, &one))?;
+    crate::harness::draw_arrays(&mut e, PrimType::Triangles, 0, 3)?;
     let mut want0 = [0.0f32; 4];
     for i in 0..c.checked {
         want0[i] = E[i] as f32;
