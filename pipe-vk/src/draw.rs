@@ -1878,7 +1878,8 @@ impl VkContext {
         // primitives (Zink's rast_prim), triangles in polygon modes.
         let prim = self.rast_prim(topology);
         let tri = prim == TopologyClass::Triangle;
-        let fill = |m: PolygonMode| tri && (rast.fill_front == m || rast.fill_back == m);
+        let mode = crate::pipeline::effective_polygon_mode(&rast);
+        let fill = |m: PolygonMode| tri && mode == m;
         let points = prim == TopologyClass::Point || fill(PolygonMode::Point);
         let mut vs = VariantKey {
             last_vertex_stage: true,
@@ -1936,22 +1937,13 @@ impl VkContext {
         // discards by `stipple_pos`, which an application geometry shader
         // emitting line strips computes (its key), or else the generated
         // geometry shader of `pipeline_for`.
-        // Polygons drawn in line mode (every face that is not culled)
-        // keep their triangles, so culling and polygon offset still
-        // apply: a generated geometry shader gives the fragment shader
-        // its place along the outline
+        // Polygons drawn in line mode keep their triangles, so culling
+        // and polygon offset still apply: a generated geometry shader
+        // gives the fragment shader its place along the outline
         // (`spirv_gen::passes::line_stipple::polygon_line_stipple_gs`).
-        // Not done for an application geometry shader, for adjacency
-        // topologies, or with one face filled and the other in line mode.
-        let culled = |front: bool| {
-            rast.cull_face
-                .contains(if front { Face::FRONT } else { Face::BACK })
-        };
-        let face_line = |m: PolygonMode, front: bool| m == PolygonMode::Line || culled(front);
-        let polygon_lines = tri
-            && (rast.fill_front == PolygonMode::Line || rast.fill_back == PolygonMode::Line)
-            && face_line(rast.fill_front, true)
-            && face_line(rast.fill_back, false)
+        // Not done for an application geometry shader or for adjacency
+        // topologies.
+        let polygon_lines = fill(PolygonMode::Line)
             && b.shaders[ShaderStage::Geometry.index()].is_none()
             && !is_adjacency(topology);
         if rast.line_stipple_enable && (prim == TopologyClass::Line || polygon_lines) {

@@ -363,6 +363,20 @@ fn logic_op(op: LogicOp) -> vk::LogicOp {
     }
 }
 
+/// The one polygon mode Vulkan rasterizes both faces with, from GL's
+/// front and back modes: the back face's when front faces are culled,
+/// else the front face's (as Zink picks it). Different modes on two
+/// faces that are both drawn cannot be had; the front's wins.
+pub fn effective_polygon_mode(r: &RasterizerState) -> PolygonMode {
+    if r.cull_face.contains(pipe_core::state::Face::FRONT)
+        && !r.cull_face.contains(pipe_core::state::Face::BACK)
+    {
+        r.fill_back
+    } else {
+        r.fill_front
+    }
+}
+
 fn polygon_mode(m: PolygonMode) -> vk::PolygonMode {
     match m {
         PolygonMode::Fill | PolygonMode::FillRectangle => vk::PolygonMode::FILL,
@@ -530,7 +544,7 @@ impl PipelineCache {
         let rs = vk::PipelineRasterizationStateCreateInfo::default()
             .depth_clamp_enable(r.depth_clamp)
             .rasterizer_discard_enable(r.rasterizer_discard)
-            .polygon_mode(polygon_mode(r.fill_front))
+            .polygon_mode(polygon_mode(effective_polygon_mode(r)))
             .depth_bias_enable(r.offset_tri || r.offset_line || r.offset_point)
             .line_width(1.0);
         // GL's provoking vertex is the last one unless flatshade_first;

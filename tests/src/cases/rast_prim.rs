@@ -369,3 +369,40 @@ fn polygon_line_stipple(ctx: &mut TestContext, emulated: bool) -> R {
     })
 }
 stipple_cases!("polygon_line_stipple" => polygon_line_stipple);
+
+/// GL's polygon modes per face with Vulkan's single one: with front
+/// faces culled, back faces take the back mode. A back-facing triangle
+/// (the winding `polygon_line_stipple` culls as back) with the front
+/// mode FILL and the back mode LINE is drawn as its outline: row 2 and
+/// column 2 between the corners lit, the inside clear.
+fn back_face_mode(ctx: &mut TestContext) -> R {
+    let mut e = env_with(ctx, |_| {})?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    bind_rasterizer(&mut e, |r| {
+        r.fill_front = PolygonMode::Fill;
+        r.fill_back = PolygonMode::Line;
+        r.cull_face = Face::FRONT;
+    })?;
+    let tri: Vec<f32> = [vtx(2.5, 2.5), vtx(2.5, 14.5), vtx(14.5, 2.5)].concat();
+    bind_vertices(&mut e, &tri, None)?;
+    set_color(&mut e, COLOR)?;
+    clear_color(&mut e, [0.0; 4])?;
+    draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
+    check_image(ctx, &mut e, &t, |x, y| {
+        let edge = |v: u32| (3..=12).contains(&v);
+        if (y == 2 && edge(x)) || (x == 2 && edge(y)) {
+            Some(unorm(COLOR))
+        } else if (4..=7).contains(&x) && (4..=7).contains(&y) {
+            Some([0; 4])
+        } else {
+            None
+        }
+    })
+}
+const _: () = {
+    fn run(ctx: &mut TestContext) -> Outcome {
+        Outcome::from_result(back_face_mode(ctx))
+    }
+    test_case!(name = "pipe.draw.rast_prim.back_face_polygon_mode", run);
+};
