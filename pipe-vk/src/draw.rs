@@ -182,6 +182,39 @@ fn inline_uniforms(values: &[u32]) -> Vec<(u32, u32)> {
         .collect()
 }
 
+/// Refuses a vertex shader whose 64-bit input (`dvec*`, `u64vec*`) is
+/// not fed by a 64-bit element (`fixups` has no `split64` at its
+/// location): pipe-vk fetches no 64-bit Vulkan format, and a 64-bit input
+/// reading a 32-bit attribute is not allowed in Vulkan. A 32-bit input fed
+/// by a 64-bit element is refused by the fix-up itself.
+fn check_64bit_inputs(
+    vs: &pipe_core::shader::ShaderState,
+    fixups: &[spirv_gen::passes::FetchFixup],
+) -> PipeResult<()> {
+    let pipe_core::shader::ShaderCode::Ir(any) = &vs.code else {
+        return Ok(());
+    };
+    let Some(ir) = any.downcast_ref::<crate::shader::Ir>() else {
+        return Ok(());
+    };
+    for v in ir.vars.iter().filter(|v| v.is_input() && v.ty.bits == 64) {
+        let Some(loc) = v.io().and_then(|io| io.location) else {
+            continue;
+        };
+        let split = fixups
+            .iter()
+            .any(|f| f.location == loc && f.fixup == spirv_gen::passes::VertexFixup::Split64);
+        if !split {
+            return Err(PipeError::invalid(format!(
+                "draw_vbo: the vertex shader's {} input @{} at location {loc} needs a 64-bit \
+                 vertex element (R64*_UINT or _SINT, dual_slot for three or four components)",
+                v.ty, v.name
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn compare_op(f: CompareFunc) -> vk::CompareOp {
     match f {
         CompareFunc::Never => vk::CompareOp::NEVER,
@@ -1681,6 +1714,7 @@ impl VkContext {
                     .collect::<Vec<_>>()
             )));
         }
+        check_64bit_inputs(&vs_state, &vs_key.vertex_fixups)?;
         if let Some(h) = fs {
             crate::shader::check_draw_bindings(self.shader_table().get(h.cso)?, UBO_SLOTS)?;
         }
@@ -1974,7 +2008,12 @@ impl VkContext {
                     fs.line_stipple = true;
                     fs.line_stipple_polygon = true;
                     vs.line_rectangular = rast.line_rectangular;
-                } else if let Some(app_gs) = gs_lines.filter(|_| !is_adjacency(topology)) {
+                } else if let Some(app_gs) =
+                    // An application geometry shader computes the
+                    // stipple position from what it emits, whatever its
+                    // input; the generated one cannot follow adjacency.
+                    gs_lines.filter(|&app| app || !is_adjacency(topology))
+                {
                     fs.line_stipple = true;
                     vs.line_stipple = app_gs;
                     vs.line_rectangular = rast.line_rectangular;

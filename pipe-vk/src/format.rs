@@ -501,10 +501,12 @@ pub struct ElementFetch {
 ///   input) takes two locations, as such an input does in Vulkan and GL,
 ///   and its format is sized to the input as Mesa's
 ///   `util_lower_uint64_vertex_elements` does before a Gallium driver
-///   sees it: at least three components when `dual_slot` (the second
-///   location is then fetched, reading past a one- or two-component
-///   attribute as Mesa does; GL leaves those components undefined), at
-///   most two otherwise. `R64*_FLOAT` marked `dual_slot` is taken the
+///   sees it: at most two components without `dual_slot`. A one- or
+///   two-component `dual_slot` element is fetched as it is, where Mesa
+///   widens it to three and lets the hardware read past the attribute:
+///   without `robustBufferAccess` a Vulkan fetch past the bound buffer is
+///   not allowed (VUID-vkCmdDraw-None-02721); the components GL leaves
+///   undefined read (0, 1). `R64*_FLOAT` marked `dual_slot` is taken the
 ///   same way.
 /// - `R64*_FLOAT` without `dual_slot` is GL_DOUBLE converted to float
 ///   for a 32-bit input: one location, and for three or four components
@@ -515,13 +517,19 @@ pub struct ElementFetch {
 /// ignored, as Mesa's lowering does.
 ///
 /// Errors when the locations exceed the device's
-/// `maxVertexInputAttributes`, or an element's format cannot be fetched
-/// ([`vertex_fetch`]).
+/// `maxVertexInputAttributes`, an element's format cannot be fetched
+/// ([`vertex_fetch`]), or the upper half of a 64-bit element, 16 bytes
+/// further, would be past the device's `maxVertexInputAttributeOffset`.
 pub fn vertex_elements_fetch(
     dev: &crate::memory::DeviceShared,
     elements: &[pipe_core::state::VertexElement],
 ) -> pipe_core::PipeResult<Vec<ElementFetch>> {
     let max = dev.physical.properties.limits.max_vertex_input_attributes;
+    let max_offset = dev
+        .physical
+        .properties
+        .limits
+        .max_vertex_input_attribute_offset;
     // (components, converted to float) of a 64-bit element.
     let wide = |e: &pipe_core::state::VertexElement| {
         let n = match e.src_format {
@@ -534,7 +542,7 @@ pub fn vertex_elements_fetch(
         let to_float = e.src_format.is_float() && !e.dual_slot;
         Some(match () {
             _ if to_float => (n, true),
-            _ if e.dual_slot => (n.max(3), false),
+            _ if e.dual_slot => (n, false),
             _ => (n.min(2), false),
         })
     };
@@ -563,6 +571,14 @@ pub fn vertex_elements_fetch(
                 } else {
                     VertexFixup::Split64
                 };
+                if upper.is_some() && e.src_offset.saturating_add(16) > max_offset {
+                    return Err(pipe_core::PipeError::unsupported(format!(
+                        "vertex element {i}: the upper half of a {} element is fetched 16 \
+                         bytes after its offset {}, past the device's largest attribute \
+                         offset {max_offset}",
+                        e.src_format, e.src_offset
+                    )));
+                }
                 let upper_at = if to_float && upper.is_some() {
                     spare += 1;
                     if spare > max {
@@ -576,11 +592,18 @@ pub fn vertex_elements_fetch(
                 } else {
                     location + 1
                 };
+                // A dual-slot element's second location is taken (its
+                // upper half is there when it has one); a converted
+                // double's upper half is at a spare location.
                 let fix = FetchFixup {
                     location,
                     fixup,
                     comps: comps as u8,
-                    upper: upper.map(|_| upper_at),
+                    upper: if e.dual_slot {
+                        Some(upper_at)
+                    } else {
+                        upper.map(|_| upper_at)
+                    },
                 };
                 (lower, Some(fix), upper.map(|u| (u, upper_at)))
             }

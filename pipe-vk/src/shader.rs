@@ -172,25 +172,31 @@ pub fn output_prim(state: &ShaderState) -> Option<TopologyClass> {
             }
         }
         ShaderCode::SpirV { words, .. } => {
-            // OpExecutionMode (16) %entry Mode: OutputPoints (27),
-            // OutputLineStrip (28), OutputTriangleStrip (29); PointMode
-            // (10), Isolines (25), Triangles (22), Quads (24).
+            // OpExecutionMode (16) %entry Mode: a geometry shader's
+            // OutputPoints (27), OutputLineStrip (28), OutputTriangleStrip
+            // (29); a tessellation evaluation shader's PointMode (10),
+            // Isolines (25), Triangles (22), Quads (24). Triangles is
+            // also a geometry shader's input primitive, in any order with
+            // its output one.
+            let gs = state.stage == S::Geometry;
             let (mut point_mode, mut class) = (false, None);
             let mut i = 5;
             while let Some(&w) = words.get(i) {
                 let (len, op) = ((w >> 16) as usize, w & 0xffff);
                 if op == 16 && len >= 3 {
-                    match words.get(i + 2) {
-                        Some(27) => class = Some(TopologyClass::Point),
-                        Some(28 | 25) => class = Some(TopologyClass::Line),
-                        Some(29 | 22 | 24) => class = Some(TopologyClass::Triangle),
-                        Some(10) => point_mode = true,
+                    match (gs, words.get(i + 2)) {
+                        (true, Some(27)) => class = Some(TopologyClass::Point),
+                        (true, Some(28)) | (false, Some(25)) => class = Some(TopologyClass::Line),
+                        (true, Some(29)) | (false, Some(22 | 24)) => {
+                            class = Some(TopologyClass::Triangle)
+                        }
+                        (false, Some(10)) => point_mode = true,
                         _ => {}
                     }
                 }
                 i += len.max(1);
             }
-            if point_mode && state.stage == S::TessEval {
+            if point_mode {
                 Some(TopologyClass::Point)
             } else {
                 class

@@ -343,6 +343,86 @@ fn main {{
     assert!(passes::lower(&mut s, &k).is_err());
 }
 
+const VS_DVEC4: &str = "shader vertex
+in @d : f64x4 location=1
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %0 : f64x4 = load @d
+  %1 : f32x4 = f2f %0
+  store @gl_pos, %1
+}
+";
+
+/// A dvec4 input takes two locations: fed by a dual-slot element of two
+/// components (second location 2 given) it reads x and y from location 1
+/// and nothing past the element (z and w are 0 and 1); fed by an element
+/// that takes one location (components given, no second location) it is
+/// refused, since location 2 is the next element's.
+#[test]
+fn vertex_fetch_split64_short_and_single_slot() {
+    let s = lowered(VS_DVEC4, "vfetch=1:split64:2:2");
+    assert_eq!(s.var(s.find_var("d").unwrap()).ty, Type::uint(32, 4));
+    assert!(s.find_var("d_hi").is_none());
+    assert_eq!(
+        count(&s, |i| matches!(&i.op, Op::Alu(AluOp::Bitcast, _))),
+        2
+    );
+    let s = lowered(VS_DVEC4, "vfetch=1:split64:4:2");
+    let hi = s.find_var("d_hi").unwrap();
+    assert_eq!(s.var(hi).io().unwrap().location, Some(2));
+    let mut s = parse(VS_DVEC4).unwrap();
+    let k = VariantKey::parse("vfetch=1:split64:2").unwrap();
+    let e = passes::lower(&mut s, &k).unwrap_err();
+    assert!(e.to_string().contains("dual_slot"), "{e}");
+}
+
+/// Two inputs sharing a location at components 0 and 2 (GL's
+/// `layout(component = 2)`): one input remains there, from component 0
+/// with the fetch type, and the other becomes an unused local; the
+/// second input's components come from z and w of the converted
+/// attribute.
+#[test]
+fn vertex_fetch_component_offsets() {
+    let src = "shader vertex
+in @a : f32x2 location=1
+in @b : f32x2 location=1 component=2
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %0 : f32x2 = load @a
+  %1 : f32x2 = load @b
+  %2 : f32x4 = vec %0, %1
+  store @gl_pos, %2
+}
+";
+    let s = lowered(src, "vfetch=1:fixed32:4");
+    let a = s.find_var("a").unwrap();
+    assert_eq!(s.var(a).ty, Type::int(32, 4));
+    assert_eq!(s.var(a).io().unwrap().component, 0);
+    assert!(!s.var(s.find_var("b").unwrap()).is_input());
+    assert_eq!(count(&s, |i| matches!(&i.op, Op::Alu(AluOp::I2f, _))), 4);
+    // Alone at component 2 of a three-component element: z converted,
+    // w GL's 1.0, from an input at component 0.
+    let src = "shader vertex
+in @b : f32x2 location=1 component=2
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %0 : f32x2 = load @b
+  %1 : f32x4 = vec %0, %0
+  store @gl_pos, %1
+}
+";
+    let s = lowered(src, "vfetch=1:unorm32:3");
+    let b = s.find_var("b").unwrap();
+    assert_eq!(s.var(b).ty, Type::uint(32, 3));
+    assert_eq!(s.var(b).io().unwrap().component, 0);
+    assert!(print(&s).contains("const 1.0"), "{}", print(&s));
+    // The upper half of a double goes to component 0 of its location.
+    let s = lowered(src, "vfetch=1:double:3:5");
+    let hi = s.find_var("b_hi").unwrap();
+    assert_eq!(s.var(hi).io().unwrap().location, Some(5));
+    assert_eq!(s.var(hi).io().unwrap().component, 0);
+}
+
 /// The fix-ups of formats with no Vulkan twin: 32-bit normalized and
 /// fixed-point through the integer format (a 2-component format feeding
 /// an f32x4 input reads z = 0 and w = 1 from the shader, not the scaled
@@ -418,10 +498,17 @@ fn main {
 #[test]
 fn vertex_fetch_fixups() {
     let s = lowered(VS, "vfetch=1:swap_rb");
-    assert!(print(&s).contains("swizzle %3, zyxw"), "{}", print(&s));
+    // The components of the fetched RGBA in the order z, y, x, w.
+    let text = print(&s);
+    let at = |c: &str| text.find(&format!("swizzle %3, {c}\n"));
+    let order = ["z", "y", "x", "w"].map(at);
+    assert!(
+        order.iter().all(Option::is_some) && order.windows(2).all(|w| w[0] < w[1]),
+        "{text}"
+    );
     let s = lowered(VS, "vfetch=1:uscaled");
     assert_eq!(s.var(s.find_var("v").unwrap()).ty, Type::uint(32, 4));
-    assert_eq!(count(&s, |i| matches!(&i.op, Op::Alu(AluOp::U2f, _))), 1);
+    assert_eq!(count(&s, |i| matches!(&i.op, Op::Alu(AluOp::U2f, _))), 4);
     let s = lowered(VS, "vfetch=1:sscaled");
     assert_eq!(s.var(s.find_var("v").unwrap()).ty, Type::int(32, 4));
     let s = lowered(VS, "vfetch=1:a2b10g10r10_unorm");

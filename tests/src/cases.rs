@@ -14,6 +14,7 @@ mod prim;
 mod rast_prim;
 mod render;
 mod render_cond;
+mod review_vf;
 mod screen;
 mod state_reuse;
 mod streamout;

@@ -721,6 +721,7 @@ fn add_upper_input(s: &mut Shader, var: VarId, location: u32, comps: u8) -> Resu
     v.ty = Type::uint(32, comps);
     if let VarKind::Input(io) = &mut v.kind {
         io.location = Some(location);
+        io.component = 0;
     }
     Ok(s.add_var(v))
 }
@@ -779,8 +780,13 @@ fn one_bits_float(bits: u8) -> u64 {
 }
 
 /// [`VertexFixup::Split64`] for the 64-bit input `var`: it becomes 32-bit
-/// unsigned pairs at its location and (three or four components) at
-/// `upper`, each pair bitcast back to one component.
+/// unsigned pairs at its location and (three or four components read
+/// from the element) at the second location `f.upper`, each pair bitcast
+/// back to one component; components the element lacks read GL's
+/// defaults (0, 0, 1). A three- or four-component input takes two
+/// locations: refused when the element takes one (`f.comps` given and
+/// no `f.upper`: not `dual_slot`), where the second would be another
+/// element's.
 fn split_64bit_input(s: &mut Shader, var: VarId, f: &FetchFixup) -> Result<()> {
     let ty = s.var(var).ty;
     let loc = f.location;
@@ -790,21 +796,30 @@ fn split_64bit_input(s: &mut Shader, var: VarId, f: &FetchFixup) -> Result<()> {
         )));
     }
     let n = ty.comps;
-    s.var_mut(var).ty = Type::uint(32, 2 * n.min(2));
-    let upper = if n > 2 {
-        Some(add_upper_input(
-            s,
-            var,
-            f.upper.unwrap_or(loc + 1),
-            2 * (n - 2),
-        )?)
+    if n > 2 && f.comps != 0 && f.upper.is_none() {
+        return Err(Error::new(format!(
+            "vertex fix-up split64: the {ty} input at location {loc} takes two locations, \
+             and its element one (not dual_slot)"
+        )));
+    }
+    // The components read from the element.
+    let have = if f.comps == 0 { n } else { f.comps.min(n) };
+    s.var_mut(var).ty = Type::uint(32, 2 * have.min(2));
+    let upper = if have > 2 {
+        let at = match f.upper {
+            Some(at) => at,
+            None => loc
+                .checked_add(1)
+                .ok_or_else(|| Error::new("vertex fix-up split64: location out of range"))?,
+        };
+        Some(add_upper_input(s, var, at, 2 * (have - 2))?)
     } else {
         None
     };
     let comp = Type { comps: 1, ..ty };
     replace_loads(s, var, &mut |s, dest, ty, _| {
         let mut e = Emit::new(s);
-        let comps = load_split_64(&mut e, var, upper, n, comp);
+        let comps = load_split_64(&mut e, var, upper, have, comp);
         let op = widen_attr(&mut e, comps, ty);
         e.def_as(dest, ty, op);
         e.out
@@ -812,147 +827,95 @@ fn split_64bit_input(s: &mut Shader, var: VarId, f: &FetchFixup) -> Result<()> {
     Ok(())
 }
 
-/// [`VertexFixup::Double`] for the 32-bit float input `var`: the
-/// attribute's `f.comps` doubles come as [`split_64bit_input`]'s pairs
-/// (the upper half at `f.upper`) and are converted to `f32`.
-fn double_to_float_input(s: &mut Shader, var: VarId, f: &FetchFixup) -> Result<()> {
-    let loc = f.location;
-    let n = if f.comps == 0 { 4 } else { f.comps };
-    let ty = s.var(var).ty;
-    let used = n.min(ty.comps);
-    s.var_mut(var).ty = Type::uint(32, 2 * used.min(2));
-    let upper = if used > 2 {
-        let at = f.upper.ok_or_else(|| {
-            Error::new(format!(
-                "vertex fix-up double: location {loc} has {n} components and no upper location"
-            ))
-        })?;
-        Some(add_upper_input(s, var, at, 2 * (used - 2))?)
+/// Component `i` (a `scalar`) of `v`, a value of `n` components.
+fn component(e: &mut Emit, v: ValueId, n: u8, i: u8, scalar: Type) -> ValueId {
+    if n == 1 {
+        v
     } else {
-        None
-    };
-    replace_loads(s, var, &mut |s, dest, ty, _| {
-        let mut e = Emit::new(s);
-        let comps = load_split_64(&mut e, var, upper, used, Type::float(64, 1))
-            .into_iter()
-            .map(|d| e.alu(AluOp::F2f, Type::F32, &[d]))
-            .collect();
-        let op = widen_attr(&mut e, comps, ty);
-        e.def_as(dest, ty, op);
-        e.out
-    });
-    Ok(())
+        e.swizzle(scalar, v, &[i])
+    }
 }
 
-/// Vertex fetch fix-ups: the input at each location is fetched in a format
-/// the device supports and converted back in the shader.
-pub fn lower_vertex_fixups(s: &mut Shader, fixups: &[FetchFixup]) -> Result<()> {
-    if s.stage != Stage::Vertex {
-        return Ok(());
-    }
-    for f in fixups {
-        let (loc, fix) = (f.location, f.fixup);
-        let Some(i) = s
-            .vars
-            .iter()
-            .position(|v| v.is_input() && v.io().and_then(|io| io.location) == Some(loc))
-        else {
-            continue;
-        };
-        let var = VarId(i as u32);
-        let ty = s.var(var).ty;
-        if fix == VertexFixup::Split64 {
-            split_64bit_input(s, var, f)?;
-            continue;
+/// Reads components `want` of the attribute fetched into `raw` (and `hi`,
+/// the upper half of a split double) as GL's floats: those below `have`
+/// converted by `fix`, the others GL's defaults (0, 0, 1).
+fn fetch_attr(
+    e: &mut Emit,
+    (raw, hi): (VarId, Option<VarId>),
+    fix: VertexFixup,
+    have: u8,
+    want: std::ops::Range<u8>,
+) -> Vec<ValueId> {
+    use VertexFixup as V;
+    let x = e.load(raw, None);
+    let hi = match hi {
+        Some(h) if want.end > 2 => Some(e.load(h, None)),
+        _ => None,
+    };
+    let signed = matches!(
+        fix,
+        V::Sscaled
+            | V::Snorm32
+            | V::Fixed32
+            | V::A2b10g10r10Snorm
+            | V::A2b10g10r10Sscaled
+            | V::A2r10g10b10Snorm
+            | V::A2r10g10b10Sscaled
+    );
+    let (st, to_float) = if signed {
+        (Type::I32, AluOp::I2f)
+    } else {
+        (Type::U32, AluOp::U2f)
+    };
+    want.map(|i| {
+        if i >= have {
+            return e.f32(if i == 3 { 1.0 } else { 0.0 });
         }
-        if !ty.is_float() || ty.bits != 32 {
-            return Err(Error::new(format!(
-                "vertex fix-up: input at location {loc} must be float"
-            )));
-        }
-        let n = ty.comps;
-        // The components the attribute has (the rest read 0, 0, 1).
-        let nf = if f.comps == 0 { n } else { f.comps.min(n) };
         match fix {
-            // Done above: it alone takes 64-bit inputs.
-            VertexFixup::Split64 => {}
-            VertexFixup::Double => double_to_float_input(s, var, f)?,
-            VertexFixup::SwapRb => {
-                // The input reads all four components (a BGRA attribute
-                // fetched as RGBA), whatever the shader declares; the
-                // load gives the first n of (b, g, r, a).
-                s.var_mut(var).ty = Type::vec4();
-                replace_loads(s, var, &mut |s, dest, ty, _| {
-                    let mut e = Emit::new(s);
-                    let raw = e.load(var, None);
-                    let comps = [2u8, 1, 0, 3][..n as usize].to_vec();
-                    e.def_as(dest, ty, Op::Swizzle(raw, comps));
-                    e.out
-                });
+            V::SwapRb => component(e, x, 4, [2u8, 1, 0, 3][i as usize], Type::F32),
+            // 64-bit inputs are split (`split_64bit_input`), not read here.
+            V::Split64 => e.f32(0.0),
+            V::Uscaled | V::Sscaled => {
+                let c = component(e, x, have, i, st);
+                e.alu(to_float, Type::F32, &[c])
             }
-            VertexFixup::Uscaled | VertexFixup::Sscaled => {
-                let (it, op) = if fix == VertexFixup::Uscaled {
-                    (Type::uint(32, n), AluOp::U2f)
-                } else {
-                    (Type::int(32, n), AluOp::I2f)
-                };
-                s.var_mut(var).ty = it;
-                replace_loads(s, var, &mut |s, dest, ty, _| {
-                    let mut e = Emit::new(s);
-                    let raw = e.load(var, None);
-                    e.def_as(dest, ty, Op::Alu(op, vec![raw]));
-                    e.out
-                });
-            }
-            VertexFixup::Unorm32 | VertexFixup::Snorm32 | VertexFixup::Fixed32 => {
-                // The integer format of the same layout; each component
-                // converted and scaled (SNORM clamped to -1).
-                let signed = fix != VertexFixup::Unorm32;
-                let raw_ty = if signed {
-                    Type::int(32, nf)
-                } else {
-                    Type::uint(32, nf)
-                };
-                s.var_mut(var).ty = raw_ty;
+            V::Unorm32 | V::Snorm32 | V::Fixed32 => {
+                // Converted and scaled (SNORM clamped to -1).
                 let scale = match fix {
-                    VertexFixup::Unorm32 => 1.0 / 4_294_967_295.0f64,
-                    VertexFixup::Snorm32 => 1.0 / 2_147_483_647.0f64,
+                    V::Unorm32 => 1.0 / 4_294_967_295.0f64,
+                    V::Snorm32 => 1.0 / 2_147_483_647.0f64,
                     _ => 1.0 / 65536.0,
                 } as f32;
-                replace_loads(s, var, &mut |s, dest, ty, _| {
-                    let mut e = Emit::new(s);
-                    let raw = e.load(var, None);
-                    let fty = Type::float(32, nf);
-                    let conv = if signed { AluOp::I2f } else { AluOp::U2f };
-                    let x = e.alu(conv, fty, &[raw]);
-                    let k = e.konst(fty, vec![u64::from(scale.to_bits()); nf as usize]);
-                    let mut v = e.alu(AluOp::Fmul, fty, &[x, k]);
-                    if fix == VertexFixup::Snorm32 {
-                        let lo = e.konst(fty, vec![u64::from((-1.0f32).to_bits()); nf as usize]);
-                        v = e.alu(AluOp::Fmax, fty, &[v, lo]);
-                    }
-                    let comps = (0..nf).map(|c| e.swizzle(Type::F32, v, &[c])).collect();
-                    let op = widen_attr(&mut e, comps, ty);
-                    e.def_as(dest, ty, op);
-                    e.out
-                });
+                let c = component(e, x, have, i, st);
+                let f = e.alu(to_float, Type::F32, &[c]);
+                let k = e.f32(scale);
+                let v = e.alu(AluOp::Fmul, Type::F32, &[f, k]);
+                if fix == V::Snorm32 {
+                    let lo = e.f32(-1.0);
+                    e.alu(AluOp::Fmax, Type::F32, &[v, lo])
+                } else {
+                    v
+                }
             }
-            VertexFixup::A2b10g10r10Unorm
-            | VertexFixup::A2b10g10r10Snorm
-            | VertexFixup::A2b10g10r10Uscaled
-            | VertexFixup::A2b10g10r10Sscaled
-            | VertexFixup::A2r10g10b10Unorm
-            | VertexFixup::A2r10g10b10Snorm
-            | VertexFixup::A2r10g10b10Uscaled
-            | VertexFixup::A2r10g10b10Sscaled => {
-                use VertexFixup as V;
-                let signed = matches!(
-                    fix,
-                    V::A2b10g10r10Snorm
-                        | V::A2b10g10r10Sscaled
-                        | V::A2r10g10b10Snorm
-                        | V::A2r10g10b10Sscaled
-                );
+            V::Double => {
+                // Three or four components always have the upper input.
+                let (src, at) = if i < 2 {
+                    (x, 2 * i)
+                } else {
+                    (hi.unwrap_or(x), 2 * (i - 2))
+                };
+                let pair = e.swizzle(Type::uint(32, 2), src, &[at, at + 1]);
+                let d = e.alu(AluOp::Bitcast, Type::float(64, 1), &[pair]);
+                e.alu(AluOp::F2f, Type::F32, &[d])
+            }
+            V::A2b10g10r10Unorm
+            | V::A2b10g10r10Snorm
+            | V::A2b10g10r10Uscaled
+            | V::A2b10g10r10Sscaled
+            | V::A2r10g10b10Unorm
+            | V::A2r10g10b10Snorm
+            | V::A2r10g10b10Uscaled
+            | V::A2r10g10b10Sscaled => {
                 let normalized = matches!(
                     fix,
                     V::A2b10g10r10Unorm
@@ -968,47 +931,144 @@ pub fn lower_vertex_fixups(s: &mut Shader, fixups: &[FetchFixup]) -> Result<()> 
                         | V::A2r10g10b10Uscaled
                         | V::A2r10g10b10Sscaled
                 );
-                s.var_mut(var).ty = Type::U32;
-                replace_loads(s, var, &mut |s, dest, ty, _| {
-                    let mut e = Emit::new(s);
-                    let raw = e.load(var, None);
-                    let mut comps = Vec::new();
-                    for (k, bits) in [(0, 10), (10, 10), (20, 10), (30, 2)] {
-                        let off = e.i32(k);
-                        let cnt = e.i32(bits);
-                        let f = if signed {
-                            let si = e.alu(AluOp::Bitcast, Type::I32, &[raw]);
-                            let x = e.alu(AluOp::IbitfieldExtract, Type::I32, &[si, off, cnt]);
-                            let xf = e.alu(AluOp::I2f, Type::F32, &[x]);
-                            if normalized {
-                                let scale = e.f32(1.0 / ((1 << (bits - 1)) - 1) as f32);
-                                let m = e.alu(AluOp::Fmul, Type::F32, &[xf, scale]);
-                                let lo = e.f32(-1.0);
-                                e.alu(AluOp::Fmax, Type::F32, &[m, lo])
-                            } else {
-                                xf
-                            }
-                        } else {
-                            let x = e.alu(AluOp::UbitfieldExtract, Type::U32, &[raw, off, cnt]);
-                            let xf = e.alu(AluOp::U2f, Type::F32, &[x]);
-                            if normalized {
-                                let scale = e.f32(1.0 / ((1 << bits) - 1) as f32);
-                                e.alu(AluOp::Fmul, Type::F32, &[xf, scale])
-                            } else {
-                                xf
-                            }
-                        };
-                        comps.push(f);
+                let field = match (bgra, i) {
+                    (true, 0) => 2,
+                    (true, 2) => 0,
+                    _ => i,
+                };
+                let bits: i32 = if field == 3 { 2 } else { 10 };
+                let off = e.i32(10 * i32::from(field));
+                let cnt = e.i32(bits);
+                let (src, extract) = if signed {
+                    let si = e.alu(AluOp::Bitcast, Type::I32, &[x]);
+                    (si, AluOp::IbitfieldExtract)
+                } else {
+                    (x, AluOp::UbitfieldExtract)
+                };
+                let v = e.alu(extract, st, &[src, off, cnt]);
+                let vf = e.alu(to_float, Type::F32, &[v]);
+                match (normalized, signed) {
+                    (false, _) => vf,
+                    (true, true) => {
+                        let scale = e.f32(1.0 / ((1 << (bits - 1)) - 1) as f32);
+                        let m = e.alu(AluOp::Fmul, Type::F32, &[vf, scale]);
+                        let lo = e.f32(-1.0);
+                        e.alu(AluOp::Fmax, Type::F32, &[m, lo])
                     }
-                    if bgra {
-                        comps.swap(0, 2);
+                    (true, false) => {
+                        let scale = e.f32(1.0 / ((1 << bits) - 1) as f32);
+                        e.alu(AluOp::Fmul, Type::F32, &[vf, scale])
                     }
-                    comps.truncate(n as usize);
-                    let op = if n == 1 { AluOp::Mov } else { AluOp::Vec };
-                    e.def_as(dest, ty, Op::Alu(op, comps));
-                    e.out
-                });
+                }
             }
+        }
+    })
+    .collect()
+}
+
+/// Vertex fetch fix-ups: the input at each location is fetched in a format
+/// the device supports and converted back in the shader.
+///
+/// Several inputs may share a location, each at its own component (GL's
+/// `layout(component = N)`): the first becomes the one input there,
+/// reading the whole fetched attribute from component 0, and the others
+/// unused locals; each input's loads read its components of the
+/// converted attribute. The format's components (`FetchFixup::comps`)
+/// are converted, the others read GL's defaults (0, 0, 1).
+pub fn lower_vertex_fixups(s: &mut Shader, fixups: &[FetchFixup]) -> Result<()> {
+    if s.stage != Stage::Vertex {
+        return Ok(());
+    }
+    for f in fixups {
+        let (loc, fix) = (f.location, f.fixup);
+        let vars: Vec<VarId> = (0..s.vars.len())
+            .filter(|&i| {
+                let v = &s.vars[i];
+                v.is_input() && v.io().and_then(|io| io.location) == Some(loc)
+            })
+            .map(|i| VarId(i as u32))
+            .collect();
+        let Some(&first) = vars.first() else {
+            continue;
+        };
+        if fix == VertexFixup::Split64 {
+            if vars.len() > 1 {
+                return Err(Error::new(format!(
+                    "vertex fix-up split64: location {loc} holds {} inputs; a 64-bit one \
+                     takes it whole",
+                    vars.len()
+                )));
+            }
+            split_64bit_input(s, first, f)?;
+            continue;
+        }
+        // Each input: (variable, first component, components).
+        let mut parts = Vec::with_capacity(vars.len());
+        for &v in &vars {
+            let var = s.var(v);
+            if !var.ty.is_float() || var.ty.bits != 32 || var.array.is_some() {
+                return Err(Error::new(format!(
+                    "vertex fix-up: input at location {loc} must be float, not {}",
+                    var.ty
+                )));
+            }
+            let c = var.io().map_or(0, |io| io.component).min(3) as u8;
+            parts.push((v, c, var.ty.comps));
+        }
+        // The attribute components the shader reads, and those converted
+        // from the element.
+        let width = parts
+            .iter()
+            .map(|&(_, c, n)| c + n)
+            .max()
+            .unwrap_or(4)
+            .min(4);
+        let have = if f.comps == 0 {
+            width
+        } else {
+            f.comps.min(width)
+        };
+        // The fetched attribute's input: `first`, from component 0, as
+        // the fix-up reads it.
+        let raw_ty = match fix {
+            VertexFixup::SwapRb => Type::vec4(),
+            VertexFixup::Uscaled | VertexFixup::Unorm32 => Type::uint(32, have),
+            VertexFixup::Sscaled | VertexFixup::Snorm32 | VertexFixup::Fixed32 => {
+                Type::int(32, have)
+            }
+            VertexFixup::Double => Type::uint(32, 2 * have.min(2)),
+            _ => Type::U32,
+        };
+        let hi = if fix == VertexFixup::Double && have > 2 {
+            let at = f.upper.ok_or_else(|| {
+                Error::new(format!(
+                    "vertex fix-up double: location {loc} has {have} components and no \
+                     upper location"
+                ))
+            })?;
+            Some(add_upper_input(s, first, at, 2 * (have - 2))?)
+        } else {
+            None
+        };
+        {
+            let v = s.var_mut(first);
+            v.ty = raw_ty;
+            if let Some(io) = v.io_mut() {
+                io.component = 0;
+            }
+        }
+        for &(v, ..) in &parts[1..] {
+            s.var_mut(v).kind = VarKind::Local;
+        }
+        // `first` first: the other inputs' new code loads it.
+        for &(v, c, n) in &parts {
+            replace_loads(s, v, &mut |s, dest, ty, _| {
+                let mut e = Emit::new(s);
+                let mine = fetch_attr(&mut e, (first, hi), fix, have, c..c + n);
+                let op = if n == 1 { AluOp::Mov } else { AluOp::Vec };
+                e.def_as(dest, ty, Op::Alu(op, mine));
+                e.out
+            });
         }
     }
     Ok(())

@@ -112,8 +112,12 @@ pub struct FetchFixup {
     /// input declares beyond them read GL's defaults (0, 0, 1). 0: as
     /// many as the input declares.
     pub comps: u8,
-    /// The location of the second attribute (components 2 and 3) of a
-    /// split 64-bit one; `None`: the next location.
+    /// `split64`: the second location of a dual-slot element, where its
+    /// components 2 and 3 are fetched when it has them; `None` with
+    /// `comps` given: the element takes one location (a three- or
+    /// four-component input, which takes two, is refused); `None` with
+    /// `comps` 0: the next location. `double`: the location of the
+    /// second attribute (components 2 and 3).
     pub upper: Option<u32>,
 }
 
