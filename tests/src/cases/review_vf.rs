@@ -17,10 +17,10 @@ use pipe_core::shader::{ShaderCode, ShaderState, StreamOutputInfo};
 use pipe_core::state::*;
 use pipe_core::{Format, PipeError};
 
-use crate::cases::draw::{bind_rasterizer, bind_vertices, check_image, clear_color, draw, setup};
+use crate::cases::draw::{bind_vertices, check_image, clear_color, draw, setup};
 use crate::harness::{
-    bind_program, env_with, f32s, set_color, set_framebuffer, set_full_viewport, shader, step,
-    unorm, Env, FS_UBO_COLOR, VS_PASSTHROUGH,
+    bind_program, bind_rasterizer, env_with, f32s, set_color, set_framebuffer, set_full_viewport,
+    shader, step, unorm, Env, FS_UBO_COLOR, VS_PASSTHROUGH,
 };
 use crate::{test_case, Outcome, TestContext};
 
