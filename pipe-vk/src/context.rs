@@ -1291,6 +1291,27 @@ impl Context for VkContext {
         self.break_draw_merge();
         self.do_render_condition_mem(buffer, offset, condition)
     }
+    fn set_active_query_state(&mut self, _enable: bool) -> PipeResult<()> {
+        self.break_draw_merge();
+        // Pausing queries (u_blitter does around its blits) has nothing
+        // to pause while pipe-vk has no queries.
+        Ok(())
+    }
+    fn render_condition(
+        &mut self,
+        query: Option<&Query>,
+        condition: bool,
+        mode: RenderCondMode,
+    ) -> PipeResult<()> {
+        self.break_draw_merge();
+        let _ = (condition, mode);
+        match query {
+            // No query: rendering is unconditional again, whichever call
+            // set the condition (as render_condition_mem with none).
+            None => self.do_render_condition_mem(None, 0, false),
+            Some(_) => unsupported_call("render_condition", QUERIES),
+        }
+    }
     fn texture_barrier(&mut self, _flags: TextureBarrierFlags) -> PipeResult<()> {
         self.break_draw_merge();
         // Accesses are tracked per resource, so the next draw's reads of a
@@ -1348,8 +1369,6 @@ impl Context for VkContext {
         end_query(query: &Query) -> () = QUERIES;
         get_query_result(query: &Query, wait: bool) -> Option<QueryResult> = QUERIES;
         get_query_result_resource(query: &Query, flags: QueryFlags, result_type: QueryValueType, index: QueryResultIndex, resource: &Resource, offset: u32) -> () = QUERIES;
-        set_active_query_state(enable: bool) -> () = QUERIES;
-        render_condition(query: Option<&Query>, condition: bool, mode: RenderCondMode) -> () = QUERIES;
         resource_commit(resource: &Resource, level: u32, bx: &PipeBox, commit: bool) -> () =
             "sparse resources are not implemented (they are refused at creation)";
         set_compute_resources(start: u32, surfaces: &[Option<Surface>]) -> () = "it is the legacy \

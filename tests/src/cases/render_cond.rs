@@ -524,3 +524,39 @@ fn bad_input(ctx: &mut TestContext, staging: bool) -> R {
     check_image(ctx, &mut e, &t, |_, _| Some(unorm(RED)))
 }
 both_paths!("pipe.render_condition.bad_input", bad_input);
+
+/// `render_condition` with no query ends a condition set by
+/// `render_condition_mem` (Gallium: either call with none makes rendering
+/// unconditional), and `set_active_query_state`, which u_blitter calls
+/// around its blits, is accepted: the left half is drawn while the
+/// predicate (0, condition false) skips draws, and is not; the right half
+/// after `render_condition(None)` is.
+fn query_calls_without_queries(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = program(&mut e)?;
+    clear_color(&mut e, BLACK)?;
+    let buf = predicate(&mut e, [0, 0, 0, 0])?;
+    set_color(&mut e, RED)?;
+    cond(&mut e, Some(&buf), 0, false)?;
+    step(
+        "set_active_query_state",
+        e.ctx.set_active_query_state(false),
+    )?;
+    step("set_active_query_state", e.ctx.set_active_query_state(true))?;
+    bind_vertices(&mut e, &columns(0, 8), None)?;
+    draw(&mut e, PrimType::Triangles, 0, 6, 1)?;
+    step(
+        "render_condition(None)",
+        e.ctx
+            .render_condition(None, false, pipe_core::query::RenderCondMode::Wait),
+    )?;
+    bind_vertices(&mut e, &columns(8, 16), None)?;
+    draw(&mut e, PrimType::Triangles, 0, 6, 1)?;
+    check_image(ctx, &mut e, &t, |x, _| {
+        Some(unorm(if x >= 8 { RED } else { BLACK }))
+    })
+}
+both_paths!(
+    "pipe.render_condition.no_query_calls",
+    query_calls_without_queries
+);
