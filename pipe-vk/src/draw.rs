@@ -1887,11 +1887,24 @@ impl VkContext {
     /// topology's.
     fn rast_prim(&self, topology: vk::PrimitiveTopology) -> TopologyClass {
         let b = self.bound();
-        [ShaderStage::Geometry, ShaderStage::TessEval]
-            .into_iter()
-            .find_map(|st| b.shaders[st.index()])
-            .and_then(|h| self.shader_info(h).output_prim)
-            .unwrap_or_else(|| topology_class(topology))
+        let info = |st: ShaderStage| b.shaders[st.index()].map(|h| self.shader_info(h).output_prim);
+        let from_shaders = match info(ShaderStage::Geometry) {
+            Some(gs) => gs,
+            // Tessellation: the evaluation shader's mode, or (SPIR-V) the
+            // control shader's; point mode in either makes points.
+            None => match (info(ShaderStage::TessEval), info(ShaderStage::TessCtrl)) {
+                (Some(tes), tcs) => {
+                    let tcs = tcs.flatten();
+                    if tes == Some(TopologyClass::Point) || tcs == Some(TopologyClass::Point) {
+                        Some(TopologyClass::Point)
+                    } else {
+                        tes.or(tcs)
+                    }
+                }
+                (None, _) => None,
+            },
+        };
+        from_shaders.unwrap_or_else(|| topology_class(topology))
     }
 
     /// The GL lowerings the bound state asks of the vertex (the last
@@ -1921,7 +1934,21 @@ impl VkContext {
             clip_planes: rast.clip_plane_enable,
             ..Default::default()
         };
-        if points && !rast.point_size_per_vertex {
+        // The point size goes to the last vertex stage; a geometry or
+        // tessellation shader may write it only with
+        // shaderTessellationAndGeometryPointSize (without it, points are
+        // 1 pixel there).
+        let last_is_vs = b.shaders[ShaderStage::Geometry.index()].is_none()
+            && b.shaders[ShaderStage::TessEval.index()].is_none();
+        let psize_ok = last_is_vs
+            || self
+                .dev()
+                .device
+                .features
+                .core
+                .shader_tessellation_and_geometry_point_size
+                == vk::TRUE;
+        if points && !rast.point_size_per_vertex && psize_ok {
             vs.point_size = Some(rast.point_size.to_bits());
         }
         vs.inline_uniforms = inline_uniforms(&b.inlinable[ShaderStage::Vertex.index()]);

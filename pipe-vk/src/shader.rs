@@ -147,18 +147,22 @@ impl ShaderInfo {
 /// primitive) or a tessellation evaluation shader generates (points in
 /// point mode, lines for isolines, else triangles): what the rasterizer
 /// gets when the shader is the last pre-rasterization stage, Zink's
-/// `rast_prim`. `None` for other stages, and for a SPIR-V tessellation
-/// evaluation shader that leaves its mode to the control shader.
+/// `rast_prim`. SPIR-V lets the tessellation control shader declare the
+/// mode instead, so a SPIR-V control shader gets the value its modes
+/// give (combined with the evaluation shader's by `VkContext::rast_prim`).
+/// `None` for other stages and where nothing is declared.
 pub fn output_prim(state: &ShaderState) -> Option<TopologyClass> {
     use pipe_core::state::ShaderStage as S;
     use spirv_gen::ir::{GsOutput, TessMode};
-    if !matches!(state.stage, S::Geometry | S::TessEval) {
+    if !matches!(state.stage, S::Geometry | S::TessEval | S::TessCtrl) {
         return None;
     }
     match &state.code {
         ShaderCode::Ir(any) => {
             let info = &any.downcast_ref::<Ir>()?.info;
             match state.stage {
+                // The IR keeps the mode in the evaluation shader.
+                S::TessCtrl => None,
                 S::Geometry => info.gs_output.map(|o| match o {
                     GsOutput::Points => TopologyClass::Point,
                     GsOutput::LineStrip => TopologyClass::Line,
@@ -563,5 +567,44 @@ fn main {
 ",
         );
         assert_eq!(output_prim(&vs), None);
+
+        // A SPIR-V control shader may carry the tessellation mode: its
+        // IsoLines (25) execution mode gives lines; an IR one gives none.
+        let tcs = ir_state(
+            ShaderStage::TessCtrl,
+            "shader tess_ctrl vertices=2
+in @pos : f32x4[32] builtin=position
+out @opos : f32x4[2] builtin=position
+fn main {
+  %0 : i32 = const 0
+  %1 : f32x4 = load @pos, %0
+  store @opos, %0, %1
+}
+",
+        );
+        assert_eq!(output_prim(&tcs), None);
+        let spirv = spirv_state(&tcs);
+        let ShaderCode::SpirV { words, .. } = &spirv.code else {
+            unreachable!()
+        };
+        let mut w = words.to_vec();
+        let mut i = 5;
+        let at = loop {
+            let (len, op) = ((w[i] >> 16) as usize, w[i] & 0xffff);
+            if op == 16 {
+                break i;
+            }
+            i += len;
+        };
+        let entry = w[at + 1];
+        w.splice(at..at, [(3 << 16) | 16, entry, 25]);
+        let with_mode = ShaderState {
+            code: ShaderCode::SpirV {
+                words: w.into(),
+                entry_point: "main".into(),
+            },
+            ..spirv
+        };
+        assert_eq!(output_prim(&with_mode), Some(TopologyClass::Line));
     }
 }
