@@ -448,8 +448,9 @@ fn dual_case(name: &str) -> Option<DualCase> {
         // A four-component element feeding a dvec2 input (not dual-slot)
         // is fetched as two components and takes one location.
         "dvec2_from_4" => c(Format::R64G64B64A64Uint, false, "f64x2", 4, 2, 2, false),
-        // A two-component element feeding a dvec4 input: two locations;
-        // GL leaves z and w undefined, so only x and y are checked.
+        // A two-component element feeding a dvec4 input: two locations
+        // (the second fetches nothing); GL leaves z and w undefined, so
+        // only x and y are checked.
         "dvec4_from_2" => c(Format::R64G64Uint, true, "f64x4", 2, 3, 2, false),
         // R64*_FLOAT marked dual-slot is taken as real doubles too.
         "dvec4_float_format" => c(Format::R64G64B64A64Float, true, "f64x4", 4, 3, 4, false),
@@ -499,7 +500,7 @@ fn dual_slot(ctx: &mut TestContext, name: &str) -> R {
     step("bind fs", e.ctx.bind_fs_state(Some(f)))?;
 
     // One interleaved buffer: position, the 64-bit attribute (a 32-byte
-    // slot, so a widened fetch stays inside the vertex), the f32x4.
+    // slot, whatever its components), the f32x4.
     let stride = 16 + 32 + 16;
     let pos = [
         [-1.0f32, -1.0, 0.0, 1.0],
