@@ -113,6 +113,12 @@ pub struct VkContext {
     pub(crate) descriptor_updates: u32,
     /// VK_EXT_multi_draw entry points, when the feature is enabled.
     pub(crate) multi_draw: Option<ash::ext::multi_draw::Device>,
+    /// VK_EXT_extended_dynamic_state2/3 entry points, where blend state
+    /// is dynamic (`DeviceShared::dynamic_blend`).
+    pub(crate) dynamic_blend: Option<(
+        ash::ext::extended_dynamic_state2::Device,
+        ash::ext::extended_dynamic_state3::Device,
+    )>,
     /// The bound pipeline's fragment shader is the generated empty one
     /// (`ModuleCache::null_fs`): no shader is bound, but the draw needs the
     /// fragment-stage lowerings.
@@ -207,6 +213,12 @@ impl VkContext {
             multi_draw: (dev.device.features.multi_draw.multi_draw == vk::TRUE)
                 .then(|| ash::ext::multi_draw::Device::new(&dev.instance.raw, dev.raw())),
             max_multi_draw: crate::caps::max_multi_draw(&dev),
+            dynamic_blend: dev.dynamic_blend().then(|| {
+                (
+                    ash::ext::extended_dynamic_state2::Device::new(&dev.instance.raw, dev.raw()),
+                    ash::ext::extended_dynamic_state3::Device::new(&dev.instance.raw, dev.raw()),
+                )
+            }),
             driver_ubo: None,
             views: vec![vec![None; MAX_SHADER_SAMPLER_VIEWS]; 6],
             vk_samplers: Default::default(),
@@ -369,7 +381,12 @@ impl VkContext {
     /// (depth-stencil-alpha and compute states are not in graphics keys).
     fn retire_pipelines_of(&mut self, kind: &str, id: u32) {
         match kind {
-            "blend" => self.retire_pipelines(|k| k.blend == Some(id)),
+            "blend" => {
+                self.retire_pipelines(|k| k.blend == Some(id));
+                // Dynamic blend state recorded for this CSO is looked up
+                // again: a later CSO may take the id.
+                self.draw_cache.dynamic = None;
+            }
             "rasterizer" => self.retire_pipelines(|k| k.rasterizer == Some(id)),
             _ => {}
         }

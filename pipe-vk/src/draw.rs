@@ -147,6 +147,10 @@ pub struct DynState {
     stencil_test: bool,
     ops: [i32; 8],
     restart: bool,
+    /// Where blend state is dynamic: the blend CSO (`u32::MAX`: none),
+    /// the integer colour buffers and the colour buffer count it was set
+    /// for.
+    blend_state: Option<(u32, u8, u8)>,
 }
 
 /// A uniform buffer binding (user data is uploaded when bound).
@@ -1498,6 +1502,29 @@ impl VkContext {
             dsa.depth_bounds_max.clamp(0.0, 1.0) as f32,
         );
         let offset_enabled = rast.offset_tri || rast.offset_line || rast.offset_point;
+        // Dynamic blend state: per colour buffer, what the pipeline would
+        // otherwise bake (`PipelineCache::create`).
+        let blend_state = if self.dynamic_blend.is_some() {
+            let mut ints = 0u8;
+            for (i, c) in fb.cbufs.iter().enumerate() {
+                if c.as_ref()
+                    .is_some_and(|s| s.desc().template.format.is_pure_integer())
+                {
+                    ints |= 1 << i;
+                }
+            }
+            Some((
+                b.blend.map_or(u32::MAX, |h| h.id()),
+                ints,
+                fb.cbufs.len() as u8,
+            ))
+        } else {
+            None
+        };
+        let blend_cso = match b.blend {
+            Some(h) if blend_state.is_some() => Some(*self.blend_table().get(h)?),
+            _ => None,
+        };
         let state = DynState {
             viewport: [vp.x, vp.y, vp.width, vp.height, vp.min_depth, vp.max_depth],
             scissor: [
@@ -1543,6 +1570,7 @@ impl VkContext {
                 back.compare_op.as_raw(),
             ],
             restart,
+            blend_state,
         };
         if n_viewports == 1 && self.draw_cache.dynamic == Some(state) {
             return Ok(());
@@ -1607,6 +1635,62 @@ impl VkContext {
             );
             raw.cmd_set_primitive_restart_enable(cmd, restart);
         }
+        if let (Some((_, ints, n)), Some((eds2, eds3))) = (blend_state, &self.dynamic_blend) {
+            let bs = blend_cso.unwrap_or(BlendState {
+                rt: [RtBlendState {
+                    colormask: ColorMask::RGBA,
+                    ..Default::default()
+                }; MAX_COLOR_BUFS],
+                ..Default::default()
+            });
+            let n = usize::from(n);
+            let rt = |i: usize| {
+                if bs.independent_blend_enable {
+                    bs.rt[i]
+                } else {
+                    bs.rt[0]
+                }
+            };
+            let enables: SmallVec<[vk::Bool32; 8]> = (0..n)
+                .map(|i| {
+                    vk::Bool32::from(
+                        rt(i).blend_enable && !bs.logicop_enable && ints & (1 << i) == 0,
+                    )
+                })
+                .collect();
+            let equations: SmallVec<[vk::ColorBlendEquationEXT; 8]> = (0..n)
+                .map(|i| {
+                    let r = rt(i);
+                    vk::ColorBlendEquationEXT {
+                        src_color_blend_factor: crate::pipeline::blend_factor(r.rgb_src_factor),
+                        dst_color_blend_factor: crate::pipeline::blend_factor(r.rgb_dst_factor),
+                        color_blend_op: crate::pipeline::blend_op(r.rgb_func),
+                        src_alpha_blend_factor: crate::pipeline::blend_factor(r.alpha_src_factor),
+                        dst_alpha_blend_factor: crate::pipeline::blend_factor(r.alpha_dst_factor),
+                        alpha_blend_op: crate::pipeline::blend_op(r.alpha_func),
+                    }
+                })
+                .collect();
+            let masks: SmallVec<[vk::ColorComponentFlags; 8]> = (0..n)
+                .map(|i| vk::ColorComponentFlags::from_raw(u32::from(rt(i).colormask.bits())))
+                .collect();
+            let logic_op = self.dev().device.features.core.logic_op == vk::TRUE;
+            // Pipelines without colour attachments declare none of these
+            // (`PipelineCache::create`), and setting a state the bound
+            // pipeline does not declare is invalid.
+            if n > 0 {
+                // SAFETY: guaranteed by the caller; the pipeline declares
+                // these states (`pipeline::DYNAMIC_BLEND_STATES`), and the
+                // arrays cover its colour attachments.
+                unsafe {
+                    eds3.cmd_set_color_blend_enable(cmd, 0, &enables);
+                    eds3.cmd_set_color_blend_equation(cmd, 0, &equations);
+                    eds3.cmd_set_color_write_mask(cmd, 0, &masks);
+                    eds3.cmd_set_logic_op_enable(cmd, bs.logicop_enable && logic_op);
+                    eds2.cmd_set_logic_op(cmd, crate::pipeline::logic_op(bs.logicop_func));
+                }
+            }
+        }
         Ok(())
     }
 
@@ -1664,6 +1748,17 @@ impl VkContext {
                     !crate::shader::texture_slots(self.shader_table().get(h.cso)?).is_empty();
             }
         }
+        // Blend state is recorded at draw time where it is dynamic
+        // (`set_dynamic_state`); alpha-to-coverage and alpha-to-one stay
+        // in the pipeline (they decide its line rasterization mode).
+        let dynamic_blend = self.dev().dynamic_blend();
+        let blend_ms = match b.blend {
+            Some(h) => {
+                let bs = self.blend_table().get(h)?;
+                (bs.alpha_to_coverage, bs.alpha_to_one)
+            }
+            None => (false, false),
+        };
         let key = GfxKey {
             vs: vs.cso.id(),
             tcs,
@@ -1672,7 +1767,8 @@ impl VkContext {
             patch_vertices: if tes.is_some() { b.patch_vertices } else { 0 },
             fs: fs.map(|h| h.cso.id()),
             velems: b.velems.map(|h| h.id()),
-            blend: b.blend.map(|h| h.id()),
+            blend: b.blend.map(|h| h.id()).filter(|_| !dynamic_blend),
+            blend_ms,
             rasterizer: b.rasterizer.map(|h| h.id()),
             color_formats,
             depth_format,

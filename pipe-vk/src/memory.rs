@@ -48,6 +48,9 @@ pub struct DebugFlags {
     /// fix-up through it (`format::vertex_fetch`), as devices that cannot
     /// fetch it must.
     pub vertex_fixups: bool,
+    /// `no_dynamic_blend`: bake blend state into pipelines, as devices
+    /// without the VK_EXT_extended_dynamic_state3 blend states must.
+    pub no_dynamic_blend: bool,
 }
 
 impl DebugFlags {
@@ -61,6 +64,7 @@ impl DebugFlags {
             no_draw_merge: has("no_draw_merge"),
             no_index_uint8: has("no_index_uint8"),
             vertex_fixups: has("vertex_fixups"),
+            no_dynamic_blend: has("no_dynamic_blend"),
         }
     }
 }
@@ -129,6 +133,23 @@ pub struct QueueState {
 }
 
 impl DeviceShared {
+    /// Whether blend state is dynamic (VK_EXT_extended_dynamic_state3's
+    /// colour blend enable, equation and write mask and logic-op enable,
+    /// with VK_EXT_extended_dynamic_state2's logic op): pipelines then
+    /// leave it out of their key, so a blend change does not switch
+    /// pipelines. Off with `PIPE_VK_DEBUG=no_dynamic_blend`.
+    pub fn dynamic_blend(&self) -> bool {
+        let f = &self.device.features;
+        let e3 = &f.extended_dynamic_state3;
+        let t = |b: vk::Bool32| b == vk::TRUE;
+        !self.debug.no_dynamic_blend
+            && t(e3.extended_dynamic_state3_color_blend_enable)
+            && t(e3.extended_dynamic_state3_color_blend_equation)
+            && t(e3.extended_dynamic_state3_color_write_mask)
+            && t(e3.extended_dynamic_state3_logic_op_enable)
+            && t(f.extended_dynamic_state2.extended_dynamic_state2_logic_op)
+    }
+
     /// Creates the allocator and the timeline on a new device.
     pub fn new(
         instance: Instance,

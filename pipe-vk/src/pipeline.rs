@@ -4,11 +4,20 @@
 //! (extended dynamic state 1 and 2): viewport and scissor with count, cull
 //! mode, front face, topology, primitive restart, depth test/write/compare,
 //! depth bias and bounds, stencil test/ops/masks/reference, line width,
-//! blend constants. What remains static is in [`GfxKey`]: the shader CSOs,
-//! the vertex-elements, blend and rasterizer CSOs (handles are hash-consed,
-//! so a handle stands for its state), attachment formats, sample count and
-//! topology class. Pipelines are cached per key in the context and backed
-//! by a `VkPipelineCache`.
+//! blend constants. Where the device has VK_EXT_extended_dynamic_state3's
+//! colour blend enable, equation and write mask and logic-op enable (and
+//! extended dynamic state 2's logic op), blend state is dynamic too
+//! ([`DYNAMIC_BLEND_STATES`], `DeviceShared::dynamic_blend`): a blend
+//! change then records state instead of switching pipelines. What remains
+//! static is in [`GfxKey`]: the shader CSOs, the vertex-elements and
+//! rasterizer CSOs, the blend CSO where blend is not dynamic (else only
+//! its alpha-to-coverage and alpha-to-one; handles are hash-consed, so a
+//! handle stands for its state), attachment formats, sample count and
+//! topology class. The rest of extended dynamic state 3 (polygon mode,
+//! depth clamp and clip, line and sample state) and dynamic vertex input
+//! are not used: rasterizer and vertex-element changes still switch
+//! pipelines. Pipelines are cached per key in the context and backed by
+//! a `VkPipelineCache`.
 //!
 //! The pipeline layout follows spirv-gen's fixed binding model
 //! (`spirv_gen::binding`): set 0 holds the uniform buffers of every stage;
@@ -96,7 +105,11 @@ pub struct GfxKey {
     /// Control points per patch (tessellation pipelines only).
     pub patch_vertices: u8,
     pub velems: Option<u32>,
+    /// The blend CSO, or `None` where blend state is dynamic
+    /// (`DeviceShared::dynamic_blend`): then only its alpha-to-coverage
+    /// and alpha-to-one, which stay in the pipeline, are in `blend_ms`.
     pub blend: Option<u32>,
+    pub blend_ms: (bool, bool),
     pub rasterizer: Option<u32>,
     pub color_formats: SmallVec<[vk::Format; 8]>,
     pub depth_format: vk::Format,
@@ -306,7 +319,7 @@ pub const TEX_SLOTS: u32 = 16;
 /// may hold, should set 0 become one again).
 pub const UBO_SLOTS: u32 = 5;
 
-fn blend_factor(f: BlendFactor) -> vk::BlendFactor {
+pub(crate) fn blend_factor(f: BlendFactor) -> vk::BlendFactor {
     use vk::BlendFactor as V;
     match f {
         BlendFactor::One => V::ONE,
@@ -331,7 +344,7 @@ fn blend_factor(f: BlendFactor) -> vk::BlendFactor {
     }
 }
 
-fn blend_op(f: BlendFunc) -> vk::BlendOp {
+pub(crate) fn blend_op(f: BlendFunc) -> vk::BlendOp {
     match f {
         BlendFunc::Add => vk::BlendOp::ADD,
         BlendFunc::Subtract => vk::BlendOp::SUBTRACT,
@@ -341,7 +354,7 @@ fn blend_op(f: BlendFunc) -> vk::BlendOp {
     }
 }
 
-fn logic_op(op: LogicOp) -> vk::LogicOp {
+pub(crate) fn logic_op(op: LogicOp) -> vk::LogicOp {
     use vk::LogicOp as V;
     match op {
         LogicOp::Clear => V::CLEAR,
@@ -384,6 +397,16 @@ fn polygon_mode(m: PolygonMode) -> vk::PolygonMode {
         PolygonMode::Point => vk::PolygonMode::POINT,
     }
 }
+
+/// Dynamic states graphics pipelines declare when blend state is dynamic
+/// (`DeviceShared::dynamic_blend`), besides [`DYNAMIC_STATES`].
+pub const DYNAMIC_BLEND_STATES: [vk::DynamicState; 5] = [
+    vk::DynamicState::COLOR_BLEND_ENABLE_EXT,
+    vk::DynamicState::COLOR_BLEND_EQUATION_EXT,
+    vk::DynamicState::COLOR_WRITE_MASK_EXT,
+    vk::DynamicState::LOGIC_OP_ENABLE_EXT,
+    vk::DynamicState::LOGIC_OP_EXT,
+];
 
 /// Dynamic states every graphics pipeline declares.
 pub const DYNAMIC_STATES: [vk::DynamicState; 19] = [
@@ -621,7 +644,19 @@ impl PipelineCache {
             .logic_op_enable(b.logicop_enable)
             .logic_op(logic_op(b.logicop_func))
             .attachments(&atts);
-        let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&DYNAMIC_STATES);
+        // Without colour attachments there is no blend state to set (the
+        // commands need at least one attachment).
+        let dynamic_states: SmallVec<[vk::DynamicState; 24]> =
+            if dev.dynamic_blend() && !key.color_formats.is_empty() {
+                DYNAMIC_STATES
+                    .iter()
+                    .chain(&DYNAMIC_BLEND_STATES)
+                    .copied()
+                    .collect()
+            } else {
+                DYNAMIC_STATES.iter().copied().collect()
+            };
+        let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
         let mut rendering = vk::PipelineRenderingCreateInfo::default()
             .color_attachment_formats(&key.color_formats)
             .depth_attachment_format(key.depth_format)

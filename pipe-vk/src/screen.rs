@@ -45,6 +45,9 @@ pub struct ScreenOptions {
     /// Fetch vertex formats through their shader fix-ups;
     /// `PIPE_VK_DEBUG=vertex_fixups`.
     pub vertex_fixups: Option<bool>,
+    /// Bake blend state into pipelines even where it can be dynamic;
+    /// `PIPE_VK_DEBUG=no_dynamic_blend`.
+    pub no_dynamic_blend: Option<bool>,
 }
 
 impl ScreenOptions {
@@ -69,6 +72,9 @@ impl ScreenOptions {
         }
         if let Some(s) = self.vertex_fixups {
             f.vertex_fixups = s;
+        }
+        if let Some(s) = self.no_dynamic_blend {
+            f.no_dynamic_blend = s;
         }
         f
     }

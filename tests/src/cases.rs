@@ -6,6 +6,7 @@ mod compute;
 mod context;
 mod draw;
 mod draw_id;
+mod dynamic_blend;
 mod fbfetch;
 mod gfxres;
 mod layered;

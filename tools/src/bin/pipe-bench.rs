@@ -101,6 +101,11 @@
 //!    previous call's pending multi-draw (`pipe_vk::merge`). The report
 //!    gives scenario 1 / 8 and 2 / 9: what merging gains, measured in the
 //!    same run.
+//! 10. **scenario 6 with blend state baked into pipelines**
+//!     (`ScreenOptions::no_dynamic_blend`, i.e.
+//!     `PIPE_VK_DEBUG=no_dynamic_blend`): every blend change switches
+//!     pipelines, as on devices without VK_EXT_extended_dynamic_state3's
+//!     blend states. The report gives scenario 6 / 10.
 //!
 //! Measurement, as drawoverhead: every scenario first binds the common
 //! state and its own, and does one untimed warm-up (2 draws and a finish,
@@ -855,6 +860,10 @@ enum Scenario {
     ArraysNoMerge,
     /// `Elements` with draw merging off.
     ElementsNoMerge,
+    /// `Blend` with blend state baked into pipelines
+    /// (`PIPE_VK_DEBUG=no_dynamic_blend`): the same-run baseline of what
+    /// dynamic blend state gains.
+    BlendBaked,
 }
 
 /// Figures of one scenario from [`ANCHORS_SOURCE`] (k draws/s, measured
@@ -870,7 +879,7 @@ struct Anchor {
 }
 
 impl Scenario {
-    const ALL: [Scenario; 9] = [
+    const ALL: [Scenario; 10] = [
         Scenario::Arrays,
         Scenario::Elements,
         Scenario::VertexBuffer,
@@ -880,6 +889,7 @@ impl Scenario {
         Scenario::UserConstants,
         Scenario::ArraysNoMerge,
         Scenario::ElementsNoMerge,
+        Scenario::BlendBaked,
     ];
 
     /// Whether the screen is opened with draw merging off.
@@ -902,6 +912,7 @@ impl Scenario {
             Scenario::UserConstants => "user_constants",
             Scenario::ArraysNoMerge => "arrays_no_merge",
             Scenario::ElementsNoMerge => "elements_no_merge",
+            Scenario::BlendBaked => "blend_baked",
         }
     }
 
@@ -916,6 +927,7 @@ impl Scenario {
             Scenario::UserConstants => "user constants, 32 B per draw",
             Scenario::ArraysNoMerge => "DrawArrays, no change, merging off",
             Scenario::ElementsNoMerge => "DrawElements, no change, merging off",
+            Scenario::BlendBaked => "pipeline change (blend CSO), blend baked into pipelines",
         }
     }
 
@@ -962,7 +974,9 @@ impl Scenario {
                 111.0,
             ),
             Scenario::Ubo => a("#21 1/1 UBO", 338.0, 103.0, 114.0, "push descriptor", 88.0),
-            Scenario::Blend => a("#29 blend", 248.0, 109.0, 73.0, "pipeline switch", 96.0),
+            Scenario::Blend | Scenario::BlendBaked => {
+                a("#29 blend", 248.0, 109.0, 73.0, "pipeline switch", 96.0)
+            }
             Scenario::UserConstants => a(
                 "#24 few uniforms",
                 305.0,
@@ -1393,7 +1407,7 @@ impl DrawRig {
                     ctx.draw_vbo(&arrays, 0, None, &draw)?;
                 }
             }
-            Scenario::Blend => {
+            Scenario::Blend | Scenario::BlendBaked => {
                 for i in 0..n {
                     ctx.bind_blend_state(Some(self.blends[(i & 1) as usize]))?;
                     ctx.draw_vbo(&arrays, 0, None, &draw)?;
@@ -1553,6 +1567,7 @@ fn draw_job(
         DrawJob::Vk(s) => (
             pipe_vk::create_screen(&ScreenOptions {
                 no_draw_merge: Some(s.no_merge()),
+                no_dynamic_blend: Some(s == Scenario::BlendBaked),
                 ..options(device, validation, false)
             })
             .map_err(pipe("create_screen"))?,
@@ -1775,6 +1790,7 @@ impl DrawReport {
         [
             (Scenario::Arrays, Scenario::ArraysNoMerge),
             (Scenario::Elements, Scenario::ElementsNoMerge),
+            (Scenario::Blend, Scenario::BlendBaked),
         ]
         .into_iter()
         .filter_map(|(on, off)| Some((on, off, ratio(rate(on)?, rate(off)?))))
@@ -1842,7 +1858,8 @@ impl DrawReport {
             let _ = writeln!(s);
             let _ = writeln!(
                 s,
-                "draw merging (pipe_vk::merge), against the same scenario with merging off in this run:"
+                "draw merging (pipe_vk::merge) and dynamic blend state, against the same scenario \
+                 with merging off or blend baked into pipelines in this run:"
             );
             for (on, off, r) in merging {
                 let _ = writeln!(

@@ -1,0 +1,163 @@
+//! `pipe.draw.dynamic_blend.*`: blend state set at draw time where the
+//! device has VK_EXT_extended_dynamic_state3's blend states (pipe-vk's
+//! default on lavapipe), and baked into pipelines where it has not
+//! (`PIPE_VK_DEBUG=no_dynamic_blend`, the `.static` cases). Blend changes
+//! within one command buffer must each take effect, and with dynamic
+//! blend they must not create pipelines.
+
+use pipe_core::cso::BlendHandle;
+use pipe_core::draw::{DrawInfo, DrawStartCountBias, PrimType};
+use pipe_core::state::*;
+use pipe_core::Context;
+
+use super::draw::{bind_vertices, check_image, clear_color, draw, setup};
+use crate::harness::{bind_program, env_with, step, unorm, Env, FS_UBO_COLOR, VS_PASSTHROUGH};
+use crate::{test_case, Outcome, TestContext};
+
+type R = Result<(), Outcome>;
+
+/// Two triangles covering pixel columns `x0..x1` and rows `y0..y1` of
+/// the 16x16 target (edges on pixel boundaries).
+fn rect(x0: u32, y0: u32, x1: u32, y1: u32) -> Vec<f32> {
+    let n = |v: u32| v as f32 / 8.0 - 1.0;
+    let (a, b, c, d) = (n(x0), n(y0), n(x1), n(y1));
+    vec![
+        a, b, 0.0, 1.0, c, b, 0.0, 1.0, a, d, 0.0, 1.0, //
+        a, d, 0.0, 1.0, c, b, 0.0, 1.0, c, d, 0.0, 1.0,
+    ]
+}
+
+fn blend_state(e: &mut Env, rt: RtBlendState) -> Result<BlendHandle, Outcome> {
+    let bs = BlendState {
+        rt: [rt; MAX_COLOR_BUFS],
+        ..Default::default()
+    };
+    step("create_blend_state", e.ctx.create_blend_state(&bs))
+}
+
+/// Additive blending, a green-only colour mask, then additive again,
+/// into one command buffer: the left half gets `clear + (0.5, 0, 0)`,
+/// the right half only the green of white, and the bottom-left quarter
+/// the addition twice.
+fn switches(ctx: &mut TestContext, dynamic: bool) -> R {
+    let mut e = env_with(ctx, |o| o.no_dynamic_blend = Some(!dynamic))?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let add = blend_state(
+        &mut e,
+        RtBlendState {
+            blend_enable: true,
+            rgb_func: BlendFunc::Add,
+            rgb_src_factor: BlendFactor::One,
+            rgb_dst_factor: BlendFactor::One,
+            alpha_func: BlendFunc::Add,
+            alpha_src_factor: BlendFactor::One,
+            alpha_dst_factor: BlendFactor::One,
+            colormask: ColorMask::RGBA,
+        },
+    )?;
+    let green_only = blend_state(
+        &mut e,
+        RtBlendState {
+            colormask: ColorMask::G,
+            ..Default::default()
+        },
+    )?;
+    let bg = [0.25, 0.25, 0.25, 0.5];
+    clear_color(&mut e, bg)?;
+    // Increments of whole UNORM8 steps (0.4 = 102/255, 0.2 = 51/255), so
+    // the sums are exact.
+    let steps = [
+        (add, (0, 0, 8, 16), [0.4f32, 0.0, 0.0, 0.0]),
+        (green_only, (8, 0, 16, 16), [1.0, 1.0, 1.0, 1.0]),
+        (add, (0, 0, 8, 8), [0.2, 0.0, 0.0, 0.0]),
+    ];
+    for (h, (x0, y0, x1, y1), c) in steps {
+        step("bind_blend_state", e.ctx.bind_blend_state(Some(h)))?;
+        crate::harness::set_color(&mut e, c)?;
+        bind_vertices(&mut e, &rect(x0, y0, x1, y1), None)?;
+        draw(&mut e, PrimType::Triangles, 0, 6, 1)?;
+    }
+    let b8 = unorm(bg);
+    check_image(ctx, &mut e, &t, |x, y| {
+        Some(if x >= 8 {
+            [b8[0], 255, b8[2], b8[3]]
+        } else if y < 8 {
+            [b8[0] + 153, b8[1], b8[2], b8[3]]
+        } else {
+            [b8[0] + 102, b8[1], b8[2], b8[3]]
+        })
+    })
+}
+
+/// With dynamic blend, drawing with two blend states creates one
+/// pipeline; with baked blend state, two.
+fn pipelines(ctx: &mut TestContext, dynamic: bool) -> R {
+    let mut opts = crate::harness::options(ctx);
+    opts.no_dynamic_blend = Some(!dynamic);
+    let screen = step("screen", pipe_vk::VkScreen::new(&opts))?;
+    let full = [
+        -1.0, -1.0, 0.0, 1.0, 3.0, -1.0, 0.0, 1.0, -1.0, 3.0, 0.0, 1.0,
+    ];
+    let mut c = super::draw::unwrapped_triangle_rig(&screen, 4, 4, &full)?;
+    let mut states = Vec::new();
+    for colormask in [ColorMask::R, ColorMask::G] {
+        let bs = BlendState {
+            rt: [RtBlendState {
+                colormask,
+                ..Default::default()
+            }; MAX_COLOR_BUFS],
+            ..Default::default()
+        };
+        states.push(step("blend", c.create_blend_state(&bs))?);
+    }
+    let before = c.stats().pipelines_created;
+    for h in states {
+        step("bind blend", c.bind_blend_state(Some(h)))?;
+        step(
+            "draw",
+            c.draw_vbo(
+                &DrawInfo::default(),
+                0,
+                None,
+                &[DrawStartCountBias {
+                    start: 0,
+                    count: 3,
+                    index_bias: 0,
+                }],
+            ),
+        )?;
+    }
+    let created = c.stats().pipelines_created - before;
+    let want = if dynamic { 1 } else { 2 };
+    if created != want {
+        return Err(Outcome::fail(format!(
+            "draws with two blend states created {created} pipelines, want {want} \
+             (dynamic blend: {dynamic})"
+        )));
+    }
+    Ok(())
+}
+
+macro_rules! both {
+    ($name:literal, $body:path) => {
+        const _: () = {
+            fn dynamic(ctx: &mut TestContext) -> Outcome {
+                Outcome::from_result($body(ctx, true))
+            }
+            fn baked(ctx: &mut TestContext) -> Outcome {
+                Outcome::from_result($body(ctx, false))
+            }
+            test_case!(
+                name = concat!("pipe.draw.dynamic_blend.", $name, ".dynamic"),
+                dynamic
+            );
+            test_case!(
+                name = concat!("pipe.draw.dynamic_blend.", $name, ".static"),
+                baked
+            );
+        };
+    };
+}
+both!("switches", switches);
+both!("pipelines", pipelines);
