@@ -119,6 +119,13 @@ pub struct VkContext {
         ash::ext::extended_dynamic_state2::Device,
         ash::ext::extended_dynamic_state3::Device,
     )>,
+    /// VK_EXT_extended_dynamic_state3 and VK_EXT_line_rasterization entry
+    /// points, where rasterizer state is dynamic
+    /// (`DeviceShared::dynamic_rasterizer`).
+    pub(crate) dynamic_rasterizer: Option<(
+        ash::ext::extended_dynamic_state3::Device,
+        ash::ext::line_rasterization::Device,
+    )>,
     /// The bound pipeline's fragment shader is the generated empty one
     /// (`ModuleCache::null_fs`): no shader is bound, but the draw needs the
     /// fragment-stage lowerings.
@@ -213,6 +220,12 @@ impl VkContext {
             multi_draw: (dev.device.features.multi_draw.multi_draw == vk::TRUE)
                 .then(|| ash::ext::multi_draw::Device::new(&dev.instance.raw, dev.raw())),
             max_multi_draw: crate::caps::max_multi_draw(&dev),
+            dynamic_rasterizer: dev.dynamic_rasterizer().then(|| {
+                (
+                    ash::ext::extended_dynamic_state3::Device::new(&dev.instance.raw, dev.raw()),
+                    ash::ext::line_rasterization::Device::new(&dev.instance.raw, dev.raw()),
+                )
+            }),
             dynamic_blend: dev.dynamic_blend().then(|| {
                 (
                     ash::ext::extended_dynamic_state2::Device::new(&dev.instance.raw, dev.raw()),
@@ -387,7 +400,10 @@ impl VkContext {
                 // again: a later CSO may take the id.
                 self.draw_cache.dynamic = None;
             }
-            "rasterizer" => self.retire_pipelines(|k| k.rasterizer == Some(id)),
+            "rasterizer" => {
+                self.retire_pipelines(|k| k.rasterizer == Some(id));
+                self.draw_cache.dynamic = None;
+            }
             _ => {}
         }
     }

@@ -151,6 +151,10 @@ pub struct DynState {
     /// the integer colour buffers and the colour buffer count it was set
     /// for.
     blend_state: Option<(u32, u8, u8)>,
+    /// Where rasterizer state is dynamic: the rasterizer CSO
+    /// (`u32::MAX`: none) and whether the draw shades per sample (which
+    /// rules out Bresenham and smooth lines).
+    raster_state: Option<(u32, bool)>,
 }
 
 /// A uniform buffer binding (user data is uploaded when bound).
@@ -1525,6 +1529,12 @@ impl VkContext {
             Some(h) if blend_state.is_some() => Some(*self.blend_table().get(h)?),
             _ => None,
         };
+        let raster_state = if self.dynamic_rasterizer.is_some() {
+            let per_sample = self.per_sample_ms(&rast)?;
+            Some((b.rasterizer.map_or(u32::MAX, |h| h.id()), per_sample))
+        } else {
+            None
+        };
         let state = DynState {
             viewport: [vp.x, vp.y, vp.width, vp.height, vp.min_depth, vp.max_depth],
             scissor: [
@@ -1571,6 +1581,7 @@ impl VkContext {
             ],
             restart,
             blend_state,
+            raster_state,
         };
         if n_viewports == 1 && self.draw_cache.dynamic == Some(state) {
             return Ok(());
@@ -1634,6 +1645,40 @@ impl VkContext {
                 back.compare_op,
             );
             raw.cmd_set_primitive_restart_enable(cmd, restart);
+        }
+        if let (Some((_, per_sample)), Some((eds3, lines))) =
+            (raster_state, &self.dynamic_rasterizer)
+        {
+            let (line_mode, stipple_ok) =
+                crate::pipeline::line_rasterization(self.dev(), &rast, per_sample);
+            let mode = match crate::pipeline::effective_polygon_mode(&rast) {
+                PolygonMode::Line => vk::PolygonMode::LINE,
+                PolygonMode::Point => vk::PolygonMode::POINT,
+                _ => vk::PolygonMode::FILL,
+            };
+            // SAFETY: guaranteed by the caller; every pipeline declares
+            // these states (`pipeline::DYNAMIC_RASTERIZER_STATES`).
+            unsafe {
+                eds3.cmd_set_polygon_mode(cmd, mode);
+                eds3.cmd_set_depth_clamp_enable(cmd, rast.depth_clamp);
+                eds3.cmd_set_provoking_vertex_mode(
+                    cmd,
+                    if rast.flatshade_first {
+                        vk::ProvokingVertexModeEXT::FIRST_VERTEX
+                    } else {
+                        vk::ProvokingVertexModeEXT::LAST_VERTEX
+                    },
+                );
+                eds3.cmd_set_line_rasterization_mode(cmd, line_mode);
+                eds3.cmd_set_line_stipple_enable(cmd, rast.line_stipple_enable && stipple_ok);
+                (lines.fp().cmd_set_line_stipple_ext)(
+                    cmd,
+                    u32::from(rast.line_stipple_factor) + 1,
+                    rast.line_stipple_pattern,
+                );
+                raw.cmd_set_rasterizer_discard_enable(cmd, rast.rasterizer_discard);
+                raw.cmd_set_depth_bias_enable(cmd, offset_enabled);
+            }
         }
         if let (Some((_, ints, n)), Some((eds2, eds3))) = (blend_state, &self.dynamic_blend) {
             let bs = blend_cso.unwrap_or(BlendState {
@@ -1769,7 +1814,10 @@ impl VkContext {
             velems: b.velems.map(|h| h.id()),
             blend: b.blend.map(|h| h.id()).filter(|_| !dynamic_blend),
             blend_ms,
-            rasterizer: b.rasterizer.map(|h| h.id()),
+            rasterizer: b
+                .rasterizer
+                .map(|h| h.id())
+                .filter(|_| !self.dev().dynamic_rasterizer()),
             color_formats,
             depth_format,
             stencil_format,
@@ -1975,6 +2023,34 @@ impl VkContext {
                 ..Default::default()
             },
         })
+    }
+
+    /// Whether a draw with `rast` shades per sample or uses
+    /// alpha-to-coverage or alpha-to-one on a multisampled framebuffer,
+    /// which rules out Bresenham and smooth lines (VUID 02766): the
+    /// condition `PipelineCache::create` applies to its key.
+    fn per_sample_ms(&self, rast: &RasterizerState) -> PipeResult<bool> {
+        let b = self.bound();
+        let blend = match b.blend {
+            Some(h) => {
+                let bs = self.blend_table().get(h)?;
+                bs.alpha_to_coverage || bs.alpha_to_one
+            }
+            None => false,
+        };
+        let shading = rast.force_persample_interp || b.min_samples > 1;
+        Ok(blend || (shading && self.framebuffer_samples()? > 1))
+    }
+
+    /// The sample count draws rasterize with: the attachments' (as
+    /// `pipeline_for` keys it), else the framebuffer state's.
+    fn framebuffer_samples(&self) -> PipeResult<u32> {
+        let fb = &self.bound().framebuffer;
+        let mut samples = u32::from(fb.samples.max(1));
+        for s in fb.cbufs.iter().flatten().chain(fb.zsbuf.as_ref()) {
+            samples = s.desc().texture.desc().samples();
+        }
+        Ok(samples)
     }
 
     /// The class of the primitives the rasterizer gets from a draw of

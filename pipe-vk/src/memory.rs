@@ -51,6 +51,10 @@ pub struct DebugFlags {
     /// `no_dynamic_blend`: bake blend state into pipelines, as devices
     /// without the VK_EXT_extended_dynamic_state3 blend states must.
     pub no_dynamic_blend: bool,
+    /// `no_dynamic_rasterizer`: bake rasterizer state into pipelines, as
+    /// devices without the VK_EXT_extended_dynamic_state3 rasterization
+    /// states must.
+    pub no_dynamic_rasterizer: bool,
 }
 
 impl DebugFlags {
@@ -65,6 +69,7 @@ impl DebugFlags {
             no_index_uint8: has("no_index_uint8"),
             vertex_fixups: has("vertex_fixups"),
             no_dynamic_blend: has("no_dynamic_blend"),
+            no_dynamic_rasterizer: has("no_dynamic_rasterizer"),
         }
     }
 }
@@ -138,6 +143,26 @@ impl DeviceShared {
     /// with VK_EXT_extended_dynamic_state2's logic op): pipelines then
     /// leave it out of their key, so a blend change does not switch
     /// pipelines. Off with `PIPE_VK_DEBUG=no_dynamic_blend`.
+    /// Whether rasterizer state is dynamic (polygon mode, depth clamp,
+    /// provoking vertex, line rasterization mode and stipple from
+    /// VK_EXT_extended_dynamic_state3 and VK_EXT_line_rasterization;
+    /// rasterizer discard and depth bias enable from Vulkan 1.3): pipelines
+    /// then leave the rasterizer CSO out of their key. Off with
+    /// `PIPE_VK_DEBUG=no_dynamic_rasterizer`.
+    pub fn dynamic_rasterizer(&self) -> bool {
+        let f = &self.device.features;
+        let e3 = &f.extended_dynamic_state3;
+        let t = |b: vk::Bool32| b == vk::TRUE;
+        !self.debug.no_dynamic_rasterizer
+            && t(e3.extended_dynamic_state3_polygon_mode)
+            && t(e3.extended_dynamic_state3_depth_clamp_enable)
+            && t(e3.extended_dynamic_state3_provoking_vertex_mode)
+            && t(e3.extended_dynamic_state3_line_rasterization_mode)
+            && t(e3.extended_dynamic_state3_line_stipple_enable)
+            && t(f.provoking_vertex.provoking_vertex_last)
+            && f.has(ash::ext::line_rasterization::NAME)
+    }
+
     pub fn dynamic_blend(&self) -> bool {
         let f = &self.device.features;
         let e3 = &f.extended_dynamic_state3;

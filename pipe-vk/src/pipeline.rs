@@ -8,16 +8,21 @@
 //! colour blend enable, equation and write mask and logic-op enable (and
 //! extended dynamic state 2's logic op), blend state is dynamic too
 //! ([`DYNAMIC_BLEND_STATES`], `DeviceShared::dynamic_blend`): a blend
-//! change then records state instead of switching pipelines. What remains
-//! static is in [`GfxKey`]: the shader CSOs, the vertex-elements and
-//! rasterizer CSOs, the blend CSO where blend is not dynamic (else only
-//! its alpha-to-coverage and alpha-to-one; handles are hash-consed, so a
-//! handle stands for its state), attachment formats, sample count and
-//! topology class. The rest of extended dynamic state 3 (polygon mode,
-//! depth clamp and clip, line and sample state) and dynamic vertex input
-//! are not used: rasterizer and vertex-element changes still switch
-//! pipelines. Pipelines are cached per key in the context and backed by
-//! a `VkPipelineCache`.
+//! change then records state instead of switching pipelines. Likewise the
+//! rasterizer's polygon mode, depth clamp, provoking vertex, line
+//! rasterization mode and stipple (extended dynamic state 3 and
+//! VK_EXT_line_rasterization) with rasterizer discard and depth bias
+//! enable (Vulkan 1.3): [`DYNAMIC_RASTERIZER_STATES`],
+//! `DeviceShared::dynamic_rasterizer`. What remains static is in
+//! [`GfxKey`]: the shader CSOs and their variant keys (which carry the
+//! rasterizer's shader lowerings), the vertex-elements CSO, the blend and
+//! rasterizer CSOs where they are not dynamic (else only blend's
+//! alpha-to-coverage and alpha-to-one; handles are hash-consed, so a
+//! handle stands for its state), attachment formats, sample count, sample
+//! mask and topology class. Not used: the sample-state and depth-clip
+//! parts of extended dynamic state 3, and dynamic vertex input, so
+//! vertex-element changes still switch pipelines. Pipelines are cached
+//! per key in the context and backed by a `VkPipelineCache`.
 //!
 //! The pipeline layout follows spirv-gen's fixed binding model
 //! (`spirv_gen::binding`): set 0 holds the uniform buffers of every stage;
@@ -110,6 +115,8 @@ pub struct GfxKey {
     /// and alpha-to-one, which stay in the pipeline, are in `blend_ms`.
     pub blend: Option<u32>,
     pub blend_ms: (bool, bool),
+    /// The rasterizer CSO, or `None` where rasterizer state is dynamic
+    /// (`DeviceShared::dynamic_rasterizer`).
     pub rasterizer: Option<u32>,
     pub color_formats: SmallVec<[vk::Format; 8]>,
     pub depth_format: vk::Format,
@@ -408,6 +415,19 @@ pub const DYNAMIC_BLEND_STATES: [vk::DynamicState; 5] = [
     vk::DynamicState::LOGIC_OP_EXT,
 ];
 
+/// Dynamic states graphics pipelines declare when rasterizer state is
+/// dynamic (`DeviceShared::dynamic_rasterizer`).
+pub const DYNAMIC_RASTERIZER_STATES: [vk::DynamicState; 8] = [
+    vk::DynamicState::POLYGON_MODE_EXT,
+    vk::DynamicState::DEPTH_CLAMP_ENABLE_EXT,
+    vk::DynamicState::PROVOKING_VERTEX_MODE_EXT,
+    vk::DynamicState::LINE_RASTERIZATION_MODE_EXT,
+    vk::DynamicState::LINE_STIPPLE_ENABLE_EXT,
+    vk::DynamicState::LINE_STIPPLE_EXT,
+    vk::DynamicState::RASTERIZER_DISCARD_ENABLE,
+    vk::DynamicState::DEPTH_BIAS_ENABLE,
+];
+
 /// Dynamic states every graphics pipeline declares.
 pub const DYNAMIC_STATES: [vk::DynamicState; 19] = [
     vk::DynamicState::VIEWPORT_WITH_COUNT,
@@ -646,16 +666,14 @@ impl PipelineCache {
             .attachments(&atts);
         // Without colour attachments there is no blend state to set (the
         // commands need at least one attachment).
-        let dynamic_states: SmallVec<[vk::DynamicState; 24]> =
-            if dev.dynamic_blend() && !key.color_formats.is_empty() {
-                DYNAMIC_STATES
-                    .iter()
-                    .chain(&DYNAMIC_BLEND_STATES)
-                    .copied()
-                    .collect()
-            } else {
-                DYNAMIC_STATES.iter().copied().collect()
-            };
+        let mut dynamic_states: SmallVec<[vk::DynamicState; 32]> =
+            DYNAMIC_STATES.iter().copied().collect();
+        if dev.dynamic_blend() && !key.color_formats.is_empty() {
+            dynamic_states.extend_from_slice(&DYNAMIC_BLEND_STATES);
+        }
+        if dev.dynamic_rasterizer() {
+            dynamic_states.extend_from_slice(&DYNAMIC_RASTERIZER_STATES);
+        }
         let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
         let mut rendering = vk::PipelineRenderingCreateInfo::default()
             .color_attachment_formats(&key.color_formats)

@@ -48,6 +48,9 @@ pub struct ScreenOptions {
     /// Bake blend state into pipelines even where it can be dynamic;
     /// `PIPE_VK_DEBUG=no_dynamic_blend`.
     pub no_dynamic_blend: Option<bool>,
+    /// Bake rasterizer state into pipelines even where it can be dynamic;
+    /// `PIPE_VK_DEBUG=no_dynamic_rasterizer`.
+    pub no_dynamic_rasterizer: Option<bool>,
 }
 
 impl ScreenOptions {
@@ -75,6 +78,9 @@ impl ScreenOptions {
         }
         if let Some(s) = self.no_dynamic_blend {
             f.no_dynamic_blend = s;
+        }
+        if let Some(s) = self.no_dynamic_rasterizer {
+            f.no_dynamic_rasterizer = s;
         }
         f
     }

@@ -6,7 +6,7 @@ mod compute;
 mod context;
 mod draw;
 mod draw_id;
-mod dynamic_blend;
+mod dynamic_state;
 mod fbfetch;
 mod gfxres;
 mod layered;

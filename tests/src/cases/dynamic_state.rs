@@ -1,9 +1,10 @@
-//! `pipe.draw.dynamic_blend.*`: blend state set at draw time where the
-//! device has VK_EXT_extended_dynamic_state3's blend states (pipe-vk's
-//! default on lavapipe), and baked into pipelines where it has not
-//! (`PIPE_VK_DEBUG=no_dynamic_blend`, the `.static` cases). Blend changes
-//! within one command buffer must each take effect, and with dynamic
-//! blend they must not create pipelines.
+//! `pipe.draw.dynamic_blend.*` and `pipe.draw.dynamic_rasterizer.*`:
+//! blend and rasterizer state set at draw time where the device has
+//! VK_EXT_extended_dynamic_state3's blend and rasterization states
+//! (pipe-vk's default on lavapipe), and baked into pipelines where it has
+//! not (`PIPE_VK_DEBUG=no_dynamic_blend` / `no_dynamic_rasterizer`, the
+//! `.static` cases). State changes within one command buffer must each
+//! take effect, and dynamic state must not create pipelines.
 
 use pipe_core::cso::BlendHandle;
 use pipe_core::draw::{DrawInfo, DrawStartCountBias, PrimType};
@@ -140,7 +141,7 @@ fn pipelines(ctx: &mut TestContext, dynamic: bool) -> R {
 }
 
 macro_rules! both {
-    ($name:literal, $body:path) => {
+    ($group:literal, $name:literal, $body:path) => {
         const _: () = {
             fn dynamic(ctx: &mut TestContext) -> Outcome {
                 Outcome::from_result($body(ctx, true))
@@ -149,15 +150,141 @@ macro_rules! both {
                 Outcome::from_result($body(ctx, false))
             }
             test_case!(
-                name = concat!("pipe.draw.dynamic_blend.", $name, ".dynamic"),
+                name = concat!("pipe.draw.", $group, ".", $name, ".dynamic"),
                 dynamic
             );
             test_case!(
-                name = concat!("pipe.draw.dynamic_blend.", $name, ".static"),
+                name = concat!("pipe.draw.", $group, ".", $name, ".static"),
                 baked
             );
         };
     };
 }
-both!("switches", switches);
-both!("pipelines", pipelines);
+both!("dynamic_blend", "switches", switches);
+both!("dynamic_blend", "pipelines", pipelines);
+both!("dynamic_rasterizer", "switches", raster_switches);
+both!("dynamic_rasterizer", "pipelines", raster_pipelines);
+
+/// Line mode, fill mode, then rasterizer discard, in one command buffer:
+/// the triangle (1.5, 1.5), (6.5, 1.5), (1.5, 6.5) drawn as its outline
+/// (row 1 lit between the corners, its inside pixel (2, 2) clear), the
+/// right half filled, and nothing from the discarded draw over
+/// everything.
+fn raster_switches(ctx: &mut TestContext, dynamic: bool) -> R {
+    let mut e = env_with(ctx, |o| o.no_dynamic_rasterizer = Some(!dynamic))?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let rs = |f: &dyn Fn(&mut RasterizerState)| {
+        let mut r = RasterizerState {
+            line_width: 1.0,
+            clip_halfz: true,
+            half_pixel_center: true,
+            depth_clip_near: true,
+            depth_clip_far: true,
+            ..Default::default()
+        };
+        f(&mut r);
+        r
+    };
+    let line = rs(&|r| {
+        r.fill_front = PolygonMode::Line;
+        r.fill_back = PolygonMode::Line;
+    });
+    let fill = rs(&|_| {});
+    let discard = rs(&|r| r.rasterizer_discard = true);
+    let mut handles = Vec::new();
+    for r in [line, fill, discard] {
+        handles.push(step("rasterizer", e.ctx.create_rasterizer_state(&r))?);
+    }
+    let c = [0.0f32, 1.0, 0.0, 1.0];
+    clear_color(&mut e, [0.0; 4])?;
+    crate::harness::set_color(&mut e, c)?;
+    let n = |v: f32| v / 8.0 - 1.0;
+    let tri = vec![
+        n(1.5),
+        n(1.5),
+        0.0,
+        1.0,
+        n(6.5),
+        n(1.5),
+        0.0,
+        1.0,
+        n(1.5),
+        n(6.5),
+        0.0,
+        1.0,
+    ];
+    let draws = [
+        (handles[0], tri),
+        (handles[1], rect(8, 0, 16, 16)),
+        (handles[2], rect(0, 0, 16, 16)),
+    ];
+    for (h, verts) in draws {
+        step(
+            "bind_rasterizer_state",
+            e.ctx.bind_rasterizer_state(Some(h)),
+        )?;
+        bind_vertices(&mut e, &verts, None)?;
+        draw(&mut e, PrimType::Triangles, 0, (verts.len() / 4) as u32, 1)?;
+    }
+    check_image(ctx, &mut e, &t, |x, y| {
+        if x >= 8 || (y == 1 && (2..=5).contains(&x)) {
+            Some(unorm(c))
+        } else if (x, y) == (2, 2) || x >= 7 || y >= 8 {
+            Some([0; 4])
+        } else {
+            None
+        }
+    })
+}
+
+/// With dynamic rasterizer state, drawing with a fill-mode and a
+/// line-mode rasterizer creates one pipeline; with baked state, two.
+fn raster_pipelines(ctx: &mut TestContext, dynamic: bool) -> R {
+    let mut opts = crate::harness::options(ctx);
+    opts.no_dynamic_rasterizer = Some(!dynamic);
+    let screen = step("screen", pipe_vk::VkScreen::new(&opts))?;
+    let full = [
+        -1.0, -1.0, 0.0, 1.0, 3.0, -1.0, 0.0, 1.0, -1.0, 3.0, 0.0, 1.0,
+    ];
+    let mut c = super::draw::unwrapped_triangle_rig(&screen, 4, 4, &full)?;
+    let mut states = Vec::new();
+    for mode in [PolygonMode::Fill, PolygonMode::Line] {
+        let r = RasterizerState {
+            fill_front: mode,
+            fill_back: mode,
+            line_width: 1.0,
+            half_pixel_center: true,
+            depth_clip_near: true,
+            depth_clip_far: true,
+            ..Default::default()
+        };
+        states.push(step("rasterizer", c.create_rasterizer_state(&r))?);
+    }
+    let before = c.stats().pipelines_created;
+    for h in states {
+        step("bind rasterizer", c.bind_rasterizer_state(Some(h)))?;
+        step(
+            "draw",
+            c.draw_vbo(
+                &DrawInfo::default(),
+                0,
+                None,
+                &[DrawStartCountBias {
+                    start: 0,
+                    count: 3,
+                    index_bias: 0,
+                }],
+            ),
+        )?;
+    }
+    let created = c.stats().pipelines_created - before;
+    let want = if dynamic { 1 } else { 2 };
+    if created != want {
+        return Err(Outcome::fail(format!(
+            "draws with two rasterizer states created {created} pipelines, want {want} \
+             (dynamic rasterizer: {dynamic})"
+        )));
+    }
+    Ok(())
+}
