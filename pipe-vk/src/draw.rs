@@ -147,6 +147,7 @@ pub struct DynState {
     stencil_test: bool,
     ops: [i32; 8],
     restart: bool,
+    discard: bool,
 }
 
 /// A uniform buffer binding (user data is uploaded when bound).
@@ -1510,6 +1511,7 @@ impl VkContext {
                 back.compare_op.as_raw(),
             ],
             restart,
+            discard: rast.rasterizer_discard,
         };
         if n_viewports == 1 && self.draw_cache.dynamic == Some(state) {
             return Ok(());
@@ -1573,6 +1575,7 @@ impl VkContext {
                 back.compare_op,
             );
             raw.cmd_set_primitive_restart_enable(cmd, restart);
+            raw.cmd_set_rasterizer_discard_enable(cmd, rast.rasterizer_discard);
         }
         Ok(())
     }
@@ -1886,8 +1889,14 @@ impl VkContext {
             clip_planes: rast.clip_plane_enable,
             ..Default::default()
         };
-        if points && !rast.point_size_per_vertex {
+        // The rasterizer's size for points when the last vertex stage
+        // writes none: also with `point_size_per_vertex` (GL leaves the
+        // size undefined then; Vulkan requires one).
+        if points {
             vs.point_size = Some(rast.point_size.to_bits());
+            // Without `point_size_per_vertex` the rasterizer's size wins
+            // over one the shader writes.
+            vs.point_size_fixed = !rast.point_size_per_vertex;
         }
         vs.inline_uniforms = inline_uniforms(&b.inlinable[ShaderStage::Vertex.index()]);
         // Vertex formats fetched through a shader fix-up, by the input
@@ -1904,6 +1913,18 @@ impl VkContext {
             pixel_center_integer: !rast.half_pixel_center,
             ..Default::default()
         };
+        if rast.light_twoside {
+            // Back colours the last vertex stage does not write keep the
+            // front colour.
+            fs.two_side_front_only = [
+                ShaderStage::Geometry,
+                ShaderStage::TessEval,
+                ShaderStage::Vertex,
+            ]
+            .into_iter()
+            .find_map(|st| b.shaders[st.index()])
+            .map_or(0, |h| self.shader_info(h).missing_back_colors);
+        }
         if dsa.alpha_enabled {
             let f = match dsa.alpha_func {
                 CompareFunc::Never => C::Never,
@@ -1927,6 +1948,18 @@ impl VkContext {
         // keep one variant for every sample count).
         // On a layered framebuffer it reads the fragment's layer.
         if let Some(h) = b.shaders[ShaderStage::Fragment.index()] {
+            // Colour outputs with no colour buffer (a `None` slot, or past
+            // the bound ones) leave the interface; output 0 stays for
+            // alpha-to-coverage, which reads its alpha.
+            let unbound = (0..8u8)
+                .filter(|&i| !matches!(b.framebuffer.cbufs.get(usize::from(i)), Some(Some(_))))
+                .fold(0u8, |m, i| m | 1 << i);
+            let a2c = match b.blend {
+                Some(h) => self.blend_table().get(h)?.alpha_to_coverage,
+                None => false,
+            };
+            fs.unbound_outputs =
+                unbound & self.shader_info(h).color_outputs & if a2c { !1 } else { !0 };
             let fetches = self.shader_info(h).fbfetch != 0;
             fs.fbfetch_ms = fetches && samples > 1;
             fs.fbfetch_layered = fetches && b.framebuffer.layers > 1;

@@ -371,8 +371,13 @@ fn polygon_mode(m: PolygonMode) -> vk::PolygonMode {
     }
 }
 
-/// Dynamic states every graphics pipeline declares.
-pub const DYNAMIC_STATES: [vk::DynamicState; 19] = [
+/// Dynamic states every graphics pipeline declares. Rasterizer discard
+/// is one so that a pipeline always has rasterization state: with it
+/// statically on, the multisample state is ignored and validation takes
+/// the pipeline for single-sampled, refusing it on a multisampled
+/// framebuffer (VUID-vkCmdDraw-colorAttachmentCount-06188; Zink sets it
+/// dynamically too).
+pub const DYNAMIC_STATES: [vk::DynamicState; 20] = [
     vk::DynamicState::VIEWPORT_WITH_COUNT,
     vk::DynamicState::SCISSOR_WITH_COUNT,
     vk::DynamicState::LINE_WIDTH,
@@ -392,6 +397,7 @@ pub const DYNAMIC_STATES: [vk::DynamicState; 19] = [
     vk::DynamicState::STENCIL_TEST_ENABLE,
     vk::DynamicState::STENCIL_OP,
     vk::DynamicState::PRIMITIVE_RESTART_ENABLE,
+    vk::DynamicState::RASTERIZER_DISCARD_ENABLE,
 ];
 
 /// A context's pipelines.
@@ -529,7 +535,8 @@ impl PipelineCache {
         let r = inputs.rasterizer;
         let rs = vk::PipelineRasterizationStateCreateInfo::default()
             .depth_clamp_enable(r.depth_clamp)
-            .rasterizer_discard_enable(r.rasterizer_discard)
+            // Dynamic (`DYNAMIC_STATES`).
+            .rasterizer_discard_enable(false)
             .polygon_mode(polygon_mode(r.fill_front))
             .depth_bias_enable(r.offset_tri || r.offset_line || r.offset_point)
             .line_width(1.0);
@@ -597,9 +604,13 @@ impl PipelineCache {
                         src_alpha_blend_factor: blend_factor(rt.alpha_src_factor),
                         dst_alpha_blend_factor: blend_factor(rt.alpha_dst_factor),
                         alpha_blend_op: blend_op(rt.alpha_func),
-                        color_write_mask: vk::ColorComponentFlags::from_raw(u32::from(
-                            rt.colormask.bits(),
-                        )),
+                        // None for an unbound slot: the fragment shader
+                        // writes no output there (`unbound_outputs`).
+                        color_write_mask: if key.color_formats[i] == vk::Format::UNDEFINED {
+                            vk::ColorComponentFlags::empty()
+                        } else {
+                            vk::ColorComponentFlags::from_raw(u32::from(rt.colormask.bits()))
+                        },
                     }
                 })
                 .collect();
