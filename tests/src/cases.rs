@@ -15,6 +15,7 @@ mod rast_prim;
 mod render;
 mod render_cond;
 mod screen;
+mod state_fuzz;
 mod state_reuse;
 mod streamout;
 mod transfer;
