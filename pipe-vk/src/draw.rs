@@ -155,6 +155,7 @@ pub struct DynState {
     /// (`u32::MAX`: none) and whether the draw shades per sample (which
     /// rules out Bresenham and smooth lines).
     raster_state: Option<(u32, bool)>,
+    discard: bool,
 }
 
 /// A uniform buffer binding (user data is uploaded when bound).
@@ -1582,6 +1583,7 @@ impl VkContext {
             restart,
             blend_state,
             raster_state,
+            discard: rast.rasterizer_discard,
         };
         if n_viewports == 1 && self.draw_cache.dynamic == Some(state) {
             return Ok(());
@@ -1645,6 +1647,7 @@ impl VkContext {
                 back.compare_op,
             );
             raw.cmd_set_primitive_restart_enable(cmd, restart);
+            raw.cmd_set_rasterizer_discard_enable(cmd, rast.rasterizer_discard);
         }
         if let (Some((_, per_sample)), Some((eds3, lines))) =
             (raster_state, &self.dynamic_rasterizer)
@@ -1676,7 +1679,6 @@ impl VkContext {
                     u32::from(rast.line_stipple_factor) + 1,
                     rast.line_stipple_pattern,
                 );
-                raw.cmd_set_rasterizer_discard_enable(cmd, rast.rasterizer_discard);
                 raw.cmd_set_depth_bias_enable(cmd, offset_enabled);
             }
         }
@@ -2106,7 +2108,9 @@ impl VkContext {
             clip_planes: rast.clip_plane_enable,
             ..Default::default()
         };
-        // The point size goes to the last vertex stage; a geometry or
+        // The rasterizer's size for points when the last vertex stage
+        // writes none: also with `point_size_per_vertex` (GL leaves the
+        // size undefined then; Vulkan requires one). A geometry or
         // tessellation shader may write it only with
         // shaderTessellationAndGeometryPointSize (without it, points are
         // 1 pixel there).
@@ -2120,8 +2124,11 @@ impl VkContext {
                 .core
                 .shader_tessellation_and_geometry_point_size
                 == vk::TRUE;
-        if points && !rast.point_size_per_vertex && psize_ok {
+        if points && psize_ok {
             vs.point_size = Some(rast.point_size.to_bits());
+            // Without `point_size_per_vertex` the rasterizer's size wins
+            // over one the shader writes.
+            vs.point_size_fixed = !rast.point_size_per_vertex;
         }
         vs.inline_uniforms = inline_uniforms(&b.inlinable[ShaderStage::Vertex.index()]);
         // Vertex formats fetched through a shader fix-up, by the input
@@ -2138,6 +2145,18 @@ impl VkContext {
             pixel_center_integer: !rast.half_pixel_center,
             ..Default::default()
         };
+        if rast.light_twoside {
+            // Back colours the last vertex stage does not write keep the
+            // front colour.
+            fs.two_side_front_only = [
+                ShaderStage::Geometry,
+                ShaderStage::TessEval,
+                ShaderStage::Vertex,
+            ]
+            .into_iter()
+            .find_map(|st| b.shaders[st.index()])
+            .map_or(0, |h| self.shader_info(h).missing_back_colors);
+        }
         if dsa.alpha_enabled {
             let f = match dsa.alpha_func {
                 CompareFunc::Never => C::Never,
@@ -2161,6 +2180,18 @@ impl VkContext {
         // keep one variant for every sample count).
         // On a layered framebuffer it reads the fragment's layer.
         if let Some(h) = b.shaders[ShaderStage::Fragment.index()] {
+            // Colour outputs with no colour buffer (a `None` slot, or past
+            // the bound ones) leave the interface; output 0 stays for
+            // alpha-to-coverage, which reads its alpha.
+            let unbound = (0..8u8)
+                .filter(|&i| !matches!(b.framebuffer.cbufs.get(usize::from(i)), Some(Some(_))))
+                .fold(0u8, |m, i| m | 1 << i);
+            let a2c = match b.blend {
+                Some(h) => self.blend_table().get(h)?.alpha_to_coverage,
+                None => false,
+            };
+            fs.unbound_outputs =
+                unbound & self.shader_info(h).color_outputs & if a2c { !1 } else { !0 };
             let fetches = self.shader_info(h).fbfetch != 0;
             fs.fbfetch_ms = fetches && samples > 1;
             fs.fbfetch_layered = fetches && b.framebuffer.layers > 1;

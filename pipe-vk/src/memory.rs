@@ -146,7 +146,8 @@ impl DeviceShared {
     /// Whether rasterizer state is dynamic (polygon mode, depth clamp,
     /// provoking vertex, line rasterization mode and stipple from
     /// VK_EXT_extended_dynamic_state3 and VK_EXT_line_rasterization;
-    /// rasterizer discard and depth bias enable from Vulkan 1.3): pipelines
+    /// depth bias enable from Vulkan 1.3; rasterizer discard is dynamic on
+    /// every pipeline): pipelines
     /// then leave the rasterizer CSO out of their key. Off with
     /// `PIPE_VK_DEBUG=no_dynamic_rasterizer`.
     pub fn dynamic_rasterizer(&self) -> bool {

@@ -11,8 +11,8 @@
 //! change then records state instead of switching pipelines. Likewise the
 //! rasterizer's polygon mode, depth clamp, provoking vertex, line
 //! rasterization mode and stipple (extended dynamic state 3 and
-//! VK_EXT_line_rasterization) with rasterizer discard and depth bias
-//! enable (Vulkan 1.3): [`DYNAMIC_RASTERIZER_STATES`],
+//! VK_EXT_line_rasterization) with depth bias enable (Vulkan 1.3;
+//! rasterizer discard is dynamic in every pipeline): [`DYNAMIC_RASTERIZER_STATES`],
 //! `DeviceShared::dynamic_rasterizer`. What remains static is in
 //! [`GfxKey`]: the shader CSOs and their variant keys (which carry the
 //! rasterizer's shader lowerings), the vertex-elements CSO, the blend and
@@ -417,19 +417,23 @@ pub const DYNAMIC_BLEND_STATES: [vk::DynamicState; 5] = [
 
 /// Dynamic states graphics pipelines declare when rasterizer state is
 /// dynamic (`DeviceShared::dynamic_rasterizer`).
-pub const DYNAMIC_RASTERIZER_STATES: [vk::DynamicState; 8] = [
+pub const DYNAMIC_RASTERIZER_STATES: [vk::DynamicState; 7] = [
     vk::DynamicState::POLYGON_MODE_EXT,
     vk::DynamicState::DEPTH_CLAMP_ENABLE_EXT,
     vk::DynamicState::PROVOKING_VERTEX_MODE_EXT,
     vk::DynamicState::LINE_RASTERIZATION_MODE_EXT,
     vk::DynamicState::LINE_STIPPLE_ENABLE_EXT,
     vk::DynamicState::LINE_STIPPLE_EXT,
-    vk::DynamicState::RASTERIZER_DISCARD_ENABLE,
     vk::DynamicState::DEPTH_BIAS_ENABLE,
 ];
 
-/// Dynamic states every graphics pipeline declares.
-pub const DYNAMIC_STATES: [vk::DynamicState; 19] = [
+/// Dynamic states every graphics pipeline declares. Rasterizer discard
+/// is one so that a pipeline always has rasterization state: with it
+/// statically on, the multisample state is ignored and validation takes
+/// the pipeline for single-sampled, refusing it on a multisampled
+/// framebuffer (VUID-vkCmdDraw-colorAttachmentCount-06188; Zink sets it
+/// dynamically too).
+pub const DYNAMIC_STATES: [vk::DynamicState; 20] = [
     vk::DynamicState::VIEWPORT_WITH_COUNT,
     vk::DynamicState::SCISSOR_WITH_COUNT,
     vk::DynamicState::LINE_WIDTH,
@@ -449,6 +453,7 @@ pub const DYNAMIC_STATES: [vk::DynamicState; 19] = [
     vk::DynamicState::STENCIL_TEST_ENABLE,
     vk::DynamicState::STENCIL_OP,
     vk::DynamicState::PRIMITIVE_RESTART_ENABLE,
+    vk::DynamicState::RASTERIZER_DISCARD_ENABLE,
 ];
 
 /// A context's pipelines.
@@ -586,7 +591,8 @@ impl PipelineCache {
         let r = inputs.rasterizer;
         let rs = vk::PipelineRasterizationStateCreateInfo::default()
             .depth_clamp_enable(r.depth_clamp)
-            .rasterizer_discard_enable(r.rasterizer_discard)
+            // Dynamic (`DYNAMIC_STATES`).
+            .rasterizer_discard_enable(false)
             .polygon_mode(polygon_mode(effective_polygon_mode(r)))
             .depth_bias_enable(r.offset_tri || r.offset_line || r.offset_point)
             .line_width(1.0);
@@ -654,9 +660,13 @@ impl PipelineCache {
                         src_alpha_blend_factor: blend_factor(rt.alpha_src_factor),
                         dst_alpha_blend_factor: blend_factor(rt.alpha_dst_factor),
                         alpha_blend_op: blend_op(rt.alpha_func),
-                        color_write_mask: vk::ColorComponentFlags::from_raw(u32::from(
-                            rt.colormask.bits(),
-                        )),
+                        // None for an unbound slot: the fragment shader
+                        // writes no output there (`unbound_outputs`).
+                        color_write_mask: if key.color_formats[i] == vk::Format::UNDEFINED {
+                            vk::ColorComponentFlags::empty()
+                        } else {
+                            vk::ColorComponentFlags::from_raw(u32::from(rt.colormask.bits()))
+                        },
                     }
                 })
                 .collect();

@@ -130,6 +130,11 @@ pub struct ShaderInfo {
     /// The primitives a geometry or tessellation evaluation shader hands
     /// on ([`output_prim`]).
     pub output_prim: Option<TopologyClass>,
+    /// Back colours (bit 0 bfc0, bit 1 bfc1) the shader does not write
+    /// ([`missing_back_colors`]).
+    pub missing_back_colors: u8,
+    /// A fragment shader's colour output locations 0..8, as a mask.
+    pub color_outputs: u8,
 }
 
 impl ShaderInfo {
@@ -139,8 +144,50 @@ impl ShaderInfo {
                 && reads_draw_index(state),
             fbfetch: crate::descriptors::fbfetch_mask(state),
             output_prim: output_prim(state),
+            missing_back_colors: missing_back_colors(state),
+            color_outputs: color_outputs(state),
         }
     }
+}
+
+/// The colour output locations (bit i = location i, below 8) of a
+/// fragment shader; all of them for SPIR-V.
+pub fn color_outputs(state: &ShaderState) -> u8 {
+    if state.stage != ShaderStage::Fragment {
+        return 0;
+    }
+    let ShaderCode::Ir(any) = &state.code else {
+        return 0xff;
+    };
+    let Some(ir) = any.downcast_ref::<Ir>() else {
+        return 0xff;
+    };
+    ir.vars
+        .iter()
+        .filter(|v| v.is_output() && v.builtin().is_none())
+        .filter_map(|v| v.io().and_then(|io| io.location))
+        .filter(|&l| l < 8)
+        .fold(0, |m, l| m | 1 << l)
+}
+
+/// The back colours (bit 0 bfc0, bit 1 bfc1) a vertex-processing shader
+/// has no output for: two-sided colour must not read them in the fragment
+/// shader (`VariantKey::two_side_front_only`). 0 for SPIR-V, whose
+/// outputs carry no GL slots.
+pub fn missing_back_colors(state: &ShaderState) -> u8 {
+    use spirv_gen::ir::GlSlot;
+    let ShaderCode::Ir(any) = &state.code else {
+        return 0;
+    };
+    let Some(ir) = any.downcast_ref::<Ir>() else {
+        return 0;
+    };
+    let writes = |slot: GlSlot| {
+        ir.vars
+            .iter()
+            .any(|v| v.is_output() && v.io().and_then(|io| io.slot) == Some(slot))
+    };
+    u8::from(!writes(GlSlot::Bfc0)) | u8::from(!writes(GlSlot::Bfc1)) << 1
 }
 
 /// The class of the primitives a geometry shader emits (its output

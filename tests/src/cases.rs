@@ -17,6 +17,7 @@ mod render;
 mod render_cond;
 mod review_vf;
 mod screen;
+mod state_fuzz;
 mod state_reuse;
 mod streamout;
 mod transfer;

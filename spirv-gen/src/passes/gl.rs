@@ -272,6 +272,25 @@ fn color_output(s: &Shader) -> Option<VarId> {
         .map(|i| VarId(i as u32))
 }
 
+/// Colour outputs with no colour buffer: the fragment outputs (not
+/// built-ins) at the locations in `mask` become function-local variables,
+/// so stores and loads stay valid and nothing reaches the interface (a
+/// Vulkan output with no attachment, or with an unused one, draws
+/// validation complaints; GL discards the values).
+pub fn lower_unbound_outputs(s: &mut Shader, mask: u8) {
+    if s.stage != Stage::Fragment {
+        return;
+    }
+    for v in s.vars.iter_mut() {
+        let unbound = matches!(&v.kind, VarKind::Output(io)
+            if io.builtin.is_none()
+                && io.location.is_some_and(|l| l < 8 && mask & (1 << l) != 0));
+        if unbound {
+            v.kind = VarKind::Local;
+        }
+    }
+}
+
 /// Alpha test: at every exit, discard when `color0.a <func> ref` fails.
 pub fn lower_alpha_test(s: &mut Shader, func: CompareFunc, reference: f32) -> Result<()> {
     if s.stage != Stage::Fragment || func == CompareFunc::Always {
@@ -311,14 +330,39 @@ pub fn lower_alpha_test(s: &mut Shader, func: CompareFunc, reference: f32) -> Re
 
 /// User clip planes: `ClipDistance[i] = dot(position, plane[i])` with the
 /// planes read from the push constants ([`push::CLIP_PLANES`]).
+///
+/// A shader that writes `ClipDistance` itself (`gl_ClipDistance`) keeps
+/// its distances, but GL uses distance `i` only when bit `i` of `mask` is
+/// set (`GL_CLIP_DISTANCEi`) where Vulkan uses every one written: the
+/// others are overwritten with 1 (inside), as `nir_lower_clip_disable`
+/// does. This runs for such a shader even when `mask` is 0.
 pub fn lower_clip_planes(s: &mut Shader, mask: u8) -> Result<()> {
     if !s.stage.is_pre_raster() {
         return Ok(());
     }
-    if s.find_builtin(true, BuiltIn::ClipDistance).is_some() {
-        return Err(Error::new(
-            "clip planes: the shader already writes ClipDistance",
-        ));
+    if let Some(clip) = s.find_builtin(true, BuiltIn::ClipDistance) {
+        let n = s.var(clip).array.unwrap_or(1).min(8);
+        if (0..n).all(|i| mask & (1 << i) != 0) {
+            return Ok(());
+        }
+        let mut make = |s: &mut Shader| {
+            let mut e = Emit::new(s);
+            for i in (0..n).filter(|i| mask & (1 << i) == 0) {
+                let one = e.f32(1.0);
+                let idx = e.i32(i as i32);
+                e.store(clip, Some(idx), one);
+            }
+            e.out
+        };
+        if s.stage == Stage::Geometry {
+            insert_before_emits(s, &mut make);
+        } else {
+            insert_at_exits(s, &mut make);
+        }
+        return Ok(());
+    }
+    if mask == 0 {
+        return Ok(());
     }
     let pos = s
         .find_builtin(true, BuiltIn::Position)
@@ -366,13 +410,29 @@ fn has_store(body: &[Node], var: VarId) -> bool {
     found
 }
 
-/// Default point size: write `size` to PointSize when the shader does not.
-pub fn lower_point_size(s: &mut Shader, size: f32) -> Result<()> {
+/// Default point size: write `size` to PointSize when the shader does not,
+/// or, with `fixed`, over what the shader writes (stored last: at the
+/// exits, or before each geometry shader `emit_vertex`).
+pub fn lower_point_size(s: &mut Shader, size: f32, fixed: bool) -> Result<()> {
     if !s.stage.is_pre_raster() {
         return Ok(());
     }
     if let Some(v) = s.find_builtin(true, BuiltIn::PointSize) {
         if has_store(&s.body, v) {
+            if !fixed {
+                return Ok(());
+            }
+            let mut make = |s: &mut Shader| {
+                let mut e = Emit::new(s);
+                let c = e.f32(size);
+                e.store(v, None, c);
+                e.out
+            };
+            if s.stage == Stage::Geometry {
+                insert_before_emits(s, &mut make);
+            } else {
+                insert_at_exits(s, &mut make);
+            }
             return Ok(());
         }
     }
@@ -541,16 +601,24 @@ pub fn lower_fbfetch_ms(s: &mut Shader) {
 
 /// Two-sided colour: loads of col0/col1 select the back colour
 /// (bfc0/bfc1, added at [`binding::BFC0_LOCATION`]/[`binding::BFC1_LOCATION`]
-/// when missing) on back faces.
-pub fn lower_two_side(s: &mut Shader) -> Result<()> {
-    if s.stage != Stage::Fragment {
+/// when missing) on back faces. Colours in `front_only` (bit 0 col0, bit
+/// 1 col1) are left alone: the previous stage writes no back colour for
+/// them.
+pub fn lower_two_side(s: &mut Shader, front_only: u8) -> Result<()> {
+    if s.stage != Stage::Fragment || front_only & 3 == 3 {
         return Ok(());
     }
     let ff = get_builtin(s, false, BuiltIn::FrontFacing, Type::BOOL, None);
-    for (front, back, loc) in [
+    for (i, (front, back, loc)) in [
         (GlSlot::Col0, GlSlot::Bfc0, binding::BFC0_LOCATION),
         (GlSlot::Col1, GlSlot::Bfc1, binding::BFC1_LOCATION),
-    ] {
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        if front_only & (1 << i) != 0 {
+            continue;
+        }
         let Some(fi) = s
             .vars
             .iter()

@@ -7,11 +7,13 @@
 //! corpus) is a comma-separated list, see [`VariantKey::parse`]:
 //!
 //! ```text
-//! alpha=less:0.5,clip=0x3,flat,two_side,point_size=1.0,sample_shading,
+//! alpha=less:0.5,clip=0x3,flat,two_side,two_side_front_only=0x2,
+//! point_size=1.0,point_size_fixed,sample_shading,
 //! sprite=0x1,sprite_upper_left,inline=0:1065353216,vfetch=0:swap_rb,
 //! polygon_stipple,lower_left_origin,pixel_center_integer,
 //! last_vertex_stage,clip_halfz,line_stipple,line_stipple_polygon,line_rectangular,
-//! window_rects=include:2,workgroup_size=8x4x1,fbfetch_ms,fbfetch_layered
+//! window_rects=include:2,workgroup_size=8x4x1,fbfetch_ms,fbfetch_layered,
+//! unbound_outputs=0x2
 //! ```
 //!
 //! The default key (the empty string) lowers nothing. Line stipple
@@ -138,15 +140,26 @@ impl FetchFixup {
 pub struct VariantKey {
     /// Alpha test function and reference value (f32 bits).
     pub alpha_test: Option<(CompareFunc, u32)>,
-    /// User clip planes enabled (bit i = plane i), written to ClipDistance.
+    /// User clip planes enabled (bit i = plane i), written to ClipDistance;
+    /// for a last vertex stage that writes ClipDistance itself, the
+    /// distances GL uses ([`gl::lower_clip_planes`]).
     pub clip_planes: u8,
     /// Flat shading of colour varyings.
     pub flat_shade: bool,
     /// Two-sided colour: pick back colours for back faces.
     pub two_side: bool,
+    /// With `two_side`: colours (bit 0 col0, bit 1 col1) whose back
+    /// colour the previous stage does not write; they keep the front
+    /// colour (GL leaves the back one undefined; a fragment input no stage
+    /// writes is invalid Vulkan).
+    pub two_side_front_only: u8,
     /// Default point size (f32 bits) when drawing points and the shader
     /// writes none.
     pub point_size: Option<u32>,
+    /// With `point_size`: the size replaces the one the shader writes
+    /// (Gallium's `point_size_per_vertex` off, GL's program point size
+    /// disabled).
+    pub point_size_fixed: bool,
     /// Force per-sample shading of interpolated inputs.
     pub sample_shading: bool,
     /// Texture coordinate slots replaced by the point sprite coordinate.
@@ -206,6 +219,11 @@ pub struct VariantKey {
     /// The framebuffer is layered: `fbfetch` variables read the
     /// fragment's layer of a 2D array view ([`gl::lower_fbfetch_layered`]).
     pub fbfetch_layered: bool,
+    /// Fragment colour output locations (bit i = location i) with no
+    /// colour buffer bound (GL draw buffers set to `GL_NONE`, or past the
+    /// bound ones): the outputs become local variables
+    /// ([`gl::lower_unbound_outputs`]).
+    pub unbound_outputs: u8,
 }
 
 impl VariantKey {
@@ -247,7 +265,18 @@ impl VariantKey {
                 }
                 "flat" => k.flat_shade = true,
                 "two_side" => k.two_side = true,
+                "unbound_outputs" => {
+                    k.unbound_outputs = u8::try_from(num(need()?)?)
+                        .map_err(|_| Error::new("key: unbound_outputs mask > 0xff"))?
+                }
+                "two_side_front_only" => {
+                    k.two_side_front_only = u8::try_from(num(need()?)?)
+                        .ok()
+                        .filter(|&m| m <= 3)
+                        .ok_or_else(|| Error::new("key: two_side_front_only mask > 3"))?
+                }
                 "point_size" => k.point_size = Some(float(need()?)?),
+                "point_size_fixed" => k.point_size_fixed = true,
                 "sample_shading" => k.sample_shading = true,
                 "sprite" => {
                     k.sprite_coord = u8::try_from(num(need()?)?)
@@ -323,6 +352,7 @@ impl VariantKey {
                     name,
                     "flat"
                         | "two_side"
+                        | "point_size_fixed"
                         | "sample_shading"
                         | "sprite_upper_left"
                         | "polygon_stipple"
@@ -396,7 +426,7 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     gl::lower_draw_index(s);
     gl::lower_inline_uniforms(s, &key.inline_uniforms);
     if key.two_side {
-        gl::lower_two_side(s)?;
+        gl::lower_two_side(s, key.two_side_front_only)?;
     }
     if key.sprite_coord != 0 {
         gl::lower_sprite_coord(s, key.sprite_coord, key.sprite_upper_left)?;
@@ -429,17 +459,21 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     if let Some((f, r)) = key.alpha_test {
         gl::lower_alpha_test(s, f, f32::from_bits(r))?;
     }
-    if key.clip_planes != 0 {
+    if key.clip_planes != 0 || key.last_vertex_stage {
         gl::lower_clip_planes(s, key.clip_planes)?;
     }
     if key.last_vertex_stage && !key.clip_halfz {
         gl::lower_clip_halfz(s)?;
     }
     if let Some(p) = key.point_size {
-        gl::lower_point_size(s, f32::from_bits(p))?;
+        gl::lower_point_size(s, f32::from_bits(p), key.point_size_fixed)?;
     }
     if key.line_stipple {
         line_stipple::lower_line_stipple_gs(s, key.line_rectangular)?;
+    }
+    // After the alpha test, which reads colour output 0.
+    if key.unbound_outputs != 0 {
+        gl::lower_unbound_outputs(s, key.unbound_outputs);
     }
     split::split_vectors(s);
     Ok(())

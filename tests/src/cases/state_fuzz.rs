@@ -1,0 +1,2977 @@
+//! `pipe.draw.state_fuzz.seed_<N>`: seeded random state combinations.
+//!
+//! Each case opens one context (some with debug switches that force the
+//! paths of other devices) and runs [`ITERATIONS`] iterations. Every
+//! iteration picks, with a small self-contained PRNG, a random but valid
+//! combination of what a GL frontend may send: framebuffer (1-3 colour
+//! buffers of float, normalized and integer formats, sometimes with an
+//! unbound slot, optional depth/stencil, 1 or 4 samples), rasterizer,
+//! blend and depth-stencil-alpha states, vertex elements of the formats
+//! st/mesa uses, every primitive type, indexed draws with 8/16/32-bit
+//! indices and primitive restart at odd indices, instancing, multi-draws,
+//! optional geometry and tessellation shaders, a bound texture, stream
+//! output, and the non-CSO state (scissor, clip planes, polygon stipple,
+//! sample mask, blend colour, stencil reference), then draws.
+//!
+//! The oracle: no call panics (the runner reports a crash), no call
+//! fails except with `Unsupported` (every combination is valid, so
+//! `InvalidArgument` or a lost device is a driver defect), no validation
+//! or synchronization message is emitted (the runner's `--validation`
+//! mode fails a case that causes one; the iteration that caused it is
+//! named on stderr), and at the end the context still clears, draws and
+//! reads back known pixels.
+//!
+//! Every iteration has its own generator state (from the seed and its
+//! number), so one can be replayed alone:
+//! `PIPE_CTS_STATE_FUZZ_ITERATIONS=3,17` runs only those iterations, and
+//! `PIPE_CTS_STATE_FUZZ_VERBOSE=1` prints the state of every draw.
+//!
+//! Combinations left out on purpose, with the reason:
+//! - a fragment shader reading a varying the previous stage does not
+//!   write (undefined values in GL, invalid Vulkan: pipe-vk does not
+//!   replace such inputs yet);
+//! - line stipple with a back colour written by a vertex or tessellation
+//!   evaluation shader (pipe-vk's line stipple geometry shader would read
+//!   it at location 30, past lavapipe's 16 geometry input locations);
+//! - geometry shader invocations that emit only incomplete triangle
+//!   strips (lavapipe 25.0 crashes on some, e.g. two one-vertex strips):
+//!   the generated geometry shaders always complete their primitives;
+//! - clip distances written by a vertex shader followed by tessellation
+//!   (the driver's pass-through control shader cannot forward arrays;
+//!   `Unsupported`).
+//!
+//! The `pipe.draw.state_fuzz.<feature>` cases are the defects the seeds
+//! found, each reduced to one draw with a pixel check.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use pipe_core::cso::{
+    BlendHandle, DepthStencilAlphaHandle, RasterizerHandle, SamplerHandle, ShaderHandle,
+    VertexElementsHandle,
+};
+use pipe_core::draw::{DrawInfo, DrawStartCountBias, IndexSource, PrimType};
+use pipe_core::flags::{ClearFlags, FlushFlags, MapFlags, TextureBarrierFlags};
+use pipe_core::resource::{BindFlags, PipeBox, ResourceTemplate, Target};
+use pipe_core::shader::{StreamOutput, StreamOutputInfo};
+use pipe_core::state::*;
+use pipe_core::view::{SamplerView, SamplerViewTemplate, Surface, SurfaceTemplate};
+use pipe_core::{Caps, Format, PipeError, PipeResult, Resource};
+use pipe_vk::ScreenOptions;
+
+use crate::harness::{env_with, f32s, shader, step, Env};
+use crate::{test_case, Outcome, TestContext};
+
+type R = Result<(), Outcome>;
+
+const W: u32 = 16;
+const H: u32 = 16;
+/// Iterations per seed.
+const ITERATIONS: u32 = 150;
+/// Vertices in the vertex buffers; every fetched index stays below.
+const NV: u32 = 40;
+/// Entries of the per-instance buffer: as many as vertices, as the
+/// synchronization validation of the layers used here (1.3.239) takes an
+/// instance-rate binding's range from the vertex count, and reports
+/// hazards with whatever memory follows a shorter buffer.
+const NI: u32 = NV;
+
+// ---------------------------------------------------------------------------
+// The PRNG: SplitMix64, so that a seed names one run on every machine.
+// ---------------------------------------------------------------------------
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..n` (`n` > 0).
+    fn below(&mut self, n: u32) -> u32 {
+        (((self.next() >> 32) * u64::from(n)) >> 32) as u32
+    }
+    /// Uniform in `lo..=hi`.
+    fn range(&mut self, lo: u32, hi: u32) -> u32 {
+        lo + self.below(hi - lo + 1)
+    }
+    /// True with `percent` % probability.
+    fn chance(&mut self, percent: u32) -> bool {
+        self.below(100) < percent
+    }
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len() as u32) as usize]
+    }
+    /// Uniform in `[lo, hi)`.
+    fn float(&mut self, lo: f32, hi: f32) -> f32 {
+        let u = (self.next() >> 40) as f32 / (1u64 << 24) as f32;
+        lo + (hi - lo) * u
+    }
+    fn bits(&mut self) -> u32 {
+        (self.next() >> 32) as u32
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Formats.
+// ---------------------------------------------------------------------------
+
+/// How a shader reads or writes a format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Kind {
+    Float,
+    Uint,
+    Sint,
+}
+
+impl Kind {
+    fn of(f: Format) -> Kind {
+        if f.is_pure_uint() {
+            Kind::Uint
+        } else if f.is_pure_sint() {
+            Kind::Sint
+        } else {
+            Kind::Float
+        }
+    }
+    fn vec4(self) -> &'static str {
+        match self {
+            Kind::Float => "f32x4",
+            Kind::Uint => "u32x4",
+            Kind::Sint => "i32x4",
+        }
+    }
+}
+
+fn fmt(name: &str) -> Format {
+    Format::from_name(&format!("PIPE_FORMAT_{name}"))
+        .unwrap_or_else(|| panic!("state_fuzz: no format {name}"))
+}
+
+/// The vertex formats st/mesa hands a driver (the table
+/// `pipe.draw.vertex_format.gl.*` covers).
+fn vertex_formats() -> Vec<Format> {
+    let mut out = Vec::new();
+    let comps = |bits: u32, n: usize| -> String {
+        ["R", "G", "B", "A"][..n]
+            .iter()
+            .map(|c| format!("{c}{bits}"))
+            .collect()
+    };
+    for bits in [8, 16, 32] {
+        for kind in ["UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT"] {
+            for n in 1..=4 {
+                out.push(fmt(&format!("{}_{kind}", comps(bits, n))));
+            }
+        }
+    }
+    for bits in [16, 32, 64] {
+        for n in 1..=4 {
+            out.push(fmt(&format!("{}_FLOAT", comps(bits, n))));
+        }
+    }
+    for n in 1..=4 {
+        out.push(fmt(&format!("{}_FIXED", comps(32, n))));
+    }
+    for order in ["R10G10B10A2", "B10G10R10A2"] {
+        for kind in ["UNORM", "SNORM", "USCALED", "SSCALED"] {
+            out.push(fmt(&format!("{order}_{kind}")));
+        }
+    }
+    out.push(Format::B8G8R8A8Unorm);
+    out.push(Format::R11G11B10Float);
+    out
+}
+
+/// A colour format the device renders to.
+#[derive(Clone, Copy, Debug)]
+struct ColorFormat {
+    format: Format,
+    blendable: bool,
+    msaa: bool,
+}
+
+// ---------------------------------------------------------------------------
+// Shader text.
+// ---------------------------------------------------------------------------
+
+/// The varyings of the fuzzed programs: GL colour slots, a texture
+/// coordinate slot (point sprites replace it) and the back colour at the
+/// location two-sided colour reads it from.
+const VARYINGS: [(&str, u32, &str); 4] = [
+    ("c0", 0, "col0"),
+    ("c1", 1, "col1"),
+    ("t0", 2, "tex0"),
+    ("b0", 30, "bfc0"),
+];
+
+/// Which varyings a stage writes or reads (bits of [`VARYINGS`]).
+type VarMask = u8;
+const ALL_BUT_BFC: VarMask = 0b0111;
+const BFC: VarMask = 0b1000;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct VsCfg {
+    attr: Kind,
+    instanced: bool,
+    writes: VarMask,
+    point_size: Option<u32>,
+    clip_distances: u8,
+}
+
+fn vs_text(c: &VsCfg) -> String {
+    let mut d = String::from("shader vertex\nin @pos : f32x4 location=0\n");
+    let _ = writeln!(d, "in @a : {} location=1", c.attr.vec4());
+    if c.instanced {
+        d += "in @inst : f32x4 location=2\n";
+    }
+    d += "out @gl_pos : f32x4 builtin=position\n";
+    for (i, (n, loc, slot)) in VARYINGS.iter().enumerate() {
+        if c.writes & (1 << i) != 0 {
+            let _ = writeln!(d, "out @{n} : f32x4 location={loc} slot={slot}");
+        }
+    }
+    if c.point_size.is_some() {
+        d += "out @ps : f32 builtin=point_size\n";
+    }
+    if c.clip_distances > 0 {
+        let _ = writeln!(
+            d,
+            "out @cd : f32[{}] builtin=clip_distance",
+            c.clip_distances
+        );
+    }
+    d += "fn main {\n  %0 : f32x4 = load @pos\n";
+    let pos = if c.instanced {
+        d += "  %1 : f32x4 = load @inst\n  %2 : f32x4 = const 0.125, 0.125, 0.0, 0.0\n";
+        d += "  %3 : f32x4 = ffma %1, %2, %0\n";
+        3
+    } else {
+        0
+    };
+    let _ = writeln!(d, "  store @gl_pos, %{pos}");
+    let _ = writeln!(d, "  %10 : {} = load @a", c.attr.vec4());
+    d += match c.attr {
+        Kind::Float => "  %11 : f32x4 = mov %10\n",
+        Kind::Uint => "  %11 : f32x4 = u2f %10\n",
+        Kind::Sint => "  %11 : f32x4 = i2f %10\n",
+    };
+    d += "  %12 : f32x4 = swizzle %11, wzyx\n";
+    d += "  %13 : f32x4 = const 0.5, 0.5, 0.5, 0.5\n";
+    let _ = writeln!(d, "  %14 : f32x4 = ffma %{pos}, %13, %13");
+    d += "  %15 : f32x4 = const 1.0, 1.0, 1.0, 1.0\n  %16 : f32x4 = fsub %15, %11\n";
+    let vals = ["%11", "%12", "%14", "%16"];
+    for (i, (n, _, _)) in VARYINGS.iter().enumerate() {
+        if c.writes & (1 << i) != 0 {
+            let _ = writeln!(d, "  store @{n}, {}", vals[i]);
+        }
+    }
+    if let Some(ps) = c.point_size {
+        let _ = writeln!(d, "  %20 : f32 = const {}.0\n  store @ps, %20", ps);
+    }
+    for i in 0..c.clip_distances {
+        let comp = ["x", "y", "z", "w"][i as usize % 4];
+        let _ = writeln!(
+            d,
+            "  %{a} : f32 = swizzle %{pos}, {comp}\n  %{b} : f32 = const 0.75\n  %{c} : f32 = fadd %{a}, %{b}\n  %{i2} : i32 = const {i}\n  store @cd, %{i2}, %{c}",
+            a = 30 + 4 * i,
+            b = 31 + 4 * i,
+            c = 32 + 4 * i,
+            i2 = 33 + 4 * i,
+        );
+    }
+    d += "}\n";
+    d
+}
+
+/// Geometry shader input kinds, with the vertices per primitive and the
+/// ones the shader passes on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum GsIn {
+    Points,
+    Lines,
+    LinesAdj,
+    Triangles,
+    TrianglesAdj,
+}
+
+impl GsIn {
+    fn name(self) -> &'static str {
+        match self {
+            GsIn::Points => "points",
+            GsIn::Lines => "lines",
+            GsIn::LinesAdj => "lines_adjacency",
+            GsIn::Triangles => "triangles",
+            GsIn::TrianglesAdj => "triangles_adjacency",
+        }
+    }
+    fn verts(self) -> u32 {
+        match self {
+            GsIn::Points => 1,
+            GsIn::Lines => 2,
+            GsIn::LinesAdj => 4,
+            GsIn::Triangles => 3,
+            GsIn::TrianglesAdj => 6,
+        }
+    }
+    fn used(self) -> &'static [u32] {
+        match self {
+            GsIn::Points => &[0],
+            GsIn::Lines => &[0, 1],
+            GsIn::LinesAdj => &[1, 2],
+            GsIn::Triangles => &[0, 1, 2],
+            GsIn::TrianglesAdj => &[0, 2, 4],
+        }
+    }
+    /// Draw modes GL accepts with this geometry shader input.
+    fn modes(self) -> &'static [PrimType] {
+        match self {
+            GsIn::Points => &[PrimType::Points],
+            GsIn::Lines => &[PrimType::Lines, PrimType::LineStrip, PrimType::LineLoop],
+            GsIn::LinesAdj => &[PrimType::LinesAdjacency, PrimType::LineStripAdjacency],
+            GsIn::Triangles => &[
+                PrimType::Triangles,
+                PrimType::TriangleStrip,
+                PrimType::TriangleFan,
+            ],
+            GsIn::TrianglesAdj => &[
+                PrimType::TrianglesAdjacency,
+                PrimType::TriangleStripAdjacency,
+            ],
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct GsCfg {
+    input: GsIn,
+    /// "points", "line_strip" or "triangle_strip".
+    output: &'static str,
+    /// Varyings written: colours and texture coordinate read from the
+    /// previous stage, the back colour made here (its location is past
+    /// the geometry stage's input limit on some devices).
+    passes: VarMask,
+    copies: u32,
+    point_size: Option<u32>,
+}
+
+fn gs_text(c: &GsCfg) -> String {
+    // Each copy emits the used input vertices, and more (moved copies of
+    // the first) until the output primitive is complete: lavapipe
+    // crashes on some invocations that emit only incomplete strips (see
+    // the module documentation).
+    let min: usize = match c.output {
+        "points" => 1,
+        "line_strip" => 2,
+        _ => 3,
+    };
+    let mut verts: Vec<(u32, u32)> = c.input.used().iter().map(|&v| (v, 0)).collect();
+    let first = verts[0].0;
+    for k in 1..=min.saturating_sub(verts.len()) {
+        verts.push((first, k as u32));
+    }
+    let max = verts.len() as u32 * c.copies;
+    let mut d = format!(
+        "shader geometry input={} output={} max_vertices={max} invocations=1\n",
+        c.input.name(),
+        c.output
+    );
+    let n = c.input.verts();
+    let _ = writeln!(d, "in @pos : f32x4[{n}] builtin=position");
+    d += "out @gl_pos : f32x4 builtin=position\n";
+    for (i, (v, loc, slot)) in VARYINGS.iter().enumerate() {
+        if c.passes & (1 << i) != 0 {
+            if 1 << i != BFC {
+                let _ = writeln!(d, "in @i{v} : f32x4[{n}] location={loc} slot={slot}");
+            }
+            let _ = writeln!(d, "out @{v} : f32x4 location={loc} slot={slot}");
+        }
+    }
+    if c.point_size.is_some() {
+        d += "out @ps : f32 builtin=point_size\n";
+    }
+    d += "fn main {\n";
+    d += "  %0 : f32x4 = const 0.25, -0.125, 0.0, 0.0\n";
+    d += "  %1 : f32x4 = const 0.0, 0.25, 0.0, 0.0\n";
+    d += "  %2 : f32x4 = const 0.25, 0.0, 0.0, 0.0\n";
+    if let Some(ps) = c.point_size {
+        let _ = writeln!(d, "  %3 : f32 = const {ps}.0");
+    }
+    let mut id = 4;
+    for copy in 0..c.copies {
+        for &(v, extra) in &verts {
+            let idx = id;
+            let p = id + 1;
+            let _ = writeln!(
+                d,
+                "  %{idx} : i32 = const {v}\n  %{p} : f32x4 = load @pos, %{idx}"
+            );
+            let mut pos = p;
+            id += 2;
+            // Moved: by %0 for the second copy, by %1 or %2 for the
+            // vertices that complete a primitive.
+            for (apply, off) in [(copy > 0, 0), (extra == 1, 1), (extra == 2, 2)] {
+                if apply {
+                    let _ = writeln!(d, "  %{id} : f32x4 = fadd %{pos}, %{off}");
+                    pos = id;
+                    id += 1;
+                }
+            }
+            for (i, (name, _, _)) in VARYINGS.iter().enumerate() {
+                if 1 << i == BFC && c.passes & BFC != 0 {
+                    let _ = writeln!(d, "  store @{name}, %0");
+                } else if c.passes & (1 << i) != 0 {
+                    let _ = writeln!(
+                        d,
+                        "  %{id} : f32x4 = load @i{name}, %{idx}\n  store @{name}, %{id}"
+                    );
+                    id += 1;
+                }
+            }
+            if c.point_size.is_some() {
+                d += "  store @ps, %3\n";
+            }
+            let _ = writeln!(d, "  store @gl_pos, %{pos}\n  emit_vertex");
+        }
+        d += "  end_primitive\n";
+    }
+    d += "}\n";
+    d
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum TesMode {
+    Triangles,
+    Quads,
+    Isolines,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct TessCfg {
+    mode: TesMode,
+    spacing: &'static str,
+    cw: bool,
+    point_mode: bool,
+    /// An application control shader (else the driver's pass-through one
+    /// with `set_tess_state` levels).
+    tcs_level: Option<u32>,
+    writes: VarMask,
+    point_size: Option<u32>,
+}
+
+impl TessCfg {
+    /// What the rasterizer (or a geometry shader) gets.
+    fn output(&self) -> GsIn {
+        match (self.point_mode, self.mode) {
+            (true, _) => GsIn::Points,
+            (false, TesMode::Isolines) => GsIn::Lines,
+            (false, _) => GsIn::Triangles,
+        }
+    }
+}
+
+/// The control shader: 4 output vertices (the evaluation shader reads 3),
+/// invocation i copying input vertex i (patches have 4 vertices with an
+/// application control shader), and every level `level`.
+fn tcs_text(level: u32) -> String {
+    format!(
+        "shader tess_ctrl vertices=4
+in @pos : f32x4[32] builtin=position
+in @iid : i32 builtin=invocation_id
+out @opos : f32x4[4] builtin=position
+out @outer : f32[4] builtin=tess_level_outer
+out @inner : f32[2] builtin=tess_level_inner
+fn main {{
+  %0 : i32 = load @iid
+  %1 : f32x4 = load @pos, %0
+  store @opos, %0, %1
+  %2 : i32 = const 0
+  %3 : bool = ieq %0, %2
+  if %3 {{
+    %4 : f32 = const {level}.0
+    %5 : i32 = const 1
+    %6 : i32 = const 2
+    %7 : i32 = const 3
+    store @outer, %2, %4
+    store @outer, %5, %4
+    store @outer, %6, %4
+    store @outer, %7, %4
+    store @inner, %2, %4
+    store @inner, %5, %4
+  }}
+}}
+"
+    )
+}
+
+fn tes_text(c: &TessCfg) -> String {
+    let mode = match c.mode {
+        TesMode::Triangles => "triangles",
+        TesMode::Quads => "quads",
+        TesMode::Isolines => "isolines",
+    };
+    let mut d = format!(
+        "shader tess_eval mode={mode} spacing={} winding={}{}\n",
+        c.spacing,
+        if c.cw { "cw" } else { "ccw" },
+        if c.point_mode { " point_mode" } else { "" }
+    );
+    d += "in @pos : f32x4[32] builtin=position\nin @tc : f32x3 builtin=tess_coord\n";
+    d += "out @gl_pos : f32x4 builtin=position\n";
+    for (i, (n, loc, slot)) in VARYINGS.iter().enumerate() {
+        if c.writes & (1 << i) != 0 {
+            let _ = writeln!(d, "out @{n} : f32x4 location={loc} slot={slot}");
+        }
+    }
+    if c.point_size.is_some() {
+        d += "out @ps : f32 builtin=point_size\n";
+    }
+    // Position: p0 + u * (p1 - p0) + v * (p2 - p0) (every mode reads
+    // three patch vertices; patches have at least three).
+    d += "fn main {
+  %0 : f32x3 = load @tc
+  %1 : i32 = const 0
+  %2 : i32 = const 1
+  %3 : i32 = const 2
+  %4 : f32x4 = load @pos, %1
+  %5 : f32x4 = load @pos, %2
+  %6 : f32x4 = load @pos, %3
+  %7 : f32 = swizzle %0, x
+  %8 : f32 = swizzle %0, y
+  %9 : f32x4 = vec %7, %7, %7, %7
+  %10 : f32x4 = vec %8, %8, %8, %8
+  %11 : f32x4 = fsub %5, %4
+  %12 : f32x4 = fsub %6, %4
+  %13 : f32x4 = ffma %11, %9, %4
+  %14 : f32x4 = ffma %12, %10, %13
+  store @gl_pos, %14
+  %15 : f32 = const 1.0
+  %16 : f32x4 = vec %7, %8, %15, %15
+";
+    for (i, (n, _, _)) in VARYINGS.iter().enumerate() {
+        if c.writes & (1 << i) != 0 {
+            let _ = writeln!(d, "  store @{n}, %16");
+        }
+    }
+    if let Some(ps) = c.point_size {
+        let _ = writeln!(d, "  %20 : f32 = const {ps}.0\n  store @ps, %20");
+    }
+    d += "}\n";
+    d
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct FsCfg {
+    /// Output type per colour buffer location (`None`: not written).
+    outs: Vec<Option<Kind>>,
+    reads: VarMask,
+    front_facing: bool,
+    frag_coord: bool,
+    texture: bool,
+    frag_depth: bool,
+    discard: bool,
+}
+
+fn fs_text(c: &FsCfg) -> String {
+    let mut d = String::from("shader fragment\n");
+    for (i, (n, loc, slot)) in VARYINGS.iter().enumerate() {
+        if c.reads & (1 << i) != 0 || i == 0 {
+            let _ = writeln!(d, "in @{n} : f32x4 location={loc} slot={slot}");
+        }
+    }
+    if c.front_facing {
+        d += "in @ff : bool builtin=front_facing\n";
+    }
+    if c.frag_coord {
+        d += "in @fc : f32x4 builtin=frag_coord\n";
+    }
+    if c.texture {
+        d += "texture @t slot=0 dim=2d sampled=float\n";
+    }
+    for (i, o) in c.outs.iter().enumerate() {
+        if let Some(k) = o {
+            let _ = writeln!(d, "out @o{i} : {} location={i}", k.vec4());
+        }
+    }
+    if c.frag_depth {
+        d += "out @fd : f32 builtin=frag_depth\n";
+    }
+    d += "fn main {\n  %0 : f32x4 = load @c0\n";
+    let mut acc = 0;
+    let mut id = 1;
+    for (i, (n, _, _)) in VARYINGS.iter().enumerate().skip(1) {
+        if c.reads & (1 << i) != 0 {
+            let _ = writeln!(
+                d,
+                "  %{id} : f32x4 = load @{n}\n  %{} : f32x4 = fadd %{acc}, %{id}",
+                id + 1
+            );
+            acc = id + 1;
+            id += 2;
+        }
+    }
+    if c.texture {
+        let _ = writeln!(
+            d,
+            "  %{id} : f32x2 = swizzle %{acc}, xy\n  %{} : f32x4 = tex @t, coord=%{id}\n  %{} : f32x4 = fmul %{acc}, %{}",
+            id + 1,
+            id + 2,
+            id + 1
+        );
+        acc = id + 2;
+        id += 3;
+    }
+    if c.front_facing {
+        let _ = writeln!(
+            d,
+            "  %{id} : bool = load @ff\n  %{a} : f32 = b2f %{id}\n  %{b} : f32x4 = vec %{a}, %{a}, %{a}, %{a}\n  %{c} : f32x4 = fadd %{acc}, %{b}",
+            a = id + 1,
+            b = id + 2,
+            c = id + 3
+        );
+        acc = id + 3;
+        id += 4;
+    }
+    if c.frag_coord {
+        let _ = writeln!(
+            d,
+            "  %{id} : f32x4 = load @fc\n  %{a} : f32x4 = const 0.0625, 0.0625, 1.0, 0.0\n  %{b} : f32x4 = ffma %{id}, %{a}, %{acc}",
+            a = id + 1,
+            b = id + 2
+        );
+        acc = id + 2;
+        id += 3;
+    }
+    if c.discard {
+        let _ = writeln!(
+            d,
+            "  %{id} : f32 = swizzle %{acc}, x\n  %{a} : f32 = const 0.8\n  %{b} : bool = flt %{a}, %{id}\n  if %{b} {{\n    demote\n  }}",
+            a = id + 1,
+            b = id + 2
+        );
+        id += 3;
+    }
+    let _ = writeln!(
+        d,
+        "  %{id} : f32x4 = const 255.0, 255.0, 255.0, 255.0\n  %{} : f32x4 = fmul %{acc}, %{id}",
+        id + 1
+    );
+    let scaled = id + 1;
+    id += 2;
+    for (i, o) in c.outs.iter().enumerate() {
+        match o {
+            None => {}
+            Some(Kind::Float) => {
+                let _ = writeln!(d, "  store @o{i}, %{acc}");
+            }
+            Some(Kind::Uint) => {
+                let _ = writeln!(d, "  %{id} : u32x4 = f2u %{scaled}\n  store @o{i}, %{id}");
+                id += 1;
+            }
+            Some(Kind::Sint) => {
+                let _ = writeln!(d, "  %{id} : i32x4 = f2i %{scaled}\n  store @o{i}, %{id}");
+                id += 1;
+            }
+        }
+    }
+    if c.frag_depth {
+        let _ = writeln!(
+            d,
+            "  %{id} : f32 = swizzle %{acc}, y\n  %{} : f32 = fsat %{id}\n  store @fd, %{}",
+            id + 1,
+            id + 1
+        );
+    }
+    d += "}\n";
+    d
+}
+
+/// The fields of `{v:?}` that differ from `{base:?}` (top-level fields of
+/// a struct's derived `Debug`), for short failure messages.
+fn changed(v: &impl std::fmt::Debug, base: &impl std::fmt::Debug) -> String {
+    fn fields(s: &str) -> Vec<String> {
+        let Some(open) = s.find('{') else {
+            return vec![s.to_string()];
+        };
+        let body = &s[open + 1..s.len().saturating_sub(1)];
+        let (mut out, mut cur, mut depth) = (Vec::new(), String::new(), 0i32);
+        for ch in body.chars() {
+            match ch {
+                '{' | '[' | '(' => depth += 1,
+                '}' | ']' | ')' => depth -= 1,
+                ',' if depth == 0 => {
+                    out.push(cur.trim().to_string());
+                    cur.clear();
+                    continue;
+                }
+                _ => {}
+            }
+            cur.push(ch);
+        }
+        out.push(cur.trim().to_string());
+        out
+    }
+    let (a, b) = (format!("{v:?}"), format!("{base:?}"));
+    let name = a.split(' ').next().unwrap_or("");
+    let diff: Vec<String> = fields(&a)
+        .into_iter()
+        .zip(fields(&b))
+        .filter(|(x, y)| x != y)
+        .map(|(x, _)| x)
+        .collect();
+    format!("{name} {{ {} }}", diff.join(", "))
+}
+
+// ---------------------------------------------------------------------------
+// The fuzzer.
+// ---------------------------------------------------------------------------
+
+/// Debug switches of one seed.
+#[derive(Clone, Copy, Default)]
+struct Switches {
+    staging: bool,
+    emulate_line_stipple: bool,
+    vertex_fixups: bool,
+    no_draw_merge: bool,
+    no_index_uint8: bool,
+}
+
+/// State objects of the previous iteration, deleted once the next
+/// iteration's are bound (as `cso_cache` drops unused states).
+#[derive(Default)]
+struct Bound {
+    blend: Option<BlendHandle>,
+    dsa: Option<DepthStencilAlphaHandle>,
+    rast: Option<RasterizerHandle>,
+    velems: Option<VertexElementsHandle>,
+    sampler: Option<SamplerHandle>,
+}
+
+struct Fuzz {
+    e: Env,
+    caps: Caps,
+    rng: Rng,
+    shaders: HashMap<String, ShaderHandle>,
+    colors: Vec<ColorFormat>,
+    zs: Vec<(Format, bool)>,
+    vformats: Vec<Format>,
+    color_surfaces: HashMap<(Format, u32, usize), Surface>,
+    zs_surfaces: HashMap<(Format, u32), Surface>,
+    texture: SamplerView,
+    so_buffer: Resource,
+    so_info: Option<StreamOutputInfo>,
+    attr_format: Format,
+    instanced: bool,
+    draw_no: u32,
+    /// Iterations with multisampling, tessellation, a geometry shader,
+    /// stream output (for the summary on stderr).
+    counts: [u32; 4],
+    bound: Bound,
+    log: Log,
+}
+
+/// The record of a run: the current iteration and its state, the calls
+/// that failed.
+#[derive(Default)]
+struct Log {
+    /// What the current iteration did, for the failure message.
+    desc: String,
+    iteration: u32,
+    unsupported: u32,
+    failures: Vec<String>,
+}
+
+/// What the previous stages write, for the next stage's inputs.
+struct Pipeline {
+    mode: PrimType,
+    /// Varyings the last vertex stage writes.
+    writes: VarMask,
+    /// Whether an application geometry shader is bound.
+    gs: bool,
+    patch_vertices: u8,
+}
+
+impl Log {
+    /// Records the result of a call: `Unsupported` is allowed (counted),
+    /// any other error is a failure of the case.
+    fn ok<T>(&mut self, what: &str, r: PipeResult<T>) -> Option<T> {
+        match r {
+            Ok(v) => Some(v),
+            Err(PipeError::Unsupported(m)) => {
+                self.unsupported += 1;
+                eprintln!(
+                    "state_fuzz: iteration {}: {what}: unsupported: {m}",
+                    self.iteration
+                );
+                None
+            }
+            Err(e) => {
+                let msg = format!(
+                    "iteration {}: {what}: {e}\n  state: {}",
+                    self.iteration, self.desc
+                );
+                eprintln!("state_fuzz: {msg}");
+                self.failures.push(msg);
+                None
+            }
+        }
+    }
+
+    fn note(&mut self, s: impl AsRef<str>) {
+        self.desc += s.as_ref();
+        self.desc += "; ";
+    }
+}
+
+impl Fuzz {
+    fn shader(
+        &mut self,
+        stage: ShaderStage,
+        text: &str,
+        so: Option<&StreamOutputInfo>,
+    ) -> Option<ShaderHandle> {
+        let key = format!("{stage:?}{so:?}{text}");
+        if let Some(h) = self.shaders.get(&key) {
+            return Some(*h);
+        }
+        let mut st = match shader(stage, text) {
+            Ok(s) => s,
+            Err(o) => {
+                self.log
+                    .failures
+                    .push(format!("test shader does not parse: {o:?}\n{text}"));
+                return None;
+            }
+        };
+        if let Some(so) = so {
+            st.stream_output = so.clone();
+        }
+        let r = match stage {
+            ShaderStage::Vertex => self.e.ctx.create_vs_state(&st),
+            ShaderStage::TessCtrl => self.e.ctx.create_tcs_state(&st),
+            ShaderStage::TessEval => self.e.ctx.create_tes_state(&st),
+            ShaderStage::Geometry => self.e.ctx.create_gs_state(&st),
+            _ => self.e.ctx.create_fs_state(&st),
+        };
+        let h = self.log.ok("create shader", r)?;
+        self.shaders.insert(key, h);
+        Some(h)
+    }
+
+    fn color_surface(&mut self, f: Format, samples: u32, slot: usize) -> Option<Surface> {
+        if let Some(s) = self.color_surfaces.get(&(f, samples, slot)) {
+            return Some(s.clone());
+        }
+        let mut t = ResourceTemplate::texture_2d(
+            f,
+            W,
+            H,
+            BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW,
+        );
+        t.nr_samples = samples;
+        let tex = self
+            .log
+            .ok("resource_create(colour)", self.e.screen.resource_create(&t))?;
+        let st = SurfaceTemplate {
+            format: f,
+            level: 0,
+            first_layer: 0,
+            last_layer: 0,
+        };
+        let s = self
+            .log
+            .ok("create_surface", self.e.ctx.create_surface(&tex, &st))?;
+        self.color_surfaces.insert((f, samples, slot), s.clone());
+        Some(s)
+    }
+
+    fn zs_surface(&mut self, f: Format, samples: u32) -> Option<Surface> {
+        if let Some(s) = self.zs_surfaces.get(&(f, samples)) {
+            return Some(s.clone());
+        }
+        let mut t = ResourceTemplate::texture_2d(f, W, H, BindFlags::DEPTH_STENCIL);
+        t.nr_samples = samples;
+        let tex = self
+            .log
+            .ok("resource_create(zs)", self.e.screen.resource_create(&t))?;
+        let st = SurfaceTemplate {
+            format: f,
+            level: 0,
+            first_layer: 0,
+            last_layer: 0,
+        };
+        let s = self
+            .log
+            .ok("create_surface(zs)", self.e.ctx.create_surface(&tex, &st))?;
+        self.zs_surfaces.insert((f, samples), s.clone());
+        Some(s)
+    }
+
+    fn stage_supported(&self, s: ShaderStage) -> bool {
+        self.caps.shader[s.index()].supported
+    }
+
+    /// One iteration: state, shaders, vertices, draws.
+    fn run_iteration(&mut self) {
+        self.log.desc.clear();
+        let r = &mut self.rng;
+        // --- Framebuffer -------------------------------------------------
+        let msaa_ok = self.colors.iter().any(|c| c.msaa);
+        let samples = if msaa_ok && r.chance(25) { 4 } else { 1 };
+        self.counts[0] += u32::from(samples > 1);
+        let ncb = r.range(1, 3) as usize;
+        let mut cbuf_formats: Vec<Option<ColorFormat>> = Vec::new();
+        let candidates: Vec<ColorFormat> = self
+            .colors
+            .iter()
+            .copied()
+            .filter(|c| samples == 1 || c.msaa)
+            .collect();
+        for i in 0..ncb {
+            if i > 0 && r.chance(15) {
+                cbuf_formats.push(None);
+            } else {
+                cbuf_formats.push(Some(r.pick(&candidates)));
+            }
+        }
+        let zs_candidates: Vec<Format> = self
+            .zs
+            .iter()
+            .filter(|z| samples == 1 || z.1)
+            .map(|z| z.0)
+            .collect();
+        let zs_format = if !zs_candidates.is_empty() && r.chance(50) {
+            Some(r.pick(&zs_candidates))
+        } else {
+            None
+        };
+        let has_stencil = zs_format.is_some_and(|f| f != Format::Z32Float);
+        self.log.note(format!(
+            "fb samples={samples} cbufs={:?} zs={zs_format:?}",
+            cbuf_formats
+                .iter()
+                .map(|c| c.map(|c| c.format))
+                .collect::<Vec<_>>()
+        ));
+        let mut cbufs = Vec::new();
+        for (i, c) in cbuf_formats.iter().enumerate() {
+            cbufs.push(match c {
+                Some(c) => match self.color_surface(c.format, samples, i) {
+                    Some(s) => Some(s),
+                    None => return,
+                },
+                None => None,
+            });
+        }
+        let zsbuf = match zs_format {
+            Some(f) => match self.zs_surface(f, samples) {
+                Some(s) => Some(s),
+                None => return,
+            },
+            None => None,
+        };
+        let fb = FramebufferState {
+            width: W as u16,
+            height: H as u16,
+            layers: 1,
+            samples: samples as u8,
+            cbufs,
+            zsbuf,
+            resolve: None,
+        };
+        if self
+            .log
+            .ok(
+                "set_framebuffer_state",
+                self.e.ctx.set_framebuffer_state(&fb),
+            )
+            .is_none()
+        {
+            return;
+        }
+        let r = &mut self.rng;
+        // Viewport: GL's window mapping, sometimes y-flipped (a window
+        // system framebuffer) and with a random depth range.
+        let (n, f) = (r.float(0.0, 1.0), r.float(0.0, 1.0));
+        let flip = r.chance(30);
+        let vp = ViewportState {
+            scale: [
+                W as f32 / 2.0,
+                if flip { -(H as f32) } else { H as f32 } / 2.0,
+                (f - n) / 2.0,
+            ],
+            translate: [W as f32 / 2.0, H as f32 / 2.0, (f + n) / 2.0],
+            swizzle: Default::default(),
+        };
+        self.log.ok(
+            "set_viewport_states",
+            self.e.ctx.set_viewport_states(0, &[vp]),
+        );
+
+        // --- Pipeline shape ------------------------------------------------
+        let shape = self.pick_pipeline();
+        let Some(p) = shape else { return };
+        self.log.note(format!("mode={:?}", p.mode));
+
+        // --- Fragment shader ----------------------------------------------
+        let r = &mut self.rng;
+        let alpha_ok = cbuf_formats[0].is_none_or(|c| Kind::of(c.format) == Kind::Float);
+        let mut outs: Vec<Option<Kind>> = cbuf_formats
+            .iter()
+            .map(|c| match c {
+                Some(c) => Some(Kind::of(c.format)),
+                None => (!r.chance(30)).then_some(Kind::Float),
+            })
+            .collect();
+        // Sometimes one more output than colour buffers (GL allows draw
+        // buffers set to none past the bound ones).
+        if outs.len() < 3 && r.chance(10) {
+            outs.push(Some(Kind::Float));
+        }
+        // The fragment shader reads colour 0 and some of what the last
+        // vertex stage writes. (Reading more, undefined in GL, is invalid
+        // Vulkan: pipe-vk does not replace unwritten inputs.)
+        let reads = 1 | (r.bits() as u8 & 0b0110 & p.writes);
+        let fs = FsCfg {
+            outs,
+            reads,
+            front_facing: r.chance(20),
+            frag_coord: r.chance(20),
+            texture: r.chance(40),
+            frag_depth: zs_format.is_some() && r.chance(15),
+            discard: r.chance(15),
+        };
+        self.log.note(format!("{fs:?}"));
+        let fs_text = fs_text(&fs);
+        let Some(fsh) = self.shader(ShaderStage::Fragment, &fs_text, None) else {
+            return;
+        };
+        self.log
+            .ok("bind_fs_state", self.e.ctx.bind_fs_state(Some(fsh)));
+
+        // --- Rasterizer ------------------------------------------------------
+        // A back colour at its location (30) from a vertex or tessellation
+        // evaluation shader cannot pass pipe-vk's line stipple geometry
+        // shader, whose inputs stop at 16 locations on lavapipe: no line
+        // stipple then.
+        let stipple_ok = p.gs || p.writes & BFC == 0;
+        let rast = self.random_rasterizer(samples, stipple_ok);
+        self.log.note(changed(&rast, &RasterizerState::default()));
+        let Some(rh) = self.log.ok(
+            "create_rasterizer_state",
+            self.e.ctx.create_rasterizer_state(&rast),
+        ) else {
+            return;
+        };
+        self.log.ok(
+            "bind_rasterizer_state",
+            self.e.ctx.bind_rasterizer_state(Some(rh)),
+        );
+        if let Some(old) = self.bound.rast.replace(rh) {
+            self.log.ok(
+                "delete_rasterizer_state",
+                self.e.ctx.delete_rasterizer_state(old),
+            );
+        }
+
+        // --- Blend -----------------------------------------------------------
+        let blend = self.random_blend(&cbuf_formats, samples, alpha_ok);
+        self.log.note(changed(
+            &BlendState {
+                rt: [blend.rt[0]; MAX_COLOR_BUFS],
+                ..blend
+            },
+            &BlendState::default(),
+        ));
+        if blend.independent_blend_enable {
+            self.log
+                .note(format!("rt={:?}", &blend.rt[..cbuf_formats.len()]));
+        }
+        let Some(bh) = self
+            .log
+            .ok("create_blend_state", self.e.ctx.create_blend_state(&blend))
+        else {
+            return;
+        };
+        self.log
+            .ok("bind_blend_state", self.e.ctx.bind_blend_state(Some(bh)));
+        if let Some(old) = self.bound.blend.replace(bh) {
+            self.log
+                .ok("delete_blend_state", self.e.ctx.delete_blend_state(old));
+        }
+
+        // --- Depth, stencil, alpha ------------------------------------------
+        let dsa = self.random_dsa(zs_format.is_some(), has_stencil, alpha_ok);
+        self.log
+            .note(changed(&dsa, &DepthStencilAlphaState::default()));
+        let Some(dh) = self.log.ok(
+            "create_dsa",
+            self.e.ctx.create_depth_stencil_alpha_state(&dsa),
+        ) else {
+            return;
+        };
+        self.log.ok(
+            "bind_dsa",
+            self.e.ctx.bind_depth_stencil_alpha_state(Some(dh)),
+        );
+        if let Some(old) = self.bound.dsa.replace(dh) {
+            self.log.ok(
+                "delete_dsa",
+                self.e.ctx.delete_depth_stencil_alpha_state(old),
+            );
+        }
+
+        // --- Non-CSO state ----------------------------------------------------
+        self.random_non_cso(samples);
+
+        // --- Texture ------------------------------------------------------------
+        if fs.texture || self.rng.chance(10) {
+            self.bind_texture();
+        }
+
+        // --- Vertices and draws -------------------------------------------------
+        if self.bind_vertices().is_none() {
+            return;
+        }
+        let so = self.maybe_stream_output();
+        self.counts[3] += u32::from(so);
+        self.draws(&p);
+        if so {
+            self.log.ok(
+                "set_stream_output_targets(none)",
+                self.e.ctx.set_stream_output_targets(&[], &[]),
+            );
+        }
+        // --- Odds and ends between iterations ---------------------------------
+        let r = &mut self.rng;
+        match r.below(20) {
+            0 => {
+                self.log
+                    .ok("flush", self.e.ctx.flush(FlushFlags::empty(), false));
+            }
+            1 => {
+                let c = ColorUnion::from_f32([0.25, 0.5, 0.75, 1.0]);
+                let mut flags = ClearFlags::COLOR0;
+                if zs_format.is_some() {
+                    flags |= ClearFlags::DEPTH;
+                    if has_stencil {
+                        flags |= ClearFlags::STENCIL;
+                    }
+                }
+                // Only float colour buffers take a float clear colour.
+                let flags = cbuf_formats
+                    .iter()
+                    .enumerate()
+                    .fold(flags, |f, (i, c)| match c {
+                        Some(c) if Kind::of(c.format) == Kind::Float && i > 0 => {
+                            f | ClearFlags::from_bits_truncate(ClearFlags::COLOR0.bits() << i)
+                        }
+                        _ => f,
+                    });
+                let flags = if cbuf_formats[0].is_some_and(|c| Kind::of(c.format) != Kind::Float) {
+                    flags - ClearFlags::COLOR0
+                } else {
+                    flags
+                };
+                self.log
+                    .ok("clear", self.e.ctx.clear(flags, None, &c, 0.5, 0x55));
+            }
+            2 => {
+                self.log.ok(
+                    "texture_barrier",
+                    self.e.ctx.texture_barrier(TextureBarrierFlags::empty()),
+                );
+            }
+            3 => {
+                // Read colour buffer 0 back (a map waits for the draws).
+                if let Some(Some(s)) = fb.cbufs.first() {
+                    if samples == 1 {
+                        let tex = s.desc().texture.clone();
+                        if let Some(t) = self.log.ok(
+                            "transfer_map(READ)",
+                            self.e.ctx.transfer_map(
+                                &tex,
+                                0,
+                                MapFlags::READ,
+                                &PipeBox::rect(0, 0, W, H),
+                            ),
+                        ) {
+                            self.log.ok("transfer_unmap", self.e.ctx.transfer_unmap(t));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Picks the stages and the draw mode, creates and binds the vertex,
+    /// tessellation and geometry shaders.
+    fn pick_pipeline(&mut self) -> Option<Pipeline> {
+        let gs_ok = self.stage_supported(ShaderStage::Geometry);
+        let tess_ok = self.stage_supported(ShaderStage::TessEval);
+        let r = &mut self.rng;
+        let tess = tess_ok && r.chance(12);
+        let gs = gs_ok && r.chance(if tess { 40 } else { 15 });
+        self.counts[1] += u32::from(tess);
+        self.counts[2] += u32::from(gs);
+        let bfc = r.chance(30);
+        let vs_writes = if r.chance(90) {
+            ALL_BUT_BFC | if bfc { BFC } else { 0 }
+        } else {
+            (r.bits() as u8 & 0b1111) | 1
+        };
+        let vs_psize = r.chance(30).then(|| r.range(1, 6));
+        let clip_distances = if !tess && r.chance(10) {
+            r.range(1, 4) as u8
+        } else {
+            0
+        };
+        // The attribute's format (bound by `bind_vertices`) decides the
+        // vertex shader's input type.
+        let vf = r.pick(&self.vformats);
+        let vs = VsCfg {
+            attr: Kind::of(vf),
+            instanced: r.chance(30),
+            writes: vs_writes,
+            point_size: vs_psize,
+            clip_distances,
+        };
+        self.attr_format = vf;
+        self.instanced = vs.instanced;
+        self.log.note(format!("{vs:?} attr={vf:?}"));
+        let so = if self.caps.stream_output && !tess && !gs && self.rng.chance(15) {
+            // Capture the position and colour 0 (outputs 0 and 1).
+            Some(StreamOutputInfo {
+                stride: [8, 4, 0, 0],
+                output: vec![
+                    StreamOutput {
+                        register_index: 0,
+                        start_component: 0,
+                        num_components: 4,
+                        output_buffer: 0,
+                        dst_offset: 0,
+                        stream: 0,
+                    },
+                    StreamOutput {
+                        register_index: 1,
+                        start_component: 0,
+                        num_components: 4,
+                        output_buffer: if self.rng.chance(50) { 1 } else { 0 },
+                        dst_offset: 4,
+                        stream: 0,
+                    },
+                ],
+            })
+        } else {
+            None
+        };
+        // Fix the second buffer's offset (it is 0 in its own buffer).
+        let so = so.map(|mut s| {
+            if s.output[1].output_buffer == 1 {
+                s.output[1].dst_offset = 0;
+                s.stride = [4, 4, 0, 0];
+            }
+            s
+        });
+        self.so_info = so.clone();
+        let vtext = vs_text(&vs);
+        let vh = self.shader(ShaderStage::Vertex, &vtext, so.as_ref())?;
+        self.log
+            .ok("bind_vs_state", self.e.ctx.bind_vs_state(Some(vh)));
+        let mut writes = vs.writes;
+        let mut prev_out: Option<GsIn> = None;
+        let mut patch_vertices = 0;
+        if tess {
+            let r = &mut self.rng;
+            let tc = TessCfg {
+                mode: r.pick(&[TesMode::Triangles, TesMode::Quads, TesMode::Isolines]),
+                spacing: r.pick(&["equal", "fractional_even", "fractional_odd"]),
+                cw: r.chance(50),
+                point_mode: r.chance(20),
+                tcs_level: r.chance(50).then(|| r.range(1, 3)),
+                writes: if r.chance(90) { vs.writes } else { ALL_BUT_BFC },
+                point_size: r.chance(30).then(|| r.range(1, 4)),
+            };
+            patch_vertices = if tc.tcs_level.is_some() {
+                4
+            } else {
+                r.range(3, 5) as u8
+            };
+            self.log
+                .note(format!("{tc:?} patch_vertices={patch_vertices}"));
+            let tes = self.shader(ShaderStage::TessEval, &tes_text(&tc), None)?;
+            self.log
+                .ok("bind_tes_state", self.e.ctx.bind_tes_state(Some(tes)));
+            match tc.tcs_level {
+                Some(l) => {
+                    let tcs = self.shader(ShaderStage::TessCtrl, &tcs_text(l), None)?;
+                    self.log
+                        .ok("bind_tcs_state", self.e.ctx.bind_tcs_state(Some(tcs)));
+                }
+                None => {
+                    self.log
+                        .ok("bind_tcs_state(none)", self.e.ctx.bind_tcs_state(None));
+                    let r = &mut self.rng;
+                    let ts = TessState {
+                        default_outer_level: [0; 4].map(|_| r.range(1, 3) as f32),
+                        default_inner_level: [0; 2].map(|_| r.range(1, 3) as f32),
+                    };
+                    self.log
+                        .ok("set_tess_state", self.e.ctx.set_tess_state(&ts));
+                }
+            }
+            self.log.ok(
+                "set_patch_vertices",
+                self.e.ctx.set_patch_vertices(patch_vertices),
+            );
+            writes = tc.writes;
+            prev_out = Some(tc.output());
+        } else {
+            self.log
+                .ok("bind_tcs_state(none)", self.e.ctx.bind_tcs_state(None));
+            self.log
+                .ok("bind_tes_state(none)", self.e.ctx.bind_tes_state(None));
+        }
+        let mode;
+        if gs {
+            let r = &mut self.rng;
+            let input = match prev_out {
+                Some(o) => o,
+                None => r.pick(&[
+                    GsIn::Points,
+                    GsIn::Lines,
+                    GsIn::LinesAdj,
+                    GsIn::Triangles,
+                    GsIn::TrianglesAdj,
+                ]),
+            };
+            let gc = GsCfg {
+                input,
+                output: r.pick(&["points", "line_strip", "triangle_strip"]),
+                passes: if r.chance(90) {
+                    writes
+                } else {
+                    writes & 0b0011
+                } | if r.chance(30) { BFC } else { 0 },
+                copies: r.range(1, 2),
+                point_size: r.chance(40).then(|| r.range(1, 4)),
+            };
+            self.log.note(format!("{gc:?}"));
+            let g = self.shader(ShaderStage::Geometry, &gs_text(&gc), None)?;
+            self.log
+                .ok("bind_gs_state", self.e.ctx.bind_gs_state(Some(g)));
+            writes = gc.passes;
+            mode = if tess {
+                PrimType::Patches
+            } else {
+                self.rng.pick(input.modes())
+            };
+        } else {
+            self.log
+                .ok("bind_gs_state(none)", self.e.ctx.bind_gs_state(None));
+            mode = if tess {
+                PrimType::Patches
+            } else {
+                let adj = gs_ok;
+                let all = [
+                    PrimType::Points,
+                    PrimType::Lines,
+                    PrimType::LineLoop,
+                    PrimType::LineStrip,
+                    PrimType::Triangles,
+                    PrimType::TriangleStrip,
+                    PrimType::TriangleFan,
+                    PrimType::Quads,
+                    PrimType::QuadStrip,
+                    PrimType::Polygon,
+                    PrimType::LinesAdjacency,
+                    PrimType::LineStripAdjacency,
+                    PrimType::TrianglesAdjacency,
+                    PrimType::TriangleStripAdjacency,
+                ];
+                let n = if adj { all.len() } else { all.len() - 4 };
+                self.rng.pick(&all[..n])
+            };
+        }
+        Some(Pipeline {
+            mode,
+            writes,
+            gs,
+            patch_vertices,
+        })
+    }
+
+    fn random_rasterizer(&mut self, samples: u32, stipple_ok: bool) -> RasterizerState {
+        let caps = &self.caps;
+        let r = &mut self.rng;
+        let modes = [PolygonMode::Fill, PolygonMode::Line, PolygonMode::Point];
+        let (fill_front, fill_back) = if r.chance(60) {
+            (PolygonMode::Fill, PolygonMode::Fill)
+        } else if caps.polygon_mode_fill_rectangle && r.chance(10) {
+            (PolygonMode::FillRectangle, PolygonMode::FillRectangle)
+        } else if r.chance(50) {
+            let m = r.pick(&modes);
+            (m, m)
+        } else {
+            (r.pick(&modes), r.pick(&modes))
+        };
+        let depth_clip = !(caps.depth_clip_disable && r.chance(20));
+        let max_line = caps.max_line_width.clamp(1.0, 8.0);
+        RasterizerState {
+            flatshade: r.chance(25),
+            light_twoside: r.chance(20),
+            clamp_vertex_color: r.chance(10),
+            clamp_fragment_color: r.chance(10),
+            front_ccw: r.chance(50),
+            cull_face: Face::from_bits_truncate(if r.chance(60) { 0 } else { r.range(1, 3) as u8 }),
+            fill_front,
+            fill_back,
+            offset_point: r.chance(15),
+            offset_line: r.chance(15),
+            offset_tri: r.chance(20),
+            scissor: r.chance(25),
+            poly_smooth: r.chance(5),
+            poly_stipple_enable: r.chance(15),
+            point_smooth: r.chance(10),
+            sprite_coord_enable: if r.chance(25) {
+                r.range(0, 255) as u16
+            } else {
+                0
+            },
+            sprite_coord_mode_lower_left: r.chance(50),
+            point_quad_rasterization: r.chance(30),
+            point_size_per_vertex: r.chance(30),
+            multisample: samples > 1 && r.chance(80),
+            no_ms_sample_mask_out: false,
+            force_persample_interp: caps.sample_shading && samples > 1 && r.chance(15),
+            line_smooth: r.chance(15),
+            line_stipple_enable: caps.line_stipple && stipple_ok && r.chance(25),
+            line_last_pixel: r.chance(20),
+            line_rectangular: r.chance(40),
+            flatshade_first: r.chance(40),
+            half_pixel_center: !r.chance(15),
+            bottom_edge_rule: r.chance(10),
+            rasterizer_discard: r.chance(4),
+            depth_clip_near: depth_clip,
+            depth_clip_far: depth_clip,
+            depth_clamp: caps.depth_clamp && r.chance(20),
+            clip_halfz: r.chance(40),
+            offset_units_unscaled: r.chance(10),
+            clip_plane_enable: if r.chance(15) {
+                r.range(1, 255) as u8
+            } else {
+                0
+            },
+            line_stipple_factor: r.range(0, 4) as u8,
+            line_stipple_pattern: r.bits() as u16,
+            line_width: if caps.wide_lines && r.chance(30) {
+                r.float(1.0, max_line)
+            } else {
+                1.0
+            },
+            point_size: r.float(1.0, caps.max_point_size.clamp(1.0, 12.0)),
+            offset_units: r.float(-4.0, 4.0),
+            offset_scale: r.float(-2.0, 2.0),
+            offset_clamp: if caps.polygon_offset_clamp && r.chance(30) {
+                r.float(-0.01, 0.01)
+            } else {
+                0.0
+            },
+        }
+    }
+
+    fn random_blend(
+        &mut self,
+        cbufs: &[Option<ColorFormat>],
+        samples: u32,
+        alpha_ok: bool,
+    ) -> BlendState {
+        use BlendFactor::*;
+        let caps = &self.caps;
+        let r = &mut self.rng;
+        let factors = [
+            One,
+            SrcColor,
+            SrcAlpha,
+            DstAlpha,
+            DstColor,
+            SrcAlphaSaturate,
+            ConstColor,
+            ConstAlpha,
+            Zero,
+            InvSrcColor,
+            InvSrcAlpha,
+            InvDstAlpha,
+            InvDstColor,
+            InvConstColor,
+            InvConstAlpha,
+        ];
+        let funcs = [
+            BlendFunc::Add,
+            BlendFunc::Subtract,
+            BlendFunc::ReverseSubtract,
+            BlendFunc::Min,
+            BlendFunc::Max,
+        ];
+        let all_unorm = cbufs.iter().flatten().all(|c| c.format.is_unorm());
+        let independent = caps.independent_blend_enable && r.chance(40);
+        let mut rt = [RtBlendState::default(); MAX_COLOR_BUFS];
+        for (i, slot) in rt.iter_mut().enumerate() {
+            let fmt = cbufs.get(i).copied().flatten();
+            // Blending on a format that cannot blend: st/mesa turns it off.
+            let can_blend = fmt.is_none_or(|c| c.blendable);
+            *slot = RtBlendState {
+                blend_enable: can_blend && r.chance(50),
+                rgb_func: r.pick(&funcs),
+                rgb_src_factor: r.pick(&factors),
+                rgb_dst_factor: r.pick(&factors),
+                alpha_func: r.pick(&funcs),
+                alpha_src_factor: r.pick(&factors),
+                alpha_dst_factor: r.pick(&factors),
+                colormask: if r.chance(70) {
+                    ColorMask::RGBA
+                } else {
+                    ColorMask::from_bits_truncate(r.range(0, 15) as u8)
+                },
+            };
+        }
+        if !independent {
+            // Without independent blend every target takes rt[0]; keep
+            // blending off unless every bound target can blend.
+            if !cbufs.iter().flatten().all(|c| c.blendable) {
+                rt[0].blend_enable = false;
+            }
+            for i in 1..MAX_COLOR_BUFS {
+                rt[i] = rt[0];
+            }
+        }
+        BlendState {
+            independent_blend_enable: independent,
+            logicop_enable: caps.logic_op && all_unorm && r.chance(15),
+            logicop_func: r.pick(&[
+                LogicOp::Clear,
+                LogicOp::Nor,
+                LogicOp::AndInverted,
+                LogicOp::CopyInverted,
+                LogicOp::AndReverse,
+                LogicOp::Invert,
+                LogicOp::Xor,
+                LogicOp::Nand,
+                LogicOp::And,
+                LogicOp::Equiv,
+                LogicOp::Noop,
+                LogicOp::OrInverted,
+                LogicOp::Copy,
+                LogicOp::OrReverse,
+                LogicOp::Or,
+                LogicOp::Set,
+            ]),
+            dither: r.chance(20),
+            alpha_to_coverage: samples > 1 && alpha_ok && r.chance(30),
+            alpha_to_coverage_dither: r.chance(20),
+            alpha_to_one: samples > 1 && caps.alpha_to_one && r.chance(15),
+            max_rt: cbufs.len() as u8,
+            rt,
+        }
+    }
+
+    fn random_dsa(&mut self, zs: bool, stencil: bool, alpha_ok: bool) -> DepthStencilAlphaState {
+        let r = &mut self.rng;
+        let funcs = [
+            CompareFunc::Never,
+            CompareFunc::Less,
+            CompareFunc::Equal,
+            CompareFunc::LEqual,
+            CompareFunc::Greater,
+            CompareFunc::NotEqual,
+            CompareFunc::GEqual,
+            CompareFunc::Always,
+        ];
+        let ops = [
+            StencilOp::Keep,
+            StencilOp::Zero,
+            StencilOp::Replace,
+            StencilOp::Incr,
+            StencilOp::Decr,
+            StencilOp::IncrWrap,
+            StencilOp::DecrWrap,
+            StencilOp::Invert,
+        ];
+        let face = |r: &mut Rng| StencilState {
+            enabled: true,
+            func: r.pick(&funcs),
+            fail_op: r.pick(&ops),
+            zpass_op: r.pick(&ops),
+            zfail_op: r.pick(&ops),
+            valuemask: r.bits() as u8,
+            writemask: r.bits() as u8,
+        };
+        let front = if stencil && r.chance(50) {
+            face(r)
+        } else {
+            StencilState::default()
+        };
+        let back = if front.enabled && r.chance(50) {
+            face(r)
+        } else {
+            StencilState::default()
+        };
+        let depth_bounds = self.caps.depth_bounds_test && zs && r.chance(10);
+        let (a, b) = (r.float(0.0, 1.0), r.float(0.0, 1.0));
+        DepthStencilAlphaState {
+            depth_enabled: zs && r.chance(60),
+            depth_writemask: r.chance(60),
+            depth_func: r.pick(&funcs),
+            depth_bounds_test: depth_bounds,
+            stencil: [front, back],
+            alpha_enabled: alpha_ok && r.chance(20),
+            alpha_func: r.pick(&funcs),
+            alpha_ref_value: r.float(0.0, 1.0),
+            depth_bounds_min: f64::from(a.min(b)),
+            depth_bounds_max: f64::from(a.max(b)),
+        }
+    }
+
+    fn random_non_cso(&mut self, samples: u32) {
+        let r = &mut self.rng;
+        let refs = StencilRef {
+            ref_value: [r.bits() as u8, r.bits() as u8],
+        };
+        let bc = BlendColor {
+            color: [
+                r.float(0.0, 1.0),
+                r.float(0.0, 1.0),
+                r.float(0.0, 1.0),
+                r.float(0.0, 1.0),
+            ],
+        };
+        let mask = if r.chance(80) { u32::MAX } else { r.bits() };
+        let min_samples = if samples > 1 && self.caps.sample_shading && r.chance(20) {
+            r.range(1, samples)
+        } else {
+            1
+        };
+        let mut clip = ClipState::default();
+        for p in clip.ucp.iter_mut() {
+            *p = [
+                r.float(-1.0, 1.0),
+                r.float(-1.0, 1.0),
+                r.float(-1.0, 1.0),
+                r.float(0.0, 1.0),
+            ];
+        }
+        let mut stipple = PolyStipple::default();
+        for w in stipple.stipple.iter_mut() {
+            *w = r.bits();
+        }
+        let (x0, y0) = (r.range(0, W), r.range(0, H));
+        let sc = ScissorState {
+            minx: x0 as u16,
+            miny: y0 as u16,
+            maxx: r.range(x0, W) as u16,
+            maxy: r.range(y0, H) as u16,
+        };
+        let c = &mut self.e.ctx;
+        let results = [
+            ("set_stencil_ref", c.set_stencil_ref(refs)),
+            ("set_blend_color", c.set_blend_color(&bc)),
+            ("set_sample_mask", c.set_sample_mask(mask)),
+            ("set_min_samples", c.set_min_samples(min_samples)),
+            ("set_clip_state", c.set_clip_state(&clip)),
+            ("set_polygon_stipple", c.set_polygon_stipple(&stipple)),
+            ("set_scissor_states", c.set_scissor_states(0, &[sc])),
+        ];
+        for (what, res) in results {
+            self.log.ok(what, res);
+        }
+    }
+
+    fn bind_texture(&mut self) {
+        let r = &mut self.rng;
+        let wraps = [
+            TexWrap::Repeat,
+            TexWrap::ClampToEdge,
+            TexWrap::ClampToBorder,
+            TexWrap::MirrorRepeat,
+        ];
+        let filters = [TexFilter::Nearest, TexFilter::Linear];
+        let ss = SamplerState {
+            wrap_s: r.pick(&wraps),
+            wrap_t: r.pick(&wraps),
+            wrap_r: r.pick(&wraps),
+            min_img_filter: r.pick(&filters),
+            mag_img_filter: r.pick(&filters),
+            min_mip_filter: r.pick(&[MipFilter::None, MipFilter::Nearest, MipFilter::Linear]),
+            seamless_cube_map: true,
+            max_lod: r.float(0.0, 2.0),
+            border_color: ColorUnion::from_f32([r.float(0.0, 1.0), 0.5, 0.25, 1.0]),
+            ..Default::default()
+        };
+        let Some(sh) = self
+            .log
+            .ok("create_sampler_state", self.e.ctx.create_sampler_state(&ss))
+        else {
+            return;
+        };
+        self.log.ok(
+            "bind_sampler_states",
+            self.e
+                .ctx
+                .bind_sampler_states(ShaderStage::Fragment, 0, &[Some(sh)]),
+        );
+        if let Some(old) = self.bound.sampler.replace(sh) {
+            self.log
+                .ok("delete_sampler_state", self.e.ctx.delete_sampler_state(old));
+        }
+        let v = self.texture.clone();
+        self.log.ok(
+            "set_sampler_views",
+            self.e
+                .ctx
+                .set_sampler_views(ShaderStage::Fragment, 0, &[Some(v)], 0),
+        );
+    }
+
+    /// Binds positions (location 0), the attribute (location 1) and, for
+    /// an instanced vertex shader, per-instance offsets (location 2).
+    fn bind_vertices(&mut self) -> Option<()> {
+        let instanced = self.instanced;
+        let vf = self.attr_format;
+        let r = &mut self.rng;
+        // Positions: 2, 3 or 4 floats.
+        let pos_comps = r.pick(&[2u32, 3, 4, 4]);
+        let pos_format = match pos_comps {
+            2 => Format::R32G32Float,
+            3 => Format::R32G32B32Float,
+            _ => Format::R32G32B32A32Float,
+        };
+        let pos_pad = 4 * r.range(0, 2);
+        let pos_stride = pos_comps * 4 + pos_pad;
+        let full = r.chance(30);
+        let mut pos = Vec::new();
+        for i in 0..NV {
+            let v = if full {
+                // Large triangles and quads that cover the target.
+                let corners = [
+                    [-1.0, -1.0],
+                    [1.0, -1.0],
+                    [-1.0, 1.0],
+                    [1.0, 1.0],
+                    [3.0, -1.0],
+                    [-1.0, 3.0],
+                ];
+                let c = corners[(i as usize) % corners.len()];
+                [c[0], c[1], r.float(0.0, 1.0), 1.0]
+            } else {
+                [
+                    r.float(-1.3, 1.3),
+                    r.float(-1.3, 1.3),
+                    r.float(-0.3, 1.3),
+                    r.float(0.6, 1.4),
+                ]
+            };
+            let mut bytes = f32s(&v[..pos_comps as usize]);
+            bytes.resize(pos_stride as usize, 0);
+            pos.extend_from_slice(&bytes);
+        }
+        // The attribute: random bytes (floats between 0 and 1 for the
+        // float formats, so that colours stay finite).
+        let size = vf.block_size_bytes();
+        let attr_off = 4 * r.range(0, 2);
+        let constant = r.chance(10);
+        let attr_stride = if constant {
+            0
+        } else {
+            (attr_off + size).next_multiple_of(4) + 4 * r.range(0, 1)
+        };
+        let n = if constant { 1 } else { NV };
+        let mut attr = vec![0u8; (attr_off + attr_stride * n + size) as usize];
+        for b in attr.iter_mut() {
+            *b = r.bits() as u8;
+        }
+        let name = vf.name();
+        if name.ends_with("_FLOAT") && !name.contains("R11G11B10") {
+            let bits = if name.contains("64") {
+                64
+            } else if name.contains("16") {
+                16
+            } else {
+                32
+            };
+            let comps = size * 8 / bits;
+            for v in 0..n {
+                for c in 0..comps {
+                    let x = r.float(0.0, 1.0);
+                    let at = (attr_off + v * attr_stride + c * bits / 8) as usize;
+                    match bits {
+                        64 => attr[at..at + 8].copy_from_slice(&f64::from(x).to_le_bytes()),
+                        32 => attr[at..at + 4].copy_from_slice(&x.to_le_bytes()),
+                        _ => {
+                            // A half between 0 and 1: exponent 14 or below.
+                            let h: u16 = (r.range(0, 14) << 10 | r.range(0, 1023)) as u16;
+                            attr[at..at + 2].copy_from_slice(&h.to_le_bytes());
+                        }
+                    }
+                }
+            }
+        }
+        let mut elems = vec![
+            VertexElement {
+                src_offset: 0,
+                src_stride: pos_stride,
+                vertex_buffer_index: 0,
+                dual_slot: false,
+                src_format: pos_format,
+                instance_divisor: 0,
+            },
+            VertexElement {
+                src_offset: attr_off,
+                src_stride: attr_stride,
+                vertex_buffer_index: 1,
+                dual_slot: false,
+                src_format: vf,
+                instance_divisor: 0,
+            },
+        ];
+        let mut bufs = vec![pos, attr];
+        if instanced {
+            let divisor = r.range(1, 3);
+            let mut inst = Vec::new();
+            for _ in 0..NI {
+                inst.extend(f32s(&[r.float(-2.0, 2.0), r.float(-2.0, 2.0), 0.0, 0.0]));
+            }
+            elems.push(VertexElement {
+                src_offset: 0,
+                src_stride: 16,
+                vertex_buffer_index: 2,
+                dual_slot: false,
+                src_format: Format::R32G32B32A32Float,
+                instance_divisor: divisor,
+            });
+            bufs.push(inst);
+        }
+        // Sometimes the buffers in another order (element i feeds input
+        // location i; the buffer slots are free).
+        if r.chance(20) {
+            elems[0].vertex_buffer_index = 1;
+            elems[1].vertex_buffer_index = 0;
+            bufs.swap(0, 1);
+        }
+        self.log.note(format!("velems={elems:?}"));
+        let ve = self.log.ok(
+            "create_vertex_elements_state",
+            self.e.ctx.create_vertex_elements_state(&elems),
+        )?;
+        self.log.ok(
+            "bind_vertex_elements_state",
+            self.e.ctx.bind_vertex_elements_state(Some(ve)),
+        );
+        if let Some(old) = self.bound.velems.replace(ve) {
+            self.log.ok(
+                "delete_vertex_elements_state",
+                self.e.ctx.delete_vertex_elements_state(old),
+            );
+        }
+        let mut vbs = Vec::new();
+        for data in bufs {
+            let user = self.rng.chance(50);
+            let off = 4 * self.rng.range(0, 3);
+            let mut bytes = vec![0u8; off as usize];
+            bytes.extend_from_slice(&data);
+            let src = if user {
+                VertexBufferSource::User(Arc::from(bytes))
+            } else {
+                let t = ResourceTemplate::buffer(bytes.len() as u32, BindFlags::VERTEX_BUFFER);
+                let b = self
+                    .log
+                    .ok("resource_create(vb)", self.e.screen.resource_create(&t))?;
+                self.log.ok(
+                    "buffer_subdata(vb)",
+                    self.e.ctx.buffer_subdata(&b, MapFlags::empty(), 0, &bytes),
+                )?;
+                VertexBufferSource::Resource(b)
+            };
+            vbs.push(VertexBuffer {
+                buffer: Some(src),
+                buffer_offset: off,
+            });
+        }
+        self.log
+            .ok("set_vertex_buffers", self.e.ctx.set_vertex_buffers(&vbs))
+    }
+
+    /// Binds stream-output targets when the vertex shader captures.
+    fn maybe_stream_output(&mut self) -> bool {
+        let Some(info) = self.so_info.clone() else {
+            return false;
+        };
+        let two = info.output.iter().any(|o| o.output_buffer == 1);
+        // A small target overflows (GL stops writing), a large one not.
+        let size = if self.rng.chance(30) { 64 } else { 4096 };
+        let mut targets = Vec::new();
+        for i in 0..if two { 2 } else { 1 } {
+            // Target i in its own 8 KiB of the buffer.
+            let off = 8192 * i + 16 * self.rng.range(0, 2);
+            let Some(t) = self.log.ok(
+                "create_stream_output_target",
+                self.e
+                    .ctx
+                    .create_stream_output_target(&self.so_buffer, off, size),
+            ) else {
+                return false;
+            };
+            targets.push(Some(t));
+        }
+        let append = self.rng.chance(30);
+        let offsets: Vec<Option<u32>> = targets
+            .iter()
+            .map(|_| if append { None } else { Some(0) })
+            .collect();
+        self.log.note(format!(
+            "stream output {info:?} size={size} append={append}"
+        ));
+        let ok = self
+            .log
+            .ok(
+                "set_stream_output_targets",
+                self.e.ctx.set_stream_output_targets(&targets, &offsets),
+            )
+            .is_some();
+        for t in targets.into_iter().flatten() {
+            self.log.ok(
+                "stream_output_target_destroy",
+                self.e.ctx.stream_output_target_destroy(t),
+            );
+        }
+        ok
+    }
+
+    /// One to three draw calls of the pipeline's mode.
+    fn draws(&mut self, p: &Pipeline) {
+        let calls = self.rng.range(1, 3);
+        for _ in 0..calls {
+            self.draw(p);
+        }
+    }
+
+    fn draw(&mut self, p: &Pipeline) {
+        let r = &mut self.rng;
+        let index_size = r.pick(&[0u8, 0, 1, 2, 4]);
+        let instances = if r.chance(70) { 1 } else { r.range(0, 3) };
+        let start_instance = if r.chance(80) { 0 } else { r.range(0, 2) };
+        let ndraws = if r.chance(80) { 1 } else { r.range(2, 3) };
+        // st/mesa drops restart for patches (no primitive_restart_for_patches).
+        let restart = index_size != 0 && p.mode != PrimType::Patches && r.chance(40);
+        let restart_index = match (index_size, r.chance(50)) {
+            (1, true) => 0xff,
+            (2, true) => 0xffff,
+            (4, true) => 0xffff_ffff,
+            // An odd restart index: one of the vertex indices.
+            _ => r.range(0, NV - 1) | 1,
+        };
+        let mut draws = Vec::new();
+        let mut indices: Vec<u32> = Vec::new();
+        let mut min = u32::MAX;
+        let mut max = 0;
+        for _ in 0..ndraws {
+            let count = match p.mode {
+                PrimType::Patches => p.patch_vertices as u32 * r.range(0, 3),
+                _ => r.range(0, 16),
+            };
+            if index_size == 0 {
+                let start = r.range(0, NV - count);
+                draws.push(DrawStartCountBias {
+                    start,
+                    count,
+                    index_bias: 0,
+                });
+            } else {
+                let bias = r.range(0, 4) as i32;
+                let start = indices.len() as u32 + r.range(0, 2);
+                while (indices.len() as u32) < start {
+                    indices.push(r.range(0, NV - 5));
+                }
+                for _ in 0..count {
+                    let i = if restart && r.chance(15) {
+                        restart_index
+                    } else {
+                        let mut i = r.range(0, NV - 5);
+                        if restart && i == restart_index {
+                            i = (i + 1) % (NV - 5);
+                        }
+                        i
+                    };
+                    if !(restart && i == restart_index) {
+                        min = min.min(i + bias as u32);
+                        max = max.max(i + bias as u32);
+                    }
+                    indices.push(i);
+                }
+                draws.push(DrawStartCountBias {
+                    start,
+                    count,
+                    index_bias: bias,
+                });
+            }
+        }
+        let restart_index = match index_size {
+            1 => restart_index & 0xff,
+            2 => restart_index & 0xffff,
+            _ => restart_index,
+        };
+        let bytes: Vec<u8> = indices
+            .iter()
+            .flat_map(|&i| {
+                let b = i.to_le_bytes();
+                b[..index_size as usize].to_vec()
+            })
+            .collect();
+        let bounds = index_size != 0 && min <= max && r.chance(50);
+        let user_index = r.chance(50);
+        let index = if index_size == 0 {
+            IndexSource::None
+        } else if user_index {
+            IndexSource::User(&bytes)
+        } else {
+            let t = ResourceTemplate::buffer((bytes.len() as u32).max(4), BindFlags::INDEX_BUFFER);
+            let Some(b) = self
+                .log
+                .ok("resource_create(ib)", self.e.screen.resource_create(&t))
+            else {
+                return;
+            };
+            if !bytes.is_empty()
+                && self
+                    .log
+                    .ok(
+                        "buffer_subdata(ib)",
+                        self.e.ctx.buffer_subdata(&b, MapFlags::empty(), 0, &bytes),
+                    )
+                    .is_none()
+            {
+                return;
+            }
+            IndexSource::Resource(b)
+        };
+        let biases_vary = draws.windows(2).any(|w| w[0].index_bias != w[1].index_bias);
+        let info = DrawInfo {
+            mode: p.mode,
+            index_size,
+            index,
+            primitive_restart: restart,
+            restart_index,
+            start_instance,
+            instance_count: instances,
+            min_index: if bounds { min } else { 0 },
+            max_index: if bounds { max } else { u32::MAX },
+            index_bias_varies: biases_vary,
+            increment_draw_id: ndraws > 1 && self.rng.chance(50),
+            view_mask: 0,
+        };
+        let desc = format!(
+            "draw {:?} index_size={index_size} restart={restart}/{restart_index:#x} instances={start_instance}+{instances} draws={draws:?} indices={indices:?}",
+            p.mode
+        );
+        let saved = self.log.desc.len();
+        self.log.note(desc);
+        self.draw_no += 1;
+        if std::env::var_os("PIPE_CTS_STATE_FUZZ_VERBOSE").is_some() {
+            eprintln!("state_fuzz: draw #{}: {}", self.draw_no, self.log.desc);
+        }
+        let before = pipe_vk::debug::message_count();
+        self.log
+            .ok("draw_vbo", self.e.ctx.draw_vbo(&info, 0, None, &draws));
+        self.check_messages(before, "draw_vbo");
+        self.log.desc.truncate(saved);
+    }
+
+    /// Names the iteration on stderr, with the messages, when validation
+    /// messages appeared (they stay recorded for the runner).
+    fn check_messages(&mut self, before: usize, what: &str) {
+        let after = pipe_vk::debug::message_count();
+        if after > before {
+            let msgs = pipe_vk::debug::take_messages();
+            eprintln!(
+                "state_fuzz: iteration {}: {} validation message(s) after {what}\n  state: {}",
+                self.log.iteration,
+                after - before,
+                self.log.desc
+            );
+            for (i, m) in msgs.into_iter().enumerate() {
+                if i >= before {
+                    eprintln!("  message: {m}");
+                }
+                pipe_vk::debug::record_message(m);
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Set-up, the final check and the cases.
+// ---------------------------------------------------------------------------
+
+const VS_POS: &str = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+}
+";
+
+const FS_CONST: &str = "shader fragment
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x4 = const 0.0, 1.0, 0.0, 1.0
+  store @frag, %0
+}
+";
+
+fn new_fuzz(ctx: &TestContext, seed: u64, sw: Switches) -> Result<Fuzz, Outcome> {
+    let mut e = env_with(ctx, |o: &mut ScreenOptions| {
+        o.staging = Some(sw.staging);
+        o.emulate_line_stipple = Some(sw.emulate_line_stipple);
+        o.vertex_fixups = Some(sw.vertex_fixups);
+        o.no_draw_merge = Some(sw.no_draw_merge);
+        o.no_index_uint8 = Some(sw.no_index_uint8);
+    })?;
+    let caps = e.screen.caps().clone();
+    let ms4 = caps.framebuffer_color_sample_counts & 4 != 0;
+    let mut colors = Vec::new();
+    for f in [
+        Format::R8G8B8A8Unorm,
+        Format::B8G8R8A8Unorm,
+        Format::R10G10B10A2Unorm,
+        Format::B5G6R5Unorm,
+        Format::R8G8Unorm,
+        Format::R16G16B16A16Float,
+        Format::R32G32B32A32Float,
+        Format::R32Float,
+        Format::R8G8B8A8Uint,
+        Format::R16G16B16A16Sint,
+        Format::R32G32Uint,
+        Format::R32G32B32A32Sint,
+    ] {
+        let s = &e.screen;
+        if !s.is_format_supported(f, Target::Texture2D, 1, 1, BindFlags::RENDER_TARGET) {
+            continue;
+        }
+        colors.push(ColorFormat {
+            format: f,
+            blendable: s.is_format_supported(
+                f,
+                Target::Texture2D,
+                1,
+                1,
+                BindFlags::RENDER_TARGET | BindFlags::BLENDABLE,
+            ),
+            msaa: ms4
+                && s.is_format_supported(f, Target::Texture2D, 4, 4, BindFlags::RENDER_TARGET),
+        });
+    }
+    if colors.is_empty() {
+        return Err(Outcome::fail("no colour format renders"));
+    }
+    let zs: Vec<(Format, bool)> = [
+        Format::Z24UnormS8Uint,
+        Format::Z32Float,
+        Format::Z32FloatS8X24Uint,
+    ]
+    .into_iter()
+    .filter(|&f| {
+        e.screen
+            .is_format_supported(f, Target::Texture2D, 1, 1, BindFlags::DEPTH_STENCIL)
+    })
+    .map(|f| {
+        let ms = caps.framebuffer_depth_sample_counts & 4 != 0
+            && e.screen
+                .is_format_supported(f, Target::Texture2D, 4, 4, BindFlags::DEPTH_STENCIL);
+        (f, ms)
+    })
+    .collect();
+    // A 4x4 RGBA8 texture with two levels for the fragment shaders.
+    let mut tt = ResourceTemplate::texture_2d(Format::R8G8B8A8Unorm, 4, 4, BindFlags::SAMPLER_VIEW);
+    tt.last_level = 1;
+    let tex = e.texture(&tt)?;
+    let texels: Vec<u8> = (0..64u32).map(|i| (i * 37 % 256) as u8).collect();
+    e.write_texture(&tex, 0, &PipeBox::rect(0, 0, 4, 4), &texels)?;
+    e.write_texture(&tex, 1, &PipeBox::rect(0, 0, 2, 2), &texels[..16])?;
+    let texture = step(
+        "create_sampler_view",
+        e.ctx
+            .create_sampler_view(&tex, &SamplerViewTemplate::whole(&tt)),
+    )?;
+    let so_buffer = step(
+        "resource_create(so)",
+        e.screen.resource_create(&ResourceTemplate::buffer(
+            16384,
+            BindFlags::STREAM_OUTPUT | BindFlags::VERTEX_BUFFER,
+        )),
+    )?;
+    Ok(Fuzz {
+        e,
+        caps,
+        rng: Rng(seed),
+        shaders: HashMap::new(),
+        colors,
+        zs,
+        vformats: vertex_formats(),
+        color_surfaces: HashMap::new(),
+        zs_surfaces: HashMap::new(),
+        texture,
+        so_buffer,
+        so_info: None,
+        attr_format: Format::R32G32B32A32Float,
+        instanced: false,
+        draw_no: 0,
+        counts: [0; 4],
+        bound: Bound::default(),
+        log: Log::default(),
+    })
+}
+
+/// After the random iterations: GL-default state, a fresh RGBA8 target,
+/// a clear to a known colour and a draw over its left half, read back.
+fn health_check(f: &mut Fuzz) -> R {
+    let e = &mut f.e;
+    let c = &mut e.ctx;
+    step("unbind gs", c.bind_gs_state(None))?;
+    step("unbind tcs", c.bind_tcs_state(None))?;
+    step("unbind tes", c.bind_tes_state(None))?;
+    step("unbind so", c.set_stream_output_targets(&[], &[]))?;
+    step("sample mask", c.set_sample_mask(u32::MAX))?;
+    step("min samples", c.set_min_samples(1))?;
+    let blend = BlendState {
+        rt: [RtBlendState {
+            colormask: ColorMask::RGBA,
+            ..Default::default()
+        }; MAX_COLOR_BUFS],
+        max_rt: 1,
+        ..Default::default()
+    };
+    let bh = step("blend", c.create_blend_state(&blend))?;
+    step("bind blend", c.bind_blend_state(Some(bh)))?;
+    let dh = step(
+        "dsa",
+        c.create_depth_stencil_alpha_state(&DepthStencilAlphaState::default()),
+    )?;
+    step("bind dsa", c.bind_depth_stencil_alpha_state(Some(dh)))?;
+    let rs = RasterizerState {
+        line_width: 1.0,
+        point_size: 1.0,
+        half_pixel_center: true,
+        depth_clip_near: true,
+        depth_clip_far: true,
+        clip_halfz: true,
+        ..Default::default()
+    };
+    let rh = step("rasterizer", c.create_rasterizer_state(&rs))?;
+    step("bind rasterizer", c.bind_rasterizer_state(Some(rh)))?;
+    let v = step(
+        "vs",
+        c.create_vs_state(&shader(ShaderStage::Vertex, VS_POS)?),
+    )?;
+    let fsh = step(
+        "fs",
+        c.create_fs_state(&shader(ShaderStage::Fragment, FS_CONST)?),
+    )?;
+    step("bind vs", c.bind_vs_state(Some(v)))?;
+    step("bind fs", c.bind_fs_state(Some(fsh)))?;
+    let t = ResourceTemplate::texture_2d(
+        Format::R8G8B8A8Unorm,
+        W,
+        H,
+        BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW,
+    );
+    let color = e.texture(&t)?;
+    let s = e.surface(&color, 0, 0, 0)?;
+    let fb = FramebufferState {
+        width: W as u16,
+        height: H as u16,
+        layers: 1,
+        samples: 1,
+        cbufs: vec![Some(s)],
+        zsbuf: None,
+        resolve: None,
+    };
+    let c = &mut e.ctx;
+    step("set_framebuffer_state", c.set_framebuffer_state(&fb))?;
+    let vp = ViewportState {
+        scale: [W as f32 / 2.0, H as f32 / 2.0, 1.0],
+        translate: [W as f32 / 2.0, H as f32 / 2.0, 0.0],
+        swizzle: Default::default(),
+    };
+    step("viewport", c.set_viewport_states(0, &[vp]))?;
+    let ve = step(
+        "velems",
+        c.create_vertex_elements_state(&[VertexElement {
+            src_offset: 0,
+            src_stride: 16,
+            vertex_buffer_index: 0,
+            dual_slot: false,
+            src_format: Format::R32G32B32A32Float,
+            instance_divisor: 0,
+        }]),
+    )?;
+    step("bind velems", c.bind_vertex_elements_state(Some(ve)))?;
+    // The left half: x from -1 to 0 in NDC, pixels 0..8.
+    let quad = f32s(&[
+        -1.0, -1.0, 0.0, 1.0, 0.0, -1.0, 0.0, 1.0, -1.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0,
+    ]);
+    step(
+        "vbufs",
+        c.set_vertex_buffers(&[VertexBuffer {
+            buffer: Some(VertexBufferSource::User(Arc::from(quad))),
+            buffer_offset: 0,
+        }]),
+    )?;
+    step(
+        "clear",
+        c.clear(
+            ClearFlags::COLOR0,
+            None,
+            &ColorUnion::from_f32([1.0, 0.0, 1.0, 1.0]),
+            1.0,
+            0,
+        ),
+    )?;
+    step(
+        "draw",
+        c.draw_vbo(
+            &DrawInfo {
+                mode: PrimType::TriangleStrip,
+                ..DrawInfo::default()
+            },
+            0,
+            None,
+            &[DrawStartCountBias {
+                start: 0,
+                count: 4,
+                index_bias: 0,
+            }],
+        ),
+    )?;
+    let got = e.read_texture(&color, 0, &PipeBox::rect(0, 0, W, H))?;
+    for y in 0..H {
+        for x in 0..W {
+            let i = ((y * W + x) * 4) as usize;
+            let want: [u8; 4] = if x < W / 2 {
+                [0, 255, 0, 255]
+            } else {
+                [255, 0, 255, 255]
+            };
+            if got[i..i + 4] != want {
+                return Err(Outcome::fail(format!(
+                    "after the fuzzed iterations, pixel ({x}, {y}) is {:?}, expected {want:?}",
+                    &got[i..i + 4]
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn run_seed(ctx: &mut TestContext, seed: u64, sw: Switches) -> R {
+    let mut f = new_fuzz(ctx, seed, sw)?;
+    // PIPE_CTS_STATE_FUZZ_ITERATIONS=3,17 runs only those iterations
+    // (each has its own generator state), to reduce a failure.
+    let only: Option<Vec<u32>> = std::env::var("PIPE_CTS_STATE_FUZZ_ITERATIONS")
+        .ok()
+        .map(|v| v.split(',').filter_map(|x| x.trim().parse().ok()).collect());
+    for i in 0..ITERATIONS {
+        if only.as_ref().is_some_and(|o| !o.contains(&i)) {
+            continue;
+        }
+        f.log.iteration = i;
+        f.rng = Rng(seed
+            .wrapping_mul(0x2545_f491_4f6c_dd1d)
+            .wrapping_add(u64::from(i).wrapping_mul(0x9e37_79b9)));
+        eprintln!("state_fuzz: iteration {i}");
+        let before = pipe_vk::debug::message_count();
+        f.run_iteration();
+        f.check_messages(before, "the iteration");
+        if f.log.failures.len() > 8 {
+            break;
+        }
+    }
+    let before = pipe_vk::debug::message_count();
+    f.e.finish()?;
+    f.check_messages(before, "the final flush");
+    if !f.log.failures.is_empty() {
+        return Err(Outcome::fail(format!(
+            "{} call(s) failed:\n{}",
+            f.log.failures.len(),
+            f.log.failures.join("\n")
+        )));
+    }
+    health_check(&mut f)?;
+    let [ms, tess, gs, so] = f.counts;
+    eprintln!(
+        "state_fuzz: {} draw calls; iterations with MSAA {ms}, tessellation {tess}, \
+         geometry shader {gs}, stream output {so}; {} unsupported call(s)",
+        f.draw_no, f.log.unsupported
+    );
+    Ok(())
+}
+
+macro_rules! seeds {
+    ($($n:literal => { $($switch:ident),* }),+ $(,)?) => {$(
+        const _: () = {
+            fn run(ctx: &mut TestContext) -> Outcome {
+                #[allow(unused_mut)]
+                let mut sw = Switches::default();
+                $(sw.$switch = true;)*
+                Outcome::from_result(run_seed(ctx, $n, sw))
+            }
+            test_case!(name = concat!("pipe.draw.state_fuzz.seed_", $n), run);
+        };
+    )+};
+}
+
+seeds!(
+    1 => {},
+    2 => { staging },
+    3 => { emulate_line_stipple },
+    4 => { vertex_fixups },
+    5 => { no_draw_merge },
+    6 => { no_index_uint8 },
+    7 => { staging, no_draw_merge, vertex_fixups },
+    8 => { emulate_line_stipple, no_index_uint8 },
+);
+
+// ---------------------------------------------------------------------------
+// Reduced cases: defects the seeds found, one focused case each.
+// ---------------------------------------------------------------------------
+
+/// `cbufs` `W` x `H` colour buffers of `format` with `samples` samples
+/// (and an optional depth/stencil buffer of `zs`), bound with a full
+/// viewport, the vertex shader `vs` and fragment shader `fs`, and a vec4
+/// position stream of `verts`. Returns the colour buffers, then the
+/// depth/stencil buffer.
+fn reduced_setup(
+    e: &mut Env,
+    format: Format,
+    samples: u32,
+    zs: Option<Format>,
+    cbufs: usize,
+    (vs, fs): (&str, &str),
+    verts: &[f32],
+) -> Result<Vec<Resource>, Outcome> {
+    let mut colors = Vec::new();
+    let mut surfs = Vec::new();
+    for _ in 0..cbufs {
+        let mut t = ResourceTemplate::texture_2d(
+            format,
+            W,
+            H,
+            BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW,
+        );
+        t.nr_samples = samples;
+        let c = e.texture(&t)?;
+        surfs.push(Some(e.surface(&c, 0, 0, 0)?));
+        colors.push(c);
+    }
+    let zsbuf = match zs {
+        Some(f) => {
+            let mut t = ResourceTemplate::texture_2d(f, W, H, BindFlags::DEPTH_STENCIL);
+            t.nr_samples = samples;
+            let z = e.texture(&t)?;
+            let s = e.surface(&z, 0, 0, 0)?;
+            colors.push(z);
+            Some(s)
+        }
+        None => None,
+    };
+    let fb = FramebufferState {
+        width: W as u16,
+        height: H as u16,
+        layers: 1,
+        samples: samples as u8,
+        cbufs: surfs,
+        zsbuf,
+        resolve: None,
+    };
+    step("set_framebuffer_state", e.ctx.set_framebuffer_state(&fb))?;
+    let vp = ViewportState {
+        scale: [W as f32 / 2.0, H as f32 / 2.0, 1.0],
+        translate: [W as f32 / 2.0, H as f32 / 2.0, 0.0],
+        swizzle: Default::default(),
+    };
+    step("viewport", e.ctx.set_viewport_states(0, &[vp]))?;
+    let v = step(
+        "vs",
+        e.ctx.create_vs_state(&shader(ShaderStage::Vertex, vs)?),
+    )?;
+    let f = step(
+        "fs",
+        e.ctx.create_fs_state(&shader(ShaderStage::Fragment, fs)?),
+    )?;
+    step("bind vs", e.ctx.bind_vs_state(Some(v)))?;
+    step("bind fs", e.ctx.bind_fs_state(Some(f)))?;
+    let ve = step(
+        "velems",
+        e.ctx.create_vertex_elements_state(&[VertexElement {
+            src_offset: 0,
+            src_stride: 16,
+            vertex_buffer_index: 0,
+            dual_slot: false,
+            src_format: Format::R32G32B32A32Float,
+            instance_divisor: 0,
+        }]),
+    )?;
+    step("bind velems", e.ctx.bind_vertex_elements_state(Some(ve)))?;
+    step(
+        "vbufs",
+        e.ctx.set_vertex_buffers(&[VertexBuffer {
+            buffer: Some(VertexBufferSource::User(Arc::from(f32s(verts)))),
+            buffer_offset: 0,
+        }]),
+    )?;
+    Ok(colors)
+}
+
+/// Binds a rasterizer: GL defaults changed by `f`.
+fn reduced_rasterizer(e: &mut Env, f: impl FnOnce(&mut RasterizerState)) -> R {
+    let mut rs = RasterizerState {
+        line_width: 1.0,
+        point_size: 1.0,
+        half_pixel_center: true,
+        depth_clip_near: true,
+        depth_clip_far: true,
+        clip_halfz: true,
+        multisample: true,
+        ..Default::default()
+    };
+    f(&mut rs);
+    let h = step("rasterizer", e.ctx.create_rasterizer_state(&rs))?;
+    step("bind rasterizer", e.ctx.bind_rasterizer_state(Some(h)))
+}
+
+fn reduced_draw(e: &mut Env, mode: PrimType, count: u32) -> R {
+    step(
+        "draw_vbo",
+        e.ctx.draw_vbo(
+            &DrawInfo {
+                mode,
+                ..DrawInfo::default()
+            },
+            0,
+            None,
+            &[DrawStartCountBias {
+                start: 0,
+                count,
+                index_bias: 0,
+            }],
+        ),
+    )
+}
+
+/// A triangle covering the whole target.
+const FULL_TRI: [f32; 12] = [
+    -1.0, -1.0, 0.0, 1.0, 3.0, -1.0, 0.0, 1.0, -1.0, 3.0, 0.0, 1.0,
+];
+
+/// Rasterizer discard on a 4-sample framebuffer: nothing is drawn, and
+/// the draw is valid Vulkan.
+fn msaa_rasterizer_discard(ctx: &mut TestContext) -> R {
+    let mut e = env_with(ctx, |_| {})?;
+    if e.screen.caps().framebuffer_color_sample_counts & 4 == 0 {
+        return Err(Outcome::skip("no 4-sample colour buffers"));
+    }
+    let c = reduced_setup(
+        &mut e,
+        Format::R8G8B8A8Unorm,
+        4,
+        None,
+        1,
+        (VS_POS, FS_CONST),
+        &FULL_TRI,
+    )?;
+    reduced_rasterizer(&mut e, |r| r.rasterizer_discard = true)?;
+    step(
+        "clear",
+        e.ctx.clear(
+            ClearFlags::COLOR0,
+            None,
+            &ColorUnion::from_f32([1.0, 0.0, 0.0, 1.0]),
+            1.0,
+            0,
+        ),
+    )?;
+    reduced_draw(&mut e, PrimType::Triangles, 3)?;
+    let _ = c;
+    e.finish()
+}
+
+/// Reads back colour buffer `c` (RGBA8, single-sampled) and compares
+/// it with `want(x, y)`.
+fn expect_rgba8(e: &mut Env, c: &Resource, what: &str, want: impl Fn(u32, u32) -> [u8; 4]) -> R {
+    let got = e.read_texture(c, 0, &PipeBox::rect(0, 0, W, H))?;
+    for y in 0..H {
+        for x in 0..W {
+            let i = ((y * W + x) * 4) as usize;
+            let w = want(x, y);
+            if got[i..i + 4] != w {
+                return Err(Outcome::fail(format!(
+                    "{what}: pixel ({x}, {y}) is {:?}, expected {w:?}",
+                    &got[i..i + 4]
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn clear_all(e: &mut Env, flags: ClearFlags) -> R {
+    step(
+        "clear",
+        e.ctx.clear(
+            flags,
+            None,
+            &ColorUnion::from_f32([0.0, 0.0, 0.0, 0.0]),
+            1.0,
+            0,
+        ),
+    )
+}
+
+/// Writes colour 0 (green) and, when given, a back colour (red) at the
+/// location two-sided colour reads it from.
+fn vs_colors(back: bool) -> String {
+    format!(
+        "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+out @c0 : f32x4 location=0 slot=col0
+{}fn main {{
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  %1 : f32x4 = const 0.0, 1.0, 0.0, 1.0
+  store @c0, %1
+{}}}
+",
+        if back {
+            "out @b0 : f32x4 location=30 slot=bfc0\n"
+        } else {
+            ""
+        },
+        if back {
+            "  %2 : f32x4 = const 1.0, 0.0, 0.0, 1.0\n  store @b0, %2\n"
+        } else {
+            ""
+        }
+    )
+}
+
+const FS_COL0: &str = "shader fragment
+in @c0 : f32x4 location=0 slot=col0
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x4 = load @c0
+  store @frag, %0
+}
+";
+
+/// Two-sided colour (`light_twoside`) with a vertex shader that writes a
+/// front colour only (GL leaves the back colour undefined): the draw is
+/// valid Vulkan and back faces take the front colour. The
+/// full-screen triangle is clockwise in window space, a back face with
+/// `front_ccw`. With `back`, the vertex shader writes a back colour,
+/// which back faces show.
+fn two_side(ctx: &mut TestContext, back: bool) -> R {
+    let mut e = env_with(ctx, |_| {})?;
+    let vs = vs_colors(back);
+    let c = reduced_setup(
+        &mut e,
+        Format::R8G8B8A8Unorm,
+        1,
+        None,
+        1,
+        (&vs, FS_COL0),
+        &FULL_TRI,
+    )?;
+    reduced_rasterizer(&mut e, |r| {
+        r.light_twoside = true;
+        r.front_ccw = true;
+    })?;
+    clear_all(&mut e, ClearFlags::COLOR0)?;
+    reduced_draw(&mut e, PrimType::Triangles, 3)?;
+    // Window y grows downwards with this viewport: NDC (-1,-1), (3,-1),
+    // (-1,3) are counter-clockwise in NDC, clockwise on the window.
+    let want = if back {
+        [255, 0, 0, 255]
+    } else {
+        [0, 255, 0, 255]
+    };
+    expect_rgba8(&mut e, &c[0], "back face colour", |_, _| want)
+}
+
+/// Colour buffer slot 1 unbound (`cbufs[1] = None`, GL's `GL_NONE` draw
+/// buffer) while the fragment shader writes locations 0, 1 and 2
+/// (`writes_unbound`) or only 0 and 2: buffers 0 and 2 get their colours
+/// and the pipeline is valid Vulkan (no attachment-format or
+/// missing-output complaints about the unbound slot).
+fn unbound_slot(ctx: &mut TestContext, writes_unbound: bool) -> R {
+    let mut e = env_with(ctx, |_| {})?;
+    let fs = format!(
+        "shader fragment
+out @o0 : f32x4 location=0
+{}out @o2 : f32x4 location=2
+fn main {{
+  %0 : f32x4 = const 0.0, 1.0, 0.0, 1.0
+  %1 : f32x4 = const 0.0, 0.0, 1.0, 1.0
+  store @o0, %0
+{}  store @o2, %1
+}}
+",
+        if writes_unbound {
+            "out @o1 : f32x4 location=1\n"
+        } else {
+            ""
+        },
+        if writes_unbound {
+            "  store @o1, %1\n"
+        } else {
+            ""
+        },
+    );
+    let c = reduced_setup(
+        &mut e,
+        Format::R8G8B8A8Unorm,
+        1,
+        None,
+        3,
+        (VS_POS, &fs),
+        &FULL_TRI,
+    )?;
+    let surfs = vec![
+        Some(e.surface(&c[0], 0, 0, 0)?),
+        None,
+        Some(e.surface(&c[2], 0, 0, 0)?),
+    ];
+    let fb = FramebufferState {
+        width: W as u16,
+        height: H as u16,
+        layers: 1,
+        samples: 1,
+        cbufs: surfs,
+        zsbuf: None,
+        resolve: None,
+    };
+    step("set_framebuffer_state", e.ctx.set_framebuffer_state(&fb))?;
+    reduced_rasterizer(&mut e, |_| {})?;
+    clear_all(
+        &mut e,
+        ClearFlags::COLOR0 | ClearFlags::from_bits_truncate(ClearFlags::COLOR0.bits() << 2),
+    )?;
+    reduced_draw(&mut e, PrimType::Triangles, 3)?;
+    expect_rgba8(&mut e, &c[0], "colour buffer 0", |_, _| [0, 255, 0, 255])?;
+    expect_rgba8(&mut e, &c[2], "colour buffer 2", |_, _| [0, 0, 255, 255])
+}
+
+/// A depth-only framebuffer (no colour buffer, as for a shadow map)
+/// with a fragment shader that writes a colour: depth is written and the
+/// pipeline is valid Vulkan.
+fn depth_only_color_output(ctx: &mut TestContext) -> R {
+    let mut e = env_with(ctx, |_| {})?;
+    let tri: Vec<f32> = FULL_TRI
+        .chunks(4)
+        .flat_map(|v| [v[0], v[1], 0.5, 1.0])
+        .collect();
+    let zbuf = reduced_setup(
+        &mut e,
+        Format::R8G8B8A8Unorm,
+        1,
+        Some(Format::Z32Float),
+        0,
+        (VS_POS, FS_CONST),
+        &tri,
+    )?
+    .remove(0);
+    reduced_rasterizer(&mut e, |_| {})?;
+    let dsa = DepthStencilAlphaState {
+        depth_enabled: true,
+        depth_writemask: true,
+        depth_func: CompareFunc::Always,
+        ..Default::default()
+    };
+    let h = step("dsa", e.ctx.create_depth_stencil_alpha_state(&dsa))?;
+    step("bind dsa", e.ctx.bind_depth_stencil_alpha_state(Some(h)))?;
+    clear_all(&mut e, ClearFlags::DEPTH)?;
+    reduced_draw(&mut e, PrimType::Triangles, 3)?;
+    let z = e.read_texture(&zbuf, 0, &PipeBox::rect(0, 0, W, H))?;
+    match z
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .position(|d| d != 0.5)
+    {
+        Some(i) => Err(Outcome::fail(format!("depth of pixel {i} is not 0.5"))),
+        None => Ok(()),
+    }
+}
+
+/// Points with `point_size_per_vertex` from a vertex shader (or, with
+/// `gs`, a geometry shader emitting points) that writes no point size
+/// (GL leaves the size undefined): the pipeline is valid Vulkan and the
+/// points take the rasterizer's size, 3: a point at the centre of pixel
+/// (8, 8) covers pixels 7..=9 on both axes.
+fn point_size_unwritten(ctx: &mut TestContext, gs: bool) -> R {
+    let mut e = env_with(ctx, |_| {})?;
+    if gs && !e.screen.caps().shader[ShaderStage::Geometry.index()].supported {
+        return Err(Outcome::skip("no geometry shaders"));
+    }
+    let centre = [8.5 / 8.0 - 1.0, 8.5 / 8.0 - 1.0, 0.0, 1.0];
+    let c = reduced_setup(
+        &mut e,
+        Format::R8G8B8A8Unorm,
+        1,
+        None,
+        1,
+        (VS_POS, FS_CONST),
+        &centre,
+    )?;
+    if gs {
+        let g = "shader geometry input=points output=points max_vertices=1 invocations=1
+in @pos : f32x4[1] builtin=position
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %0 : i32 = const 0
+  %1 : f32x4 = load @pos, %0
+  store @gl_pos, %1
+  emit_vertex
+  end_primitive
+}
+";
+        let h = step(
+            "gs",
+            e.ctx.create_gs_state(&shader(ShaderStage::Geometry, g)?),
+        )?;
+        step("bind gs", e.ctx.bind_gs_state(Some(h)))?;
+    }
+    reduced_rasterizer(&mut e, |r| {
+        r.point_size = 3.0;
+        r.point_size_per_vertex = true;
+    })?;
+    clear_all(&mut e, ClearFlags::COLOR0)?;
+    reduced_draw(&mut e, PrimType::Points, 1)?;
+    expect_rgba8(&mut e, &c[0], "point", |x, y| {
+        if (7..=9).contains(&x) && (7..=9).contains(&y) {
+            [0, 255, 0, 255]
+        } else {
+            [0; 4]
+        }
+    })
+}
+
+/// A vertex shader writing `gl_ClipDistance[0] = x` (clipping the left
+/// half): with `enabled` (GL_CLIP_DISTANCE0 on, Gallium's
+/// `clip_plane_enable` bit 0), only the right half is drawn; without,
+/// GL ignores the distance and the whole target is drawn.
+fn clip_distance(ctx: &mut TestContext, enabled: bool) -> R {
+    let mut e = env_with(ctx, |_| {})?;
+    let vs = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+out @cd : f32[1] builtin=clip_distance
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  %1 : f32 = swizzle %0, x
+  %2 : i32 = const 0
+  store @cd, %2, %1
+}
+";
+    let c = reduced_setup(
+        &mut e,
+        Format::R8G8B8A8Unorm,
+        1,
+        None,
+        1,
+        (vs, FS_CONST),
+        &FULL_TRI,
+    )?;
+    reduced_rasterizer(&mut e, |r| r.clip_plane_enable = u8::from(enabled))?;
+    clear_all(&mut e, ClearFlags::COLOR0)?;
+    reduced_draw(&mut e, PrimType::Triangles, 3)?;
+    expect_rgba8(&mut e, &c[0], "clip distance 0", |x, _| {
+        if !enabled || x >= W / 2 {
+            [0, 255, 0, 255]
+        } else {
+            [0; 4]
+        }
+    })
+}
+
+macro_rules! reduced {
+    ($($name:literal => $body:expr),+ $(,)?) => {$(
+        const _: () = {
+            fn run(ctx: &mut TestContext) -> Outcome {
+                Outcome::from_result($body(ctx))
+            }
+            test_case!(name = concat!("pipe.draw.state_fuzz.", $name), run);
+        };
+    )+};
+}
+
+reduced!(
+    "light_twoside.no_back_color" => |c| two_side(c, false),
+    "light_twoside.back_color" => |c| two_side(c, true),
+    "unbound_color_slot.written" => |c| unbound_slot(c, true),
+    "unbound_color_slot.not_written" => |c| unbound_slot(c, false),
+    "depth_only.color_output" => depth_only_color_output,
+    "point_size_per_vertex.unwritten_vs" => |c| point_size_unwritten(c, false),
+    "point_size_per_vertex.unwritten_gs" => |c| point_size_unwritten(c, true),
+    "clip_distance.enabled" => |c| clip_distance(c, true),
+    "clip_distance.disabled" => |c| clip_distance(c, false),
+);
+
+reduced!("msaa_rasterizer_discard" => msaa_rasterizer_discard);
+
+/// Points from a vertex shader that writes a point size of 1, with
+/// `point_size_per_vertex` off (GL's program point size disabled): the
+/// rasterizer's size, 3, applies (pixels 7..=9 around the centre of
+/// pixel (8, 8)), not the shader's.
+fn point_size_state_over_shader(ctx: &mut TestContext) -> R {
+    let mut e = env_with(ctx, |_| {})?;
+    let vs = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+out @ps : f32 builtin=point_size
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  %1 : f32 = const 1.0
+  store @ps, %1
+}
+";
+    let centre = [8.5 / 8.0 - 1.0, 8.5 / 8.0 - 1.0, 0.0, 1.0];
+    let c = reduced_setup(
+        &mut e,
+        Format::R8G8B8A8Unorm,
+        1,
+        None,
+        1,
+        (vs, FS_CONST),
+        &centre,
+    )?;
+    reduced_rasterizer(&mut e, |r| {
+        r.point_size = 3.0;
+        r.point_size_per_vertex = false;
+    })?;
+    clear_all(&mut e, ClearFlags::COLOR0)?;
+    reduced_draw(&mut e, PrimType::Points, 1)?;
+    expect_rgba8(&mut e, &c[0], "point", |x, y| {
+        if (7..=9).contains(&x) && (7..=9).contains(&y) {
+            [0, 255, 0, 255]
+        } else {
+            [0; 4]
+        }
+    })
+}
+reduced!("point_size_per_vertex.off_overrides_shader" => point_size_state_over_shader);
