@@ -415,6 +415,24 @@ impl ModuleCache {
         let ir = any
             .downcast_ref::<Ir>()
             .ok_or_else(|| PipeError::invalid("shader: not spirv-gen IR"))?;
+        // The generated shader reads every output of `prev`; a geometry
+        // shader reads fewer locations than a fragment shader
+        // (maxGeometryInputComponents: 16 locations on lavapipe), and GL's
+        // back colours sit at 30 and 31 (`spirv_gen::binding`).
+        let limit = dev.physical.properties.limits.max_geometry_input_components / 4;
+        for v in ir.vars.iter().filter(|v| v.is_output()) {
+            let Some(loc) = v.io().and_then(|io| io.location) else {
+                continue;
+            };
+            if loc + v.array.unwrap_or(1) > limit {
+                return Err(PipeError::unsupported(format!(
+                    "line stipple emulation: the generated geometry shader cannot read output \
+                     @{} at location {loc} (the device's geometry shaders read {limit} \
+                     locations)",
+                    v.name
+                )));
+            }
+        }
         let err = |e: spirv_gen::Error| PipeError::unsupported(format!("line stipple GS: {e}"));
         let mut gs = if polygon {
             spirv_gen::passes::line_stipple::polygon_line_stipple_gs(ir, rectangular)

@@ -406,3 +406,74 @@ const _: () = {
     }
     test_case!(name = "pipe.draw.rast_prim.back_face_polygon_mode", run);
 };
+
+/// Line stipple emulation with GL's back colour written (location 30):
+/// the generated geometry shader would have to read a location past
+/// lavapipe's geometry-shader inputs (16 locations), so the draw is
+/// refused with `Unsupported` (a device reading more may draw it), with
+/// no validation message, and the context keeps drawing: the same line
+/// without stipple lands on row 8.
+fn stipple_back_color(ctx: &mut TestContext) -> R {
+    const VS: &str = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+out @c0 : f32x4 location=0 slot=col0
+out @b0 : f32x4 location=30 slot=bfc0
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  %1 : f32x4 = const 1.0, 0.5, 0.0, 1.0
+  %2 : f32x4 = const 0.0, 0.0, 1.0, 1.0
+  store @c0, %1
+  store @b0, %2
+}
+";
+    const FS: &str = "shader fragment
+in @c : f32x4 location=0 slot=col0
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x4 = load @c
+  store @frag, %0
+}
+";
+    let mut e = stipple_env(ctx, true)?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS, FS)?;
+    bind_rasterizer(&mut e, |r| {
+        r.light_twoside = true;
+        r.line_stipple_enable = true;
+        r.line_stipple_factor = (FACTOR - 1) as u8;
+        r.line_stipple_pattern = PATTERN;
+    })?;
+    let line: Vec<f32> = [vtx(0.5, 8.5), vtx(16.5, 8.5)].concat();
+    bind_vertices(&mut e, &line, None)?;
+    clear_color(&mut e, [0.0; 4])?;
+    let info = pipe_core::draw::DrawInfo {
+        mode: PrimType::Lines,
+        ..Default::default()
+    };
+    let one = [pipe_core::draw::DrawStartCountBias {
+        start: 0,
+        count: 2,
+        index_bias: 0,
+    }];
+    match e.ctx.draw_vbo(&info, 0, None, &one) {
+        Ok(()) | Err(pipe_core::PipeError::Unsupported(_)) => {}
+        Err(err) => return Err(Outcome::fail(format!("stippled draw: {err}"))),
+    }
+    clear_color(&mut e, [0.0; 4])?;
+    bind_rasterizer(&mut e, |r| r.light_twoside = true)?;
+    draw(&mut e, PrimType::Lines, 0, 2, 1)?;
+    check_image(ctx, &mut e, &t, |_, y| {
+        Some(if y == 8 { unorm(COLOR) } else { [0; 4] })
+    })
+}
+const _: () = {
+    fn run(ctx: &mut TestContext) -> Outcome {
+        Outcome::from_result(stipple_back_color(ctx))
+    }
+    test_case!(
+        name = "pipe.draw.rast_prim.stipple_back_color.emulated",
+        run
+    );
+};
