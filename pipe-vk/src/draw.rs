@@ -2145,6 +2145,20 @@ impl VkContext {
             pixel_center_integer: !rast.half_pixel_center,
             ..Default::default()
         };
+        // Fragment inputs the last vertex-processing stage does not write
+        // read 0 (the driver's own varyings at 29-31 are left to their
+        // lowerings).
+        if let Some(h) = b.shaders[ShaderStage::Fragment.index()] {
+            let written = [
+                ShaderStage::Geometry,
+                ShaderStage::TessEval,
+                ShaderStage::Vertex,
+            ]
+            .into_iter()
+            .find_map(|st| b.shaders[st.index()])
+            .map_or(0, |h| self.shader_info(h).varyings);
+            fs.zero_inputs = self.shader_info(h).varyings & !written & !(0b111 << 29);
+        }
         if rast.light_twoside {
             // Back colours the last vertex stage does not write keep the
             // front colour.

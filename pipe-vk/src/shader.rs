@@ -135,6 +135,9 @@ pub struct ShaderInfo {
     pub missing_back_colors: u8,
     /// A fragment shader's colour output locations 0..8, as a mask.
     pub color_outputs: u8,
+    /// The varying locations (bit i = location i) a vertex-processing
+    /// shader writes, or a fragment shader reads ([`varying_locations`]).
+    pub varyings: u32,
 }
 
 impl ShaderInfo {
@@ -146,8 +149,47 @@ impl ShaderInfo {
             output_prim: output_prim(state),
             missing_back_colors: missing_back_colors(state),
             color_outputs: color_outputs(state),
+            varyings: varying_locations(state),
         }
     }
+}
+
+/// The varying locations (bit i = location i, below 32) a shader hands
+/// on (its per-vertex outputs) or, for a fragment shader, reads (its
+/// inputs). SPIR-V: all of them for outputs (unknown, so taken as
+/// written) and none for inputs (nothing is rewritten).
+pub fn varying_locations(state: &ShaderState) -> u32 {
+    let fs = state.stage == ShaderStage::Fragment;
+    let ir = match &state.code {
+        ShaderCode::Ir(any) => any.downcast_ref::<Ir>(),
+        ShaderCode::SpirV { .. } => None,
+    };
+    let Some(ir) = ir else {
+        return if fs { 0 } else { u32::MAX };
+    };
+    ir.vars
+        .iter()
+        .filter(|v| if fs { v.is_input() } else { v.is_output() })
+        .filter_map(|v| {
+            let io = v.io()?;
+            if io.builtin.is_some() || io.patch {
+                return None;
+            }
+            let l = io.location?;
+            // Per-vertex outputs of a tessellation control shader are
+            // arrays over vertices, one location each.
+            let n = if state.stage == ShaderStage::TessCtrl {
+                1
+            } else {
+                v.array.unwrap_or(1)
+            };
+            Some((l, n))
+        })
+        .fold(0u32, |m, (l, n)| {
+            (l..l.saturating_add(n))
+                .filter(|&k| k < 32)
+                .fold(m, |m, k| m | 1 << k)
+        })
 }
 
 /// The colour output locations (bit i = location i, below 8) of a

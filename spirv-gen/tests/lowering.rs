@@ -1708,3 +1708,21 @@ fn main {
         .map(|s| validate(&s))
         .map_or(true, |r| r.is_err()));
 }
+
+/// Inputs the previous stage does not write become zeroed locals; the
+/// others stay inputs.
+#[test]
+fn unwritten_inputs_read_zero() {
+    let s = lowered(FS, "zero_inputs=0x2");
+    let tc = s.var(s.find_var("tc").unwrap());
+    assert!(matches!(tc.kind, VarKind::Local), "{}", print(&s));
+    assert!(s.var(s.find_var("col").unwrap()).is_input());
+    assert!(
+        print(&s).contains("const 0.0, 0.0, 0.0, 0.0"),
+        "{}",
+        print(&s)
+    );
+    // A mask that misses the input's location changes nothing.
+    let s = lowered(FS, "zero_inputs=0x4");
+    assert!(s.var(s.find_var("tc").unwrap()).is_input());
+}

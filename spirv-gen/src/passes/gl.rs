@@ -523,6 +523,50 @@ pub fn reads_draw_index(s: &Shader) -> bool {
     s.find_builtin(false, BuiltIn::DrawIndex).is_some()
 }
 
+/// Fragment inputs the previous stage does not write (`mask`, bit i =
+/// location i) become locals holding 0, as Zink's `rewrite_read_as_0`:
+/// an input is turned when every location it spans is in `mask`. Runs
+/// after the lowerings that replace inputs (sprite coordinates, two-sided
+/// colour), so those keep what they need.
+pub fn lower_unwritten_inputs(s: &mut Shader, mask: u32) {
+    if s.stage != Stage::Fragment || mask == 0 {
+        return;
+    }
+    let mut zeroed = Vec::new();
+    for (i, v) in s.vars.iter_mut().enumerate() {
+        let VarKind::Input(io) = &v.kind else {
+            continue;
+        };
+        if io.builtin.is_some() {
+            continue;
+        }
+        let Some(l) = io.location else { continue };
+        let n = v.array.unwrap_or(1);
+        if (l..l.saturating_add(n)).all(|k| k < 32 && mask >> k & 1 == 1) {
+            v.kind = VarKind::Local;
+            zeroed.push((VarId(i as u32), v.ty, v.array));
+        }
+    }
+    if zeroed.is_empty() {
+        return;
+    }
+    let mut e = Emit::new(s);
+    for (var, ty, array) in zeroed {
+        let zero = e.konst(ty, vec![0; ty.comps as usize]);
+        match array {
+            None => e.store(var, None, zero),
+            Some(n) => {
+                for k in 0..n as i32 {
+                    let idx = e.i32(k);
+                    e.store(var, Some(idx), zero);
+                }
+            }
+        }
+    }
+    let code = e.out;
+    s.body.splice(0..0, code);
+}
+
 /// Framebuffer fetch reads at the fragment's pixel: declares the
 /// `frag_coord` input the emitter reads for each `fbfetch` (it reads the
 /// raw window position, not the GL-lowered one).

@@ -153,6 +153,12 @@ pub struct VariantKey {
     /// colour (GL leaves the back one undefined; a fragment input no stage
     /// writes is invalid Vulkan).
     pub two_side_front_only: u8,
+    /// Fragment input locations (bit i = location i) the previous stage
+    /// does not write: inputs wholly at such locations read 0
+    /// ([`gl::lower_unwritten_inputs`], Zink's `rewrite_read_as_0`; GL
+    /// leaves them undefined, and an input no stage writes is invalid
+    /// Vulkan).
+    pub zero_inputs: u32,
     /// Default point size (f32 bits) when drawing points and the shader
     /// writes none.
     pub point_size: Option<u32>,
@@ -269,6 +275,7 @@ impl VariantKey {
                     k.unbound_outputs = u8::try_from(num(need()?)?)
                         .map_err(|_| Error::new("key: unbound_outputs mask > 0xff"))?
                 }
+                "zero_inputs" => k.zero_inputs = num(need()?)?,
                 "two_side_front_only" => {
                     k.two_side_front_only = u8::try_from(num(need()?)?)
                         .ok()
@@ -437,6 +444,7 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     if key.sample_shading {
         gl::lower_sample_shading(s);
     }
+    gl::lower_unwritten_inputs(s, key.zero_inputs);
     gl::lower_fbfetch(s);
     if key.fbfetch_ms {
         gl::lower_fbfetch_ms(s);

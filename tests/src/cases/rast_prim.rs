@@ -477,3 +477,84 @@ const _: () = {
         run
     );
 };
+
+/// A fragment shader reading a varying the last vertex-processing stage
+/// does not write (legal in GL, where its value is undefined; invalid in
+/// Vulkan): it reads 0, as in Zink. The vertex shader writes (0.25, 0.5,
+/// 0, 1) at location 0; the fragment shader outputs location 0 plus
+/// location 3, which nothing writes. With `gs`, a pass-through geometry
+/// shader that writes only location 0 is the last stage.
+fn unwritten_varying(ctx: &mut TestContext, gs: bool) -> R {
+    const VS: &str = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+out @a : f32x4 location=0
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  %1 : f32x4 = const 0.25, 0.5, 0.0, 1.0
+  store @a, %1
+}
+";
+    const FS: &str = "shader fragment
+in @a : f32x4 location=0
+in @b : f32x4 location=3
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x4 = load @a
+  %1 : f32x4 = load @b
+  %2 : f32x4 = fadd %0, %1
+  store @frag, %2
+}
+";
+    const GS: &str =
+        "shader geometry input=triangles output=triangle_strip max_vertices=3 invocations=1
+in @pos : f32x4[3] builtin=position
+in @ia : f32x4[3] location=0
+out @gl_pos : f32x4 builtin=position
+out @a : f32x4 location=0
+fn main {
+  %0 : i32 = const 0
+  %1 : i32 = const 1
+  %2 : i32 = const 2
+  %3 : f32x4 = load @pos, %0
+  %4 : f32x4 = load @ia, %0
+  store @gl_pos, %3
+  store @a, %4
+  emit_vertex
+  %5 : f32x4 = load @pos, %1
+  %6 : f32x4 = load @ia, %1
+  store @gl_pos, %5
+  store @a, %6
+  emit_vertex
+  %7 : f32x4 = load @pos, %2
+  %8 : f32x4 = load @ia, %2
+  store @gl_pos, %7
+  store @a, %8
+  emit_vertex
+  end_primitive
+}
+";
+    let mut e = env_with(ctx, |_| {})?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS, FS)?;
+    if gs {
+        bind_stage(&mut e, ShaderStage::Geometry, GS)?;
+    }
+    bind_rasterizer(&mut e, |_| {})?;
+    let full: Vec<f32> = [vtx(-8.0, -8.0), vtx(40.0, -8.0), vtx(-8.0, 40.0)].concat();
+    bind_vertices(&mut e, &full, None)?;
+    clear_color(&mut e, [0.0; 4])?;
+    draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
+    check_image(ctx, &mut e, &t, |_, _| Some(unorm([0.25, 0.5, 0.0, 1.0])))
+}
+const _: () = {
+    fn vs(ctx: &mut TestContext) -> Outcome {
+        Outcome::from_result(unwritten_varying(ctx, false))
+    }
+    fn gs(ctx: &mut TestContext) -> Outcome {
+        Outcome::from_result(unwritten_varying(ctx, true))
+    }
+    test_case!(name = "pipe.draw.unwritten_varying.vs", vs);
+    test_case!(name = "pipe.draw.unwritten_varying.gs", gs);
+};
