@@ -1588,69 +1588,92 @@ impl VkContext {
         if n_viewports == 1 && self.draw_cache.dynamic == Some(state) {
             return Ok(());
         }
+        // Three groups, each recorded only when it changed: the core
+        // states, the dynamic rasterizer states and the dynamic blend
+        // states (a blend change then records its 5 commands, not all of
+        // them; lavapipe revalidates each recorded state).
+        let prev = self.draw_cache.dynamic.filter(|_| n_viewports == 1);
+        let core = |d: DynState| DynState {
+            blend_state: None,
+            raster_state: None,
+            ..d
+        };
+        let core_changed = prev.map(core) != Some(core(state));
+        let raster_changed = prev.map(|p| p.raster_state) != Some(state.raster_state);
+        let blend_changed = prev.map(|p| p.blend_state) != Some(state.blend_state);
         self.draw_cache.dynamic = Some(state);
-        // SAFETY: guaranteed by the caller.
-        unsafe {
-            raw.cmd_set_viewport_with_count(cmd, &viewports);
-            raw.cmd_set_scissor_with_count(cmd, &scissors);
-            raw.cmd_set_line_width(cmd, line_width);
-            if offset_enabled {
-                raw.cmd_set_depth_bias(
-                    cmd,
-                    rast.offset_units,
-                    rast.offset_clamp,
-                    rast.offset_scale,
-                );
-            } else {
-                raw.cmd_set_depth_bias(cmd, 0.0, 0.0, 0.0);
-            }
-            raw.cmd_set_blend_constants(cmd, &blend_color);
-            raw.cmd_set_depth_bounds(cmd, depth_bounds.0, depth_bounds.1.max(depth_bounds.0));
-            raw.cmd_set_stencil_compare_mask(cmd, vk::StencilFaceFlags::FRONT, front.compare_mask);
-            raw.cmd_set_stencil_compare_mask(cmd, vk::StencilFaceFlags::BACK, back.compare_mask);
-            raw.cmd_set_stencil_write_mask(cmd, vk::StencilFaceFlags::FRONT, front.write_mask);
-            raw.cmd_set_stencil_write_mask(cmd, vk::StencilFaceFlags::BACK, back.write_mask);
-            raw.cmd_set_stencil_reference(cmd, vk::StencilFaceFlags::FRONT, u32::from(refs[0]));
-            raw.cmd_set_stencil_reference(cmd, vk::StencilFaceFlags::BACK, u32::from(refs[1]));
-            raw.cmd_set_cull_mode(cmd, cull);
-            raw.cmd_set_front_face(
-                cmd,
-                if rast.front_ccw {
-                    vk::FrontFace::COUNTER_CLOCKWISE
+        if core_changed {
+            // SAFETY: guaranteed by the caller.
+            unsafe {
+                raw.cmd_set_viewport_with_count(cmd, &viewports);
+                raw.cmd_set_scissor_with_count(cmd, &scissors);
+                raw.cmd_set_line_width(cmd, line_width);
+                if offset_enabled {
+                    raw.cmd_set_depth_bias(
+                        cmd,
+                        rast.offset_units,
+                        rast.offset_clamp,
+                        rast.offset_scale,
+                    );
                 } else {
-                    vk::FrontFace::CLOCKWISE
-                },
-            );
-            raw.cmd_set_primitive_topology(cmd, topology);
-            raw.cmd_set_depth_test_enable(cmd, dsa.depth_enabled);
-            raw.cmd_set_depth_write_enable(cmd, dsa.depth_enabled && dsa.depth_writemask);
-            raw.cmd_set_depth_compare_op(cmd, compare_op(dsa.depth_func));
-            raw.cmd_set_depth_bounds_test_enable(
-                cmd,
-                dsa.depth_bounds_test && caps.depth_bounds_test,
-            );
-            raw.cmd_set_stencil_test_enable(cmd, dsa.stencil[0].enabled);
-            raw.cmd_set_stencil_op(
-                cmd,
-                vk::StencilFaceFlags::FRONT,
-                front.fail_op,
-                front.pass_op,
-                front.depth_fail_op,
-                front.compare_op,
-            );
-            raw.cmd_set_stencil_op(
-                cmd,
-                vk::StencilFaceFlags::BACK,
-                back.fail_op,
-                back.pass_op,
-                back.depth_fail_op,
-                back.compare_op,
-            );
-            raw.cmd_set_primitive_restart_enable(cmd, restart);
-            raw.cmd_set_rasterizer_discard_enable(cmd, rast.rasterizer_discard);
+                    raw.cmd_set_depth_bias(cmd, 0.0, 0.0, 0.0);
+                }
+                raw.cmd_set_blend_constants(cmd, &blend_color);
+                raw.cmd_set_depth_bounds(cmd, depth_bounds.0, depth_bounds.1.max(depth_bounds.0));
+                raw.cmd_set_stencil_compare_mask(
+                    cmd,
+                    vk::StencilFaceFlags::FRONT,
+                    front.compare_mask,
+                );
+                raw.cmd_set_stencil_compare_mask(
+                    cmd,
+                    vk::StencilFaceFlags::BACK,
+                    back.compare_mask,
+                );
+                raw.cmd_set_stencil_write_mask(cmd, vk::StencilFaceFlags::FRONT, front.write_mask);
+                raw.cmd_set_stencil_write_mask(cmd, vk::StencilFaceFlags::BACK, back.write_mask);
+                raw.cmd_set_stencil_reference(cmd, vk::StencilFaceFlags::FRONT, u32::from(refs[0]));
+                raw.cmd_set_stencil_reference(cmd, vk::StencilFaceFlags::BACK, u32::from(refs[1]));
+                raw.cmd_set_cull_mode(cmd, cull);
+                raw.cmd_set_front_face(
+                    cmd,
+                    if rast.front_ccw {
+                        vk::FrontFace::COUNTER_CLOCKWISE
+                    } else {
+                        vk::FrontFace::CLOCKWISE
+                    },
+                );
+                raw.cmd_set_primitive_topology(cmd, topology);
+                raw.cmd_set_depth_test_enable(cmd, dsa.depth_enabled);
+                raw.cmd_set_depth_write_enable(cmd, dsa.depth_enabled && dsa.depth_writemask);
+                raw.cmd_set_depth_compare_op(cmd, compare_op(dsa.depth_func));
+                raw.cmd_set_depth_bounds_test_enable(
+                    cmd,
+                    dsa.depth_bounds_test && caps.depth_bounds_test,
+                );
+                raw.cmd_set_stencil_test_enable(cmd, dsa.stencil[0].enabled);
+                raw.cmd_set_stencil_op(
+                    cmd,
+                    vk::StencilFaceFlags::FRONT,
+                    front.fail_op,
+                    front.pass_op,
+                    front.depth_fail_op,
+                    front.compare_op,
+                );
+                raw.cmd_set_stencil_op(
+                    cmd,
+                    vk::StencilFaceFlags::BACK,
+                    back.fail_op,
+                    back.pass_op,
+                    back.depth_fail_op,
+                    back.compare_op,
+                );
+                raw.cmd_set_primitive_restart_enable(cmd, restart);
+                raw.cmd_set_rasterizer_discard_enable(cmd, rast.rasterizer_discard);
+            }
         }
-        if let (Some((_, per_sample)), Some((eds3, lines))) =
-            (raster_state, &self.dynamic_rasterizer)
+        if let (true, Some((_, per_sample)), Some((eds3, lines))) =
+            (raster_changed, raster_state, &self.dynamic_rasterizer)
         {
             let (line_mode, stipple_ok) =
                 crate::pipeline::line_rasterization(self.dev(), &rast, per_sample);
@@ -1682,7 +1705,9 @@ impl VkContext {
                 raw.cmd_set_depth_bias_enable(cmd, offset_enabled);
             }
         }
-        if let (Some((_, ints, n)), Some((eds2, eds3))) = (blend_state, &self.dynamic_blend) {
+        if let (true, Some((_, ints, n)), Some((eds2, eds3))) =
+            (blend_changed, blend_state, &self.dynamic_blend)
+        {
             let bs = blend_cso.unwrap_or(BlendState {
                 rt: [RtBlendState {
                     colormask: ColorMask::RGBA,
