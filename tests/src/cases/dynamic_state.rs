@@ -91,53 +91,63 @@ fn switches(ctx: &mut TestContext, dynamic: bool) -> R {
     })
 }
 
-/// With dynamic blend, drawing with two blend states creates one
-/// pipeline; with baked blend state, two.
-fn pipelines(ctx: &mut TestContext, dynamic: bool) -> R {
-    let mut opts = crate::harness::options(ctx);
-    opts.no_dynamic_blend = Some(!dynamic);
+/// Draws a full-target triangle once after each of `binds` (a state
+/// change) on a context whose screen bakes state or not (`opts`), and
+/// checks
+/// that dynamic state made one pipeline and baked state one per change.
+fn count_pipelines(
+    opts: pipe_vk::ScreenOptions,
+    what: &str,
+    dynamic: bool,
+    binds: &mut [&mut dyn FnMut(&mut pipe_vk::context::VkContext) -> R],
+) -> R {
     let screen = step("screen", pipe_vk::VkScreen::new(&opts))?;
     let full = [
         -1.0, -1.0, 0.0, 1.0, 3.0, -1.0, 0.0, 1.0, -1.0, 3.0, 0.0, 1.0,
     ];
     let mut c = super::draw::unwrapped_triangle_rig(&screen, 4, 4, &full)?;
-    let mut states = Vec::new();
-    for colormask in [ColorMask::R, ColorMask::G] {
-        let bs = BlendState {
-            rt: [RtBlendState {
-                colormask,
-                ..Default::default()
-            }; MAX_COLOR_BUFS],
-            ..Default::default()
-        };
-        states.push(step("blend", c.create_blend_state(&bs))?);
-    }
     let before = c.stats().pipelines_created;
-    for h in states {
-        step("bind blend", c.bind_blend_state(Some(h)))?;
-        step(
-            "draw",
-            c.draw_vbo(
-                &DrawInfo::default(),
-                0,
-                None,
-                &[DrawStartCountBias {
-                    start: 0,
-                    count: 3,
-                    index_bias: 0,
-                }],
-            ),
-        )?;
+    for bind in binds.iter_mut() {
+        bind(&mut c)?;
+        let one = [DrawStartCountBias {
+            start: 0,
+            count: 3,
+            index_bias: 0,
+        }];
+        step("draw", c.draw_vbo(&DrawInfo::default(), 0, None, &one))?;
     }
     let created = c.stats().pipelines_created - before;
-    let want = if dynamic { 1 } else { 2 };
+    let want = if dynamic { 1 } else { binds.len() as u64 };
     if created != want {
         return Err(Outcome::fail(format!(
-            "draws with two blend states created {created} pipelines, want {want} \
-             (dynamic blend: {dynamic})"
+            "draws with {} {what} states created {created} pipelines, want {want} \
+             (dynamic: {dynamic})",
+            binds.len()
         )));
     }
     Ok(())
+}
+
+/// With dynamic blend, drawing with two blend states creates one
+/// pipeline; with baked blend state, two.
+fn pipelines(ctx: &mut TestContext, dynamic: bool) -> R {
+    let mut opts = crate::harness::options(ctx);
+    opts.no_dynamic_blend = Some(!dynamic);
+    let bind = |colormask| {
+        move |c: &mut pipe_vk::context::VkContext| -> R {
+            let bs = BlendState {
+                rt: [RtBlendState {
+                    colormask,
+                    ..Default::default()
+                }; MAX_COLOR_BUFS],
+                ..Default::default()
+            };
+            let h = step("blend", c.create_blend_state(&bs))?;
+            step("bind blend", c.bind_blend_state(Some(h)))
+        }
+    };
+    let (mut r, mut g) = (bind(ColorMask::R), bind(ColorMask::G));
+    count_pipelines(opts, "blend", dynamic, &mut [&mut r, &mut g])
 }
 
 macro_rules! both {
@@ -243,48 +253,21 @@ fn raster_switches(ctx: &mut TestContext, dynamic: bool) -> R {
 fn raster_pipelines(ctx: &mut TestContext, dynamic: bool) -> R {
     let mut opts = crate::harness::options(ctx);
     opts.no_dynamic_rasterizer = Some(!dynamic);
-    let screen = step("screen", pipe_vk::VkScreen::new(&opts))?;
-    let full = [
-        -1.0, -1.0, 0.0, 1.0, 3.0, -1.0, 0.0, 1.0, -1.0, 3.0, 0.0, 1.0,
-    ];
-    let mut c = super::draw::unwrapped_triangle_rig(&screen, 4, 4, &full)?;
-    let mut states = Vec::new();
-    for mode in [PolygonMode::Fill, PolygonMode::Line] {
-        let r = RasterizerState {
-            fill_front: mode,
-            fill_back: mode,
-            line_width: 1.0,
-            half_pixel_center: true,
-            depth_clip_near: true,
-            depth_clip_far: true,
-            ..Default::default()
-        };
-        states.push(step("rasterizer", c.create_rasterizer_state(&r))?);
-    }
-    let before = c.stats().pipelines_created;
-    for h in states {
-        step("bind rasterizer", c.bind_rasterizer_state(Some(h)))?;
-        step(
-            "draw",
-            c.draw_vbo(
-                &DrawInfo::default(),
-                0,
-                None,
-                &[DrawStartCountBias {
-                    start: 0,
-                    count: 3,
-                    index_bias: 0,
-                }],
-            ),
-        )?;
-    }
-    let created = c.stats().pipelines_created - before;
-    let want = if dynamic { 1 } else { 2 };
-    if created != want {
-        return Err(Outcome::fail(format!(
-            "draws with two rasterizer states created {created} pipelines, want {want} \
-             (dynamic rasterizer: {dynamic})"
-        )));
-    }
-    Ok(())
+    let bind = |mode| {
+        move |c: &mut pipe_vk::context::VkContext| -> R {
+            let r = RasterizerState {
+                fill_front: mode,
+                fill_back: mode,
+                line_width: 1.0,
+                half_pixel_center: true,
+                depth_clip_near: true,
+                depth_clip_far: true,
+                ..Default::default()
+            };
+            let h = step("rasterizer", c.create_rasterizer_state(&r))?;
+            step("bind rasterizer", c.bind_rasterizer_state(Some(h)))
+        }
+    };
+    let (mut fill, mut line) = (bind(PolygonMode::Fill), bind(PolygonMode::Line));
+    count_pipelines(opts, "rasterizer", dynamic, &mut [&mut fill, &mut line])
 }

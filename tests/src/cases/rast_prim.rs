@@ -69,7 +69,7 @@ fn bind_stipple_rasterizer(e: &mut Env) -> R {
 }
 
 /// Emits the first edge of each triangle as a line strip.
-const GS_FIRST_EDGE: &str =
+pub(crate) const GS_FIRST_EDGE: &str =
     "shader geometry input=triangles output=line_strip max_vertices=2 invocations=1
 in @pos : f32x4[3] builtin=position
 out @gl_pos : f32x4 builtin=position

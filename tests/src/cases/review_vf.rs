@@ -494,23 +494,7 @@ const _: () = {
 // ---------------------------------------------------------------------------
 // The rasterized primitive.
 
-/// Emits the first edge of each triangle as a line strip.
-const GS_FIRST_EDGE: &str =
-    "shader geometry input=triangles output=line_strip max_vertices=2 invocations=1
-in @pos : f32x4[3] builtin=position
-out @gl_pos : f32x4 builtin=position
-fn main {
-  %0 : i32 = const 0
-  %1 : i32 = const 1
-  %2 : f32x4 = load @pos, %0
-  %3 : f32x4 = load @pos, %1
-  store @gl_pos, %2
-  emit_vertex
-  store @gl_pos, %3
-  emit_vertex
-  end_primitive
-}
-";
+use super::rast_prim::GS_FIRST_EDGE;
 
 /// `GS_FIRST_EDGE` as SPIR-V with its `OpExecutionMode`s reversed, so
 /// the input primitive (`Triangles`) follows `OutputLineStrip` (SPIR-V
