@@ -148,9 +148,9 @@ pub struct DynState {
     ops: [i32; 8],
     restart: bool,
     /// Where blend state is dynamic: the blend CSO (`u32::MAX`: none),
-    /// the integer colour buffers and the colour buffer count it was set
-    /// for.
-    blend_state: Option<(u32, u8, u8)>,
+    /// the integer colour buffers, the unbound ones and the colour buffer
+    /// count it was set for.
+    blend_state: Option<(u32, u8, u8, u8)>,
     /// Where rasterizer state is dynamic: the rasterizer CSO
     /// (`u32::MAX`: none) and whether the draw shades per sample (which
     /// rules out Bresenham and smooth lines).
@@ -1510,17 +1510,18 @@ impl VkContext {
         // Dynamic blend state: per colour buffer, what the pipeline would
         // otherwise bake (`PipelineCache::create`).
         let blend_state = if self.dynamic_blend.is_some() {
-            let mut ints = 0u8;
+            let (mut ints, mut unbound) = (0u8, 0u8);
             for (i, c) in fb.cbufs.iter().enumerate() {
-                if c.as_ref()
-                    .is_some_and(|s| s.desc().template.format.is_pure_integer())
-                {
-                    ints |= 1 << i;
+                match c {
+                    Some(s) if s.desc().template.format.is_pure_integer() => ints |= 1 << i,
+                    Some(_) => {}
+                    None => unbound |= 1 << i,
                 }
             }
             Some((
                 b.blend.map_or(u32::MAX, |h| h.id()),
                 ints,
+                unbound,
                 fb.cbufs.len() as u8,
             ))
         } else {
@@ -1705,7 +1706,7 @@ impl VkContext {
                 raw.cmd_set_depth_bias_enable(cmd, offset_enabled);
             }
         }
-        if let (true, Some((_, ints, n)), Some((eds2, eds3))) =
+        if let (true, Some((_, ints, unbound, n)), Some((eds2, eds3))) =
             (blend_changed, blend_state, &self.dynamic_blend)
         {
             let bs = blend_cso.unwrap_or(BlendState {
@@ -1744,7 +1745,14 @@ impl VkContext {
                 })
                 .collect();
             let masks: SmallVec<[vk::ColorComponentFlags; 8]> = (0..n)
-                .map(|i| vk::ColorComponentFlags::from_raw(u32::from(rt(i).colormask.bits())))
+                .map(|i| {
+                    // Unbound slots write nothing, as in the baked path.
+                    if unbound & (1 << i) != 0 {
+                        vk::ColorComponentFlags::empty()
+                    } else {
+                        vk::ColorComponentFlags::from_raw(u32::from(rt(i).colormask.bits()))
+                    }
+                })
                 .collect();
             let logic_op = self.dev().device.features.core.logic_op == vk::TRUE;
             // Pipelines without colour attachments declare none of these
