@@ -1527,10 +1527,6 @@ impl VkContext {
         } else {
             None
         };
-        let blend_cso = match b.blend {
-            Some(h) if blend_state.is_some() => Some(*self.blend_table().get(h)?),
-            _ => None,
-        };
         let raster_state = if self.dynamic_rasterizer.is_some() {
             let per_sample = self.per_sample_ms(&rast)?;
             Some((b.rasterizer.map_or(u32::MAX, |h| h.id()), per_sample))
@@ -1709,13 +1705,8 @@ impl VkContext {
         if let (true, Some((_, ints, unbound, n)), Some((eds2, eds3))) =
             (blend_changed, blend_state, &self.dynamic_blend)
         {
-            let bs = blend_cso.unwrap_or(BlendState {
-                rt: [RtBlendState {
-                    colormask: ColorMask::RGBA,
-                    ..Default::default()
-                }; MAX_COLOR_BUFS],
-                ..Default::default()
-            });
+            // Looked up only when it changed.
+            let bs = self.bound_blend()?;
             let n = usize::from(n);
             let rt = |i: usize| {
                 if bs.independent_blend_enable {
@@ -2005,16 +1996,7 @@ impl VkContext {
                 .clone(),
             None => Arc::from([]),
         };
-        let blend = match b.blend {
-            Some(h) => *self.blend_table().get(h)?,
-            None => BlendState {
-                rt: [RtBlendState {
-                    colormask: ColorMask::RGBA,
-                    ..Default::default()
-                }; MAX_COLOR_BUFS],
-                ..Default::default()
-            },
-        };
+        let blend = self.bound_blend()?;
         let rasterizer = match b.rasterizer {
             Some(h) => *self.rasterizer_table().get(h)?,
             None => RasterizerState {
@@ -2055,6 +2037,21 @@ impl VkContext {
                 half_pixel_center: true,
                 depth_clip_near: true,
                 depth_clip_far: true,
+                ..Default::default()
+            },
+        })
+    }
+
+    /// The bound blend state; with none bound, GL's default (no
+    /// blending, every channel written).
+    fn bound_blend(&self) -> PipeResult<BlendState> {
+        Ok(match self.bound().blend {
+            Some(h) => *self.blend_table().get(h)?,
+            None => BlendState {
+                rt: [RtBlendState {
+                    colormask: ColorMask::RGBA,
+                    ..Default::default()
+                }; MAX_COLOR_BUFS],
                 ..Default::default()
             },
         })

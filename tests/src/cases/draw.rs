@@ -15,8 +15,8 @@ use pipe_core::view::SurfaceTemplate;
 use pipe_core::{Context, Format, PipeError, Resource};
 
 use crate::harness::{
-    bind_program, bind_rasterizer, env, f32s, set_color, shader, step, unorm, Env, FS_UBO_COLOR,
-    VS_PASSTHROUGH,
+    bind_program, bind_rasterizer, bind_stage, env, f32s, set_color, shader, step, unorm, Env,
+    FS_UBO_COLOR, VS_PASSTHROUGH,
 };
 use crate::{both_paths, test_case, Outcome, TestContext};
 
@@ -1872,12 +1872,7 @@ fn tessellation_default_levels(ctx: &mut TestContext, staging: bool) -> R {
     }
     let t = setup(&mut e, false)?;
     bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
-    let te = step(
-        "tes",
-        e.ctx
-            .create_tes_state(&shader(ShaderStage::TessEval, TES_ISOLINE_POINTS)?),
-    )?;
-    step("bind tes", e.ctx.bind_tes_state(Some(te)))?;
+    bind_stage(&mut e, ShaderStage::TessEval, TES_ISOLINE_POINTS)?;
     step("patch vertices", e.ctx.set_patch_vertices(1))?;
     let c = [1.0, 0.5, 0.0, 1.0];
     set_color(&mut e, c)?;

@@ -104,7 +104,7 @@ fn gs_line_strip_stipple(ctx: &mut TestContext, emulated: bool) -> R {
 
 /// Isolines, one segment per patch of two vertices: the position is
 /// `mix(p0, p1, u)`.
-const TES_ISOLINES: &str = "shader tess_eval mode=isolines spacing=equal winding=ccw
+pub(crate) const TES_ISOLINES: &str = "shader tess_eval mode=isolines spacing=equal winding=ccw
 in @pos : f32x4[32] builtin=position
 in @tc : f32x3 builtin=tess_coord
 out @gl_pos : f32x4 builtin=position

@@ -19,8 +19,8 @@ use pipe_core::{Format, PipeError};
 
 use crate::cases::draw::{bind_vertices, check_image, clear_color, draw, setup};
 use crate::harness::{
-    bind_program, bind_rasterizer, env_with, f32s, set_color, set_framebuffer, set_full_viewport,
-    shader, step, unorm, Env, FS_UBO_COLOR, VS_PASSTHROUGH,
+    bind_program, bind_rasterizer, bind_stage, env_with, f32s, set_color, set_framebuffer,
+    set_full_viewport, shader, step, unorm, Env, FS_UBO_COLOR, VS_PASSTHROUGH,
 };
 use crate::{test_case, Outcome, TestContext};
 
@@ -580,24 +580,11 @@ const _: () = {
     );
 };
 
-/// Tessellated isolines in point mode: each vertex a point.
-const TES_POINTS: &str = "shader tess_eval mode=isolines spacing=equal winding=ccw point_mode
-in @pos : f32x4[32] builtin=position
-in @tc : f32x3 builtin=tess_coord
-out @gl_pos : f32x4 builtin=position
-fn main {
-  %0 : f32x3 = load @tc
-  %1 : f32 = swizzle %0, x
-  %2 : f32x4 = vec %1, %1, %1, %1
-  %3 : i32 = const 0
-  %4 : i32 = const 1
-  %5 : f32x4 = load @pos, %3
-  %6 : f32x4 = load @pos, %4
-  %7 : f32x4 = fsub %6, %5
-  %8 : f32x4 = ffma %7, %2, %5
-  store @gl_pos, %8
+/// Tessellated isolines in point mode: each vertex a point (rast_prim's
+/// isoline shader with `point_mode`).
+fn tes_points() -> String {
+    super::rast_prim::TES_ISOLINES.replacen("winding=ccw", "winding=ccw point_mode", 1)
 }
-";
 
 /// The rasterizer's point size (3, not per vertex) sizes the points of a
 /// tessellation evaluation shader in point mode: a patch from (4.5, 8.5)
@@ -610,12 +597,7 @@ fn tes_point_mode_size(ctx: &mut TestContext) -> R {
     }
     let t = setup(&mut e, false)?;
     bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
-    let te = step(
-        "tes",
-        e.ctx
-            .create_tes_state(&shader(ShaderStage::TessEval, TES_POINTS)?),
-    )?;
-    step("bind tes", e.ctx.bind_tes_state(Some(te)))?;
+    bind_stage(&mut e, ShaderStage::TessEval, &tes_points())?;
     step("patch vertices", e.ctx.set_patch_vertices(2))?;
     step(
         "set_tess_state",
@@ -685,12 +667,7 @@ fn gs_adjacency_line_stipple(ctx: &mut TestContext, emulated: bool) -> R {
     }
     let t = setup(&mut e, false)?;
     bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
-    let g = step(
-        "gs",
-        e.ctx
-            .create_gs_state(&shader(ShaderStage::Geometry, GS_ADJ_MIDDLE)?),
-    )?;
-    step("bind gs", e.ctx.bind_gs_state(Some(g)))?;
+    bind_stage(&mut e, ShaderStage::Geometry, GS_ADJ_MIDDLE)?;
     bind_rasterizer(&mut e, |r| {
         r.line_stipple_enable = true;
         r.line_stipple_factor = (FACTOR - 1) as u8;
