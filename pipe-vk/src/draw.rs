@@ -1700,6 +1700,9 @@ impl VkContext {
                     rast.line_stipple_pattern,
                 );
                 raw.cmd_set_depth_bias_enable(cmd, offset_enabled);
+                if self.dev().separate_depth_clip() {
+                    eds3.cmd_set_depth_clip_enable(cmd, rast.depth_clip_near);
+                }
             }
         }
         if let (true, Some((_, ints, unbound, n)), Some((eds2, eds3))) =

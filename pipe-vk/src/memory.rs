@@ -138,14 +138,17 @@ pub struct QueueState {
 }
 
 impl DeviceShared {
-    /// Whether blend state is dynamic (VK_EXT_extended_dynamic_state3's
-    /// colour blend enable, equation and write mask and logic-op enable,
-    /// with VK_EXT_extended_dynamic_state2's logic op): pipelines then
-    /// leave it out of their key, so a blend change does not switch
-    /// pipelines. Off with `PIPE_VK_DEBUG=no_dynamic_blend`.
+    /// Whether depth clipping can be set apart from depth clamping
+    /// (VK_EXT_depth_clip_enable; Gallium's `depth_clip_near`/`far`).
+    /// Without it Vulkan clips exactly when it does not clamp, and the
+    /// screen does not claim `depth_clip_disable`.
+    pub fn separate_depth_clip(&self) -> bool {
+        self.device.features.depth_clip_enable.depth_clip_enable == vk::TRUE
+    }
+
     /// Whether rasterizer state is dynamic (polygon mode, depth clamp,
-    /// provoking vertex, line rasterization mode and stipple from
-    /// VK_EXT_extended_dynamic_state3 and VK_EXT_line_rasterization;
+    /// depth clip, provoking vertex, line rasterization mode and stipple
+    /// from VK_EXT_extended_dynamic_state3 and VK_EXT_line_rasterization;
     /// depth bias enable from Vulkan 1.3; rasterizer discard is dynamic on
     /// every pipeline): pipelines
     /// then leave the rasterizer CSO out of their key. Off with
@@ -155,6 +158,7 @@ impl DeviceShared {
         let e3 = &f.extended_dynamic_state3;
         let t = |b: vk::Bool32| b == vk::TRUE;
         !self.debug.no_dynamic_rasterizer
+            && (t(e3.extended_dynamic_state3_depth_clip_enable) || !self.separate_depth_clip())
             && t(e3.extended_dynamic_state3_polygon_mode)
             && t(e3.extended_dynamic_state3_depth_clamp_enable)
             && t(e3.extended_dynamic_state3_provoking_vertex_mode)
@@ -164,6 +168,11 @@ impl DeviceShared {
             && f.has(ash::ext::line_rasterization::NAME)
     }
 
+    /// Whether blend state is dynamic (VK_EXT_extended_dynamic_state3's
+    /// colour blend enable, equation and write mask and logic-op enable,
+    /// with VK_EXT_extended_dynamic_state2's logic op): pipelines then
+    /// leave it out of their key, so a blend change does not switch
+    /// pipelines. Off with `PIPE_VK_DEBUG=no_dynamic_blend`.
     pub fn dynamic_blend(&self) -> bool {
         let f = &self.device.features;
         let e3 = &f.extended_dynamic_state3;

@@ -10,8 +10,9 @@
 //! ([`DYNAMIC_BLEND_STATES`], `DeviceShared::dynamic_blend`): a blend
 //! change then records state instead of switching pipelines. Likewise the
 //! rasterizer's polygon mode, depth clamp, provoking vertex, line
-//! rasterization mode and stipple (extended dynamic state 3 and
-//! VK_EXT_line_rasterization) with depth bias enable (Vulkan 1.3;
+//! rasterization mode and stipple and depth clip enable (extended dynamic
+//! state 3, VK_EXT_line_rasterization and VK_EXT_depth_clip_enable) with
+//! depth bias enable (Vulkan 1.3;
 //! rasterizer discard is dynamic in every pipeline): [`DYNAMIC_RASTERIZER_STATES`],
 //! `DeviceShared::dynamic_rasterizer`. What remains static is in
 //! [`GfxKey`]: the shader CSOs and their variant keys (which carry the
@@ -416,7 +417,9 @@ pub const DYNAMIC_BLEND_STATES: [vk::DynamicState; 5] = [
 ];
 
 /// Dynamic states graphics pipelines declare when rasterizer state is
-/// dynamic (`DeviceShared::dynamic_rasterizer`).
+/// dynamic (`DeviceShared::dynamic_rasterizer`), with depth clip enable
+/// where the device has VK_EXT_depth_clip_enable
+/// (`DeviceShared::separate_depth_clip`).
 pub const DYNAMIC_RASTERIZER_STATES: [vk::DynamicState; 7] = [
     vk::DynamicState::POLYGON_MODE_EXT,
     vk::DynamicState::DEPTH_CLAMP_ENABLE_EXT,
@@ -628,6 +631,17 @@ impl PipelineCache {
         } else {
             rs
         };
+        // Depth clipping apart from clamping (VK_EXT_depth_clip_enable):
+        // without it Vulkan clips exactly when it does not clamp. Vulkan
+        // has one switch for both planes; the near plane's decides, as in
+        // Zink (pipe-vk claims no separate near/far clip).
+        let mut depth_clip = vk::PipelineRasterizationDepthClipStateCreateInfoEXT::default()
+            .depth_clip_enable(r.depth_clip_near);
+        let rs = if dev.separate_depth_clip() {
+            rs.push_next(&mut depth_clip)
+        } else {
+            rs
+        };
         let samples = vk::SampleCountFlags::from_raw(key.samples.max(1));
         let per_sample = key.fs_key.sample_shading
             && key.samples > 1
@@ -683,6 +697,9 @@ impl PipelineCache {
         }
         if dev.dynamic_rasterizer() {
             dynamic_states.extend_from_slice(&DYNAMIC_RASTERIZER_STATES);
+            if dev.separate_depth_clip() {
+                dynamic_states.push(vk::DynamicState::DEPTH_CLIP_ENABLE_EXT);
+            }
         }
         let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
         let mut rendering = vk::PipelineRenderingCreateInfo::default()

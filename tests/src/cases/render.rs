@@ -25,7 +25,7 @@ use pipe_core::state::*;
 use pipe_core::view::{SamplerViewTemplate, SurfaceTemplate, Swizzle, ViewRange};
 use pipe_core::{Format, Resource};
 
-use crate::harness::{bind_program, env, f32s, step, Env, FS_UBO_COLOR, VS_PASSTHROUGH};
+use crate::harness::{bind_program, f32s, step, Env, FS_UBO_COLOR, VS_PASSTHROUGH};
 use crate::{test_case, Outcome, TestContext, Tolerance};
 
 type R = Result<(), Outcome>;
@@ -178,7 +178,18 @@ fn begin(
     zs: Option<Format>,
     samples: u32,
 ) -> Result<(Env, Rt), Outcome> {
-    let mut e = env(ctx, false)?;
+    begin_with(ctx, color, zs, samples, |_| {})
+}
+
+/// [`begin`] on a screen whose options `opts` changes (debug switches).
+fn begin_with(
+    ctx: &mut TestContext,
+    color: Format,
+    zs: Option<Format>,
+    samples: u32,
+    opts: impl FnOnce(&mut pipe_vk::ScreenOptions),
+) -> Result<(Env, Rt), Outcome> {
+    let mut e = crate::harness::env_with(ctx, opts)?;
     let s = samples.max(1);
     for (f, bind) in [
         (Some(color), BindFlags::RENDER_TARGET),
@@ -1009,6 +1020,117 @@ cases!("depth.format", depth_case, {
 cases!("depth.disabled", depth_case, {
     "no_test_no_write" => (Format::Z32Float, CompareFunc::Never, true, false),
 });
+
+/// Depth clipping and clamping per band of [`depth_clip_case`]: whether
+/// the rasterizer clips at the depth planes (`depth_clip_near`/`far`) and
+/// whether it clamps (`depth_clamp`).
+type ClipClamp = (bool, bool);
+
+/// Three column bands drawn at clip-space depths before the near plane,
+/// inside, and past the far plane, each with its own clip/clamp state,
+/// through a viewport with depth range [0.2, 0.6], depth test ALWAYS
+/// with writes, on a screen with rasterizer state dynamic or baked.
+/// GL's clip space (`clip_halfz` off) or D3D's. A band that is clipped
+/// leaves the clear (black, depth 1); one that is not is red, with its
+/// window depth (0.1 and 0.7 outside the range), clamped to the range
+/// when the band clamps.
+fn depth_clip_case(
+    ctx: &mut TestContext,
+    (bands, halfz, dynamic): ([ClipClamp; 3], bool, bool),
+) -> R {
+    let (mut e, t) = begin_with(ctx, UNORM, Some(Format::Z32Float), 0, |o| {
+        o.no_dynamic_rasterizer = Some(!dynamic)
+    })?;
+    let caps = e.screen.caps().clone();
+    if bands.iter().any(|b| !b.0) && !caps.depth_clip_disable {
+        return Err(Outcome::skip("the device cannot turn depth clipping off"));
+    }
+    if bands.iter().any(|b| b.1) && !caps.depth_clamp {
+        return Err(Outcome::skip("the device cannot clamp depth"));
+    }
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    // Window depth = translate + scale * z_ndc, over [0.2, 0.6].
+    let (scale, translate) = if halfz { (0.4, 0.2) } else { (0.2, 0.4) };
+    let vp = ViewportState {
+        scale: [W as f32 / 2.0, H as f32 / 2.0, scale],
+        translate: [W as f32 / 2.0, H as f32 / 2.0, translate],
+        swizzle: Default::default(),
+    };
+    step("set_viewport_states", e.ctx.set_viewport_states(0, &[vp]))?;
+    clear(
+        &mut e,
+        ClearFlags::COLOR0 | ClearFlags::DEPTHSTENCIL,
+        ColorUnion::from_f32(BLACK),
+        1.0,
+        0,
+        None,
+    )?;
+    bind_dsa(
+        &mut e,
+        &DepthStencilAlphaState {
+            depth_enabled: true,
+            depth_writemask: true,
+            depth_func: CompareFunc::Always,
+            ..Default::default()
+        },
+    )?;
+    set_src(&mut e, UNORM, RED)?;
+    // Window depths 0.1, 0.5 and 0.7: the clip-space z that gives them.
+    let window = [0.1f32, 0.5, 0.7];
+    let columns = [(0.0, 5.0), (5.0, 11.0), (11.0, 16.0)];
+    for (i, &(clip, clamp)) in bands.iter().enumerate() {
+        rasterizer(&mut e, |r| {
+            r.clip_halfz = halfz;
+            r.depth_clip_near = clip;
+            r.depth_clip_far = clip;
+            r.depth_clamp = clamp;
+        })?;
+        let z = (window[i] - translate) / scale;
+        let (x0, x1) = columns[i];
+        draw(&mut e, &rect(x0, 0.0, x1, 16.0, z, true), false)?;
+    }
+    let band = |x: u32| match x {
+        0..=4 => 0,
+        5..=10 => 1,
+        _ => 2,
+    };
+    // Inside the clip volume (band 1) nothing clips or clamps.
+    let drawn = |b: usize| b == 1 || !bands[b].0;
+    let depth = |b: usize| {
+        if !drawn(b) {
+            1.0
+        } else if bands[b].1 {
+            window[b].clamp(0.2, 0.6)
+        } else {
+            window[b]
+        }
+    };
+    let got = read_color(&mut e, &t.color)?;
+    check(ctx, "colour", &got, TOL_U8, |x, _| {
+        Some(if drawn(band(x)) { RED } else { BLACK })
+    })?;
+    let zs =
+        t.zs.as_ref()
+            .ok_or_else(|| Outcome::fail("no depth buffer"))?;
+    let z = read_zs(&mut e, zs)?;
+    check_values("depth", z.iter().map(|p| p.0), 1e-6, |x, _| depth(band(x)))
+}
+macro_rules! depth_clip_cases {
+    ($($name:literal => $bands:expr),+ $(,)?) => {
+        cases!("depth.clip.gl.dynamic", depth_clip_case, { $($name => ($bands, false, true)),+ });
+        cases!("depth.clip.gl.static", depth_clip_case, { $($name => ($bands, false, false)),+ });
+        cases!("depth.clip.halfz.dynamic", depth_clip_case, { $($name => ($bands, true, true)),+ });
+        cases!("depth.clip.halfz.static", depth_clip_case, { $($name => ($bands, true, false)),+ });
+    };
+}
+depth_clip_cases! {
+    "clip" => [(true, false); 3],
+    "clip_clamp" => [(true, true); 3],
+    "clamp" => [(false, true); 3],
+    "no_clip" => [(false, false); 3],
+    // Three states in one command buffer.
+    "mixed" => [(false, false), (false, true), (true, true)],
+}
 
 // ---------------------------------------------------------------------------
 // Stencil
