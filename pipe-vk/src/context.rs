@@ -126,6 +126,9 @@ pub struct VkContext {
         ash::ext::extended_dynamic_state3::Device,
         ash::ext::line_rasterization::Device,
     )>,
+    /// VK_EXT_vertex_input_dynamic_state entry points, where vertex input
+    /// is dynamic (`DeviceShared::dynamic_vertex_input`).
+    pub(crate) dynamic_vertex_input: Option<ash::ext::vertex_input_dynamic_state::Device>,
     /// The bound pipeline's fragment shader is the generated empty one
     /// (`ModuleCache::null_fs`): no shader is bound, but the draw needs the
     /// fragment-stage lowerings.
@@ -225,6 +228,9 @@ impl VkContext {
                     ash::ext::extended_dynamic_state3::Device::new(&dev.instance.raw, dev.raw()),
                     ash::ext::line_rasterization::Device::new(&dev.instance.raw, dev.raw()),
                 )
+            }),
+            dynamic_vertex_input: dev.dynamic_vertex_input().then(|| {
+                ash::ext::vertex_input_dynamic_state::Device::new(&dev.instance.raw, dev.raw())
             }),
             dynamic_blend: dev.dynamic_blend().then(|| {
                 (
@@ -781,6 +787,9 @@ impl Context for VkContext {
             let id = handle.id();
             self.velem_fetch.remove(&id);
             self.retire_pipelines(|k| k.velems == Some(id));
+            // Dynamic vertex input recorded for this CSO is looked up
+            // again: a later CSO may take the id.
+            self.draw_cache.dynamic = None;
         }
         if self.bound.velems == Some(handle) && !self.velems.contains(handle) {
             self.bound.velems = None;

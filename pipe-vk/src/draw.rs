@@ -155,6 +155,9 @@ pub struct DynState {
     /// (`u32::MAX`: none) and whether the draw shades per sample (which
     /// rules out Bresenham and smooth lines).
     raster_state: Option<(u32, bool)>,
+    /// Where vertex input is dynamic: the vertex-elements CSO
+    /// (`u32::MAX`: none).
+    vertex_input: Option<u32>,
     discard: bool,
 }
 
@@ -1533,6 +1536,10 @@ impl VkContext {
         } else {
             None
         };
+        let vertex_input = self
+            .dynamic_vertex_input
+            .is_some()
+            .then(|| b.velems.map_or(u32::MAX, |h| h.id()));
         let state = DynState {
             viewport: [vp.x, vp.y, vp.width, vp.height, vp.min_depth, vp.max_depth],
             scissor: [
@@ -1580,6 +1587,7 @@ impl VkContext {
             restart,
             blend_state,
             raster_state,
+            vertex_input,
             discard: rast.rasterizer_discard,
         };
         if n_viewports == 1 && self.draw_cache.dynamic == Some(state) {
@@ -1593,9 +1601,11 @@ impl VkContext {
         let core = |d: DynState| DynState {
             blend_state: None,
             raster_state: None,
+            vertex_input: None,
             ..d
         };
         let core_changed = prev.map(core) != Some(core(state));
+        let vertex_input_changed = prev.map(|p| p.vertex_input) != Some(state.vertex_input);
         let raster_changed = prev.map(|p| p.raster_state) != Some(state.raster_state);
         let blend_changed = prev.map(|p| p.blend_state) != Some(state.blend_state);
         self.draw_cache.dynamic = Some(state);
@@ -1668,6 +1678,26 @@ impl VkContext {
                 raw.cmd_set_primitive_restart_enable(cmd, restart);
                 raw.cmd_set_rasterizer_discard_enable(cmd, rast.rasterizer_discard);
             }
+        }
+        if let (true, Some(id), Some(vi_ext)) = (
+            vertex_input_changed,
+            vertex_input,
+            &self.dynamic_vertex_input,
+        ) {
+            let vi = match self.bound().velems {
+                Some(h) => {
+                    let velems = self.velems_table().get(h)?;
+                    let fetch = self.velem_fetch.get(&id).ok_or_else(|| {
+                        PipeError::invalid("draw_vbo: vertex elements state deleted")
+                    })?;
+                    crate::pipeline::VertexInput::new(self.dev(), velems, fetch)?
+                }
+                None => crate::pipeline::VertexInput::new(self.dev(), &[], &[])?,
+            };
+            // SAFETY: guaranteed by the caller; every pipeline declares
+            // VK_DYNAMIC_STATE_VERTEX_INPUT_EXT where this is set
+            // (`PipelineCache::create`).
+            unsafe { vi_ext.cmd_set_vertex_input(cmd, &vi.bindings, &vi.attributes) };
         }
         if let (true, Some((_, per_sample)), Some((eds3, lines))) =
             (raster_changed, raster_state, &self.dynamic_rasterizer)
@@ -1840,7 +1870,10 @@ impl VkContext {
             gs,
             patch_vertices: if tes.is_some() { b.patch_vertices } else { 0 },
             fs: fs.map(|h| h.cso.id()),
-            velems: b.velems.map(|h| h.id()),
+            velems: b
+                .velems
+                .map(|h| h.id())
+                .filter(|_| !self.dev().dynamic_vertex_input()),
             blend: b.blend.map(|h| h.id()).filter(|_| !dynamic_blend),
             blend_ms,
             rasterizer: b

@@ -55,6 +55,9 @@ pub struct DebugFlags {
     /// devices without the VK_EXT_extended_dynamic_state3 rasterization
     /// states must.
     pub no_dynamic_rasterizer: bool,
+    /// `no_dynamic_vertex_input`: bake vertex input into pipelines, as
+    /// devices without VK_EXT_vertex_input_dynamic_state must.
+    pub no_dynamic_vertex_input: bool,
 }
 
 impl DebugFlags {
@@ -70,6 +73,7 @@ impl DebugFlags {
             vertex_fixups: has("vertex_fixups"),
             no_dynamic_blend: has("no_dynamic_blend"),
             no_dynamic_rasterizer: has("no_dynamic_rasterizer"),
+            no_dynamic_vertex_input: has("no_dynamic_vertex_input"),
         }
     }
 }
@@ -138,6 +142,20 @@ pub struct QueueState {
 }
 
 impl DeviceShared {
+    /// Whether vertex input is dynamic (VK_EXT_vertex_input_dynamic_state):
+    /// pipelines then leave the vertex-elements CSO out of their key and
+    /// the draw records it (`pipeline::VertexInput`). Off with
+    /// `PIPE_VK_DEBUG=no_dynamic_vertex_input`.
+    pub fn dynamic_vertex_input(&self) -> bool {
+        !self.debug.no_dynamic_vertex_input
+            && self
+                .device
+                .features
+                .vertex_input_dynamic_state
+                .vertex_input_dynamic_state
+                == vk::TRUE
+    }
+
     /// Whether depth clipping can be set apart from depth clamping
     /// (VK_EXT_depth_clip_enable; Gallium's `depth_clip_near`/`far`).
     /// Without it Vulkan clips exactly when it does not clamp, and the

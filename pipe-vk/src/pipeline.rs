@@ -19,11 +19,11 @@
 //! rasterizer's shader lowerings), the vertex-elements CSO, the blend and
 //! rasterizer CSOs where they are not dynamic (else only blend's
 //! alpha-to-coverage and alpha-to-one; handles are hash-consed, so a
-//! handle stands for its state), attachment formats, sample count, sample
-//! mask and topology class. Not used: the sample-state and depth-clip
-//! parts of extended dynamic state 3, and dynamic vertex input, so
-//! vertex-element changes still switch pipelines. Pipelines are cached
-//! per key in the context and backed by a `VkPipelineCache`.
+//! handle stands for its state), the vertex-elements CSO where vertex
+//! input is not dynamic ([`VertexInput`], VK_EXT_vertex_input_dynamic_state),
+//! attachment formats, sample count, sample mask and topology class. Not
+//! used: the sample-state parts of extended dynamic state 3. Pipelines
+//! are cached per key in the context and backed by a `VkPipelineCache`.
 //!
 //! The pipeline layout follows spirv-gen's fixed binding model
 //! (`spirv_gen::binding`): set 0 holds the uniform buffers of every stage;
@@ -110,6 +110,8 @@ pub struct GfxKey {
     pub fs: Option<u32>,
     /// Control points per patch (tessellation pipelines only).
     pub patch_vertices: u8,
+    /// The vertex-elements CSO, or `None` where vertex input is dynamic
+    /// (`DeviceShared::dynamic_vertex_input`).
     pub velems: Option<u32>,
     /// The blend CSO, or `None` where blend state is dynamic
     /// (`DeviceShared::dynamic_blend`): then only its alpha-to-coverage
@@ -193,6 +195,84 @@ pub fn line_rasterization(
     } == vk::TRUE
         && !dev.debug.emulate_line_stipple;
     (line_mode, stipple_ok)
+}
+
+/// The vertex input of a vertex-elements CSO: one binding per vertex
+/// buffer used, with the stride, rate and instance divisor of its
+/// elements (pipe-core checked that they agree per buffer), and one
+/// attribute per element (two for a 64-bit element split into 32-bit
+/// pairs), from the fetch formats and locations of
+/// `format::vertex_elements_fetch`. Pipelines bake it, or, with
+/// VK_EXT_vertex_input_dynamic_state (`DeviceShared::dynamic_vertex_input`),
+/// it is recorded with `vkCmdSetVertexInputEXT` when the bound CSO
+/// changes, so a vertex-elements change does not switch pipelines (only
+/// the vertex shader's fetch fix-ups, which are in its variant key, do).
+pub struct VertexInput {
+    pub bindings: SmallVec<[vk::VertexInputBindingDescription2EXT<'static>; 16]>,
+    pub attributes: SmallVec<[vk::VertexInputAttributeDescription2EXT<'static>; 16]>,
+}
+
+impl VertexInput {
+    /// The vertex input of `velems` fetched as `fetch` says. Errors when
+    /// an element has no fetch format, or when an instance divisor above
+    /// 1 meets a device without VK_EXT_vertex_attribute_divisor.
+    pub fn new(
+        dev: &DeviceShared,
+        velems: &[VertexElement],
+        fetch: &[crate::format::ElementFetch],
+    ) -> PipeResult<Self> {
+        let divisor_ok = dev
+            .device
+            .features
+            .vertex_attribute_divisor
+            .vertex_attribute_instance_rate_divisor
+            == vk::TRUE;
+        let mut vi = VertexInput {
+            bindings: SmallVec::new(),
+            attributes: SmallVec::new(),
+        };
+        for (i, e) in velems.iter().enumerate() {
+            let b = u32::from(e.vertex_buffer_index);
+            if !vi.bindings.iter().any(|x| x.binding == b) {
+                if e.instance_divisor > 1 && !divisor_ok {
+                    return Err(PipeError::unsupported(
+                        "instance divisors above 1 need VK_EXT_vertex_attribute_divisor",
+                    ));
+                }
+                vi.bindings.push(
+                    vk::VertexInputBindingDescription2EXT::default()
+                        .binding(b)
+                        .stride(e.src_stride)
+                        .input_rate(if e.instance_divisor > 0 {
+                            vk::VertexInputRate::INSTANCE
+                        } else {
+                            vk::VertexInputRate::VERTEX
+                        })
+                        .divisor(e.instance_divisor.max(1)),
+                );
+            }
+            let fetch = fetch.get(i).ok_or_else(|| {
+                PipeError::invalid(format!("vertex element {i} has no fetch format"))
+            })?;
+            vi.attributes.push(
+                vk::VertexInputAttributeDescription2EXT::default()
+                    .location(fetch.location)
+                    .binding(b)
+                    .format(fetch.format)
+                    .offset(e.src_offset),
+            );
+            if let Some((format, location)) = fetch.upper {
+                vi.attributes.push(
+                    vk::VertexInputAttributeDescription2EXT::default()
+                        .location(location)
+                        .binding(b)
+                        .format(format)
+                        .offset(e.src_offset + 16),
+                );
+            }
+        }
+        Ok(vi)
+    }
 }
 
 /// The pipeline layouts of the binding model and their set layouts.
@@ -519,69 +599,49 @@ impl PipelineCache {
         }
         let tess = vk::PipelineTessellationStateCreateInfo::default()
             .patch_control_points(u32::from(key.patch_vertices.max(1)));
-        // Vertex input: one binding per vertex buffer used, stride and rate
-        // from the elements (pipe-core checked they agree per buffer).
-        let mut bindings: SmallVec<[vk::VertexInputBindingDescription; 16]> = SmallVec::new();
-        let mut attrs: SmallVec<[vk::VertexInputAttributeDescription; 16]> = SmallVec::new();
-        let mut divisors: SmallVec<[vk::VertexInputBindingDivisorDescriptionKHR; 4]> =
-            SmallVec::new();
-        for (i, e) in inputs.velems.iter().enumerate() {
-            let b = u32::from(e.vertex_buffer_index);
-            if !bindings.iter().any(|x| x.binding == b) {
-                bindings.push(vk::VertexInputBindingDescription {
-                    binding: b,
-                    stride: e.src_stride,
-                    input_rate: if e.instance_divisor > 0 {
-                        vk::VertexInputRate::INSTANCE
-                    } else {
-                        vk::VertexInputRate::VERTEX
-                    },
-                });
-                if e.instance_divisor > 1 {
-                    divisors.push(vk::VertexInputBindingDivisorDescriptionKHR {
-                        binding: b,
-                        divisor: e.instance_divisor,
-                    });
-                }
-            }
-            let fetch = inputs.fetch.get(i).ok_or_else(|| {
-                PipeError::invalid(format!("vertex element {i} has no fetch format"))
-            })?;
-            attrs.push(vk::VertexInputAttributeDescription {
-                location: fetch.location,
-                binding: b,
-                format: fetch.format,
-                offset: e.src_offset,
-            });
-            if let Some((format, location)) = fetch.upper {
-                attrs.push(vk::VertexInputAttributeDescription {
-                    location,
-                    binding: b,
-                    format,
-                    offset: e.src_offset + 16,
-                });
-            }
-        }
-        let divisor_ok = dev
-            .device
-            .features
-            .vertex_attribute_divisor
-            .vertex_attribute_instance_rate_divisor
-            == vk::TRUE;
-        if !divisors.is_empty() && !divisor_ok {
-            return Err(PipeError::unsupported(
-                "instance divisors above 1 need VK_EXT_vertex_attribute_divisor",
-            ));
-        }
+        let vi_desc = VertexInput::new(dev, inputs.velems, inputs.fetch)?;
+        let divisors: SmallVec<[vk::VertexInputBindingDivisorDescriptionKHR; 4]> = vi_desc
+            .bindings
+            .iter()
+            .filter(|b| b.divisor > 1)
+            .map(|b| vk::VertexInputBindingDivisorDescriptionKHR {
+                binding: b.binding,
+                divisor: b.divisor,
+            })
+            .collect();
+        let bindings: SmallVec<[vk::VertexInputBindingDescription; 16]> = vi_desc
+            .bindings
+            .iter()
+            .map(|b| vk::VertexInputBindingDescription {
+                binding: b.binding,
+                stride: b.stride,
+                input_rate: b.input_rate,
+            })
+            .collect();
+        let attrs: SmallVec<[vk::VertexInputAttributeDescription; 16]> = vi_desc
+            .attributes
+            .iter()
+            .map(|a| vk::VertexInputAttributeDescription {
+                location: a.location,
+                binding: a.binding,
+                format: a.format,
+                offset: a.offset,
+            })
+            .collect();
         let mut divisor_info = vk::PipelineVertexInputDivisorStateCreateInfoKHR::default()
             .vertex_binding_divisors(&divisors);
-        let vi = vk::PipelineVertexInputStateCreateInfo::default()
-            .vertex_binding_descriptions(&bindings)
-            .vertex_attribute_descriptions(&attrs);
-        let vi = if divisors.is_empty() {
+        // With dynamic vertex input the pipeline has none: it is recorded
+        // at draw time (`VertexInput`).
+        let vi = vk::PipelineVertexInputStateCreateInfo::default();
+        let vi = if dev.dynamic_vertex_input() {
             vi
+        } else if divisors.is_empty() {
+            vi.vertex_binding_descriptions(&bindings)
+                .vertex_attribute_descriptions(&attrs)
         } else {
-            vi.push_next(&mut divisor_info)
+            vi.vertex_binding_descriptions(&bindings)
+                .vertex_attribute_descriptions(&attrs)
+                .push_next(&mut divisor_info)
         };
         let topology = match key.topology {
             TopologyClass::Point => vk::PrimitiveTopology::POINT_LIST,
@@ -694,6 +754,9 @@ impl PipelineCache {
             DYNAMIC_STATES.iter().copied().collect();
         if dev.dynamic_blend() && !key.color_formats.is_empty() {
             dynamic_states.extend_from_slice(&DYNAMIC_BLEND_STATES);
+        }
+        if dev.dynamic_vertex_input() {
+            dynamic_states.push(vk::DynamicState::VERTEX_INPUT_EXT);
         }
         if dev.dynamic_rasterizer() {
             dynamic_states.extend_from_slice(&DYNAMIC_RASTERIZER_STATES);

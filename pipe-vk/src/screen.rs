@@ -51,6 +51,9 @@ pub struct ScreenOptions {
     /// Bake rasterizer state into pipelines even where it can be dynamic;
     /// `PIPE_VK_DEBUG=no_dynamic_rasterizer`.
     pub no_dynamic_rasterizer: Option<bool>,
+    /// Bake vertex input into pipelines even where it can be dynamic;
+    /// `PIPE_VK_DEBUG=no_dynamic_vertex_input`.
+    pub no_dynamic_vertex_input: Option<bool>,
 }
 
 impl ScreenOptions {
@@ -81,6 +84,9 @@ impl ScreenOptions {
         }
         if let Some(s) = self.no_dynamic_rasterizer {
             f.no_dynamic_rasterizer = s;
+        }
+        if let Some(s) = self.no_dynamic_vertex_input {
+            f.no_dynamic_vertex_input = s;
         }
         f
     }

@@ -4,7 +4,9 @@
 //! (pipe-vk's default on lavapipe), and baked into pipelines where it has
 //! not (`PIPE_VK_DEBUG=no_dynamic_blend` / `no_dynamic_rasterizer`, the
 //! `.static` cases). State changes within one command buffer must each
-//! take effect, and dynamic state must not create pipelines.
+//! take effect, and dynamic state must not create pipelines. Likewise
+//! `pipe.draw.dynamic_vertex_input.*` for vertex input
+//! (VK_EXT_vertex_input_dynamic_state; `no_dynamic_vertex_input`).
 
 use pipe_core::cso::BlendHandle;
 use pipe_core::draw::{DrawInfo, DrawStartCountBias, PrimType};
@@ -270,4 +272,117 @@ fn raster_pipelines(ctx: &mut TestContext, dynamic: bool) -> R {
     };
     let (mut fill, mut line) = (bind(PolygonMode::Fill), bind(PolygonMode::Line));
     count_pipelines(opts, "rasterizer", dynamic, &mut [&mut fill, &mut line])
+}
+
+both!("dynamic_vertex_input", "switches", vertex_input_switches);
+both!("dynamic_vertex_input", "pipelines", vertex_input_pipelines);
+
+/// Binds `elems` (a new CSO) and `data` as vertex buffer 0; returns the
+/// CSO.
+fn bind_layout(
+    e: &mut Env,
+    elems: &[VertexElement],
+    data: &[f32],
+) -> Result<pipe_core::cso::VertexElementsHandle, Outcome> {
+    let h = step("velems", e.ctx.create_vertex_elements_state(elems))?;
+    step("bind velems", e.ctx.bind_vertex_elements_state(Some(h)))?;
+    let vb = VertexBuffer {
+        buffer: Some(VertexBufferSource::User(std::sync::Arc::from(
+            crate::harness::f32s(data),
+        ))),
+        buffer_offset: 0,
+    };
+    step("set_vertex_buffers", e.ctx.set_vertex_buffers(&[vb]))?;
+    Ok(h)
+}
+
+/// Three vertex layouts in one command buffer, each drawing a rectangle
+/// in its own colour: x, y, z, w floats with stride 16 (left half); a
+/// float to skip, then x, y with stride 12 (top right quarter); then,
+/// after that CSO is deleted (a new one may take its id), x, y with
+/// stride 8 (bottom right quarter).
+fn vertex_input_switches(ctx: &mut TestContext, dynamic: bool) -> R {
+    let mut e = env_with(ctx, |o| o.no_dynamic_vertex_input = Some(!dynamic))?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    clear_color(&mut e, [0.0; 4])?;
+    let el = |offset, stride, format| VertexElement {
+        src_offset: offset,
+        src_stride: stride,
+        vertex_buffer_index: 0,
+        dual_slot: false,
+        src_format: format,
+        instance_divisor: 0,
+    };
+    // Keeps x, y of each vertex of `rect`, after `skip` leading floats.
+    let xy = |v: Vec<f32>, skip: usize| -> Vec<f32> {
+        v.chunks(4)
+            .flat_map(|p| std::iter::repeat_n(9.0, skip).chain([p[0], p[1]]))
+            .collect()
+    };
+    let (red, green, blue) = (
+        [1.0f32, 0.0, 0.0, 1.0],
+        [0.0f32, 1.0, 0.0, 1.0],
+        [0.0f32, 0.0, 1.0, 1.0],
+    );
+    bind_layout(
+        &mut e,
+        &[el(0, 16, pipe_core::Format::R32G32B32A32Float)],
+        &rect(0, 0, 8, 16),
+    )?;
+    crate::harness::set_color(&mut e, red)?;
+    draw(&mut e, PrimType::Triangles, 0, 6, 1)?;
+    let b = bind_layout(
+        &mut e,
+        &[el(4, 12, pipe_core::Format::R32G32Float)],
+        &xy(rect(8, 0, 16, 8), 1),
+    )?;
+    crate::harness::set_color(&mut e, green)?;
+    draw(&mut e, PrimType::Triangles, 0, 6, 1)?;
+    step("unbind velems", e.ctx.bind_vertex_elements_state(None))?;
+    step("delete velems", e.ctx.delete_vertex_elements_state(b))?;
+    bind_layout(
+        &mut e,
+        &[el(0, 8, pipe_core::Format::R32G32Float)],
+        &xy(rect(8, 8, 16, 16), 0),
+    )?;
+    crate::harness::set_color(&mut e, blue)?;
+    draw(&mut e, PrimType::Triangles, 0, 6, 1)?;
+    check_image(ctx, &mut e, &t, |x, y| {
+        Some(unorm(if x < 8 {
+            red
+        } else if y < 8 {
+            green
+        } else {
+            blue
+        }))
+    })
+}
+
+/// With dynamic vertex input, drawing with two vertex layouts (vec4 and
+/// vec2 positions, no fetch fix-up) creates one pipeline; with baked
+/// vertex input, two.
+fn vertex_input_pipelines(ctx: &mut TestContext, dynamic: bool) -> R {
+    let mut opts = crate::harness::options(ctx);
+    opts.no_dynamic_vertex_input = Some(!dynamic);
+    let bind = |format| {
+        move |c: &mut pipe_vk::context::VkContext| -> R {
+            let el = VertexElement {
+                src_format: format,
+                ..crate::harness::VEC4_ELEMENT
+            };
+            let h = step("velems", c.create_vertex_elements_state(&[el]))?;
+            step("bind velems", c.bind_vertex_elements_state(Some(h)))
+        }
+    };
+    let (mut vec4, mut vec2) = (
+        bind(pipe_core::Format::R32G32B32A32Float),
+        bind(pipe_core::Format::R32G32Float),
+    );
+    count_pipelines(
+        opts,
+        "vertex elements",
+        dynamic,
+        &mut [&mut vec4, &mut vec2],
+    )
 }

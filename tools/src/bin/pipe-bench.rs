@@ -106,6 +106,16 @@
 //!     `PIPE_VK_DEBUG=no_dynamic_blend`): every blend change switches
 //!     pipelines, as on devices without VK_EXT_extended_dynamic_state3's
 //!     blend states. The report gives scenario 6 / 10.
+//! 11. **vertex elements change** (drawoverhead's #5, attrib 0 size
+//!     2↔3): `bind_vertex_elements_state` alternating between an
+//!     `R32G32B32_FLOAT` and an `R32G32_FLOAT` element (stride 12, no fetch
+//!     fix-up), then `set_vertex_buffers` (the same buffer), then
+//!     `draw_vbo`.
+//! 12. **scenario 11 with vertex input baked into pipelines**
+//!     (`ScreenOptions::no_dynamic_vertex_input`, i.e.
+//!     `PIPE_VK_DEBUG=no_dynamic_vertex_input`): every change switches
+//!     pipelines, as on devices without VK_EXT_vertex_input_dynamic_state.
+//!     The report gives scenario 11 / 12.
 //!
 //! Measurement, as drawoverhead: every scenario first binds the common
 //! state and its own, and does one untimed warm-up (2 draws and a finish,
@@ -864,6 +874,12 @@ enum Scenario {
     /// (`PIPE_VK_DEBUG=no_dynamic_blend`): the same-run baseline of what
     /// dynamic blend state gains.
     BlendBaked,
+    /// drawoverhead's #5: vertex elements with attribute 0 of size 2 and
+    /// 3 in turn, and the vertex buffer, per draw.
+    VertexElements,
+    /// `VertexElements` with vertex input baked into pipelines
+    /// (`PIPE_VK_DEBUG=no_dynamic_vertex_input`).
+    VertexElementsBaked,
 }
 
 /// Figures of one scenario from [`ANCHORS_SOURCE`] (k draws/s, measured
@@ -879,7 +895,7 @@ struct Anchor {
 }
 
 impl Scenario {
-    const ALL: [Scenario; 10] = [
+    const ALL: [Scenario; 12] = [
         Scenario::Arrays,
         Scenario::Elements,
         Scenario::VertexBuffer,
@@ -890,6 +906,8 @@ impl Scenario {
         Scenario::ArraysNoMerge,
         Scenario::ElementsNoMerge,
         Scenario::BlendBaked,
+        Scenario::VertexElements,
+        Scenario::VertexElementsBaked,
     ];
 
     /// Whether the screen is opened with draw merging off.
@@ -913,6 +931,8 @@ impl Scenario {
             Scenario::ArraysNoMerge => "arrays_no_merge",
             Scenario::ElementsNoMerge => "elements_no_merge",
             Scenario::BlendBaked => "blend_baked",
+            Scenario::VertexElements => "vertex_elements",
+            Scenario::VertexElementsBaked => "vertex_elements_baked",
         }
     }
 
@@ -928,6 +948,10 @@ impl Scenario {
             Scenario::ArraysNoMerge => "DrawArrays, no change, merging off",
             Scenario::ElementsNoMerge => "DrawElements, no change, merging off",
             Scenario::BlendBaked => "pipeline change (blend CSO), blend baked into pipelines",
+            Scenario::VertexElements => "vertex elements change (size 2<->3)",
+            Scenario::VertexElementsBaked => {
+                "vertex elements change, vertex input baked into pipelines"
+            }
         }
     }
 
@@ -957,7 +981,7 @@ impl Scenario {
                 "vkCmdDrawIndexed",
                 1797.0,
             ),
-            Scenario::VertexBuffer => a(
+            Scenario::VertexBuffer | Scenario::VertexElements | Scenario::VertexElementsBaked => a(
                 "#5 1 vertex attrib",
                 2749.0,
                 917.0,
@@ -1033,6 +1057,8 @@ struct DrawRig {
     vs: ShaderHandle,
     fs: ShaderHandle,
     velems: VertexElementsHandle,
+    /// Attribute 0 as `R32G32_FLOAT` (scenarios 11 and 12).
+    velems2: VertexElementsHandle,
     /// Two single-buffer vertex buffer lists, one per zero-filled buffer.
     vb_sets: [Vec<VertexBuffer>; 2],
     index: Resource,
@@ -1164,14 +1190,21 @@ impl DrawRig {
         let fs = ctx
             .create_fs_state(&ir_shader(ShaderStage::Fragment, DRAW_FS)?)
             .map_err(pipe("create_fs_state"))?;
+        let element = VertexElement {
+            src_offset: 0,
+            src_stride: 12,
+            vertex_buffer_index: 0,
+            dual_slot: false,
+            src_format: Format::R32G32B32Float,
+            instance_divisor: 0,
+        };
         let velems = ctx
+            .create_vertex_elements_state(&[element])
+            .map_err(pipe("create_vertex_elements_state"))?;
+        let velems2 = ctx
             .create_vertex_elements_state(&[VertexElement {
-                src_offset: 0,
-                src_stride: 12,
-                vertex_buffer_index: 0,
-                dual_slot: false,
-                src_format: Format::R32G32B32Float,
-                instance_divisor: 0,
+                src_format: Format::R32G32Float,
+                ..element
             }])
             .map_err(pipe("create_vertex_elements_state"))?;
         let mut buffer =
@@ -1239,6 +1272,7 @@ impl DrawRig {
             vs,
             fs,
             velems,
+            velems2,
             vb_sets,
             index,
             ubos,
@@ -1413,6 +1447,14 @@ impl DrawRig {
                     ctx.draw_vbo(&arrays, 0, None, &draw)?;
                 }
             }
+            Scenario::VertexElements | Scenario::VertexElementsBaked => {
+                let velems = [self.velems, self.velems2];
+                for i in 0..n {
+                    ctx.bind_vertex_elements_state(Some(velems[(i & 1) as usize]))?;
+                    ctx.set_vertex_buffers(&self.vb_sets[0])?;
+                    ctx.draw_vbo(&arrays, 0, None, &draw)?;
+                }
+            }
             Scenario::UserConstants => {
                 for i in 0..n {
                     let cb = ConstantBuffer {
@@ -1568,6 +1610,7 @@ fn draw_job(
             pipe_vk::create_screen(&ScreenOptions {
                 no_draw_merge: Some(s.no_merge()),
                 no_dynamic_blend: Some(s == Scenario::BlendBaked),
+                no_dynamic_vertex_input: Some(s == Scenario::VertexElementsBaked),
                 ..options(device, validation, false)
             })
             .map_err(pipe("create_screen"))?,
@@ -1791,6 +1834,7 @@ impl DrawReport {
             (Scenario::Arrays, Scenario::ArraysNoMerge),
             (Scenario::Elements, Scenario::ElementsNoMerge),
             (Scenario::Blend, Scenario::BlendBaked),
+            (Scenario::VertexElements, Scenario::VertexElementsBaked),
         ]
         .into_iter()
         .filter_map(|(on, off)| Some((on, off, ratio(rate(on)?, rate(off)?))))
@@ -1858,8 +1902,9 @@ impl DrawReport {
             let _ = writeln!(s);
             let _ = writeln!(
                 s,
-                "draw merging (pipe_vk::merge) and dynamic blend state, against the same scenario \
-                 with merging off or blend baked into pipelines in this run:"
+                "draw merging (pipe_vk::merge), dynamic blend state and dynamic vertex input, \
+                 against the same scenario with merging off or that state baked into pipelines \
+                 in this run:"
             );
             for (on, off, r) in merging {
                 let _ = writeln!(
