@@ -126,6 +126,10 @@ pub struct VkContext {
         ash::ext::extended_dynamic_state3::Device,
         ash::ext::line_rasterization::Device,
     )>,
+    /// VK_EXT_extended_dynamic_state2 entry points, where the patch
+    /// control point count is dynamic
+    /// (`DeviceShared::dynamic_patch_control_points`).
+    pub(crate) dynamic_patch: Option<ash::ext::extended_dynamic_state2::Device>,
     /// VK_EXT_vertex_input_dynamic_state entry points, where vertex input
     /// is dynamic (`DeviceShared::dynamic_vertex_input`).
     pub(crate) dynamic_vertex_input: Option<ash::ext::vertex_input_dynamic_state::Device>,
@@ -228,6 +232,9 @@ impl VkContext {
                     ash::ext::extended_dynamic_state3::Device::new(&dev.instance.raw, dev.raw()),
                     ash::ext::line_rasterization::Device::new(&dev.instance.raw, dev.raw()),
                 )
+            }),
+            dynamic_patch: dev.dynamic_patch_control_points().then(|| {
+                ash::ext::extended_dynamic_state2::Device::new(&dev.instance.raw, dev.raw())
             }),
             dynamic_vertex_input: dev.dynamic_vertex_input().then(|| {
                 ash::ext::vertex_input_dynamic_state::Device::new(&dev.instance.raw, dev.raw())

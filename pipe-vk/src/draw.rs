@@ -158,6 +158,12 @@ pub struct DynState {
     /// Where vertex input is dynamic: the vertex-elements CSO
     /// (`u32::MAX`: none).
     vertex_input: Option<u32>,
+    /// Where the patch control point count is dynamic and the draw
+    /// tessellates: the count.
+    patch_vertices: Option<u8>,
+    /// Where the multisample state is dynamic: the sample count, the
+    /// sample mask, alpha-to-coverage and alpha-to-one.
+    sample_state: Option<(u32, u32, bool, bool)>,
     discard: bool,
 }
 
@@ -1536,6 +1542,27 @@ impl VkContext {
         } else {
             None
         };
+        let sample_state = if self.dev().dynamic_sample_state() {
+            let samples = self.framebuffer_samples()?;
+            let (a2c, a2o) = match b.blend {
+                Some(h) => {
+                    let bs = self.blend_table().get(h)?;
+                    (bs.alpha_to_coverage, bs.alpha_to_one)
+                }
+                None => (false, false),
+            };
+            let mask = if samples > 1 {
+                b.sample_mask & (u32::MAX >> (32 - samples.min(32)))
+            } else {
+                !0
+            };
+            Some((samples, mask, a2c, a2o))
+        } else {
+            None
+        };
+        let patch_vertices = (topology == vk::PrimitiveTopology::PATCH_LIST
+            && self.dev().dynamic_patch_control_points())
+        .then_some(b.patch_vertices);
         let vertex_input = self
             .dynamic_vertex_input
             .is_some()
@@ -1588,6 +1615,8 @@ impl VkContext {
             blend_state,
             raster_state,
             vertex_input,
+            sample_state,
+            patch_vertices,
             discard: rast.rasterizer_discard,
         };
         if n_viewports == 1 && self.draw_cache.dynamic == Some(state) {
@@ -1602,10 +1631,14 @@ impl VkContext {
             blend_state: None,
             raster_state: None,
             vertex_input: None,
+            sample_state: None,
+            patch_vertices: None,
             ..d
         };
         let core_changed = prev.map(core) != Some(core(state));
         let vertex_input_changed = prev.map(|p| p.vertex_input) != Some(state.vertex_input);
+        let sample_state_changed = prev.map(|p| p.sample_state) != Some(state.sample_state);
+        let patch_changed = prev.map(|p| p.patch_vertices) != Some(state.patch_vertices);
         let raster_changed = prev.map(|p| p.raster_state) != Some(state.raster_state);
         let blend_changed = prev.map(|p| p.blend_state) != Some(state.blend_state);
         self.draw_cache.dynamic = Some(state);
@@ -1698,6 +1731,29 @@ impl VkContext {
             // VK_DYNAMIC_STATE_VERTEX_INPUT_EXT where this is set
             // (`PipelineCache::create`).
             unsafe { vi_ext.cmd_set_vertex_input(cmd, &vi.bindings, &vi.attributes) };
+        }
+        if let (true, Some(n), Some(eds2)) = (patch_changed, patch_vertices, &self.dynamic_patch) {
+            // SAFETY: guaranteed by the caller; tessellation pipelines
+            // declare the state where `patch_vertices` is set
+            // (`PipelineCache::create`).
+            unsafe { eds2.cmd_set_patch_control_points(cmd, u32::from(n.max(1))) };
+        }
+        if let (true, Some((samples, mask, a2c, a2o)), Some((eds3, _))) =
+            (sample_state_changed, sample_state, &self.dynamic_rasterizer)
+        {
+            let count = vk::SampleCountFlags::from_raw(samples.max(1));
+            // SAFETY: guaranteed by the caller; every pipeline declares
+            // these states where `sample_state` is set
+            // (`pipeline::DYNAMIC_SAMPLE_STATES`), and alpha-to-one where
+            // the device has it (else the blend CSO cannot ask for it:
+            // the screen does not claim it).
+            unsafe {
+                eds3.cmd_set_sample_mask(cmd, count, &[mask]);
+                eds3.cmd_set_alpha_to_coverage_enable(cmd, a2c);
+                if self.dev().device.features.core.alpha_to_one == vk::TRUE {
+                    eds3.cmd_set_alpha_to_one_enable(cmd, a2o);
+                }
+            }
         }
         if let (true, Some((_, per_sample)), Some((eds3, lines))) =
             (raster_changed, raster_state, &self.dynamic_rasterizer)
@@ -1854,9 +1910,12 @@ impl VkContext {
         }
         // Blend state is recorded at draw time where it is dynamic
         // (`set_dynamic_state`); alpha-to-coverage and alpha-to-one stay
-        // in the pipeline (they decide its line rasterization mode).
+        // in the pipeline (they decide its line rasterization mode)
+        // unless the multisample state is dynamic too.
         let dynamic_blend = self.dev().dynamic_blend();
+        let dynamic_samples = self.dev().dynamic_sample_state();
         let blend_ms = match b.blend {
+            _ if dynamic_samples => (false, false),
             Some(h) => {
                 let bs = self.blend_table().get(h)?;
                 (bs.alpha_to_coverage, bs.alpha_to_one)
@@ -1868,7 +1927,13 @@ impl VkContext {
             tcs,
             tes,
             gs,
-            patch_vertices: if tes.is_some() { b.patch_vertices } else { 0 },
+            patch_vertices: if tes.is_some()
+                && (tcs.is_none() || !self.dev().dynamic_patch_control_points())
+            {
+                b.patch_vertices
+            } else {
+                0
+            },
             fs: fs.map(|h| h.cso.id()),
             velems: b
                 .velems
@@ -1886,8 +1951,10 @@ impl VkContext {
             samples,
             wide_textures,
             int_targets,
-            sample_mask: if samples > 1 {
-                b.sample_mask & ((1u32 << samples) - 1)
+            sample_mask: if dynamic_samples {
+                0
+            } else if samples > 1 {
+                b.sample_mask & (u32::MAX >> (32 - samples.min(32)))
             } else {
                 !0
             },

@@ -53,7 +53,8 @@ pub struct DebugFlags {
     pub no_dynamic_blend: bool,
     /// `no_dynamic_rasterizer`: bake rasterizer state into pipelines, as
     /// devices without the VK_EXT_extended_dynamic_state3 rasterization
-    /// states must.
+    /// states must (and the patch control point count, as devices
+    /// without extended dynamic state 2's must).
     pub no_dynamic_rasterizer: bool,
     /// `no_dynamic_vertex_input`: bake vertex input into pipelines, as
     /// devices without VK_EXT_vertex_input_dynamic_state must.
@@ -184,6 +185,39 @@ impl DeviceShared {
             && t(e3.extended_dynamic_state3_line_stipple_enable)
             && t(f.provoking_vertex.provoking_vertex_last)
             && f.has(ash::ext::line_rasterization::NAME)
+    }
+
+    /// Whether the patch control point count is dynamic
+    /// (VK_EXT_extended_dynamic_state2's patch control points):
+    /// tessellation pipelines whose control shader is the application's
+    /// then leave it out of their key. Off with
+    /// `PIPE_VK_DEBUG=no_dynamic_rasterizer`.
+    pub fn dynamic_patch_control_points(&self) -> bool {
+        !self.debug.no_dynamic_rasterizer
+            && self
+                .device
+                .features
+                .extended_dynamic_state2
+                .extended_dynamic_state2_patch_control_points
+                == vk::TRUE
+    }
+
+    /// Whether the multisample state GL keeps in its blend CSO and sample
+    /// mask is dynamic (VK_EXT_extended_dynamic_state3's sample mask,
+    /// alpha-to-coverage and alpha-to-one enables): pipelines then leave
+    /// it out of their key. Only with dynamic rasterizer and blend state:
+    /// alpha-to-coverage and alpha-to-one decide the line rasterization
+    /// mode (VUID 02766), which must then be dynamic too, and they come
+    /// from the blend CSO. Off with either of their debug switches.
+    pub fn dynamic_sample_state(&self) -> bool {
+        let e3 = &self.device.features.extended_dynamic_state3;
+        let t = |b: vk::Bool32| b == vk::TRUE;
+        self.dynamic_rasterizer()
+            && self.dynamic_blend()
+            && t(e3.extended_dynamic_state3_sample_mask)
+            && t(e3.extended_dynamic_state3_alpha_to_coverage_enable)
+            && (t(e3.extended_dynamic_state3_alpha_to_one_enable)
+                || !t(self.device.features.core.alpha_to_one))
     }
 
     /// Whether blend state is dynamic (VK_EXT_extended_dynamic_state3's

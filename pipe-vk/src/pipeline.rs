@@ -1,29 +1,41 @@
 //! Graphics pipelines: layout, key, cache.
 //!
-//! Pipelines use dynamic rendering and the dynamic state of Vulkan 1.3 core
-//! (extended dynamic state 1 and 2): viewport and scissor with count, cull
-//! mode, front face, topology, primitive restart, depth test/write/compare,
-//! depth bias and bounds, stencil test/ops/masks/reference, line width,
-//! blend constants. Where the device has VK_EXT_extended_dynamic_state3's
-//! colour blend enable, equation and write mask and logic-op enable (and
-//! extended dynamic state 2's logic op), blend state is dynamic too
-//! ([`DYNAMIC_BLEND_STATES`], `DeviceShared::dynamic_blend`): a blend
-//! change then records state instead of switching pipelines. Likewise the
-//! rasterizer's polygon mode, depth clamp, provoking vertex, line
-//! rasterization mode and stipple and depth clip enable (extended dynamic
-//! state 3, VK_EXT_line_rasterization and VK_EXT_depth_clip_enable) with
-//! depth bias enable (Vulkan 1.3;
-//! rasterizer discard is dynamic in every pipeline): [`DYNAMIC_RASTERIZER_STATES`],
-//! `DeviceShared::dynamic_rasterizer`. What remains static is in
-//! [`GfxKey`]: the shader CSOs and their variant keys (which carry the
-//! rasterizer's shader lowerings), the vertex-elements CSO, the blend and
-//! rasterizer CSOs where they are not dynamic (else only blend's
-//! alpha-to-coverage and alpha-to-one; handles are hash-consed, so a
-//! handle stands for its state), the vertex-elements CSO where vertex
-//! input is not dynamic ([`VertexInput`], VK_EXT_vertex_input_dynamic_state),
-//! attachment formats, sample count, sample mask and topology class. Not
-//! used: the sample-state parts of extended dynamic state 3. Pipelines
-//! are cached per key in the context and backed by a `VkPipelineCache`.
+//! Pipelines use dynamic rendering and every dynamic state GL has a use
+//! for, as Zink does:
+//!
+//! - always (Vulkan 1.3 core, extended dynamic state 1 and 2): viewport
+//!   and scissor with count, cull mode, front face, topology, primitive
+//!   restart, depth test/write/compare, depth bias and bounds, stencil
+//!   test/ops/masks/reference, line width, blend constants, rasterizer
+//!   discard ([`DYNAMIC_STATES`]);
+//! - blend state: VK_EXT_extended_dynamic_state3's colour blend enable,
+//!   equation and write mask and logic-op enable, with extended dynamic
+//!   state 2's logic op ([`DYNAMIC_BLEND_STATES`],
+//!   `DeviceShared::dynamic_blend`);
+//! - rasterizer state: polygon mode, depth clamp, provoking vertex, line
+//!   rasterization mode and stipple, depth clip enable (extended dynamic
+//!   state 3, VK_EXT_line_rasterization, VK_EXT_depth_clip_enable) and
+//!   depth bias enable ([`DYNAMIC_RASTERIZER_STATES`],
+//!   `DeviceShared::dynamic_rasterizer`);
+//! - multisample state: sample mask, alpha-to-coverage and alpha-to-one
+//!   ([`DYNAMIC_SAMPLE_STATES`], `DeviceShared::dynamic_sample_state`);
+//! - the patch control point count (extended dynamic state 2,
+//!   `DeviceShared::dynamic_patch_control_points`);
+//! - vertex input ([`VertexInput`], VK_EXT_vertex_input_dynamic_state,
+//!   `DeviceShared::dynamic_vertex_input`).
+//!
+//! A change of dynamic state records commands instead of switching
+//! pipelines; where the device lacks a group (or a debug switch bakes it,
+//! as `PIPE_VK_DEBUG=no_dynamic_*`), that state goes in the key. What
+//! remains in [`GfxKey`]: the shader CSOs and their variant keys (which
+//! carry the rasterizer's shader lowerings and the vertex fetch
+//! fix-ups), attachment formats, sample count and topology class, plus
+//! the CSOs and values of the groups that are not dynamic (handles are
+//! hash-consed, so a handle stands for its state). Not used from extended
+//! dynamic state 3: the rasterization sample count (it comes with the
+//! attachments, which are in the key anyway) and the states GL has no use
+//! for. Pipelines are cached per key in the context and backed by a
+//! `VkPipelineCache`.
 //!
 //! The pipeline layout follows spirv-gen's fixed binding model
 //! (`spirv_gen::binding`): set 0 holds the uniform buffers of every stage;
@@ -108,14 +120,19 @@ pub struct GfxKey {
     pub tes: Option<u32>,
     pub gs: Option<u32>,
     pub fs: Option<u32>,
-    /// Control points per patch (tessellation pipelines only).
+    /// Control points per patch (tessellation pipelines only, and only
+    /// where the count is not dynamic or the control shader is the
+    /// generated pass-through one, which is built for the count:
+    /// `DeviceShared::dynamic_patch_control_points`).
     pub patch_vertices: u8,
     /// The vertex-elements CSO, or `None` where vertex input is dynamic
     /// (`DeviceShared::dynamic_vertex_input`).
     pub velems: Option<u32>,
     /// The blend CSO, or `None` where blend state is dynamic
     /// (`DeviceShared::dynamic_blend`): then only its alpha-to-coverage
-    /// and alpha-to-one, which stay in the pipeline, are in `blend_ms`.
+    /// and alpha-to-one, which stay in the pipeline, are in `blend_ms`
+    /// (`(false, false)` where they are dynamic too,
+    /// `DeviceShared::dynamic_sample_state`).
     pub blend: Option<u32>,
     pub blend_ms: (bool, bool),
     /// The rasterizer CSO, or `None` where rasterizer state is dynamic
@@ -132,7 +149,7 @@ pub struct GfxKey {
     /// blending on them (no BLEND feature), GL ignores blend state there.
     pub int_targets: u8,
     /// GL's sample mask, already cut to the sample count (`!0` when
-    /// single-sampled, where GL ignores it).
+    /// single-sampled, where GL ignores it; 0 where it is dynamic).
     pub sample_mask: u32,
     pub topology: TopologyClass,
     /// Variant keys of the last vertex-processing stage (clip planes,
@@ -496,6 +513,14 @@ pub const DYNAMIC_BLEND_STATES: [vk::DynamicState; 5] = [
     vk::DynamicState::LOGIC_OP_EXT,
 ];
 
+/// Dynamic states graphics pipelines declare when the multisample state
+/// is dynamic (`DeviceShared::dynamic_sample_state`), with alpha-to-one
+/// enable where the device has alpha-to-one.
+pub const DYNAMIC_SAMPLE_STATES: [vk::DynamicState; 2] = [
+    vk::DynamicState::SAMPLE_MASK_EXT,
+    vk::DynamicState::ALPHA_TO_COVERAGE_ENABLE_EXT,
+];
+
 /// Dynamic states graphics pipelines declare when rasterizer state is
 /// dynamic (`DeviceShared::dynamic_rasterizer`), with depth clip enable
 /// where the device has VK_EXT_depth_clip_enable
@@ -706,14 +731,21 @@ impl PipelineCache {
         let per_sample = key.fs_key.sample_shading
             && key.samples > 1
             && dev.device.features.core.sample_rate_shading == vk::TRUE;
+        // Where the sample state is dynamic, the key holds no sample mask,
+        // alpha-to-coverage or alpha-to-one: the values here are ignored.
+        let dynamic_samples = dev.dynamic_sample_state();
         let sample_mask = [key.sample_mask];
         let ms = vk::PipelineMultisampleStateCreateInfo::default()
             .rasterization_samples(samples)
             .sample_shading_enable(per_sample)
             .min_sample_shading(if per_sample { 1.0 } else { 0.0 })
-            .alpha_to_coverage_enable(inputs.blend.alpha_to_coverage)
-            .alpha_to_one_enable(inputs.blend.alpha_to_one)
-            .sample_mask(&sample_mask);
+            .alpha_to_coverage_enable(key.blend_ms.0)
+            .alpha_to_one_enable(key.blend_ms.1);
+        let ms = if dynamic_samples {
+            ms
+        } else {
+            ms.sample_mask(&sample_mask)
+        };
         let ds = vk::PipelineDepthStencilStateCreateInfo::default();
         let b = inputs.blend;
         let atts: SmallVec<[vk::PipelineColorBlendAttachmentState; 8]> =
@@ -757,6 +789,15 @@ impl PipelineCache {
         }
         if dev.dynamic_vertex_input() {
             dynamic_states.push(vk::DynamicState::VERTEX_INPUT_EXT);
+        }
+        if key.topology == TopologyClass::Patch && dev.dynamic_patch_control_points() {
+            dynamic_states.push(vk::DynamicState::PATCH_CONTROL_POINTS_EXT);
+        }
+        if dynamic_samples {
+            dynamic_states.extend_from_slice(&DYNAMIC_SAMPLE_STATES);
+            if dev.device.features.core.alpha_to_one == vk::TRUE {
+                dynamic_states.push(vk::DynamicState::ALPHA_TO_ONE_ENABLE_EXT);
+            }
         }
         if dev.dynamic_rasterizer() {
             dynamic_states.extend_from_slice(&DYNAMIC_RASTERIZER_STATES);

@@ -15,8 +15,8 @@ use pipe_core::view::SurfaceTemplate;
 use pipe_core::{Context, Format, PipeError, Resource};
 
 use crate::harness::{
-    bind_program, bind_rasterizer, bind_stage, env, f32s, set_color, shader, step, unorm, Env,
-    FS_UBO_COLOR, VS_PASSTHROUGH,
+    bind_program, bind_rasterizer, bind_stage, env, env_with, f32s, set_color, shader, step, unorm,
+    Env, FS_UBO_COLOR, VS_PASSTHROUGH,
 };
 use crate::{both_paths, test_case, Outcome, TestContext};
 
@@ -1712,6 +1712,61 @@ fn tessellation(ctx: &mut TestContext, staging: bool) -> R {
     })
 }
 both_paths!("pipe.draw.tessellation.passthrough", tessellation);
+
+/// Two patch sizes in one command buffer with one control shader (3
+/// output vertices; it reads input vertices 0-2): 3-vertex patches over
+/// square 0, then 4-vertex patches (the fourth vertex far off screen,
+/// unread) over square 2. The count is dynamic state where the device has
+/// extended dynamic state 2's patch control points, else in the pipeline
+/// (`no_dynamic_rasterizer`).
+fn patch_sizes(ctx: &mut TestContext, dynamic: bool) -> R {
+    let mut e = env_with(ctx, |o| o.no_dynamic_rasterizer = Some(!dynamic))?;
+    if !e.screen.caps().shader[ShaderStage::TessEval.index()].supported {
+        return Err(Outcome::skip("no tessellation"));
+    }
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    bind_stage(&mut e, ShaderStage::TessCtrl, TCS)?;
+    bind_stage(&mut e, ShaderStage::TessEval, TES)?;
+    let c = [0.75, 0.25, 0.5, 1.0];
+    set_color(&mut e, c)?;
+    clear_color(&mut e, [0.0; 4])?;
+    let squares = diagonal_squares();
+    let square = |k: usize| &squares[k * 24..(k + 1) * 24];
+    step("patch vertices", e.ctx.set_patch_vertices(3))?;
+    bind_vertices(&mut e, square(0), None)?;
+    draw(&mut e, PrimType::Patches, 0, 6, 1)?;
+    let junk = [9.0, 9.0, 0.0, 1.0];
+    let mut four = Vec::new();
+    for tri in square(2).chunks(12) {
+        four.extend_from_slice(tri);
+        four.extend_from_slice(&junk);
+    }
+    step("patch vertices", e.ctx.set_patch_vertices(4))?;
+    bind_vertices(&mut e, &four, None)?;
+    draw(&mut e, PrimType::Patches, 0, 8, 1)?;
+    check_image(ctx, &mut e, &t, |x, y| {
+        Some(if on_diagonal(x, y, &[0, 2]) {
+            unorm(c)
+        } else {
+            [0; 4]
+        })
+    })
+}
+fn patch_sizes_dynamic(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(patch_sizes(ctx, true))
+}
+fn patch_sizes_static(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(patch_sizes(ctx, false))
+}
+test_case!(
+    name = "pipe.draw.tessellation.patch_sizes.dynamic",
+    patch_sizes_dynamic
+);
+test_case!(
+    name = "pipe.draw.tessellation.patch_sizes.static",
+    patch_sizes_static
+);
 
 /// Driver messages reach the frontend's debug callback: a pipeline
 /// compile and a CPU index rewrite (quads) are reported; removing the

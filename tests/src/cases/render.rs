@@ -2348,6 +2348,122 @@ cases!("msaa", msaa_case, {
 });
 // multisample_off: see KNOWN_GAPS.
 
+/// Begins a 4x case on a screen whose multisample state (sample mask,
+/// alpha-to-coverage, alpha-to-one) is dynamic or baked into pipelines
+/// (`no_dynamic_rasterizer`, on which it depends).
+fn begin_4x(ctx: &mut TestContext, dynamic: bool) -> Result<(Env, Rt, Resource), Outcome> {
+    let (mut e, t) = begin_with(ctx, UNORM, None, 4, |o| {
+        o.no_dynamic_rasterizer = Some(!dynamic)
+    })?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let bind = BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW;
+    let resolved = e.texture(&ResourceTemplate::texture_2d(UNORM, W, H, bind))?;
+    clear(
+        &mut e,
+        ClearFlags::COLOR0,
+        ColorUnion::from_f32(BLACK),
+        1.0,
+        0,
+        None,
+    )?;
+    Ok((e, t, resolved))
+}
+
+fn a2c_blend(a2c: bool, a2o: bool) -> BlendState {
+    let mut bs = BlendState {
+        alpha_to_coverage: a2c,
+        alpha_to_one: a2o,
+        ..Default::default()
+    };
+    bs.rt[0].colormask = ColorMask::RGBA;
+    bs
+}
+
+/// Sample mask, alpha-to-coverage and alpha-to-one changed between four
+/// draws in one command buffer, one per quadrant of a 4x target:
+/// sample mask 0b0101 (half the samples), alpha-to-coverage with alpha 0
+/// (no sample), alpha-to-one with alpha 0.3 (alpha 1), and none of them
+/// with alpha 0.3. Checks the resolve.
+fn sample_state_switches(ctx: &mut TestContext, dynamic: bool) -> R {
+    let (mut e, t, resolved) = begin_4x(ctx, dynamic)?;
+    let a2o_ok = e.screen.caps().alpha_to_one;
+    let rgb = [0.8f32, 0.2, 0.4];
+    let with_alpha = |a: f32| [rgb[0], rgb[1], rgb[2], a];
+    // (quadrant x0, y0), sample mask, a2c, a2o, alpha.
+    let steps = [
+        ((0.0, 0.0), 0b0101, false, false, 1.0),
+        ((8.0, 0.0), 0b1111, true, false, 0.0),
+        ((0.0, 8.0), 0b1111, false, a2o_ok, 0.3),
+        ((8.0, 8.0), 0b1111, false, false, 0.3),
+    ];
+    for ((x0, y0), mask, a2c, a2o, alpha) in steps {
+        step("set_sample_mask", e.ctx.set_sample_mask(mask))?;
+        bind_blend(&mut e, &a2c_blend(a2c, a2o))?;
+        set_src(&mut e, UNORM, with_alpha(alpha))?;
+        draw(&mut e, &rect(x0, y0, x0 + 8.0, y0 + 8.0, 0.0, true), false)?;
+    }
+    resolve(&mut e, &t.color, &resolved)?;
+    let got = read_color(&mut e, &resolved)?;
+    check(ctx, "resolved", &got, TOL_U8_2, |x, y| {
+        let c = q8(match (x >= 8, y >= 8) {
+            (false, false) => with_alpha(1.0),
+            (true, false) => BLACK,
+            (false, true) => with_alpha(if a2o_ok { 1.0 } else { 0.3 }),
+            (true, true) => with_alpha(0.3),
+        });
+        // Half the samples for the masked quadrant.
+        Some(if x < 8 && y < 8 {
+            c.map(|v| v / 2.0)
+        } else {
+            c
+        })
+    })
+}
+
+/// Alpha-to-coverage on a 4x target with alpha 0, 0.5 and 1 in three
+/// column bands: no sample, some but not all samples (Vulkan leaves
+/// which to the implementation; the resolve is a whole number of
+/// quarters), every sample.
+fn alpha_to_coverage(ctx: &mut TestContext, dynamic: bool) -> R {
+    let (mut e, t, resolved) = begin_4x(ctx, dynamic)?;
+    bind_blend(&mut e, &a2c_blend(true, false))?;
+    for (i, alpha) in [0.0f32, 0.5, 1.0].into_iter().enumerate() {
+        set_src(&mut e, UNORM, [1.0, 1.0, 1.0, alpha])?;
+        let x0 = [0.0, 5.0, 11.0][i];
+        let x1 = [5.0, 11.0, 16.0][i];
+        draw(&mut e, &rect(x0, 0.0, x1, 16.0, 0.0, true), false)?;
+    }
+    resolve(&mut e, &t.color, &resolved)?;
+    let got = read_color(&mut e, &resolved)?;
+    for (i, px) in got.iter().enumerate() {
+        let x = i as u32 % W;
+        let r = px[0];
+        let quarters = r * 4.0;
+        let whole = (quarters - quarters.round()).abs() < 0.05;
+        let ok = match x {
+            0..=4 => r < 0.01,
+            5..=10 => whole && quarters.round() >= 1.0 && quarters.round() <= 3.0,
+            _ => r > 0.99,
+        };
+        if !ok {
+            return Err(Outcome::fail(format!(
+                "resolved red at ({x}, {}) is {r}: {} samples of 4",
+                i as u32 / W,
+                quarters
+            )));
+        }
+    }
+    Ok(())
+}
+
+macro_rules! dynamic_and_static {
+    ($name:literal, $body:path) => {
+        cases!($name, $body, { "dynamic" => true, "static" => false });
+    };
+}
+dynamic_and_static!("msaa.sample_state_switches", sample_state_switches);
+dynamic_and_static!("msaa.alpha_to_coverage", alpha_to_coverage);
+
 /// GL's aliased lines on a multisampled target (`multisample` off and
 /// `line_rectangular` off, as st/mesa sets them): Bresenham lines, whose
 /// fragments cover every sample (VK_KHR_line_rasterization, issue 1). A
