@@ -137,6 +137,10 @@ pub struct VkContext {
     /// (`ModuleCache::null_fs`): no shader is bound, but the draw needs the
     /// fragment-stage lowerings.
     pub(crate) null_fs: bool,
+    /// The draw being recorded is `crate::prim`'s adjacency encoding of
+    /// quads or polygons in line or point mode (set by `draw_rewritten`
+    /// around it): `variant_keys` then asks for the hidden-edge lowering.
+    pub(crate) edge_draw: Option<crate::prim::Edges>,
     /// The bound pipeline's vertex shader reads the draw id: direct draws
     /// are recorded one by one (`shader::reads_draw_index`).
     pub(crate) draw_id_read: bool,
@@ -219,6 +223,7 @@ impl VkContext {
             descriptor_updates: 0,
             merge: None,
             null_fs: false,
+            edge_draw: None,
             draw_id_read: false,
             shader_info: Default::default(),
             velem_fetch: Default::default(),

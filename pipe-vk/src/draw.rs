@@ -1264,6 +1264,7 @@ impl VkContext {
             format!("{:?} drawn through CPU index rewriting", info.mode)
         });
         let provoking_last = !self.rasterizer_or_default()?.flatshade_first;
+        let edges = self.polygon_edges(info.mode)?;
         let size = usize::from(info.index_size);
         // The index data, widened to u32, for indexed draws.
         let source: Option<Vec<u32>> = match &info.index {
@@ -1293,8 +1294,15 @@ impl VkContext {
                 }
                 None => None,
             };
-            let r =
-                crate::prim::rewrite(info.mode, slice, d.start, d.count, restart, provoking_last)?;
+            let r = crate::prim::rewrite(
+                info.mode,
+                slice,
+                d.start,
+                d.count,
+                restart,
+                provoking_last,
+                edges,
+            )?;
             if r.indices.is_empty() {
                 continue;
             }
@@ -1319,9 +1327,57 @@ impl VkContext {
             } else {
                 drawid_offset
             };
-            self.do_draw_vbo(&sub, id, None, &one)?;
+            if edges.is_some() {
+                // The adjacency topology of an edge draw needs its own
+                // pipeline: the last one (`last_pipeline`, keyed by
+                // topology) must not serve a real adjacency draw, nor the
+                // reverse.
+                self.state_dirty = true;
+                self.edge_draw = edges;
+                let r = self.do_draw_vbo(&sub, id, None, &one);
+                self.edge_draw = None;
+                self.state_dirty = true;
+                r?;
+            } else {
+                self.do_draw_vbo(&sub, id, None, &one)?;
+            }
         }
         Ok(())
+    }
+
+    /// Whether a draw of `mode` hides the diagonals (polygon mode `LINE`)
+    /// or repeated vertices (`POINT`) of its quads or polygons through
+    /// `crate::prim`'s edge masks and a generated geometry shader
+    /// (`spirv_gen::passes::polygon_edges`): for quads, quad strips and
+    /// polygons, with no geometry or tessellation shader bound, on a
+    /// device with geometry shaders, and a vertex shader the generated one
+    /// can follow (`ModuleCache::generated_gs_ok`). Otherwise they are
+    /// drawn as plain triangles, diagonals and all.
+    fn polygon_edges(
+        &self,
+        mode: pipe_core::draw::PrimType,
+    ) -> PipeResult<Option<crate::prim::Edges>> {
+        use pipe_core::draw::PrimType as P;
+        if !matches!(mode, P::Quads | P::QuadStrip | P::Polygon) {
+            return Ok(None);
+        }
+        let b = self.bound();
+        if b.shaders[ShaderStage::Geometry.index()].is_some()
+            || b.shaders[ShaderStage::TessEval.index()].is_some()
+            || self.dev().device.features.core.geometry_shader != vk::TRUE
+        {
+            return Ok(None);
+        }
+        let edges = match crate::pipeline::effective_polygon_mode(&self.rasterizer_or_default()?) {
+            PolygonMode::Line => crate::prim::Edges::Lines,
+            PolygonMode::Point => crate::prim::Edges::Points,
+            _ => return Ok(None),
+        };
+        let Some(vs) = b.shaders[ShaderStage::Vertex.index()] else {
+            return Ok(None);
+        };
+        let vs = self.shader_table().get(vs.cso)?;
+        Ok(crate::shader::ModuleCache::generated_gs_ok(self.dev(), vs).then_some(edges))
     }
 
     /// Records `draws` as `vkCmdDrawMultiEXT` / `vkCmdDrawMultiIndexedEXT`
@@ -1966,7 +2022,10 @@ impl VkContext {
         // generated one (`ModuleCache::null_fs`), which reads the driver
         // constant buffer like any other.
         self.null_fs = fs.is_none()
-            && (fs_key.polygon_stipple || fs_key.window_rects.is_some() || fs_key.line_stipple);
+            && (fs_key.polygon_stipple
+                || fs_key.window_rects.is_some()
+                || fs_key.line_stipple
+                || fs_key.polygon_edges.is_some());
         self.draw_id_read = self.shader_info(vs).reads_draw_index;
         let dev = self.dev().clone();
         if let Some(p) = self.pipelines.lookup(&dev, &key) {
@@ -1991,9 +2050,11 @@ impl VkContext {
         if let Some(h) = fs {
             crate::shader::check_draw_bindings(self.shader_table().get(h.cso)?, UBO_SLOTS)?;
         }
-        // A generated line stipple geometry shader (see `variant_keys`)
-        // follows the vertex or tessellation evaluation shader.
-        let stipple_gs = fs_key.line_stipple && gs.is_none();
+        // A generated line stipple (or polygon edge) geometry shader (see
+        // `variant_keys`) follows the vertex or tessellation evaluation
+        // shader.
+        let edges = fs_key.polygon_edges.is_some();
+        let stipple_gs = (fs_key.line_stipple || edges) && gs.is_none();
         // The last vertex-processing stage takes the clip/depth/point key.
         let last = [gs, tes].into_iter().flatten().next();
         let last = if stipple_gs { Some(u32::MAX) } else { last };
@@ -2054,7 +2115,7 @@ impl VkContext {
                 &dev,
                 prev.0,
                 &prev.1,
-                (rectangular, fs_key.line_stipple_polygon),
+                (rectangular, fs_key.line_stipple_polygon || edges, edges),
                 &last_key,
             )?);
         }
@@ -2080,6 +2141,7 @@ impl VkContext {
                     window_rects: fs_key.window_rects,
                     line_stipple: fs_key.line_stipple,
                     line_stipple_polygon: fs_key.line_stipple_polygon,
+                    polygon_edges: fs_key.polygon_edges,
                     ..VariantKey::default()
                 };
                 Some(self.modules.null_fs(&dev, &key)?)
@@ -2354,9 +2416,18 @@ impl VkContext {
         // (`spirv_gen::passes::line_stipple::polygon_line_stipple_gs`).
         // Not done for an application geometry shader or for adjacency
         // topologies.
+        // Quads and polygons in line or point mode, drawn as adjacency
+        // triangles with hidden-edge masks (`draw_rewritten`).
+        let edges = self
+            .edge_draw
+            .filter(|_| topology == vk::PrimitiveTopology::TRIANGLE_LIST_WITH_ADJACENCY);
+        fs.polygon_edges = edges.map(|e| match e {
+            crate::prim::Edges::Lines => spirv_gen::passes::PolygonEdges::Lines,
+            crate::prim::Edges::Points => spirv_gen::passes::PolygonEdges::Points,
+        });
         let polygon_lines = fill(PolygonMode::Line)
             && b.shaders[ShaderStage::Geometry.index()].is_none()
-            && !is_adjacency(topology);
+            && (!is_adjacency(topology) || edges.is_some());
         if rast.line_stipple_enable && (prim == TopologyClass::Line || polygon_lines) {
             let blend = match b.blend {
                 Some(h) => Some(*self.blend_table().get(h)?),

@@ -76,8 +76,28 @@
 //! vertex order `2i-1, 2i, 2i+2, 2i+1`), `p0 .. p(k-1)` for a polygon. Each
 //! triangle above is a cyclic rotation of an ordered subsequence of that
 //! polygon, hence of the same orientation. Culling and two-sided lighting
-//! therefore see what GL would. (Polygon-mode `LINE` would show the
-//! diagonals: GL's edge flags are not handled here.)
+//! therefore see what GL would.
+//!
+//! # Polygons in line and point mode
+//!
+//! Drawn as triangles, a quad or polygon in polygon mode `LINE` would show
+//! its diagonals, and in mode `POINT` draw shared vertices twice. GL draws
+//! the polygon's boundary edges only (its edge flags; the implicit ones of
+//! a quad or polygon, as the frontend passes no others) and each vertex
+//! once. With [`Edges`], [`rewrite`] emits the same triangles as a
+//! `TrianglesAdjacency` list that says which edges (or vertices) are
+//! hidden: each triangle `x y z` becomes `x a0 y a1 z a2`, where edge
+//! `i` runs from vertex `i` to vertex `i + 1` (mod 3) and `ai` is vertex
+//! `i` itself when edge (or vertex) `i` is hidden, else vertex `i + 1`.
+//! The adjacency vertices are never rasterized: pipe-vk's generated
+//! geometry shader (`spirv_gen::passes::line_stipple::polygon_edges_gs`)
+//! compares their positions with the triangle's to recover the mask and
+//! passes it to the fragment shader, which discards fragments of hidden
+//! edges (`spirv_gen::passes::polygon_edges`). The triangles stay
+//! triangles, so culling, facing, polygon offset and the provoking vertex
+//! are the rasterizer's, as without it. Each polygon's edges and vertices
+//! are drawn once per polygon, as GL does (an edge or vertex that two
+//! polygons share is drawn by each).
 //!
 //! # Limits
 //!
@@ -118,6 +138,15 @@ pub struct Rewritten {
     /// `indices` contains [`RESTART`] markers: draw with primitive restart
     /// enabled. False: draw with it disabled.
     pub restart: bool,
+}
+
+/// What the masks of an [`Edges`] rewrite hide (see the module docs): in
+/// polygon mode `LINE` the diagonals, in mode `POINT` the vertices an
+/// earlier triangle of the same polygon already has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Edges {
+    Lines,
+    Points,
 }
 
 /// How one input topology is converted.
@@ -167,8 +196,24 @@ impl Plan {
         matches!(self, Plan::Strip(_) | Plan::Loop)
     }
 
-    /// Output indices for a run of `k` vertices (markers not included).
-    fn run_len(self, k: u64) -> u64 {
+    /// Whether an [`Edges`] rewrite changes the output (to adjacency
+    /// triangles with masks).
+    fn has_edges(self) -> bool {
+        matches!(self, Plan::Quads | Plan::QuadStrip | Plan::Polygon)
+    }
+
+    /// Output indices for a run of `k` vertices (markers not included),
+    /// with edge masks (twice as many) or not.
+    fn run_len(self, k: u64, edges: bool) -> u64 {
+        let n = self.run_len_plain(k);
+        if edges && self.has_edges() {
+            2 * n
+        } else {
+            n
+        }
+    }
+
+    fn run_len_plain(self, k: u64) -> u64 {
         match self {
             Plan::List(n) => k / n as u64 * n as u64,
             Plan::Strip(min) if k >= min as u64 => k,
@@ -240,10 +285,62 @@ impl<'a> Source<'a> {
     }
 }
 
+/// Hidden-edge (or hidden-vertex) masks, bit i for edge (vertex) i, of
+/// the two triangles [`emit_run`] makes of a quad or quad-strip quad, in
+/// order, for each provoking-vertex convention (see the module docs).
+fn quad_masks(edges: Edges, provoking_last: bool) -> [u8; 2] {
+    match (edges, provoking_last) {
+        // (q0 q1 q3) (q1 q2 q3): the diagonal q1-q3; q1 and q3 again.
+        (Edges::Lines, true) => [0b010, 0b100],
+        (Edges::Points, true) => [0b000, 0b101],
+        // (q0 q1 q2) (q0 q2 q3): the diagonal q0-q2; q0 and q2 again.
+        (Edges::Lines, false) => [0b100, 0b001],
+        (Edges::Points, false) => [0b000, 0b011],
+    }
+}
+
+/// The mask of triangle `i` of the `n` a polygon fans into.
+fn polygon_mask(edges: Edges, provoking_last: bool, i: usize, n: usize) -> u8 {
+    let (first, last) = (i == 0, i + 1 == n);
+    let bit = |b: u8, hidden: bool| if hidden { b } else { 0 };
+    match (edges, provoking_last) {
+        // (p(i+1) p(i+2) p0): p(i+2)-p0 is the closing edge only in the
+        // last triangle, p0-p(i+1) the first edge only in the first.
+        (Edges::Lines, true) => bit(0b010, !last) | bit(0b100, !first),
+        (Edges::Points, true) => bit(0b101, !first),
+        // (p0 p(i+1) p(i+2)).
+        (Edges::Lines, false) => bit(0b001, !first) | bit(0b100, !last),
+        (Edges::Points, false) => bit(0b011, !first),
+    }
+}
+
+/// Appends triangle `t` with hidden mask `mask` as an adjacency triangle
+/// (see the module docs), or as a plain triangle without `edges`.
+fn push_triangle(out: &mut Vec<u32>, t: [u32; 3], mask: Option<u8>) {
+    match mask {
+        None => out.extend(t),
+        Some(m) => {
+            for i in 0..3 {
+                let hidden = m & (1 << i) != 0;
+                out.push(t[i]);
+                out.push(if hidden { t[i] } else { t[(i + 1) % 3] });
+            }
+        }
+    }
+}
+
 /// Appends the conversion of one run to `out`.
-fn emit_run(plan: Plan, run: Run<'_>, provoking_last: bool, out: &mut Vec<u32>) {
+fn emit_run(
+    plan: Plan,
+    run: Run<'_>,
+    provoking_last: bool,
+    edges: Option<Edges>,
+    out: &mut Vec<u32>,
+) {
     let k = run.len();
     let at = |i: usize| run.at(i);
+    let quad = edges.map(|e| quad_masks(e, provoking_last));
+    let quad_mask = |j: usize| quad.map(|m| m[j]);
     match plan {
         Plan::List(n) => out.extend((0..k / n * n).map(at)),
         Plan::Strip(min) => {
@@ -262,35 +359,42 @@ fn emit_run(plan: Plan, run: Run<'_>, provoking_last: bool, out: &mut Vec<u32>) 
             for q in 0..k / 4 {
                 let b = q * 4;
                 let (q0, q1, q2, q3) = (at(b), at(b + 1), at(b + 2), at(b + 3));
-                if provoking_last {
-                    out.extend([q0, q1, q3, q1, q2, q3]);
+                let [t1, t2] = if provoking_last {
+                    [[q0, q1, q3], [q1, q2, q3]]
                 } else {
-                    out.extend([q0, q1, q2, q0, q2, q3]);
-                }
+                    [[q0, q1, q2], [q0, q2, q3]]
+                };
+                push_triangle(out, t1, quad_mask(0));
+                push_triangle(out, t2, quad_mask(1));
             }
         }
         Plan::QuadStrip => {
             let mut i = 0;
             while i + 3 < k {
                 let (a, b, c, d) = (at(i), at(i + 1), at(i + 2), at(i + 3));
-                if provoking_last {
-                    out.extend([c, a, d, a, b, d]);
+                let [t1, t2] = if provoking_last {
+                    [[c, a, d], [a, b, d]]
                 } else {
-                    out.extend([a, b, d, a, d, c]);
-                }
+                    [[a, b, d], [a, d, c]]
+                };
+                push_triangle(out, t1, quad_mask(0));
+                push_triangle(out, t2, quad_mask(1));
                 i += 2;
             }
         }
         Plan::Polygon => {
             if k >= 3 {
                 let p0 = at(0);
-                for i in 0..k - 2 {
+                let n = k - 2;
+                for i in 0..n {
                     let (b, c) = (at(i + 1), at(i + 2));
-                    if provoking_last {
-                        out.extend([b, c, p0]);
+                    let t = if provoking_last {
+                        [b, c, p0]
                     } else {
-                        out.extend([p0, b, c]);
-                    }
+                        [p0, b, c]
+                    };
+                    let mask = edges.map(|e| polygon_mask(e, provoking_last, i, n));
+                    push_triangle(out, t, mask);
                 }
             }
         }
@@ -307,7 +411,9 @@ fn emit_run(plan: Plan, run: Run<'_>, provoking_last: bool, out: &mut Vec<u32>) 
 /// the raw indices (before `index_bias`) and ignored for non-indexed draws
 /// and patches. `provoking_last` selects the provoking-vertex convention
 /// kept for each emitted primitive (true: last vertex, Gallium's default;
-/// false: `flatshade_first`).
+/// false: `flatshade_first`). With `edges`, quads, quad strips and
+/// polygons become `TrianglesAdjacency` with hidden-edge masks (see the
+/// module docs); other topologies ignore it.
 ///
 /// Errors: `InvalidArgument` for a count that does not match the indices
 /// or vertex ids past `u32::MAX`; `OutOfMemory` when the output would
@@ -319,8 +425,15 @@ pub fn rewrite(
     count: u32,
     restart: Option<u32>,
     provoking_last: bool,
+    edges: Option<Edges>,
 ) -> PipeResult<Rewritten> {
     let (plan, out_mode) = Plan::of(mode);
+    let edges = edges.filter(|_| plan.has_edges());
+    let out_mode = if edges.is_some() {
+        PrimType::TrianglesAdjacency
+    } else {
+        out_mode
+    };
     let source = match indices {
         None => {
             if u64::from(start) + u64::from(count) > 1 << 32 {
@@ -347,7 +460,7 @@ pub fn rewrite(
     let markers = plan.uses_markers();
     let (mut total, mut productive) = (0u64, 0u64);
     source.for_each_run(|run| {
-        let n = plan.run_len(run.len() as u64);
+        let n = plan.run_len(run.len() as u64, edges.is_some());
         if n > 0 {
             if markers && productive > 0 {
                 total += 1;
@@ -366,12 +479,12 @@ pub fn rewrite(
     // Pass 2: the indices.
     let mut emitted = 0u64;
     source.for_each_run(|run| {
-        if plan.run_len(run.len() as u64) > 0 {
+        if plan.run_len_plain(run.len() as u64) > 0 {
             if markers && emitted > 0 {
                 out.push(RESTART);
             }
             emitted += 1;
-            emit_run(plan, run, provoking_last, &mut out);
+            emit_run(plan, run, provoking_last, edges, &mut out);
         }
     });
     debug_assert_eq!(out.len() as u64, total);
@@ -420,12 +533,12 @@ mod tests {
 
     /// Non-indexed rewrite.
     fn ids(mode: PrimType, start: u32, count: u32, last: bool) -> Rewritten {
-        rewrite(mode, None, start, count, None, last).unwrap()
+        rewrite(mode, None, start, count, None, last, None).unwrap()
     }
 
     /// Indexed rewrite.
     fn idx(mode: PrimType, i: &[u32], restart: Option<u32>, last: bool) -> Rewritten {
-        rewrite(mode, Some(i), 0, i.len() as u32, restart, last).unwrap()
+        rewrite(mode, Some(i), 0, i.len() as u32, restart, last, None).unwrap()
     }
 
     fn rw(mode: PrimType, indices: Vec<u32>, restart: bool) -> Rewritten {
@@ -508,6 +621,157 @@ mod tests {
             assert!(ids(QuadStrip, 5, count, true).indices.is_empty());
             assert!(ids(QuadStrip, 5, count, false).indices.is_empty());
         }
+    }
+
+    /// Decodes an adjacency output into (triangle, hidden mask) pairs.
+    fn decode(r: &Rewritten) -> Vec<([u32; 3], u8)> {
+        assert_eq!(r.mode, TrianglesAdjacency);
+        r.indices
+            .chunks(6)
+            .map(|c| {
+                let t = [c[0], c[2], c[4]];
+                let mut m = 0;
+                for i in 0..3 {
+                    if c[2 * i + 1] == t[i] {
+                        m |= 1 << i;
+                    } else {
+                        assert_eq!(
+                            c[2 * i + 1],
+                            t[(i + 1) % 3],
+                            "adjacency vertex {i} of {c:?}"
+                        );
+                    }
+                }
+                (t, m)
+            })
+            .collect()
+    }
+
+    /// The edges (as sorted vertex pairs) and vertices each polygon of a
+    /// decoded edge rewrite draws, checked against the polygon outlines.
+    fn drawn(r: &Rewritten, edges: Edges) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        for (t, m) in decode(r) {
+            for i in 0..3 {
+                if m & (1 << i) == 0 {
+                    out.push(match edges {
+                        Edges::Lines => (t[i].min(t[(i + 1) % 3]), t[i].max(t[(i + 1) % 3])),
+                        Edges::Points => (t[i], t[i]),
+                    });
+                }
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
+    fn edge_rw(mode: PrimType, count: u32, last: bool, e: Edges) -> Rewritten {
+        rewrite(mode, None, 0, count, None, last, Some(e)).unwrap()
+    }
+
+    #[test]
+    fn edges_keep_triangles() {
+        // The triangles are the plain rewrite's, in order.
+        for mode in [Quads, QuadStrip, Polygon] {
+            for last in [true, false] {
+                for e in [Edges::Lines, Edges::Points] {
+                    let plain = ids(mode, 0, 8, last).indices;
+                    let tris: Vec<u32> = decode(&edge_rw(mode, 8, last, e))
+                        .into_iter()
+                        .flat_map(|(t, _)| t)
+                        .collect();
+                    assert_eq!(tris, plain, "{mode:?} last={last} {e:?}");
+                }
+            }
+        }
+        // Other topologies ignore it.
+        assert_eq!(
+            rewrite(LineLoop, None, 0, 3, None, true, Some(Edges::Lines)).unwrap(),
+            ids(LineLoop, 0, 3, true)
+        );
+    }
+
+    #[test]
+    fn edges_outline() {
+        let pairs = |p: &[(u32, u32)]| {
+            let mut v: Vec<(u32, u32)> = p.iter().map(|&(a, b)| (a.min(b), a.max(b))).collect();
+            v.sort_unstable();
+            v
+        };
+        for last in [true, false] {
+            // Two quads: their 8 boundary edges, no diagonal.
+            assert_eq!(
+                drawn(&edge_rw(Quads, 8, last, Edges::Lines), Edges::Lines),
+                pairs(&[
+                    (0, 1),
+                    (1, 2),
+                    (2, 3),
+                    (3, 0),
+                    (4, 5),
+                    (5, 6),
+                    (6, 7),
+                    (7, 4)
+                ])
+            );
+            // A quad strip of two quads (0 1 3 2) and (2 3 5 4): the shared
+            // edge 2-3 once per quad.
+            assert_eq!(
+                drawn(&edge_rw(QuadStrip, 6, last, Edges::Lines), Edges::Lines),
+                pairs(&[
+                    (0, 1),
+                    (1, 3),
+                    (3, 2),
+                    (2, 0),
+                    (2, 3),
+                    (3, 5),
+                    (5, 4),
+                    (4, 2)
+                ])
+            );
+            // A pentagon: its 5 sides.
+            assert_eq!(
+                drawn(&edge_rw(Polygon, 5, last, Edges::Lines), Edges::Lines),
+                pairs(&[(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)])
+            );
+            // A triangle as a polygon: all three.
+            assert_eq!(
+                drawn(&edge_rw(Polygon, 3, last, Edges::Lines), Edges::Lines),
+                pairs(&[(0, 1), (1, 2), (2, 0)])
+            );
+            // Points: each vertex once per polygon.
+            let v = |ids: &[u32]| {
+                let mut p: Vec<(u32, u32)> = ids.iter().map(|&i| (i, i)).collect();
+                p.sort_unstable();
+                p
+            };
+            assert_eq!(
+                drawn(&edge_rw(Quads, 8, last, Edges::Points), Edges::Points),
+                v(&[0, 1, 2, 3, 4, 5, 6, 7])
+            );
+            assert_eq!(
+                drawn(&edge_rw(QuadStrip, 6, last, Edges::Points), Edges::Points),
+                v(&[0, 1, 2, 3, 2, 3, 4, 5])
+            );
+            assert_eq!(
+                drawn(&edge_rw(Polygon, 6, last, Edges::Points), Edges::Points),
+                v(&[0, 1, 2, 3, 4, 5])
+            );
+        }
+        // Restart splits polygons; each is outlined on its own.
+        let r = rewrite(
+            Polygon,
+            Some(&[0, 1, 2, 9, 3, 4, 5, 6]),
+            0,
+            8,
+            Some(9),
+            true,
+            Some(Edges::Lines),
+        )
+        .unwrap();
+        assert_eq!(
+            drawn(&r, Edges::Lines),
+            pairs(&[(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 6), (6, 3)])
+        );
     }
 
     #[test]
@@ -696,7 +960,9 @@ mod tests {
         );
         // Non-indexed draws ignore restart (Gallium: indexed draws only).
         assert_eq!(
-            rewrite(Quads, None, 0, 4, Some(2), true).unwrap().indices,
+            rewrite(Quads, None, 0, 4, Some(2), true, None)
+                .unwrap()
+                .indices,
             [0, 1, 3, 1, 2, 3]
         );
         // A genuine all-ones index without restart stays an index, and the
@@ -744,16 +1010,16 @@ mod tests {
     #[test]
     fn count_mismatch_and_overflow() {
         assert!(matches!(
-            rewrite(Quads, Some(&[0, 1, 2, 3]), 0, 8, None, true),
+            rewrite(Quads, Some(&[0, 1, 2, 3]), 0, 8, None, true, None),
             Err(PipeError::InvalidArgument(_))
         ));
         assert!(matches!(
-            rewrite(Quads, None, u32::MAX, 2, None, true),
+            rewrite(Quads, None, u32::MAX, 2, None, true, None),
             Err(PipeError::InvalidArgument(_))
         ));
         // The last vertex id may be u32::MAX itself.
         assert_eq!(
-            rewrite(LineLoop, None, u32::MAX - 1, 2, None, true)
+            rewrite(LineLoop, None, u32::MAX - 1, 2, None, true, None)
                 .unwrap()
                 .indices,
             [u32::MAX - 1, u32::MAX, u32::MAX - 1]
@@ -764,7 +1030,7 @@ mod tests {
     fn huge_draws_are_refused_without_allocating() {
         for mode in [Quads, QuadStrip, Polygon, LineLoop, Triangles] {
             assert_eq!(
-                rewrite(mode, None, 0, u32::MAX, None, true),
+                rewrite(mode, None, 0, u32::MAX, None, true, None),
                 Err(PipeError::OutOfMemory),
                 "{mode:?}"
             );
@@ -772,7 +1038,7 @@ mod tests {
         // Just over the cap: quads producing MAX + 6 indices.
         let quads = (MAX_OUTPUT_INDICES / 6 + 1) as u32 * 4;
         assert_eq!(
-            rewrite(Quads, None, 0, quads, None, true),
+            rewrite(Quads, None, 0, quads, None, true, None),
             Err(PipeError::OutOfMemory)
         );
     }
@@ -967,9 +1233,9 @@ mod tests {
                 rng.below(1000) as u32
             };
             let out = if indexed {
-                rewrite(mode, Some(&data), start, count, restart, last)
+                rewrite(mode, Some(&data), start, count, restart, last, None)
             } else {
-                rewrite(mode, None, start, count, restart, last)
+                rewrite(mode, None, start, count, restart, last, None)
             };
             let out = out.unwrap_or_else(|e| panic!("iteration {iter}: {e}"));
             let ctx = format!("iteration {iter}: {mode:?} {data:?} {restart:?} -> {out:?}");

@@ -369,7 +369,7 @@ pub struct ModuleCache {
     passthrough_tcs: HashMap<(u32, u8), vk::ShaderModule>,
     /// Generated line stipple geometry shaders per (previous stage's CSO
     /// id, rectangular lines, polygon-mode lines, last-stage key).
-    stipple_gs: HashMap<(u32, bool, bool, VariantKey), vk::ShaderModule>,
+    stipple_gs: HashMap<(u32, bool, bool, bool, VariantKey), vk::ShaderModule>,
     /// Generated fragment shaders for draws with none bound that still
     /// need the fragment-stage lowerings (see [`ModuleCache::null_fs`]).
     null_fs: HashMap<VariantKey, vk::ShaderModule>,
@@ -430,9 +430,41 @@ impl ModuleCache {
         Ok(m)
     }
 
+    /// Whether a generated pass-through geometry shader
+    /// ([`Self::line_stipple_gs`]) can follow `prev`: spirv-gen IR whose
+    /// outputs are plain (no built-in besides position and point size, no
+    /// arrays), leave the driver's varying locations
+    /// (`spirv_gen::binding::EDGE_MASK_LOCATION` and up) alone, and fit
+    /// the device's geometry-shader inputs. Where it cannot, pipe-vk keeps
+    /// the path without it (quads in line mode then show their
+    /// diagonals).
+    pub fn generated_gs_ok(dev: &DeviceShared, prev: &ShaderState) -> bool {
+        let ShaderCode::Ir(any) = &prev.code else {
+            return false;
+        };
+        let Some(ir) = any.downcast_ref::<Ir>() else {
+            return false;
+        };
+        let limit = dev.physical.properties.limits.max_geometry_input_components / 4;
+        ir.vars.iter().filter(|v| v.is_output()).all(|v| {
+            let Some(io) = v.io() else { return true };
+            let plain = match io.builtin {
+                Some(spirv_gen::ir::BuiltIn::Position | spirv_gen::ir::BuiltIn::PointSize) => true,
+                Some(_) => false,
+                None => v.array.is_none() && !io.patch,
+            };
+            plain
+                && io
+                    .location
+                    .is_none_or(|loc| loc < spirv_gen::binding::EDGE_MASK_LOCATION && loc < limit)
+        })
+    }
+
     /// The generated line stipple geometry shader
     /// (`spirv_gen::passes::line_stipple::line_stipple_gs`, or
-    /// `polygon_line_stipple_gs` for polygons drawn in line mode)
+    /// `polygon_line_stipple_gs` for polygons drawn in line mode, or
+    /// `polygon_edges_gs` for quads and polygons drawn in line or point
+    /// mode with hidden-edge masks, `crate::prim::Edges`)
     /// following `prev` (a vertex or tessellation evaluation shader),
     /// lowered with the last vertex stage's `key`, capturing `prev`'s
     /// stream outputs.
@@ -441,10 +473,10 @@ impl ModuleCache {
         dev: &DeviceShared,
         prev: u32,
         prev_state: &ShaderState,
-        (rectangular, polygon): (bool, bool),
+        (rectangular, polygon, edges): (bool, bool, bool),
         key: &VariantKey,
     ) -> PipeResult<vk::ShaderModule> {
-        let k = (prev, rectangular, polygon, key.clone());
+        let k = (prev, rectangular, polygon, edges, key.clone());
         if let Some(m) = self.stipple_gs.get(&k) {
             return Ok(*m);
         }
@@ -476,7 +508,9 @@ impl ModuleCache {
             }
         }
         let err = |e: spirv_gen::Error| PipeError::unsupported(format!("line stipple GS: {e}"));
-        let mut gs = if polygon {
+        let mut gs = if edges {
+            spirv_gen::passes::line_stipple::polygon_edges_gs(ir, rectangular)
+        } else if polygon {
             spirv_gen::passes::line_stipple::polygon_line_stipple_gs(ir, rectangular)
         } else {
             spirv_gen::passes::line_stipple::line_stipple_gs(ir, rectangular)
@@ -547,7 +581,7 @@ impl ModuleCache {
         let gs: Vec<_> = self
             .stipple_gs
             .keys()
-            .filter(|(c, _, _, _)| *c == cso)
+            .filter(|(c, _, _, _, _)| *c == cso)
             .cloned()
             .collect();
         keys.into_iter()

@@ -57,7 +57,8 @@
 //! Inputs and outputs carry explicit locations. The GL lowerings that add
 //! varyings place them at fixed locations: [`BFC0_LOCATION`],
 //! [`BFC1_LOCATION`] (two-sided colour), [`STIPPLE_POS_LOCATION`] (line
-//! stipple emulation). A shader that uses one of these locations itself
+//! stipple emulation, and the barycentrics of polygons in line or point
+//! mode), [`EDGE_MASK_LOCATION`] (their hidden edges). A shader that uses one of these locations itself
 //! cannot take the lowering that adds it.
 
 use crate::ir::Stage;
@@ -98,6 +99,11 @@ pub const BFC1_LOCATION: u32 = 31;
 /// to the last vertex stage's outputs and the fragment shader's inputs
 /// ([`crate::passes::line_stipple`]).
 pub const STIPPLE_POS_LOCATION: u32 = 29;
+/// Location of the `flat` `u32` varying `edge_mask` (hidden edges or
+/// vertices of a polygon drawn in line or point mode) that
+/// [`crate::passes::line_stipple::polygon_edges_gs`] writes and
+/// [`crate::passes::polygon_edges`] reads.
+pub const EDGE_MASK_LOCATION: u32 = 28;
 
 impl DescClass {
     pub fn set(self) -> u32 {

@@ -1083,6 +1083,11 @@ mod interp {
                 AluOp::Flt => map2(&|x, y| b(f(x) < f(y))),
                 AluOp::Fge => map2(&|x, y| b(f(x) >= f(y))),
                 AluOp::Bnot => map1(&|x| b(x == 0)),
+                AluOp::Feq => map2(&|x, y| b(f(x) == f(y))),
+                AluOp::Ball => vec![b(a[0].1.iter().all(|&x| x != 0))],
+                AluOp::Ior => map2(&|x, y| x | y),
+                AluOp::Band => map2(&|x, y| b(x != 0 && y != 0)),
+                AluOp::Bor => map2(&|x, y| b(x != 0 || y != 0)),
                 AluOp::Bcsel => (0..t.comps as usize)
                     .map(|k| if a[0].1[k] != 0 { a[1].1[k] } else { a[2].1[k] })
                     .collect(),
@@ -1348,6 +1353,104 @@ fn polygon_line_stipple_generated_gs() {
     let v = fs.var(fs.find_var(STIPPLE_POLY_NAME).unwrap());
     assert!(v.is_input() && v.ty == Type::vec4());
     assert!(has_discard(&fs.body));
+}
+
+/// `polygon_edges_gs`: triangles with adjacency in, the triangle
+/// (vertices 0, 2, 4) out, and the hidden mask decoded from where the
+/// adjacency vertices sit; the fragment side (`polygon_edges=`) discards
+/// exactly the fragments of hidden edges (line mode) or vertices (point
+/// mode), keeping a vertex that a visible edge ends at.
+#[test]
+fn polygon_edges() {
+    use spirv_gen::passes::line_stipple::{polygon_edges_gs, EDGE_MASK_NAME, STIPPLE_POLY_NAME};
+    let vs = parse(&corpus_src("vs_line_stipple.ir")).unwrap();
+    let gs = polygon_edges_gs(&vs, false).unwrap();
+    validate(&gs).unwrap_or_else(|e| panic!("{e}\n{}", print(&gs)));
+    common::emit_and_validate("polygon_edges_gs", &gs);
+    assert_eq!(gs.info.gs_input, Some(GsInput::TrianglesAdjacency));
+    assert_eq!(gs.info.gs_output, Some(GsOutput::TriangleStrip));
+    let em = gs.var(gs.find_var(EDGE_MASK_NAME).unwrap());
+    assert!(em.is_output() && em.ty == Type::U32);
+    assert_eq!(em.io().unwrap().interp, Interp::Flat);
+    let p = [
+        [-0.5f32, 0.0, 0.3, 1.0],
+        [1.0, 1.0, 0.1, 2.0],
+        [0.25, -0.75, 0.0, 1.0],
+    ];
+    for mask in 0u32..8 {
+        let mut m = interp::Machine::new(&gs);
+        for i in 0..3 {
+            m.set_f32("in_gl_pos", 2 * i as u32, &p[i]);
+            let a = if mask & (1 << i) != 0 {
+                p[i]
+            } else {
+                p[(i + 1) % 3]
+            };
+            m.set_f32("in_gl_pos", 2 * i as u32 + 1, &a);
+        }
+        m.run();
+        let emitted: Vec<_> = m.emitted.iter().flatten().collect();
+        assert_eq!(emitted.len(), 3);
+        for (k, e) in emitted.iter().enumerate() {
+            assert_eq!(e[EDGE_MASK_NAME], vec![mask], "mask {mask:#b}");
+            let pos: Vec<f32> = e["gl_pos"].iter().map(|w| f32::from_bits(*w)).collect();
+            assert_eq!(pos, p[k], "vertex {k}");
+        }
+    }
+    let keeps = |fs: &Shader, b: [f32; 3], mask: u32| {
+        let mut m = interp::Machine::new(fs);
+        m.set_f32(STIPPLE_POLY_NAME, 0, &[0.0, 0.0, b[0], b[1]]);
+        m.set(EDGE_MASK_NAME, 0, vec![mask]);
+        m.run();
+        !m.discarded
+    };
+    let lines = lowered(FS, "polygon_edges=lines");
+    let points = lowered(FS, "polygon_edges=points");
+    for mask in 0u32..8 {
+        let hidden = |i: usize| mask & (1 << i) != 0;
+        for i in 0..3 {
+            // The middle of edge i (vertex i to i + 1), and a point on it
+            // near vertex i + 1.
+            let mut mid = [0.0f32; 3];
+            mid[i] = 0.5;
+            mid[(i + 1) % 3] = 0.5;
+            let mut near = [0.0f32; 3];
+            near[i] = 0.01;
+            near[(i + 1) % 3] = 0.99;
+            for b in [mid, near] {
+                assert_eq!(
+                    keeps(&lines, b, mask),
+                    !hidden(i),
+                    "edge {i} {b:?} mask {mask:#b}"
+                );
+            }
+            // Vertex i + 1 itself ends edges i and i + 1.
+            let mut v = [0.0f32; 3];
+            v[(i + 1) % 3] = 1.0;
+            assert_eq!(
+                keeps(&lines, v, mask),
+                !hidden(i) || !hidden((i + 1) % 3),
+                "vertex {} mask {mask:#b}",
+                (i + 1) % 3
+            );
+            // Point mode: vertex i.
+            let mut v = [0.0f32; 3];
+            v[i] = 1.0;
+            assert_eq!(
+                keeps(&points, v, mask),
+                !hidden(i),
+                "point {i} mask {mask:#b}"
+            );
+        }
+    }
+    // With line stipple emulation both read the one varying.
+    let both = lowered(FS, "line_stipple,line_stipple_polygon,polygon_edges=lines");
+    let at29 = both
+        .vars
+        .iter()
+        .filter(|v| v.is_input() && v.io().unwrap().location == Some(STIPPLE_POS_LOCATION))
+        .count();
+    assert_eq!(at29, 1);
 }
 
 #[test]

@@ -11,6 +11,7 @@ mod fbfetch;
 mod gfxres;
 mod layered;
 mod merge;
+mod polygon_mode;
 mod prim;
 mod rast_prim;
 mod render;

@@ -64,7 +64,7 @@
 //! fragment.
 
 use super::gl::{get_push, Emit};
-use crate::binding::{push, STIPPLE_POS_LOCATION};
+use crate::binding::{push, EDGE_MASK_LOCATION, STIPPLE_POS_LOCATION};
 use crate::error::{Error, Result};
 use crate::ir::*;
 
@@ -189,7 +189,7 @@ fn window_len(e: &mut Emit, pc: VarId, p0: ValueId, p1: ValueId, rectangular: bo
 /// output capture list written for `prev` (outputs named by declaration
 /// index, see [`super::xfb`]) applies to it unchanged.
 pub fn line_stipple_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
-    stipple_gs(prev, rectangular, false)
+    stipple_gs(prev, rectangular, false, false)
 }
 
 /// The pass-through geometry shader for polygons drawn in line mode
@@ -210,13 +210,49 @@ pub fn line_stipple_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
 /// on the third, where the fragment shader tells them apart by the
 /// smallest barycentric coordinate (`b0`, `b1`, `1 - b0 - b1`).
 pub fn polygon_line_stipple_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
-    stipple_gs(prev, rectangular, true)
+    stipple_gs(prev, rectangular, true, false)
+}
+
+/// [`polygon_line_stipple_gs`] for triangles of quads, quad strips and
+/// polygons drawn in line or point mode, with input
+/// `triangles_adjacency` as pipe-vk's index rewriting encodes them
+/// (`pipe_vk::prim`, `Edges`): triangle vertices 0, 2 and 4, and
+/// adjacency vertex `2i + 1` at the position of vertex `i` when edge (or
+/// vertex) `i` is hidden, else at that of vertex `i + 1`. It emits the
+/// triangle as [`polygon_line_stipple_gs`] does, and the `flat` `u32`
+/// [`EDGE_MASK_NAME`] at [`EDGE_MASK_LOCATION`] (bit `i`: edge or vertex
+/// `i` hidden), which [`super::polygon_edges`] reads. A zero-length edge
+/// reads as hidden (it draws at most the pixels of its vertices).
+pub fn polygon_edges_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
+    stipple_gs(prev, rectangular, true, true)
+}
+
+/// Name given to the hidden-edge mask varying.
+pub const EDGE_MASK_NAME: &str = "edge_mask";
+
+/// The hidden-edge mask varying (an output when `output`).
+pub(crate) fn edge_mask_var(output: bool) -> Variable {
+    let io = IoInfo {
+        location: Some(EDGE_MASK_LOCATION),
+        interp: Interp::Flat,
+        ..Default::default()
+    };
+    Variable {
+        name: EDGE_MASK_NAME.into(),
+        kind: if output {
+            VarKind::Output(io)
+        } else {
+            VarKind::Input(io)
+        },
+        ty: Type::U32,
+        array: None,
+    }
 }
 
 /// Name given to the polygon-mode stipple varying.
 pub const STIPPLE_POLY_NAME: &str = "stipple_poly";
 
-fn stipple_gs(prev: &Shader, rectangular: bool, polygon: bool) -> Result<Shader> {
+fn stipple_gs(prev: &Shader, rectangular: bool, polygon: bool, edges: bool) -> Result<Shader> {
     if !matches!(prev.stage, Stage::Vertex | Stage::TessEval) {
         return Err(Error::new(format!(
             "line stipple GS: the previous stage must be vertex or tess_eval, not {}",
@@ -224,8 +260,12 @@ fn stipple_gs(prev: &Shader, rectangular: bool, polygon: bool) -> Result<Shader>
         )));
     }
     let n: usize = if polygon { 3 } else { 2 };
+    // Input vertices per primitive, and the stride of the triangle's own.
+    let (n_in, step) = if edges { (6, 2) } else { (n, 1) };
     let mut gs = Shader::new(Stage::Geometry);
-    gs.info.gs_input = Some(if polygon {
+    gs.info.gs_input = Some(if edges {
+        GsInput::TrianglesAdjacency
+    } else if polygon {
         GsInput::Triangles
     } else {
         GsInput::Lines
@@ -267,6 +307,12 @@ fn stipple_gs(prev: &Shader, rectangular: bool, polygon: bool) -> Result<Shader>
                 what()
             )));
         }
+        if edges && io.location == Some(EDGE_MASK_LOCATION) {
+            return Err(Error::new(format!(
+                "{}: location {EDGE_MASK_LOCATION} is reserved for {EDGE_MASK_NAME}",
+                what()
+            )));
+        }
         outputs.push(v);
     }
     let mut pos_in = None;
@@ -283,7 +329,7 @@ fn stipple_gs(prev: &Shader, rectangular: bool, polygon: bool) -> Result<Shader>
             name: format!("in_{}", v.name),
             kind: VarKind::Input(in_io),
             ty: v.ty,
-            array: Some(n as u32),
+            array: Some(n_in as u32),
         });
         if v.builtin() == Some(BuiltIn::Position) {
             pos_in = Some(inp);
@@ -332,11 +378,28 @@ fn stipple_gs(prev: &Shader, rectangular: bool, polygon: bool) -> Result<Shader>
     } else {
         stipple_var(true)
     });
+    let mask_out = edges.then(|| gs.add_var(edge_mask_var(true)));
     let pc = get_push(&mut gs);
 
     let mut e = Emit::new(&mut gs);
-    let idx: Vec<ValueId> = (0..n as i32).map(|i| e.i32(i)).collect();
+    let idx: Vec<ValueId> = (0..n).map(|i| e.i32((i * step) as i32)).collect();
     let p: Vec<ValueId> = idx.iter().map(|&i| e.load(pos_in, Some(i))).collect();
+    // The hidden mask: adjacency vertex 2i + 1 sits on vertex i.
+    let mask = if edges {
+        let mut mask = e.u32(0);
+        for (i, &pi) in p.iter().enumerate() {
+            let j = e.i32(2 * i as i32 + 1);
+            let a = e.load(pos_in, Some(j));
+            let eq = e.alu(AluOp::Feq, Type::bool(4), &[a, pi]);
+            let same = e.alu(AluOp::Ball, Type::BOOL, &[eq]);
+            let (bit, zero) = (e.u32(1 << i), e.u32(0));
+            let b = e.alu(AluOp::Bcsel, Type::U32, &[same, bit, zero]);
+            mask = e.alu(AluOp::Ior, Type::U32, &[mask, b]);
+        }
+        Some(mask)
+    } else {
+        None
+    };
     let (values, prim): (Vec<ValueId>, ValueId) = if polygon {
         // Edges v2 -> v0 (a), v0 -> v1 (b), v1 -> v2 (c).
         let a = window_len(&mut e, pc, p[2], p[0], rectangular);
@@ -368,6 +431,9 @@ fn stipple_gs(prev: &Shader, rectangular: bool, polygon: bool) -> Result<Shader>
         }
         e.store(prim_out, None, prim);
         e.store(stipple, None, values[k]);
+        if let (Some(out), Some(m)) = (mask_out, mask) {
+            e.store(out, None, m);
+        }
         e.void(Op::Intrinsic(Intrinsic::EmitVertex { stream: 0 }));
     }
     e.void(Op::Intrinsic(Intrinsic::EndPrimitive { stream: 0 }));

@@ -12,6 +12,7 @@
 //! sprite=0x1,sprite_upper_left,inline=0:1065353216,vfetch=0:swap_rb,
 //! polygon_stipple,lower_left_origin,pixel_center_integer,
 //! last_vertex_stage,clip_halfz,line_stipple,line_stipple_polygon,line_rectangular,
+//! polygon_edges=lines,
 //! window_rects=include:2,workgroup_size=8x4x1,fbfetch_ms,fbfetch_layered,
 //! unbound_outputs=0x2
 //! ```
@@ -33,6 +34,7 @@
 pub mod gl;
 pub mod line_stipple;
 pub mod opt;
+pub mod polygon_edges;
 pub mod split;
 pub mod tess;
 pub mod xfb;
@@ -53,6 +55,17 @@ named_enum!(
         Notequal = "notequal",
         Gequal = "gequal",
         Always = "always",
+    }
+);
+
+named_enum!(
+    /// What a fragment shader of a polygon drawn in line or point mode
+    /// hides ([`polygon_edges`]).
+    PolygonEdges {
+        /// Polygon mode `LINE`: fragments of hidden edges.
+        Lines = "lines",
+        /// Polygon mode `POINT`: fragments of hidden vertices.
+        Points = "points",
     }
 );
 
@@ -205,6 +218,11 @@ pub struct VariantKey {
     /// polygons drawn in line mode, and the distance comes from
     /// [`line_stipple::polygon_line_stipple_gs`]'s varying.
     pub line_stipple_polygon: bool,
+    /// Quads, quad strips and polygons drawn in line or point mode as
+    /// triangles with hidden-edge masks ([`polygon_edges`]): the fragment
+    /// shader discards fragments of hidden edges (or vertices), from the
+    /// varyings of [`line_stipple::polygon_edges_gs`].
+    pub polygon_edges: Option<PolygonEdges>,
     /// Rectangular lines (Gallium's `line_rectangular`): the line stipple
     /// distance is Euclidean; otherwise it is the major-axis length
     /// `max(|dx|, |dy|)`. Read only with `line_stipple` in a geometry
@@ -297,6 +315,12 @@ impl VariantKey {
                 "clip_halfz" => k.clip_halfz = true,
                 "line_stipple" => k.line_stipple = true,
                 "line_stipple_polygon" => k.line_stipple_polygon = true,
+                "polygon_edges" => {
+                    let v = need()?;
+                    k.polygon_edges = Some(PolygonEdges::from_name(v).ok_or_else(|| {
+                        Error::new(format!("key: polygon_edges is lines or points, not {v:?}"))
+                    })?)
+                }
                 "line_rectangular" => k.line_rectangular = true,
                 "fbfetch_ms" => k.fbfetch_ms = true,
                 "fbfetch_layered" => k.fbfetch_layered = true,
@@ -463,6 +487,9 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     }
     if key.line_stipple {
         line_stipple::lower_line_stipple_fs(s, key.line_stipple_polygon)?;
+    }
+    if let Some(edges) = key.polygon_edges {
+        polygon_edges::lower_polygon_edges_fs(s, edges)?;
     }
     if let Some((f, r)) = key.alpha_test {
         gl::lower_alpha_test(s, f, f32::from_bits(r))?;
