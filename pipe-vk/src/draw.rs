@@ -1350,9 +1350,10 @@ impl VkContext {
     /// `crate::prim`'s edge masks and a generated geometry shader
     /// (`spirv_gen::passes::polygon_edges`): for quads, quad strips and
     /// polygons, with no geometry or tessellation shader bound, on a
-    /// device with geometry shaders, and a vertex shader the generated one
-    /// can follow (`ModuleCache::generated_gs_ok`). Otherwise they are
-    /// drawn as plain triangles, diagonals and all.
+    /// device with geometry shaders, a vertex shader the generated one can
+    /// follow (`ModuleCache::generated_gs_ok`) and a fragment shader that
+    /// leaves the mask's location free. Otherwise they are drawn as plain
+    /// triangles, diagonals and all.
     fn polygon_edges(
         &self,
         mode: pipe_core::draw::PrimType,
@@ -1376,6 +1377,13 @@ impl VkContext {
         let Some(vs) = b.shaders[ShaderStage::Vertex.index()] else {
             return Ok(None);
         };
+        // A fragment shader reading the mask's location itself keeps it.
+        let mask_loc = 1u32 << spirv_gen::binding::EDGE_MASK_LOCATION;
+        if let Some(fs) = b.shaders[ShaderStage::Fragment.index()] {
+            if self.shader_info(fs).varyings & mask_loc != 0 {
+                return Ok(None);
+            }
+        }
         let vs = self.shader_table().get(vs.cso)?;
         Ok(crate::shader::ModuleCache::generated_gs_ok(self.dev(), vs).then_some(edges))
     }
