@@ -491,6 +491,7 @@ impl VkContext {
             resource,
             offset,
             size: bytes.len() as u32,
+            user: false,
         });
         Ok(())
     }

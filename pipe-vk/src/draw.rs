@@ -173,6 +173,9 @@ pub struct UboBinding {
     pub resource: pipe_core::Resource,
     pub offset: u32,
     pub size: u32,
+    /// Uploaded from user data (`ConstantBuffer::user_buffer`), so the
+    /// resource is the constant stream buffer (see `cb0_window`).
+    pub user: bool,
 }
 
 /// Little-endian indices of `size` bytes widened to u32.
@@ -648,6 +651,7 @@ impl VkContext {
                         resource,
                         offset: cb.buffer_offset,
                         size: cb.buffer_size,
+                        user: false,
                     })
                 }
                 (None, Some(data)) => {
@@ -660,6 +664,7 @@ impl VkContext {
                             resource,
                             offset,
                             size: bytes.len() as u32,
+                            user: true,
                         })
                     }
                 }
@@ -893,9 +898,16 @@ impl VkContext {
             if self.bound().shaders[stage.index()].is_none() {
                 continue;
             }
+            let window = self.cb0_window(stage)?;
             for slot in 0..UBO_SLOTS {
                 let b = self.ubos[stage.index()][slot as usize].clone();
                 let (obj, offset, range) = match b {
+                    // User constants read at a pushed offset: the window.
+                    Some(b) if slot == 0 && window.is_some() => (
+                        vk_resource(&b.resource)?.obj(),
+                        window.map_or(0, |(base, _)| base),
+                        u64::from(spirv_gen::binding::UBO0_WINDOW),
+                    ),
                     Some(b) => (
                         vk_resource(&b.resource)?.obj(),
                         u64::from(b.offset),
@@ -2072,6 +2084,7 @@ impl VkContext {
         let vs_only_key = VariantKey {
             vertex_fixups: vs_key.vertex_fixups.clone(),
             inline_uniforms: vs_key.inline_uniforms.clone(),
+            ubo0_push_offset: vs_key.ubo0_push_offset,
             ..VariantKey::default()
         };
         let vs_mod = self.modules.get(
@@ -2090,6 +2103,7 @@ impl VkContext {
         let last_key = VariantKey {
             inline_uniforms: Vec::new(),
             vertex_fixups: Vec::new(),
+            ubo0_push_offset: false,
             ..vs_key.clone()
         };
         let mut stage_mod =
@@ -2334,6 +2348,7 @@ impl VkContext {
             vs.point_size_fixed = !rast.point_size_per_vertex;
         }
         vs.inline_uniforms = inline_uniforms(&b.inlinable[ShaderStage::Vertex.index()]);
+        vs.ubo0_push_offset = self.cb0_window(ShaderStage::Vertex)?.is_some();
         // Vertex formats fetched through a shader fix-up, by the input
         // location their element feeds.
         if let Some(f) = b.velems.and_then(|h| self.velem_fetch.get(&h.id())) {
@@ -2392,6 +2407,7 @@ impl VkContext {
             fs.sprite_upper_left = !rast.sprite_coord_mode_lower_left;
         }
         fs.inline_uniforms = inline_uniforms(&b.inlinable[ShaderStage::Fragment.index()]);
+        fs.ubo0_push_offset = self.cb0_window(ShaderStage::Fragment)?.is_some();
         // Framebuffer fetch on a multisampled framebuffer reads each
         // sample (only fetching shaders get the key item, so the others
         // keep one variant for every sample count).
@@ -2485,6 +2501,61 @@ impl VkContext {
         Ok((vs, fs))
     }
 
+    /// Where the vertex or fragment shader reads constant buffer 0 at a
+    /// pushed offset (`spirv_gen::passes::gl::lower_ubo0_push_offset`, key
+    /// item `ubo0_push_offset`): `(base, offset)`, the window of
+    /// `UBO0_WINDOW` bytes of the constant stream buffer bound at the slot
+    /// and where in it the current data starts.
+    ///
+    /// User constants (st/mesa's uniforms, uploaded per change) otherwise
+    /// need a new descriptor set each time they change, which lavapipe
+    /// pays with an `mmap`; with the window the set stays the same while
+    /// the stream advances within it (the base moves in steps of half a
+    /// window) and only the push constant changes. For IR shaders of the
+    /// vertex and fragment stages whose constant buffer 0 is user data of
+    /// at most half a window; off with `PIPE_VK_DEBUG=no_cb0_push_offset`.
+    fn cb0_window(&self, stage: ShaderStage) -> PipeResult<Option<(u64, u32)>> {
+        use spirv_gen::binding::UBO0_WINDOW;
+        if self.dev().debug.no_cb0_push_offset
+            || !matches!(stage, ShaderStage::Vertex | ShaderStage::Fragment)
+        {
+            return Ok(None);
+        }
+        let Some(Some(b)) = self.ubos.get(stage.index()).and_then(|s| s.first()) else {
+            return Ok(None);
+        };
+        if !b.user || b.size > UBO0_WINDOW / 2 {
+            return Ok(None);
+        }
+        let Some(h) = self.bound().shaders[stage.index()] else {
+            return Ok(None);
+        };
+        if !matches!(
+            self.shader_table().get(h.cso)?.code,
+            pipe_core::shader::ShaderCode::Ir(_)
+        ) {
+            return Ok(None);
+        }
+        let (window, half) = (u64::from(UBO0_WINDOW), u64::from(UBO0_WINDOW / 2));
+        let width = u64::from(b.resource.desc().width0);
+        let align = self
+            .dev()
+            .physical
+            .properties
+            .limits
+            .min_uniform_buffer_offset_alignment
+            .max(1);
+        let offset = u64::from(b.offset);
+        if width < window {
+            return Ok(None);
+        }
+        let base = (offset & !(half - 1)).min(width - window) / align * align;
+        if offset < base || offset + u64::from(b.size) > base + window {
+            return Ok(None);
+        }
+        Ok(Some((base, (offset - base) as u32)))
+    }
+
     /// The driver push-constant block (`spirv_gen::binding::push`) for the
     /// bound state.
     fn push_block(&self) -> Vec<u8> {
@@ -2513,6 +2584,14 @@ impl VkContext {
         }
         for (i, v) in b.tess.default_inner_level.iter().enumerate() {
             put(push::DEFAULT_TESS_INNER + 4 * i as u32, &v.to_le_bytes());
+        }
+        for (i, stage) in [ShaderStage::Vertex, ShaderStage::Fragment]
+            .into_iter()
+            .enumerate()
+        {
+            if let Ok(Some((_, rel))) = self.cb0_window(stage) {
+                put(push::UBO0_OFFSET + 4 * i as u32, &rel.to_le_bytes());
+            }
         }
         let vp = b.viewports[0];
         put(push::VIEWPORT_SCALE, &vp.scale[0].to_le_bytes());

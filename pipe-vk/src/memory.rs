@@ -56,6 +56,11 @@ pub struct DebugFlags {
     /// states must (and the patch control point count, as devices
     /// without extended dynamic state 2's must).
     pub no_dynamic_rasterizer: bool,
+    /// `no_cb0_push_offset`: bind every upload of user constants (constant
+    /// buffer 0 of the vertex and fragment stages) as its own descriptor,
+    /// instead of a window whose offset is pushed (`crate::draw`'s
+    /// `cb0_window`), for comparisons.
+    pub no_cb0_push_offset: bool,
     /// `no_dynamic_vertex_input`: bake vertex input into pipelines, as
     /// devices without VK_EXT_vertex_input_dynamic_state must.
     pub no_dynamic_vertex_input: bool,
@@ -75,6 +80,7 @@ impl DebugFlags {
             no_dynamic_blend: has("no_dynamic_blend"),
             no_dynamic_rasterizer: has("no_dynamic_rasterizer"),
             no_dynamic_vertex_input: has("no_dynamic_vertex_input"),
+            no_cb0_push_offset: has("no_cb0_push_offset"),
         }
     }
 }

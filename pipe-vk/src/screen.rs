@@ -51,6 +51,9 @@ pub struct ScreenOptions {
     /// Bake rasterizer state into pipelines even where it can be dynamic;
     /// `PIPE_VK_DEBUG=no_dynamic_rasterizer`.
     pub no_dynamic_rasterizer: Option<bool>,
+    /// Bind every upload of user constants as its own descriptor;
+    /// `PIPE_VK_DEBUG=no_cb0_push_offset`.
+    pub no_cb0_push_offset: Option<bool>,
     /// Bake vertex input into pipelines even where it can be dynamic;
     /// `PIPE_VK_DEBUG=no_dynamic_vertex_input`.
     pub no_dynamic_vertex_input: Option<bool>,
@@ -87,6 +90,9 @@ impl ScreenOptions {
         }
         if let Some(s) = self.no_dynamic_vertex_input {
             f.no_dynamic_vertex_input = s;
+        }
+        if let Some(s) = self.no_cb0_push_offset {
+            f.no_cb0_push_offset = s;
         }
         f
     }

@@ -104,6 +104,11 @@ pub const STIPPLE_POS_LOCATION: u32 = 29;
 /// [`crate::passes::line_stipple::polygon_edges_gs`] writes and
 /// [`crate::passes::polygon_edges`] reads.
 pub const EDGE_MASK_LOCATION: u32 = 28;
+/// Bytes of the window of constant buffer 0 a shader lowered with
+/// `ubo0_push_offset` declares and reads (at [`push::UBO0_OFFSET`] plus
+/// its own offsets): the driver binds this many bytes and places data of
+/// at most half of it anywhere in the first half.
+pub const UBO0_WINDOW: u32 = 32 << 10;
 
 impl DescClass {
     pub fn set(self) -> u32 {
@@ -172,7 +177,8 @@ pub fn fbfetch_binding(slot: u32) -> Option<(u32, u32)> {
 /// | 16 | `f32x4` | [`DEFAULT_TESS_OUTER`](push::DEFAULT_TESS_OUTER) | tess control |
 /// | 32 | `f32x2` | [`DEFAULT_TESS_INNER`](push::DEFAULT_TESS_INNER) | tess control |
 /// | 40 | `f32x2` | [`VIEWPORT_SCALE`](push::VIEWPORT_SCALE) | geometry, line stipple emulation |
-/// | 48 | — | reserved (16 bytes) | |
+/// | 48 | `u32 [2]` | [`UBO0_OFFSET`](push::UBO0_OFFSET) | vertex, fragment |
+/// | 56 | — | reserved (8 bytes) | |
 /// | 64 | `f32x4 [8]` | [`CLIP_PLANES`](push::CLIP_PLANES) | last pre-raster stage |
 ///
 /// [`SIZE`](push::SIZE) = 192 bytes. A lowering that reads the block
@@ -221,6 +227,13 @@ pub mod push {
     /// clip-space positions to window pixels: `window = xy / w * scale`
     /// (the viewport offset cancels in a distance).
     pub const VIEWPORT_SCALE: u32 = 40;
+    /// `u32 [2]` the byte offset of constant buffer 0's data in the
+    /// window bound at its slot, for the vertex (element 0) and fragment
+    /// (element 1) stages, where the shader reads constant buffer 0 that
+    /// way ([`crate::passes::gl::lower_ubo0_push_offset`], key item
+    /// `ubo0_push_offset`): user constants then change by a push
+    /// constant, not a new descriptor.
+    pub const UBO0_OFFSET: u32 = 48;
     /// `f32x4 [8]` user clip planes.
     pub const CLIP_PLANES: u32 = 64;
     /// Size of the block in bytes.

@@ -1032,6 +1032,20 @@ mod interp {
                         return Flow::Next;
                     }
                     Intrinsic::SsboAtomic { .. } => vec![0],
+                    Intrinsic::LoadUbo { var, offset } => {
+                        // The buffer's words are element 0 of its variable.
+                        let o = (self.get(*offset).1[0] / 4) as usize;
+                        let n = i.dest.unwrap().1.comps as usize;
+                        let words = self
+                            .vars
+                            .get(var)
+                            .and_then(|e| e.get(&0))
+                            .cloned()
+                            .unwrap_or_default();
+                        (o..o + n)
+                            .map(|k| words.get(k).copied().unwrap_or(0))
+                            .collect()
+                    }
                     other => panic!("interp: {other:?}"),
                 },
                 other => panic!("interp: {other:?}"),
@@ -1353,6 +1367,77 @@ fn polygon_line_stipple_generated_gs() {
     let v = fs.var(fs.find_var(STIPPLE_POLY_NAME).unwrap());
     assert!(v.is_input() && v.ty == Type::vec4());
     assert!(has_discard(&fs.body));
+}
+
+/// `ubo0_push_offset`: constant buffer 0 grows to the window and every
+/// load from it, constant or dynamic offset, reads at the stage's push
+/// word plus its own offset; other buffers are untouched; other stages
+/// are refused.
+#[test]
+fn ubo0_push_offset() {
+    const SRC: &str = "shader fragment
+in @sel : u32 location=0 flat
+out @frag : f32x4 location=0
+ubo @c slot=0 size=32
+ubo @d slot=1 size=16
+fn main {
+  %0 : u32 = const 16
+  %1 : f32x4 = load_ubo @c, %0
+  %2 : u32 = load @sel
+  %3 : f32x4 = load_ubo @c, %2
+  %4 : u32 = const 0
+  %5 : f32x4 = load_ubo @d, %4
+  %6 : f32x4 = fadd %1, %3
+  %7 : f32x4 = fadd %6, %5
+  store @frag, %7
+}
+";
+    use spirv_gen::binding::UBO0_WINDOW;
+    let fs = lowered(SRC, "ubo0_push_offset");
+    let size = |name: &str| match fs.var(fs.find_var(name).unwrap()).kind {
+        VarKind::Ubo { size, .. } => size,
+        _ => unreachable!(),
+    };
+    assert_eq!((size("c"), size("d")), (UBO0_WINDOW, 16));
+    let mut m = interp::Machine::new(&fs);
+    // Data at byte 256 of the window: word k holds k as f32.
+    let words: Vec<u32> = (0..UBO0_WINDOW / 4).map(|k| (k as f32).to_bits()).collect();
+    m.set("c", 0, words);
+    m.set("d", 0, [100.0f32; 4].iter().map(|x| x.to_bits()).collect());
+    m.set("sel", 0, vec![32]);
+    m.push[(pc::UBO0_OFFSET / 4) as usize + 1] = 256;
+    m.run();
+    let out: Vec<f32> = m.vars[&fs.find_var("frag").unwrap()][&0]
+        .iter()
+        .map(|w| f32::from_bits(*w))
+        .collect();
+    // (256 + 16) / 4 = 68, (256 + 32) / 4 = 72: 68 + 72 + 100 = 240 in x.
+    assert_eq!(out, vec![240.0, 242.0, 244.0, 246.0]);
+    // The vertex stage reads the other word.
+    let vs = lowered(
+        "shader vertex
+out @gl_pos : f32x4 builtin=position
+ubo @c slot=0 size=16
+fn main {
+  %0 : u32 = const 0
+  %1 : f32x4 = load_ubo @c, %0
+  store @gl_pos, %1
+}
+",
+        "ubo0_push_offset",
+    );
+    let mut m = interp::Machine::new(&vs);
+    m.set("c", 0, (0..64u32).map(|k| (k as f32).to_bits()).collect());
+    m.push[(pc::UBO0_OFFSET / 4) as usize] = 64;
+    m.run();
+    let out: Vec<f32> = m.vars[&vs.find_var("gl_pos").unwrap()][&0]
+        .iter()
+        .map(|w| f32::from_bits(*w))
+        .collect();
+    assert_eq!(out, vec![16.0, 17.0, 18.0, 19.0]);
+    // Other stages cannot take it.
+    let mut gs = parse(&corpus_src("gs_line_stipple_generated.ir")).unwrap();
+    assert!(passes::lower(&mut gs, &VariantKey::parse("ubo0_push_offset").unwrap()).is_err());
 }
 
 /// `polygon_edges_gs`: triangles with adjacency in, the triangle

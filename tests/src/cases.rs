@@ -22,5 +22,6 @@ mod state_fuzz;
 mod state_reuse;
 mod streamout;
 mod transfer;
+mod user_constants;
 mod vertex_format;
 mod vertex_format_gl;

@@ -815,6 +815,102 @@ pub fn lower_inline_uniforms(s: &mut Shader, values: &[(u32, u32)]) {
     });
 }
 
+/// Constant buffer 0 read at a per-draw offset (key item
+/// `ubo0_push_offset`): its variable is declared
+/// [`binding::UBO0_WINDOW`] bytes long, and every `load_ubo` from it adds
+/// the stage's word at [`push::UBO0_OFFSET`] (loaded once, at the start
+/// of `main`) to its offset. pipe-vk binds a window of the stream buffer
+/// that holds uploaded user constants there and pushes where in it the
+/// current data starts, so that new user constants cost a push constant
+/// instead of a new descriptor set (which on lavapipe costs an `mmap`).
+/// Errors for stages other than vertex and fragment. A shader without
+/// constant buffer 0 is left alone.
+pub fn lower_ubo0_push_offset(s: &mut Shader) -> Result<()> {
+    let word = match s.stage {
+        Stage::Vertex => push::UBO0_OFFSET,
+        Stage::Fragment => push::UBO0_OFFSET + 4,
+        other => {
+            return Err(Error::new(format!(
+                "ubo0_push_offset: only vertex and fragment shaders, not {}",
+                other.name()
+            )))
+        }
+    };
+    let mut ubo0 = Vec::new();
+    for (i, v) in s.vars.iter_mut().enumerate() {
+        if let VarKind::Ubo { slot: 0, size } = &mut v.kind {
+            *size = binding::UBO0_WINDOW;
+            ubo0.push(VarId(i as u32));
+        }
+    }
+    if ubo0.is_empty() {
+        return Ok(());
+    }
+    // The type of every value, for the offsets' own integer type.
+    let mut types: HashMap<u32, Type> = HashMap::new();
+    walk_instrs(&s.body, &mut |i| {
+        if let Some((v, t)) = i.dest {
+            types.insert(v.0, t);
+        }
+    });
+    let pc = get_push(s);
+    let mut e = Emit::new(s);
+    let at = e.u32(word);
+    let base = e.def(
+        Type::U32,
+        Op::Intrinsic(Intrinsic::LoadPush {
+            var: pc,
+            offset: at,
+        }),
+    );
+    let prologue = e.out;
+    fn walk(
+        body: &mut Vec<Node>,
+        s: &mut Shader,
+        ubo0: &[VarId],
+        base: ValueId,
+        types: &HashMap<u32, Type>,
+    ) {
+        let mut i = 0;
+        while i < body.len() {
+            match &mut body[i] {
+                Node::Instr(Instr {
+                    op: Op::Intrinsic(Intrinsic::LoadUbo { var, offset }),
+                    ..
+                }) if ubo0.contains(var) => {
+                    let ty = types.get(&offset.0).copied().unwrap_or(Type::U32);
+                    let mut e = Emit::new(s);
+                    let b = if ty == Type::U32 {
+                        base
+                    } else {
+                        e.alu(AluOp::Bitcast, ty, &[base])
+                    };
+                    let sum = e.alu(AluOp::Iadd, ty, &[*offset, b]);
+                    let mut code = e.out;
+                    *offset = sum;
+                    let n = code.len();
+                    code.push(body[i].clone());
+                    body.splice(i..=i, code);
+                    i += n + 1;
+                    continue;
+                }
+                Node::If(f) => {
+                    walk(&mut f.then_body, s, ubo0, base, types);
+                    walk(&mut f.else_body, s, ubo0, base, types);
+                }
+                Node::Loop(l) => walk(&mut l.body, s, ubo0, base, types),
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+    let mut body = std::mem::take(&mut s.body);
+    walk(&mut body, s, &ubo0, base, &types);
+    body.splice(0..0, prologue);
+    s.body = body;
+    Ok(())
+}
+
 /// Adds the second input of a split 64-bit attribute: `comps` 32-bit
 /// unsigned components at `location`, named after `var`. Errors when the
 /// shader already has an input there.

@@ -10,7 +10,7 @@
 //! alpha=less:0.5,clip=0x3,flat,two_side,two_side_front_only=0x2,
 //! point_size=1.0,point_size_fixed,sample_shading,
 //! sprite=0x1,sprite_upper_left,inline=0:1065353216,vfetch=0:swap_rb,
-//! polygon_stipple,lower_left_origin,pixel_center_integer,
+//! polygon_stipple,ubo0_push_offset,lower_left_origin,pixel_center_integer,
 //! last_vertex_stage,clip_halfz,line_stipple,line_stipple_polygon,line_rectangular,
 //! polygon_edges=lines,
 //! window_rects=include:2,workgroup_size=8x4x1,fbfetch_ms,fbfetch_layered,
@@ -187,6 +187,11 @@ pub struct VariantKey {
     pub sprite_upper_left: bool,
     /// Inlined uniform values: (byte offset in constant buffer 0, value).
     pub inline_uniforms: Vec<(u32, u32)>,
+    /// Constant buffer 0 is a window of [`crate::binding::UBO0_WINDOW`]
+    /// bytes and its data starts at the offset in push constant
+    /// [`crate::binding::push::UBO0_OFFSET`] ([`gl::lower_ubo0_push_offset`];
+    /// vertex and fragment shaders only).
+    pub ubo0_push_offset: bool,
     /// Vertex fetch fix-ups.
     pub vertex_fixups: Vec<FetchFixup>,
     /// Polygon stipple: fragments whose bit of the 32×32 pattern (in the
@@ -309,6 +314,7 @@ impl VariantKey {
                 }
                 "sprite_upper_left" => k.sprite_upper_left = true,
                 "polygon_stipple" => k.polygon_stipple = true,
+                "ubo0_push_offset" => k.ubo0_push_offset = true,
                 "lower_left_origin" => k.lower_left_origin = true,
                 "pixel_center_integer" => k.pixel_center_integer = true,
                 "last_vertex_stage" => k.last_vertex_stage = true,
@@ -387,6 +393,7 @@ impl VariantKey {
                         | "sample_shading"
                         | "sprite_upper_left"
                         | "polygon_stipple"
+                        | "ubo0_push_offset"
                         | "lower_left_origin"
                         | "pixel_center_integer"
                         | "last_vertex_stage"
@@ -456,6 +463,9 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     gl::lower_vertex_fixups(s, &key.vertex_fixups)?;
     gl::lower_draw_index(s);
     gl::lower_inline_uniforms(s, &key.inline_uniforms);
+    if key.ubo0_push_offset {
+        gl::lower_ubo0_push_offset(s)?;
+    }
     if key.two_side {
         gl::lower_two_side(s, key.two_side_front_only)?;
     }

@@ -116,6 +116,11 @@
 //!     `PIPE_VK_DEBUG=no_dynamic_vertex_input`): every change switches
 //!     pipelines, as on devices without VK_EXT_vertex_input_dynamic_state.
 //!     The report gives scenario 11 / 12.
+//! 13. **scenario 7 with each upload of user constants bound as its own
+//!     descriptor** (`ScreenOptions::no_cb0_push_offset`, i.e.
+//!     `PIPE_VK_DEBUG=no_cb0_push_offset`) instead of a window of the
+//!     stream buffer read at a pushed offset. The report gives scenario
+//!     7 / 13.
 //!
 //! Measurement, as drawoverhead: every scenario first binds the common
 //! state and its own, and does one untimed warm-up (2 draws and a finish,
@@ -880,6 +885,9 @@ enum Scenario {
     /// `VertexElements` with vertex input baked into pipelines
     /// (`PIPE_VK_DEBUG=no_dynamic_vertex_input`).
     VertexElementsBaked,
+    /// `UserConstants` with each upload bound as its own descriptor
+    /// (`PIPE_VK_DEBUG=no_cb0_push_offset`).
+    UserConstantsDescriptor,
 }
 
 /// Figures of one scenario from [`ANCHORS_SOURCE`] (k draws/s, measured
@@ -895,7 +903,7 @@ struct Anchor {
 }
 
 impl Scenario {
-    const ALL: [Scenario; 12] = [
+    const ALL: [Scenario; 13] = [
         Scenario::Arrays,
         Scenario::Elements,
         Scenario::VertexBuffer,
@@ -908,6 +916,7 @@ impl Scenario {
         Scenario::BlendBaked,
         Scenario::VertexElements,
         Scenario::VertexElementsBaked,
+        Scenario::UserConstantsDescriptor,
     ];
 
     /// Whether the screen is opened with draw merging off.
@@ -933,6 +942,7 @@ impl Scenario {
             Scenario::BlendBaked => "blend_baked",
             Scenario::VertexElements => "vertex_elements",
             Scenario::VertexElementsBaked => "vertex_elements_baked",
+            Scenario::UserConstantsDescriptor => "user_constants_descriptor",
         }
     }
 
@@ -952,6 +962,7 @@ impl Scenario {
             Scenario::VertexElementsBaked => {
                 "vertex elements change, vertex input baked into pipelines"
             }
+            Scenario::UserConstantsDescriptor => "user constants, a descriptor per upload",
         }
     }
 
@@ -1001,7 +1012,7 @@ impl Scenario {
             Scenario::Blend | Scenario::BlendBaked => {
                 a("#29 blend", 248.0, 109.0, 73.0, "pipeline switch", 96.0)
             }
-            Scenario::UserConstants => a(
+            Scenario::UserConstants | Scenario::UserConstantsDescriptor => a(
                 "#24 few uniforms",
                 305.0,
                 138.0,
@@ -1455,7 +1466,7 @@ impl DrawRig {
                     ctx.draw_vbo(&arrays, 0, None, &draw)?;
                 }
             }
-            Scenario::UserConstants => {
+            Scenario::UserConstants | Scenario::UserConstantsDescriptor => {
                 for i in 0..n {
                     let cb = ConstantBuffer {
                         buffer: None,
@@ -1611,6 +1622,7 @@ fn draw_job(
                 no_draw_merge: Some(s.no_merge()),
                 no_dynamic_blend: Some(s == Scenario::BlendBaked),
                 no_dynamic_vertex_input: Some(s == Scenario::VertexElementsBaked),
+                no_cb0_push_offset: Some(s == Scenario::UserConstantsDescriptor),
                 ..options(device, validation, false)
             })
             .map_err(pipe("create_screen"))?,
@@ -1835,6 +1847,7 @@ impl DrawReport {
             (Scenario::Elements, Scenario::ElementsNoMerge),
             (Scenario::Blend, Scenario::BlendBaked),
             (Scenario::VertexElements, Scenario::VertexElementsBaked),
+            (Scenario::UserConstants, Scenario::UserConstantsDescriptor),
         ]
         .into_iter()
         .filter_map(|(on, off)| Some((on, off, ratio(rate(on)?, rate(off)?))))
@@ -1902,9 +1915,9 @@ impl DrawReport {
             let _ = writeln!(s);
             let _ = writeln!(
                 s,
-                "draw merging (pipe_vk::merge), dynamic blend state and dynamic vertex input, \
-                 against the same scenario with merging off or that state baked into pipelines \
-                 in this run:"
+                "draw merging (pipe_vk::merge), dynamic blend state, dynamic vertex input and \
+                 user constants at a pushed offset, against the same scenario without them in \
+                 this run:"
             );
             for (on, off, r) in merging {
                 let _ = writeln!(
