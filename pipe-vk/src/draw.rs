@@ -2035,6 +2035,9 @@ impl VkContext {
                 !0
             },
             topology: topology_class(topology),
+            gs_adjacency: (fs_key.line_stipple || fs_key.polygon_edges.is_some())
+                && gs.is_none()
+                && is_adjacency(topology),
             vs_key: vs_key.clone(),
             fs_key: fs_key.clone(),
         };
@@ -2137,7 +2140,12 @@ impl VkContext {
                 &dev,
                 prev.0,
                 &prev.1,
-                (rectangular, fs_key.line_stipple_polygon || edges, edges),
+                (
+                    rectangular,
+                    fs_key.line_stipple_polygon || edges,
+                    edges,
+                    is_adjacency(topology),
+                ),
                 &last_key,
             )?);
         }
@@ -2449,9 +2457,8 @@ impl VkContext {
             crate::prim::Edges::Lines => spirv_gen::passes::PolygonEdges::Lines,
             crate::prim::Edges::Points => spirv_gen::passes::PolygonEdges::Points,
         });
-        let polygon_lines = fill(PolygonMode::Line)
-            && b.shaders[ShaderStage::Geometry.index()].is_none()
-            && (!is_adjacency(topology) || edges.is_some());
+        let polygon_lines =
+            fill(PolygonMode::Line) && b.shaders[ShaderStage::Geometry.index()].is_none();
         if rast.line_stipple_enable && (prim == TopologyClass::Line || polygon_lines) {
             let blend = match b.blend {
                 Some(h) => Some(*self.blend_table().get(h)?),
@@ -2483,8 +2490,9 @@ impl VkContext {
                 } else if let Some(app_gs) =
                     // An application geometry shader computes the
                     // stipple position from what it emits, whatever its
-                    // input; the generated one cannot follow adjacency.
-                    gs_lines.filter(|&app| app || !is_adjacency(topology))
+                    // input; the generated one takes the draw's (with or
+                    // without adjacency, `GfxKey::gs_adjacency`).
+                    gs_lines
                 {
                     fs.line_stipple = true;
                     vs.line_stipple = app_gs;

@@ -152,6 +152,10 @@ pub struct GfxKey {
     /// single-sampled, where GL ignores it; 0 where it is dynamic).
     pub sample_mask: u32,
     pub topology: TopologyClass,
+    /// A generated geometry shader (line stipple emulation, polygon edge
+    /// masks) takes an adjacency primitive: its input must match the
+    /// draw's topology, which is otherwise dynamic within its class.
+    pub gs_adjacency: bool,
     /// Variant keys of the last vertex-processing stage (clip planes,
     /// depth range, point size) and of the fragment shader; the other
     /// stages take the default key.

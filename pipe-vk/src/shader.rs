@@ -360,6 +360,10 @@ pub fn compile(
     }
 }
 
+/// What a generated geometry shader is for (`ModuleCache::line_stipple_gs`):
+/// (rectangular lines, polygon, edge masks, adjacency input).
+type GeneratedGs = (bool, bool, bool, bool);
+
 /// Shader modules of one context, per (CSO id, variant key), and the
 /// generated pass-through control shaders per (vertex shader CSO id,
 /// patch size).
@@ -369,7 +373,9 @@ pub struct ModuleCache {
     passthrough_tcs: HashMap<(u32, u8), vk::ShaderModule>,
     /// Generated line stipple geometry shaders per (previous stage's CSO
     /// id, rectangular lines, polygon-mode lines, last-stage key).
-    stipple_gs: HashMap<(u32, bool, bool, bool, VariantKey), vk::ShaderModule>,
+    /// Generated geometry shaders by (previous stage, (rectangular,
+    /// polygon, edges, adjacency), key).
+    stipple_gs: HashMap<(u32, GeneratedGs, VariantKey), vk::ShaderModule>,
     /// Generated fragment shaders for draws with none bound that still
     /// need the fragment-stage lowerings (see [`ModuleCache::null_fs`]).
     null_fs: HashMap<VariantKey, vk::ShaderModule>,
@@ -473,10 +479,10 @@ impl ModuleCache {
         dev: &DeviceShared,
         prev: u32,
         prev_state: &ShaderState,
-        (rectangular, polygon, edges): (bool, bool, bool),
+        (rectangular, polygon, edges, adjacency): GeneratedGs,
         key: &VariantKey,
     ) -> PipeResult<vk::ShaderModule> {
-        let k = (prev, rectangular, polygon, edges, key.clone());
+        let k = (prev, (rectangular, polygon, edges, adjacency), key.clone());
         if let Some(m) = self.stipple_gs.get(&k) {
             return Ok(*m);
         }
@@ -508,12 +514,17 @@ impl ModuleCache {
             }
         }
         let err = |e: spirv_gen::Error| PipeError::unsupported(format!("line stipple GS: {e}"));
+        use spirv_gen::ir::GsInput;
+        let input = match (polygon, adjacency) {
+            (false, false) => GsInput::Lines,
+            (false, true) => GsInput::LinesAdjacency,
+            (true, false) => GsInput::Triangles,
+            (true, true) => GsInput::TrianglesAdjacency,
+        };
         let mut gs = if edges {
             spirv_gen::passes::line_stipple::polygon_edges_gs(ir, rectangular)
-        } else if polygon {
-            spirv_gen::passes::line_stipple::polygon_line_stipple_gs(ir, rectangular)
         } else {
-            spirv_gen::passes::line_stipple::line_stipple_gs(ir, rectangular)
+            spirv_gen::passes::line_stipple::line_stipple_gs_for(ir, rectangular, input)
         }
         .map_err(err)?;
         // It is the last vertex stage: it captures the previous stage's
@@ -581,7 +592,7 @@ impl ModuleCache {
         let gs: Vec<_> = self
             .stipple_gs
             .keys()
-            .filter(|(c, _, _, _, _)| *c == cso)
+            .filter(|(c, _, _)| *c == cso)
             .cloned()
             .collect();
         keys.into_iter()

@@ -1538,6 +1538,39 @@ fn polygon_edges() {
     assert_eq!(at29, 1);
 }
 
+/// `line_stipple_gs_for` with adjacency input: of (p0, p1, p2, p3) it
+/// emits p1 and p2 (`lines_adjacency`), of a triangle with adjacency
+/// vertices 0, 2 and 4; points are refused.
+#[test]
+fn line_stipple_generated_gs_adjacency() {
+    use spirv_gen::passes::line_stipple::line_stipple_gs_for;
+    let vs = parse(&corpus_src("vs_line_stipple.ir")).unwrap();
+    for (input, n, picked) in [
+        (GsInput::LinesAdjacency, 4u32, vec![1u32, 2]),
+        (GsInput::TrianglesAdjacency, 6, vec![0, 2, 4]),
+        (GsInput::Lines, 2, vec![0, 1]),
+        (GsInput::Triangles, 3, vec![0, 1, 2]),
+    ] {
+        let gs = line_stipple_gs_for(&vs, false, input).unwrap();
+        validate(&gs).unwrap_or_else(|e| panic!("{e}\n{}", print(&gs)));
+        common::emit_and_validate("line_stipple_gs_for", &gs);
+        assert_eq!(gs.info.gs_input, Some(input));
+        let mut m = interp::Machine::new(&gs);
+        for k in 0..n {
+            m.set_f32("in_gl_pos", k, &[k as f32, 0.0, 0.0, 1.0]);
+        }
+        m.run();
+        let xs: Vec<u32> = m
+            .emitted
+            .iter()
+            .flatten()
+            .map(|e| f32::from_bits(e["gl_pos"][0]) as u32)
+            .collect();
+        assert_eq!(xs, picked, "{input:?}");
+    }
+    assert!(line_stipple_gs_for(&vs, false, GsInput::Points).is_err());
+}
+
 #[test]
 fn line_stipple_generated_gs() {
     let vs_src = corpus_src("vs_line_stipple.ir");

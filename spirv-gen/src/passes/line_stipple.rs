@@ -189,7 +189,7 @@ fn window_len(e: &mut Emit, pc: VarId, p0: ValueId, p1: ValueId, rectangular: bo
 /// output capture list written for `prev` (outputs named by declaration
 /// index, see [`super::xfb`]) applies to it unchanged.
 pub fn line_stipple_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
-    stipple_gs(prev, rectangular, false, false)
+    stipple_gs(prev, rectangular, GsInput::Lines, false)
 }
 
 /// The pass-through geometry shader for polygons drawn in line mode
@@ -210,7 +210,7 @@ pub fn line_stipple_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
 /// on the third, where the fragment shader tells them apart by the
 /// smallest barycentric coordinate (`b0`, `b1`, `1 - b0 - b1`).
 pub fn polygon_line_stipple_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
-    stipple_gs(prev, rectangular, true, false)
+    stipple_gs(prev, rectangular, GsInput::Triangles, false)
 }
 
 /// [`polygon_line_stipple_gs`] for triangles of quads, quad strips and
@@ -224,7 +224,22 @@ pub fn polygon_line_stipple_gs(prev: &Shader, rectangular: bool) -> Result<Shade
 /// `i` hidden), which [`super::polygon_edges`] reads. A zero-length edge
 /// reads as hidden (it draws at most the pixels of its vertices).
 pub fn polygon_edges_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
-    stipple_gs(prev, rectangular, true, true)
+    stipple_gs(prev, rectangular, GsInput::TrianglesAdjacency, true)
+}
+
+/// [`line_stipple_gs`] (`lines` or `lines_adjacency`) or
+/// [`polygon_line_stipple_gs`] (`triangles` or `triangles_adjacency`) for
+/// the geometry-shader input `input`, so that draws of the adjacency
+/// topologies get it too: of an adjacency primitive it emits the vertices
+/// the rasterizer would draw without a geometry shader (1 and 2 of a line,
+/// 0, 2 and 4 of a triangle) and drops the others. Errors for `points`.
+pub fn line_stipple_gs_for(prev: &Shader, rectangular: bool, input: GsInput) -> Result<Shader> {
+    if input == GsInput::Points {
+        return Err(Error::new(
+            "line stipple GS: points have no lines to stipple",
+        ));
+    }
+    stipple_gs(prev, rectangular, input, false)
 }
 
 /// Name given to the hidden-edge mask varying.
@@ -252,7 +267,8 @@ pub(crate) fn edge_mask_var(output: bool) -> Variable {
 /// Name given to the polygon-mode stipple varying.
 pub const STIPPLE_POLY_NAME: &str = "stipple_poly";
 
-fn stipple_gs(prev: &Shader, rectangular: bool, polygon: bool, edges: bool) -> Result<Shader> {
+fn stipple_gs(prev: &Shader, rectangular: bool, input: GsInput, edges: bool) -> Result<Shader> {
+    let polygon = matches!(input, GsInput::Triangles | GsInput::TrianglesAdjacency);
     if !matches!(prev.stage, Stage::Vertex | Stage::TessEval) {
         return Err(Error::new(format!(
             "line stipple GS: the previous stage must be vertex or tess_eval, not {}",
@@ -260,16 +276,16 @@ fn stipple_gs(prev: &Shader, rectangular: bool, polygon: bool, edges: bool) -> R
         )));
     }
     let n: usize = if polygon { 3 } else { 2 };
-    // Input vertices per primitive, and the stride of the triangle's own.
-    let (n_in, step) = if edges { (6, 2) } else { (n, 1) };
+    // Input vertices per primitive, and where the primitive's own are:
+    // `first + step * k`.
+    let n_in = input.vertices() as usize;
+    let (first, step) = match input {
+        GsInput::LinesAdjacency => (1, 1),
+        GsInput::TrianglesAdjacency => (0, 2),
+        _ => (0, 1),
+    };
     let mut gs = Shader::new(Stage::Geometry);
-    gs.info.gs_input = Some(if edges {
-        GsInput::TrianglesAdjacency
-    } else if polygon {
-        GsInput::Triangles
-    } else {
-        GsInput::Lines
-    });
+    gs.info.gs_input = Some(input);
     gs.info.gs_output = Some(if polygon {
         GsOutput::TriangleStrip
     } else {
@@ -382,7 +398,7 @@ fn stipple_gs(prev: &Shader, rectangular: bool, polygon: bool, edges: bool) -> R
     let pc = get_push(&mut gs);
 
     let mut e = Emit::new(&mut gs);
-    let idx: Vec<ValueId> = (0..n).map(|i| e.i32((i * step) as i32)).collect();
+    let idx: Vec<ValueId> = (0..n).map(|i| e.i32((first + i * step) as i32)).collect();
     let p: Vec<ValueId> = idx.iter().map(|&i| e.load(pos_in, Some(i))).collect();
     // The hidden mask: adjacency vertex 2i + 1 sits on vertex i.
     let mask = if edges {

@@ -325,6 +325,17 @@ const _: () = {
 /// A second, back-facing triangle near (13, 13) is culled: the emulation
 /// keeps triangles, so culling still applies.
 fn polygon_line_stipple(ctx: &mut TestContext, emulated: bool) -> R {
+    polygon_line_stipple_as(ctx, emulated, false)
+}
+
+/// [`polygon_line_stipple`] drawn as triangles with adjacency (the
+/// adjacent vertices far off; without a geometry shader they are not
+/// drawn): the emulation's generated geometry shader takes that input.
+fn polygon_line_stipple_adjacency(ctx: &mut TestContext, emulated: bool) -> R {
+    polygon_line_stipple_as(ctx, emulated, true)
+}
+
+fn polygon_line_stipple_as(ctx: &mut TestContext, emulated: bool, adjacency: bool) -> R {
     let mut e = stipple_env(ctx, emulated)?;
     let t = setup(&mut e, false)?;
     bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
@@ -347,10 +358,20 @@ fn polygon_line_stipple(ctx: &mut TestContext, emulated: bool) -> R {
         vtx(14.5, 11.5),
     ]
     .concat();
+    let (tris, mode) = if adjacency {
+        let far = vtx(40.0, 40.0);
+        let v: Vec<f32> = tris
+            .chunks(4)
+            .flat_map(|p| [p, &far[..]].concat())
+            .collect();
+        (v, PrimType::TrianglesAdjacency)
+    } else {
+        (tris, PrimType::Triangles)
+    };
     bind_vertices(&mut e, &tris, None)?;
     set_color(&mut e, COLOR)?;
     clear_color(&mut e, [0.0; 4])?;
-    draw(&mut e, PrimType::Triangles, 0, 6, 1)?;
+    draw(&mut e, mode, 0, (tris.len() / 4) as u32, 1)?;
     let lit = |counter: u32| POLY_PATTERN & (1 << (counter % 16)) != 0;
     check_image(ctx, &mut e, &t, |x, y| {
         let on = if y == 2 && (3..=12).contains(&x) {
@@ -368,7 +389,44 @@ fn polygon_line_stipple(ctx: &mut TestContext, emulated: bool) -> R {
         Some(if on { unorm(COLOR) } else { [0; 4] })
     })
 }
-stipple_cases!("polygon_line_stipple" => polygon_line_stipple);
+stipple_cases!(
+    "polygon_line_stipple" => polygon_line_stipple,
+    "polygon_line_stipple_adjacency" => polygon_line_stipple_adjacency,
+);
+
+/// Line stipple on lines with adjacency: the segment p1 -> p2 of
+/// (p0, p1, p2, p3) along row 8, as a lines-adjacency list and as a
+/// line strip with adjacency, then, in the same command buffer, a plain
+/// line along row 4 with the same state (the emulation's generated
+/// geometry shader takes each draw's input). Both rows show the pattern.
+fn adjacency_stipple(ctx: &mut TestContext, emulated: bool, mode: PrimType) -> R {
+    let mut e = stipple_env(ctx, emulated)?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    bind_stipple_rasterizer(&mut e)?;
+    set_color(&mut e, COLOR)?;
+    clear_color(&mut e, [0.0; 4])?;
+    let line: Vec<f32> = [vtx(0.5, 0.5), vtx(0.5, 8.5), vtx(16.5, 8.5), vtx(16.5, 0.5)].concat();
+    bind_vertices(&mut e, &line, None)?;
+    draw(&mut e, mode, 0, 4, 1)?;
+    let plain: Vec<f32> = [vtx(0.5, 4.5), vtx(16.5, 4.5)].concat();
+    bind_vertices(&mut e, &plain, None)?;
+    draw(&mut e, PrimType::Lines, 0, 2, 1)?;
+    check_image(ctx, &mut e, &t, |x, y| {
+        let lit = (y == 8 || y == 4) && PATTERN & (1 << ((x / FACTOR) % 16)) != 0;
+        Some(if lit { unorm(COLOR) } else { [0; 4] })
+    })
+}
+fn lines_adjacency_stipple(ctx: &mut TestContext, emulated: bool) -> R {
+    adjacency_stipple(ctx, emulated, PrimType::LinesAdjacency)
+}
+fn line_strip_adjacency_stipple(ctx: &mut TestContext, emulated: bool) -> R {
+    adjacency_stipple(ctx, emulated, PrimType::LineStripAdjacency)
+}
+stipple_cases!(
+    "lines_adjacency_stipple" => lines_adjacency_stipple,
+    "line_strip_adjacency_stipple" => line_strip_adjacency_stipple,
+);
 
 /// GL's polygon modes per face with Vulkan's single one: with front
 /// faces culled, back faces take the back mode. A back-facing triangle
