@@ -18,8 +18,9 @@ use pipe_core::flags::{ClearFlags, FlushFlags, MapFlags};
 use pipe_core::resource::{BindFlags, PipeBox, ResourceFlags, Target};
 use pipe_core::shader::{ShaderCode, ShaderState, StreamOutputInfo};
 use pipe_core::state::{
-    ColorUnion, ConstantBuffer, FramebufferState, RasterizerState, ShaderStage, VertexBuffer,
-    VertexBufferSource, VertexElement, ViewportState,
+    BlendFactor, BlendFunc, ColorMask, ColorUnion, ConstantBuffer, FramebufferState,
+    RasterizerState, RtBlendState, ShaderStage, VertexBuffer, VertexBufferSource, VertexElement,
+    ViewportState,
 };
 use pipe_core::transfer::Transfer;
 use pipe_core::view::{Surface, SurfaceTemplate};
@@ -560,6 +561,19 @@ pub fn bind_render_target(
 }
 
 /// Vertex element 0: an f32x4 at offset 0 of vertex buffer 0, stride 16.
+/// Additive blending of colour and alpha (ONE, ONE), every channel
+/// written.
+pub const RT_ADDITIVE: RtBlendState = RtBlendState {
+    blend_enable: true,
+    rgb_func: BlendFunc::Add,
+    rgb_src_factor: BlendFactor::One,
+    rgb_dst_factor: BlendFactor::One,
+    alpha_func: BlendFunc::Add,
+    alpha_src_factor: BlendFactor::One,
+    alpha_dst_factor: BlendFactor::One,
+    colormask: ColorMask::RGBA,
+};
+
 pub const VEC4_ELEMENT: VertexElement = VertexElement {
     src_offset: 0,
     src_stride: 16,

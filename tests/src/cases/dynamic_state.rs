@@ -46,19 +46,7 @@ fn switches(ctx: &mut TestContext, dynamic: bool) -> R {
     let mut e = env_with(ctx, |o| o.no_dynamic_blend = Some(!dynamic))?;
     let t = setup(&mut e, false)?;
     bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
-    let add = blend_state(
-        &mut e,
-        RtBlendState {
-            blend_enable: true,
-            rgb_func: BlendFunc::Add,
-            rgb_src_factor: BlendFactor::One,
-            rgb_dst_factor: BlendFactor::One,
-            alpha_func: BlendFunc::Add,
-            alpha_src_factor: BlendFactor::One,
-            alpha_dst_factor: BlendFactor::One,
-            colormask: ColorMask::RGBA,
-        },
-    )?;
+    let add = blend_state(&mut e, crate::harness::RT_ADDITIVE)?;
     let green_only = blend_state(
         &mut e,
         RtBlendState {

@@ -160,16 +160,7 @@ fn case(ctx: &mut TestContext, shape: Shape, mode: PolygonMode, first: bool, sti
     };
     if points {
         let mut bs = BlendState::default();
-        bs.rt[0] = RtBlendState {
-            blend_enable: true,
-            rgb_func: BlendFunc::Add,
-            rgb_src_factor: BlendFactor::One,
-            rgb_dst_factor: BlendFactor::One,
-            alpha_func: BlendFunc::Add,
-            alpha_src_factor: BlendFactor::One,
-            alpha_dst_factor: BlendFactor::One,
-            colormask: ColorMask::RGBA,
-        };
+        bs.rt[0] = crate::harness::RT_ADDITIVE;
         let h = step("blend", e.ctx.create_blend_state(&bs))?;
         step("bind blend", e.ctx.bind_blend_state(Some(h)))?;
     }

@@ -2348,13 +2348,14 @@ cases!("msaa", msaa_case, {
 });
 // multisample_off: see KNOWN_GAPS.
 
-/// Begins a 4x case on a screen whose multisample state (sample mask,
-/// alpha-to-coverage, alpha-to-one) is dynamic or baked into pipelines
-/// (`no_dynamic_rasterizer`, on which it depends).
-fn begin_4x(ctx: &mut TestContext, dynamic: bool) -> Result<(Env, Rt, Resource), Outcome> {
-    let (mut e, t) = begin_with(ctx, UNORM, None, 4, |o| {
-        o.no_dynamic_rasterizer = Some(!dynamic)
-    })?;
+/// Begins a 4x case on a screen with options `opts`, with the usual
+/// program, a single-sampled UNORM texture to resolve into, and the
+/// target cleared to black.
+fn begin_4x(
+    ctx: &mut TestContext,
+    opts: impl FnOnce(&mut pipe_vk::ScreenOptions),
+) -> Result<(Env, Rt, Resource), Outcome> {
+    let (mut e, t) = begin_with(ctx, UNORM, None, 4, opts)?;
     bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     let bind = BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW;
     let resolved = e.texture(&ResourceTemplate::texture_2d(UNORM, W, H, bind))?;
@@ -2384,8 +2385,11 @@ fn a2c_blend(a2c: bool, a2o: bool) -> BlendState {
 /// sample mask 0b0101 (half the samples), alpha-to-coverage with alpha 0
 /// (no sample), alpha-to-one with alpha 0.3 (alpha 1), and none of them
 /// with alpha 0.3. Checks the resolve.
+/// The multisample state (sample mask, alpha-to-coverage, alpha-to-one)
+/// is dynamic or baked into pipelines (`no_dynamic_rasterizer`, on which
+/// it depends).
 fn sample_state_switches(ctx: &mut TestContext, dynamic: bool) -> R {
-    let (mut e, t, resolved) = begin_4x(ctx, dynamic)?;
+    let (mut e, t, resolved) = begin_4x(ctx, |o| o.no_dynamic_rasterizer = Some(!dynamic))?;
     let a2o_ok = e.screen.caps().alpha_to_one;
     let rgb = [0.8f32, 0.2, 0.4];
     let with_alpha = |a: f32| [rgb[0], rgb[1], rgb[2], a];
@@ -2425,7 +2429,7 @@ fn sample_state_switches(ctx: &mut TestContext, dynamic: bool) -> R {
 /// which to the implementation; the resolve is a whole number of
 /// quarters), every sample.
 fn alpha_to_coverage(ctx: &mut TestContext, dynamic: bool) -> R {
-    let (mut e, t, resolved) = begin_4x(ctx, dynamic)?;
+    let (mut e, t, resolved) = begin_4x(ctx, |o| o.no_dynamic_rasterizer = Some(!dynamic))?;
     bind_blend(&mut e, &a2c_blend(true, false))?;
     for (i, alpha) in [0.0f32, 0.5, 1.0].into_iter().enumerate() {
         set_src(&mut e, UNORM, [1.0, 1.0, 1.0, alpha])?;
@@ -2471,23 +2475,12 @@ dynamic_and_static!("msaa.alpha_to_coverage", alpha_to_coverage);
 /// of row 8 by the diamond-exit rule, fully (a 1-pixel rectangle there
 /// would cover some samples of rows 7 and 8 only).
 fn msaa_bresenham_line(ctx: &mut TestContext) -> R {
-    let (mut e, t) = begin(ctx, UNORM, None, 4)?;
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
     if !e.screen.caps().line_stipple {
         // The same feature set (VK_EXT_line_rasterization) as Bresenham.
         return Err(Outcome::skip("no VK_EXT_line_rasterization lines"));
     }
-    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
-    let bind = BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW;
-    let resolved = e.texture(&ResourceTemplate::texture_2d(UNORM, W, H, bind))?;
     let a: Px = [0.8, 0.2, 0.4, 1.0];
-    clear(
-        &mut e,
-        ClearFlags::COLOR0,
-        ColorUnion::from_f32(BLACK),
-        1.0,
-        0,
-        None,
-    )?;
     rasterizer(&mut e, |r| {
         r.multisample = false;
         r.line_rectangular = false;
