@@ -1591,7 +1591,7 @@ impl VkContext {
             dsa.depth_bounds_min.clamp(0.0, 1.0) as f32,
             dsa.depth_bounds_max.clamp(0.0, 1.0) as f32,
         );
-        let offset_enabled = rast.offset_tri || rast.offset_line || rast.offset_point;
+        let offset_enabled = crate::pipeline::polygon_offset_enabled(&rast);
         // Dynamic blend state: per colour buffer, what the pipeline would
         // otherwise bake (`PipelineCache::create`).
         let blend_state = if self.dynamic_blend.is_some() {

@@ -499,6 +499,21 @@ pub fn effective_polygon_mode(r: &RasterizerState) -> PolygonMode {
     }
 }
 
+/// Whether polygon offset (depth bias) applies: GL enables it per
+/// polygon mode (`offset_tri` for filled polygons, GL_POLYGON_OFFSET_FILL;
+/// `offset_line` and `offset_point` for polygons drawn in mode `LINE` or
+/// `POINT`), for the mode the rasterizer draws with
+/// ([`effective_polygon_mode`]), as Zink's `util_get_offset`. Vulkan's
+/// depth bias acts on polygons only, so line and point primitives are
+/// not offset whatever the flags say, as in GL.
+pub fn polygon_offset_enabled(r: &RasterizerState) -> bool {
+    match effective_polygon_mode(r) {
+        PolygonMode::Fill | PolygonMode::FillRectangle => r.offset_tri,
+        PolygonMode::Line => r.offset_line,
+        PolygonMode::Point => r.offset_point,
+    }
+}
+
 fn polygon_mode(m: PolygonMode) -> vk::PolygonMode {
     match m {
         PolygonMode::Fill | PolygonMode::FillRectangle => vk::PolygonMode::FILL,
@@ -686,7 +701,7 @@ impl PipelineCache {
             // Dynamic (`DYNAMIC_STATES`).
             .rasterizer_discard_enable(false)
             .polygon_mode(polygon_mode(effective_polygon_mode(r)))
-            .depth_bias_enable(r.offset_tri || r.offset_line || r.offset_point)
+            .depth_bias_enable(polygon_offset_enabled(r))
             .line_width(1.0);
         // GL's provoking vertex is the last one unless flatshade_first;
         // Vulkan's default is the first (VK_EXT_provoking_vertex).

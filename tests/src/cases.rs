@@ -16,6 +16,7 @@ mod prim;
 mod rast_prim;
 mod render;
 mod render_cond;
+mod review_s3;
 mod review_vf;
 mod screen;
 mod state_fuzz;
