@@ -574,6 +574,13 @@ impl VkContext {
                 .unwrap_or_else(|p| p.into_inner())
                 .is_some();
         if can_defer {
+            // The deferred clear becomes the load op of the next rendering
+            // instance: one still open (a draw before this clear) must
+            // end, or the draws after the clear would join it and the
+            // clear would land after them.
+            if self.rendering {
+                self.end_rendering();
+            }
             let mut guard = obj.clears.lock().unwrap_or_else(|p| p.into_inner());
             if let Some(dc) = guard.as_mut() {
                 let layers = s.first_layer..s.first_layer + s.layer_count;

@@ -1021,6 +1021,55 @@ cases!("depth.disabled", depth_case, {
     "no_test_no_write" => (Format::Z32Float, CompareFunc::Never, true, false),
 });
 
+/// A whole-framebuffer `clear` between two draws in one command buffer
+/// must land between them: the clear is deferred (to become the next
+/// rendering instance's CLEAR load op), so the instance the first draw
+/// opened must end. Colour: red everywhere, cleared to black, then green
+/// over the left half; the right half is black. Depth (`depth`): red at
+/// depth 0 with writes, depth cleared to 1, then green at 0.5 with LESS
+/// everywhere, which passes only against the cleared depth.
+fn clear_between_draws(ctx: &mut TestContext, depth: bool) -> R {
+    let (mut e, t) = begin(ctx, UNORM, Some(Format::Z32Float), 0)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let black = ColorUnion::from_f32(BLACK);
+    clear(
+        &mut e,
+        ClearFlags::COLOR0 | ClearFlags::DEPTHSTENCIL,
+        black,
+        1.0,
+        0,
+        None,
+    )?;
+    bind_dsa(
+        &mut e,
+        &DepthStencilAlphaState {
+            depth_enabled: depth,
+            depth_writemask: depth,
+            depth_func: CompareFunc::Less,
+            ..Default::default()
+        },
+    )?;
+    set_src(&mut e, UNORM, RED)?;
+    draw(&mut e, &full(0.0), false)?;
+    if depth {
+        clear(&mut e, ClearFlags::DEPTH, black, 1.0, 0, None)?;
+        set_src(&mut e, UNORM, GREEN)?;
+        draw(&mut e, &full(0.5), false)?;
+    } else {
+        clear(&mut e, ClearFlags::COLOR0, black, 1.0, 0, None)?;
+        set_src(&mut e, UNORM, GREEN)?;
+        draw(&mut e, &rect(0.0, 0.0, 8.0, 16.0, 0.0, true), false)?;
+    }
+    let got = read_color(&mut e, &t.color)?;
+    check(ctx, "colour", &got, TOL_U8, |x, _| {
+        Some(if depth || x < 8 { GREEN } else { BLACK })
+    })
+}
+cases!("clear.between_draws", clear_between_draws, {
+    "color" => false,
+    "depth" => true,
+});
+
 /// Depth clipping and clamping per band of [`depth_clip_case`]: whether
 /// the rasterizer clips at the depth planes (`depth_clip_near`/`far`) and
 /// whether it clamps (`depth_clamp`).
