@@ -1363,7 +1363,7 @@ impl VkContext {
     /// (`spirv_gen::passes::polygon_edges`): for quads, quad strips and
     /// polygons, with no geometry or tessellation shader bound, on a
     /// device with geometry shaders, a vertex shader the generated one can
-    /// follow (`ModuleCache::generated_gs_ok`) and a fragment shader that
+    /// follow (`ModuleCache::generated_gs_relocation`) and a fragment shader that
     /// leaves the mask's location free. Otherwise they are drawn as plain
     /// triangles, diagonals and all.
     fn polygon_edges(
@@ -1397,7 +1397,7 @@ impl VkContext {
             }
         }
         let vs = self.shader_table().get(vs.cso)?;
-        Ok(crate::shader::ModuleCache::generated_gs_ok(self.dev(), vs).then_some(edges))
+        Ok(crate::shader::ModuleCache::generated_gs_relocation(self.dev(), vs).map(|_| edges))
     }
 
     /// Records `draws` as `vkCmdDrawMultiEXT` / `vkCmdDrawMultiIndexedEXT`
@@ -2084,10 +2084,19 @@ impl VkContext {
         let default_key = VariantKey::default();
         // A vertex shader followed by other stages still fetches (and
         // takes its inlined constants) as the last stage would.
+        // Followed by a generated geometry shader, its outputs past the
+        // device's geometry-shader inputs move down
+        // (`ModuleCache::generated_gs_relocation`).
+        let relocate_outputs = if stipple_gs && tes.is_none() {
+            crate::shader::ModuleCache::generated_gs_relocation(&dev, &vs_state).unwrap_or_default()
+        } else {
+            Vec::new()
+        };
         let vs_only_key = VariantKey {
             vertex_fixups: vs_key.vertex_fixups.clone(),
             inline_uniforms: vs_key.inline_uniforms.clone(),
             ubo0_push_offset: vs_key.ubo0_push_offset,
+            relocate_outputs,
             ..VariantKey::default()
         };
         let vs_mod = self.modules.get(

@@ -87,8 +87,14 @@
 //! once. With [`Edges`], [`rewrite`] emits the same triangles as a
 //! `TrianglesAdjacency` list that says which edges (or vertices) are
 //! hidden: each triangle `x y z` becomes `x a0 y a1 z a2`, where edge
-//! `i` runs from vertex `i` to vertex `i + 1` (mod 3) and `ai` is vertex
-//! `i` itself when edge (or vertex) `i` is hidden, else vertex `i + 1`.
+//! `i` runs from vertex `i` to vertex `i + 1` (mod 3), and `ai` is vertex
+//! `i` itself when edge (or vertex) `i` is drawn and another vertex of
+//! the triangle when it is hidden: for an edge its other end, for a
+//! vertex the other hidden one (the hidden vertices of a triangle are
+//! the two ends of the diagonal it shares with an earlier triangle). The
+//! geometry shader compares positions, so a drawn edge or vertex always
+//! reads as drawn, and a hidden one reads as drawn only when its marker
+//! coincides with it, i.e. when the polygon's diagonal has length 0.
 //! The adjacency vertices are never rasterized: pipe-vk's generated
 //! geometry shader (`spirv_gen::passes::line_stipple::polygon_edges_gs`)
 //! compares their positions with the triangle's to recover the mask and
@@ -316,14 +322,20 @@ fn polygon_mask(edges: Edges, provoking_last: bool, i: usize, n: usize) -> u8 {
 
 /// Appends triangle `t` with hidden mask `mask` as an adjacency triangle
 /// (see the module docs), or as a plain triangle without `edges`.
-fn push_triangle(out: &mut Vec<u32>, t: [u32; 3], mask: Option<u8>) {
+fn push_triangle(out: &mut Vec<u32>, t: [u32; 3], mask: Option<(Edges, u8)>) {
     match mask {
         None => out.extend(t),
-        Some(m) => {
+        Some((edges, m)) => {
             for i in 0..3 {
-                let hidden = m & (1 << i) != 0;
                 out.push(t[i]);
-                out.push(if hidden { t[i] } else { t[(i + 1) % 3] });
+                let hidden = m & (1 << i) != 0;
+                // The other hidden vertex (the diagonal's other end), or
+                // the edge's other end.
+                let other = (1..3)
+                    .map(|k| (i + k) % 3)
+                    .find(|&j| edges == Edges::Points && m & (1 << j) != 0)
+                    .unwrap_or((i + 1) % 3);
+                out.push(if hidden { t[other] } else { t[i] });
             }
         }
     }
@@ -339,8 +351,8 @@ fn emit_run(
 ) {
     let k = run.len();
     let at = |i: usize| run.at(i);
-    let quad = edges.map(|e| quad_masks(e, provoking_last));
-    let quad_mask = |j: usize| quad.map(|m| m[j]);
+    let quad = edges.map(|e| (e, quad_masks(e, provoking_last)));
+    let quad_mask = |j: usize| quad.map(|(e, m)| (e, m[j]));
     match plan {
         Plan::List(n) => out.extend((0..k / n * n).map(at)),
         Plan::Strip(min) => {
@@ -393,7 +405,7 @@ fn emit_run(
                     } else {
                         [p0, b, c]
                     };
-                    let mask = edges.map(|e| polygon_mask(e, provoking_last, i, n));
+                    let mask = edges.map(|e| (e, polygon_mask(e, provoking_last, i, n)));
                     push_triangle(out, t, mask);
                 }
             }
@@ -632,14 +644,9 @@ mod tests {
                 let t = [c[0], c[2], c[4]];
                 let mut m = 0;
                 for i in 0..3 {
-                    if c[2 * i + 1] == t[i] {
+                    if c[2 * i + 1] != t[i] {
                         m |= 1 << i;
-                    } else {
-                        assert_eq!(
-                            c[2 * i + 1],
-                            t[(i + 1) % 3],
-                            "adjacency vertex {i} of {c:?}"
-                        );
+                        assert!(t.contains(&c[2 * i + 1]), "adjacency vertex {i} of {c:?}");
                     }
                 }
                 (t, m)

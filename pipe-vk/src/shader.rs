@@ -437,33 +437,56 @@ impl ModuleCache {
     }
 
     /// Whether a generated pass-through geometry shader
-    /// ([`Self::line_stipple_gs`]) can follow `prev`: spirv-gen IR whose
-    /// outputs are plain (no built-in besides position and point size, no
-    /// arrays), leave the driver's varying locations
-    /// (`spirv_gen::binding::EDGE_MASK_LOCATION` and up) alone, and fit
-    /// the device's geometry-shader inputs. Where it cannot, pipe-vk keeps
-    /// the path without it (quads in line mode then show their
-    /// diagonals).
-    pub fn generated_gs_ok(dev: &DeviceShared, prev: &ShaderState) -> bool {
+    /// ([`Self::line_stipple_gs`]) can follow `prev`, and how: `Some` of
+    /// the output locations `prev` must move (`(from, to)`, key item
+    /// `relocate`) when it is spirv-gen IR whose outputs are plain (no
+    /// built-in besides position and point size, no arrays) and leave the
+    /// generated shader's own outputs (`EDGE_MASK_LOCATION` and
+    /// `STIPPLE_POS_LOCATION`) alone. The geometry stage reads fewer
+    /// locations than the fragment stage (maxGeometryInputComponents: 16
+    /// locations on lavapipe), and GL's back colours sit at 30 and 31: the
+    /// outputs past the limit move to free locations below it, and the
+    /// generated shader writes them back where they were. `None` where
+    /// that cannot be done; pipe-vk then keeps the path without the shader
+    /// (quads in line mode show their diagonals) or refuses the draw
+    /// (line stipple emulation).
+    pub fn generated_gs_relocation(
+        dev: &DeviceShared,
+        prev: &ShaderState,
+    ) -> Option<Vec<(u32, u32)>> {
+        use spirv_gen::binding::{EDGE_MASK_LOCATION, STIPPLE_POS_LOCATION};
         let ShaderCode::Ir(any) = &prev.code else {
-            return false;
+            return None;
         };
-        let Some(ir) = any.downcast_ref::<Ir>() else {
-            return false;
-        };
+        let ir = any.downcast_ref::<Ir>()?;
         let limit = dev.physical.properties.limits.max_geometry_input_components / 4;
-        ir.vars.iter().filter(|v| v.is_output()).all(|v| {
-            let Some(io) = v.io() else { return true };
-            let plain = match io.builtin {
-                Some(spirv_gen::ir::BuiltIn::Position | spirv_gen::ir::BuiltIn::PointSize) => true,
-                Some(_) => false,
-                None => v.array.is_none() && !io.patch,
-            };
-            plain
-                && io
-                    .location
-                    .is_none_or(|loc| loc < spirv_gen::binding::EDGE_MASK_LOCATION && loc < limit)
-        })
+        let mut used = Vec::new();
+        let mut high = Vec::new();
+        for v in ir.vars.iter().filter(|v| v.is_output()) {
+            let Some(io) = v.io() else { continue };
+            match io.builtin {
+                Some(spirv_gen::ir::BuiltIn::Position | spirv_gen::ir::BuiltIn::PointSize) => {
+                    continue
+                }
+                Some(_) => return None,
+                None if v.array.is_some() || io.patch => return None,
+                None => {}
+            }
+            let loc = io.location?;
+            if loc == EDGE_MASK_LOCATION || loc == STIPPLE_POS_LOCATION {
+                return None;
+            }
+            used.push(loc);
+            if loc >= limit {
+                high.push(loc);
+            }
+        }
+        high.sort_unstable();
+        high.dedup();
+        let mut free = (0..limit).filter(|l| !used.contains(l));
+        high.into_iter()
+            .map(|from| free.next().map(|to| (from, to)))
+            .collect()
     }
 
     /// The generated line stipple geometry shader
@@ -495,24 +518,30 @@ impl ModuleCache {
         let ir = any
             .downcast_ref::<Ir>()
             .ok_or_else(|| PipeError::invalid("shader: not spirv-gen IR"))?;
-        // The generated shader reads every output of `prev`; a geometry
-        // shader reads fewer locations than a fragment shader
-        // (maxGeometryInputComponents: 16 locations on lavapipe), and GL's
-        // back colours sit at 30 and 31 (`spirv_gen::binding`).
+        // The generated shader reads every output of `prev`, those past
+        // the device's geometry-shader inputs moved down (only a vertex
+        // shader's: `pipeline_for` gives it the same `relocate` key).
         let limit = dev.physical.properties.limits.max_geometry_input_components / 4;
-        for v in ir.vars.iter().filter(|v| v.is_output()) {
-            let Some(loc) = v.io().and_then(|io| io.location) else {
-                continue;
-            };
-            if loc + v.array.unwrap_or(1) > limit {
-                return Err(PipeError::unsupported(format!(
+        let relocate = Self::generated_gs_relocation(dev, prev_state)
+            .filter(|r| r.is_empty() || ir.stage == spirv_gen::ir::Stage::Vertex);
+        let Some(relocate) = relocate else {
+            let high = ir
+                .vars
+                .iter()
+                .filter(|v| v.is_output())
+                .filter_map(|v| Some((v.name.clone(), v.io()?.location?)))
+                .find(|(_, loc)| *loc >= limit);
+            return Err(PipeError::unsupported(match high {
+                Some((name, loc)) => format!(
                     "line stipple emulation: the generated geometry shader cannot read output \
-                     @{} at location {loc} (the device's geometry shaders read {limit} \
-                     locations)",
-                    v.name
-                )));
-            }
-        }
+                     @{name} at location {loc} (the device's geometry shaders read {limit} \
+                     locations, and it cannot be moved below)"
+                ),
+                None => "line stipple emulation: the generated geometry shader cannot forward \
+                         the previous stage's outputs"
+                    .to_string(),
+            }));
+        };
         let err = |e: spirv_gen::Error| PipeError::unsupported(format!("line stipple GS: {e}"));
         use spirv_gen::ir::GsInput;
         let input = match (polygon, adjacency) {
@@ -527,6 +556,7 @@ impl ModuleCache {
             spirv_gen::passes::line_stipple::line_stipple_gs_for(ir, rectangular, input)
         }
         .map_err(err)?;
+        spirv_gen::passes::gl::relocate_varyings(&mut gs, &relocate, false).map_err(err)?;
         // It is the last vertex stage: it captures the previous stage's
         // stream outputs (it declares that stage's outputs first, in
         // order, so the capture's register numbers are the same).

@@ -1369,6 +1369,40 @@ fn polygon_line_stipple_generated_gs() {
     assert!(has_discard(&fs.body));
 }
 
+/// `relocate=FROM:TO` moves an output's location (and
+/// `relocate_varyings` an input's); a taken location is an error.
+#[test]
+fn relocate_outputs() {
+    let vs = lowered(
+        "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+out @col : f32x4 location=0
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  store @col, %0
+}
+",
+        "relocate=0:7",
+    );
+    let loc = |s: &Shader, name: &str| s.var(s.find_var(name).unwrap()).io().unwrap().location;
+    let outs: Vec<Option<u32>> = vs
+        .vars
+        .iter()
+        .filter(|v| v.is_output() && v.builtin().is_none())
+        .map(|v| v.io().unwrap().location)
+        .collect();
+    assert!(
+        outs.contains(&Some(7)) && !outs.contains(&Some(0)),
+        "{outs:?}"
+    );
+    let mut fs = parse(FS).unwrap();
+    spirv_gen::passes::gl::relocate_varyings(&mut fs, &[(1, 9)], false).unwrap();
+    assert_eq!(loc(&fs, "tc"), Some(9));
+    assert!(spirv_gen::passes::gl::relocate_varyings(&mut fs, &[(0, 9)], false).is_err());
+}
+
 /// `ubo0_push_offset`: constant buffer 0 grows to the window and every
 /// load from it, constant or dynamic offset, reads at the stage's push
 /// word plus its own offset; other buffers are untouched; other stages
@@ -1467,9 +1501,9 @@ fn polygon_edges() {
         for i in 0..3 {
             m.set_f32("in_gl_pos", 2 * i as u32, &p[i]);
             let a = if mask & (1 << i) != 0 {
-                p[i]
-            } else {
                 p[(i + 1) % 3]
+            } else {
+                p[i]
             };
             m.set_f32("in_gl_pos", 2 * i as u32 + 1, &a);
         }

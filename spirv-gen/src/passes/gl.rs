@@ -911,6 +911,53 @@ pub fn lower_ubo0_push_offset(s: &mut Shader) -> Result<()> {
     Ok(())
 }
 
+/// Moves the outputs (`output`) or inputs of `s` at location `from` to
+/// `to`, for each `(from, to)` in `pairs` (key item `relocate` for
+/// outputs). pipe-vk moves a vertex shader's high outputs down for the
+/// geometry shader it generates after it, whose inputs it moves the same
+/// way while its outputs keep the original locations, so the fragment
+/// shader sees no difference. Errors when `to` is taken by another
+/// variable of the same direction, or a variable covers `from` with an
+/// array.
+pub fn relocate_varyings(s: &mut Shader, pairs: &[(u32, u32)], output: bool) -> Result<()> {
+    for &(from, to) in pairs {
+        let mut found = None;
+        for (i, v) in s.vars.iter().enumerate() {
+            let Some(io) = v.io() else { continue };
+            if v.is_output() != output || io.builtin.is_some() {
+                continue;
+            }
+            let Some(loc) = io.location else { continue };
+            let len = if s.stage == Stage::Geometry && !output {
+                1
+            } else {
+                v.array.unwrap_or(1)
+            };
+            if (loc..loc + len).contains(&to) {
+                return Err(Error::new(format!(
+                    "relocate {from} -> {to}: location {to} is taken by @{}",
+                    v.name
+                )));
+            }
+            if (loc..loc + len).contains(&from) {
+                if loc != from || len != 1 {
+                    return Err(Error::new(format!(
+                        "relocate {from} -> {to}: @{} is an array over location {from}",
+                        v.name
+                    )));
+                }
+                found = Some(i);
+            }
+        }
+        if let Some(i) = found {
+            if let Some(io) = s.vars[i].io_mut() {
+                io.location = Some(to);
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Adds the second input of a split 64-bit attribute: `comps` 32-bit
 /// unsigned components at `location`, named after `var`. Errors when the
 /// shader already has an input there.

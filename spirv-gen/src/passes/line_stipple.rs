@@ -218,11 +218,12 @@ pub fn polygon_line_stipple_gs(prev: &Shader, rectangular: bool) -> Result<Shade
 /// `triangles_adjacency` as pipe-vk's index rewriting encodes them
 /// (`pipe_vk::prim`, `Edges`): triangle vertices 0, 2 and 4, and
 /// adjacency vertex `2i + 1` at the position of vertex `i` when edge (or
-/// vertex) `i` is hidden, else at that of vertex `i + 1`. It emits the
-/// triangle as [`polygon_line_stipple_gs`] does, and the `flat` `u32`
+/// vertex) `i` is drawn, and elsewhere (at another vertex of the
+/// triangle) when it is hidden. It emits the triangle as
+/// [`polygon_line_stipple_gs`] does, and the `flat` `u32`
 /// [`EDGE_MASK_NAME`] at [`EDGE_MASK_LOCATION`] (bit `i`: edge or vertex
-/// `i` hidden), which [`super::polygon_edges`] reads. A zero-length edge
-/// reads as hidden (it draws at most the pixels of its vertices).
+/// `i` hidden), which [`super::polygon_edges`] reads. A hidden edge or
+/// vertex whose marker coincides with it reads as drawn.
 pub fn polygon_edges_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
     stipple_gs(prev, rectangular, GsInput::TrianglesAdjacency, true)
 }
@@ -400,7 +401,7 @@ fn stipple_gs(prev: &Shader, rectangular: bool, input: GsInput, edges: bool) -> 
     let mut e = Emit::new(&mut gs);
     let idx: Vec<ValueId> = (0..n).map(|i| e.i32((first + i * step) as i32)).collect();
     let p: Vec<ValueId> = idx.iter().map(|&i| e.load(pos_in, Some(i))).collect();
-    // The hidden mask: adjacency vertex 2i + 1 sits on vertex i.
+    // The hidden mask: adjacency vertex 2i + 1 is not on vertex i.
     let mask = if edges {
         let mut mask = e.u32(0);
         for (i, &pi) in p.iter().enumerate() {
@@ -409,7 +410,7 @@ fn stipple_gs(prev: &Shader, rectangular: bool, input: GsInput, edges: bool) -> 
             let eq = e.alu(AluOp::Feq, Type::bool(4), &[a, pi]);
             let same = e.alu(AluOp::Ball, Type::BOOL, &[eq]);
             let (bit, zero) = (e.u32(1 << i), e.u32(0));
-            let b = e.alu(AluOp::Bcsel, Type::U32, &[same, bit, zero]);
+            let b = e.alu(AluOp::Bcsel, Type::U32, &[same, zero, bit]);
             mask = e.alu(AluOp::Ior, Type::U32, &[mask, b]);
         }
         Some(mask)

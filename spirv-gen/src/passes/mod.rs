@@ -12,7 +12,7 @@
 //! sprite=0x1,sprite_upper_left,inline=0:1065353216,vfetch=0:swap_rb,
 //! polygon_stipple,ubo0_push_offset,lower_left_origin,pixel_center_integer,
 //! last_vertex_stage,clip_halfz,line_stipple,line_stipple_polygon,line_rectangular,
-//! polygon_edges=lines,
+//! polygon_edges=lines,relocate=30:5,
 //! window_rects=include:2,workgroup_size=8x4x1,fbfetch_ms,fbfetch_layered,
 //! unbound_outputs=0x2
 //! ```
@@ -192,6 +192,11 @@ pub struct VariantKey {
     /// [`crate::binding::push::UBO0_OFFSET`] ([`gl::lower_ubo0_push_offset`];
     /// vertex and fragment shaders only).
     pub ubo0_push_offset: bool,
+    /// Output locations moved, `(from, to)` ([`gl::relocate_varyings`]):
+    /// for a vertex shader followed by a generated geometry shader that
+    /// cannot read inputs as high as `from` (GL's back colours at 30 and
+    /// 31 against lavapipe's 16 geometry-shader input locations).
+    pub relocate_outputs: Vec<(u32, u32)>,
     /// Vertex fetch fix-ups.
     pub vertex_fixups: Vec<FetchFixup>,
     /// Polygon stipple: fragments whose bit of the 32×32 pattern (in the
@@ -315,6 +320,13 @@ impl VariantKey {
                 "sprite_upper_left" => k.sprite_upper_left = true,
                 "polygon_stipple" => k.polygon_stipple = true,
                 "ubo0_push_offset" => k.ubo0_push_offset = true,
+                "relocate" => {
+                    let v = need()?;
+                    let (from, to) = v
+                        .split_once(':')
+                        .ok_or_else(|| Error::new("key: relocate=FROM:TO"))?;
+                    k.relocate_outputs.push((num(from)?, num(to)?));
+                }
                 "lower_left_origin" => k.lower_left_origin = true,
                 "pixel_center_integer" => k.pixel_center_integer = true,
                 "last_vertex_stage" => k.last_vertex_stage = true,
@@ -466,6 +478,7 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     if key.ubo0_push_offset {
         gl::lower_ubo0_push_offset(s)?;
     }
+    gl::relocate_varyings(s, &key.relocate_outputs, true)?;
     if key.two_side {
         gl::lower_two_side(s, key.two_side_front_only)?;
     }

@@ -25,7 +25,7 @@ use crate::{test_case, Outcome, TestContext};
 type R = Result<(), Outcome>;
 
 /// Vertex at the centre of pixel (x, y).
-fn px(x: u32, y: u32) -> [f32; 4] {
+pub(crate) fn px(x: u32, y: u32) -> [f32; 4] {
     [
         (x as f32 + 0.5) / 8.0 - 1.0,
         (y as f32 + 0.5) / 8.0 - 1.0,
@@ -34,13 +34,13 @@ fn px(x: u32, y: u32) -> [f32; 4] {
     ]
 }
 
-fn verts(pixels: &[(u32, u32)]) -> Vec<f32> {
+pub(crate) fn verts(pixels: &[(u32, u32)]) -> Vec<f32> {
     pixels.iter().flat_map(|&(x, y)| px(x, y)).collect()
 }
 
 /// Whether pixel (x, y) is on the outline of the rectangle with corner
 /// pixels (x0, y0) and (x1, y1).
-fn on_rect(x: u32, y: u32, (x0, y0, x1, y1): (u32, u32, u32, u32)) -> bool {
+pub(crate) fn on_rect(x: u32, y: u32, (x0, y0, x1, y1): (u32, u32, u32, u32)) -> bool {
     let inx = (x0..=x1).contains(&x);
     let iny = (y0..=y1).contains(&y);
     (inx && (y == y0 || y == y1)) || (iny && (x == x0 || x == x1))

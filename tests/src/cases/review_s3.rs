@@ -1,4 +1,4 @@
-//! `pipe.review_s3.*`: cases from a review of depth clip, dynamic vertex
+//! `pipe.draw.review_s3.*`: cases from a review of depth clip, dynamic vertex
 //! input, dynamic sample state and quads/polygons in polygon mode `LINE`
 //! and `POINT` (`pipe_vk::prim::Edges`). Each compares read-back pixels
 //! with what GL draws, computed here.
@@ -19,27 +19,7 @@ use crate::{test_case, Outcome, TestContext};
 
 type R = Result<(), Outcome>;
 
-/// Vertex at the centre of pixel (x, y).
-fn px(x: u32, y: u32) -> [f32; 4] {
-    [
-        (x as f32 + 0.5) / 8.0 - 1.0,
-        (y as f32 + 0.5) / 8.0 - 1.0,
-        0.0,
-        1.0,
-    ]
-}
-
-fn verts(pixels: &[(u32, u32)]) -> Vec<f32> {
-    pixels.iter().flat_map(|&(x, y)| px(x, y)).collect()
-}
-
-/// Whether pixel (x, y) is on the outline of the rectangle with corner
-/// pixels (x0, y0) and (x1, y1).
-fn on_rect(x: u32, y: u32, (x0, y0, x1, y1): (u32, u32, u32, u32)) -> bool {
-    let inx = (x0..=x1).contains(&x);
-    let iny = (y0..=y1).contains(&y);
-    (inx && (y == y0 || y == y1)) || (iny && (x == x0 || x == x1))
-}
+use crate::cases::polygon_mode::{on_rect, px, verts};
 
 const COLOR: [f32; 4] = [1.0, 0.5, 0.25, 1.0];
 
@@ -94,11 +74,11 @@ const _: () = {
         Outcome::from_result(degenerate_polygon_line(ctx, true))
     }
     test_case!(
-        name = "pipe.review_s3.polygon_mode.degenerate_fan_line",
+        name = "pipe.draw.review_s3.polygon_mode.degenerate_fan_line",
         last
     );
     test_case!(
-        name = "pipe.review_s3.polygon_mode.degenerate_fan_line_first",
+        name = "pipe.draw.review_s3.polygon_mode.degenerate_fan_line_first",
         first
     );
 };
@@ -132,7 +112,10 @@ const _: () = {
     fn run(ctx: &mut TestContext) -> Outcome {
         Outcome::from_result(quad_point_size(ctx))
     }
-    test_case!(name = "pipe.review_s3.polygon_mode.quad_point_size", run);
+    test_case!(
+        name = "pipe.draw.review_s3.polygon_mode.quad_point_size",
+        run
+    );
 };
 
 /// Two quads in polygon mode `LINE` with user clip plane 0 = (1, 0, 0, 0)
@@ -184,7 +167,7 @@ const _: () = {
         Outcome::from_result(quads_line_clip_plane(ctx))
     }
     test_case!(
-        name = "pipe.review_s3.polygon_mode.quads_line_clip_plane",
+        name = "pipe.draw.review_s3.polygon_mode.quads_line_clip_plane",
         run
     );
 };
@@ -280,9 +263,12 @@ const _: () = {
     fn first(ctx: &mut TestContext) -> Outcome {
         Outcome::from_result(quad_line_flat(ctx, true))
     }
-    test_case!(name = "pipe.review_s3.polygon_mode.quad_line_flat", last);
     test_case!(
-        name = "pipe.review_s3.polygon_mode.quad_line_flat_first",
+        name = "pipe.draw.review_s3.polygon_mode.quad_line_flat",
+        last
+    );
+    test_case!(
+        name = "pipe.draw.review_s3.polygon_mode.quad_line_flat_first",
         first
     );
 };
@@ -327,7 +313,10 @@ const _: () = {
     fn run(ctx: &mut TestContext) -> Outcome {
         Outcome::from_result(quad_line_wide(ctx))
     }
-    test_case!(name = "pipe.review_s3.polygon_mode.quad_line_wide", run);
+    test_case!(
+        name = "pipe.draw.review_s3.polygon_mode.quad_line_wide",
+        run
+    );
 };
 
 /// Two-sided colour (`light_twoside`) with quads in polygon mode `LINE`:
@@ -414,7 +403,7 @@ const _: () = {
         Outcome::from_result(quads_line_two_side(ctx))
     }
     test_case!(
-        name = "pipe.review_s3.polygon_mode.quads_line_two_side",
+        name = "pipe.draw.review_s3.polygon_mode.quads_line_two_side",
         run
     );
 };
@@ -549,11 +538,11 @@ const _: () = {
         Outcome::from_result(quads_line_streamout(ctx, true))
     }
     test_case!(
-        name = "pipe.review_s3.polygon_mode.quads_line_streamout",
+        name = "pipe.draw.review_s3.polygon_mode.quads_line_streamout",
         run
     );
     test_case!(
-        name = "pipe.review_s3.polygon_mode.quads_line_streamout_discard",
+        name = "pipe.draw.review_s3.polygon_mode.quads_line_streamout_discard",
         discard
     );
 };
@@ -572,16 +561,7 @@ fn quad_point_coincident(ctx: &mut TestContext, first: bool) -> R {
         r.flatshade_first = first;
     })?;
     let mut bs = BlendState::default();
-    bs.rt[0] = RtBlendState {
-        blend_enable: true,
-        rgb_func: BlendFunc::Add,
-        rgb_src_factor: BlendFactor::One,
-        rgb_dst_factor: BlendFactor::One,
-        alpha_func: BlendFunc::Add,
-        alpha_src_factor: BlendFactor::One,
-        alpha_dst_factor: BlendFactor::One,
-        colormask: ColorMask::RGBA,
-    };
+    bs.rt[0] = crate::harness::RT_ADDITIVE;
     let h = step("blend", e.ctx.create_blend_state(&bs))?;
     step("bind blend", e.ctx.bind_blend_state(Some(h)))?;
     clear_color(&mut e, [0.0; 4])?;
@@ -604,11 +584,11 @@ const _: () = {
         Outcome::from_result(quad_point_coincident(ctx, true))
     }
     test_case!(
-        name = "pipe.review_s3.polygon_mode.quad_point_coincident",
+        name = "pipe.draw.review_s3.polygon_mode.quad_point_coincident",
         last
     );
     test_case!(
-        name = "pipe.review_s3.polygon_mode.quad_point_coincident_first",
+        name = "pipe.draw.review_s3.polygon_mode.quad_point_coincident_first",
         first
     );
 };
@@ -700,8 +680,8 @@ const _: () = {
     fn baked(ctx: &mut TestContext) -> Outcome {
         Outcome::from_result(a2c_no_fs(ctx, false))
     }
-    test_case!(name = "pipe.review_s3.msaa.a2c_no_fs.dynamic", dynamic);
-    test_case!(name = "pipe.review_s3.msaa.a2c_no_fs.baked", baked);
+    test_case!(name = "pipe.draw.review_s3.msaa.a2c_no_fs.dynamic", dynamic);
+    test_case!(name = "pipe.draw.review_s3.msaa.a2c_no_fs.baked", baked);
 };
 
 /// GL's polygon offset applies per polygon mode: `offset_tri`
@@ -777,7 +757,7 @@ macro_rules! offset_cases {
                 fn run(ctx: &mut TestContext) -> Outcome {
                     Outcome::from_result(offset_per_mode(ctx, $which, $dynamic))
                 }
-                test_case!(name = concat!("pipe.review_s3.polygon_offset.", $name), run);
+                test_case!(name = concat!("pipe.draw.review_s3.polygon_offset.", $name), run);
             };
         )+
     };
