@@ -888,6 +888,12 @@ impl VkContext {
                 },
             ));
         }
+        // The vertex and fragment stages' constant buffer 0 windows, for
+        // set 0 and the push constants.
+        let windows = [
+            self.cb0_window(ShaderStage::Vertex)?,
+            self.cb0_window(ShaderStage::Fragment)?,
+        ];
         for stage in [
             ShaderStage::Vertex,
             ShaderStage::TessCtrl,
@@ -898,7 +904,11 @@ impl VkContext {
             if self.bound().shaders[stage.index()].is_none() {
                 continue;
             }
-            let window = self.cb0_window(stage)?;
+            let window = match stage {
+                ShaderStage::Vertex => windows[0],
+                ShaderStage::Fragment => windows[1],
+                _ => None,
+            };
             for slot in 0..UBO_SLOTS {
                 let b = self.ubos[stage.index()][slot as usize].clone();
                 let (obj, offset, range) = match b {
@@ -1114,7 +1124,7 @@ impl VkContext {
                 raw.cmd_bind_vertex_buffers(cmd, 0, &bufs, &offs);
                 self.draw_cache.vbufs = vb_key;
             }
-            let mut block = self.push_block();
+            let mut block = self.push_block(&windows);
             if let Some(d) = block.get_mut(0..4) {
                 d.copy_from_slice(&drawid_offset.to_le_bytes());
             }
@@ -2574,8 +2584,9 @@ impl VkContext {
     }
 
     /// The driver push-constant block (`spirv_gen::binding::push`) for the
-    /// bound state.
-    fn push_block(&self) -> Vec<u8> {
+    /// bound state, with the vertex and fragment stages' constant buffer 0
+    /// windows (`cb0_window`, looked up once per draw by the caller).
+    fn push_block(&self, cb0_windows: &[Option<(u64, u32)>; 2]) -> Vec<u8> {
         use spirv_gen::binding::push;
         let size = self.pipelines.layout.push_size as usize;
         let mut p = vec![0u8; size];
@@ -2602,11 +2613,8 @@ impl VkContext {
         for (i, v) in b.tess.default_inner_level.iter().enumerate() {
             put(push::DEFAULT_TESS_INNER + 4 * i as u32, &v.to_le_bytes());
         }
-        for (i, stage) in [ShaderStage::Vertex, ShaderStage::Fragment]
-            .into_iter()
-            .enumerate()
-        {
-            if let Ok(Some((_, rel))) = self.cb0_window(stage) {
+        for (i, w) in cb0_windows.iter().enumerate() {
+            if let Some((_, rel)) = w {
                 put(push::UBO0_OFFSET + 4 * i as u32, &rel.to_le_bytes());
             }
         }
