@@ -651,6 +651,34 @@ fn fetch_64bit(n: u32) -> (vk::Format, Option<vk::Format>) {
     }
 }
 
+/// Whether vertex elements of `f` can be fetched at all: natively or
+/// through a shader fix-up ([`vertex_fetch`]), or, for the 64-bit
+/// formats, as 32-bit unsigned pairs ([`fetch_64bit`]). What
+/// `is_format_supported` answers for `VERTEX_BUFFER`, so that a frontend
+/// converts (Mesa's u_vbuf) only what pipe-vk cannot fetch.
+pub fn vertex_fetchable(dev: &crate::memory::DeviceShared, f: Format) -> bool {
+    let wide = matches!(
+        f,
+        Format::R64Float
+            | Format::R64Uint
+            | Format::R64Sint
+            | Format::R64G64Float
+            | Format::R64G64Uint
+            | Format::R64G64Sint
+            | Format::R64G64B64Float
+            | Format::R64G64B64Uint
+            | Format::R64G64B64Sint
+            | Format::R64G64B64A64Float
+            | Format::R64G64B64A64Uint
+            | Format::R64G64B64A64Sint
+    );
+    if wide {
+        return fetches_vertex(dev, vk::Format::R32G32_UINT)
+            && fetches_vertex(dev, vk::Format::R32G32B32A32_UINT);
+    }
+    vertex_fetch(dev, f).is_ok()
+}
+
 /// Whether the device fetches vertex attributes of `vf`.
 fn fetches_vertex(dev: &crate::memory::DeviceShared, vf: vk::Format) -> bool {
     // SAFETY: the physical device belongs to the instance.

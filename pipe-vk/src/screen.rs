@@ -239,10 +239,24 @@ impl Screen for VkScreen {
         _storage_sample_count: u32,
         bind: BindFlags,
     ) -> bool {
+        let samples = sample_count.max(1);
+        // Vertex buffers: whatever pipe-vk fetches, natively or through
+        // its shader fix-ups (formats Vulkan lacks included).
+        let bind = if target == Target::Buffer && bind.contains(BindFlags::VERTEX_BUFFER) {
+            if samples != 1 || !crate::format::vertex_fetchable(&self.shared, format) {
+                return false;
+            }
+            let rest = bind - BindFlags::VERTEX_BUFFER;
+            if rest.is_empty() {
+                return true;
+            }
+            rest
+        } else {
+            bind
+        };
         let Some((vkf, props)) = self.format_properties(format) else {
             return false;
         };
-        let samples = sample_count.max(1);
         if target == Target::Buffer {
             let f = props.buffer_features;
             let need = [

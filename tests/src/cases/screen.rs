@@ -305,3 +305,60 @@ fn timestamp(ctx: &mut TestContext) -> Outcome {
     Outcome::Pass
 }
 test_case!(name = "pipe.screen.timestamp.calibrated", timestamp);
+
+/// `is_format_supported(.., Buffer, .., VERTEX_BUFFER)` says yes exactly
+/// for the formats a vertex-elements CSO can be created with: those the
+/// device fetches and those pipe-vk fetches through its shader fix-ups
+/// (32-bit normalized and GL_FIXED formats, which Vulkan lacks, and
+/// GL_DOUBLE as 32-bit pairs), so that a frontend converts only what
+/// pipe-vk cannot fetch. Checked over every format, and for some by
+/// name.
+fn vertex_buffer_formats(ctx: &mut TestContext) -> Outcome {
+    use pipe_core::state::VertexElement;
+    let (screen, mut c) = or_return!(harness::screen_and_context(ctx));
+    let supported =
+        |f: Format| screen.is_format_supported(f, Target::Buffer, 1, 1, BindFlags::VERTEX_BUFFER);
+    for f in [
+        Format::R32G32B32A32Float,
+        Format::R32Unorm,
+        Format::R32G32Fixed,
+        Format::R64G64B64A64Float,
+        Format::B8G8R8A8Unorm,
+    ] {
+        check!(supported(f), "{f} is fetched but reported unsupported");
+    }
+    check!(
+        !supported(Format::Bc1RgbaUnorm),
+        "a compressed format reported as a vertex format"
+    );
+    for f in Format::all() {
+        let el = VertexElement {
+            src_offset: 0,
+            src_stride: 32,
+            vertex_buffer_index: 0,
+            dual_slot: false,
+            src_format: f,
+            instance_divisor: 0,
+        };
+        let created = match c.create_vertex_elements_state(&[el]) {
+            Ok(h) => {
+                or_return!(c
+                    .delete_vertex_elements_state(h)
+                    .map_err(harness::fail("delete_vertex_elements_state")));
+                true
+            }
+            Err(_) => false,
+        };
+        check!(
+            created == supported(f),
+            "{f}: vertex elements {} but is_format_supported says {}",
+            if created { "created" } else { "refused" },
+            supported(f)
+        );
+    }
+    Outcome::Pass
+}
+test_case!(
+    name = "pipe.screen.format.vertex_buffer",
+    vertex_buffer_formats
+);
