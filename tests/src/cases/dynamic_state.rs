@@ -374,3 +374,121 @@ fn vertex_input_pipelines(ctx: &mut TestContext, dynamic: bool) -> R {
         &mut [&mut vec4, &mut vec2],
     )
 }
+
+/// A call that changes only per-draw state between two draws of one
+/// command buffer, with nothing else in between: the first draw keeps
+/// the old value, the second takes the new one. These calls keep the
+/// last draw's pipeline lookup (`merge::break_draw_merge_only`) but must
+/// end a pending merged draw, which would otherwise be recorded with the
+/// new value. Colour = blend colour (CONSTANT_COLOR, ZERO on white).
+/// Draw 1 covers column 0 (x 0..4), draw 2 column 1 (4..8), from one
+/// vertex buffer by `start`, except:
+/// - `blend_color`: red, then green;
+/// - `viewport`: the second viewport moves 8 pixels right (column 3);
+/// - `scissor`: the second scissor keeps the top half;
+/// - `vertex_buffers`: both draw vertices 0..6, the second from another
+///   buffer holding column 1.
+fn per_draw_call(ctx: &mut TestContext, which: &str) -> R {
+    let mut e = crate::harness::env(ctx, false)?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    crate::harness::bind_rasterizer(&mut e, |r| r.scissor = true)?;
+    let bs = BlendState {
+        rt: [RtBlendState {
+            blend_enable: true,
+            rgb_func: BlendFunc::Add,
+            rgb_src_factor: BlendFactor::ConstColor,
+            rgb_dst_factor: BlendFactor::Zero,
+            alpha_func: BlendFunc::Add,
+            alpha_src_factor: BlendFactor::ConstAlpha,
+            alpha_dst_factor: BlendFactor::Zero,
+            colormask: ColorMask::RGBA,
+        }; MAX_COLOR_BUFS],
+        ..Default::default()
+    };
+    let h = step("blend", e.ctx.create_blend_state(&bs))?;
+    step("bind blend", e.ctx.bind_blend_state(Some(h)))?;
+    let scissor = |e: &mut Env, maxy: u16| {
+        let sc = ScissorState {
+            minx: 0,
+            miny: 0,
+            maxx: 16,
+            maxy,
+        };
+        step("set_scissor_states", e.ctx.set_scissor_states(0, &[sc]))
+    };
+    let viewport = |e: &mut Env, dx: f32| {
+        let vp = ViewportState {
+            scale: [8.0, 8.0, 1.0],
+            translate: [8.0 + dx, 8.0, 0.0],
+            swizzle: Default::default(),
+        };
+        step("set_viewport_states", e.ctx.set_viewport_states(0, &[vp]))
+    };
+    let blend = |e: &mut Env, c: [f32; 4]| {
+        step(
+            "set_blend_color",
+            e.ctx.set_blend_color(&BlendColor { color: c }),
+        )
+    };
+    let (red, green) = ([1.0, 0.0, 0.0, 1.0], [0.0, 1.0, 0.0, 1.0]);
+    scissor(&mut e, 16)?;
+    viewport(&mut e, 0.0)?;
+    blend(&mut e, red)?;
+    clear_color(&mut e, [0.0; 4])?;
+    crate::harness::set_color(&mut e, [1.0; 4])?;
+    let both = [rect(0, 0, 4, 16), rect(4, 0, 8, 16)].concat();
+    if which == "vertex_buffers" {
+        bind_vertices(&mut e, &rect(0, 0, 4, 16), None)?;
+    } else {
+        bind_vertices(&mut e, &both, None)?;
+    }
+    draw(&mut e, PrimType::Triangles, 0, 6, 1)?;
+    let second = match which {
+        "blend_color" => {
+            blend(&mut e, green)?;
+            6
+        }
+        "viewport" => {
+            viewport(&mut e, 8.0)?;
+            6
+        }
+        "scissor" => {
+            scissor(&mut e, 8)?;
+            6
+        }
+        _ => {
+            let vb = VertexBuffer {
+                buffer: Some(VertexBufferSource::User(std::sync::Arc::from(
+                    crate::harness::f32s(&rect(4, 0, 8, 16)),
+                ))),
+                buffer_offset: 0,
+            };
+            step("set_vertex_buffers", e.ctx.set_vertex_buffers(&[vb]))?;
+            0
+        }
+    };
+    draw(&mut e, PrimType::Triangles, second, 6, 1)?;
+    check_image(ctx, &mut e, &t, |x, y| {
+        let c = match (which, x / 4) {
+            (_, 0) => red,
+            ("blend_color", 1) => green,
+            ("viewport", 3) => red,
+            ("scissor", 1) if y < 8 => red,
+            ("vertex_buffers", 1) => red,
+            _ => [0.0; 4],
+        };
+        Some(unorm(c))
+    })
+}
+macro_rules! per_draw_cases {
+    ($($name:literal),+ $(,)?) => {$(
+        const _: () = {
+            fn run(ctx: &mut TestContext) -> Outcome {
+                Outcome::from_result(per_draw_call(ctx, $name))
+            }
+            test_case!(name = concat!("pipe.draw.dynamic_state.per_draw_call.", $name), run);
+        };
+    )+};
+}
+per_draw_cases!("blend_color", "viewport", "scissor", "vertex_buffers");
