@@ -678,7 +678,9 @@ fn clear_as_load_op(ctx: &mut TestContext) -> Outcome {
 }
 
 fn clear_as_load_op_inner(ctx: &mut TestContext) -> R {
-    let opts = crate::harness::options(ctx);
+    let mut opts = crate::harness::options(ctx);
+    // It counts merged draws: merging on whatever PIPE_VK_DEBUG says.
+    opts.no_draw_merge = Some(false);
     let screen = step("screen", pipe_vk::VkScreen::new(&opts))?;
     let vk_ctx = step("context", screen.create_vk_context())?;
     let mut e = Env {
