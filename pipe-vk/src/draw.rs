@@ -423,6 +423,20 @@ impl VkContext {
         Ok(())
     }
 
+    /// Opens a rendering instance on the bound framebuffer, unless one is
+    /// open: for `clear` with an implicit resolve
+    /// (`FramebufferState::resolve`), whose target only a rendering
+    /// instance writes. The instance applies the deferred clears as its
+    /// load ops and resolves when it ends, as one a draw opens would.
+    pub(crate) fn begin_framebuffer_rendering(&mut self) -> PipeResult<()> {
+        if self.rendering {
+            return Ok(());
+        }
+        // The attachments' layouts (the next draw looks them up again).
+        self.update_feedback()?;
+        self.begin_rendering()
+    }
+
     /// Opens a rendering instance on the bound framebuffer.
     fn begin_rendering(&mut self) -> PipeResult<()> {
         self.instance_feedback = self.feedback;

@@ -108,3 +108,84 @@ const _: () = {
         run
     );
 };
+
+/// A 4x multisampled colour buffer with an implicit resolve into the
+/// single-sampled target `t.color` (`FramebufferState::resolve`, GL's
+/// EXT_multisampled_render_to_texture): what the application sees is the
+/// resolve target, which every clear and draw of the framebuffer reaches.
+fn msrtt_setup(e: &mut Env) -> Result<crate::cases::draw::Target, Outcome> {
+    use pipe_core::resource::{BindFlags, ResourceTemplate};
+    use pipe_core::view::SurfaceTemplate;
+    use pipe_core::Format;
+    let t = setup(e, false)?;
+    let mut mt = ResourceTemplate::texture_2d(Format::R8G8B8A8Unorm, 16, 16, BindFlags::RENDER_TARGET);
+    mt.nr_samples = 4;
+    if !e.screen.is_format_supported(
+        mt.format,
+        pipe_core::resource::Target::Texture2D,
+        4,
+        4,
+        BindFlags::RENDER_TARGET,
+    ) {
+        return Err(Outcome::skip("no 4x RGBA8 render targets"));
+    }
+    let m = e.texture(&mt)?;
+    let ms = step(
+        "surface",
+        e.ctx.create_surface(
+            &m,
+            &SurfaceTemplate {
+                format: mt.format,
+                level: 0,
+                first_layer: 0,
+                last_layer: 0,
+            },
+        ),
+    )?;
+    let fb = FramebufferState {
+        width: 16,
+        height: 16,
+        layers: 1,
+        samples: 4,
+        cbufs: vec![Some(ms)],
+        zsbuf: None,
+        resolve: Some(t.color.clone()),
+    };
+    step("set_framebuffer_state", e.ctx.set_framebuffer_state(&fb))?;
+    Ok(t)
+}
+
+/// A whole-framebuffer clear of a framebuffer with an implicit resolve,
+/// read back from the resolve target: with `draw_first`, after a draw
+/// (red over the whole target) that the clear must replace; without, a
+/// clear alone. GL shows the clear colour either way.
+fn msrtt_clear(ctx: &mut TestContext, draw_first: bool) -> R {
+    const GREEN: [f32; 4] = [0.0, 1.0, 0.0, 1.0];
+    let mut e = env(ctx, false)?;
+    let t = msrtt_setup(&mut e)?;
+    bind_program(
+        &mut e,
+        crate::harness::VS_PASSTHROUGH,
+        crate::harness::FS_UBO_COLOR,
+    )?;
+    clear_color(&mut e, [0.0; 4])?;
+    if draw_first {
+        crate::harness::set_color(&mut e, [1.0, 0.0, 0.0, 1.0])?;
+        let full = [-1.0, -1.0, 0.0, 1.0, 3.0, -1.0, 0.0, 1.0, -1.0, 3.0, 0.0, 1.0];
+        bind_vertices(&mut e, &full, None)?;
+        draw_mode(&mut e, PrimType::Triangles, 3)?;
+    }
+    clear_color(&mut e, GREEN)?;
+    check_image(ctx, &mut e, &t, |_, _| Some(unorm(GREEN)))
+}
+
+const _: () = {
+    fn clear_only(ctx: &mut TestContext) -> Outcome {
+        Outcome::from_result(msrtt_clear(ctx, false))
+    }
+    fn after_draw(ctx: &mut TestContext) -> Outcome {
+        Outcome::from_result(msrtt_clear(ctx, true))
+    }
+    test_case!(name = "pipe.draw.review_s4.clear.fb_resolve_clear_only", clear_only);
+    test_case!(name = "pipe.draw.review_s4.clear.fb_resolve_after_draw", after_draw);
+};
