@@ -118,7 +118,8 @@ fn msrtt_setup(e: &mut Env) -> Result<crate::cases::draw::Target, Outcome> {
     use pipe_core::view::SurfaceTemplate;
     use pipe_core::Format;
     let t = setup(e, false)?;
-    let mut mt = ResourceTemplate::texture_2d(Format::R8G8B8A8Unorm, 16, 16, BindFlags::RENDER_TARGET);
+    let mut mt =
+        ResourceTemplate::texture_2d(Format::R8G8B8A8Unorm, 16, 16, BindFlags::RENDER_TARGET);
     mt.nr_samples = 4;
     if !e.screen.is_format_supported(
         mt.format,
@@ -171,7 +172,9 @@ fn msrtt_clear(ctx: &mut TestContext, draw_first: bool) -> R {
     clear_color(&mut e, [0.0; 4])?;
     if draw_first {
         crate::harness::set_color(&mut e, [1.0, 0.0, 0.0, 1.0])?;
-        let full = [-1.0, -1.0, 0.0, 1.0, 3.0, -1.0, 0.0, 1.0, -1.0, 3.0, 0.0, 1.0];
+        let full = [
+            -1.0, -1.0, 0.0, 1.0, 3.0, -1.0, 0.0, 1.0, -1.0, 3.0, 0.0, 1.0,
+        ];
         bind_vertices(&mut e, &full, None)?;
         draw_mode(&mut e, PrimType::Triangles, 3)?;
     }
@@ -186,6 +189,12 @@ const _: () = {
     fn after_draw(ctx: &mut TestContext) -> Outcome {
         Outcome::from_result(msrtt_clear(ctx, true))
     }
-    test_case!(name = "pipe.draw.review_s4.clear.fb_resolve_clear_only", clear_only);
-    test_case!(name = "pipe.draw.review_s4.clear.fb_resolve_after_draw", after_draw);
+    test_case!(
+        name = "pipe.draw.review_s4.clear.fb_resolve_clear_only",
+        clear_only
+    );
+    test_case!(
+        name = "pipe.draw.review_s4.clear.fb_resolve_after_draw",
+        after_draw
+    );
 };
