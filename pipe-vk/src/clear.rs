@@ -818,6 +818,17 @@ impl VkContext {
                 self.clear_surface(z, v, rect(z.desc()), predicated)?;
             }
         }
+        // With an implicit resolve of colour buffer 0, the resolve target
+        // is what the application sees, and only a rendering instance on
+        // the framebuffer writes it: a clear with no draw after it (or
+        // with a deferred value, which the next instance would apply)
+        // reaches it through one opened now.
+        if self.fb_resolve.is_some()
+            && buffers.contains(ClearFlags::COLOR0)
+            && matches!(fb.cbufs.first(), Some(Some(_)))
+        {
+            self.begin_framebuffer_rendering()?;
+        }
         Ok(())
     }
 }

@@ -423,6 +423,20 @@ impl VkContext {
         Ok(())
     }
 
+    /// Opens a rendering instance on the bound framebuffer, unless one is
+    /// open: for `clear` with an implicit resolve
+    /// (`FramebufferState::resolve`), whose target only a rendering
+    /// instance writes. The instance applies the deferred clears as its
+    /// load ops and resolves when it ends, as one a draw opens would.
+    pub(crate) fn begin_framebuffer_rendering(&mut self) -> PipeResult<()> {
+        if self.rendering {
+            return Ok(());
+        }
+        // The attachments' layouts (the next draw looks them up again).
+        self.update_feedback()?;
+        self.begin_rendering()
+    }
+
     /// Opens a rendering instance on the bound framebuffer.
     fn begin_rendering(&mut self) -> PipeResult<()> {
         self.instance_feedback = self.feedback;
@@ -2565,13 +2579,13 @@ impl VkContext {
         }
         let (window, half) = (u64::from(UBO0_WINDOW), u64::from(UBO0_WINDOW / 2));
         let width = u64::from(b.resource.desc().width0);
-        let align = self
-            .dev()
-            .physical
-            .properties
-            .limits
-            .min_uniform_buffer_offset_alignment
-            .max(1);
+        let limits = &self.dev().physical.properties.limits;
+        // The window is one descriptor range: devices may bind as little
+        // as 16 KiB (maxUniformBufferRange's minimum).
+        if limits.max_uniform_buffer_range < UBO0_WINDOW {
+            return Ok(None);
+        }
+        let align = limits.min_uniform_buffer_offset_alignment.max(1);
         let offset = u64::from(b.offset);
         if width < window {
             return Ok(None);

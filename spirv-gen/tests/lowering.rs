@@ -1403,6 +1403,31 @@ fn main {
     assert!(spirv_gen::passes::gl::relocate_varyings(&mut fs, &[(0, 9)], false).is_err());
 }
 
+/// `relocate`: outputs packed into one location by components move
+/// together (moving one of them left the other past the geometry
+/// stage's inputs).
+#[test]
+fn relocate_packed_outputs() {
+    let vs = lowered(
+        "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+out @a : f32x2 location=20
+out @b : f32x2 location=20 component=2
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  %1 : f32x2 = const 1.0, 0.5
+  store @a, %1
+  store @b, %1
+}
+",
+        "relocate=20:3",
+    );
+    let loc = |name: &str| vs.var(vs.find_var(name).unwrap()).io().unwrap().location;
+    assert_eq!((loc("a"), loc("b")), (Some(3), Some(3)));
+}
+
 /// `ubo0_push_offset`: constant buffer 0 grows to the window and every
 /// load from it, constant or dynamic offset, reads at the stage's push
 /// word plus its own offset; other buffers are untouched; other stages

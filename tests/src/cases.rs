@@ -17,6 +17,7 @@ mod rast_prim;
 mod render;
 mod render_cond;
 mod review_s3;
+mod review_s4;
 mod review_vf;
 mod screen;
 mod state_fuzz;

@@ -916,12 +916,14 @@ pub fn lower_ubo0_push_offset(s: &mut Shader) -> Result<()> {
 /// outputs). pipe-vk moves a vertex shader's high outputs down for the
 /// geometry shader it generates after it, whose inputs it moves the same
 /// way while its outputs keep the original locations, so the fragment
-/// shader sees no difference. Errors when `to` is taken by another
-/// variable of the same direction, or a variable covers `from` with an
-/// array.
+/// shader sees no difference. Variables packed into `from` by components
+/// move together. Errors when `to` is taken by another variable of the
+/// same direction, or a variable covers `from` with an array.
 pub fn relocate_varyings(s: &mut Shader, pairs: &[(u32, u32)], output: bool) -> Result<()> {
     for &(from, to) in pairs {
-        let mut found = None;
+        // Every variable at `from`: outputs packed into one location by
+        // components (`component=`) move together.
+        let mut found = Vec::new();
         for (i, v) in s.vars.iter().enumerate() {
             let Some(io) = v.io() else { continue };
             if v.is_output() != output || io.builtin.is_some() {
@@ -946,10 +948,10 @@ pub fn relocate_varyings(s: &mut Shader, pairs: &[(u32, u32)], output: bool) -> 
                         v.name
                     )));
                 }
-                found = Some(i);
+                found.push(i);
             }
         }
-        if let Some(i) = found {
+        for i in found {
             if let Some(io) = s.vars[i].io_mut() {
                 io.location = Some(to);
             }
