@@ -2182,9 +2182,24 @@ impl VkContext {
                 &last_key,
             )?);
         }
-        if tcs.is_none() && tes.is_some() {
+        if let (None, Some(tes_id)) = (tcs, tes) {
             // Tessellation without a control shader: the generated
-            // pass-through one, with `set_tess_state`'s levels.
+            // pass-through one, with `set_tess_state`'s levels. It does
+            // not forward clip or cull distances (only the last stage's
+            // clip): an evaluation shader reading the vertex shader's is
+            // refused.
+            let tes_state = self
+                .shader_table()
+                .handle_of(tes_id)
+                .map(|h| self.shader_table().get(h))
+                .transpose()?;
+            if let Some(b) = tes_state.and_then(crate::shader::reads_distances) {
+                return Err(PipeError::unsupported(format!(
+                    "draw_vbo: the tessellation evaluation shader reads the vertex shader's {} \
+                     and no control shader is bound: the generated one does not forward them",
+                    b.name()
+                )));
+            }
             let pv = self.bound().patch_vertices;
             tcs_mod = Some(
                 self.modules

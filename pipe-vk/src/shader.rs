@@ -360,6 +360,21 @@ pub fn compile(
     }
 }
 
+/// The clip- or cull-distance input `state` (spirv-gen IR) reads, if
+/// any: what the generated pass-through control shader does not forward.
+pub fn reads_distances(state: &ShaderState) -> Option<spirv_gen::ir::BuiltIn> {
+    use spirv_gen::ir::BuiltIn;
+    let ShaderCode::Ir(any) = &state.code else {
+        return None;
+    };
+    let ir = any.downcast_ref::<Ir>()?;
+    ir.vars
+        .iter()
+        .filter(|v| v.is_input())
+        .filter_map(|v| v.builtin())
+        .find(|b| matches!(b, BuiltIn::ClipDistance | BuiltIn::CullDistance))
+}
+
 /// What a generated geometry shader is for (`ModuleCache::line_stipple_gs`):
 /// (rectangular lines, polygon, edge masks, adjacency input).
 type GeneratedGs = (bool, bool, bool, bool);

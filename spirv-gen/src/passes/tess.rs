@@ -15,9 +15,12 @@
 //!   [`crate::binding::push::DEFAULT_TESS_INNER`], so one module serves any
 //!   `set_tess_state` values.
 //!
-//! Outputs that cannot be forwarded this way (arrays, such as clip
-//! distances, and per-patch outputs, which a vertex shader cannot have)
-//! are refused with an error naming them.
+//! Clip and cull distances are not forwarded: the control shader's
+//! inputs would be arrays of arrays, which this IR has no type for, and
+//! only the last stage's distances clip. The caller refuses a draw whose
+//! evaluation shader reads them. Other outputs that cannot be forwarded
+//! this way (other arrays, and per-patch outputs, which a vertex shader
+//! cannot have) are refused with an error naming them.
 
 use std::fmt::Write;
 
@@ -53,6 +56,12 @@ pub fn passthrough_tcs(prev: &Shader, vertices: u32) -> Result<Shader> {
             continue;
         };
         let what = || format!("pass-through TCS: vertex output @{}", v.name);
+        if matches!(
+            io.builtin,
+            Some(BuiltIn::ClipDistance | BuiltIn::CullDistance)
+        ) {
+            continue;
+        }
         if v.array.is_some() || io.patch {
             return Err(Error::new(format!(
                 "{}: arrayed outputs cannot be forwarded",
@@ -179,6 +188,25 @@ fn main {
             "shader vertex
 out @gl_pos : f32x4 builtin=position
 out @cd : f32[2] builtin=clip_distance
+out @arr : f32x4[2] location=0
+fn main {
+  %0 : f32 = const 0.0
+  %1 : f32x4 = vec %0, %0, %0, %0
+  store @gl_pos, %1
+  %2 : i32 = const 0
+  store @cd, %2, %0
+  store @arr, %2, %1
+}
+",
+        )
+        .unwrap();
+        let e = passthrough_tcs(&vs, 3).unwrap_err().to_string();
+        assert!(e.contains("@arr"), "{e}");
+        // Clip distances are left behind, not refused.
+        let vs_cd = crate::text::parse(
+            "shader vertex
+out @gl_pos : f32x4 builtin=position
+out @cd : f32[2] builtin=clip_distance
 fn main {
   %0 : f32 = const 0.0
   %1 : f32x4 = vec %0, %0, %0, %0
@@ -189,8 +217,8 @@ fn main {
 ",
         )
         .unwrap();
-        let e = passthrough_tcs(&vs, 3).unwrap_err().to_string();
-        assert!(e.contains("@cd"), "{e}");
+        let tcs = passthrough_tcs(&vs_cd, 3).unwrap();
+        assert!(!crate::text::print(&tcs).contains("clip_distance"));
         assert!(passthrough_tcs(&crate::text::parse(VS).unwrap(), 0).is_err());
         assert!(passthrough_tcs(&crate::text::parse(VS).unwrap(), 33).is_err());
     }

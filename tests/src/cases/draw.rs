@@ -1715,6 +1715,61 @@ fn tessellation(ctx: &mut TestContext, staging: bool) -> R {
 }
 both_paths!("pipe.draw.tessellation.passthrough", tessellation);
 
+/// Tessellation without a control shader after a vertex shader that
+/// writes a clip distance of -1 (and no plane enabled): only the last
+/// stage's distances clip, and the evaluation shader writes none, so the
+/// patches are drawn as in `pipe.draw.tessellation.passthrough`. The
+/// generated control shader leaves the distances behind (it refused the
+/// draw before).
+fn tessellation_vs_clip_distance(ctx: &mut TestContext) -> R {
+    const VS_CD: &str = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+out @cd : f32[1] builtin=clip_distance
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  %1 : f32 = const -1.0
+  %2 : i32 = const 0
+  store @cd, %2, %1
+}
+";
+    let mut e = env(ctx, false)?;
+    if !e.screen.caps().shader[ShaderStage::TessEval.index()].supported {
+        return Err(Outcome::skip("no tessellation"));
+    }
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_CD, FS_UBO_COLOR)?;
+    bind_stage(&mut e, ShaderStage::TessEval, TES)?;
+    step("patch vertices", e.ctx.set_patch_vertices(3))?;
+    step(
+        "set_tess_state",
+        e.ctx.set_tess_state(&TessState {
+            default_outer_level: [1.0; 4],
+            default_inner_level: [1.0; 2],
+        }),
+    )?;
+    bind_vertices(&mut e, &diagonal_squares(), None)?;
+    let c = [0.25, 0.75, 0.25, 1.0];
+    set_color(&mut e, c)?;
+    clear_color(&mut e, [0.0; 4])?;
+    draw(&mut e, PrimType::Patches, 6, 6, 1)?;
+    check_image(ctx, &mut e, &t, |x, y| {
+        Some(if on_diagonal(x, y, &[1]) {
+            unorm(c)
+        } else {
+            [0; 4]
+        })
+    })
+}
+fn tessellation_vs_clip_distance_case(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(tessellation_vs_clip_distance(ctx))
+}
+test_case!(
+    name = "pipe.draw.tessellation.vs_clip_distance",
+    tessellation_vs_clip_distance_case
+);
+
 /// Two patch sizes in one command buffer with one control shader (3
 /// output vertices; it reads input vertices 0-2): 3-vertex patches over
 /// square 0, then 4-vertex patches (the fourth vertex far off screen,
