@@ -1407,7 +1407,7 @@ impl VkContext {
         }
         let edges = match crate::pipeline::effective_polygon_mode(&self.rasterizer_or_default()?) {
             PolygonMode::Line => crate::prim::Edges::Lines,
-            PolygonMode::Point => crate::prim::Edges::Points,
+            PolygonMode::Point if self.dev().point_edges() => crate::prim::Edges::Points,
             _ => return Ok(None),
         };
         let Some(vs) = b.shaders[ShaderStage::Vertex.index()] else {

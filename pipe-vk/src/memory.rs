@@ -56,6 +56,10 @@ pub struct DebugFlags {
     /// states must (and the patch control point count, as devices
     /// without extended dynamic state 2's must).
     pub no_dynamic_rasterizer: bool,
+    /// `point_edges`: draw each vertex of a quad or polygon in polygon
+    /// mode POINT once (`prim::Edges::Points`) on lavapipe too, where a
+    /// driver workaround turns it off (`DeviceShared::point_edges`).
+    pub point_edges: bool,
     /// `no_cb0_push_offset`: bind every upload of user constants (constant
     /// buffer 0 of the vertex and fragment stages) as its own descriptor,
     /// instead of a window whose offset is pushed (`crate::draw`'s
@@ -81,6 +85,7 @@ impl DebugFlags {
             no_dynamic_rasterizer: has("no_dynamic_rasterizer"),
             no_dynamic_vertex_input: has("no_dynamic_vertex_input"),
             no_cb0_push_offset: has("no_cb0_push_offset"),
+            point_edges: has("point_edges"),
         }
     }
 }
@@ -191,6 +196,18 @@ impl DeviceShared {
             && t(e3.extended_dynamic_state3_line_stipple_enable)
             && t(f.provoking_vertex.provoking_vertex_last)
             && f.has(ash::ext::line_rasterization::NAME)
+    }
+
+    /// Whether quads and polygons in polygon mode POINT draw each vertex
+    /// once (`prim::Edges::Points`, through the generated geometry
+    /// shader). A driver workaround, as Zink's `driver_workarounds`, turns
+    /// it off on lavapipe: with lavapipe 25.0.7 a point-mode draw of this
+    /// kind followed in the same batch by a line-mode one crashed
+    /// lavapipe's queue thread (`pipe.draw.state_fuzz.seed_17`). Those
+    /// draws then draw a vertex shared by two triangles twice, as before.
+    /// `PIPE_VK_DEBUG=point_edges` turns it on there.
+    pub fn point_edges(&self) -> bool {
+        self.debug.point_edges || !self.physical.driver_name.contains("llvmpipe")
     }
 
     /// Whether the patch control point count is dynamic

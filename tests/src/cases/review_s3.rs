@@ -87,7 +87,7 @@ const _: () = {
 /// (`point_size_per_vertex` off, the vertex shader writes none): GL draws
 /// each of the 4 vertices as a 3x3 square around its pixel.
 fn quad_point_size(ctx: &mut TestContext) -> R {
-    let mut e = env(ctx, false)?;
+    let mut e = crate::harness::env_with(ctx, |o| o.point_edges = Some(true))?;
     let t = setup(&mut e, false)?;
     bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     bind_rasterizer(&mut e, |r| {
@@ -552,7 +552,7 @@ const _: () = {
 /// of the 4 vertices once, so the pixel of the coinciding pair gets 0.5
 /// and the other two 0.25. `first`: the provoking-vertex convention.
 fn quad_point_coincident(ctx: &mut TestContext, first: bool) -> R {
-    let mut e = env(ctx, false)?;
+    let mut e = crate::harness::env_with(ctx, |o| o.point_edges = Some(true))?;
     let t = setup(&mut e, false)?;
     bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     bind_rasterizer(&mut e, |r| {
