@@ -21,6 +21,30 @@ type R = Result<(), Outcome>;
 
 use crate::cases::polygon_mode::{on_rect, px, verts};
 
+/// Registers `pipe.draw.review_s3.polygon_mode.<name>` and
+/// `<name>_first` for `body(ctx, first)`: the provoking-vertex
+/// conventions, which split quads and polygons differently.
+macro_rules! both_conventions {
+    ($name:literal, $body:path) => {
+        const _: () = {
+            fn last(ctx: &mut TestContext) -> Outcome {
+                Outcome::from_result($body(ctx, false))
+            }
+            fn first(ctx: &mut TestContext) -> Outcome {
+                Outcome::from_result($body(ctx, true))
+            }
+            test_case!(
+                name = concat!("pipe.draw.review_s3.polygon_mode.", $name),
+                last
+            );
+            test_case!(
+                name = concat!("pipe.draw.review_s3.polygon_mode.", $name, "_first"),
+                first
+            );
+        };
+    };
+}
+
 const COLOR: [f32; 4] = [1.0, 0.5, 0.25, 1.0];
 
 fn draw_mode(e: &mut Env, mode: PrimType, count: u32) -> R {
@@ -66,22 +90,7 @@ fn degenerate_polygon_line(ctx: &mut TestContext, first: bool) -> R {
     })
 }
 
-const _: () = {
-    fn last(ctx: &mut TestContext) -> Outcome {
-        Outcome::from_result(degenerate_polygon_line(ctx, false))
-    }
-    fn first(ctx: &mut TestContext) -> Outcome {
-        Outcome::from_result(degenerate_polygon_line(ctx, true))
-    }
-    test_case!(
-        name = "pipe.draw.review_s3.polygon_mode.degenerate_fan_line",
-        last
-    );
-    test_case!(
-        name = "pipe.draw.review_s3.polygon_mode.degenerate_fan_line_first",
-        first
-    );
-};
+both_conventions!("degenerate_fan_line", degenerate_polygon_line);
 
 /// A quad in polygon mode `POINT` with the rasterizer's point size 3
 /// (`point_size_per_vertex` off, the vertex shader writes none): GL draws
@@ -256,22 +265,7 @@ fn quad_line_flat(ctx: &mut TestContext, first: bool) -> R {
     })
 }
 
-const _: () = {
-    fn last(ctx: &mut TestContext) -> Outcome {
-        Outcome::from_result(quad_line_flat(ctx, false))
-    }
-    fn first(ctx: &mut TestContext) -> Outcome {
-        Outcome::from_result(quad_line_flat(ctx, true))
-    }
-    test_case!(
-        name = "pipe.draw.review_s3.polygon_mode.quad_line_flat",
-        last
-    );
-    test_case!(
-        name = "pipe.draw.review_s3.polygon_mode.quad_line_flat_first",
-        first
-    );
-};
+both_conventions!("quad_line_flat", quad_line_flat);
 
 /// A quad (3, 3)-(12, 12) in polygon mode `LINE` with 3-pixel lines: GL
 /// draws the four sides 3 pixels wide (x-major sides as vertical spans
@@ -576,22 +570,7 @@ fn quad_point_coincident(ctx: &mut TestContext, first: bool) -> R {
     })
 }
 
-const _: () = {
-    fn last(ctx: &mut TestContext) -> Outcome {
-        Outcome::from_result(quad_point_coincident(ctx, false))
-    }
-    fn first(ctx: &mut TestContext) -> Outcome {
-        Outcome::from_result(quad_point_coincident(ctx, true))
-    }
-    test_case!(
-        name = "pipe.draw.review_s3.polygon_mode.quad_point_coincident",
-        last
-    );
-    test_case!(
-        name = "pipe.draw.review_s3.polygon_mode.quad_point_coincident_first",
-        first
-    );
-};
+both_conventions!("quad_point_coincident", quad_point_coincident);
 
 /// Alpha-to-coverage on with no fragment shader bound (a depth-only pass
 /// of an application that left the blend state on), 4x colour and depth
