@@ -827,17 +827,17 @@ impl Context for VkContext {
         Ok(())
     }
     fn set_vertex_buffers(&mut self, buffers: &[VertexBuffer]) -> PipeResult<()> {
-        self.break_draw_merge_only();
+        self.end_draw_merge();
         self.bound.vertex_buffers = buffers.to_vec();
         Ok(())
     }
     fn set_stencil_ref(&mut self, stencil_ref: StencilRef) -> PipeResult<()> {
-        self.break_draw_merge_only();
+        self.end_draw_merge();
         self.bound.stencil_ref = stencil_ref;
         Ok(())
     }
     fn set_blend_color(&mut self, color: &BlendColor) -> PipeResult<()> {
-        self.break_draw_merge_only();
+        self.end_draw_merge();
         self.bound.blend_color = *color;
         Ok(())
     }
@@ -862,7 +862,7 @@ impl Context for VkContext {
         self.upload_driver_ubo()
     }
     fn set_scissor_states(&mut self, start: u32, scissors: &[ScissorState]) -> PipeResult<()> {
-        self.break_draw_merge_only();
+        self.end_draw_merge();
         for (i, s) in scissors.iter().enumerate() {
             if let Some(slot) = self.bound.scissors.get_mut(start as usize + i) {
                 *slot = *s;
@@ -872,7 +872,7 @@ impl Context for VkContext {
         Ok(())
     }
     fn set_viewport_states(&mut self, start: u32, viewports: &[ViewportState]) -> PipeResult<()> {
-        self.break_draw_merge_only();
+        self.end_draw_merge();
         for (i, v) in viewports.iter().enumerate() {
             if let Some(slot) = self.bound.viewports.get_mut(start as usize + i) {
                 *slot = *v;

@@ -187,19 +187,13 @@ impl VkContext {
         self.state_dirty = true;
     }
 
-    /// For calls that change only what every draw sets again (vertex
-    /// buffers, and the dynamic state of `set_dynamic_state`: viewports,
-    /// scissors, stencil reference, blend colour): records the pending
-    /// draws, which used the old values, but leaves `state_dirty` alone,
-    /// so the next draw keeps the last draw's pipeline and feedback
-    /// lookup. pipe-bench draw scenario 3 (vertex buffer change) measures
-    /// it.
-    pub(crate) fn break_draw_merge_only(&mut self) {
-        self.end_draw_merge();
-    }
-
     /// Records the pending draws and ends the merge, with the bound state
-    /// unchanged (a `draw_vbo` that does not merge, `end_rendering`).
+    /// unchanged (a `draw_vbo` that does not merge, `end_rendering`), or
+    /// changed only in what every draw sets again (vertex buffers, and the
+    /// dynamic state of `set_dynamic_state`: viewports, scissors, stencil
+    /// reference, blend colour): `state_dirty` stays, so the next draw
+    /// keeps the last draw's pipeline and feedback lookup. pipe-bench
+    /// draw scenario 3 (vertex buffer change) measures it.
     pub(crate) fn end_draw_merge(&mut self) {
         self.record_pending_draws();
         self.merge = None;

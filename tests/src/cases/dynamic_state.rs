@@ -378,7 +378,7 @@ fn vertex_input_pipelines(ctx: &mut TestContext, dynamic: bool) -> R {
 /// A call that changes only per-draw state between two draws of one
 /// command buffer, with nothing else in between: the first draw keeps
 /// the old value, the second takes the new one. These calls keep the
-/// last draw's pipeline lookup (`merge::break_draw_merge_only`) but must
+/// last draw's pipeline lookup (`merge::end_draw_merge`) but must
 /// end a pending merged draw, which would otherwise be recorded with the
 /// new value. Colour = blend colour (CONSTANT_COLOR, ZERO on white).
 /// Draw 1 covers column 0 (x 0..4), draw 2 column 1 (4..8), from one
