@@ -1651,12 +1651,12 @@ impl VkContext {
                 }
                 None => (false, false),
             };
-            let mask = if samples > 1 {
-                b.sample_mask & (u32::MAX >> (32 - samples.min(32)))
-            } else {
-                !0
-            };
-            Some((samples, mask, a2c, a2o))
+            Some((
+                samples,
+                effective_sample_mask(b.sample_mask, samples),
+                a2c,
+                a2o,
+            ))
         } else {
             None
         };
@@ -2053,10 +2053,8 @@ impl VkContext {
             int_targets,
             sample_mask: if dynamic_samples {
                 0
-            } else if samples > 1 {
-                b.sample_mask & (u32::MAX >> (32 - samples.min(32)))
             } else {
-                !0
+                effective_sample_mask(b.sample_mask, samples)
             },
             topology: topology_class(topology),
             gs_adjacency: (fs_key.line_stipple || fs_key.polygon_edges.is_some())
@@ -2784,6 +2782,16 @@ fn write_sets<T: DescriptorInfo>(
 /// Whether `t` has adjacency vertices (which only a geometry shader
 /// reads; a generated one that takes plain lines or triangles cannot
 /// follow it).
+/// GL's sample mask as the rasterizer takes it: cut to the sample count,
+/// all ones when single-sampled (where GL ignores it).
+fn effective_sample_mask(mask: u32, samples: u32) -> u32 {
+    if samples > 1 {
+        mask & (u32::MAX >> (32 - samples.min(32)))
+    } else {
+        !0
+    }
+}
+
 fn is_adjacency(t: vk::PrimitiveTopology) -> bool {
     use vk::PrimitiveTopology as T;
     matches!(
