@@ -394,6 +394,38 @@ pub fn pattern(len: usize, seed: u8) -> Vec<u8> {
         .collect()
 }
 
+/// Registers case `name` for a body `fn(&mut TestContext) -> Result<(),
+/// Outcome>`.
+#[macro_export]
+macro_rules! result_case {
+    ($name:expr, $body:path $(,)?) => {
+        const _: () = {
+            fn run(ctx: &mut $crate::TestContext) -> $crate::Outcome {
+                $crate::Outcome::from_result($body(ctx))
+            }
+            $crate::test_case!(name = $name, run);
+        };
+    };
+}
+
+/// Registers a body taking a `bool` twice: `$off` runs `body(ctx,
+/// false)`, `$on` runs `body(ctx, true)`.
+#[macro_export]
+macro_rules! bool_cases {
+    ($body:path, $off:expr, $on:expr $(,)?) => {
+        const _: () = {
+            fn off(ctx: &mut $crate::TestContext) -> $crate::Outcome {
+                $crate::Outcome::from_result($body(ctx, false))
+            }
+            fn on(ctx: &mut $crate::TestContext) -> $crate::Outcome {
+                $crate::Outcome::from_result($body(ctx, true))
+            }
+            $crate::test_case!(name = $off, off);
+            $crate::test_case!(name = $on, on);
+        };
+    };
+}
+
 /// Registers a test body twice: `<name>.direct` and `<name>.staging`.
 /// Arguments after the body are passed to it after `staging`
 /// (`both_paths!("a.b", body, true)` runs `body(ctx, staging, true)`), so

@@ -1762,12 +1762,9 @@ fn main {
         })
     })
 }
-fn tessellation_vs_clip_distance_case(ctx: &mut TestContext) -> Outcome {
-    Outcome::from_result(tessellation_vs_clip_distance(ctx))
-}
-test_case!(
-    name = "pipe.draw.tessellation.vs_clip_distance",
-    tessellation_vs_clip_distance_case
+crate::result_case!(
+    "pipe.draw.tessellation.vs_clip_distance",
+    tessellation_vs_clip_distance
 );
 
 /// Two patch sizes in one command buffer with one control shader (3
@@ -1810,19 +1807,10 @@ fn patch_sizes(ctx: &mut TestContext, dynamic: bool) -> R {
         })
     })
 }
-fn patch_sizes_dynamic(ctx: &mut TestContext) -> Outcome {
-    Outcome::from_result(patch_sizes(ctx, true))
-}
-fn patch_sizes_static(ctx: &mut TestContext) -> Outcome {
-    Outcome::from_result(patch_sizes(ctx, false))
-}
-test_case!(
-    name = "pipe.draw.tessellation.patch_sizes.dynamic",
-    patch_sizes_dynamic
-);
-test_case!(
-    name = "pipe.draw.tessellation.patch_sizes.static",
-    patch_sizes_static
+crate::bool_cases!(
+    patch_sizes,
+    "pipe.draw.tessellation.patch_sizes.static",
+    "pipe.draw.tessellation.patch_sizes.dynamic",
 );
 
 /// Driver messages reach the frontend's debug callback: a pipeline

@@ -142,22 +142,11 @@ fn pipelines(ctx: &mut TestContext, dynamic: bool) -> R {
 
 macro_rules! both {
     ($group:literal, $name:literal, $body:path) => {
-        const _: () = {
-            fn dynamic(ctx: &mut TestContext) -> Outcome {
-                Outcome::from_result($body(ctx, true))
-            }
-            fn baked(ctx: &mut TestContext) -> Outcome {
-                Outcome::from_result($body(ctx, false))
-            }
-            test_case!(
-                name = concat!("pipe.draw.", $group, ".", $name, ".dynamic"),
-                dynamic
-            );
-            test_case!(
-                name = concat!("pipe.draw.", $group, ".", $name, ".static"),
-                baked
-            );
-        };
+        crate::bool_cases!(
+            $body,
+            concat!("pipe.draw.", $group, ".", $name, ".static"),
+            concat!("pipe.draw.", $group, ".", $name, ".dynamic"),
+        );
     };
 }
 both!("dynamic_blend", "switches", switches);

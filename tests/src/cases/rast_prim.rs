@@ -206,12 +206,7 @@ fn gs_points_size(ctx: &mut TestContext) -> R {
         Some(if lit { unorm(COLOR) } else { [0; 4] })
     })
 }
-const _: () = {
-    fn run(ctx: &mut TestContext) -> Outcome {
-        Outcome::from_result(gs_points_size(ctx))
-    }
-    test_case!(name = "pipe.draw.rast_prim.gs_points_size", run);
-};
+crate::result_case!("pipe.draw.rast_prim.gs_points_size", gs_points_size);
 
 /// Makes a target-covering triangle of each point.
 const GS_POINT_TO_TRIANGLE: &str =
@@ -262,15 +257,10 @@ fn gs_triangles_polygon_stipple(ctx: &mut TestContext) -> R {
         })
     })
 }
-const _: () = {
-    fn run(ctx: &mut TestContext) -> Outcome {
-        Outcome::from_result(gs_triangles_polygon_stipple(ctx))
-    }
-    test_case!(
-        name = "pipe.draw.rast_prim.gs_triangles_polygon_stipple",
-        run
-    );
-};
+crate::result_case!(
+    "pipe.draw.rast_prim.gs_triangles_polygon_stipple",
+    gs_triangles_polygon_stipple
+);
 
 /// A triangle drawn in line mode with an all-zero polygon stipple: GL
 /// stipples polygons in fill mode only, so its edges are drawn. Its
@@ -307,12 +297,10 @@ fn polygon_stipple_line_mode(ctx: &mut TestContext) -> R {
         }
     })
 }
-const _: () = {
-    fn run(ctx: &mut TestContext) -> Outcome {
-        Outcome::from_result(polygon_stipple_line_mode(ctx))
-    }
-    test_case!(name = "pipe.draw.rast_prim.polygon_stipple_line_mode", run);
-};
+crate::result_case!(
+    "pipe.draw.rast_prim.polygon_stipple_line_mode",
+    polygon_stipple_line_mode
+);
 
 /// Line stipple (pattern 0x00ff, factor 1) on a triangle drawn in line
 /// mode: the counter runs on along the edges v2 → v0, v0 → v1, v1 → v2
@@ -458,21 +446,11 @@ fn back_face_mode(ctx: &mut TestContext) -> R {
         }
     })
 }
-const _: () = {
-    fn run(ctx: &mut TestContext) -> Outcome {
-        Outcome::from_result(back_face_mode(ctx))
-    }
-    test_case!(name = "pipe.draw.rast_prim.back_face_polygon_mode", run);
-};
+crate::result_case!("pipe.draw.rast_prim.back_face_polygon_mode", back_face_mode);
 
-/// Line stipple emulation with GL's back colour written (location 30,
-/// past lavapipe's 16 geometry-shader input locations): the vertex
-/// shader's output moves down for the generated geometry shader, which
-/// writes it back at 30. The stippled line lands on row 8 with the
-/// pattern, then (after a clear) the same line without stipple lands on
-/// row 8 whole.
-fn stipple_back_color(ctx: &mut TestContext) -> R {
-    const VS: &str = "shader vertex
+/// A vertex shader writing a front colour (location 0, slot `col0`) and
+/// GL's back colour (location 30, slot `bfc0`), both constant.
+pub(crate) const VS_BACK_COLOR: &str = "shader vertex
 in @pos : f32x4 location=0
 out @gl_pos : f32x4 builtin=position
 out @c0 : f32x4 location=0 slot=col0
@@ -486,7 +464,9 @@ fn main {
   store @b0, %2
 }
 ";
-    const FS: &str = "shader fragment
+
+/// A fragment shader writing colour varying 0 (slot `col0`).
+pub(crate) const FS_COLOR_VARYING: &str = "shader fragment
 in @c : f32x4 location=0 slot=col0
 out @frag : f32x4 location=0
 fn main {
@@ -494,9 +474,17 @@ fn main {
   store @frag, %0
 }
 ";
+
+/// Line stipple emulation with GL's back colour written (location 30,
+/// past lavapipe's 16 geometry-shader input locations): the vertex
+/// shader's output moves down for the generated geometry shader, which
+/// writes it back at 30. The stippled line lands on row 8 with the
+/// pattern, then (after a clear) the same line without stipple lands on
+/// row 8 whole.
+fn stipple_back_color(ctx: &mut TestContext) -> R {
     let mut e = stipple_env(ctx, true)?;
     let t = setup(&mut e, false)?;
-    bind_program(&mut e, VS, FS)?;
+    bind_program(&mut e, VS_BACK_COLOR, FS_COLOR_VARYING)?;
     bind_rasterizer(&mut e, |r| {
         r.light_twoside = true;
         r.line_stipple_enable = true;
@@ -524,15 +512,10 @@ fn main {
         Some(if y == 8 { unorm(COLOR) } else { [0; 4] })
     })
 }
-const _: () = {
-    fn run(ctx: &mut TestContext) -> Outcome {
-        Outcome::from_result(stipple_back_color(ctx))
-    }
-    test_case!(
-        name = "pipe.draw.rast_prim.stipple_back_color.emulated",
-        run
-    );
-};
+crate::result_case!(
+    "pipe.draw.rast_prim.stipple_back_color.emulated",
+    stipple_back_color
+);
 
 /// A fragment shader reading a varying the last vertex-processing stage
 /// does not write (legal in GL, where its value is undefined; invalid in
@@ -604,13 +587,8 @@ fn main {
     draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
     check_image(ctx, &mut e, &t, |_, _| Some(unorm([0.25, 0.5, 0.0, 1.0])))
 }
-const _: () = {
-    fn vs(ctx: &mut TestContext) -> Outcome {
-        Outcome::from_result(unwritten_varying(ctx, false))
-    }
-    fn gs(ctx: &mut TestContext) -> Outcome {
-        Outcome::from_result(unwritten_varying(ctx, true))
-    }
-    test_case!(name = "pipe.draw.unwritten_varying.vs", vs);
-    test_case!(name = "pipe.draw.unwritten_varying.gs", gs);
-};
+crate::bool_cases!(
+    unwritten_varying,
+    "pipe.draw.unwritten_varying.vs",
+    "pipe.draw.unwritten_varying.gs"
+);

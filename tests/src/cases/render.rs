@@ -2551,12 +2551,10 @@ fn msaa_bresenham_line(ctx: &mut TestContext) -> R {
         }))
     })
 }
-const _: () = {
-    fn run(ctx: &mut TestContext) -> Outcome {
-        Outcome::from_result(msaa_bresenham_line(ctx))
-    }
-    test_case!(name = "pipe.render.msaa.bresenham_line_full_coverage", run);
-};
+crate::result_case!(
+    "pipe.render.msaa.bresenham_line_full_coverage",
+    msaa_bresenham_line
+);
 
 /// Bad `FramebufferState::resolve` targets are refused at
 /// set_framebuffer_state with InvalidArgument, and the framebuffer bound

@@ -26,22 +26,11 @@ use crate::cases::polygon_mode::{on_rect, px, verts};
 /// conventions, which split quads and polygons differently.
 macro_rules! both_conventions {
     ($name:literal, $body:path) => {
-        const _: () = {
-            fn last(ctx: &mut TestContext) -> Outcome {
-                Outcome::from_result($body(ctx, false))
-            }
-            fn first(ctx: &mut TestContext) -> Outcome {
-                Outcome::from_result($body(ctx, true))
-            }
-            test_case!(
-                name = concat!("pipe.draw.review_s3.polygon_mode.", $name),
-                last
-            );
-            test_case!(
-                name = concat!("pipe.draw.review_s3.polygon_mode.", $name, "_first"),
-                first
-            );
-        };
+        crate::bool_cases!(
+            $body,
+            concat!("pipe.draw.review_s3.polygon_mode.", $name),
+            concat!("pipe.draw.review_s3.polygon_mode.", $name, "_first"),
+        );
     };
 }
 
@@ -117,15 +106,10 @@ fn quad_point_size(ctx: &mut TestContext) -> R {
     })
 }
 
-const _: () = {
-    fn run(ctx: &mut TestContext) -> Outcome {
-        Outcome::from_result(quad_point_size(ctx))
-    }
-    test_case!(
-        name = "pipe.draw.review_s3.polygon_mode.quad_point_size",
-        run
-    );
-};
+crate::result_case!(
+    "pipe.draw.review_s3.polygon_mode.quad_point_size",
+    quad_point_size
+);
 
 /// Two quads in polygon mode `LINE` with user clip plane 0 = (1, 0, 0, 0)
 /// (keeps clip-space x >= 0, pixel centres x >= 8): GL draws the parts of
@@ -171,15 +155,10 @@ fn quads_line_clip_plane(ctx: &mut TestContext) -> R {
     })
 }
 
-const _: () = {
-    fn run(ctx: &mut TestContext) -> Outcome {
-        Outcome::from_result(quads_line_clip_plane(ctx))
-    }
-    test_case!(
-        name = "pipe.draw.review_s3.polygon_mode.quads_line_clip_plane",
-        run
-    );
-};
+crate::result_case!(
+    "pipe.draw.review_s3.polygon_mode.quads_line_clip_plane",
+    quads_line_clip_plane
+);
 
 const VS_FLAT: &str = "shader vertex
 in @pos : f32x4 location=0
@@ -303,15 +282,10 @@ fn quad_line_wide(ctx: &mut TestContext) -> R {
     })
 }
 
-const _: () = {
-    fn run(ctx: &mut TestContext) -> Outcome {
-        Outcome::from_result(quad_line_wide(ctx))
-    }
-    test_case!(
-        name = "pipe.draw.review_s3.polygon_mode.quad_line_wide",
-        run
-    );
-};
+crate::result_case!(
+    "pipe.draw.review_s3.polygon_mode.quad_line_wide",
+    quad_line_wide
+);
 
 /// Two-sided colour (`light_twoside`) with quads in polygon mode `LINE`:
 /// the vertex shader writes a front colour and a back colour (slot
@@ -319,31 +293,13 @@ const _: () = {
 /// wound the other way. GL outlines A in the front colour and B in the
 /// back colour, without diagonals.
 fn quads_line_two_side(ctx: &mut TestContext) -> R {
-    const VS: &str = "shader vertex
-in @pos : f32x4 location=0
-out @gl_pos : f32x4 builtin=position
-out @c0 : f32x4 location=0 slot=col0
-out @b0 : f32x4 location=30 slot=bfc0
-fn main {
-  %0 : f32x4 = load @pos
-  store @gl_pos, %0
-  %1 : f32x4 = const 1.0, 0.5, 0.0, 1.0
-  %2 : f32x4 = const 0.0, 0.0, 1.0, 1.0
-  store @c0, %1
-  store @b0, %2
-}
-";
-    const FS: &str = "shader fragment
-in @c : f32x4 location=0 slot=col0
-out @frag : f32x4 location=0
-fn main {
-  %0 : f32x4 = load @c
-  store @frag, %0
-}
-";
     let mut e = env(ctx, false)?;
     let t = setup(&mut e, false)?;
-    bind_program(&mut e, VS, FS)?;
+    bind_program(
+        &mut e,
+        crate::cases::rast_prim::VS_BACK_COLOR,
+        crate::cases::rast_prim::FS_COLOR_VARYING,
+    )?;
     bind_rasterizer(&mut e, |r| {
         r.fill_front = PolygonMode::Line;
         r.fill_back = PolygonMode::Line;
@@ -392,15 +348,10 @@ fn main {
     })
 }
 
-const _: () = {
-    fn run(ctx: &mut TestContext) -> Outcome {
-        Outcome::from_result(quads_line_two_side(ctx))
-    }
-    test_case!(
-        name = "pipe.draw.review_s3.polygon_mode.quads_line_two_side",
-        run
-    );
-};
+crate::result_case!(
+    "pipe.draw.review_s3.polygon_mode.quads_line_two_side",
+    quads_line_two_side
+);
 
 /// Stream output of quads drawn in polygon mode `LINE` (the generated
 /// polygon-edge geometry shader is then the last vertex stage): the
@@ -524,22 +475,11 @@ fn main {
     Ok(())
 }
 
-const _: () = {
-    fn run(ctx: &mut TestContext) -> Outcome {
-        Outcome::from_result(quads_line_streamout(ctx, false))
-    }
-    fn discard(ctx: &mut TestContext) -> Outcome {
-        Outcome::from_result(quads_line_streamout(ctx, true))
-    }
-    test_case!(
-        name = "pipe.draw.review_s3.polygon_mode.quads_line_streamout",
-        run
-    );
-    test_case!(
-        name = "pipe.draw.review_s3.polygon_mode.quads_line_streamout_discard",
-        discard
-    );
-};
+crate::bool_cases!(
+    quads_line_streamout,
+    "pipe.draw.review_s3.polygon_mode.quads_line_streamout",
+    "pipe.draw.review_s3.polygon_mode.quads_line_streamout_discard"
+);
 
 /// A quad whose last two vertices coincide (a triangle given as a quad),
 /// in polygon mode `POINT` with additive blending of 0.25: GL draws each

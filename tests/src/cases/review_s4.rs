@@ -16,7 +16,7 @@ use pipe_core::state::*;
 use crate::cases::draw::{bind_vertices, check_image, clear_color, setup};
 use crate::cases::polygon_mode::{on_rect, verts};
 use crate::harness::{bind_program, bind_rasterizer, env, step, unorm, Env};
-use crate::{test_case, Outcome, TestContext};
+use crate::{Outcome, TestContext};
 
 type R = Result<(), Outcome>;
 
@@ -99,15 +99,10 @@ fn main {
     })
 }
 
-const _: () = {
-    fn run(ctx: &mut TestContext) -> Outcome {
-        Outcome::from_result(quads_line_packed_high(ctx))
-    }
-    test_case!(
-        name = "pipe.draw.review_s4.relocate.packed_high_output",
-        run
-    );
-};
+crate::result_case!(
+    "pipe.draw.review_s4.relocate.packed_high_output",
+    quads_line_packed_high
+);
 
 /// A 4x multisampled colour buffer with an implicit resolve into the
 /// single-sampled target `t.color` (`FramebufferState::resolve`, GL's
@@ -182,19 +177,8 @@ fn msrtt_clear(ctx: &mut TestContext, draw_first: bool) -> R {
     check_image(ctx, &mut e, &t, |_, _| Some(unorm(GREEN)))
 }
 
-const _: () = {
-    fn clear_only(ctx: &mut TestContext) -> Outcome {
-        Outcome::from_result(msrtt_clear(ctx, false))
-    }
-    fn after_draw(ctx: &mut TestContext) -> Outcome {
-        Outcome::from_result(msrtt_clear(ctx, true))
-    }
-    test_case!(
-        name = "pipe.draw.review_s4.clear.fb_resolve_clear_only",
-        clear_only
-    );
-    test_case!(
-        name = "pipe.draw.review_s4.clear.fb_resolve_after_draw",
-        after_draw
-    );
-};
+crate::bool_cases!(
+    msrtt_clear,
+    "pipe.draw.review_s4.clear.fb_resolve_clear_only",
+    "pipe.draw.review_s4.clear.fb_resolve_after_draw"
+);

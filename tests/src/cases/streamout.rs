@@ -19,21 +19,11 @@ use pipe_core::view::{StreamOutputTarget, SurfaceTemplate};
 use pipe_core::{Format, PipeError, Resource};
 
 use crate::harness::{env, f32s, set_color, shader, step, unorm, Env, FS_UBO_COLOR};
-use crate::{test_case, Outcome, TestContext};
+use crate::{Outcome, TestContext};
 
 type R = Result<(), Outcome>;
 
-/// Registers a single-path case whose body returns `R`.
-macro_rules! case {
-    ($name:literal, $body:ident) => {
-        const _: () = {
-            fn run(ctx: &mut TestContext) -> Outcome {
-                Outcome::from_result($body(ctx))
-            }
-            test_case!(name = $name, run);
-        };
-    };
-}
+use crate::result_case as case;
 
 const W: u32 = 16;
 const H: u32 = 16;

@@ -14,7 +14,7 @@ use pipe_core::state::*;
 
 use crate::cases::draw::{bind_vertices, check_image, clear_color, draw, setup};
 use crate::harness::{bind_program, bind_rasterizer, env_with, set_user_constants, step};
-use crate::{test_case, Outcome, TestContext};
+use crate::{Outcome, TestContext};
 
 type R = Result<(), Outcome>;
 
@@ -124,11 +124,8 @@ fn run(ctx: &mut TestContext, window: bool) -> R {
     check_image(ctx, &mut e, &t, |x, y| Some(color(y * 16 + x)))
 }
 
-fn window(ctx: &mut TestContext) -> Outcome {
-    Outcome::from_result(run(ctx, true))
-}
-fn descriptor(ctx: &mut TestContext) -> Outcome {
-    Outcome::from_result(run(ctx, false))
-}
-test_case!(name = "pipe.draw.user_constants.window", window);
-test_case!(name = "pipe.draw.user_constants.descriptor", descriptor);
+crate::bool_cases!(
+    run,
+    "pipe.draw.user_constants.descriptor",
+    "pipe.draw.user_constants.window",
+);
