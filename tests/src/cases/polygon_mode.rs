@@ -46,7 +46,7 @@ pub(crate) fn on_rect(x: u32, y: u32, (x0, y0, x1, y1): (u32, u32, u32, u32)) ->
     (inx && (y == y0 || y == y1)) || (iny && (x == x0 || x == x1))
 }
 
-const COLOR: [f32; 4] = [1.0, 0.5, 0.25, 1.0];
+pub(crate) const COLOR: [f32; 4] = [1.0, 0.5, 0.25, 1.0];
 
 /// What a case draws.
 #[derive(Clone, Copy, PartialEq)]

@@ -7,10 +7,10 @@
 //! `polygon_mode`), so axis-aligned outlines light exactly the pixels
 //! between their corners.
 
-use pipe_core::draw::{DrawInfo, DrawStartCountBias, PrimType};
+use pipe_core::draw::PrimType;
 use pipe_core::state::*;
 
-use crate::cases::draw::{bind_vertices, check_image, clear_color, setup};
+use crate::cases::draw::{bind_vertices, check_image, clear_color, draw, setup};
 use crate::harness::{
     bind_program, bind_rasterizer, env, f32s, set_color, step, unorm, Env, FS_UBO_COLOR,
     VS_PASSTHROUGH,
@@ -19,7 +19,7 @@ use crate::{test_case, Outcome, TestContext};
 
 type R = Result<(), Outcome>;
 
-use crate::cases::polygon_mode::{on_rect, px, verts};
+use crate::cases::polygon_mode::{on_rect, px, verts, COLOR};
 
 /// Registers `pipe.draw.review_s3.polygon_mode.<name>` and
 /// `<name>_first` for `body(ctx, first)`: the provoking-vertex
@@ -32,21 +32,6 @@ macro_rules! both_conventions {
             concat!("pipe.draw.review_s3.polygon_mode.", $name, "_first"),
         );
     };
-}
-
-const COLOR: [f32; 4] = [1.0, 0.5, 0.25, 1.0];
-
-fn draw_mode(e: &mut Env, mode: PrimType, count: u32) -> R {
-    let info = DrawInfo {
-        mode,
-        ..DrawInfo::default()
-    };
-    let draws = [DrawStartCountBias {
-        start: 0,
-        count,
-        index_bias: 0,
-    }];
-    step("draw_vbo", e.ctx.draw_vbo(&info, 0, None, &draws))
 }
 
 /// A polygon whose first three vertices are collinear, in polygon mode
@@ -69,7 +54,7 @@ fn degenerate_polygon_line(ctx: &mut TestContext, first: bool) -> R {
     set_color(&mut e, COLOR)?;
     let v = [(2, 2), (7, 2), (12, 2), (12, 12), (2, 12)];
     bind_vertices(&mut e, &verts(&v), None)?;
-    draw_mode(&mut e, PrimType::Polygon, v.len() as u32)?;
+    draw(&mut e, PrimType::Polygon, 0, v.len() as u32, 1)?;
     check_image(ctx, &mut e, &t, |x, y| {
         Some(if on_rect(x, y, (2, 2, 12, 12)) {
             unorm(COLOR)
@@ -97,7 +82,7 @@ fn quad_point_size(ctx: &mut TestContext) -> R {
     set_color(&mut e, COLOR)?;
     let v = [(3, 3), (12, 3), (12, 12), (3, 12)];
     bind_vertices(&mut e, &verts(&v), None)?;
-    draw_mode(&mut e, PrimType::Quads, 4)?;
+    draw(&mut e, PrimType::Quads, 0, 4, 1)?;
     check_image(ctx, &mut e, &t, |x, y| {
         let near = v
             .iter()
@@ -142,7 +127,7 @@ fn quads_line_clip_plane(ctx: &mut TestContext) -> R {
         (2, 13),
     ];
     bind_vertices(&mut e, &verts(&v), None)?;
-    draw_mode(&mut e, PrimType::Quads, 8)?;
+    draw(&mut e, PrimType::Quads, 0, 8, 1)?;
     check_image(ctx, &mut e, &t, |x, y| {
         if x == 7 || x == 8 {
             return None;
@@ -233,7 +218,7 @@ fn quad_line_flat(ctx: &mut TestContext, first: bool) -> R {
         .flat_map(|(&(x, y), c)| px(x, y).into_iter().chain(c))
         .collect();
     bind_pos_col(&mut e, &data)?;
-    draw_mode(&mut e, PrimType::Quads, 4)?;
+    draw(&mut e, PrimType::Quads, 0, 4, 1)?;
     let want = if first { cols[0] } else { cols[3] };
     check_image(ctx, &mut e, &t, |x, y| {
         Some(if on_rect(x, y, (3, 3, 12, 12)) {
@@ -267,7 +252,7 @@ fn quad_line_wide(ctx: &mut TestContext) -> R {
     set_color(&mut e, COLOR)?;
     let v = [(3, 3), (12, 3), (12, 12), (3, 12)];
     bind_vertices(&mut e, &verts(&v), None)?;
-    draw_mode(&mut e, PrimType::Quads, 4)?;
+    draw(&mut e, PrimType::Quads, 0, 4, 1)?;
     check_image(ctx, &mut e, &t, |x, y| {
         let corner = [(3, 3), (12, 3), (12, 12), (3, 12)]
             .iter()
@@ -317,7 +302,7 @@ fn quads_line_two_side(ctx: &mut TestContext) -> R {
         (13, 2),
     ];
     bind_vertices(&mut e, &verts(&v), None)?;
-    draw_mode(&mut e, PrimType::Quads, 8)?;
+    draw(&mut e, PrimType::Quads, 0, 8, 1)?;
     // Which winding is front depends on the y direction; GL's default
     // is counter-clockwise in window coordinates with y up, and the
     // frontend's viewport decides. Take quad A's colour as the front one.
@@ -437,7 +422,7 @@ fn main {
             "set_stream_output_targets",
             e.ctx.set_stream_output_targets(&[Some(target)], &[Some(0)]),
         )?;
-        draw_mode(e, PrimType::Quads, 8)?;
+        draw(e, PrimType::Quads, 0, 8, 1)?;
         step(
             "set_stream_output_targets",
             e.ctx.set_stream_output_targets(&[], &[]),
@@ -503,7 +488,7 @@ fn quad_point_coincident(ctx: &mut TestContext, first: bool) -> R {
     set_color(&mut e, c)?;
     let v = [(3, 3), (12, 3), (12, 12), (12, 12)];
     bind_vertices(&mut e, &verts(&v), None)?;
-    draw_mode(&mut e, PrimType::Quads, 4)?;
+    draw(&mut e, PrimType::Quads, 0, 4, 1)?;
     check_image(ctx, &mut e, &t, |x, y| {
         let k = v.iter().filter(|&&p| p == (x, y)).count() as f32;
         Some(unorm(c.map(|c| c * k)))
@@ -588,7 +573,7 @@ fn a2c_no_fs(ctx: &mut TestContext, dynamic: bool) -> R {
         -1.0, -1.0, 0.5, 1.0, 3.0, -1.0, 0.5, 1.0, -1.0, 3.0, 0.5, 1.0,
     ];
     bind_vertices(&mut e, &tri, None)?;
-    draw_mode(&mut e, PrimType::Triangles, 3)?;
+    draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
     e.finish()
 }
 
@@ -642,7 +627,7 @@ fn offset_per_mode(ctx: &mut TestContext, which: u8, dynamic: bool) -> R {
     bind_rasterizer(&mut e, |_| {})?;
     set_color(&mut e, a)?;
     bind_vertices(&mut e, &quad(2, 13), None)?;
-    draw_mode(&mut e, PrimType::Quads, 4)?;
+    draw(&mut e, PrimType::Quads, 0, 4, 1)?;
     bind_rasterizer(&mut e, |r| {
         r.fill_front = PolygonMode::Line;
         r.fill_back = PolygonMode::Line;
@@ -653,7 +638,7 @@ fn offset_per_mode(ctx: &mut TestContext, which: u8, dynamic: bool) -> R {
     })?;
     set_color(&mut e, b)?;
     bind_vertices(&mut e, &quad(3, 12), None)?;
-    draw_mode(&mut e, PrimType::Quads, 4)?;
+    draw(&mut e, PrimType::Quads, 0, 4, 1)?;
     let line_offset = which == 1;
     check_image(ctx, &mut e, &t, |x, y| {
         if on_rect(x, y, (2, 2, 13, 13)) {

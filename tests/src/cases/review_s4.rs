@@ -10,28 +10,15 @@
 //! `polygon_mode`), so axis-aligned outlines light exactly the pixels
 //! between their corners.
 
-use pipe_core::draw::{DrawInfo, DrawStartCountBias, PrimType};
+use pipe_core::draw::PrimType;
 use pipe_core::state::*;
 
-use crate::cases::draw::{bind_vertices, check_image, clear_color, setup};
+use crate::cases::draw::{bind_vertices, check_image, clear_color, draw, setup};
 use crate::cases::polygon_mode::{on_rect, verts};
 use crate::harness::{bind_program, bind_rasterizer, env, step, unorm, Env};
 use crate::{Outcome, TestContext};
 
 type R = Result<(), Outcome>;
-
-fn draw_mode(e: &mut Env, mode: PrimType, count: u32) -> R {
-    let info = DrawInfo {
-        mode,
-        ..DrawInfo::default()
-    };
-    let draws = [DrawStartCountBias {
-        start: 0,
-        count,
-        index_bias: 0,
-    }];
-    step("draw_vbo", e.ctx.draw_vbo(&info, 0, None, &draws))
-}
 
 /// Two quads (2, 2)-(6, 12) and (9, 2)-(13, 12).
 const QUADS: [(u32, u32); 8] = [
@@ -86,7 +73,7 @@ fn main {
     })?;
     clear_color(&mut e, [0.0; 4])?;
     bind_vertices(&mut e, &verts(&QUADS), None)?;
-    draw_mode(&mut e, PrimType::Quads, 8)?;
+    draw(&mut e, PrimType::Quads, 0, 8, 1)?;
     let color = unorm([1.0, 0.5, 0.25, 1.0]);
     check_image(ctx, &mut e, &t, |x, y| {
         Some(
@@ -171,7 +158,7 @@ fn msrtt_clear(ctx: &mut TestContext, draw_first: bool) -> R {
             -1.0, -1.0, 0.0, 1.0, 3.0, -1.0, 0.0, 1.0, -1.0, 3.0, 0.0, 1.0,
         ];
         bind_vertices(&mut e, &full, None)?;
-        draw_mode(&mut e, PrimType::Triangles, 3)?;
+        draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
     }
     clear_color(&mut e, GREEN)?;
     check_image(ctx, &mut e, &t, |_, _| Some(unorm(GREEN)))
