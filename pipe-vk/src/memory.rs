@@ -201,10 +201,16 @@ impl DeviceShared {
     /// Whether quads and polygons in polygon mode POINT draw each vertex
     /// once (`prim::Edges::Points`, through the generated geometry
     /// shader). A driver workaround, as Zink's `driver_workarounds`, turns
-    /// it off on lavapipe: with lavapipe 25.0.7 a point-mode draw of this
-    /// kind followed in the same batch by a line-mode one crashed
-    /// lavapipe's queue thread (`pipe.draw.state_fuzz.seed_17`). Those
-    /// draws then draw a vertex shared by two triangles twice, as before.
+    /// it off on lavapipe: with lavapipe 25.0.7, after draws of this kind,
+    /// `pipe.draw.state_fuzz.seed_17` crashes lavapipe's queue thread (a
+    /// SIGSEGV inside its draw module). With every iteration waited for
+    /// (`PIPE_CTS_STATE_FUZZ_SYNC=1`), the submission that crashes holds
+    /// only two plain line-list draws, and whether it crashes depends on
+    /// which earlier, completed iterations ran: state kept inside
+    /// lavapipe, not in anything of ours still in flight. No validation
+    /// message, and robustBufferAccess does not avoid it. Without debug
+    /// symbols for lavapipe the cause is not known. Those draws then draw
+    /// a vertex shared by two triangles twice, as before.
     /// `PIPE_VK_DEBUG=point_edges` turns it on there.
     pub fn point_edges(&self) -> bool {
         self.debug.point_edges || !self.physical.driver_name.contains("llvmpipe")

@@ -24,7 +24,10 @@
 //! Every iteration has its own generator state (from the seed and its
 //! number), so one can be replayed alone:
 //! `PIPE_CTS_STATE_FUZZ_ITERATIONS=3,17` runs only those iterations, and
-//! `PIPE_CTS_STATE_FUZZ_VERBOSE=1` prints the state of every draw.
+//! `PIPE_CTS_STATE_FUZZ_VERBOSE=1` prints the state of every draw, and
+//! `PIPE_CTS_STATE_FUZZ_SYNC=1` waits for the device after every
+//! iteration, so that a device crash happens in the iteration whose
+//! submission caused it.
 //!
 //! Combinations left out on purpose, with the reason:
 //! - a fragment shader reading a varying the previous stage does not
@@ -2384,6 +2387,9 @@ fn run_seed(ctx: &mut TestContext, seed: u64, sw: Switches) -> R {
     let only: Option<Vec<u32>> = std::env::var("PIPE_CTS_STATE_FUZZ_ITERATIONS")
         .ok()
         .map(|v| v.split(',').filter_map(|x| x.trim().parse().ok()).collect());
+    // PIPE_CTS_STATE_FUZZ_SYNC=1 waits for the GPU after every iteration,
+    // so a device crash shows in the iteration that caused it.
+    let sync_each = std::env::var_os("PIPE_CTS_STATE_FUZZ_SYNC").is_some();
     for i in 0..ITERATIONS {
         if only.as_ref().is_some_and(|o| !o.contains(&i)) {
             continue;
@@ -2395,6 +2401,9 @@ fn run_seed(ctx: &mut TestContext, seed: u64, sw: Switches) -> R {
         eprintln!("state_fuzz: iteration {i}");
         let before = pipe_vk::debug::message_count();
         f.run_iteration();
+        if sync_each {
+            f.e.finish()?;
+        }
         f.check_messages(before, "the iteration");
         if f.log.failures.len() > 8 {
             break;
