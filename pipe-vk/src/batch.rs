@@ -50,6 +50,9 @@ pub struct Batch {
     samplers: Vec<vk::Sampler>,
     /// Descriptor pools the batch's sets came from (reset at retirement).
     pools: Vec<vk::DescriptorPool>,
+    /// Other objects the batch's commands use (query pools), released at
+    /// retirement.
+    keep: Vec<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 /// The batches of one context.
@@ -98,6 +101,7 @@ fn new_batch(dev: &DeviceShared) -> PipeResult<Batch> {
         pipelines: Vec::new(),
         samplers: Vec::new(),
         pools: Vec::new(),
+        keep: Vec::new(),
     })
 }
 
@@ -161,6 +165,11 @@ impl Batches {
     /// submitted (`fence_server_signal`).
     pub fn signal_on_submit(&mut self, cell: FenceCell) {
         self.current.fences.push(cell);
+    }
+
+    /// Keeps `obj` alive until the current batch retires.
+    pub fn keep(&mut self, obj: Arc<dyn std::any::Any + Send + Sync>) {
+        self.current.keep.push(obj);
     }
 
     /// Makes the current batch wait for timeline `value` first.
@@ -277,6 +286,7 @@ impl Batches {
                 }
             }
             b.refs.clear();
+            b.keep.clear();
             b.ref_set.clear();
             b.waits.clear();
             b.has_work = false;
@@ -420,6 +430,7 @@ impl Drop for Batches {
                 pipelines: Vec::new(),
                 samplers: Vec::new(),
                 pools: Vec::new(),
+                keep: Vec::new(),
             },
         );
         for o in &cur.refs {

@@ -559,6 +559,8 @@ impl VkContext {
     }
 
     fn save_for_blit(&mut self) -> Saved {
+        // Queries do not count the blitter's draws (u_blitter pauses them).
+        self.queries_enter_internal();
         let fs_views = [0, 1].map(|i| self.views.get(FS).and_then(|v| v.get(i)).cloned().flatten());
         let b = self.bound_mut();
         Saved {
@@ -583,6 +585,7 @@ impl VkContext {
 
     fn restore_after_blit(&mut self, s: Saved) {
         self.end_rendering();
+        self.queries_leave_internal();
         if let Some(slots) = self.views.get_mut(FS) {
             for (i, v) in s.fs_views.into_iter().enumerate() {
                 if let Some(slot) = slots.get_mut(i) {

@@ -768,6 +768,7 @@ impl VkContext {
     }
 
     pub(crate) fn do_launch_grid(&mut self, info: &GridInfo) -> PipeResult<()> {
+        self.resume_queries()?;
         // Compute push constants share the command buffer's push-constant
         // storage with draws: make the next draw push its block again.
         self.draw_cache.push.clear();

@@ -184,6 +184,8 @@ pub struct VkContext {
     pub(crate) render_cond: crate::render_cond::RenderCondState,
     /// Stream-output targets and capture state (see `streamout`).
     pub(crate) streamout: crate::streamout::StreamOut,
+    /// Queries (see `query`).
+    pub(crate) queries: crate::query::Queries,
     blend: CsoTable<BlendState>,
     sampler: CsoTable<SamplerState>,
     rasterizer: CsoTable<RasterizerState>,
@@ -268,6 +270,7 @@ impl VkContext {
                 ..Default::default()
             },
             streamout: crate::streamout::StreamOut::new(&dev),
+            queries: crate::query::Queries::new(&dev),
             shader_buffers: vec![vec![None; MAX_SHADER_BUFFERS]; 6],
             shader_buffers_writable: [0; 6],
             shader_images: vec![vec![None; MAX_SHADER_IMAGES]; 6],
@@ -387,6 +390,9 @@ impl VkContext {
     /// Submits the current batch; returns its timeline value.
     pub(crate) fn flush_internal(&mut self) -> PipeResult<u64> {
         self.end_rendering();
+        // Vulkan queries end in the command buffer they began in; the next
+        // draw or dispatch begins them again in the next one.
+        self.suspend_queries();
         self.descriptor_updates = 0;
         if !self.barriers.is_empty() {
             let _ = self.cmd();
@@ -639,8 +645,6 @@ macro_rules! unsupported {
     };
 }
 
-/// Why the query calls fail.
-const QUERIES: &str = "queries are not implemented yet (no issue covers them so far)";
 /// Why the bindless calls fail.
 const BINDLESS: &str = "bindless textures and images are not implemented \
     (caps.bindless_texture is false)";
@@ -1346,11 +1350,42 @@ impl Context for VkContext {
         self.break_draw_merge();
         self.do_render_condition_mem(buffer, offset, condition)
     }
-    fn set_active_query_state(&mut self, _enable: bool) -> PipeResult<()> {
+    fn set_active_query_state(&mut self, enable: bool) -> PipeResult<()> {
         self.break_draw_merge();
-        // Pausing queries (u_blitter does around its blits) has nothing
-        // to pause while pipe-vk has no queries.
+        self.do_set_active_query_state(enable);
         Ok(())
+    }
+    fn create_query(&mut self, query_type: QueryType, index: u32) -> PipeResult<Query> {
+        self.break_draw_merge();
+        self.do_create_query(query_type, index)
+    }
+    fn destroy_query(&mut self, query: Query) -> PipeResult<()> {
+        self.break_draw_merge();
+        self.do_destroy_query(query)
+    }
+    fn begin_query(&mut self, query: &Query) -> PipeResult<()> {
+        self.break_draw_merge();
+        self.do_begin_query(query)
+    }
+    fn end_query(&mut self, query: &Query) -> PipeResult<()> {
+        self.break_draw_merge();
+        self.do_end_query(query)
+    }
+    fn get_query_result(&mut self, query: &Query, wait: bool) -> PipeResult<Option<QueryResult>> {
+        self.break_draw_merge();
+        self.do_get_query_result(query, wait)
+    }
+    fn get_query_result_resource(
+        &mut self,
+        query: &Query,
+        flags: QueryFlags,
+        result_type: QueryValueType,
+        index: QueryResultIndex,
+        resource: &Resource,
+        offset: u32,
+    ) -> PipeResult<()> {
+        self.break_draw_merge();
+        self.do_get_query_result_resource(query, flags, result_type, index, resource, offset)
     }
     fn render_condition(
         &mut self,
@@ -1359,12 +1394,11 @@ impl Context for VkContext {
         mode: RenderCondMode,
     ) -> PipeResult<()> {
         self.break_draw_merge();
-        let _ = (condition, mode);
         match query {
             // No query: rendering is unconditional again, whichever call
             // set the condition (as render_condition_mem with none).
             None => self.do_render_condition_mem(None, 0, false),
-            Some(_) => unsupported_call("render_condition", QUERIES),
+            Some(q) => self.do_render_condition_query(q, condition, mode),
         }
     }
     fn texture_barrier(&mut self, _flags: TextureBarrierFlags) -> PipeResult<()> {
@@ -1418,12 +1452,6 @@ impl Context for VkContext {
             not implemented (caps.programmable_sample_locations is false)";
         set_hw_atomic_buffers(start: u32, buffers: &[Option<ShaderBuffer>]) -> () = "there are no \
             hardware atomic counters, as in Zink; GL atomic counters are lowered to shader buffers";
-        create_query(query_type: QueryType, index: u32) -> Query = QUERIES;
-        destroy_query(query: Query) -> () = QUERIES;
-        begin_query(query: &Query) -> () = QUERIES;
-        end_query(query: &Query) -> () = QUERIES;
-        get_query_result(query: &Query, wait: bool) -> Option<QueryResult> = QUERIES;
-        get_query_result_resource(query: &Query, flags: QueryFlags, result_type: QueryValueType, index: QueryResultIndex, resource: &Resource, offset: u32) -> () = QUERIES;
         resource_commit(resource: &Resource, level: u32, bx: &PipeBox, commit: bool) -> () =
             "sparse resources are not implemented (they are refused at creation)";
         set_compute_resources(start: u32, surfaces: &[Option<Surface>]) -> () = "it is the legacy \
@@ -1442,6 +1470,8 @@ impl Drop for VkContext {
         // Context destruction flushes (as Gallium drivers do) and waits, so
         // that pipelines and modules can go.
         self.end_rendering();
+        // Vulkan queries must not outlive their command buffer.
+        self.suspend_queries();
         if let Err(e) = self.batches.finish() {
             tracing::error!("flush at context destruction failed: {e}");
         }

@@ -50,6 +50,7 @@ pub const WANTED_EXTENSIONS: &[&CStr] = &[
     ash::ext::memory_budget::NAME,
     ash::ext::vertex_attribute_divisor::NAME,
     ash::ext::non_seamless_cube_map::NAME,
+    ash::ext::primitives_generated_query::NAME,
 ];
 
 /// Everything known about the chosen physical device.
@@ -230,6 +231,7 @@ pub struct Features {
     pub provoking_vertex: vk::PhysicalDeviceProvokingVertexFeaturesEXT<'static>,
     pub vertex_attribute_divisor: vk::PhysicalDeviceVertexAttributeDivisorFeaturesKHR<'static>,
     pub non_seamless_cube_map: vk::PhysicalDeviceNonSeamlessCubeMapFeaturesEXT<'static>,
+    pub primitives_generated_query: vk::PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT<'static>,
     /// Names of the enabled device extensions.
     pub extensions: Vec<String>,
 }
@@ -265,6 +267,7 @@ impl Features {
         self.provoking_vertex.p_next = std::ptr::null_mut();
         self.vertex_attribute_divisor.p_next = std::ptr::null_mut();
         self.non_seamless_cube_map.p_next = std::ptr::null_mut();
+        self.primitives_generated_query.p_next = std::ptr::null_mut();
     }
 }
 
@@ -323,6 +326,9 @@ fn with_chain<R>(
     }
     if has(ash::ext::non_seamless_cube_map::NAME) {
         head = head.push_next(&mut f.non_seamless_cube_map);
+    }
+    if has(ash::ext::primitives_generated_query::NAME) {
+        head = head.push_next(&mut f.primitives_generated_query);
     }
     body(&mut head)
 }

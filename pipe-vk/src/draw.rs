@@ -725,6 +725,7 @@ impl VkContext {
         draws: &[DrawStartCountBias],
         merge: Option<crate::merge::MergeKey>,
     ) -> PipeResult<()> {
+        self.resume_queries()?;
         // Draw-auto: the vertex count comes from a stream-output target.
         let auto_target = indirect.and_then(|i| i.count_from_stream_output.clone());
         if auto_target.is_some() && info.index_size != 0 {

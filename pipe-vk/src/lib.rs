@@ -55,6 +55,7 @@ pub mod memory;
 pub mod merge;
 pub mod pipeline;
 pub mod prim;
+pub mod query;
 pub mod render_cond;
 pub mod resource;
 pub mod sampler;

@@ -216,6 +216,17 @@ impl DeviceShared {
         self.debug.point_edges || !self.physical.driver_name.contains("llvmpipe")
     }
 
+    /// Whether a compute pipeline must be bound before a pipeline
+    /// statistics query begins. A driver workaround for lavapipe 25.0.7:
+    /// its `vkCmdBeginQuery` of a statistics pool that counts compute
+    /// invocations emits the compute state, and crashed (SIGSEGV in the
+    /// queue thread) when no compute pipeline was bound and a draw had run
+    /// in the command buffer (`pipe.query.pipeline_statistics.two_spans`
+    /// without it). `query::Queries::dummy_compute` binds an empty one.
+    pub fn stats_need_compute(&self) -> bool {
+        self.physical.driver_name.contains("llvmpipe")
+    }
+
     /// Whether the patch control point count is dynamic
     /// (VK_EXT_extended_dynamic_state2's patch control points):
     /// tessellation pipelines whose control shader is the application's

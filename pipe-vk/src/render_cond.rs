@@ -24,8 +24,8 @@
 //!   and a wait, reported through the debug callback), like Zink's
 //!   `zink_check_conditional_render`.
 //!
-//! `render_condition` with a query is not here: queries are not
-//! implemented, and it stays `Unsupported`.
+//! `render_condition` with a query (`query.rs`) writes the query's
+//! predicate into a buffer of its own and then sets it here.
 
 use std::sync::Arc;
 

@@ -386,8 +386,8 @@ impl Screen for VkScreen {
     fn get_timestamp(&self) -> PipeResult<u64> {
         self.shared.gpu_timestamp_ns().unwrap_or_else(|| {
             Err(PipeError::unsupported(
-                "get_timestamp needs VK_EXT_calibrated_timestamps (a timestamp-query fallback \
-                 comes with queries)",
+                "get_timestamp needs VK_EXT_calibrated_timestamps (a TIMESTAMP query gives \
+                 the device's time without it)",
             ))
         })
     }

@@ -13,6 +13,7 @@ mod layered;
 mod merge;
 mod polygon_mode;
 mod prim;
+mod query;
 mod rast_prim;
 mod render;
 mod render_cond;

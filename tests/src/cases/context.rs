@@ -130,7 +130,7 @@ fn buffer_create(ctx: &mut TestContext) -> Outcome {
 }
 test_case!(name = "pipe.screen.resource_create.buffer", buffer_create);
 
-/// Calls pipe-vk does not implement (queries, bindless handles, hardware
+/// Calls pipe-vk does not implement (bindless handles, hardware
 /// atomic counters, sample locations, the legacy compute resources)
 /// return `Unsupported` naming the call, and the context keeps working: a
 /// clear after them lands.
@@ -145,11 +145,6 @@ fn unsupported_calls(ctx: &mut TestContext) -> Outcome {
     )));
     let c = &mut e.ctx;
     let results: Vec<(&str, Result<(), PipeError>)> = vec![
-        (
-            "create_query",
-            c.create_query(pipe_core::query::QueryType::OcclusionCounter, 0)
-                .map(|_| ()),
-        ),
         (
             "set_sample_locations",
             c.set_sample_locations(Some(&[0x88; 4])),

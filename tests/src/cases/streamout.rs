@@ -27,11 +27,11 @@ use crate::result_case as case;
 
 const W: u32 = 16;
 const H: u32 = 16;
-const SENTINEL: u32 = 0xdead_beef;
+pub(crate) const SENTINEL: u32 = 0xdead_beef;
 
 /// Outputs: 0 position (= pos), 1 `a` = attr + (1, 2, 3, 4), 2 `b` =
 /// attr.wz, 3 `id` = attr.x as an integer plus 100.
-const VS_CAP: &str = "shader vertex
+pub(crate) const VS_CAP: &str = "shader vertex
 in @pos : f32x4 location=0
 in @attr : f32x4 location=1
 out @gl_pos : f32x4 builtin=position
@@ -124,7 +124,11 @@ fn so(reg: u8, start: u8, n: u8, buffer: u8, dst: u16) -> StreamOutput {
     }
 }
 
-fn with_so(mut s: ShaderState, output: Vec<StreamOutput>, stride: [u16; 4]) -> ShaderState {
+pub(crate) fn with_so(
+    mut s: ShaderState,
+    output: Vec<StreamOutput>,
+    stride: [u16; 4],
+) -> ShaderState {
     s.stream_output = StreamOutputInfo { stride, output };
     s
 }
@@ -145,7 +149,7 @@ fn record(v: &Vert, outs: &[StreamOutput], buffer: u8, stride: u16) -> Vec<u32> 
 
 /// A render target with a full viewport; the rasterizer keeps GL's depth
 /// range (`clip_halfz` off), so the last vertex stage is lowered.
-fn setup(e: &mut Env, discard: bool) -> Result<Resource, Outcome> {
+pub(crate) fn setup(e: &mut Env, discard: bool) -> Result<Resource, Outcome> {
     let t = ResourceTemplate::texture_2d(
         Format::R8G8B8A8Unorm,
         W,
@@ -200,7 +204,7 @@ fn rasterizer(e: &mut Env, discard: bool) -> R {
     step("bind rasterizer", e.ctx.bind_rasterizer_state(Some(h)))
 }
 
-fn require_so(e: &Env) -> R {
+pub(crate) fn require_so(e: &Env) -> R {
     if !e.screen.caps().stream_output {
         return Err(Outcome::skip("no stream output"));
     }
@@ -208,7 +212,7 @@ fn require_so(e: &Env) -> R {
 }
 
 /// Binds VS_CAP-style inputs for vertices `first..first + n`.
-fn bind_verts(e: &mut Env, first: u32, n: u32) -> R {
+pub(crate) fn bind_verts(e: &mut Env, first: u32, n: u32) -> R {
     let vs: Vec<Vert> = (first..first + n).map(vert).collect();
     let pos: Vec<f32> = vs.iter().flat_map(|v| v.pos).collect();
     let attr: Vec<f32> = vs.iter().flat_map(|v| v.attr).collect();
@@ -239,12 +243,12 @@ fn bind_streams(e: &mut Env, streams: &[&[f32]]) -> R {
     step("vbufs", e.ctx.set_vertex_buffers(&vbs))
 }
 
-fn bind_vs(e: &mut Env, s: ShaderState) -> R {
+pub(crate) fn bind_vs(e: &mut Env, s: ShaderState) -> R {
     let h = step("create_vs_state", e.ctx.create_vs_state(&s))?;
     step("bind_vs_state", e.ctx.bind_vs_state(Some(h)))
 }
 
-fn bind_fs(e: &mut Env) -> R {
+pub(crate) fn bind_fs(e: &mut Env) -> R {
     let f = step(
         "create_fs_state",
         e.ctx
@@ -255,7 +259,7 @@ fn bind_fs(e: &mut Env) -> R {
 
 /// A buffer usable for stream output and as a vertex buffer, filled with
 /// `SENTINEL`.
-fn so_buffer(e: &mut Env, size: u32) -> Result<Resource, Outcome> {
+pub(crate) fn so_buffer(e: &mut Env, size: u32) -> Result<Resource, Outcome> {
     let t = ResourceTemplate::buffer(size, BindFlags::STREAM_OUTPUT | BindFlags::VERTEX_BUFFER);
     let b = step("resource_create", e.screen.resource_create(&t))?;
     let fill: Vec<u8> = (0..size / 4).flat_map(|_| SENTINEL.to_le_bytes()).collect();
@@ -266,7 +270,7 @@ fn so_buffer(e: &mut Env, size: u32) -> Result<Resource, Outcome> {
     Ok(b)
 }
 
-fn target(
+pub(crate) fn target(
     e: &mut Env,
     b: &Resource,
     offset: u32,
@@ -278,7 +282,7 @@ fn target(
     )
 }
 
-fn set_targets(e: &mut Env, t: &[&StreamOutputTarget], offsets: &[Option<u32>]) -> R {
+pub(crate) fn set_targets(e: &mut Env, t: &[&StreamOutputTarget], offsets: &[Option<u32>]) -> R {
     let ts: Vec<Option<StreamOutputTarget>> = t.iter().map(|t| Some((*t).clone())).collect();
     step(
         "set_stream_output_targets",
@@ -286,7 +290,7 @@ fn set_targets(e: &mut Env, t: &[&StreamOutputTarget], offsets: &[Option<u32>]) 
     )
 }
 
-fn draw(e: &mut Env, mode: PrimType, count: u32) -> R {
+pub(crate) fn draw(e: &mut Env, mode: PrimType, count: u32) -> R {
     let info = DrawInfo {
         mode,
         ..DrawInfo::default()
@@ -306,7 +310,7 @@ fn draw(e: &mut Env, mode: PrimType, count: u32) -> R {
     )
 }
 
-fn words(e: &mut Env, b: &Resource) -> Result<Vec<u32>, Outcome> {
+pub(crate) fn words(e: &mut Env, b: &Resource) -> Result<Vec<u32>, Outcome> {
     let len = b.desc().width0;
     let bytes = e.read_buffer(b, 0, len)?;
     Ok(bytes
@@ -513,7 +517,7 @@ case!("pipe.streamout.capture.components", components);
 
 const INTERLEAVED_OUTS: [(u8, u8, u8, u8, u16); 2] = [(1, 0, 4, 0, 0), (3, 0, 1, 0, 4)];
 
-fn simple_outs() -> Vec<StreamOutput> {
+pub(crate) fn simple_outs() -> Vec<StreamOutput> {
     INTERLEAVED_OUTS
         .iter()
         .map(|&(r, s, n, b, d)| so(r, s, n, b, d))

@@ -1,0 +1,1104 @@
+//! Queries (`create_query` to `get_query_result_resource`,
+//! `set_active_query_state`) and `render_condition` with a query.
+//!
+//! The design follows Zink's `zink_query.c`, simplified:
+//! - A Gallium query is a list of *spans*: Vulkan queries (one slot of a
+//!   `VkQueryPool` each) that together cover the time the query was
+//!   active. Its result is the sum over its spans.
+//! - Vulkan allows one active query per type (and per vertex stream) in a
+//!   command buffer, and a query must begin and end in the same command
+//!   buffer, outside rendering instances (or inside one instance). So the
+//!   context runs at most one Vulkan query per [`Kind`], begun outside
+//!   rendering instances and shared by every active Gallium query of that
+//!   kind: when one of them begins or ends, the running span ends and a
+//!   new one begins for those still active. A flush ends every span (the
+//!   queries are *suspended*); so do `set_active_query_state(false)` and
+//!   the blitter's own draws, which queries must not count (Gallium's
+//!   `util_blitter` pauses queries the same way). Suspended queries resume
+//!   lazily, at the next draw or dispatch.
+//! - `TIMESTAMP` and the two ends of `TIME_ELAPSED` are written with
+//!   `vkCmdWriteTimestamp2` into slots of their own. `TIME_ELAPSED` is not
+//!   paused (the spec's exception). `GPU_FINISHED` is the fence of the
+//!   batch that ended it, and `TIMESTAMP_DISJOINT` needs no GPU work
+//!   (Vulkan timestamps do not drift: 10^9 Hz, never disjoint).
+//! - Pools hold [`POOL_SLOTS`] slots of one kind. They are reset on the
+//!   host (`hostQueryReset`, core in Vulkan 1.2) before their slots are
+//!   handed out, and recycled once no query and no batch holds them.
+//! - Results are read on the CPU once the timeline passes the batch that
+//!   ended the query; a query whose end is not submitted yet is flushed
+//!   first, also when the frontend only polls (as Zink does), so that it
+//!   completes. `get_query_result_resource` and `render_condition` copy a
+//!   single-span counter on the GPU (`vkCmdCopyQueryPoolResults`);
+//!   anything that needs arithmetic (sums over spans, timestamp
+//!   differences, overflow comparisons, 32-bit saturation) is computed on
+//!   the CPU and written with a buffer upload, as Zink's `force_cpu_read`.
+//!   `render_condition` always waits for the result: the no-wait modes
+//!   allow that.
+//!
+//! What the counts include: `PRIMITIVES_GENERATED` is
+//! VK_EXT_primitives_generated_query (it counts whether or not stream
+//! output is active, as the spec asks). The primitives pipe-vk draws in
+//! place of the frontend's (quads, polygons and line loops rewritten as
+//! triangles and lines, generated geometry shaders of line stipple and
+//! polygon-edge emulation) are what Vulkan counts: the statistics count
+//! geometry-shader invocations for a generated geometry shader, and
+//! input-assembly primitives as the rewritten topology.
+
+use std::sync::{Arc, Mutex};
+
+use ash::vk;
+use hashbrown::HashMap;
+use pipe_core::flags::MapFlags;
+use pipe_core::object::Object;
+use pipe_core::query::*;
+use pipe_core::resource::{BindFlags, ResourceTemplate};
+use pipe_core::{PipeError, PipeResult, Resource};
+use smallvec::SmallVec;
+
+use crate::batch::FenceCell;
+use crate::context::VkContext;
+use crate::instance::vk_err;
+use crate::memory::DeviceShared;
+use crate::resource::vk_resource;
+use crate::sync::access;
+
+/// Slots per query pool.
+pub(crate) const POOL_SLOTS: u32 = 64;
+
+/// Values per slot of the widest kind (the statistics group).
+const MAX_VALUES: usize = 11;
+
+/// What a Vulkan query counts: its query type, and the vertex stream for
+/// the indexed types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Kind {
+    Occlusion,
+    Timestamp,
+    Statistics,
+    Generated(u32),
+    /// Transform feedback: (primitives written, primitives needed).
+    Xfb(u32),
+}
+
+impl Kind {
+    /// 64-bit values per slot.
+    fn values(self) -> usize {
+        match self {
+            Kind::Statistics => MAX_VALUES,
+            Kind::Xfb(_) => 2,
+            _ => 1,
+        }
+    }
+
+    fn vk_type(self) -> vk::QueryType {
+        match self {
+            Kind::Occlusion => vk::QueryType::OCCLUSION,
+            Kind::Timestamp => vk::QueryType::TIMESTAMP,
+            Kind::Statistics => vk::QueryType::PIPELINE_STATISTICS,
+            Kind::Generated(_) => vk::QueryType::PRIMITIVES_GENERATED_EXT,
+            Kind::Xfb(_) => vk::QueryType::TRANSFORM_FEEDBACK_STREAM_EXT,
+        }
+    }
+
+    /// The vertex stream of an indexed kind.
+    fn stream(self) -> Option<u32> {
+        match self {
+            Kind::Generated(s) | Kind::Xfb(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// Every counter of the statistics group, in Gallium's (and Vulkan's bit)
+/// order: `PIPE_STAT_QUERY_*` index `i` is bit `i`.
+const ALL_STATISTICS: vk::QueryPipelineStatisticFlags = vk::QueryPipelineStatisticFlags::from_raw(
+    vk::QueryPipelineStatisticFlags::INPUT_ASSEMBLY_VERTICES.as_raw()
+        | vk::QueryPipelineStatisticFlags::INPUT_ASSEMBLY_PRIMITIVES.as_raw()
+        | vk::QueryPipelineStatisticFlags::VERTEX_SHADER_INVOCATIONS.as_raw()
+        | vk::QueryPipelineStatisticFlags::GEOMETRY_SHADER_INVOCATIONS.as_raw()
+        | vk::QueryPipelineStatisticFlags::GEOMETRY_SHADER_PRIMITIVES.as_raw()
+        | vk::QueryPipelineStatisticFlags::CLIPPING_INVOCATIONS.as_raw()
+        | vk::QueryPipelineStatisticFlags::CLIPPING_PRIMITIVES.as_raw()
+        | vk::QueryPipelineStatisticFlags::FRAGMENT_SHADER_INVOCATIONS.as_raw()
+        | vk::QueryPipelineStatisticFlags::TESSELLATION_CONTROL_SHADER_PATCHES.as_raw()
+        | vk::QueryPipelineStatisticFlags::TESSELLATION_EVALUATION_SHADER_INVOCATIONS.as_raw()
+        | vk::QueryPipelineStatisticFlags::COMPUTE_SHADER_INVOCATIONS.as_raw(),
+);
+
+/// A `VkQueryPool` of one kind, destroyed with its last reference (a
+/// query's span, a batch that used it, or the context's spare list).
+pub(crate) struct QueryPool {
+    dev: Arc<DeviceShared>,
+    raw: vk::QueryPool,
+    kind: Kind,
+}
+
+impl QueryPool {
+    fn new(dev: &Arc<DeviceShared>, kind: Kind) -> PipeResult<Arc<Self>> {
+        let mut info = vk::QueryPoolCreateInfo::default()
+            .query_type(kind.vk_type())
+            .query_count(POOL_SLOTS);
+        if kind == Kind::Statistics {
+            info = info.pipeline_statistics(ALL_STATISTICS);
+        }
+        // SAFETY: a valid create info; the query type's feature was checked
+        // at create_query.
+        let raw = unsafe { dev.raw().create_query_pool(&info, None) }
+            .map_err(|e| vk_err("vkCreateQueryPool", e))?;
+        let pool = Arc::new(QueryPool {
+            dev: dev.clone(),
+            raw,
+            kind,
+        });
+        pool.host_reset();
+        Ok(pool)
+    }
+
+    /// Makes every slot unavailable again. Only for pools no pending
+    /// command uses (new, or recycled with no other reference).
+    fn host_reset(&self) {
+        // SAFETY: hostQueryReset is enabled (checked at create_query); no
+        // submitted command uses the pool (see above).
+        unsafe { self.dev.raw().reset_query_pool(self.raw, 0, POOL_SLOTS) };
+    }
+}
+
+impl Drop for QueryPool {
+    fn drop(&mut self) {
+        // SAFETY: the last reference is gone, so no batch that used the
+        // pool is still pending (batches hold a reference until retired).
+        unsafe { self.dev.raw().destroy_query_pool(self.raw, None) };
+    }
+}
+
+/// One Vulkan query: a slot of a pool.
+#[derive(Clone)]
+pub(crate) struct Span {
+    pool: Arc<QueryPool>,
+    slot: u32,
+}
+
+impl Span {
+    /// The slot's values; only once the batch that ended it completed.
+    fn read(&self) -> PipeResult<[u64; MAX_VALUES]> {
+        fn get<const N: usize>(s: &Span) -> PipeResult<[u64; MAX_VALUES]> {
+            let mut data = [[0u64; N]; 1];
+            // SAFETY: the slot was written by a completed batch (the
+            // caller checked the timeline); `data` holds one query's N
+            // 64-bit values, the stride Vulkan is given.
+            unsafe {
+                s.pool.dev.raw().get_query_pool_results(
+                    s.pool.raw,
+                    s.slot,
+                    &mut data,
+                    vk::QueryResultFlags::TYPE_64,
+                )
+            }
+            .map_err(|e| vk_err("vkGetQueryPoolResults", e))?;
+            let mut out = [0u64; MAX_VALUES];
+            out[..N].copy_from_slice(&data[0]);
+            Ok(out)
+        }
+        match self.pool.kind.values() {
+            MAX_VALUES => get::<MAX_VALUES>(self),
+            2 => get::<2>(self),
+            _ => get::<1>(self),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Phase {
+    /// Created, never begun.
+    #[default]
+    New,
+    Active,
+    Ended,
+}
+
+#[derive(Default)]
+struct State {
+    phase: Phase,
+    /// Counter spans (of every kind the query uses).
+    spans: Vec<Span>,
+    /// `TIME_ELAPSED`'s first timestamp.
+    begin_ts: Option<Span>,
+    /// `TIMESTAMP`, or `TIME_ELAPSED`'s second timestamp.
+    end_ts: Option<Span>,
+    /// Filled with the timeline value of the batch that ended the query.
+    end_fence: Option<FenceCell>,
+}
+
+/// The backend part of a [`Query`].
+pub(crate) struct VkQuery {
+    ctx: u64,
+    /// The kinds of running query it takes spans of.
+    kinds: SmallVec<[Kind; 4]>,
+    state: Mutex<State>,
+}
+
+impl VkQuery {
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+fn vk_query(q: &Query) -> PipeResult<&VkQuery> {
+    q.backend_or_err::<VkQuery>("query")
+}
+
+/// The context's query state.
+#[derive(Default)]
+pub(crate) struct Queries {
+    xfb: Option<ash::ext::transform_feedback::Device>,
+    /// The pool slots are handed out from, per kind, and its next slot.
+    current: HashMap<Kind, (Arc<QueryPool>, u32)>,
+    /// Used-up pools, recycled once nothing else holds them.
+    spare: Vec<Arc<QueryPool>>,
+    /// The Vulkan query running per kind in the current command buffer.
+    running: HashMap<Kind, Span>,
+    /// Begun counter queries (not `TIME_ELAPSED` or the end-only kinds).
+    active: Vec<Query>,
+    /// `set_active_query_state(false)`.
+    paused: bool,
+    /// Nesting of the blitter's own draws.
+    internal: u32,
+    /// Active queries have no running span (a flush, a pause or the
+    /// blitter ended them); the next draw or dispatch begins them again.
+    suspended: bool,
+    /// The buffer `render_condition` writes a query's predicate into.
+    predicate: Option<Resource>,
+    /// lavapipe workaround ([`DeviceShared::stats_need_compute`]): an
+    /// empty compute pipeline, and the batch count when it was last bound.
+    dummy_compute: Option<(Arc<DummyCompute>, u64)>,
+}
+
+/// An empty compute pipeline (see [`Queries::dummy_compute`]).
+pub(crate) struct DummyCompute {
+    dev: Arc<DeviceShared>,
+    layout: vk::PipelineLayout,
+    pipeline: vk::Pipeline,
+}
+
+impl DummyCompute {
+    fn new(dev: &Arc<DeviceShared>) -> PipeResult<Arc<Self>> {
+        let words = spirv_gen::compile(
+            "shader compute local_size=1,1,1\nfn main {\n}\n",
+            &spirv_gen::passes::VariantKey::default(),
+            crate::shader::target_for(dev),
+        )
+        .map_err(|e| PipeError::invalid(format!("the empty compute shader: {e}")))?;
+        let raw = dev.raw();
+        // SAFETY: spirv-gen's output is a valid SPIR-V module.
+        let module = unsafe {
+            raw.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&words), None)
+        }
+        .map_err(|e| vk_err("vkCreateShaderModule", e))?;
+        // SAFETY: an empty layout.
+        let layout = match unsafe {
+            raw.create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default(), None)
+        } {
+            Ok(l) => l,
+            Err(e) => {
+                // SAFETY: unused module.
+                unsafe { raw.destroy_shader_module(module, None) };
+                return Err(vk_err("vkCreatePipelineLayout", e));
+            }
+        };
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(module)
+            .name(c"main");
+        let info = vk::ComputePipelineCreateInfo::default()
+            .stage(stage)
+            .layout(layout);
+        // SAFETY: valid module and layout of this device.
+        let r = unsafe { raw.create_compute_pipelines(vk::PipelineCache::null(), &[info], None) };
+        // SAFETY: the pipeline no longer needs the module.
+        unsafe { raw.destroy_shader_module(module, None) };
+        match r {
+            Ok(p) => Ok(Arc::new(DummyCompute {
+                dev: dev.clone(),
+                layout,
+                pipeline: p[0],
+            })),
+            Err((_, e)) => {
+                // SAFETY: unused layout.
+                unsafe { raw.destroy_pipeline_layout(layout, None) };
+                Err(vk_err("vkCreateComputePipelines", e))
+            }
+        }
+    }
+}
+
+impl Drop for DummyCompute {
+    fn drop(&mut self) {
+        // SAFETY: batches that bound it hold a reference until they
+        // retire, so nothing pending uses it.
+        unsafe {
+            self.dev.raw().destroy_pipeline(self.pipeline, None);
+            self.dev.raw().destroy_pipeline_layout(self.layout, None);
+        }
+    }
+}
+
+impl Queries {
+    pub(crate) fn new(dev: &DeviceShared) -> Self {
+        let f = &dev.device.features;
+        Queries {
+            xfb: (f.transform_feedback.transform_feedback == vk::TRUE)
+                .then(|| ash::ext::transform_feedback::Device::new(&dev.instance.raw, dev.raw())),
+            ..Default::default()
+        }
+    }
+}
+
+/// Saturates `v` to what a value of type `ty` holds, as llvmpipe's
+/// `get_query_result_resource` does, and returns its bytes.
+fn result_bytes(v: u64, ty: QueryValueType) -> SmallVec<[u8; 8]> {
+    match ty {
+        QueryValueType::I32 => SmallVec::from_slice(&(v.min(i32::MAX as u64) as i32).to_le_bytes()),
+        QueryValueType::U32 => SmallVec::from_slice(&(v.min(u32::MAX as u64) as u32).to_le_bytes()),
+        QueryValueType::I64 => SmallVec::from_slice(&(v.min(i64::MAX as u64) as i64).to_le_bytes()),
+        QueryValueType::U64 => SmallVec::from_slice(&v.to_le_bytes()),
+    }
+}
+
+/// Value `i` of a result, as `get_query_result_resource` writes it.
+fn result_value(r: &QueryResult, i: u32) -> u64 {
+    match (*r, i) {
+        (QueryResult::Bool(b), _) => u64::from(b),
+        (QueryResult::U64(v), _) => v,
+        (
+            QueryResult::SoStatistics {
+                num_primitives_written,
+                ..
+            },
+            0,
+        ) => num_primitives_written,
+        (
+            QueryResult::SoStatistics {
+                primitives_storage_needed,
+                ..
+            },
+            _,
+        ) => primitives_storage_needed,
+        (QueryResult::TimestampDisjoint { frequency, .. }, 0) => frequency,
+        (QueryResult::TimestampDisjoint { disjoint, .. }, _) => u64::from(disjoint),
+        (QueryResult::PipelineStatistics(s), i) => statistics_array(&s)[i as usize % MAX_VALUES],
+    }
+}
+
+fn statistics_array(s: &PipelineStatistics) -> [u64; MAX_VALUES] {
+    [
+        s.ia_vertices,
+        s.ia_primitives,
+        s.vs_invocations,
+        s.gs_invocations,
+        s.gs_primitives,
+        s.c_invocations,
+        s.c_primitives,
+        s.ps_invocations,
+        s.hs_invocations,
+        s.ds_invocations,
+        s.cs_invocations,
+    ]
+}
+
+fn statistics_struct(v: &[u64; MAX_VALUES]) -> PipelineStatistics {
+    PipelineStatistics {
+        ia_vertices: v[0],
+        ia_primitives: v[1],
+        vs_invocations: v[2],
+        gs_invocations: v[3],
+        gs_primitives: v[4],
+        c_invocations: v[5],
+        c_primitives: v[6],
+        ps_invocations: v[7],
+        hs_invocations: v[8],
+        ds_invocations: v[9],
+        cs_invocations: v[10],
+    }
+}
+
+impl VkContext {
+    fn query_feature(&self, ty: QueryType, index: u32) -> PipeResult<SmallVec<[Kind; 4]>> {
+        let dev = self.dev();
+        let f = &dev.device.features;
+        let t = |b: vk::Bool32| b == vk::TRUE;
+        let unsupported = |what: &str| {
+            Err(PipeError::unsupported(format!(
+                "create_query: {ty:?} needs {what}, which the device lacks"
+            )))
+        };
+        let caps = pipe_core::Screen::caps(&**self.screen());
+        let stream = |index: u32| -> PipeResult<u32> {
+            if index > caps.max_vertex_stream {
+                return Err(PipeError::invalid(format!(
+                    "create_query: stream {index} exceeds the last stream {}",
+                    caps.max_vertex_stream
+                )));
+            }
+            Ok(index)
+        };
+        if ty == QueryType::PipelineStatisticsSingle {
+            if PipelineStat::from_index(index).is_none() {
+                return Err(PipeError::invalid(format!(
+                    "create_query: {index} is not a PIPE_STAT_QUERY counter"
+                )));
+            }
+        } else if !ty.takes_stream_index() && index != 0 {
+            return Err(PipeError::invalid(format!(
+                "create_query: {ty:?} takes index 0, got {index}"
+            )));
+        }
+        let needs_reset = !matches!(ty, QueryType::TimestampDisjoint | QueryType::GpuFinished);
+        if needs_reset && !t(f.v12.host_query_reset) {
+            return unsupported("hostQueryReset");
+        }
+        let mut kinds = SmallVec::new();
+        match ty {
+            QueryType::OcclusionCounter
+            | QueryType::OcclusionPredicate
+            | QueryType::OcclusionPredicateConservative => kinds.push(Kind::Occlusion),
+            QueryType::Timestamp | QueryType::TimeElapsed => {
+                if dev.physical.timestamp_valid_bits == 0 {
+                    return unsupported("timestamps on its queue");
+                }
+            }
+            QueryType::TimestampDisjoint | QueryType::GpuFinished => {}
+            QueryType::PrimitivesGenerated => {
+                let g = &f.primitives_generated_query;
+                let s = stream(index)?;
+                if !t(g.primitives_generated_query)
+                    || !t(g.primitives_generated_query_with_rasterizer_discard)
+                {
+                    return unsupported("VK_EXT_primitives_generated_query");
+                }
+                if s != 0
+                    && !(t(g.primitives_generated_query_with_non_zero_streams)
+                        && self.queries.xfb.is_some())
+                {
+                    return unsupported("primitivesGeneratedQueryWithNonZeroStreams");
+                }
+                kinds.push(Kind::Generated(s));
+            }
+            QueryType::PrimitivesEmitted
+            | QueryType::SoStatistics
+            | QueryType::SoOverflowPredicate
+            | QueryType::SoOverflowAnyPredicate => {
+                if !t(f.transform_feedback.transform_feedback) {
+                    return unsupported("transform feedback");
+                }
+                // The feature is reported in the properties; pipe-vk's
+                // caps only claim stream output with the queries.
+                if ty == QueryType::SoOverflowAnyPredicate {
+                    kinds.extend((0..=caps.max_vertex_stream).map(Kind::Xfb));
+                } else {
+                    kinds.push(Kind::Xfb(stream(index)?));
+                }
+            }
+            QueryType::PipelineStatistics | QueryType::PipelineStatisticsSingle => {
+                if !t(f.core.pipeline_statistics_query) {
+                    return unsupported("pipelineStatisticsQuery");
+                }
+                kinds.push(Kind::Statistics);
+            }
+        }
+        Ok(kinds)
+    }
+
+    pub(crate) fn do_create_query(&mut self, ty: QueryType, index: u32) -> PipeResult<Query> {
+        let kinds = self.query_feature(ty, index)?;
+        Ok(Object::new(
+            QueryDesc {
+                query_type: ty,
+                index,
+            },
+            VkQuery {
+                ctx: pipe_core::Context::id(self),
+                kinds,
+                state: Mutex::new(State::default()),
+            },
+        ))
+    }
+
+    fn own_query<'q>(&self, q: &'q Query, what: &str) -> PipeResult<&'q VkQuery> {
+        let vq = vk_query(q)?;
+        if vq.ctx != pipe_core::Context::id(self) {
+            return Err(PipeError::invalid(format!(
+                "{what}: query #{} belongs to another context",
+                q.id()
+            )));
+        }
+        Ok(vq)
+    }
+
+    pub(crate) fn do_destroy_query(&mut self, q: Query) -> PipeResult<()> {
+        let vq = self.own_query(&q, "destroy_query")?;
+        if let Some(i) = self.queries.active.iter().position(|a| Arc::ptr_eq(a, &q)) {
+            self.queries.active.remove(i);
+            for k in vq.kinds.clone() {
+                self.restart_span(k)?;
+            }
+        }
+        // Spans in pending batches keep their pools alive.
+        Ok(())
+    }
+
+    /// A slot of `kind` from a reset pool.
+    fn alloc_slot(&mut self, kind: Kind) -> PipeResult<Span> {
+        if let Some((pool, next)) = self.queries.current.get_mut(&kind) {
+            if *next < POOL_SLOTS {
+                let span = Span {
+                    pool: pool.clone(),
+                    slot: *next,
+                };
+                *next += 1;
+                return Ok(span);
+            }
+        }
+        if let Some((old, _)) = self.queries.current.remove(&kind) {
+            self.queries.spare.push(old);
+        }
+        let spare = &mut self.queries.spare;
+        let pool = match spare
+            .iter()
+            .position(|p| p.kind == kind && Arc::strong_count(p) == 1)
+        {
+            Some(i) => {
+                let p = spare.swap_remove(i);
+                p.host_reset();
+                p
+            }
+            None => QueryPool::new(self.dev(), kind)?,
+        };
+        self.queries.current.insert(kind, (pool.clone(), 1));
+        Ok(Span { pool, slot: 0 })
+    }
+
+    /// Begins a Vulkan query of `kind` (outside any rendering instance).
+    fn begin_span(&mut self, kind: Kind) -> PipeResult<Span> {
+        let span = self.alloc_slot(kind)?;
+        let cmd = self.cmd();
+        if kind == Kind::Statistics && self.dev().stats_need_compute() {
+            self.bind_dummy_compute(cmd)?;
+        }
+        let (raw, flags) = (span.pool.raw, self.occlusion_flags(kind));
+        match (kind.stream(), &self.queries.xfb) {
+            (Some(s), Some(xfb)) if s != 0 || matches!(kind, Kind::Xfb(_)) => {
+                // SAFETY: no query of this kind and stream is active in the
+                // command buffer (one running span per kind); the slot was
+                // reset and not used since; no rendering instance is open.
+                unsafe { (xfb.fp().cmd_begin_query_indexed_ext)(cmd, raw, span.slot, flags, s) }
+            }
+            // SAFETY: as above.
+            _ => unsafe { self.dev().raw().cmd_begin_query(cmd, raw, span.slot, flags) },
+        }
+        self.batches.keep(span.pool.clone());
+        Ok(span)
+    }
+
+    /// Binds the empty compute pipeline once per command buffer.
+    fn bind_dummy_compute(&mut self, cmd: vk::CommandBuffer) -> PipeResult<()> {
+        let batch = self.batches.submitted;
+        let d = match &self.queries.dummy_compute {
+            Some((_, b)) if *b == batch => return Ok(()),
+            Some((d, _)) => d.clone(),
+            None => DummyCompute::new(self.dev())?,
+        };
+        // SAFETY: recording outside rendering instances; the pipeline lives
+        // as long as the batch (kept below).
+        unsafe {
+            self.dev()
+                .raw()
+                .cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, d.pipeline)
+        };
+        self.batches.keep(d.clone());
+        self.queries.dummy_compute = Some((d, batch));
+        Ok(())
+    }
+
+    fn occlusion_flags(&self, kind: Kind) -> vk::QueryControlFlags {
+        let precise = self.dev().device.features.core.occlusion_query_precise == vk::TRUE;
+        if kind == Kind::Occlusion && precise {
+            vk::QueryControlFlags::PRECISE
+        } else {
+            vk::QueryControlFlags::empty()
+        }
+    }
+
+    fn end_span(&mut self, kind: Kind, span: &Span) {
+        let cmd = self.cmd();
+        match (kind.stream(), &self.queries.xfb) {
+            (Some(s), Some(xfb)) if s != 0 || matches!(kind, Kind::Xfb(_)) => {
+                // SAFETY: the span was begun in this command buffer, outside
+                // rendering instances, with the same index (begin_span).
+                unsafe { (xfb.fp().cmd_end_query_indexed_ext)(cmd, span.pool.raw, span.slot, s) }
+            }
+            // SAFETY: as above.
+            _ => unsafe {
+                self.dev()
+                    .raw()
+                    .cmd_end_query(cmd, span.pool.raw, span.slot)
+            },
+        }
+    }
+
+    /// Whether queries count now (not paused, not inside the blitter).
+    fn queries_counting(&self) -> bool {
+        !self.queries.paused && self.queries.internal == 0
+    }
+
+    /// Ends the running span of `kind` and, while queries count, begins
+    /// one for the active queries of that kind.
+    fn restart_span(&mut self, kind: Kind) -> PipeResult<()> {
+        if let Some(span) = self.queries.running.remove(&kind) {
+            self.end_span(kind, &span);
+        }
+        if self.queries.suspended || !self.queries_counting() {
+            return Ok(());
+        }
+        let users: SmallVec<[Query; 4]> = self
+            .queries
+            .active
+            .iter()
+            .filter(|q| vk_query(q).is_ok_and(|v| v.kinds.contains(&kind)))
+            .cloned()
+            .collect();
+        if users.is_empty() {
+            return Ok(());
+        }
+        let span = self.begin_span(kind)?;
+        for q in &users {
+            vk_query(q)?.state().spans.push(span.clone());
+        }
+        self.queries.running.insert(kind, span);
+        Ok(())
+    }
+
+    /// Ends every running span (before a flush, a pause, or the blitter's
+    /// draws); [`Self::resume_queries`] begins them again.
+    pub(crate) fn suspend_queries(&mut self) {
+        let running: SmallVec<[(Kind, Span); 4]> = self.queries.running.drain().collect();
+        for (kind, span) in &running {
+            self.end_span(*kind, span);
+        }
+        self.queries.suspended = !self.queries.active.is_empty();
+    }
+
+    /// Called before draws and dispatches: begins the spans of suspended
+    /// queries. Costs one test when nothing is suspended.
+    #[inline]
+    pub(crate) fn resume_queries(&mut self) -> PipeResult<()> {
+        if !self.queries.suspended || !self.queries_counting() {
+            return Ok(());
+        }
+        self.queries.suspended = false;
+        let mut kinds: SmallVec<[Kind; 4]> = SmallVec::new();
+        for q in &self.queries.active {
+            for k in &vk_query(q)?.kinds {
+                if !kinds.contains(k) {
+                    kinds.push(*k);
+                }
+            }
+        }
+        for k in kinds {
+            self.restart_span(k)?;
+        }
+        Ok(())
+    }
+
+    /// The blitter's draws begin: queries stop counting.
+    pub(crate) fn queries_enter_internal(&mut self) {
+        if self.queries.internal == 0 && !self.queries.running.is_empty() {
+            self.suspend_queries();
+        }
+        self.queries.internal += 1;
+    }
+
+    /// The blitter's draws ended.
+    pub(crate) fn queries_leave_internal(&mut self) {
+        self.queries.internal = self.queries.internal.saturating_sub(1);
+    }
+
+    pub(crate) fn do_set_active_query_state(&mut self, enable: bool) {
+        self.queries.paused = !enable;
+        if !enable {
+            self.suspend_queries();
+        }
+    }
+
+    fn write_timestamp(&mut self) -> PipeResult<Span> {
+        let span = self.alloc_slot(Kind::Timestamp)?;
+        // Timestamps may be written inside a rendering instance; pending
+        // barriers do not matter to them.
+        let cmd = self.batches.cmd();
+        // SAFETY: the slot was reset and not used since; the pool lives as
+        // long as the batch (kept below).
+        unsafe {
+            self.dev().raw().cmd_write_timestamp2(
+                cmd,
+                vk::PipelineStageFlags2::ALL_COMMANDS,
+                span.pool.raw,
+                span.slot,
+            )
+        };
+        self.batches.keep(span.pool.clone());
+        Ok(span)
+    }
+
+    pub(crate) fn do_begin_query(&mut self, q: &Query) -> PipeResult<()> {
+        let vq = self.own_query(q, "begin_query")?;
+        let ty = q.desc().query_type;
+        if ty.is_end_only() {
+            return Err(PipeError::invalid(format!(
+                "begin_query: {ty:?} queries are only ended"
+            )));
+        }
+        if vq.state().phase == Phase::Active {
+            return Err(PipeError::invalid(format!(
+                "begin_query: query #{} is already active",
+                q.id()
+            )));
+        }
+        let begin_ts = match ty {
+            QueryType::TimeElapsed => Some(self.write_timestamp()?),
+            _ => None,
+        };
+        *vq.state() = State {
+            phase: Phase::Active,
+            begin_ts,
+            ..State::default()
+        };
+        if vq.kinds.is_empty() {
+            return Ok(());
+        }
+        self.queries.active.push(q.clone());
+        if self.queries.suspended || !self.queries_counting() {
+            // Begun at the next draw or dispatch that counts.
+            self.queries.suspended = true;
+            return Ok(());
+        }
+        for k in vq.kinds.clone() {
+            self.restart_span(k)?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn do_end_query(&mut self, q: &Query) -> PipeResult<()> {
+        let vq = self.own_query(q, "end_query")?;
+        let ty = q.desc().query_type;
+        if !ty.is_end_only() && vq.state().phase != Phase::Active {
+            return Err(PipeError::invalid(format!(
+                "end_query: query #{} ({ty:?}) was not begun",
+                q.id()
+            )));
+        }
+        let end_ts = match ty {
+            QueryType::Timestamp | QueryType::TimeElapsed => Some(self.write_timestamp()?),
+            _ => None,
+        };
+        if let Some(i) = self.queries.active.iter().position(|a| Arc::ptr_eq(a, q)) {
+            self.queries.active.remove(i);
+            for k in vq.kinds.clone() {
+                self.restart_span(k)?;
+            }
+            if self.queries.active.is_empty() {
+                self.queries.suspended = false;
+            }
+        }
+        // TIMESTAMP_DISJOINT has nothing on the GPU to wait for.
+        let fence = (ty != QueryType::TimestampDisjoint).then(|| self.batches.deferred_fence());
+        let mut st = vq.state();
+        if ty.is_end_only() {
+            st.spans.clear();
+            st.begin_ts = None;
+        }
+        st.phase = Phase::Ended;
+        st.end_ts = end_ts;
+        st.end_fence = fence;
+        Ok(())
+    }
+
+    /// Whether the ended query's results are ready, flushing its end when
+    /// it is not submitted yet, and waiting with `wait`.
+    fn query_ready(&mut self, vq: &VkQuery, wait: bool) -> PipeResult<bool> {
+        let cell = {
+            let st = vq.state();
+            if st.phase != Phase::Ended {
+                return Err(PipeError::invalid(
+                    "get_query_result: the query has not ended since it was last begun",
+                ));
+            }
+            st.end_fence.clone()
+        };
+        let Some(cell) = cell else { return Ok(true) };
+        let submitted = *cell.lock().unwrap_or_else(|p| p.into_inner());
+        let value = match submitted {
+            Some(v) => v,
+            None => self.flush_internal()?,
+        };
+        if wait {
+            self.dev().wait_value(value, u64::MAX)?;
+            self.retire();
+        }
+        Ok(self.dev().completed_value() >= value)
+    }
+
+    /// The result of a ready query.
+    fn query_result(&self, q: &Query, vq: &VkQuery) -> PipeResult<QueryResult> {
+        let ty = q.desc().query_type;
+        let st = vq.state();
+        let period = f64::from(self.dev().physical.properties.limits.timestamp_period);
+        let ns = |ticks: u64| (ticks as f64 * period) as u64;
+        let ts = |s: &Option<Span>| -> PipeResult<u64> {
+            s.as_ref().map_or(Ok(0), |s| s.read().map(|v| v[0]))
+        };
+        // Sums per kind.
+        let mut sums: SmallVec<[(Kind, [u64; MAX_VALUES]); 4]> = SmallVec::new();
+        for s in &st.spans {
+            let v = s.read()?;
+            let k = s.pool.kind;
+            let i = match sums.iter().position(|(sk, _)| *sk == k) {
+                Some(i) => i,
+                None => {
+                    sums.push((k, [0; MAX_VALUES]));
+                    sums.len() - 1
+                }
+            };
+            for (acc, x) in sums[i].1.iter_mut().zip(v) {
+                *acc = acc.wrapping_add(x);
+            }
+        }
+        let sum = |k: Kind| {
+            sums.iter()
+                .find(|(sk, _)| *sk == k)
+                .map_or([0; MAX_VALUES], |(_, v)| *v)
+        };
+        let first = |k: Kind| sum(k)[0];
+        let overflow = |k: Kind| {
+            let v = sum(k);
+            v[1] > v[0]
+        };
+        let stream = q.desc().index;
+        Ok(match ty {
+            QueryType::OcclusionCounter => QueryResult::U64(first(Kind::Occlusion)),
+            QueryType::OcclusionPredicate | QueryType::OcclusionPredicateConservative => {
+                QueryResult::Bool(first(Kind::Occlusion) != 0)
+            }
+            QueryType::Timestamp => QueryResult::U64(ns(ts(&st.end_ts)?)),
+            QueryType::TimeElapsed => {
+                QueryResult::U64(ns(ts(&st.end_ts)?.saturating_sub(ts(&st.begin_ts)?)))
+            }
+            QueryType::TimestampDisjoint => QueryResult::TimestampDisjoint {
+                frequency: 1_000_000_000,
+                disjoint: false,
+            },
+            QueryType::GpuFinished => QueryResult::Bool(true),
+            QueryType::PrimitivesGenerated => QueryResult::U64(first(Kind::Generated(stream))),
+            QueryType::PrimitivesEmitted => QueryResult::U64(first(Kind::Xfb(stream))),
+            QueryType::SoStatistics => {
+                let v = sum(Kind::Xfb(stream));
+                QueryResult::SoStatistics {
+                    num_primitives_written: v[0],
+                    primitives_storage_needed: v[1],
+                }
+            }
+            QueryType::SoOverflowPredicate => QueryResult::Bool(overflow(Kind::Xfb(stream))),
+            QueryType::SoOverflowAnyPredicate => {
+                QueryResult::Bool(vq.kinds.iter().any(|k| overflow(*k)))
+            }
+            QueryType::PipelineStatistics => {
+                QueryResult::PipelineStatistics(statistics_struct(&sum(Kind::Statistics)))
+            }
+            QueryType::PipelineStatisticsSingle => {
+                QueryResult::U64(sum(Kind::Statistics)[stream as usize % MAX_VALUES])
+            }
+        })
+    }
+
+    pub(crate) fn do_get_query_result(
+        &mut self,
+        q: &Query,
+        wait: bool,
+    ) -> PipeResult<Option<QueryResult>> {
+        let vq = self.own_query(q, "get_query_result")?;
+        if !self.query_ready(vq, wait)? {
+            return Ok(None);
+        }
+        self.query_result(q, vq).map(Some)
+    }
+
+    /// The single span a GPU copy can read the result from: a counter
+    /// whose value Vulkan reports as it is.
+    fn single_counter_span(q: &Query, vq: &VkQuery) -> Option<Span> {
+        let st = vq.state();
+        let direct = matches!(
+            q.desc().query_type,
+            QueryType::OcclusionCounter | QueryType::PrimitivesGenerated
+        );
+        (direct && st.phase == Phase::Ended && st.spans.len() == 1).then(|| st.spans[0].clone())
+    }
+
+    pub(crate) fn do_get_query_result_resource(
+        &mut self,
+        q: &Query,
+        flags: QueryFlags,
+        ty: QueryValueType,
+        index: QueryResultIndex,
+        resource: &Resource,
+        offset: u32,
+    ) -> PipeResult<()> {
+        let what = "get_query_result_resource";
+        let vq = self.own_query(q, what)?;
+        let obj = vk_resource(resource)?.obj();
+        let Some(buffer) = obj.buffer() else {
+            return Err(PipeError::invalid(format!(
+                "{what}: the target is not a buffer"
+            )));
+        };
+        let size = ty.size();
+        if !offset.is_multiple_of(4)
+            || u64::from(offset) + u64::from(size) > u64::from(resource.desc().width0)
+        {
+            return Err(PipeError::invalid(format!(
+                "{what}: {size} bytes at offset {offset} are not a 4-byte aligned range of the \
+                 {}-byte buffer",
+                resource.desc().width0
+            )));
+        }
+        if let QueryResultIndex::Value(i) = index {
+            let n = match q.desc().query_type {
+                QueryType::SoStatistics | QueryType::TimestampDisjoint => 2,
+                QueryType::PipelineStatistics => MAX_VALUES as u32,
+                _ => 1,
+            };
+            if i >= n {
+                return Err(PipeError::invalid(format!(
+                    "{what}: value {i} of a {n}-value query"
+                )));
+            }
+        }
+        if vq.state().phase != Phase::Ended {
+            return Err(PipeError::invalid(format!(
+                "{what}: query #{} has not ended since it was last begun",
+                q.id()
+            )));
+        }
+        let gpu = matches!(index, QueryResultIndex::Value(0))
+            && matches!(ty, QueryValueType::U64 | QueryValueType::I64);
+        if let (true, Some(span)) = (gpu, Self::single_counter_span(q, vq)) {
+            let mut f = vk::QueryResultFlags::TYPE_64;
+            if flags.contains(QueryFlags::WAIT) {
+                f |= vk::QueryResultFlags::WAIT;
+            }
+            if flags.contains(QueryFlags::PARTIAL) {
+                f |= vk::QueryResultFlags::PARTIAL;
+            }
+            self.use_buffer(&obj, access::TRANSFER_WRITE, true);
+            let cmd = self.cmd();
+            // SAFETY: the span's query ended earlier in this context's
+            // queue order; the buffer range was checked above and is
+            // tracked by the batch; no rendering instance is open.
+            unsafe {
+                self.dev().raw().cmd_copy_query_pool_results(
+                    cmd,
+                    span.pool.raw,
+                    span.slot,
+                    1,
+                    buffer,
+                    u64::from(offset),
+                    8,
+                    f,
+                )
+            };
+            self.batches.keep(span.pool.clone());
+            return Ok(());
+        }
+        let ready = self.query_ready(vq, flags.contains(QueryFlags::WAIT))?;
+        let value = match index {
+            QueryResultIndex::Availability => u64::from(ready),
+            // Not ready and not asked to wait: nothing is written (GL's
+            // QUERY_RESULT_NO_WAIT).
+            QueryResultIndex::Value(_) if !ready => return Ok(()),
+            QueryResultIndex::Value(i) => result_value(&self.query_result(q, vq)?, i),
+        };
+        self.do_buffer_subdata(
+            resource,
+            MapFlags::empty(),
+            offset,
+            &result_bytes(value, ty),
+        )
+    }
+
+    pub(crate) fn do_render_condition_query(
+        &mut self,
+        q: &Query,
+        condition: bool,
+        _mode: RenderCondMode,
+    ) -> PipeResult<()> {
+        let what = "render_condition";
+        let vq = self.own_query(q, what)?;
+        if !q.desc().query_type.is_predicate_source() {
+            return Err(PipeError::invalid(format!(
+                "{what}: {:?} cannot predicate rendering",
+                q.desc().query_type
+            )));
+        }
+        if vq.state().phase != Phase::Ended {
+            return Err(PipeError::invalid(format!(
+                "{what}: query #{} has not ended since it was last begun",
+                q.id()
+            )));
+        }
+        if self.render_cond.ext.is_none() {
+            return Err(PipeError::unsupported(format!(
+                "{what}: the device has no conditionalRendering"
+            )));
+        }
+        let pred = match &self.queries.predicate {
+            Some(p) => p.clone(),
+            None => {
+                let t = ResourceTemplate::buffer(16, BindFlags::empty());
+                let p = crate::resource::resource_create(self.dev(), &t)?;
+                self.queries.predicate = Some(p.clone());
+                p
+            }
+        };
+        // The scope reading the old predicate ends before it is rewritten.
+        self.do_render_condition_mem(None, 0, false)?;
+        let occlusion = vk_query(q)?.kinds.as_slice() == [Kind::Occlusion];
+        let span = {
+            let st = vq.state();
+            (occlusion && st.spans.len() == 1).then(|| st.spans[0].clone())
+        };
+        if let Some(span) = span {
+            let obj = vk_resource(&pred)?.obj();
+            let buffer = obj.buffer().unwrap_or_default();
+            self.use_buffer(&obj, access::TRANSFER_WRITE, true);
+            let cmd = self.cmd();
+            // SAFETY: as in get_query_result_resource; 4 bytes at offset 0
+            // of the 16-byte predicate buffer. A count of 2^32 samples or
+            // more may wrap in 32 bits (Vulkan allows wrap or saturate).
+            unsafe {
+                self.dev().raw().cmd_copy_query_pool_results(
+                    cmd,
+                    span.pool.raw,
+                    span.slot,
+                    1,
+                    buffer,
+                    0,
+                    4,
+                    vk::QueryResultFlags::WAIT,
+                )
+            };
+            self.batches.keep(span.pool.clone());
+        } else {
+            self.query_ready(vq, true)?;
+            let v = result_value(&self.query_result(q, vq)?, 0) != 0;
+            self.do_buffer_subdata(&pred, MapFlags::empty(), 0, &u32::from(v).to_le_bytes())?;
+        }
+        self.do_render_condition_mem(Some(&pred), 0, condition)
+    }
+}

@@ -1,0 +1,750 @@
+//! `pipe.query.*`: queries (the spec's "Queries") and `render_condition`
+//! with a query ("Conditional Rendering").
+//!
+//! Expected counts follow from the draws alone: a band of pixel columns
+//! whose edges lie on pixel boundaries covers exactly its pixels (one
+//! sample each), a list of N triangles or points is N primitives, a
+//! stream-output buffer of N records holds N points. What the spec leaves
+//! to the implementation (shader invocation counts, which may include
+//! helper invocations or vertex reuse) is checked as a range.
+
+use std::sync::Arc;
+
+use pipe_core::blit::{BlitInfo, BlitSurface};
+use pipe_core::draw::PrimType;
+use pipe_core::flags::{BlitMask, ClearFlags, FlushFlags};
+use pipe_core::query::*;
+use pipe_core::resource::{BindFlags, PipeBox, ResourceFlags, ResourceTemplate};
+use pipe_core::shader::{ComputeState, GridInfo, ShaderCode};
+use pipe_core::state::{ColorUnion, ShaderStage, TexFilter};
+use pipe_core::{Format, PipeError, Resource};
+
+use super::draw::{bind_vertices, check_image, clear_color, draw, setup};
+use super::streamout as so;
+use crate::harness::{
+    bind_program, bind_rasterizer, env, set_color, shader, step, unorm, Env, FS_UBO_COLOR,
+    VS_PASSTHROUGH,
+};
+use crate::{result_case, Outcome, TestContext};
+
+type R = Result<(), Outcome>;
+
+const W: u32 = 16;
+const BLACK: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
+const RED: [f32; 4] = [1.0, 0.0, 0.0, 1.0];
+const GREEN: [f32; 4] = [0.0, 1.0, 0.0, 1.0];
+
+/// Two triangles covering pixel columns `x0..x1` of the 16x16 target (all
+/// rows): `(x1 - x0) * 16` pixels.
+fn columns(x0: u32, x1: u32) -> Vec<f32> {
+    let nx = |x: u32| -1.0 + 2.0 * x as f32 / W as f32;
+    let (a, b) = (nx(x0), nx(x1));
+    vec![
+        a, -1.0, 0.0, 1.0, b, -1.0, 0.0, 1.0, a, 1.0, 0.0, 1.0, //
+        a, 1.0, 0.0, 1.0, b, -1.0, 0.0, 1.0, b, 1.0, 0.0, 1.0,
+    ]
+}
+
+/// Draws the band `x0..x1`.
+fn band(e: &mut Env, x0: u32, x1: u32) -> R {
+    bind_vertices(e, &columns(x0, x1), None)?;
+    draw(e, PrimType::Triangles, 0, 6, 1)
+}
+
+/// A 16x16 target, cleared black, and a red drawing program.
+fn program(e: &mut Env) -> Result<super::draw::Target, Outcome> {
+    let t = setup(e, false)?;
+    bind_program(e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    clear_color(e, BLACK)?;
+    set_color(e, RED)?;
+    Ok(t)
+}
+
+fn create(e: &mut Env, ty: QueryType, index: u32) -> Result<Query, Outcome> {
+    match e.ctx.create_query(ty, index) {
+        Err(PipeError::Unsupported(m)) => Err(Outcome::skip(m)),
+        r => step("create_query", r),
+    }
+}
+
+fn begin(e: &mut Env, q: &Query) -> R {
+    step("begin_query", e.ctx.begin_query(q))
+}
+
+fn end(e: &mut Env, q: &Query) -> R {
+    step("end_query", e.ctx.end_query(q))
+}
+
+fn result(e: &mut Env, q: &Query) -> Result<QueryResult, Outcome> {
+    step("get_query_result", e.ctx.get_query_result(q, true))?
+        .ok_or_else(|| Outcome::fail("get_query_result(wait) returned no result"))
+}
+
+fn expect(what: &str, got: QueryResult, want: QueryResult) -> R {
+    if got == want {
+        Ok(())
+    } else {
+        Err(Outcome::fail(format!(
+            "{what}: expected {want:?}, got {got:?}"
+        )))
+    }
+}
+
+fn flush(e: &mut Env) -> R {
+    step("flush", e.ctx.flush(FlushFlags::empty(), false)).map(|_| ())
+}
+
+/// Counter, predicate and conservative predicate queries, nested and
+/// overlapping (Vulkan runs one occlusion query at a time; the driver
+/// splits them into spans), around bands of known size.
+fn occlusion(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    program(&mut e)?;
+    let all = create(&mut e, QueryType::OcclusionCounter, 0)?;
+    let inner = create(&mut e, QueryType::OcclusionCounter, 0)?;
+    let pred = create(&mut e, QueryType::OcclusionPredicate, 0)?;
+    let none = create(&mut e, QueryType::OcclusionPredicateConservative, 0)?;
+    let unused = create(&mut e, QueryType::OcclusionCounter, 0)?;
+    begin(&mut e, &all)?;
+    band(&mut e, 0, 4)?; // 64
+    begin(&mut e, &inner)?;
+    band(&mut e, 4, 6)?; // 32
+    begin(&mut e, &pred)?;
+    band(&mut e, 6, 7)?; // 16
+    end(&mut e, &inner)?;
+    band(&mut e, 8, 16)?; // 128
+    end(&mut e, &pred)?;
+    end(&mut e, &all)?;
+    // No fragment passes: a band outside the target.
+    begin(&mut e, &none)?;
+    bind_vertices(
+        &mut e,
+        &[2.0, 2.0, 0.0, 1.0, 3.0, 2.0, 0.0, 1.0, 2.0, 3.0, 0.0, 1.0],
+        None,
+    )?;
+    draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
+    end(&mut e, &none)?;
+    begin(&mut e, &unused)?;
+    end(&mut e, &unused)?;
+    let r = result(&mut e, &all)?;
+    expect("all bands", r, QueryResult::U64(64 + 32 + 16 + 128))?;
+    let r = result(&mut e, &inner)?;
+    expect("inner bands", r, QueryResult::U64(32 + 16))?;
+    let r = result(&mut e, &pred)?;
+    expect("predicate", r, QueryResult::Bool(true))?;
+    let r = result(&mut e, &none)?;
+    expect("nothing drawn", r, QueryResult::Bool(false))?;
+    let r = result(&mut e, &unused)?;
+    expect("no draw", r, QueryResult::U64(0))?;
+    // Begin resets the result.
+    begin(&mut e, &all)?;
+    band(&mut e, 0, 1)?;
+    end(&mut e, &all)?;
+    let r = result(&mut e, &all)?;
+    expect("begun again", r, QueryResult::U64(16))
+}
+result_case!("pipe.query.occlusion.nested", occlusion);
+
+/// A flush while the query is active ends its Vulkan query with the
+/// command buffer; the next draw begins another, and the result sums both.
+fn occlusion_across_flush(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    program(&mut e)?;
+    let q = create(&mut e, QueryType::OcclusionCounter, 0)?;
+    begin(&mut e, &q)?;
+    band(&mut e, 0, 2)?;
+    flush(&mut e)?;
+    band(&mut e, 2, 5)?;
+    flush(&mut e)?;
+    flush(&mut e)?;
+    band(&mut e, 5, 6)?;
+    end(&mut e, &q)?;
+    let r = result(&mut e, &q)?;
+    expect("three batches", r, QueryResult::U64((2 + 3 + 1) * 16))
+}
+result_case!("pipe.query.occlusion.across_flush", occlusion_across_flush);
+
+fn whole(r: &Resource) -> BlitSurface {
+    let d = r.desc();
+    BlitSurface {
+        resource: r.clone(),
+        level: 0,
+        bx: PipeBox::rect(0, 0, d.width0, d.height0),
+        format: Format::R8G8B8A8Unorm,
+    }
+}
+
+/// What queries must not count: draws while `set_active_query_state`
+/// pauses them, a blit drawn by the driver's shader blitter (one with
+/// blending), and clears. `TIME_ELAPSED` keeps running while paused.
+fn occlusion_paused(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    let t = program(&mut e)?;
+    let src = e.texture(&ResourceTemplate::texture_2d(
+        Format::R8G8B8A8Unorm,
+        4,
+        4,
+        BindFlags::SAMPLER_VIEW | BindFlags::RENDER_TARGET,
+    ))?;
+    let q = create(&mut e, QueryType::OcclusionCounter, 0)?;
+    let stats = create(&mut e, QueryType::PipelineStatistics, 0)?;
+    begin(&mut e, &q)?;
+    begin(&mut e, &stats)?;
+    band(&mut e, 0, 1)?; // 16
+    step(
+        "set_active_query_state(false)",
+        e.ctx.set_active_query_state(false),
+    )?;
+    band(&mut e, 1, 3)?;
+    step(
+        "set_active_query_state(true)",
+        e.ctx.set_active_query_state(true),
+    )?;
+    band(&mut e, 3, 4)?; // 16
+    let mut info = BlitInfo {
+        dst: whole(&t.color),
+        src: whole(&src),
+        mask: BlitMask::RGBA,
+        filter: TexFilter::Linear,
+        scissor: None,
+        render_condition_enable: false,
+        // Blending needs the shader blitter (a transfer blit would not
+        // draw at all).
+        alpha_blend: true,
+        window_rectangle_include: false,
+        window_rectangles: Vec::new(),
+    };
+    info.dst.bx = PipeBox::rect(8, 0, 8, 16);
+    step("blit", e.ctx.blit(&info))?;
+    step(
+        "clear",
+        e.ctx.clear(
+            ClearFlags::COLOR0,
+            None,
+            &ColorUnion::from_f32([0.0, 0.0, 0.0, 1.0]),
+            0.0,
+            0,
+        ),
+    )?;
+    band(&mut e, 4, 5)?; // 16
+    end(&mut e, &stats)?;
+    end(&mut e, &q)?;
+    let r = result(&mut e, &q)?;
+    expect("counted draws", r, QueryResult::U64(48))?;
+    let QueryResult::PipelineStatistics(s) = result(&mut e, &stats)? else {
+        return Err(Outcome::fail("statistics: wrong result kind"));
+    };
+    // Three counted draws of 2 triangles each.
+    if s.ia_primitives != 6 || s.ia_vertices != 18 {
+        return Err(Outcome::fail(format!(
+            "statistics: expected 18 vertices and 6 primitives (blit and paused draws not \
+             counted), got {s:?}"
+        )));
+    }
+    Ok(())
+}
+result_case!("pipe.query.paused", occlusion_paused);
+
+/// `TIMESTAMP` lies between the screen's timestamps taken before its
+/// draw and after its completion; `TIME_ELAPSED` is no longer than the
+/// wall-clock time around it; `TIMESTAMP_DISJOINT` is 1 GHz and not
+/// disjoint.
+fn timestamps(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    program(&mut e)?;
+    let disjoint = create(&mut e, QueryType::TimestampDisjoint, 0)?;
+    let t0 = create(&mut e, QueryType::Timestamp, 0)?;
+    let t1 = create(&mut e, QueryType::Timestamp, 0)?;
+    let elapsed = create(&mut e, QueryType::TimeElapsed, 0)?;
+    let screen_ts = e.screen.get_timestamp().ok();
+    let wall = std::time::Instant::now();
+    begin(&mut e, &disjoint)?;
+    end(&mut e, &t0)?;
+    begin(&mut e, &elapsed)?;
+    for i in 0..16 {
+        band(&mut e, i, i + 1)?;
+    }
+    flush(&mut e)?;
+    band(&mut e, 0, 16)?;
+    end(&mut e, &elapsed)?;
+    end(&mut e, &t1)?;
+    end(&mut e, &disjoint)?;
+    e.finish()?;
+    let wall_ns = wall.elapsed().as_nanos() as u64;
+    let screen_after = e.screen.get_timestamp().ok();
+    let (QueryResult::U64(a), QueryResult::U64(b), QueryResult::U64(d)) = (
+        result(&mut e, &t0)?,
+        result(&mut e, &t1)?,
+        result(&mut e, &elapsed)?,
+    ) else {
+        return Err(Outcome::fail("timestamps: wrong result kind"));
+    };
+    if a > b {
+        return Err(Outcome::fail(format!("timestamps: {a} after {b}")));
+    }
+    if d == 0 || d > b - a || d > wall_ns {
+        return Err(Outcome::fail(format!(
+            "time elapsed {d} ns: expected more than 0, at most the timestamps' {} ns and the \
+             wall clock's {wall_ns} ns",
+            b - a
+        )));
+    }
+    if let (Some(s0), Some(s1)) = (screen_ts, screen_after) {
+        if !(s0 <= a && b <= s1) {
+            return Err(Outcome::fail(format!(
+                "timestamps {a}..{b} outside the screen's {s0}..{s1}"
+            )));
+        }
+    }
+    expect(
+        "disjoint",
+        result(&mut e, &disjoint)?,
+        QueryResult::TimestampDisjoint {
+            frequency: 1_000_000_000,
+            disjoint: false,
+        },
+    )
+}
+result_case!("pipe.query.timestamp", timestamps);
+
+/// `GPU_FINISHED` becomes true once the work before it completed; polling
+/// without waiting eventually answers (the driver flushes the query's
+/// batch).
+fn gpu_finished(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    program(&mut e)?;
+    let q = create(&mut e, QueryType::GpuFinished, 0)?;
+    band(&mut e, 0, 16)?;
+    end(&mut e, &q)?;
+    let start = std::time::Instant::now();
+    loop {
+        match step(
+            "get_query_result(no wait)",
+            e.ctx.get_query_result(&q, false),
+        )? {
+            Some(r) => return expect("polled", r, QueryResult::Bool(true)),
+            None if start.elapsed().as_secs() > 20 => {
+                return Err(Outcome::fail("GPU_FINISHED never became ready"))
+            }
+            None => std::thread::sleep(std::time::Duration::from_millis(1)),
+        }
+    }
+}
+result_case!("pipe.query.gpu_finished", gpu_finished);
+
+/// `PRIMITIVES_GENERATED` counts with or without rasterization, and
+/// without stream output.
+fn primitives_generated(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    program(&mut e)?;
+    let q = create(&mut e, QueryType::PrimitivesGenerated, 0)?;
+    begin(&mut e, &q)?;
+    band(&mut e, 0, 4)?; // 2 triangles
+    bind_rasterizer(&mut e, |r| {
+        r.rasterizer_discard = true;
+        r.half_pixel_center = true;
+    })?;
+    bind_vertices(&mut e, &[0.0; 4 * 9], None)?;
+    draw(&mut e, PrimType::Points, 0, 9, 1)?; // 9 points
+    draw(&mut e, PrimType::Lines, 0, 8, 1)?; // 4 lines
+    end(&mut e, &q)?;
+    expect(
+        "generated",
+        result(&mut e, &q)?,
+        QueryResult::U64(2 + 9 + 4),
+    )
+}
+result_case!("pipe.query.primitives_generated", primitives_generated);
+
+/// The statistics group for one draw and one dispatch, and each counter
+/// alone (`PIPELINE_STATISTICS_SINGLE`) equal to the group's.
+fn pipeline_statistics(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    program(&mut e)?;
+    let group = create(&mut e, QueryType::PipelineStatistics, 0)?;
+    let singles: Vec<Query> = (0..11)
+        .map(|i| create(&mut e, QueryType::PipelineStatisticsSingle, i))
+        .collect::<Result<_, _>>()?;
+    begin(&mut e, &group)?;
+    for s in &singles {
+        begin(&mut e, s)?;
+    }
+    band(&mut e, 0, 4)?; // 6 vertices, 2 triangles, 64 pixels
+    let ir = spirv_gen::text::parse("shader compute local_size=4,2,1\nfn main {\n}\n")
+        .map_err(|e| Outcome::fail(format!("test shader: {e}")))?;
+    let cs = step(
+        "create_compute_state",
+        e.ctx.create_compute_state(&ComputeState {
+            code: ShaderCode::Ir(Arc::new(ir)),
+            static_shared_mem: 0,
+            req_input_mem: 0,
+        }),
+    )?;
+    step("bind_compute_state", e.ctx.bind_compute_state(Some(cs)))?;
+    step(
+        "launch_grid",
+        e.ctx.launch_grid(&GridInfo {
+            block: [4, 2, 1],
+            grid: [3, 1, 2],
+            ..Default::default()
+        }),
+    )?; // 48 invocations
+    for s in singles.iter().rev() {
+        end(&mut e, s)?;
+    }
+    end(&mut e, &group)?;
+    let QueryResult::PipelineStatistics(s) = result(&mut e, &group)? else {
+        return Err(Outcome::fail("statistics: wrong result kind"));
+    };
+    let exact = s.ia_vertices == 6
+        && s.ia_primitives == 2
+        && s.gs_invocations == 0
+        && s.gs_primitives == 0
+        && s.hs_invocations == 0
+        && s.ds_invocations == 0
+        && s.cs_invocations == 48;
+    // lavapipe reports 0 clipper output primitives; Vulkan leaves the
+    // count to the implementation, so only the bound is checked.
+    let ranges = (1..=6).contains(&s.vs_invocations)
+        && s.c_invocations == 2
+        && s.c_primitives <= 2
+        && s.ps_invocations >= 64;
+    if !(exact && ranges) {
+        return Err(Outcome::fail(format!(
+            "statistics: expected 6 vertices, 2 primitives, 1-6 vertex shader invocations, 2 \
+             clipper invocations, 64 or more fragment shader invocations and 48 compute \
+             invocations, got {s:?}"
+        )));
+    }
+    let group_values = [
+        s.ia_vertices,
+        s.ia_primitives,
+        s.vs_invocations,
+        s.gs_invocations,
+        s.gs_primitives,
+        s.c_invocations,
+        s.c_primitives,
+        s.ps_invocations,
+        s.hs_invocations,
+        s.ds_invocations,
+        s.cs_invocations,
+    ];
+    for (i, q) in singles.iter().enumerate() {
+        let r = result(&mut e, q)?;
+        expect(
+            &format!("counter {i} alone"),
+            r,
+            QueryResult::U64(group_values[i]),
+        )?;
+    }
+    Ok(())
+}
+result_case!("pipe.query.pipeline_statistics.group", pipeline_statistics);
+
+/// Two statistics queries one after the other in one command buffer,
+/// each around a draw (lavapipe crashed on the second begin without the
+/// driver's workaround, `DeviceShared::stats_need_compute`).
+fn statistics_two_spans(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    program(&mut e)?;
+    let a = create(&mut e, QueryType::PipelineStatistics, 0)?;
+    let b = create(&mut e, QueryType::PipelineStatisticsSingle, 0)?;
+    begin(&mut e, &a)?;
+    band(&mut e, 0, 1)?;
+    end(&mut e, &a)?;
+    begin(&mut e, &b)?;
+    band(&mut e, 1, 2)?;
+    band(&mut e, 2, 3)?;
+    end(&mut e, &b)?;
+    let QueryResult::PipelineStatistics(s) = result(&mut e, &a)? else {
+        return Err(Outcome::fail("statistics: wrong result kind"));
+    };
+    if (s.ia_vertices, s.ia_primitives) != (6, 2) {
+        return Err(Outcome::fail(format!(
+            "first query: expected 6 vertices and 2 primitives, got {s:?}"
+        )));
+    }
+    expect(
+        "second query's vertices",
+        result(&mut e, &b)?,
+        QueryResult::U64(12),
+    )
+}
+result_case!(
+    "pipe.query.pipeline_statistics.two_spans",
+    statistics_two_spans
+);
+
+/// Stream-output queries: `PRIMITIVES_EMITTED`, `SO_STATISTICS` and the
+/// overflow predicates, with a target that holds 4 points.
+fn streamout(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    so::require_so(&e)?;
+    so::setup(&mut e, false)?;
+    so::bind_fs(&mut e)?;
+    let outs = so::simple_outs();
+    so::bind_vs(
+        &mut e,
+        so::with_so(shader(ShaderStage::Vertex, so::VS_CAP)?, outs, [5, 0, 0, 0]),
+    )?;
+    let b = so::so_buffer(&mut e, 20 * 4)?;
+    let t = so::target(&mut e, &b, 0, 20 * 4)?;
+    let emitted = create(&mut e, QueryType::PrimitivesEmitted, 0)?;
+    let stats = create(&mut e, QueryType::SoStatistics, 0)?;
+    let fits = create(&mut e, QueryType::SoOverflowPredicate, 0)?;
+    let overflow = create(&mut e, QueryType::SoOverflowPredicate, 0)?;
+    let any = create(&mut e, QueryType::SoOverflowAnyPredicate, 0)?;
+    let generated = create(&mut e, QueryType::PrimitivesGenerated, 0)?;
+    so::set_targets(&mut e, &[&t], &[Some(0)])?;
+    begin(&mut e, &emitted)?;
+    begin(&mut e, &stats)?;
+    begin(&mut e, &overflow)?;
+    begin(&mut e, &any)?;
+    begin(&mut e, &generated)?;
+    begin(&mut e, &fits)?;
+    so::bind_verts(&mut e, 0, 3)?;
+    so::draw(&mut e, PrimType::Points, 3)?; // 3 written
+    end(&mut e, &fits)?;
+    so::bind_verts(&mut e, 3, 3)?;
+    so::draw(&mut e, PrimType::Points, 3)?; // 1 written, 2 dropped
+    for q in [&emitted, &stats, &overflow, &any, &generated] {
+        end(&mut e, q)?;
+    }
+    so::set_targets(&mut e, &[], &[])?;
+    expect("emitted", result(&mut e, &emitted)?, QueryResult::U64(4))?;
+    expect(
+        "statistics",
+        result(&mut e, &stats)?,
+        QueryResult::SoStatistics {
+            num_primitives_written: 4,
+            primitives_storage_needed: 6,
+        },
+    )?;
+    expect("fits", result(&mut e, &fits)?, QueryResult::Bool(false))?;
+    expect(
+        "overflow",
+        result(&mut e, &overflow)?,
+        QueryResult::Bool(true),
+    )?;
+    expect("any stream", result(&mut e, &any)?, QueryResult::Bool(true))?;
+    expect(
+        "generated",
+        result(&mut e, &generated)?,
+        QueryResult::U64(6),
+    )
+}
+result_case!("pipe.query.streamout", streamout);
+
+/// Reads back `n` bytes of `b`.
+fn bytes(e: &mut Env, b: &Resource, n: u32) -> Result<Vec<u8>, Outcome> {
+    e.read_buffer(b, 0, n)
+}
+
+/// `get_query_result_resource`: a single-span counter (copied on the
+/// GPU), a query split by a flush and 32-bit types (computed on the CPU,
+/// saturated), values of a multi-value query, and availability.
+fn result_resource(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    program(&mut e)?;
+    let buf = e.buffer(64, ResourceFlags::empty())?;
+    e.subdata(&buf, 0, &[0xaa; 64])?;
+    let one = create(&mut e, QueryType::OcclusionCounter, 0)?;
+    let split = create(&mut e, QueryType::OcclusionCounter, 0)?;
+    let so_stats = create(&mut e, QueryType::PipelineStatistics, 0)?;
+    begin(&mut e, &one)?;
+    begin(&mut e, &so_stats)?;
+    band(&mut e, 0, 3)?; // 48
+    end(&mut e, &one)?;
+    begin(&mut e, &split)?;
+    band(&mut e, 3, 4)?;
+    flush(&mut e)?;
+    band(&mut e, 4, 6)?; // 16 + 32
+    end(&mut e, &split)?;
+    end(&mut e, &so_stats)?;
+    let w = |e: &mut Env, q: &Query, ty: QueryValueType, i: QueryResultIndex, off: u32| {
+        step(
+            "get_query_result_resource",
+            e.ctx
+                .get_query_result_resource(q, QueryFlags::WAIT, ty, i, &buf, off),
+        )
+    };
+    use QueryResultIndex::{Availability, Value};
+    w(&mut e, &one, QueryValueType::U64, Value(0), 0)?;
+    w(&mut e, &split, QueryValueType::U64, Value(0), 8)?;
+    w(&mut e, &split, QueryValueType::I32, Value(0), 16)?;
+    w(&mut e, &so_stats, QueryValueType::U32, Value(0), 20)?; // vertices: 18
+    w(&mut e, &so_stats, QueryValueType::I64, Value(1), 24)?; // primitives: 6
+    w(&mut e, &one, QueryValueType::U32, Availability, 32)?;
+    let got = bytes(&mut e, &buf, 40)?;
+    let mut want = Vec::new();
+    want.extend_from_slice(&48u64.to_le_bytes());
+    want.extend_from_slice(&48u64.to_le_bytes());
+    want.extend_from_slice(&48i32.to_le_bytes());
+    want.extend_from_slice(&18u32.to_le_bytes());
+    want.extend_from_slice(&6i64.to_le_bytes());
+    want.extend_from_slice(&1u32.to_le_bytes());
+    want.extend_from_slice(&[0xaa; 4]);
+    if got != want {
+        return Err(Outcome::fail(format!(
+            "results in the buffer: expected {want:?}, got {got:?}"
+        )));
+    }
+    Ok(())
+}
+result_case!("pipe.query.result_resource", result_resource);
+
+/// `render_condition` on occlusion queries: a band is drawn unless the
+/// predicate (samples passed) equals `condition`. One query's result is
+/// copied on the GPU, one split by a flush is evaluated on the CPU.
+fn render_condition(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    let t = program(&mut e)?;
+    if !e.screen.caps().conditional_render {
+        return Err(Outcome::skip("no conditional rendering"));
+    }
+    let zero = create(&mut e, QueryType::OcclusionPredicate, 0)?;
+    let some = create(&mut e, QueryType::OcclusionCounter, 0)?;
+    let split = create(&mut e, QueryType::OcclusionCounter, 0)?;
+    // Nothing passes: a triangle outside the target.
+    begin(&mut e, &zero)?;
+    bind_vertices(
+        &mut e,
+        &[2.0, 2.0, 0.0, 1.0, 3.0, 2.0, 0.0, 1.0, 2.0, 3.0, 0.0, 1.0],
+        None,
+    )?;
+    draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
+    end(&mut e, &zero)?;
+    begin(&mut e, &some)?;
+    band(&mut e, 15, 16)?;
+    end(&mut e, &some)?;
+    begin(&mut e, &split)?;
+    flush(&mut e)?;
+    band(&mut e, 14, 15)?;
+    end(&mut e, &split)?;
+    set_color(&mut e, GREEN)?;
+    let cases: [(&Query, bool); 6] = [
+        (&zero, false),  // false == false: skipped
+        (&zero, true),   // drawn
+        (&some, false),  // drawn
+        (&some, true),   // skipped
+        (&split, false), // drawn
+        (&split, true),  // skipped
+    ];
+    for (i, (q, condition)) in cases.iter().enumerate() {
+        step(
+            "render_condition",
+            e.ctx
+                .render_condition(Some(q), *condition, RenderCondMode::Wait),
+        )?;
+        band(&mut e, i as u32 * 2, i as u32 * 2 + 2)?;
+    }
+    step(
+        "render_condition(None)",
+        e.ctx.render_condition(None, false, RenderCondMode::Wait),
+    )?;
+    let drawn = [false, true, true, false, true, false];
+    check_image(ctx, &mut e, &t, |x, _| {
+        let i = (x / 2) as usize;
+        Some(unorm(match i {
+            0..=5 if drawn[i] => GREEN,
+            0..=5 => BLACK,
+            6 => BLACK,
+            _ => RED,
+        }))
+    })
+}
+result_case!("pipe.query.render_condition", render_condition);
+
+fn expect_invalid<T: std::fmt::Debug>(what: &str, r: Result<T, PipeError>) -> R {
+    match r {
+        Err(PipeError::InvalidArgument(_)) => Ok(()),
+        other => Err(Outcome::fail(format!(
+            "{what}: expected InvalidArgument, got {other:?}"
+        ))),
+    }
+}
+
+/// Misuse gets `InvalidArgument`, and the context goes on: a query
+/// destroyed while its batch is pending, then a draw that still renders.
+fn bad_input(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    let t = program(&mut e)?;
+    expect_invalid(
+        "stream 99",
+        e.ctx.create_query(QueryType::PrimitivesGenerated, 99),
+    )?;
+    expect_invalid(
+        "counter 11",
+        e.ctx.create_query(QueryType::PipelineStatisticsSingle, 11),
+    )?;
+    expect_invalid(
+        "index 1",
+        e.ctx.create_query(QueryType::OcclusionCounter, 1),
+    )?;
+    let q = create(&mut e, QueryType::OcclusionCounter, 0)?;
+    let ts = create(&mut e, QueryType::Timestamp, 0)?;
+    expect_invalid("end before begin", e.ctx.end_query(&q))?;
+    expect_invalid("result before begin", e.ctx.get_query_result(&q, true))?;
+    expect_invalid("begin a timestamp", e.ctx.begin_query(&ts))?;
+    begin(&mut e, &q)?;
+    expect_invalid("begin twice", e.ctx.begin_query(&q))?;
+    expect_invalid("result while active", e.ctx.get_query_result(&q, false))?;
+    expect_invalid(
+        "render_condition on an active query",
+        e.ctx
+            .render_condition(Some(&q), false, RenderCondMode::Wait),
+    )?;
+    expect_invalid(
+        "render_condition on a timestamp",
+        e.ctx
+            .render_condition(Some(&ts), false, RenderCondMode::Wait),
+    )?;
+    band(&mut e, 0, 8)?;
+    end(&mut e, &q)?;
+    let small = e.buffer(8, ResourceFlags::empty())?;
+    expect_invalid(
+        "result past the buffer's end",
+        e.ctx.get_query_result_resource(
+            &q,
+            QueryFlags::WAIT,
+            QueryValueType::U64,
+            QueryResultIndex::Value(0),
+            &small,
+            4,
+        ),
+    )?;
+    expect_invalid(
+        "value 1 of a counter",
+        e.ctx.get_query_result_resource(
+            &q,
+            QueryFlags::WAIT,
+            QueryValueType::U32,
+            QueryResultIndex::Value(1),
+            &small,
+            0,
+        ),
+    )?;
+    let mut other = e.other_context()?;
+    expect_invalid("another context's query", other.begin_query(&q))?;
+    drop(other);
+    // Destroyed with its end pending in the current batch.
+    let pending = create(&mut e, QueryType::OcclusionCounter, 0)?;
+    begin(&mut e, &pending)?;
+    band(&mut e, 8, 12)?;
+    step("destroy_query", e.ctx.destroy_query(pending))?;
+    // Destroyed while active, with another query of its kind running.
+    let active = create(&mut e, QueryType::OcclusionCounter, 0)?;
+    let survivor = create(&mut e, QueryType::OcclusionCounter, 0)?;
+    begin(&mut e, &survivor)?;
+    begin(&mut e, &active)?;
+    step("destroy_query(active)", e.ctx.destroy_query(active))?;
+    set_color(&mut e, GREEN)?;
+    band(&mut e, 12, 16)?;
+    end(&mut e, &survivor)?;
+    expect("first query", result(&mut e, &q)?, QueryResult::U64(128))?;
+    expect("survivor", result(&mut e, &survivor)?, QueryResult::U64(64))?;
+    check_image(ctx, &mut e, &t, |x, _| {
+        Some(unorm(if x < 12 { RED } else { GREEN }))
+    })
+}
+result_case!("pipe.query.bad_input", bad_input);
