@@ -25,7 +25,8 @@
 //! number), so one can be replayed alone:
 //! `PIPE_CTS_STATE_FUZZ_ITERATIONS=3,17` runs only those iterations, and
 //! `PIPE_CTS_STATE_FUZZ_VERBOSE=1` prints the state of every draw, and
-//! `PIPE_CTS_STATE_FUZZ_SYNC=1` waits for the device after every
+//! `PIPE_CTS_STATE_FUZZ_SEED=N` runs seed N instead of the case's own,
+//! and `PIPE_CTS_STATE_FUZZ_SYNC=1` waits for the device after every
 //! iteration, so that a device crash happens in the iteration whose
 //! submission caused it.
 //!
@@ -56,6 +57,7 @@ use pipe_core::cso::{
 };
 use pipe_core::draw::{DrawInfo, DrawStartCountBias, IndexSource, PrimType};
 use pipe_core::flags::{ClearFlags, FlushFlags, MapFlags, TextureBarrierFlags};
+use pipe_core::query::{Query, QueryResult, QueryType, RenderCondMode};
 use pipe_core::resource::{BindFlags, PipeBox, ResourceTemplate, Target};
 use pipe_core::shader::{StreamOutput, StreamOutputInfo};
 use pipe_core::state::*;
@@ -775,6 +777,19 @@ struct Fuzz {
     counts: [u32; 4],
     bound: Bound,
     log: Log,
+    /// Queries begun and ended around iterations (see `queries_step`).
+    queries: FuzzQueries,
+}
+
+/// The queries of a run: one of each kind the device has, the ones begun
+/// together (all ended together, so that pairs counting the same draws
+/// can be compared), a pause, and a render condition on the predicate.
+#[derive(Default)]
+struct FuzzQueries {
+    all: Vec<(QueryType, Query)>,
+    active: Vec<usize>,
+    paused: bool,
+    condition: bool,
 }
 
 /// The record of a run: the current iteration and its state, the calls
@@ -2095,6 +2110,136 @@ impl Fuzz {
 
     /// Names the iteration on stderr, with the messages, when validation
     /// messages appeared (they stay recorded for the runner).
+    /// Ends the active queries (checking pairs that counted the same
+    /// draws against each other), and with `begin` maybe begins another
+    /// random set, maybe paused, maybe predicating the iteration's draws
+    /// on the occlusion predicate.
+    fn queries_step(&mut self, r: &mut Rng, begin: bool) {
+        let c = &mut self.e.ctx;
+        if self.queries.condition {
+            self.log.ok(
+                "render_condition(None)",
+                c.render_condition(None, false, RenderCondMode::Wait),
+            );
+            self.queries.condition = false;
+        }
+        if self.queries.paused {
+            self.log.ok(
+                "set_active_query_state(true)",
+                c.set_active_query_state(true),
+            );
+            self.queries.paused = false;
+        }
+        let mut active = std::mem::take(&mut self.queries.active);
+        // End in a random order.
+        for k in (1..active.len()).rev() {
+            active.swap(k, r.below(k as u32 + 1) as usize);
+        }
+        for &i in &active {
+            let q = self.queries.all[i].1.clone();
+            self.log.ok("end_query", self.e.ctx.end_query(&q));
+        }
+        let mut results: HashMap<QueryType, QueryResult> = HashMap::new();
+        for &i in &active {
+            let (ty, q) = self.queries.all[i].clone();
+            if r.chance(30) {
+                // Polling first: the driver flushes the query's batch.
+                let _ = self.log.ok(
+                    "get_query_result(no wait)",
+                    self.e.ctx.get_query_result(&q, false),
+                );
+            }
+            if let Some(Some(v)) = self
+                .log
+                .ok("get_query_result", self.e.ctx.get_query_result(&q, true))
+            {
+                results.insert(ty, v);
+            }
+        }
+        let mut check = |what: &str, ok: bool| {
+            if !ok {
+                let msg = format!(
+                    "iteration {}: queries: {what}: {results:?}\n  state: {}",
+                    self.log.iteration, self.log.desc
+                );
+                eprintln!("state_fuzz: {msg}");
+                self.log.failures.push(msg);
+            }
+        };
+        use QueryType as T;
+        if let (Some(QueryResult::U64(n)), Some(QueryResult::Bool(b))) = (
+            results.get(&T::OcclusionCounter),
+            results.get(&T::OcclusionPredicate),
+        ) {
+            check("predicate != (counter > 0)", *b == (*n > 0));
+        }
+        if let (Some(QueryResult::PipelineStatistics(s)), Some(QueryResult::U64(v))) = (
+            results.get(&T::PipelineStatistics),
+            results.get(&T::PipelineStatisticsSingle),
+        ) {
+            check(
+                "group's IA vertices != the single counter",
+                s.ia_vertices == *v,
+            );
+        }
+        if !begin || self.queries.all.is_empty() || !r.chance(40) {
+            return;
+        }
+        let n = self.queries.all.len();
+        let mut chosen: Vec<usize> = (0..n).filter(|_| r.chance(50)).collect();
+        if chosen.is_empty() {
+            chosen.push(r.below(n as u32) as usize);
+        }
+        for &i in &chosen {
+            let q = self.queries.all[i].1.clone();
+            if self
+                .log
+                .ok("begin_query", self.e.ctx.begin_query(&q))
+                .is_some()
+            {
+                self.queries.active.push(i);
+            }
+        }
+        if r.chance(10) {
+            self.log.ok(
+                "set_active_query_state(false)",
+                self.e.ctx.set_active_query_state(false),
+            );
+            self.queries.paused = true;
+        }
+        // Predicate this iteration's draws on an earlier result.
+        if r.chance(15) {
+            if let Some((_, q)) = self
+                .queries
+                .all
+                .iter()
+                .find(|(t, _)| *t == T::OcclusionPredicate)
+                .cloned()
+            {
+                if !self
+                    .queries
+                    .active
+                    .iter()
+                    .any(|&i| self.queries.all[i].1.id() == q.id())
+                {
+                    let cond = r.chance(50);
+                    // Fails (InvalidArgument) only if never ended yet.
+                    match self
+                        .e
+                        .ctx
+                        .render_condition(Some(&q), cond, RenderCondMode::Wait)
+                    {
+                        Ok(()) => self.queries.condition = true,
+                        Err(PipeError::InvalidArgument(_)) => {}
+                        Err(e) => {
+                            self.log.ok::<()>("render_condition", Err(e));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     fn check_messages(&mut self, before: usize, what: &str) {
         let after = pipe_vk::debug::message_count();
         if after > before {
@@ -2217,6 +2362,23 @@ fn new_fuzz(ctx: &TestContext, seed: u64, sw: Switches) -> Result<Fuzz, Outcome>
             BindFlags::STREAM_OUTPUT | BindFlags::VERTEX_BUFFER,
         )),
     )?;
+    let mut queries = Vec::new();
+    for (ty, index) in [
+        (QueryType::OcclusionCounter, 0),
+        (QueryType::OcclusionPredicate, 0),
+        (QueryType::PipelineStatistics, 0),
+        (QueryType::PipelineStatisticsSingle, 0),
+        (QueryType::PrimitivesGenerated, 0),
+        (QueryType::PrimitivesEmitted, 0),
+        (QueryType::SoOverflowPredicate, 0),
+        (QueryType::TimeElapsed, 0),
+    ] {
+        match e.ctx.create_query(ty, index) {
+            Ok(q) => queries.push((ty, q)),
+            Err(PipeError::Unsupported(_)) => {}
+            Err(err) => return Err(Outcome::fail(format!("create_query({ty:?}): {err}"))),
+        }
+    }
     Ok(Fuzz {
         e,
         caps,
@@ -2236,6 +2398,10 @@ fn new_fuzz(ctx: &TestContext, seed: u64, sw: Switches) -> Result<Fuzz, Outcome>
         counts: [0; 4],
         bound: Bound::default(),
         log: Log::default(),
+        queries: FuzzQueries {
+            all: queries,
+            ..Default::default()
+        },
     })
 }
 
@@ -2381,6 +2547,12 @@ fn health_check(f: &mut Fuzz) -> R {
 }
 
 fn run_seed(ctx: &mut TestContext, seed: u64, sw: Switches) -> R {
+    // PIPE_CTS_STATE_FUZZ_SEED=N runs seed N in place of the case's own
+    // (with the case's switches), to try seeds outside the suite.
+    let seed = std::env::var("PIPE_CTS_STATE_FUZZ_SEED")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(seed);
     let mut f = new_fuzz(ctx, seed, sw)?;
     // PIPE_CTS_STATE_FUZZ_ITERATIONS=3,17 runs only those iterations
     // (each has its own generator state), to reduce a failure.
@@ -2400,6 +2572,10 @@ fn run_seed(ctx: &mut TestContext, seed: u64, sw: Switches) -> R {
             .wrapping_add(u64::from(i).wrapping_mul(0x9e37_79b9)));
         eprintln!("state_fuzz: iteration {i}");
         let before = pipe_vk::debug::message_count();
+        // Queries draw from a generator of their own, so that the
+        // iterations' state stays what it was before queries were added.
+        let mut qrng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ u64::from(i));
+        f.queries_step(&mut qrng, true);
         f.run_iteration();
         if sync_each {
             f.e.finish()?;
@@ -2410,6 +2586,7 @@ fn run_seed(ctx: &mut TestContext, seed: u64, sw: Switches) -> R {
         }
     }
     let before = pipe_vk::debug::message_count();
+    f.queries_step(&mut Rng(seed), false);
     f.e.finish()?;
     f.check_messages(before, "the final flush");
     if !f.log.failures.is_empty() {
