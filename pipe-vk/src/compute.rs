@@ -768,6 +768,8 @@ impl VkContext {
     }
 
     pub(crate) fn do_launch_grid(&mut self, info: &GridInfo) -> PipeResult<()> {
+        // Queries resume outside rendering instances, where dispatches are.
+        self.end_rendering();
         self.resume_queries()?;
         // Compute push constants share the command buffer's push-constant
         // storage with draws: make the next draw push its block again.

@@ -268,10 +268,11 @@ impl VkContext {
         // Merged draws are recorded in the instance they were prepared in.
         self.end_draw_merge();
         if self.rendering {
-            // Transform feedback and conditional rendering begun inside
-            // the instance must end inside it.
+            // Transform feedback, conditional rendering and queries begun
+            // inside the instance must end inside it.
             self.so_pause();
             self.end_conditional_rendering();
+            self.end_rendering_queries();
             let cmd = self.batches.cmd();
             self.dev().end_rendering(cmd);
             self.rendering = false;
@@ -725,7 +726,6 @@ impl VkContext {
         draws: &[DrawStartCountBias],
         merge: Option<crate::merge::MergeKey>,
     ) -> PipeResult<()> {
-        self.resume_queries()?;
         // Draw-auto: the vertex count comes from a stream-output target.
         let auto_target = indirect.and_then(|i| i.count_from_stream_output.clone());
         if auto_target.is_some() && info.index_size != 0 {
@@ -993,11 +993,16 @@ impl VkContext {
             self.end_rendering();
         }
 
-        // 3. Rendering.
+        // 3. Rendering. Suspended queries begin again inside the instance
+        // (outside it, before it begins, with no_query_in_rendering).
+        if self.dev().debug.no_query_in_rendering {
+            self.resume_queries()?;
+        }
         if !self.rendering {
             self.begin_rendering()?;
         }
         self.begin_conditional_rendering();
+        self.resume_queries()?;
         let cmd = self.batches.cmd();
         let dev = self.dev().clone();
         let raw = dev.raw();

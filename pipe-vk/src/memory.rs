@@ -68,6 +68,10 @@ pub struct DebugFlags {
     /// `no_dynamic_vertex_input`: bake vertex input into pipelines, as
     /// devices without VK_EXT_vertex_input_dynamic_state must.
     pub no_dynamic_vertex_input: bool,
+    /// `no_query_in_rendering`: begin and end Vulkan queries only outside
+    /// rendering instances (so a query's begin or end splits the instance
+    /// it falls into), for comparisons (`crate::query`).
+    pub no_query_in_rendering: bool,
 }
 
 impl DebugFlags {
@@ -86,6 +90,7 @@ impl DebugFlags {
             no_dynamic_vertex_input: has("no_dynamic_vertex_input"),
             no_cb0_push_offset: has("no_cb0_push_offset"),
             point_edges: has("point_edges"),
+            no_query_in_rendering: has("no_query_in_rendering"),
         }
     }
 }

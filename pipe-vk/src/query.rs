@@ -7,15 +7,20 @@
 //!   active. Its result is the sum over its spans.
 //! - Vulkan allows one active query per type (and per vertex stream) in a
 //!   command buffer, and a query must begin and end in the same command
-//!   buffer, outside rendering instances (or inside one instance). So the
-//!   context runs at most one Vulkan query per [`Kind`], begun outside
-//!   rendering instances and shared by every active Gallium query of that
-//!   kind: when one of them begins or ends, the running span ends and a
-//!   new one begins for those still active. A flush ends every span (the
-//!   queries are *suspended*); so do `set_active_query_state(false)` and
-//!   the blitter's own draws, which queries must not count (Gallium's
+//!   buffer, and either inside one rendering instance or outside any. So
+//!   the context runs at most one Vulkan query per [`Kind`], shared by
+//!   every active Gallium query of that kind: when one of them begins or
+//!   ends, the running span ends and a new one begins for those still
+//!   active. A span begins inside the open rendering instance when there
+//!   is one (as Zink begins queries inside its render pass), so that a
+//!   query around a few draws does not split the instance; the end of the
+//!   instance ends it. A flush ends every span (the queries are
+//!   *suspended*); so do `set_active_query_state(false)` and the
+//!   blitter's own draws, which queries must not count (Gallium's
 //!   `util_blitter` pauses queries the same way). Suspended queries resume
-//!   lazily, at the next draw or dispatch.
+//!   lazily, at the next draw (inside its rendering instance) or dispatch.
+//!   `PIPE_VK_DEBUG=no_query_in_rendering` keeps every span outside
+//!   rendering instances, for comparisons (pipe-bench draw scenario 15).
 //! - `TIMESTAMP` and the two ends of `TIME_ELAPSED` are written with
 //!   `vkCmdWriteTimestamp2` into slots of their own. `TIME_ELAPSED` is not
 //!   paused (the spec's exception). `GPU_FINISHED` is the fence of the
@@ -176,6 +181,8 @@ impl Drop for QueryPool {
 pub(crate) struct Span {
     pool: Arc<QueryPool>,
     slot: u32,
+    /// Begun inside the open rendering instance (which must end it).
+    inside: bool,
 }
 
 impl Span {
@@ -553,6 +560,7 @@ impl VkContext {
                 let span = Span {
                     pool: pool.clone(),
                     slot: *next,
+                    inside: false,
                 };
                 *next += 1;
                 return Ok(span);
@@ -574,13 +582,24 @@ impl VkContext {
             None => QueryPool::new(self.dev(), kind)?,
         };
         self.queries.current.insert(kind, (pool.clone(), 1));
-        Ok(Span { pool, slot: 0 })
+        Ok(Span {
+            pool,
+            slot: 0,
+            inside: false,
+        })
     }
 
     /// Begins a Vulkan query of `kind` (outside any rendering instance).
     fn begin_span(&mut self, kind: Kind) -> PipeResult<Span> {
-        let span = self.alloc_slot(kind)?;
-        let cmd = self.cmd();
+        let mut span = self.alloc_slot(kind)?;
+        span.inside = self.rendering && !self.dev().debug.no_query_in_rendering;
+        // Query commands need no barrier: inside an instance the pending
+        // ones wait for the next command that ends it.
+        let cmd = if span.inside {
+            self.batches.cmd()
+        } else {
+            self.cmd()
+        };
         if kind == Kind::Statistics && self.dev().stats_need_compute() {
             self.bind_dummy_compute(cmd)?;
         }
@@ -629,7 +648,13 @@ impl VkContext {
     }
 
     fn end_span(&mut self, kind: Kind, span: &Span) {
-        let cmd = self.cmd();
+        // A span begun inside an instance ends in it (end_rendering ends
+        // those first); one begun outside ends outside.
+        let cmd = if span.inside {
+            self.batches.cmd()
+        } else {
+            self.cmd()
+        };
         match (kind.stream(), &self.queries.xfb) {
             (Some(s), Some(xfb)) if s != 0 || matches!(kind, Kind::Xfb(_)) => {
                 // SAFETY: the span was begun in this command buffer, outside
@@ -680,11 +705,35 @@ impl VkContext {
     /// Ends every running span (before a flush, a pause, or the blitter's
     /// draws); [`Self::resume_queries`] begins them again.
     pub(crate) fn suspend_queries(&mut self) {
-        let running: SmallVec<[(Kind, Span); 4]> = self.queries.running.drain().collect();
+        let mut running: SmallVec<[(Kind, Span); 4]> = self.queries.running.drain().collect();
+        // Spans begun inside the open instance end before anything here
+        // ends the instance.
+        running.sort_by_key(|(_, s)| !s.inside);
         for (kind, span) in &running {
             self.end_span(*kind, span);
         }
         self.queries.suspended = !self.queries.active.is_empty();
+    }
+
+    /// Called by `end_rendering` before the instance ends: ends the spans
+    /// begun inside it (the next draw begins them again).
+    pub(crate) fn end_rendering_queries(&mut self) {
+        if self.queries.running.values().all(|s| !s.inside) {
+            return;
+        }
+        let inside: SmallVec<[Kind; 4]> = self
+            .queries
+            .running
+            .iter()
+            .filter(|(_, s)| s.inside)
+            .map(|(k, _)| *k)
+            .collect();
+        for k in inside {
+            if let Some(span) = self.queries.running.remove(&k) {
+                self.end_span(k, &span);
+            }
+        }
+        self.queries.suspended = true;
     }
 
     /// Called before draws and dispatches: begins the spans of suspended

@@ -60,6 +60,9 @@ pub struct ScreenOptions {
     /// Bake vertex input into pipelines even where it can be dynamic;
     /// `PIPE_VK_DEBUG=no_dynamic_vertex_input`.
     pub no_dynamic_vertex_input: Option<bool>,
+    /// Begin and end queries only outside rendering instances;
+    /// `PIPE_VK_DEBUG=no_query_in_rendering`.
+    pub no_query_in_rendering: Option<bool>,
 }
 
 impl ScreenOptions {
@@ -99,6 +102,9 @@ impl ScreenOptions {
         }
         if let Some(s) = self.point_edges {
             f.point_edges = s;
+        }
+        if let Some(s) = self.no_query_in_rendering {
+            f.no_query_in_rendering = s;
         }
         f
     }

@@ -146,15 +146,24 @@ fn occlusion(ctx: &mut TestContext) -> R {
 result_case!("pipe.query.occlusion.nested", occlusion);
 
 /// A flush while the query is active ends its Vulkan query with the
-/// command buffer; the next draw begins another, and the result sums both.
+/// command buffer, and a transfer ends it with the rendering instance it
+/// began in; the next draw begins another, and the result sums them.
 fn occlusion_across_flush(ctx: &mut TestContext) -> R {
     let mut e = env(ctx, false)?;
     program(&mut e)?;
     let q = create(&mut e, QueryType::OcclusionCounter, 0)?;
-    begin(&mut e, &q)?;
+    let scratch = e.buffer(64, ResourceFlags::empty())?;
+    band(&mut e, 15, 16)?; // before: not counted
+    begin(&mut e, &q)?; // inside the open rendering instance
     band(&mut e, 0, 2)?;
     flush(&mut e)?;
-    band(&mut e, 2, 5)?;
+    band(&mut e, 2, 4)?;
+    // A transfer ends the rendering instance the query's span is in.
+    step(
+        "clear_buffer",
+        e.ctx.clear_buffer(&scratch, 0, 64, &[1, 2, 3, 4]),
+    )?;
+    band(&mut e, 4, 5)?;
     flush(&mut e)?;
     flush(&mut e)?;
     band(&mut e, 5, 6)?;

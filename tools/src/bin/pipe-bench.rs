@@ -121,6 +121,14 @@
 //!     `PIPE_VK_DEBUG=no_cb0_push_offset`) instead of a window of the
 //!     stream buffer read at a pushed offset. The report gives scenario
 //!     7 / 13.
+//! 14. **an occlusion query around every draw**: `begin_query`,
+//!     `draw_vbo`, `end_query`, alternating between two
+//!     `OCCLUSION_COUNTER` queries (results are not read). No
+//!     drawoverhead test does this; the anchors are #1's.
+//! 15. **scenario 14 with queries begun and ended outside rendering
+//!     instances** (`ScreenOptions::no_query_in_rendering`, i.e.
+//!     `PIPE_VK_DEBUG=no_query_in_rendering`): every begin and end splits
+//!     the instance. The report gives scenario 14 / 15.
 //!
 //! Measurement, as drawoverhead: every scenario first binds the common
 //! state and its own, and does one untimed warm-up (2 draws and a finish,
@@ -888,6 +896,11 @@ enum Scenario {
     /// `UserConstants` with each upload bound as its own descriptor
     /// (`PIPE_VK_DEBUG=no_cb0_push_offset`).
     UserConstantsDescriptor,
+    /// An occlusion query around every draw.
+    OcclusionQuery,
+    /// `OcclusionQuery` with queries outside rendering instances
+    /// (`PIPE_VK_DEBUG=no_query_in_rendering`).
+    OcclusionQueryOutside,
 }
 
 /// Figures of one scenario from [`ANCHORS_SOURCE`] (k draws/s, measured
@@ -903,7 +916,7 @@ struct Anchor {
 }
 
 impl Scenario {
-    const ALL: [Scenario; 13] = [
+    const ALL: [Scenario; 15] = [
         Scenario::Arrays,
         Scenario::Elements,
         Scenario::VertexBuffer,
@@ -917,6 +930,8 @@ impl Scenario {
         Scenario::VertexElements,
         Scenario::VertexElementsBaked,
         Scenario::UserConstantsDescriptor,
+        Scenario::OcclusionQuery,
+        Scenario::OcclusionQueryOutside,
     ];
 
     /// Whether the screen is opened with draw merging off.
@@ -943,6 +958,8 @@ impl Scenario {
             Scenario::VertexElements => "vertex_elements",
             Scenario::VertexElementsBaked => "vertex_elements_baked",
             Scenario::UserConstantsDescriptor => "user_constants_descriptor",
+            Scenario::OcclusionQuery => "occlusion_query",
+            Scenario::OcclusionQueryOutside => "occlusion_query_outside",
         }
     }
 
@@ -963,6 +980,10 @@ impl Scenario {
                 "vertex elements change, vertex input baked into pipelines"
             }
             Scenario::UserConstantsDescriptor => "user constants, a descriptor per upload",
+            Scenario::OcclusionQuery => "occlusion query around each draw",
+            Scenario::OcclusionQueryOutside => {
+                "occlusion query around each draw, queries outside rendering instances"
+            }
         }
     }
 
@@ -976,7 +997,10 @@ impl Scenario {
             raw,
         };
         match self {
-            Scenario::Arrays | Scenario::ArraysNoMerge => a(
+            Scenario::Arrays
+            | Scenario::ArraysNoMerge
+            | Scenario::OcclusionQuery
+            | Scenario::OcclusionQueryOutside => a(
                 "#1 DrawArrays",
                 6498.0,
                 10235.0,
@@ -1077,6 +1101,8 @@ struct DrawRig {
     consts: [[u8; 32]; 2],
     blends: [BlendHandle; 2],
     tex: Option<Result<TexRig, String>>,
+    /// The two queries of scenarios 14 and 15.
+    queries: Vec<pipe_core::query::Query>,
     /// Resources to release at the end (targets, buffers).
     owned: Vec<Resource>,
 }
@@ -1290,6 +1316,7 @@ impl DrawRig {
             consts,
             blends,
             tex: None,
+            queries: Vec::new(),
             owned,
         })
     }
@@ -1373,6 +1400,18 @@ impl DrawRig {
             .map_err(pipe("set_constant_buffer (cb1)"))?;
         ctx.bind_blend_state(Some(self.blends[0]))
             .map_err(pipe("bind_blend_state"))?;
+        if matches!(
+            s,
+            Scenario::OcclusionQuery | Scenario::OcclusionQueryOutside
+        ) && self.queries.is_empty()
+        {
+            for _ in 0..2 {
+                let q = ctx
+                    .create_query(pipe_core::query::QueryType::OcclusionCounter, 0)
+                    .map_err(pipe("create_query"))?;
+                self.queries.push(q);
+            }
+        }
         ctx.set_sampler_views(ShaderStage::Fragment, 0, &[None], 0)
             .map_err(pipe("set_sampler_views (unbind)"))?;
         if s == Scenario::Texture {
@@ -1464,6 +1503,14 @@ impl DrawRig {
                     ctx.bind_vertex_elements_state(Some(velems[(i & 1) as usize]))?;
                     ctx.set_vertex_buffers(&self.vb_sets[0])?;
                     ctx.draw_vbo(&arrays, 0, None, &draw)?;
+                }
+            }
+            Scenario::OcclusionQuery | Scenario::OcclusionQueryOutside => {
+                for i in 0..n {
+                    let q = &self.queries[(i & 1) as usize];
+                    ctx.begin_query(q)?;
+                    ctx.draw_vbo(&arrays, 0, None, &draw)?;
+                    ctx.end_query(q)?;
                 }
             }
             Scenario::UserConstants | Scenario::UserConstantsDescriptor => {
@@ -1623,6 +1670,7 @@ fn draw_job(
                 no_dynamic_blend: Some(s == Scenario::BlendBaked),
                 no_dynamic_vertex_input: Some(s == Scenario::VertexElementsBaked),
                 no_cb0_push_offset: Some(s == Scenario::UserConstantsDescriptor),
+                no_query_in_rendering: Some(s == Scenario::OcclusionQueryOutside),
                 ..options(device, validation, false)
             })
             .map_err(pipe("create_screen"))?,
@@ -1848,6 +1896,7 @@ impl DrawReport {
             (Scenario::Blend, Scenario::BlendBaked),
             (Scenario::VertexElements, Scenario::VertexElementsBaked),
             (Scenario::UserConstants, Scenario::UserConstantsDescriptor),
+            (Scenario::OcclusionQuery, Scenario::OcclusionQueryOutside),
         ]
         .into_iter()
         .filter_map(|(on, off)| Some((on, off, ratio(rate(on)?, rate(off)?))))
