@@ -2358,6 +2358,20 @@ impl VkContext {
         from_shaders.unwrap_or_else(|| topology_class(topology))
     }
 
+    /// Whether the bound shaders of every graphics stage are spirv-gen IR
+    /// (lowerings apply to them; SPIR-V passes through as it is).
+    fn stages_are_ir(&self) -> PipeResult<bool> {
+        for h in self.bound().shaders.iter().flatten() {
+            if !matches!(
+                self.shader_table().get(h.cso)?.code,
+                pipe_core::shader::ShaderCode::Ir(_)
+            ) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
     /// The GL lowerings the bound state asks of the vertex (the last
     /// vertex stage here) and fragment shaders.
     fn variant_keys(
@@ -2465,6 +2479,22 @@ impl VkContext {
         if points {
             fs.sprite_coord = (rast.sprite_coord_enable & 0xff) as u8;
             fs.sprite_upper_left = !rast.sprite_coord_mode_lower_left;
+        }
+        // Multisampling off on a multisampled framebuffer: GL rasterizes
+        // points single-sampled and covers the whole pixel; Vulkan has no
+        // such mode for points (lines take Bresenham mode, which does
+        // it). The shaders emulate it when they are spirv-gen IR and the
+        // last vertex stage can size points.
+        if points
+            && psize_ok
+            && samples > 1
+            && !rast.multisample
+            && !rast.point_smooth
+            && self.stages_are_ir()?
+        {
+            let max = self.dev().physical.properties.limits.point_size_range[1];
+            vs.aliased_points = Some(max.to_bits());
+            fs.aliased_points = vs.aliased_points;
         }
         fs.inline_uniforms = inline_uniforms(&b.inlinable[ShaderStage::Fragment.index()]);
         fs.ubo0_push_offset = self.cb0_window(ShaderStage::Fragment)?.is_some();

@@ -58,7 +58,8 @@
 //! varyings place them at fixed locations: [`BFC0_LOCATION`],
 //! [`BFC1_LOCATION`] (two-sided colour), [`STIPPLE_POS_LOCATION`] (line
 //! stipple emulation, and the barycentrics of polygons in line or point
-//! mode), [`EDGE_MASK_LOCATION`] (their hidden edges). A shader that uses one of these locations itself
+//! mode), [`EDGE_MASK_LOCATION`] (their hidden edges),
+//! [`ALIASED_POINT_LOCATION`] (aliased points' size). A shader that uses one of these locations itself
 //! cannot take the lowering that adds it.
 
 use crate::ir::Stage;
@@ -104,6 +105,11 @@ pub const STIPPLE_POS_LOCATION: u32 = 29;
 /// [`crate::passes::line_stipple::polygon_edges_gs`] writes and
 /// [`crate::passes::polygon_edges`] reads.
 pub const EDGE_MASK_LOCATION: u32 = 28;
+/// Location of the `flat` `f32` varying `aliased_point_size` (a point's
+/// size before aliased-point emulation widened it) that
+/// [`crate::passes::gl::lower_aliased_points`] writes and
+/// [`crate::passes::gl::lower_aliased_points_fs`] reads.
+pub const ALIASED_POINT_LOCATION: u32 = 27;
 /// Bytes of the window of constant buffer 0 a shader lowered with
 /// `ubo0_push_offset` declares and reads (at [`push::UBO0_OFFSET`] plus
 /// its own offsets): the driver binds this many bytes and places data of

@@ -16,7 +16,7 @@
 //! [`super::line_stipple`] and its functions are re-exported here.
 
 use super::{CompareFunc, FetchFixup, VertexFixup};
-use crate::binding::{self, driver_ubo, push};
+use crate::binding::{self, driver_ubo, push, ALIASED_POINT_LOCATION};
 use crate::error::{Error, Result};
 use crate::ir::*;
 use std::collections::HashMap;
@@ -449,6 +449,149 @@ pub fn lower_point_size(s: &mut Shader, size: f32, fixed: bool) -> Result<()> {
         let code = make(s);
         s.body.splice(0..0, code);
     }
+    Ok(())
+}
+
+/// Name of the aliased-point size varying ([`ALIASED_POINT_LOCATION`]).
+pub const ALIASED_POINT_NAME: &str = "aliased_point_size";
+
+/// Errors when a variable of the shader other than `name` uses `location`
+/// for its input (`input`) or output.
+fn check_location_free(s: &Shader, location: u32, input: bool, name: &str) -> Result<()> {
+    for v in &s.vars {
+        let Some(io) = v.io() else { continue };
+        if v.is_input() != input || io.builtin.is_some() {
+            continue;
+        }
+        let Some(loc) = io.location else { continue };
+        if (loc..loc.saturating_add(v.array.unwrap_or(1))).contains(&location) && v.name != name {
+            return Err(Error::new(format!(
+                "location {location} (@{}) is reserved for {name}",
+                v.name
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn aliased_point_var(output: bool) -> Variable {
+    let io = IoInfo {
+        location: Some(ALIASED_POINT_LOCATION),
+        interp: Interp::Flat,
+        ..Default::default()
+    };
+    Variable {
+        name: ALIASED_POINT_NAME.into(),
+        kind: if output {
+            VarKind::Output(io)
+        } else {
+            VarKind::Input(io)
+        },
+        ty: Type::F32,
+        array: None,
+    }
+}
+
+/// Aliased points, last vertex stage (see [`VariantKey::aliased_points`]):
+/// the point size, clamped to `1..=max_size - 1`, goes to the flat output
+/// `aliased_point_size`, and PointSize becomes that plus one (stored
+/// last: at the exits, or before each geometry shader `emit_vertex`). A
+/// pixel whose centre is in the original square then has every sample in
+/// the widened one. Runs after [`lower_point_size`], so PointSize is
+/// written.
+pub fn lower_aliased_points(s: &mut Shader, max_size: f32) -> Result<()> {
+    if !s.stage.is_pre_raster() {
+        return Ok(());
+    }
+    check_location_free(s, ALIASED_POINT_LOCATION, false, ALIASED_POINT_NAME)?;
+    let ps = get_builtin(s, true, BuiltIn::PointSize, Type::F32, None);
+    let out = s.add_var(aliased_point_var(true));
+    let hi = (max_size - 1.0).max(1.0);
+    let mut make = |s: &mut Shader| {
+        let mut e = Emit::new(s);
+        let size = e.load(ps, None);
+        let one = e.f32(1.0);
+        let top = e.f32(hi);
+        let c = e.alu(AluOp::Fmax, Type::F32, &[size, one]);
+        let c = e.alu(AluOp::Fmin, Type::F32, &[c, top]);
+        let wide = e.alu(AluOp::Fadd, Type::F32, &[c, one]);
+        e.store(ps, None, wide);
+        e.store(out, None, c);
+        e.out
+    };
+    if s.stage == Stage::Geometry {
+        insert_before_emits(s, &mut make);
+    } else {
+        insert_at_exits(s, &mut make);
+    }
+    Ok(())
+}
+
+/// Aliased points, fragment shader: discards the fragment unless its
+/// pixel centre is in the point's original square, and rescales the
+/// shader's reads of PointCoord (and the sprite coordinates made from it)
+/// to that square. The offset from the point's centre comes from
+/// PointCoord over the widened square: `(pc - 0.5) * (size + 1)`. The
+/// square is half-open, `[-size/2, size/2)` from the centre on each axis,
+/// shifted by 1/512 pixel: the rasterizer snaps positions to at least 8
+/// bits of subpixel precision, so a centre on the square's edge stays on
+/// one side whatever the rounding of PointCoord.
+pub fn lower_aliased_points_fs(s: &mut Shader) -> Result<()> {
+    if s.stage != Stage::Fragment {
+        return Ok(());
+    }
+    check_location_free(s, ALIASED_POINT_LOCATION, true, ALIASED_POINT_NAME)?;
+    let size_in = match s
+        .vars
+        .iter()
+        .position(|v| v.is_input() && v.name == ALIASED_POINT_NAME)
+    {
+        Some(i) => VarId(i as u32),
+        None => s.add_var(aliased_point_var(false)),
+    };
+    let f = Type::F32;
+    let v2 = Type::float(32, 2);
+    let pcv = get_builtin(s, false, BuiltIn::PointCoord, v2, None);
+    // The shader's own reads: the coordinate over the original square.
+    replace_loads(s, pcv, &mut |s, dest, ty, index| {
+        let mut e = Emit::new(s);
+        let pc = e.load(pcv, index);
+        let size = e.load(size_in, None);
+        let one = e.f32(1.0);
+        let half = e.f32(0.5);
+        let wide = e.alu(AluOp::Fadd, f, &[size, one]);
+        let scale = e.alu(AluOp::Fdiv, f, &[wide, size]);
+        let mut comps = Vec::new();
+        for c in 0..2u8 {
+            let x = e.swizzle(f, pc, &[c]);
+            let d = e.alu(AluOp::Fsub, f, &[x, half]);
+            let d = e.alu(AluOp::Fmul, f, &[d, scale]);
+            comps.push(e.alu(AluOp::Fadd, f, &[d, half]));
+        }
+        e.def_as(dest, ty, Op::Alu(AluOp::Vec, comps));
+        e.out
+    });
+    let mut e = Emit::new(s);
+    let pc = e.load(pcv, None);
+    let size = e.load(size_in, None);
+    let one = e.f32(1.0);
+    let half = e.f32(0.5);
+    let wide = e.alu(AluOp::Fadd, f, &[size, one]);
+    let h = e.alu(AluOp::Fmul, f, &[size, half]);
+    let neg_h = e.alu(AluOp::Fneg, f, &[h]);
+    let eps = e.f32(1.0 / 512.0);
+    let mut outside = e.konst(Type::BOOL, vec![0]);
+    for c in 0..2u8 {
+        let x = e.swizzle(f, pc, &[c]);
+        let d = e.alu(AluOp::Fsub, f, &[x, half]);
+        let d = e.alu(AluOp::Fmul, f, &[d, wide]);
+        let d = e.alu(AluOp::Fadd, f, &[d, eps]);
+        let below = e.alu(AluOp::Flt, Type::BOOL, &[d, neg_h]);
+        let above = e.alu(AluOp::Fge, Type::BOOL, &[d, h]);
+        let o = e.alu(AluOp::Bor, Type::BOOL, &[below, above]);
+        outside = e.alu(AluOp::Bor, Type::BOOL, &[outside, o]);
+    }
+    discard_first_if(e, outside);
     Ok(())
 }
 

@@ -179,6 +179,14 @@ pub struct VariantKey {
     /// (Gallium's `point_size_per_vertex` off, GL's program point size
     /// disabled).
     pub point_size_fixed: bool,
+    /// Points drawn with multisampling disabled on a multisampled
+    /// framebuffer (Gallium's rasterizer `multisample` off), which Vulkan
+    /// rasterizes with sample coverage: the last vertex stage draws each
+    /// point one pixel larger and the fragment shader keeps the pixels
+    /// whose centre is in the point's square, so those are covered whole
+    /// ([`gl::lower_aliased_points`]). The value: the device's largest
+    /// point size (f32 bits).
+    pub aliased_points: Option<u32>,
     /// Force per-sample shading of interpolated inputs.
     pub sample_shading: bool,
     /// Texture coordinate slots replaced by the point sprite coordinate.
@@ -312,6 +320,7 @@ impl VariantKey {
                 }
                 "point_size" => k.point_size = Some(float(need()?)?),
                 "point_size_fixed" => k.point_size_fixed = true,
+                "aliased_points" => k.aliased_points = Some(float(need()?)?),
                 "sample_shading" => k.sample_shading = true,
                 "sprite" => {
                     k.sprite_coord = u8::try_from(num(need()?)?)
@@ -485,6 +494,10 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     if key.sprite_coord != 0 {
         gl::lower_sprite_coord(s, key.sprite_coord, key.sprite_upper_left)?;
     }
+    // After the sprite coordinate, whose reads it rescales.
+    if key.aliased_points.is_some() {
+        gl::lower_aliased_points_fs(s)?;
+    }
     if key.flat_shade {
         gl::lower_flat_shade(s);
     }
@@ -525,6 +538,9 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     }
     if let Some(p) = key.point_size {
         gl::lower_point_size(s, f32::from_bits(p), key.point_size_fixed)?;
+    }
+    if let Some(max) = key.aliased_points {
+        gl::lower_aliased_points(s, f32::from_bits(max))?;
     }
     if key.line_stipple {
         line_stipple::lower_line_stipple_gs(s, key.line_rectangular)?;

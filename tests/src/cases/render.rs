@@ -2689,3 +2689,135 @@ fn msaa_min_samples(ctx: &mut TestContext, _: ()) -> R {
     Ok(())
 }
 cases!("msaa", msaa_min_samples, { "min_samples" => () });
+
+/// Points with per-vertex sizes: position (x, y) and size in `z`.
+const VS_POINT_SIZE: &str = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+out @ps : f32 builtin=point_size
+fn main {
+  %0 : f32x4 = load @pos
+  %1 : f32 = swizzle %0, z
+  %2 : f32x2 = swizzle %0, xy
+  %3 : f32 = const 0.0
+  %4 : f32 = const 1.0
+  %5 : f32x2 = swizzle %0, xy
+  %6 : f32 = swizzle %5, x
+  %7 : f32 = swizzle %5, y
+  %8 : f32x4 = vec %6, %7, %3, %4
+  store @gl_pos, %8
+  store @ps, %1
+}
+";
+
+/// The point coordinate as red and green.
+const FS_POINT_COORD: &str = "shader fragment
+in @pc : f32x2 builtin=point_coord
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x2 = load @pc
+  %1 : f32 = swizzle %0, x
+  %2 : f32 = swizzle %0, y
+  %3 : f32 = const 0.0
+  %4 : f32 = const 1.0
+  %5 : f32x4 = vec %1, %2, %3, %4
+  store @frag, %5
+}
+";
+
+/// Points at window (x, y) with size s, none near a pixel-centre tie: a
+/// pixel is in a point when its centre is in `[c - s/2, c + s/2)` on
+/// both axes.
+const ALIASED_POINTS: [(f32, f32, f32); 4] = [
+    (3.3, 4.6, 3.0),
+    (10.2, 2.7, 2.0),
+    (6.6, 11.4, 1.0),
+    (12.4, 12.1, 4.5),
+];
+
+fn in_point(x: u32, y: u32, (cx, cy, s): (f32, f32, f32)) -> bool {
+    let inside = |p: u32, c: f32| {
+        let d = p as f32 + 0.5 - c;
+        d >= -s / 2.0 && d < s / 2.0
+    };
+    inside(x, cx) && inside(y, cy)
+}
+
+/// Multisampling off on a 4x target (Gallium's rasterizer `multisample`
+/// false, GL's `glDisable(GL_MULTISAMPLE)`): points are rasterized
+/// single-sampled and cover whole pixels, so the resolve is exactly the
+/// colour inside each point's pixels and the background outside. Sizes
+/// come from the vertex shader (`per_vertex`) or the rasterizer state
+/// (one draw per size). With multisampling on, the points' edge pixels
+/// would be partly covered.
+fn aliased_points(ctx: &mut TestContext, per_vertex: bool) -> R {
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    let fg: Px = [1.0, 0.0, 0.0, 1.0];
+    set_src(&mut e, UNORM, fg)?;
+    let vert = |&(x, y, s): &(f32, f32, f32)| [ndc(x), ndc(y), s, 1.0];
+    if per_vertex {
+        bind_program(&mut e, VS_POINT_SIZE, FS_UBO_COLOR)?;
+        rasterizer(&mut e, |r| {
+            r.multisample = false;
+            r.point_size_per_vertex = true;
+            r.point_size = 1.0;
+        })?;
+        let data: Vec<f32> = ALIASED_POINTS.iter().flat_map(vert).collect();
+        draw_mode(&mut e, &data, false, pipe_core::draw::PrimType::Points)?;
+    } else {
+        for p in &ALIASED_POINTS {
+            rasterizer(&mut e, |r| {
+                r.multisample = false;
+                r.point_size = p.2;
+            })?;
+            let mut v = vert(p);
+            v[2] = 0.0;
+            draw_mode(&mut e, &v, false, pipe_core::draw::PrimType::Points)?;
+        }
+    }
+    resolve(&mut e, &t.color, &resolved)?;
+    let got = read_color(&mut e, &resolved)?;
+    check(ctx, "aliased points", &got, TOL_U8, |x, y| {
+        let lit = ALIASED_POINTS.iter().any(|&p| in_point(x, y, p));
+        Some(if lit { fg } else { BLACK })
+    })
+}
+crate::bool_cases!(
+    aliased_points,
+    "pipe.render.msaa.aliased_points.fixed_size",
+    "pipe.render.msaa.aliased_points.per_vertex_size"
+);
+
+/// Aliased points read the point coordinate over the point's own square
+/// (not the wider one the emulation draws), with the upper-left origin:
+/// `((x + 0.5 - (cx - s/2)) / s, (y + 0.5 - (cy - s/2)) / s)`.
+fn aliased_points_coord(ctx: &mut TestContext) -> R {
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_POINT_COORD)?;
+    let (cx, cy, s) = (8.3, 7.6, 5.0);
+    rasterizer(&mut e, |r| {
+        r.multisample = false;
+        r.point_size = s;
+        r.point_quad_rasterization = true;
+    })?;
+    draw_mode(
+        &mut e,
+        &[ndc(cx), ndc(cy), 0.0, 1.0],
+        false,
+        pipe_core::draw::PrimType::Points,
+    )?;
+    resolve(&mut e, &t.color, &resolved)?;
+    let got = read_color(&mut e, &resolved)?;
+    check(ctx, "aliased point coordinates", &got, TOL_U8_2, |x, y| {
+        if !in_point(x, y, (cx, cy, s)) {
+            return Some(BLACK);
+        }
+        let u = (x as f32 + 0.5 - (cx - s / 2.0)) / s;
+        let v = (y as f32 + 0.5 - (cy - s / 2.0)) / s;
+        Some([u, v, 0.0, 1.0])
+    })
+}
+crate::result_case!(
+    "pipe.render.msaa.aliased_points.coord",
+    aliased_points_coord
+);
