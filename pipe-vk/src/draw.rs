@@ -2105,7 +2105,8 @@ impl VkContext {
         // `variant_keys`) follows the vertex or tessellation evaluation
         // shader.
         let edges = fs_key.polygon_edges.is_some();
-        let stipple_gs = (fs_key.line_stipple || edges) && gs.is_none();
+        let aliased = fs_key.aliased_triangles;
+        let stipple_gs = (fs_key.line_stipple || edges || aliased) && gs.is_none();
         // The last vertex-processing stage takes the clip/depth/point key.
         let last = [gs, tes].into_iter().flatten().next();
         let last = if stipple_gs { Some(u32::MAX) } else { last };
@@ -2179,9 +2180,10 @@ impl VkContext {
                 &prev.1,
                 (
                     rectangular,
-                    fs_key.line_stipple_polygon || edges,
+                    fs_key.line_stipple_polygon || edges || aliased,
                     edges,
                     is_adjacency(topology),
+                    aliased,
                 ),
                 &last_key,
             )?);
@@ -2358,6 +2360,41 @@ impl VkContext {
         from_shaders.unwrap_or_else(|| topology_class(topology))
     }
 
+    /// Whether the aliased-triangle geometry shader can follow the bound
+    /// vertex shader (`variant_keys`): no application geometry or
+    /// tessellation shader, spirv-gen IR shaders, no stream output
+    /// capture, geometry shaders on the device, and vertex shader outputs
+    /// it can forward (below the device's geometry-shader inputs or
+    /// movable there).
+    fn aliased_triangles_possible(&self) -> PipeResult<bool> {
+        let b = self.bound();
+        if [
+            ShaderStage::Geometry,
+            ShaderStage::TessCtrl,
+            ShaderStage::TessEval,
+        ]
+        .iter()
+        .any(|st| b.shaders[st.index()].is_some())
+            || self.dev().device.features.core.geometry_shader != vk::TRUE
+            || !self.stages_are_ir()?
+            || self.so_capture_info()?.is_some()
+        {
+            return Ok(false);
+        }
+        let Some(vs) = b.shaders[ShaderStage::Vertex.index()] else {
+            return Ok(false);
+        };
+        let state = self.shader_table().get(vs.cso)?;
+        let pipe_core::shader::ShaderCode::Ir(any) = &state.code else {
+            return Ok(false);
+        };
+        let forwardable = any
+            .downcast_ref::<spirv_gen::Shader>()
+            .is_some_and(spirv_gen::passes::aliased::can_expand);
+        Ok(forwardable
+            && crate::shader::ModuleCache::generated_gs_relocation(self.dev(), state).is_some())
+    }
+
     /// Whether the bound shaders of every graphics stage are spirv-gen IR
     /// (lowerings apply to them; SPIR-V passes through as it is).
     fn stages_are_ir(&self) -> PipeResult<bool> {
@@ -2495,6 +2532,20 @@ impl VkContext {
             let max = self.dev().physical.properties.limits.point_size_range[1];
             vs.aliased_points = Some(max.to_bits());
             fs.aliased_points = vs.aliased_points;
+        }
+        // Filled triangles, likewise: a generated geometry shader after
+        // the vertex shader widens each triangle and the fragment shader
+        // keeps the pixels whose centre is in it
+        // (`spirv_gen::passes::aliased`). Not with an application
+        // geometry or tessellation shader, adjacency, stream output or a
+        // vertex shader whose outputs a geometry shader cannot forward.
+        if fill(PolygonMode::Fill)
+            && samples > 1
+            && !rast.multisample
+            && !is_adjacency(topology)
+            && self.aliased_triangles_possible()?
+        {
+            fs.aliased_triangles = true;
         }
         fs.inline_uniforms = inline_uniforms(&b.inlinable[ShaderStage::Fragment.index()]);
         fs.ubo0_push_offset = self.cb0_window(ShaderStage::Fragment)?.is_some();

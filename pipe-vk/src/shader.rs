@@ -376,8 +376,9 @@ pub fn reads_distances(state: &ShaderState) -> Option<spirv_gen::ir::BuiltIn> {
 }
 
 /// What a generated geometry shader is for (`ModuleCache::line_stipple_gs`):
-/// (rectangular lines, polygon, edge masks, adjacency input).
-type GeneratedGs = (bool, bool, bool, bool);
+/// (rectangular lines, polygon, edge masks, adjacency input, aliased
+/// triangles).
+type GeneratedGs = (bool, bool, bool, bool, bool);
 
 /// Shader modules of one context, per (CSO id, variant key), and the
 /// generated pass-through control shaders per (vertex shader CSO id,
@@ -389,7 +390,7 @@ pub struct ModuleCache {
     /// Generated line stipple geometry shaders per (previous stage's CSO
     /// id, rectangular lines, polygon-mode lines, last-stage key).
     /// Generated geometry shaders by (previous stage, (rectangular,
-    /// polygon, edges, adjacency), key).
+    /// polygon, edges, adjacency, aliased), key).
     stipple_gs: HashMap<(u32, GeneratedGs, VariantKey), vk::ShaderModule>,
     /// Generated fragment shaders for draws with none bound that still
     /// need the fragment-stage lowerings (see [`ModuleCache::null_fs`]).
@@ -508,7 +509,9 @@ impl ModuleCache {
     /// (`spirv_gen::passes::line_stipple::line_stipple_gs`, or
     /// `polygon_line_stipple_gs` for polygons drawn in line mode, or
     /// `polygon_edges_gs` for quads and polygons drawn in line or point
-    /// mode with hidden-edge masks, `crate::prim::Edges`)
+    /// mode with hidden-edge masks, `crate::prim::Edges`, or
+    /// `spirv_gen::passes::aliased::aliased_triangles_gs` for filled
+    /// triangles with multisampling disabled on a multisampled framebuffer)
     /// following `prev` (a vertex or tessellation evaluation shader),
     /// lowered with the last vertex stage's `key`, capturing `prev`'s
     /// stream outputs.
@@ -517,10 +520,14 @@ impl ModuleCache {
         dev: &DeviceShared,
         prev: u32,
         prev_state: &ShaderState,
-        (rectangular, polygon, edges, adjacency): GeneratedGs,
+        (rectangular, polygon, edges, adjacency, aliased): GeneratedGs,
         key: &VariantKey,
     ) -> PipeResult<vk::ShaderModule> {
-        let k = (prev, (rectangular, polygon, edges, adjacency), key.clone());
+        let k = (
+            prev,
+            (rectangular, polygon, edges, adjacency, aliased),
+            key.clone(),
+        );
         if let Some(m) = self.stipple_gs.get(&k) {
             return Ok(*m);
         }
@@ -565,7 +572,9 @@ impl ModuleCache {
             (true, false) => GsInput::Triangles,
             (true, true) => GsInput::TrianglesAdjacency,
         };
-        let mut gs = if edges {
+        let mut gs = if aliased {
+            spirv_gen::passes::aliased::aliased_triangles_gs(ir)
+        } else if edges {
             spirv_gen::passes::line_stipple::polygon_edges_gs(ir, rectangular)
         } else {
             spirv_gen::passes::line_stipple::line_stipple_gs_for(ir, rectangular, input)

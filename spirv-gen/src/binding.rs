@@ -59,7 +59,8 @@
 //! [`BFC1_LOCATION`] (two-sided colour), [`STIPPLE_POS_LOCATION`] (line
 //! stipple emulation, and the barycentrics of polygons in line or point
 //! mode), [`EDGE_MASK_LOCATION`] (their hidden edges),
-//! [`ALIASED_POINT_LOCATION`] (aliased points' size). A shader that uses one of these locations itself
+//! [`ALIASED_POINT_LOCATION`] (aliased points' size),
+//! [`ALIASED_EDGES_LOCATION`] (aliased triangles' edges). A shader that uses one of these locations itself
 //! cannot take the lowering that adds it.
 
 use crate::ir::Stage;
@@ -107,9 +108,14 @@ pub const STIPPLE_POS_LOCATION: u32 = 29;
 pub const EDGE_MASK_LOCATION: u32 = 28;
 /// Location of the `flat` `f32` varying `aliased_point_size` (a point's
 /// size before aliased-point emulation widened it) that
-/// [`crate::passes::gl::lower_aliased_points`] writes and
-/// [`crate::passes::gl::lower_aliased_points_fs`] reads.
+/// [`crate::passes::aliased::lower_aliased_points`] writes and
+/// [`crate::passes::aliased::lower_aliased_points_fs`] reads.
 pub const ALIASED_POINT_LOCATION: u32 = 27;
+/// Location of the `noperspective` `f32x3` varying `aliased_edges` (a
+/// triangle's window-space edge distances) that
+/// [`crate::passes::aliased::aliased_triangles_gs`] writes and
+/// [`crate::passes::aliased::lower_aliased_triangles_fs`] reads.
+pub const ALIASED_EDGES_LOCATION: u32 = 26;
 /// Bytes of the window of constant buffer 0 a shader lowered with
 /// `ubo0_push_offset` declares and reads (at [`push::UBO0_OFFSET`] plus
 /// its own offsets): the driver binds this many bytes and places data of

@@ -1076,6 +1076,20 @@ mod interp {
                 AluOp::Fmin => map2(&|x, y| fb(f(x).min(f(y)))),
                 AluOp::Fmod => map2(&|x, y| fb(f(x) - f(y) * (f(x) / f(y)).floor())),
                 AluOp::Fabs => map1(&|x| fb(f(x).abs())),
+                AluOp::Fneg => map1(&|x| fb(-f(x))),
+                AluOp::Fsign => map1(&|x| {
+                    let v = f(x);
+                    fb(if v > 0.0 {
+                        1.0
+                    } else if v < 0.0 {
+                        -1.0
+                    } else {
+                        0.0
+                    })
+                }),
+                AluOp::Flength => {
+                    vec![fb((0..n).map(|k| f(a[0].1[k]).powi(2)).sum::<f32>().sqrt())]
+                }
                 AluOp::Ffloor => map1(&|x| fb(f(x).floor())),
                 AluOp::Fdistance => {
                     let d: f32 = (0..n).map(|k| (f(a[0].1[k]) - f(a[1].1[k])).powi(2)).sum();
@@ -2005,4 +2019,126 @@ fn unwritten_inputs_read_zero() {
     // A mask that misses the input's location changes nothing.
     let s = lowered(FS, "zero_inputs=0x4");
     assert!(s.var(s.find_var("tc").unwrap()).is_input());
+}
+
+/// `aliased_triangles_gs`: the triangle grows so that every pixel whose
+/// centre is inside has its whole square inside; the new position stays
+/// on the triangle's plane (window position and depth are the old
+/// triangle's, extrapolated); flat outputs are copied from the same
+/// vertex; `aliased_edges` holds the original edges' window distances
+/// (shifted by at most 1/512). A triangle with a vertex behind the eye is
+/// emitted unchanged. The fragment side discards a negative distance.
+#[test]
+fn aliased_triangles() {
+    use spirv_gen::passes::aliased::{aliased_triangles_gs, ALIASED_EDGES_NAME};
+    let vs = parse(&corpus_src("vs_line_stipple.ir")).unwrap();
+    let gs = aliased_triangles_gs(&vs).unwrap();
+    validate(&gs).unwrap_or_else(|e| panic!("{e}\n{}", print(&gs)));
+    common::emit_and_validate("aliased_triangles_gs", &gs);
+    let scale = [8.0f32, -8.0];
+    let run = |p: &[[f32; 4]; 3]| {
+        let mut m = interp::Machine::new(&gs);
+        for (k, pk) in p.iter().enumerate() {
+            m.set_f32("in_gl_pos", k as u32, pk);
+            m.set("in_id", k as u32, vec![100 + k as u32]);
+        }
+        let o = (pc::VIEWPORT_SCALE / 4) as usize;
+        m.push[o] = scale[0].to_bits();
+        m.push[o + 1] = scale[1].to_bits();
+        m.run();
+        let out: Vec<_> = m.emitted.iter().flatten().cloned().collect();
+        assert_eq!(out.len(), 3);
+        out
+    };
+    let f = |e: &std::collections::HashMap<String, Vec<u32>>, n: &str| -> Vec<f32> {
+        e[n].iter().map(|w| f32::from_bits(*w)).collect()
+    };
+    // Window positions 2x apart in w: (x, y) * w in clip space.
+    let win = [[-4.0f32, -3.0], [5.0, -2.0], [0.5, 6.0]];
+    let w = [1.0f32, 2.0, 0.5];
+    let z = [0.2f32, 0.6, 0.4];
+    let p: [[f32; 4]; 3] = std::array::from_fn(|i| {
+        [
+            win[i][0] / scale[0] * w[i],
+            win[i][1] / scale[1] * w[i],
+            z[i] * w[i],
+            w[i],
+        ]
+    });
+    let out = run(&p);
+    // The plane of z/w over the window: z/w = a x + b y + c through the
+    // three vertices.
+    let solve = |v: [f32; 3]| {
+        let (x, y) = (win.map(|q| q[0]), win.map(|q| q[1]));
+        let det = (x[1] - x[0]) * (y[2] - y[0]) - (x[2] - x[0]) * (y[1] - y[0]);
+        let a = ((v[1] - v[0]) * (y[2] - y[0]) - (v[2] - v[0]) * (y[1] - y[0])) / det;
+        let b = ((x[1] - x[0]) * (v[2] - v[0]) - (x[2] - x[0]) * (v[1] - v[0])) / det;
+        let c = v[0] - a * x[0] - b * y[0];
+        move |px: f32, py: f32| a * px + b * py + c
+    };
+    let depth = solve(z);
+    let edge = |i: usize, px: f32, py: f32| {
+        let (a, b, c) = (win[i], win[(i + 1) % 3], win[(i + 2) % 3]);
+        let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+        let len = (dx * dx + dy * dy).sqrt();
+        let side = (dx * (c[1] - a[1]) - dy * (c[0] - a[0])).signum();
+        side * (dx * (py - a[1]) - dy * (px - a[0])) / len
+    };
+    let mut grown = Vec::new();
+    for (k, e) in out.iter().enumerate() {
+        let pos = f(e, "gl_pos");
+        let (px, py) = (pos[0] / pos[3] * scale[0], pos[1] / pos[3] * scale[1]);
+        grown.push([px, py]);
+        assert!(
+            (pos[2] / pos[3] - depth(px, py)).abs() < 1e-4,
+            "vertex {k}: depth off the plane"
+        );
+        assert_eq!(e["id"], vec![100 + k as u32], "flat output of vertex {k}");
+        let t = f(e, ALIASED_EDGES_NAME);
+        for (i, ti) in t.iter().enumerate() {
+            assert!(
+                (ti - edge(i, px, py)).abs() <= 1.0 / 512.0 + 1e-4,
+                "edge {i} at {k}"
+            );
+        }
+        // The new vertex lies outside each adjacent edge by its pixel
+        // half-extent.
+        assert!(edge(k, px, py) < -0.49 && edge((k + 2) % 3, px, py) < -0.49);
+    }
+    // Every corner of a pixel square whose centre is inside the original
+    // triangle is inside the grown one.
+    let inside_grown = |x: f32, y: f32| {
+        (0..3).all(|i| {
+            let (a, b, c) = (grown[i], grown[(i + 1) % 3], grown[(i + 2) % 3]);
+            let s = ((b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])).signum();
+            s * ((b[0] - a[0]) * (y - a[1]) - (b[1] - a[1]) * (x - a[0])) >= -1e-4
+        })
+    };
+    for yi in -8..8 {
+        for xi in -8..8 {
+            let (cx, cy) = (xi as f32 + 0.5, yi as f32 + 0.5);
+            if (0..3).all(|i| edge(i, cx, cy) > 0.0) {
+                for (ox, oy) in [(-0.5, -0.5), (0.5, -0.5), (-0.5, 0.5), (0.5, 0.5)] {
+                    assert!(inside_grown(cx + ox, cy + oy), "pixel ({xi}, {yi})");
+                }
+            }
+        }
+    }
+    // A vertex behind the eye: unchanged, and no fragment discarded.
+    let mut behind = p;
+    behind[2][3] = -1.0;
+    for (k, e) in run(&behind).iter().enumerate() {
+        assert_eq!(f(e, "gl_pos"), behind[k].to_vec(), "vertex {k} moved");
+        assert!(f(e, ALIASED_EDGES_NAME).iter().all(|&t| t > 1000.0));
+    }
+    let fs = lowered(FS, "aliased_triangles");
+    let keeps = |t: [f32; 3]| {
+        let mut m = interp::Machine::new(&fs);
+        m.set_f32(ALIASED_EDGES_NAME, 0, &t);
+        m.run();
+        !m.discarded
+    };
+    assert!(keeps([0.0, 0.5, 3.0]));
+    assert!(!keeps([0.5, -0.001, 3.0]));
+    assert!(!keeps([0.5, 1.0, -2.0]));
 }

@@ -31,6 +31,7 @@
 //! which rewrites the few vector operations SPIR-V has no form for; the
 //! emitter expects its output.
 
+pub mod aliased;
 pub mod gl;
 pub mod line_stipple;
 pub mod opt;
@@ -184,9 +185,14 @@ pub struct VariantKey {
     /// rasterizes with sample coverage: the last vertex stage draws each
     /// point one pixel larger and the fragment shader keeps the pixels
     /// whose centre is in the point's square, so those are covered whole
-    /// ([`gl::lower_aliased_points`]). The value: the device's largest
+    /// ([`aliased::lower_aliased_points`]). The value: the device's largest
     /// point size (f32 bits).
     pub aliased_points: Option<u32>,
+    /// Filled triangles with multisampling disabled on a multisampled
+    /// framebuffer: the fragment shader discards what the generated
+    /// geometry shader [`aliased::aliased_triangles_gs`] added around the
+    /// triangle ([`aliased::lower_aliased_triangles_fs`]).
+    pub aliased_triangles: bool,
     /// Force per-sample shading of interpolated inputs.
     pub sample_shading: bool,
     /// Texture coordinate slots replaced by the point sprite coordinate.
@@ -321,6 +327,7 @@ impl VariantKey {
                 "point_size" => k.point_size = Some(float(need()?)?),
                 "point_size_fixed" => k.point_size_fixed = true,
                 "aliased_points" => k.aliased_points = Some(float(need()?)?),
+                "aliased_triangles" => k.aliased_triangles = true,
                 "sample_shading" => k.sample_shading = true,
                 "sprite" => {
                     k.sprite_coord = u8::try_from(num(need()?)?)
@@ -411,6 +418,7 @@ impl VariantKey {
                     "flat"
                         | "two_side"
                         | "point_size_fixed"
+                        | "aliased_triangles"
                         | "sample_shading"
                         | "sprite_upper_left"
                         | "polygon_stipple"
@@ -496,7 +504,7 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     }
     // After the sprite coordinate, whose reads it rescales.
     if key.aliased_points.is_some() {
-        gl::lower_aliased_points_fs(s)?;
+        aliased::lower_aliased_points_fs(s)?;
     }
     if key.flat_shade {
         gl::lower_flat_shade(s);
@@ -527,6 +535,9 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     if let Some(edges) = key.polygon_edges {
         polygon_edges::lower_polygon_edges_fs(s, edges)?;
     }
+    if key.aliased_triangles {
+        aliased::lower_aliased_triangles_fs(s)?;
+    }
     if let Some((f, r)) = key.alpha_test {
         gl::lower_alpha_test(s, f, f32::from_bits(r))?;
     }
@@ -540,7 +551,7 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
         gl::lower_point_size(s, f32::from_bits(p), key.point_size_fixed)?;
     }
     if let Some(max) = key.aliased_points {
-        gl::lower_aliased_points(s, f32::from_bits(max))?;
+        aliased::lower_aliased_points(s, f32::from_bits(max))?;
     }
     if key.line_stipple {
         line_stipple::lower_line_stipple_gs(s, key.line_rectangular)?;

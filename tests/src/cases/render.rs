@@ -2821,3 +2821,163 @@ crate::result_case!(
     "pipe.render.msaa.aliased_points.coord",
     aliased_points_coord
 );
+
+/// Whether window point (px, py) is inside triangle `t` (either winding),
+/// and its distance to the nearest edge.
+fn tri_inside(t: &[(f64, f64); 3], px: f64, py: f64) -> (bool, f64) {
+    let area = (t[1].0 - t[0].0) * (t[2].1 - t[0].1) - (t[1].1 - t[0].1) * (t[2].0 - t[0].0);
+    let mut inside = true;
+    let mut nearest = f64::MAX;
+    for i in 0..3 {
+        let (a, b) = (t[i], t[(i + 1) % 3]);
+        let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+        let d = (dx * (py - a.1) - dy * (px - a.0)) * area.signum() / dx.hypot(dy);
+        inside &= d > 0.0;
+        nearest = nearest.min(d.abs());
+    }
+    (inside, nearest)
+}
+
+/// Multisampling off on a 4x target: filled triangles cover exactly the
+/// pixels whose centre is inside, whole (the resolve is the colour or the
+/// background, nothing between). Two triangles sharing a diagonal that
+/// passes through pixel centres, drawn with additive blending, cover each
+/// of those pixels once. With multisampling on, edge pixels would be
+/// partly covered.
+fn aliased_triangles(ctx: &mut TestContext) -> R {
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    rasterizer(&mut e, |r| r.multisample = false)?;
+    let mut bs = BlendState::default();
+    bs.rt[0] = crate::harness::RT_ADDITIVE;
+    bind_blend(&mut e, &bs)?;
+    let half: Px = [0.5, 0.0, 0.0, 0.5];
+    set_src(&mut e, UNORM, half)?;
+    // A triangle with no pixel centre near an edge (checked below).
+    let tri = [(1.3, 2.2), (13.7, 4.1), (5.2, 9.6)];
+    // A quad split along x - y = -6, which passes through pixel centres.
+    let quad = [
+        [(2.2, 8.2), (9.8, 15.8), (2.2, 15.8)],
+        [(2.2, 8.2), (9.8, 8.2), (9.8, 15.8)],
+    ];
+    let mut all = vec![tri];
+    all.extend(quad);
+    let f = |t: [(f64, f64); 3]| t.map(|(x, y)| (x as f32, y as f32));
+    let data: Vec<f32> = all.iter().flat_map(|t| tris(&f(*t), 0.0)).collect();
+    draw(&mut e, &data, false)?;
+    resolve(&mut e, &t.color, &resolved)?;
+    let got = read_color(&mut e, &resolved)?;
+    let mut problem = None;
+    let mut want = |x: u32, y: u32| {
+        let (px, py) = (x as f64 + 0.5, y as f64 + 0.5);
+        let (in_tri, near) = tri_inside(&tri, px, py);
+        if near < 0.01 {
+            problem = Some((x, y));
+        }
+        let in_quad = (2.2..9.8).contains(&px) && (8.2..15.8).contains(&py);
+        let n = u32::from(in_tri) + u32::from(in_quad);
+        Some(half.map(|c| c * n as f32))
+    };
+    let exp: Vec<Px> = (0..W * H).map(|i| want(i % W, i / W).unwrap()).collect();
+    if let Some((x, y)) = problem {
+        return Err(Outcome::fail(format!(
+            "test geometry: pixel centre ({x}, {y}) is too near the triangle's edge"
+        )));
+    }
+    check(ctx, "aliased triangles", &got, TOL_U8, |x, y| {
+        Some(exp[(y * W + x) as usize])
+    })
+}
+crate::result_case!(
+    "pipe.render.msaa.aliased_triangles.coverage",
+    aliased_triangles
+);
+
+const VS_COLOR_ATTR: &str = "shader vertex
+in @pos : f32x4 location=0
+in @col : f32x4 location=1
+out @gl_pos : f32x4 builtin=position
+out @c : f32x4 location=0
+out @n : f32x4 location=1 noperspective
+fn main {
+  %0 : f32x4 = load @pos
+  %1 : f32x4 = load @col
+  store @gl_pos, %0
+  store @c, %1
+  store @n, %1
+}
+";
+
+/// Red and green from the smooth varying (x, y), blue and alpha from the
+/// `noperspective` one (z, w).
+const FS_TWO_VARYINGS: &str = "shader fragment
+in @c : f32x4 location=0
+in @n : f32x4 location=1 noperspective
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x4 = load @c
+  %1 : f32x4 = load @n
+  %2 : f32 = swizzle %0, x
+  %3 : f32 = swizzle %0, y
+  %4 : f32 = swizzle %1, z
+  %5 : f32 = swizzle %1, w
+  %6 : f32x4 = vec %2, %3, %4, %5
+  store @frag, %6
+}
+";
+
+/// The widened triangle keeps every varying's plane: inside the original
+/// triangle, a smooth varying interpolates perspective-correctly and a
+/// `noperspective` one linearly in window space, as without the
+/// emulation (vertices with different `w`). Expected values are computed
+/// here from the vertices.
+fn aliased_triangles_varyings(ctx: &mut TestContext) -> R {
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    rasterizer(&mut e, |r| r.multisample = false)?;
+    bind_program(&mut e, VS_COLOR_ATTR, FS_TWO_VARYINGS)?;
+    let win = [(1.3, 1.2), (14.7, 3.1), (4.2, 14.6)];
+    let w = [1.0, 2.5, 0.6];
+    let col = [
+        [1.0, 0.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0, 1.0],
+    ];
+    let mut data = Vec::new();
+    for i in 0..3 {
+        let (x, y) = (ndc(win[i].0 as f32), ndc(win[i].1 as f32));
+        let wi = w[i] as f32;
+        data.extend([x * wi, y * wi, 0.0, wi]);
+        data.extend(col[i].map(|c: f64| c as f32));
+    }
+    draw(&mut e, &data, true)?;
+    resolve(&mut e, &t.color, &resolved)?;
+    let got = read_color(&mut e, &resolved)?;
+    check(ctx, "aliased triangle varyings", &got, TOL_U8_2, |x, y| {
+        let (px, py) = (x as f64 + 0.5, y as f64 + 0.5);
+        let (inside, near) = tri_inside(&win, px, py);
+        if near < 0.01 {
+            return None;
+        }
+        if !inside {
+            return Some(BLACK);
+        }
+        let area = |a: (f64, f64), b: (f64, f64), c: (f64, f64)| {
+            (b.0 - a.0) * (c.1 - a.1) - (b.1 - a.1) * (c.0 - a.0)
+        };
+        let total = area(win[0], win[1], win[2]);
+        let p = (px, py);
+        let b = [
+            area(p, win[1], win[2]) / total,
+            area(win[0], p, win[2]) / total,
+            area(win[0], win[1], p) / total,
+        ];
+        let q: Vec<f64> = (0..3).map(|i| b[i] / w[i]).collect();
+        let qs: f64 = q.iter().sum();
+        let smooth = |c: usize| (0..3).map(|i| q[i] / qs * col[i][c]).sum::<f64>();
+        let linear = |c: usize| (0..3).map(|i| b[i] * col[i][c]).sum::<f64>();
+        Some([smooth(0), smooth(1), linear(2), linear(3)].map(|v| v as f32))
+    })
+}
+crate::result_case!(
+    "pipe.render.msaa.aliased_triangles.varyings",
+    aliased_triangles_varyings
+);

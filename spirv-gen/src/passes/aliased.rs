@@ -1,0 +1,537 @@
+//! Aliased rasterization: GL's single-sample rasterization of points and
+//! filled triangles on a multisampled framebuffer with multisampling
+//! disabled (Gallium's rasterizer `multisample` off,
+//! `glDisable(GL_MULTISAMPLE)`).
+//!
+//! GL then produces a fragment for each pixel whose centre is inside the
+//! primitive, and covers all of its samples. Vulkan always rasterizes
+//! with the attachments' sample count and has no mode for this (its
+//! Bresenham lines do it for lines). A fragment shader can only remove
+//! coverage, so the emulation draws a larger primitive and removes what
+//! GL would not draw.
+//!
+//! Points ([`lower_aliased_points`], [`lower_aliased_points_fs`]) are
+//! drawn one pixel larger, and the fragment shader keeps the pixels whose
+//! centre is in the original square. Triangles:
+//!
+//! 1. [`aliased_triangles_gs`], a generated geometry shader after the
+//!    vertex shader, moves each edge of the triangle outward (in window
+//!    space) by the half-extent of a pixel across it, `(|n.x| + |n.y|) / 2`
+//!    for the edge's unit normal `n`: every pixel whose centre is in the
+//!    original triangle then has all of its samples in the new one (the
+//!    conservative rasterization trick of GPU Gems 2, chapter 42). The new
+//!    vertices are extrapolated from the old ones with barycentric
+//!    weights, perspective-correct for smooth varyings and the position
+//!    (so depth, clip distances and every varying keep their planes),
+//!    screen-linear for `noperspective` ones; flat and integer varyings
+//!    are copied from the corresponding vertex, so the provoking vertex is
+//!    unchanged. It also writes the `noperspective` `f32x3`
+//!    `aliased_edges` at [`ALIASED_EDGES_LOCATION`]: each original edge's
+//!    signed window-space distance, positive inside, which the rasterizer
+//!    interpolates exactly (it is linear in window space).
+//! 2. [`lower_aliased_triangles_fs`] discards the fragment when a
+//!    distance at the pixel centre is negative.
+//!
+//! Ties (a pixel centre on an edge) go to one of the two triangles that
+//! share the edge: each distance is shifted by 1/512 pixel, towards the
+//! inside or the outside depending on the edge's direction, and the two
+//! triangles see the edge in opposite directions. Positions are snapped
+//! to at least 8 bits of subpixel precision, so the shift is below any
+//! distinct distance of a pixel centre from a snapped edge along the
+//! axes.
+//!
+//! A triangle the geometry shader cannot expand safely (a vertex with
+//! `w <= 0`, which would need clipping first; no area; an extrapolated
+//! vertex behind the eye) is emitted unchanged, with distances that keep
+//! every fragment: it is rasterized with sample coverage, as without the
+//! emulation.
+
+use super::gl::{
+    discard_first_if, get_builtin, get_push, insert_at_exits, insert_before_emits, replace_loads,
+    Emit,
+};
+use crate::binding::{push, ALIASED_EDGES_LOCATION, ALIASED_POINT_LOCATION};
+use crate::error::{Error, Result};
+use crate::ir::*;
+
+/// Name of the edge distance varying.
+pub const ALIASED_EDGES_NAME: &str = "aliased_edges";
+
+fn edges_var(output: bool) -> Variable {
+    let io = IoInfo {
+        location: Some(ALIASED_EDGES_LOCATION),
+        interp: Interp::NoPerspective,
+        ..Default::default()
+    };
+    Variable {
+        name: ALIASED_EDGES_NAME.into(),
+        kind: if output {
+            VarKind::Output(io)
+        } else {
+            VarKind::Input(io)
+        },
+        ty: Type::float(32, 3),
+        array: None,
+    }
+}
+
+/// Whether `prev`'s outputs can all be forwarded by
+/// [`aliased_triangles_gs`]: a vertex or tessellation evaluation shader
+/// whose built-in outputs are only the position and point size, with no
+/// arrayed outputs and nothing at [`ALIASED_EDGES_LOCATION`].
+pub fn can_expand(prev: &Shader) -> bool {
+    matches!(prev.stage, Stage::Vertex | Stage::TessEval)
+        && prev.vars.iter().all(|v| {
+            let Some(io) = v.io().filter(|_| v.is_output()) else {
+                return true;
+            };
+            let builtin_ok = matches!(
+                io.builtin,
+                None | Some(BuiltIn::Position | BuiltIn::PointSize)
+            );
+            builtin_ok
+                && v.array.is_none()
+                && !io.patch
+                && io.location != Some(ALIASED_EDGES_LOCATION)
+        })
+}
+
+/// The geometry shader of step 1 (see the module docs): input
+/// `triangles`, output `triangle_strip` with 3 vertices in the input's
+/// order, one invocation. It declares `prev`'s outputs first, in `prev`'s
+/// order, with `prev`'s qualifiers, then `primitive_id` (forwarded) and
+/// `aliased_edges`; it reads [`push::VIEWPORT_SCALE`]. Errors when
+/// [`can_expand`] is false or `prev` writes no `f32x4` position. Lower it
+/// as the last vertex stage afterwards (clip planes, depth range, point
+/// size), like the line stipple geometry shader.
+pub fn aliased_triangles_gs(prev: &Shader) -> Result<Shader> {
+    if !can_expand(prev) {
+        return Err(Error::new(
+            "aliased triangles GS: the previous stage must be a vertex or tess_eval shader \
+             whose outputs a geometry shader can forward",
+        ));
+    }
+    let mut gs = Shader::new(Stage::Geometry);
+    gs.info.gs_input = Some(GsInput::Triangles);
+    gs.info.gs_output = Some(GsOutput::TriangleStrip);
+    gs.info.gs_max_vertices = Some(3);
+    gs.info.gs_invocations = Some(1);
+    let outputs: Vec<&Variable> = prev.vars.iter().filter(|v| v.is_output()).collect();
+    let mut pairs = Vec::new();
+    let mut pos = None;
+    for v in &outputs {
+        let io = v.io().cloned().unwrap_or_default();
+        let inp = gs.add_var(Variable {
+            name: format!("in_{}", v.name),
+            kind: VarKind::Input(IoInfo {
+                interp: Interp::default(),
+                sampling: Sampling::default(),
+                invariant: false,
+                ..io.clone()
+            }),
+            ty: v.ty,
+            array: Some(3),
+        });
+        if io.builtin == Some(BuiltIn::Position) && v.ty == Type::vec4() {
+            pos = Some(inp);
+        }
+        pairs.push((inp, io, v.ty));
+    }
+    let pos_in =
+        pos.ok_or_else(|| Error::new("aliased triangles GS: no f32x4 position to expand"))?;
+    let prim_in = gs.add_var(Variable {
+        name: "in_primitive_id".into(),
+        kind: VarKind::Input(IoInfo {
+            builtin: Some(BuiltIn::PrimitiveId),
+            ..Default::default()
+        }),
+        ty: Type::I32,
+        array: None,
+    });
+    let mut outs = Vec::new();
+    for v in &outputs {
+        outs.push(gs.add_var(Variable {
+            name: v.name.clone(),
+            kind: v.kind.clone(),
+            ty: v.ty,
+            array: None,
+        }));
+    }
+    let prim_out = gs.add_var(Variable {
+        name: "primitive_id".into(),
+        kind: VarKind::Output(IoInfo {
+            builtin: Some(BuiltIn::PrimitiveId),
+            ..Default::default()
+        }),
+        ty: Type::I32,
+        array: None,
+    });
+    let edges_out = gs.add_var(edges_var(true));
+    let pc = get_push(&mut gs);
+
+    let f = Type::F32;
+    let f2 = Type::float(32, 2);
+    let mut e = Emit::new(&mut gs);
+    let idx: Vec<ValueId> = (0..3).map(|i| e.i32(i)).collect();
+    let p: Vec<ValueId> = idx.iter().map(|&i| e.load(pos_in, Some(i))).collect();
+    let off = e.u32(push::VIEWPORT_SCALE);
+    let scale = e.def(
+        f2,
+        Op::Intrinsic(Intrinsic::LoadPush {
+            var: pc,
+            offset: off,
+        }),
+    );
+    let (zero, one, half) = (e.f32(0.0), e.f32(1.0), e.f32(0.5));
+    let tiny = e.f32(1e-6);
+    // Window positions (relative to the viewport centre) and w.
+    let mut win = Vec::new();
+    let mut w = Vec::new();
+    let mut ok = e.konst(Type::BOOL, vec![1]);
+    for &pi in &p {
+        let xy = e.swizzle(f2, pi, &[0, 1]);
+        let wi = e.swizzle(f, pi, &[3]);
+        let ww = e.alu(AluOp::Vec, f2, &[wi, wi]);
+        let ndc = e.alu(AluOp::Fdiv, f2, &[xy, ww]);
+        win.push(e.alu(AluOp::Fmul, f2, &[ndc, scale]));
+        let pos_w = e.alu(AluOp::Flt, Type::BOOL, &[tiny, wi]);
+        ok = e.alu(AluOp::Band, Type::BOOL, &[ok, pos_w]);
+        w.push(wi);
+    }
+    let cross = |e: &mut Emit, a: ValueId, b: ValueId| {
+        let ax = e.swizzle(f, a, &[0]);
+        let ay = e.swizzle(f, a, &[1]);
+        let bx = e.swizzle(f, b, &[0]);
+        let by = e.swizzle(f, b, &[1]);
+        let l = e.alu(AluOp::Fmul, f, &[ax, by]);
+        let r = e.alu(AluOp::Fmul, f, &[ay, bx]);
+        e.alu(AluOp::Fsub, f, &[l, r])
+    };
+    let e01 = e.alu(AluOp::Fsub, f2, &[win[1], win[0]]);
+    let e02 = e.alu(AluOp::Fsub, f2, &[win[2], win[0]]);
+    let area = cross(&mut e, e01, e02);
+    let abs_area = e.alu(AluOp::Fabs, f, &[area]);
+    let has_area = e.alu(AluOp::Flt, Type::BOOL, &[tiny, abs_area]);
+    ok = e.alu(AluOp::Band, Type::BOOL, &[ok, has_area]);
+    let o = e.alu(AluOp::Fsign, f, &[area]);
+    // Edge i runs from vertex i to vertex i + 1: its inward unit normal
+    // g, its pixel half-extent r and its tie shift s / 512.
+    let mut g = Vec::new();
+    let mut r = Vec::new();
+    let mut shift = Vec::new();
+    let eps = e.f32(1.0 / 512.0);
+    for i in 0..3 {
+        let d = e.alu(AluOp::Fsub, f2, &[win[(i + 1) % 3], win[i]]);
+        let len = e.alu(AluOp::Flength, f, &[d]);
+        let dx = e.swizzle(f, d, &[0]);
+        let dy = e.swizzle(f, d, &[1]);
+        let ndy = e.alu(AluOp::Fneg, f, &[dy]);
+        let n = e.alu(AluOp::Vec, f2, &[ndy, dx]);
+        let ol = e.alu(AluOp::Fdiv, f, &[o, len]);
+        let olv = e.alu(AluOp::Vec, f2, &[ol, ol]);
+        let gi = e.alu(AluOp::Fmul, f2, &[n, olv]);
+        let ag = e.alu(AluOp::Fabs, f2, &[gi]);
+        let (ax, ay) = (e.swizzle(f, ag, &[0]), e.swizzle(f, ag, &[1]));
+        let sum = e.alu(AluOp::Fadd, f, &[ax, ay]);
+        r.push(e.alu(AluOp::Fmul, f, &[sum, half]));
+        // Antisymmetric in g: the triangle across the edge, which sees it
+        // the other way, shifts the other way.
+        let (gx, gy) = (e.swizzle(f, gi, &[0]), e.swizzle(f, gi, &[1]));
+        let up = e.alu(AluOp::Flt, Type::BOOL, &[zero, gy]);
+        let flat_y = e.alu(AluOp::Feq, Type::BOOL, &[gy, zero]);
+        let right = e.alu(AluOp::Flt, Type::BOOL, &[zero, gx]);
+        let fr = e.alu(AluOp::Band, Type::BOOL, &[flat_y, right]);
+        let pos_side = e.alu(AluOp::Bor, Type::BOOL, &[up, fr]);
+        let neg_eps = e.alu(AluOp::Fneg, f, &[eps]);
+        shift.push(e.alu(AluOp::Bcsel, f, &[pos_side, eps, neg_eps]));
+        g.push(gi);
+    }
+    let dist = |e: &mut Emit, i: usize, x: ValueId| {
+        let rel = e.alu(AluOp::Fsub, f2, &[x, win[i]]);
+        e.alu(AluOp::Fdot, f, &[g[i], rel])
+    };
+    let big = e.f32(1.0e6);
+    let mut verts = Vec::new();
+    for k in 0..3 {
+        // Vertex k moves to where the shifted lines of edges k - 1 and k
+        // meet: g_a . delta = -r_a, g_b . delta = -r_b.
+        let (a, b) = ((k + 2) % 3, k);
+        let (gax, gay) = (e.swizzle(f, g[a], &[0]), e.swizzle(f, g[a], &[1]));
+        let (gbx, gby) = (e.swizzle(f, g[b], &[0]), e.swizzle(f, g[b], &[1]));
+        let det = cross(&mut e, g[a], g[b]);
+        let abs_det = e.alu(AluOp::Fabs, f, &[det]);
+        let min_det = e.f32(1e-3);
+        let not_parallel = e.alu(AluOp::Flt, Type::BOOL, &[min_det, abs_det]);
+        let t1 = e.alu(AluOp::Fmul, f, &[r[a], gby]);
+        let t2 = e.alu(AluOp::Fmul, f, &[r[b], gay]);
+        let nx = e.alu(AluOp::Fsub, f, &[t2, t1]);
+        let t3 = e.alu(AluOp::Fmul, f, &[r[b], gax]);
+        let t4 = e.alu(AluOp::Fmul, f, &[r[a], gbx]);
+        let ny = e.alu(AluOp::Fsub, f, &[t4, t3]);
+        let dx = e.alu(AluOp::Fdiv, f, &[nx, det]);
+        let dy = e.alu(AluOp::Fdiv, f, &[ny, det]);
+        let delta = e.alu(AluOp::Vec, f2, &[dx, dy]);
+        let x = e.alu(AluOp::Fadd, f2, &[win[k], delta]);
+        // Screen-space barycentrics of x, then perspective weights.
+        let mut beta = Vec::new();
+        for i in 0..3 {
+            let u = e.alu(AluOp::Fsub, f2, &[win[(i + 1) % 3], x]);
+            let v = e.alu(AluOp::Fsub, f2, &[win[(i + 2) % 3], x]);
+            let c = cross(&mut e, u, v);
+            beta.push(e.alu(AluOp::Fdiv, f, &[c, area]));
+        }
+        let q: Vec<ValueId> = (0..3)
+            .map(|i| e.alu(AluOp::Fdiv, f, &[beta[i], w[i]]))
+            .collect();
+        let qs = e.alu(AluOp::Fadd, f, &[q[0], q[1]]);
+        let qs = e.alu(AluOp::Fadd, f, &[qs, q[2]]);
+        let front = e.alu(AluOp::Flt, Type::BOOL, &[tiny, qs]);
+        let mu: Vec<ValueId> = (0..3).map(|i| e.alu(AluOp::Fdiv, f, &[q[i], qs])).collect();
+        let t: Vec<ValueId> = (0..3)
+            .map(|i| {
+                let d = dist(&mut e, i, x);
+                e.alu(AluOp::Fadd, f, &[d, shift[i]])
+            })
+            .collect();
+        let vok = e.alu(AluOp::Band, Type::BOOL, &[not_parallel, front]);
+        verts.push((beta, mu, t, vok));
+    }
+    // One decision for the whole triangle.
+    for (_, _, _, vok) in &verts {
+        ok = e.alu(AluOp::Band, Type::BOOL, &[ok, *vok]);
+    }
+    let prim = e.load(prim_in, None);
+    for (k, (beta, mu, t, _)) in verts.into_iter().enumerate() {
+        let pick = |e: &mut Emit, calc: ValueId, i: usize| {
+            let keep = if i == k { one } else { zero };
+            e.alu(AluOp::Bcsel, f, &[ok, calc, keep])
+        };
+        let beta: Vec<ValueId> = (0..3).map(|i| pick(&mut e, beta[i], i)).collect();
+        let mu: Vec<ValueId> = (0..3).map(|i| pick(&mut e, mu[i], i)).collect();
+        let t: Vec<ValueId> = t
+            .into_iter()
+            .map(|ti| e.alu(AluOp::Bcsel, f, &[ok, ti, big]))
+            .collect();
+        for (&(inp, ref io, ty), &out) in pairs.iter().zip(&outs) {
+            let weights = match io.interp {
+                _ if io.builtin == Some(BuiltIn::Position) => Some(&mu),
+                _ if io.builtin.is_some() => None,
+                Interp::Flat => None,
+                Interp::NoPerspective => Some(&beta),
+                Interp::Smooth => Some(&mu),
+            };
+            let value = match weights {
+                Some(wts) if ty.is_float() && ty.bits == 32 => {
+                    let mut acc = None;
+                    for (i, &wi) in wts.iter().enumerate() {
+                        let vi = e.load(inp, Some(idx[i]));
+                        let splat = if ty.comps > 1 {
+                            e.alu(AluOp::Vec, ty, &vec![wi; ty.comps as usize])
+                        } else {
+                            wi
+                        };
+                        let term = e.alu(AluOp::Fmul, ty, &[vi, splat]);
+                        acc = Some(match acc {
+                            None => term,
+                            Some(a) => e.alu(AluOp::Fadd, ty, &[a, term]),
+                        });
+                    }
+                    acc.unwrap_or(zero)
+                }
+                _ => e.load(inp, Some(idx[k])),
+            };
+            e.store(out, None, value);
+        }
+        e.store(prim_out, None, prim);
+        let tv = e.alu(AluOp::Vec, Type::float(32, 3), &t);
+        e.store(edges_out, None, tv);
+        e.void(Op::Intrinsic(Intrinsic::EmitVertex { stream: 0 }));
+    }
+    e.void(Op::Intrinsic(Intrinsic::EndPrimitive { stream: 0 }));
+    gs.body = e.out;
+    crate::validate::validate(&gs)?;
+    Ok(gs)
+}
+
+/// Step 2 (see the module docs): at the start of `main`, discards the
+/// fragment when a distance of `aliased_edges` is negative. Adds the
+/// input; errors when the shader uses [`ALIASED_EDGES_LOCATION`] itself.
+/// Does nothing in other stages.
+pub fn lower_aliased_triangles_fs(s: &mut Shader) -> Result<()> {
+    if s.stage != Stage::Fragment {
+        return Ok(());
+    }
+    for v in &s.vars {
+        let Some(io) = v.io().filter(|_| v.is_input()) else {
+            continue;
+        };
+        let Some(loc) = io.location.filter(|_| io.builtin.is_none()) else {
+            continue;
+        };
+        if (loc..loc.saturating_add(v.array.unwrap_or(1))).contains(&ALIASED_EDGES_LOCATION) {
+            return Err(Error::new(format!(
+                "aliased triangles: location {ALIASED_EDGES_LOCATION} (@{}) is reserved for \
+                 {ALIASED_EDGES_NAME}",
+                v.name
+            )));
+        }
+    }
+    let var = s.add_var(edges_var(false));
+    let f = Type::F32;
+    let mut e = Emit::new(s);
+    let t = e.load(var, None);
+    let zero = e.f32(0.0);
+    let mut outside = e.konst(Type::BOOL, vec![0]);
+    for c in 0..3u8 {
+        let x = e.swizzle(f, t, &[c]);
+        let neg = e.alu(AluOp::Flt, Type::BOOL, &[x, zero]);
+        outside = e.alu(AluOp::Bor, Type::BOOL, &[outside, neg]);
+    }
+    discard_first_if(e, outside);
+    Ok(())
+}
+
+// --- Points -----------------------------------------------------------
+
+/// Name of the aliased-point size varying ([`ALIASED_POINT_LOCATION`]).
+pub const ALIASED_POINT_NAME: &str = "aliased_point_size";
+
+/// Errors when a variable of the shader other than `name` uses `location`
+/// for its input (`input`) or output.
+fn check_location_free(s: &Shader, location: u32, input: bool, name: &str) -> Result<()> {
+    for v in &s.vars {
+        let Some(io) = v.io() else { continue };
+        if v.is_input() != input || io.builtin.is_some() {
+            continue;
+        }
+        let Some(loc) = io.location else { continue };
+        if (loc..loc.saturating_add(v.array.unwrap_or(1))).contains(&location) && v.name != name {
+            return Err(Error::new(format!(
+                "location {location} (@{}) is reserved for {name}",
+                v.name
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn aliased_point_var(output: bool) -> Variable {
+    let io = IoInfo {
+        location: Some(ALIASED_POINT_LOCATION),
+        interp: Interp::Flat,
+        ..Default::default()
+    };
+    Variable {
+        name: ALIASED_POINT_NAME.into(),
+        kind: if output {
+            VarKind::Output(io)
+        } else {
+            VarKind::Input(io)
+        },
+        ty: Type::F32,
+        array: None,
+    }
+}
+
+/// Aliased points, last vertex stage (see [`super::VariantKey::aliased_points`]):
+/// the point size, clamped to `1..=max_size - 1`, goes to the flat output
+/// `aliased_point_size`, and PointSize becomes that plus one (stored
+/// last: at the exits, or before each geometry shader `emit_vertex`). A
+/// pixel whose centre is in the original square then has every sample in
+/// the widened one. Runs after [`super::gl::lower_point_size`], so PointSize is
+/// written.
+pub fn lower_aliased_points(s: &mut Shader, max_size: f32) -> Result<()> {
+    if !s.stage.is_pre_raster() {
+        return Ok(());
+    }
+    check_location_free(s, ALIASED_POINT_LOCATION, false, ALIASED_POINT_NAME)?;
+    let ps = get_builtin(s, true, BuiltIn::PointSize, Type::F32, None);
+    let out = s.add_var(aliased_point_var(true));
+    let hi = (max_size - 1.0).max(1.0);
+    let mut make = |s: &mut Shader| {
+        let mut e = Emit::new(s);
+        let size = e.load(ps, None);
+        let one = e.f32(1.0);
+        let top = e.f32(hi);
+        let c = e.alu(AluOp::Fmax, Type::F32, &[size, one]);
+        let c = e.alu(AluOp::Fmin, Type::F32, &[c, top]);
+        let wide = e.alu(AluOp::Fadd, Type::F32, &[c, one]);
+        e.store(ps, None, wide);
+        e.store(out, None, c);
+        e.out
+    };
+    if s.stage == Stage::Geometry {
+        insert_before_emits(s, &mut make);
+    } else {
+        insert_at_exits(s, &mut make);
+    }
+    Ok(())
+}
+
+/// Aliased points, fragment shader: discards the fragment unless its
+/// pixel centre is in the point's original square, and rescales the
+/// shader's reads of PointCoord (and the sprite coordinates made from it)
+/// to that square. The offset from the point's centre comes from
+/// PointCoord over the widened square: `(pc - 0.5) * (size + 1)`. The
+/// square is half-open, `[-size/2, size/2)` from the centre on each axis,
+/// shifted by 1/512 pixel: the rasterizer snaps positions to at least 8
+/// bits of subpixel precision, so a centre on the square's edge stays on
+/// one side whatever the rounding of PointCoord.
+pub fn lower_aliased_points_fs(s: &mut Shader) -> Result<()> {
+    if s.stage != Stage::Fragment {
+        return Ok(());
+    }
+    check_location_free(s, ALIASED_POINT_LOCATION, true, ALIASED_POINT_NAME)?;
+    let size_in = match s
+        .vars
+        .iter()
+        .position(|v| v.is_input() && v.name == ALIASED_POINT_NAME)
+    {
+        Some(i) => VarId(i as u32),
+        None => s.add_var(aliased_point_var(false)),
+    };
+    let f = Type::F32;
+    let v2 = Type::float(32, 2);
+    let pcv = get_builtin(s, false, BuiltIn::PointCoord, v2, None);
+    // The shader's own reads: the coordinate over the original square.
+    replace_loads(s, pcv, &mut |s, dest, ty, index| {
+        let mut e = Emit::new(s);
+        let pc = e.load(pcv, index);
+        let size = e.load(size_in, None);
+        let one = e.f32(1.0);
+        let half = e.f32(0.5);
+        let wide = e.alu(AluOp::Fadd, f, &[size, one]);
+        let scale = e.alu(AluOp::Fdiv, f, &[wide, size]);
+        let mut comps = Vec::new();
+        for c in 0..2u8 {
+            let x = e.swizzle(f, pc, &[c]);
+            let d = e.alu(AluOp::Fsub, f, &[x, half]);
+            let d = e.alu(AluOp::Fmul, f, &[d, scale]);
+            comps.push(e.alu(AluOp::Fadd, f, &[d, half]));
+        }
+        e.def_as(dest, ty, Op::Alu(AluOp::Vec, comps));
+        e.out
+    });
+    let mut e = Emit::new(s);
+    let pc = e.load(pcv, None);
+    let size = e.load(size_in, None);
+    let one = e.f32(1.0);
+    let half = e.f32(0.5);
+    let wide = e.alu(AluOp::Fadd, f, &[size, one]);
+    let h = e.alu(AluOp::Fmul, f, &[size, half]);
+    let neg_h = e.alu(AluOp::Fneg, f, &[h]);
+    let eps = e.f32(1.0 / 512.0);
+    let mut outside = e.konst(Type::BOOL, vec![0]);
+    for c in 0..2u8 {
+        let x = e.swizzle(f, pc, &[c]);
+        let d = e.alu(AluOp::Fsub, f, &[x, half]);
+        let d = e.alu(AluOp::Fmul, f, &[d, wide]);
+        let d = e.alu(AluOp::Fadd, f, &[d, eps]);
+        let below = e.alu(AluOp::Flt, Type::BOOL, &[d, neg_h]);
+        let above = e.alu(AluOp::Fge, Type::BOOL, &[d, h]);
+        let o = e.alu(AluOp::Bor, Type::BOOL, &[below, above]);
+        outside = e.alu(AluOp::Bor, Type::BOOL, &[outside, o]);
+    }
+    discard_first_if(e, outside);
+    Ok(())
+}
