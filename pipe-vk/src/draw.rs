@@ -2361,38 +2361,37 @@ impl VkContext {
     }
 
     /// Whether the aliased-triangle geometry shader can follow the bound
-    /// vertex shader (`variant_keys`): no application geometry or
-    /// tessellation shader, spirv-gen IR shaders, no stream output
-    /// capture, geometry shaders on the device, and vertex shader outputs
-    /// it can forward (below the device's geometry-shader inputs or
-    /// movable there).
+    /// vertex or tessellation evaluation shader (`variant_keys`): no
+    /// application geometry shader, spirv-gen IR shaders, no stream
+    /// output capture, geometry shaders on the device, and outputs it can
+    /// forward (below the device's geometry-shader inputs, or a vertex
+    /// shader's movable there).
     fn aliased_triangles_possible(&self) -> PipeResult<bool> {
         let b = self.bound();
-        if [
-            ShaderStage::Geometry,
-            ShaderStage::TessCtrl,
-            ShaderStage::TessEval,
-        ]
-        .iter()
-        .any(|st| b.shaders[st.index()].is_some())
+        if b.shaders[ShaderStage::Geometry.index()].is_some()
             || self.dev().device.features.core.geometry_shader != vk::TRUE
             || !self.stages_are_ir()?
             || self.so_capture_info()?.is_some()
         {
             return Ok(false);
         }
-        let Some(vs) = b.shaders[ShaderStage::Vertex.index()] else {
+        // The stage the geometry shader follows: the evaluation shader
+        // with tessellation, else the vertex shader.
+        let tes = b.shaders[ShaderStage::TessEval.index()];
+        let Some(prev) = tes.or(b.shaders[ShaderStage::Vertex.index()]) else {
             return Ok(false);
         };
-        let state = self.shader_table().get(vs.cso)?;
+        let state = self.shader_table().get(prev.cso)?;
         let pipe_core::shader::ShaderCode::Ir(any) = &state.code else {
             return Ok(false);
         };
         let forwardable = any
             .downcast_ref::<spirv_gen::Shader>()
             .is_some_and(spirv_gen::passes::aliased::can_expand);
-        Ok(forwardable
-            && crate::shader::ModuleCache::generated_gs_relocation(self.dev(), state).is_some())
+        // Only a vertex shader's outputs move below the geometry stage's
+        // inputs (`ModuleCache::generated_gs_relocation`).
+        let relocation = crate::shader::ModuleCache::generated_gs_relocation(self.dev(), state);
+        Ok(forwardable && relocation.is_some_and(|r| tes.is_none() || r.is_empty()))
     }
 
     /// Whether the bound shaders of every graphics stage are spirv-gen IR
@@ -2537,8 +2536,9 @@ impl VkContext {
         // the vertex shader widens each triangle and the fragment shader
         // keeps the pixels whose centre is in it
         // (`spirv_gen::passes::aliased`). Not with an application
-        // geometry or tessellation shader, adjacency, stream output or a
-        // vertex shader whose outputs a geometry shader cannot forward.
+        // geometry shader, adjacency, stream output or a vertex (or
+        // evaluation) shader whose outputs a geometry shader cannot
+        // forward.
         if fill(PolygonMode::Fill)
             && samples > 1
             && !rast.multisample

@@ -1637,7 +1637,7 @@ fn main {
 }
 ";
 
-const TES: &str = "shader tess_eval mode=triangles spacing=equal winding=ccw
+pub(crate) const TES: &str = "shader tess_eval mode=triangles spacing=equal winding=ccw
 in @pos : f32x4[32] builtin=position
 in @tc : f32x3 builtin=tess_coord
 out @gl_pos : f32x4 builtin=position

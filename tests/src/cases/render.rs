@@ -2981,3 +2981,40 @@ crate::result_case!(
     "pipe.render.msaa.aliased_triangles.varyings",
     aliased_triangles_varyings
 );
+
+/// Aliased triangles after tessellation: the geometry shader follows
+/// the evaluation shader (levels 1: each patch is its triangle).
+fn aliased_triangles_tess(ctx: &mut TestContext) -> R {
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    if !e.screen.caps().shader[ShaderStage::TessEval.index()].supported {
+        return Err(Outcome::skip("no tessellation"));
+    }
+    rasterizer(&mut e, |r| r.multisample = false)?;
+    crate::harness::bind_stage(&mut e, ShaderStage::TessEval, super::draw::TES)?;
+    step(
+        "set_tess_state",
+        e.ctx.set_tess_state(&TessState {
+            default_outer_level: [1.0; 4],
+            default_inner_level: [1.0; 2],
+        }),
+    )?;
+    step("patch vertices", e.ctx.set_patch_vertices(3))?;
+    let fg: Px = [0.0, 1.0, 0.0, 1.0];
+    set_src(&mut e, UNORM, fg)?;
+    let tri = [(1.3, 2.2), (13.7, 4.1), (5.2, 13.6)];
+    let data = tris(&tri.map(|(x, y)| (x as f32, y as f32)), 0.0);
+    draw_mode(&mut e, &data, false, pipe_core::draw::PrimType::Patches)?;
+    resolve(&mut e, &t.color, &resolved)?;
+    let got = read_color(&mut e, &resolved)?;
+    check(ctx, "aliased tessellated triangle", &got, TOL_U8, |x, y| {
+        let (inside, near) = tri_inside(&tri, x as f64 + 0.5, y as f64 + 0.5);
+        if near < 0.01 {
+            return None;
+        }
+        Some(if inside { fg } else { BLACK })
+    })
+}
+crate::result_case!(
+    "pipe.render.msaa.aliased_triangles.tessellation",
+    aliased_triangles_tess
+);
