@@ -736,6 +736,23 @@ impl VkContext {
         self.queries.suspended = true;
     }
 
+    /// Called by a draw before it opens or joins a rendering instance.
+    /// The draw resumes suspended queries inside the instance
+    /// ([`Self::resume_queries`]), which restarts every running span of
+    /// their kinds; a span begun outside any instance (by a query begun or
+    /// resumed with none open) cannot end inside one, and ending it there
+    /// would end the instance under the draw. So end every running span
+    /// now (and the open instance with them); the draw resumes them all
+    /// inside its instance.
+    pub(crate) fn prepare_resume_queries(&mut self) {
+        if self.queries.suspended
+            && self.queries_counting()
+            && self.queries.running.values().any(|s| !s.inside)
+        {
+            self.suspend_queries();
+        }
+    }
+
     /// Called before draws and dispatches: begins the spans of suspended
     /// queries. Costs one test when nothing is suspended.
     #[inline]
