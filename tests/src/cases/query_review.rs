@@ -6,12 +6,24 @@
 //! of pixel columns `x0..x1` of the 16x16 target covers `(x1 - x0) * 16`
 //! samples and is two triangles.
 
-use pipe_core::query::*;
-use pipe_core::resource::ResourceFlags;
+use std::sync::Arc;
 
-use super::query::{band, begin, create, end, expect, program, result, R};
-use crate::harness::{env, step};
-use crate::{result_case, TestContext};
+use pipe_core::blit::BlitInfo;
+use pipe_core::draw::{DrawIndirectInfo, DrawInfo, DrawStartCountBias, IndexSource, PrimType};
+use pipe_core::flags::{BlitMask, ClearFlags};
+use pipe_core::query::*;
+use pipe_core::resource::{BindFlags, PipeBox, ResourceFlags, ResourceTemplate};
+use pipe_core::shader::{ComputeState, GridInfo, ShaderCode};
+use pipe_core::state::{ColorUnion, TexFilter};
+use pipe_core::Format;
+
+use super::draw::{bind_vertices, draw};
+use super::query::{
+    band, begin, bytes, columns, create, end, expect, flush, program, result, whole, BLACK, GREEN,
+    R, RED, W,
+};
+use crate::harness::{env, step, Env};
+use crate::{result_case, Outcome, TestContext};
 
 /// Samples of the band `x0..x1`.
 fn px(x0: u32, x1: u32) -> u64 {
@@ -59,3 +71,516 @@ result_case!(
     "pipe.query_review.outside_span_resumed_in_instance",
     outside_span_resumed
 );
+
+/// All 16 columns as one vertex buffer, column `x` at vertices
+/// `6x..6x+6`: consecutive draws of bands need no state call between them
+/// and merge into one multi-draw (`pipe-vk/src/merge.rs`).
+fn bind_all_columns(e: &mut Env) -> R {
+    let verts: Vec<f32> = (0..W).flat_map(|x| columns(x, x + 1)).collect();
+    bind_vertices(e, &verts, None)
+}
+
+/// Draws the band `x0..x1` from [`bind_all_columns`]'s buffer.
+fn column_band(e: &mut Env, x0: u32, x1: u32) -> R {
+    draw(e, PrimType::Triangles, x0 * 6, (x1 - x0) * 6, 1)
+}
+
+/// xorshift64*: the sequences are the same on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: u32) -> u32 {
+        (self.next() >> 33) as u32 % n
+    }
+}
+
+/// What a query of the model counts per column drawn.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Counts {
+    /// Samples (16 per column).
+    Samples,
+    /// Whether any sample passed.
+    AnySample,
+    /// Primitives (2 per column), through PRIMITIVES_GENERATED.
+    Generated,
+    /// Input-assembly primitives (2 per column), one statistics counter.
+    IaPrimitives,
+}
+
+impl Counts {
+    fn create(self, e: &mut Env) -> Result<Query, Outcome> {
+        match self {
+            Counts::Samples => create(e, QueryType::OcclusionCounter, 0),
+            Counts::AnySample => create(e, QueryType::OcclusionPredicate, 0),
+            Counts::Generated => create(e, QueryType::PrimitivesGenerated, 0),
+            Counts::IaPrimitives => create(
+                e,
+                QueryType::PipelineStatisticsSingle,
+                PipelineStat::IaPrimitives as u32,
+            ),
+        }
+    }
+    fn per_column(self) -> u64 {
+        match self {
+            Counts::Samples | Counts::AnySample => 16,
+            Counts::Generated | Counts::IaPrimitives => 2,
+        }
+    }
+    fn result(self, n: u64) -> QueryResult {
+        match self {
+            Counts::AnySample => QueryResult::Bool(n != 0),
+            _ => QueryResult::U64(n),
+        }
+    }
+}
+
+/// The model of one query: what it counted since it was last begun.
+struct Model {
+    counts: Counts,
+    q: Query,
+    active: bool,
+    /// Begun at least once since created.
+    begun: bool,
+    n: u64,
+}
+
+/// Random sequences of overlapping begins and ends of several queries of
+/// four kinds, mixed with what splits their Vulkan queries: flushes,
+/// transfers (which end the rendering instance), pauses, shader blits
+/// and dispatches (not counted), clears, draws that merge, polling,
+/// destroying active queries and `get_query_result_resource`. Each
+/// query's expected result is the model's count of the columns drawn
+/// while it was active and not paused.
+fn sequences(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    let t = program(&mut e)?;
+    let src = e.texture(&ResourceTemplate::texture_2d(
+        Format::R8G8B8A8Unorm,
+        4,
+        4,
+        BindFlags::SAMPLER_VIEW | BindFlags::RENDER_TARGET,
+    ))?;
+    let scratch = e.buffer(64, ResourceFlags::empty())?;
+    let out = e.buffer(8 * 256, ResourceFlags::empty())?;
+    let mut written: Vec<(u32, u64)> = Vec::new();
+    let ir = spirv_gen::text::parse("shader compute local_size=1,1,1\nfn main {\n}\n")
+        .map_err(|e| Outcome::fail(format!("test shader: {e}")))?;
+    let cs = step(
+        "create_compute_state",
+        e.ctx.create_compute_state(&ComputeState {
+            code: ShaderCode::Ir(Arc::new(ir)),
+            static_shared_mem: 0,
+            req_input_mem: 0,
+        }),
+    )?;
+    step("bind_compute_state", e.ctx.bind_compute_state(Some(cs)))?;
+    bind_all_columns(&mut e)?;
+    let kinds = [
+        Counts::Samples,
+        Counts::Samples,
+        Counts::Samples,
+        Counts::AnySample,
+        Counts::Generated,
+        Counts::Generated,
+        Counts::IaPrimitives,
+        Counts::IaPrimitives,
+    ];
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for seq in 0..80 {
+        let mut models = Vec::new();
+        for k in kinds {
+            models.push(Model {
+                counts: k,
+                q: k.create(&mut e)?,
+                active: false,
+                begun: false,
+                n: 0,
+            });
+        }
+        let mut paused = false;
+        let mut log: Vec<String> = Vec::new();
+        for _ in 0..48 {
+            let op = rng.below(16);
+            let i = rng.below(models.len() as u32) as usize;
+            match op {
+                0..=3 => {
+                    let x0 = rng.below(W);
+                    let x1 = x0 + 1 + rng.below(W - x0);
+                    log.push(format!("draw {x0}..{x1}"));
+                    column_band(&mut e, x0, x1)?;
+                    if !paused {
+                        for m in models.iter_mut().filter(|m| m.active) {
+                            m.n += u64::from(x1 - x0) * m.counts.per_column();
+                        }
+                    }
+                }
+                4..=6 => {
+                    let m = &mut models[i];
+                    if m.active {
+                        log.push(format!("end {i}"));
+                        end(&mut e, &m.q)?;
+                        m.active = false;
+                    } else {
+                        log.push(format!("begin {i}"));
+                        begin(&mut e, &m.q)?;
+                        m.active = true;
+                        m.begun = true;
+                        m.n = 0;
+                    }
+                }
+                7 => {
+                    log.push("flush".into());
+                    flush(&mut e)?;
+                }
+                8 => {
+                    log.push("clear_buffer".into());
+                    step(
+                        "clear_buffer",
+                        e.ctx.clear_buffer(&scratch, 0, 64, &[1, 2, 3, 4]),
+                    )?;
+                }
+                9 => {
+                    paused = !paused;
+                    log.push(format!("set_active_query_state({})", !paused));
+                    step(
+                        "set_active_query_state",
+                        e.ctx.set_active_query_state(!paused),
+                    )?;
+                }
+                10 => {
+                    log.push("blit".into());
+                    let mut info = BlitInfo {
+                        dst: whole(&t.color),
+                        src: whole(&src),
+                        mask: BlitMask::RGBA,
+                        filter: TexFilter::Nearest,
+                        scissor: None,
+                        render_condition_enable: false,
+                        alpha_blend: true,
+                        window_rectangle_include: false,
+                        window_rectangles: Vec::new(),
+                    };
+                    info.dst.bx = PipeBox::rect(0, 0, 4, 4);
+                    step("blit", e.ctx.blit(&info))?;
+                }
+                11 => {
+                    log.push("launch_grid".into());
+                    step(
+                        "launch_grid",
+                        e.ctx.launch_grid(&GridInfo {
+                            block: [1, 1, 1],
+                            grid: [2, 1, 1],
+                            ..Default::default()
+                        }),
+                    )?;
+                }
+                12 => {
+                    log.push("clear".into());
+                    step(
+                        "clear",
+                        e.ctx.clear(
+                            ClearFlags::COLOR0,
+                            None,
+                            &ColorUnion::from_f32(BLACK),
+                            0.0,
+                            0,
+                        ),
+                    )?;
+                }
+                13 => {
+                    let m = &models[i];
+                    if m.begun && !m.active {
+                        log.push(format!("poll {i}"));
+                        let got = step(
+                            "get_query_result(no wait)",
+                            e.ctx.get_query_result(&m.q, false),
+                        )?;
+                        if let Some(got) = got {
+                            let want = m.counts.result(m.n);
+                            if got != want {
+                                return Err(Outcome::fail(format!(
+                                    "sequence {seq}, polled query {i} ({:?}): expected \
+                                     {want:?}, got {got:?}\n  ops: {}",
+                                    m.counts,
+                                    log.join(", ")
+                                )));
+                            }
+                        }
+                    }
+                }
+                14 => {
+                    let m = &models[i];
+                    if m.begun && !m.active && written.len() < 256 {
+                        let off = written.len() as u32 * 8;
+                        log.push(format!("result_resource {i}"));
+                        step(
+                            "get_query_result_resource",
+                            e.ctx.get_query_result_resource(
+                                &m.q,
+                                QueryFlags::WAIT,
+                                QueryValueType::U64,
+                                QueryResultIndex::Value(0),
+                                &out,
+                                off,
+                            ),
+                        )?;
+                        let v = match m.counts.result(m.n) {
+                            QueryResult::Bool(b) => u64::from(b),
+                            QueryResult::U64(n) => n,
+                            _ => unreachable!(),
+                        };
+                        written.push((off, v));
+                    }
+                }
+                _ => {
+                    let m = &mut models[i];
+                    if m.active {
+                        log.push(format!("destroy {i} (active)"));
+                        let q = m.counts.create(&mut e)?;
+                        let old = std::mem::replace(&mut m.q, q);
+                        step("destroy_query", e.ctx.destroy_query(old))?;
+                        m.active = false;
+                        m.begun = false;
+                    }
+                }
+            }
+        }
+        for (i, m) in models.iter_mut().enumerate() {
+            if m.active {
+                log.push(format!("end {i}"));
+                end(&mut e, &m.q)?;
+                m.active = false;
+            }
+        }
+        if paused {
+            step(
+                "set_active_query_state(true)",
+                e.ctx.set_active_query_state(true),
+            )?;
+        }
+        for (i, m) in models.iter().enumerate() {
+            if !m.begun {
+                continue;
+            }
+            let got = result(&mut e, &m.q)?;
+            let want = m.counts.result(m.n);
+            if got != want {
+                return Err(Outcome::fail(format!(
+                    "sequence {seq}, query {i} ({:?}): expected {want:?}, got {got:?}\n  ops: {}",
+                    m.counts,
+                    log.join(", ")
+                )));
+            }
+        }
+    }
+    let got = bytes(&mut e, &out, written.len() as u32 * 8)?;
+    for (off, want) in written {
+        let o = off as usize;
+        let v = u64::from_le_bytes(got[o..o + 8].try_into().unwrap_or_default());
+        if v != want {
+            return Err(Outcome::fail(format!(
+                "get_query_result_resource at offset {off}: expected {want}, got {v}"
+            )));
+        }
+    }
+    Ok(())
+}
+result_case!("pipe.query_review.sequences", sequences);
+
+/// Indices `0..n` as bytes of `size` each.
+fn index_bytes(n: u32, size: usize) -> Vec<u8> {
+    (0..n)
+        .flat_map(|i| i.to_le_bytes()[..size].to_vec())
+        .collect()
+}
+
+/// Every way a draw reaches the device is counted: direct draws of
+/// several ranges in one call, calls merged into one multi-draw,
+/// indirect draws (with and without a count buffer), 8-bit indices
+/// (widened on the CPU where the device cannot read them) and quads
+/// (rewritten into triangles). Occlusion counts samples, which do not
+/// depend on how the driver draws.
+fn draw_paths(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    program(&mut e)?;
+    bind_all_columns(&mut e)?;
+    let occ = create(&mut e, QueryType::OcclusionCounter, 0)?;
+    let gen = create(&mut e, QueryType::PrimitivesGenerated, 0)?;
+    let mut want = 0;
+    let mut prims = 0;
+    // Indirect commands: columns 1 and 3..5.
+    let mut cmds = Vec::new();
+    for (first, count) in [(6u32, 6u32), (18, 12)] {
+        for v in [count, 1, first, 0] {
+            cmds.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    let ind_buf = e.buffer_with(&cmds)?;
+    let count_buf = e.buffer_with(&1u32.to_le_bytes())?;
+    begin(&mut e, &occ)?;
+    begin(&mut e, &gen)?;
+    // One call, two ranges: columns 0 and 2.
+    let info = DrawInfo::default();
+    let ranges = [
+        DrawStartCountBias {
+            start: 0,
+            count: 6,
+            index_bias: 0,
+        },
+        DrawStartCountBias {
+            start: 12,
+            count: 6,
+            index_bias: 0,
+        },
+    ];
+    step(
+        "draw_vbo (2 ranges)",
+        e.ctx.draw_vbo(&info, 0, None, &ranges),
+    )?;
+    want += px(0, 2);
+    prims += 4;
+    // Merged calls: columns 6, 7, 8.
+    for x in 6..9 {
+        column_band(&mut e, x, x + 1)?;
+    }
+    want += px(6, 9);
+    prims += 6;
+    let ind = DrawIndirectInfo {
+        offset: 0,
+        stride: 16,
+        draw_count: 2,
+        buffer: Some(ind_buf.clone()),
+        ..Default::default()
+    };
+    step(
+        "draw_vbo (indirect)",
+        e.ctx.draw_vbo(&info, 0, Some(&ind), &[]),
+    )?;
+    want += px(1, 2) + px(3, 5);
+    prims += 6;
+    if e.screen.caps().draw_indirect_count {
+        // Two commands allowed, the count buffer says one: column 1.
+        let ind = DrawIndirectInfo {
+            indirect_draw_count: Some(count_buf),
+            ..ind
+        };
+        step(
+            "draw_vbo (indirect count)",
+            e.ctx.draw_vbo(&info, 0, Some(&ind), &[]),
+        )?;
+        want += px(1, 2);
+        prims += 2;
+    }
+    // 8-bit indices: columns 9 and 10 (vertices 54..66).
+    let idx = index_bytes(66, 1);
+    let info8 = DrawInfo {
+        index_size: 1,
+        index: IndexSource::User(&idx),
+        ..DrawInfo::default()
+    };
+    let r = [DrawStartCountBias {
+        start: 54,
+        count: 12,
+        index_bias: 0,
+    }];
+    step(
+        "draw_vbo (8-bit indices)",
+        e.ctx.draw_vbo(&info8, 0, None, &r),
+    )?;
+    want += px(9, 11);
+    prims += 4;
+    end(&mut e, &gen)?;
+    // Quads: one quad over columns 12..16 (the driver draws triangles, so
+    // PRIMITIVES_GENERATED, which counts what the device drew, is left).
+    let nx = |x: u32| -1.0 + 2.0 * x as f32 / W as f32;
+    let quad = [
+        nx(12),
+        -1.0,
+        0.0,
+        1.0,
+        nx(16),
+        -1.0,
+        0.0,
+        1.0, //
+        nx(16),
+        1.0,
+        0.0,
+        1.0,
+        nx(12),
+        1.0,
+        0.0,
+        1.0,
+    ];
+    bind_vertices(&mut e, &quad, None)?;
+    draw(&mut e, PrimType::Quads, 0, 4, 1)?;
+    want += px(12, 16);
+    end(&mut e, &occ)?;
+    expect("occlusion", result(&mut e, &occ)?, QueryResult::U64(want))?;
+    expect(
+        "primitives generated",
+        result(&mut e, &gen)?,
+        QueryResult::U64(prims),
+    )
+}
+result_case!("pipe.query_review.draw_paths", draw_paths);
+
+/// Clears are not counted, also when they are predicated (a
+/// `vkCmdClearAttachments` in a rendering instance of its own) or when
+/// a query's Vulkan query runs across their instance (begun with no
+/// instance open).
+fn clears_not_counted(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    program(&mut e)?;
+    if !e.screen.caps().conditional_render {
+        return Err(Outcome::skip("no conditional rendering"));
+    }
+    let pred = e.buffer_with(&1u32.to_le_bytes())?;
+    let occ = create(&mut e, QueryType::OcclusionCounter, 0)?;
+    let stats = create(&mut e, QueryType::PipelineStatistics, 0)?;
+    begin(&mut e, &occ)?;
+    begin(&mut e, &stats)?;
+    let clear = |e: &mut Env, c: [f32; 4]| {
+        step(
+            "clear",
+            e.ctx
+                .clear(ClearFlags::COLOR0, None, &ColorUnion::from_f32(c), 0.0, 0),
+        )
+    };
+    clear(&mut e, GREEN)?;
+    band(&mut e, 0, 1)?;
+    step(
+        "render_condition_mem",
+        e.ctx.render_condition_mem(Some(&pred), 0, false),
+    )?;
+    clear(&mut e, RED)?;
+    band(&mut e, 1, 3)?;
+    clear(&mut e, BLACK)?;
+    step(
+        "render_condition_mem(None)",
+        e.ctx.render_condition_mem(None, 0, false),
+    )?;
+    end(&mut e, &stats)?;
+    end(&mut e, &occ)?;
+    expect(
+        "occlusion",
+        result(&mut e, &occ)?,
+        QueryResult::U64(px(0, 3)),
+    )?;
+    let QueryResult::PipelineStatistics(s) = result(&mut e, &stats)? else {
+        return Err(Outcome::fail("statistics: wrong result kind"));
+    };
+    if (s.ia_vertices, s.ia_primitives, s.c_invocations) != (12, 4, 4) {
+        return Err(Outcome::fail(format!(
+            "statistics: expected 12 vertices, 4 primitives and 4 clipper invocations (the \
+             two bands, no clear), got {s:?}"
+        )));
+    }
+    Ok(())
+}
+result_case!("pipe.query_review.clears_not_counted", clears_not_counted);
