@@ -1052,8 +1052,12 @@ impl VkContext {
                 q.id()
             )));
         }
+        // Vulkan copies 64-bit results only to 8-byte aligned offsets
+        // (VUID-vkCmdCopyQueryPoolResults-flags-00823); Gallium's are
+        // 4-byte aligned: the others take the CPU path.
         let gpu = matches!(index, QueryResultIndex::Value(0))
-            && matches!(ty, QueryValueType::U64 | QueryValueType::I64);
+            && matches!(ty, QueryValueType::U64 | QueryValueType::I64)
+            && offset.is_multiple_of(8);
         if let (true, Some(span)) = (gpu, Self::single_counter_span(q, vq)) {
             let mut f = vk::QueryResultFlags::TYPE_64;
             if flags.contains(QueryFlags::WAIT) {

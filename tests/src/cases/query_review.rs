@@ -584,3 +584,52 @@ fn clears_not_counted(ctx: &mut TestContext) -> R {
     Ok(())
 }
 result_case!("pipe.query_review.clears_not_counted", clears_not_counted);
+/// `get_query_result_resource` accepts any 4-byte aligned offset; 64-bit
+/// values at offsets that are not multiples of 8 are written too. The
+/// single-span counters the driver copies on the GPU must not reach
+/// `vkCmdCopyQueryPoolResults` there (64-bit results need 8-byte
+/// aligned destinations, VUID-vkCmdCopyQueryPoolResults-flags-00822).
+fn result_resource_unaligned(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    program(&mut e)?;
+    let buf = e.buffer(32, ResourceFlags::empty())?;
+    e.subdata(&buf, 0, &[0xaa; 32])?;
+    let occ = create(&mut e, QueryType::OcclusionCounter, 0)?;
+    let gen = create(&mut e, QueryType::PrimitivesGenerated, 0)?;
+    begin(&mut e, &occ)?;
+    begin(&mut e, &gen)?;
+    band(&mut e, 0, 5)?;
+    end(&mut e, &gen)?;
+    end(&mut e, &occ)?;
+    let w = |e: &mut Env, q: &Query, ty: QueryValueType, off: u32| {
+        step(
+            "get_query_result_resource",
+            e.ctx.get_query_result_resource(
+                q,
+                QueryFlags::WAIT,
+                ty,
+                QueryResultIndex::Value(0),
+                &buf,
+                off,
+            ),
+        )
+    };
+    w(&mut e, &occ, QueryValueType::U64, 4)?;
+    w(&mut e, &gen, QueryValueType::I64, 20)?;
+    let got = bytes(&mut e, &buf, 32)?;
+    let mut want = vec![0xaa; 4];
+    want.extend_from_slice(&px(0, 5).to_le_bytes());
+    want.extend_from_slice(&[0xaa; 8]);
+    want.extend_from_slice(&2i64.to_le_bytes());
+    want.extend_from_slice(&[0xaa; 4]);
+    if got != want {
+        return Err(Outcome::fail(format!(
+            "results in the buffer: expected {want:?}, got {got:?}"
+        )));
+    }
+    Ok(())
+}
+result_case!(
+    "pipe.query_review.result_resource.unaligned_64bit",
+    result_resource_unaligned
+);
