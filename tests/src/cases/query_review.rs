@@ -14,15 +14,16 @@ use pipe_core::flags::{BlitMask, ClearFlags};
 use pipe_core::query::*;
 use pipe_core::resource::{BindFlags, PipeBox, ResourceFlags, ResourceTemplate};
 use pipe_core::shader::{ComputeState, GridInfo, ShaderCode};
-use pipe_core::state::{ColorUnion, TexFilter};
+use pipe_core::state::{ColorUnion, ShaderStage, TexFilter};
 use pipe_core::Format;
 
-use super::draw::{bind_vertices, draw};
+use super::draw::{bind_vertices, check_image, draw};
 use super::query::{
     band, begin, bytes, columns, create, end, expect, flush, program, result, whole, BLACK, GREEN,
     R, RED, W,
 };
-use crate::harness::{env, step, Env};
+use super::streamout as so;
+use crate::harness::{env, set_color, shader, step, unorm, Env};
 use crate::{result_case, Outcome, TestContext};
 
 /// Samples of the band `x0..x1`.
@@ -632,4 +633,325 @@ fn result_resource_unaligned(ctx: &mut TestContext) -> R {
 result_case!(
     "pipe.query_review.result_resource.unaligned_64bit",
     result_resource_unaligned
+);
+
+/// Stream-output queries per vertex stream, with a geometry shader that
+/// writes one point to stream 0 and two to stream 1 per input point:
+/// `SO_OVERFLOW_PREDICATE` is per stream, `SO_OVERFLOW_ANY_PREDICATE`
+/// the OR over the streams, `SO_STATISTICS` and `PRIMITIVES_EMITTED` count
+/// their stream's primitives. A query begun while transform feedback is
+/// already active in the rendering instance counts only the draws after
+/// it.
+fn so_streams(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    so::require_so(&e)?;
+    so::require(&e, 2)?;
+    let caps = e.screen.caps().clone();
+    if !caps.shader[ShaderStage::Geometry.index()].supported || caps.max_vertex_stream < 1 {
+        return Err(Outcome::skip("no geometry shader streams"));
+    }
+    so::setup(&mut e, false)?;
+    so::bind_fs(&mut e)?;
+    so::bind_vs(&mut e, shader(ShaderStage::Vertex, so::VS_PASS)?)?;
+    let mut s1 = so::so(2, 0, 2, 1, 0);
+    s1.stream = 1;
+    let gs = so::with_so(
+        shader(ShaderStage::Geometry, so::GS_STREAMS)?,
+        vec![so::so(1, 0, 4, 0, 0), s1],
+        [4, 2, 0, 0],
+    );
+    let g = step("create_gs_state", e.ctx.create_gs_state(&gs))?;
+    step("bind_gs_state", e.ctx.bind_gs_state(Some(g)))?;
+    let n = 4;
+    let pos: Vec<f32> = (0..n).flat_map(|i| so::vert(i).pos).collect();
+    so::bind_streams(&mut e, &[&pos])?;
+    // Round 1: stream 0 holds 8 records (4 written), stream 1 holds 3 of
+    // its 8.
+    let b0 = so::so_buffer(&mut e, 16 * 8)?;
+    let b1 = so::so_buffer(&mut e, 8 * 3)?;
+    let t0 = so::target(&mut e, &b0, 0, 16 * 8)?;
+    let t1 = so::target(&mut e, &b1, 0, 8 * 3)?;
+    let ov0 = create(&mut e, QueryType::SoOverflowPredicate, 0)?;
+    let ov1 = create(&mut e, QueryType::SoOverflowPredicate, 1)?;
+    let any = create(&mut e, QueryType::SoOverflowAnyPredicate, 0)?;
+    let st1 = create(&mut e, QueryType::SoStatistics, 1)?;
+    let em0 = create(&mut e, QueryType::PrimitivesEmitted, 0)?;
+    so::set_targets(&mut e, &[&t0, &t1], &[Some(0), Some(0)])?;
+    for q in [&ov0, &ov1, &any, &st1, &em0] {
+        begin(&mut e, q)?;
+    }
+    so::draw(&mut e, PrimType::Points, n)?;
+    for q in [&ov0, &ov1, &any, &st1, &em0] {
+        end(&mut e, q)?;
+    }
+    expect(
+        "stream 0 overflow",
+        result(&mut e, &ov0)?,
+        QueryResult::Bool(false),
+    )?;
+    expect(
+        "stream 1 overflow",
+        result(&mut e, &ov1)?,
+        QueryResult::Bool(true),
+    )?;
+    expect("any stream", result(&mut e, &any)?, QueryResult::Bool(true))?;
+    expect(
+        "stream 1 statistics",
+        result(&mut e, &st1)?,
+        QueryResult::SoStatistics {
+            num_primitives_written: 3,
+            primitives_storage_needed: 2 * u64::from(n),
+        },
+    )?;
+    expect(
+        "stream 0 emitted",
+        result(&mut e, &em0)?,
+        QueryResult::U64(u64::from(n)),
+    )?;
+    // Round 2: both fit; two draws, the queries begun after the first,
+    // while its transform feedback is still active.
+    let c0 = so::so_buffer(&mut e, 16 * 8)?;
+    let c1 = so::so_buffer(&mut e, 8 * 16)?;
+    let u0 = so::target(&mut e, &c0, 0, 16 * 8)?;
+    let u1 = so::target(&mut e, &c1, 0, 8 * 16)?;
+    so::set_targets(&mut e, &[&u0, &u1], &[Some(0), Some(0)])?;
+    so::draw(&mut e, PrimType::Points, n)?;
+    for q in [&any, &st1, &em0] {
+        begin(&mut e, q)?;
+    }
+    so::draw(&mut e, PrimType::Points, n)?;
+    for q in [&any, &st1, &em0] {
+        end(&mut e, q)?;
+    }
+    so::set_targets(&mut e, &[], &[])?;
+    expect(
+        "any stream (fits)",
+        result(&mut e, &any)?,
+        QueryResult::Bool(false),
+    )?;
+    expect(
+        "stream 1 statistics (second draw)",
+        result(&mut e, &st1)?,
+        QueryResult::SoStatistics {
+            num_primitives_written: 2 * u64::from(n),
+            primitives_storage_needed: 2 * u64::from(n),
+        },
+    )?;
+    expect(
+        "stream 0 emitted (second draw)",
+        result(&mut e, &em0)?,
+        QueryResult::U64(u64::from(n)),
+    )
+}
+result_case!("pipe.query_review.streamout.streams", so_streams);
+
+/// `render_condition` on queries several times in one batch: each call
+/// rewrites the driver's predicate after draws predicated on the earlier
+/// value (a GPU copy for single-span occlusion queries, a CPU-computed
+/// upload for the others), and a query begun again changes its
+/// predicate. Each band is drawn unless `(result != 0) == condition`.
+fn render_condition_rewrites(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    let t = program(&mut e)?;
+    if !e.screen.caps().conditional_render {
+        return Err(Outcome::skip("no conditional rendering"));
+    }
+    let offscreen = [2.0, 2.0, 0.0, 1.0, 3.0, 2.0, 0.0, 1.0, 2.0, 3.0, 0.0, 1.0];
+    let some = create(&mut e, QueryType::OcclusionCounter, 0)?;
+    let none = create(&mut e, QueryType::OcclusionPredicate, 0)?;
+    let split = create(&mut e, QueryType::OcclusionCounter, 0)?;
+    let gen = create(&mut e, QueryType::PrimitivesGenerated, 0)?;
+    begin(&mut e, &some)?;
+    band(&mut e, 15, 16)?;
+    end(&mut e, &some)?;
+    begin(&mut e, &none)?;
+    bind_vertices(&mut e, &offscreen, None)?;
+    draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
+    end(&mut e, &none)?;
+    begin(&mut e, &split)?;
+    band(&mut e, 14, 15)?;
+    flush(&mut e)?;
+    band(&mut e, 14, 15)?;
+    end(&mut e, &split)?;
+    set_color(&mut e, GREEN)?;
+    // (query, condition, drawn)
+    let mut bands: Vec<bool> = Vec::new();
+    let mut cond = |e: &mut Env, q: &Query, c: bool, drawn: bool| -> R {
+        step(
+            "render_condition",
+            e.ctx.render_condition(Some(q), c, RenderCondMode::Wait),
+        )?;
+        let x = bands.len() as u32;
+        bands.push(drawn);
+        band(e, x, x + 1)
+    };
+    cond(&mut e, &some, true, false)?;
+    cond(&mut e, &none, false, false)?;
+    cond(&mut e, &some, false, true)?;
+    cond(&mut e, &split, true, false)?;
+    cond(&mut e, &none, true, true)?;
+    cond(&mut e, &split, false, true)?;
+    // Begun again around nothing visible: its predicate is false now.
+    step(
+        "render_condition(None)",
+        e.ctx.render_condition(None, false, RenderCondMode::Wait),
+    )?;
+    begin(&mut e, &some)?;
+    begin(&mut e, &gen)?;
+    bind_vertices(&mut e, &offscreen, None)?;
+    draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
+    end(&mut e, &gen)?;
+    end(&mut e, &some)?;
+    cond(&mut e, &some, false, false)?;
+    cond(&mut e, &some, true, true)?;
+    // PRIMITIVES_GENERATED cannot predicate.
+    match e
+        .ctx
+        .render_condition(Some(&gen), false, RenderCondMode::Wait)
+    {
+        Err(pipe_core::PipeError::InvalidArgument(_)) => {}
+        other => {
+            return Err(Outcome::fail(format!(
+                "render_condition on PRIMITIVES_GENERATED: expected InvalidArgument, got \
+                 {other:?}"
+            )))
+        }
+    }
+    step(
+        "render_condition(None)",
+        e.ctx.render_condition(None, false, RenderCondMode::Wait),
+    )?;
+    let n = bands.len() as u32;
+    check_image(ctx, &mut e, &t, |x, _| {
+        Some(unorm(if x < n {
+            if bands[x as usize] {
+                GREEN
+            } else {
+                BLACK
+            }
+        } else if x >= 14 {
+            RED
+        } else {
+            BLACK
+        }))
+    })
+}
+result_case!(
+    "pipe.query_review.render_condition.rewrites",
+    render_condition_rewrites
+);
+
+/// A stream-output query paused and resumed between two capturing draws
+/// of one rendering instance, with transform feedback left active by the
+/// first: the second draw resumes the query. With `outside` (Vulkan
+/// queries only outside rendering instances,
+/// `PIPE_VK_DEBUG=no_query_in_rendering`) the resume ends the instance,
+/// and transform feedback must resume after the counter barrier.
+fn so_pause_between_draws(ctx: &mut TestContext, outside: bool) -> R {
+    let mut e = crate::harness::env_with(ctx, |o| o.no_query_in_rendering = Some(outside))?;
+    so::require_so(&e)?;
+    so::setup(&mut e, false)?;
+    so::bind_fs(&mut e)?;
+    let outs = so::simple_outs();
+    so::bind_vs(
+        &mut e,
+        so::with_so(shader(ShaderStage::Vertex, so::VS_CAP)?, outs, [5, 0, 0, 0]),
+    )?;
+    let b = so::so_buffer(&mut e, 20 * 16)?;
+    let t = so::target(&mut e, &b, 0, 20 * 16)?;
+    let emitted = create(&mut e, QueryType::PrimitivesEmitted, 0)?;
+    let generated = create(&mut e, QueryType::PrimitivesGenerated, 0)?;
+    so::set_targets(&mut e, &[&t], &[Some(0)])?;
+    so::bind_verts(&mut e, 0, 3)?;
+    begin(&mut e, &emitted)?;
+    begin(&mut e, &generated)?;
+    so::draw(&mut e, PrimType::Points, 3)?;
+    step(
+        "set_active_query_state(false)",
+        e.ctx.set_active_query_state(false),
+    )?;
+    so::draw(&mut e, PrimType::Points, 3)?;
+    step(
+        "set_active_query_state(true)",
+        e.ctx.set_active_query_state(true),
+    )?;
+    so::draw(&mut e, PrimType::Points, 3)?;
+    so::draw(&mut e, PrimType::Points, 3)?;
+    end(&mut e, &generated)?;
+    end(&mut e, &emitted)?;
+    let off = step("offset", e.ctx.stream_output_target_offset(&t))?;
+    so::set_targets(&mut e, &[], &[])?;
+    if off != 4 * 3 * 20 {
+        return Err(Outcome::fail(format!(
+            "target offset: expected {} bytes (4 draws of 3 points), got {off}",
+            4 * 3 * 20
+        )));
+    }
+    expect("emitted", result(&mut e, &emitted)?, QueryResult::U64(9))?;
+    expect(
+        "generated",
+        result(&mut e, &generated)?,
+        QueryResult::U64(9),
+    )
+}
+crate::bool_cases!(
+    so_pause_between_draws,
+    "pipe.query_review.streamout.pause_between_draws",
+    "pipe.query_review.streamout.pause_between_draws.outside_rendering"
+);
+
+/// `get_query_result_resource` of a 64-bit value into 32-bit types
+/// saturates (`TIMESTAMP`, nanoseconds of the device clock, exceeds 2^32
+/// after about 4.3 s), availability is 1 once the query completed, and
+/// every value of `TIMESTAMP_DISJOINT` and `SO_STATISTICS`-like
+/// multi-value queries is reachable by index.
+fn result_resource_saturation(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    program(&mut e)?;
+    let buf = e.buffer(64, ResourceFlags::empty())?;
+    e.subdata(&buf, 0, &[0xaa; 64])?;
+    let ts = create(&mut e, QueryType::Timestamp, 0)?;
+    let disjoint = create(&mut e, QueryType::TimestampDisjoint, 0)?;
+    begin(&mut e, &disjoint)?;
+    band(&mut e, 0, 1)?;
+    end(&mut e, &ts)?;
+    end(&mut e, &disjoint)?;
+    e.finish()?;
+    let QueryResult::U64(t) = result(&mut e, &ts)? else {
+        return Err(Outcome::fail("timestamp: wrong result kind"));
+    };
+    use QueryResultIndex::{Availability, Value};
+    let w = |e: &mut Env, q: &Query, ty: QueryValueType, i: QueryResultIndex, off: u32| {
+        step(
+            "get_query_result_resource",
+            e.ctx
+                .get_query_result_resource(q, QueryFlags::empty(), ty, i, &buf, off),
+        )
+    };
+    w(&mut e, &ts, QueryValueType::U32, Value(0), 0)?;
+    w(&mut e, &ts, QueryValueType::I32, Value(0), 4)?;
+    w(&mut e, &ts, QueryValueType::I64, Value(0), 8)?;
+    w(&mut e, &ts, QueryValueType::U32, Availability, 16)?;
+    w(&mut e, &disjoint, QueryValueType::U64, Value(0), 24)?;
+    w(&mut e, &disjoint, QueryValueType::U32, Value(1), 32)?;
+    let got = bytes(&mut e, &buf, 40)?;
+    let mut want = Vec::new();
+    want.extend_from_slice(&(t.min(u64::from(u32::MAX)) as u32).to_le_bytes());
+    want.extend_from_slice(&(t.min(i32::MAX as u64) as i32).to_le_bytes());
+    want.extend_from_slice(&(t.min(i64::MAX as u64) as i64).to_le_bytes());
+    want.extend_from_slice(&1u32.to_le_bytes());
+    want.extend_from_slice(&[0xaa; 4]);
+    want.extend_from_slice(&1_000_000_000u64.to_le_bytes());
+    want.extend_from_slice(&0u32.to_le_bytes());
+    want.extend_from_slice(&[0xaa; 4]);
+    if got != want {
+        return Err(Outcome::fail(format!(
+            "results in the buffer (timestamp {t}): expected {want:?}, got {got:?}"
+        )));
+    }
+    Ok(())
+}
+result_case!(
+    "pipe.query_review.result_resource.saturation",
+    result_resource_saturation
 );
