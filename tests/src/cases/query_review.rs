@@ -955,3 +955,68 @@ result_case!(
     "pipe.query_review.result_resource.saturation",
     result_resource_saturation
 );
+
+/// `get_query_result_resource` with each flag combination on the
+/// single-span counters the driver may copy on the GPU: with `WAIT` the
+/// value is written; without it the value is written or the destination
+/// is left alone (the query may not be complete yet), never anything else.
+fn result_resource_flags(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    program(&mut e)?;
+    let buf = e.buffer(64, ResourceFlags::empty())?;
+    e.subdata(&buf, 0, &[0xaa; 64])?;
+    let occ = create(&mut e, QueryType::OcclusionCounter, 0)?;
+    let gen = create(&mut e, QueryType::PrimitivesGenerated, 0)?;
+    begin(&mut e, &occ)?;
+    begin(&mut e, &gen)?;
+    band(&mut e, 2, 5)?;
+    end(&mut e, &gen)?;
+    end(&mut e, &occ)?;
+    let flags = [
+        QueryFlags::WAIT,
+        QueryFlags::WAIT | QueryFlags::PARTIAL,
+        QueryFlags::PARTIAL,
+        QueryFlags::empty(),
+    ];
+    let mut off = 0;
+    let mut checks = Vec::new();
+    for f in flags {
+        for (q, v) in [(&occ, px(2, 5)), (&gen, 2)] {
+            step(
+                "get_query_result_resource",
+                e.ctx.get_query_result_resource(
+                    q,
+                    f,
+                    QueryValueType::U64,
+                    QueryResultIndex::Value(0),
+                    &buf,
+                    off,
+                ),
+            )?;
+            checks.push((off, f, v));
+            off += 8;
+        }
+    }
+    let got = bytes(&mut e, &buf, off)?;
+    for (off, f, v) in checks {
+        let o = off as usize;
+        let w = u64::from_le_bytes(got[o..o + 8].try_into().unwrap_or_default());
+        let ok = if f.contains(QueryFlags::WAIT) {
+            w == v
+        } else if f.contains(QueryFlags::PARTIAL) {
+            w <= v || w == u64::from_le_bytes([0xaa; 8])
+        } else {
+            w == v || w == u64::from_le_bytes([0xaa; 8])
+        };
+        if !ok {
+            return Err(Outcome::fail(format!(
+                "{f:?} at offset {off}: expected {v} (or the old bytes without WAIT), got {w:#x}"
+            )));
+        }
+    }
+    Ok(())
+}
+result_case!(
+    "pipe.query_review.result_resource.flags",
+    result_resource_flags
+);
