@@ -987,6 +987,9 @@ impl VkContext {
             Some(p) => (SmallVec::new(), self.prepare_gfx_resources(p)?),
             None => (self.prepare_textures()?, Vec::new()),
         };
+        // Before stream output decides whether it stays active in the
+        // open instance: resuming queries may have to end it.
+        self.prepare_resume_queries();
         self.declare_predicate_read();
         self.so_prepare_draw(capture.as_ref(), pipeline)?;
         if !self.barriers.is_empty() {

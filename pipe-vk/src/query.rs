@@ -736,6 +736,23 @@ impl VkContext {
         self.queries.suspended = true;
     }
 
+    /// Called by a draw before it opens or joins a rendering instance.
+    /// The draw resumes suspended queries inside the instance
+    /// ([`Self::resume_queries`]), which restarts every running span of
+    /// their kinds; a span begun outside any instance (by a query begun or
+    /// resumed with none open) cannot end inside one, and ending it there
+    /// would end the instance under the draw. So end every running span
+    /// now (and the open instance with them); the draw resumes them all
+    /// inside its instance.
+    pub(crate) fn prepare_resume_queries(&mut self) {
+        if self.queries.suspended
+            && self.queries_counting()
+            && self.queries.running.values().any(|s| !s.inside)
+        {
+            self.suspend_queries();
+        }
+    }
+
     /// Called before draws and dispatches: begins the spans of suspended
     /// queries. Costs one test when nothing is suspended.
     #[inline]
@@ -1035,8 +1052,12 @@ impl VkContext {
                 q.id()
             )));
         }
+        // Vulkan copies 64-bit results only to 8-byte aligned offsets
+        // (VUID-vkCmdCopyQueryPoolResults-flags-00823); Gallium's are
+        // 4-byte aligned: the others take the CPU path.
         let gpu = matches!(index, QueryResultIndex::Value(0))
-            && matches!(ty, QueryValueType::U64 | QueryValueType::I64);
+            && matches!(ty, QueryValueType::U64 | QueryValueType::I64)
+            && offset.is_multiple_of(8);
         if let (true, Some(span)) = (gpu, Self::single_counter_span(q, vq)) {
             let mut f = vk::QueryResultFlags::TYPE_64;
             if flags.contains(QueryFlags::WAIT) {

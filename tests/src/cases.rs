@@ -14,6 +14,7 @@ mod merge;
 mod polygon_mode;
 mod prim;
 mod query;
+mod query_review;
 mod rast_prim;
 mod render;
 mod render_cond;

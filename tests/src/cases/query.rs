@@ -27,16 +27,16 @@ use crate::harness::{
 };
 use crate::{result_case, Outcome, TestContext};
 
-type R = Result<(), Outcome>;
+pub(crate) type R = Result<(), Outcome>;
 
-const W: u32 = 16;
-const BLACK: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
-const RED: [f32; 4] = [1.0, 0.0, 0.0, 1.0];
-const GREEN: [f32; 4] = [0.0, 1.0, 0.0, 1.0];
+pub(crate) const W: u32 = 16;
+pub(crate) const BLACK: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
+pub(crate) const RED: [f32; 4] = [1.0, 0.0, 0.0, 1.0];
+pub(crate) const GREEN: [f32; 4] = [0.0, 1.0, 0.0, 1.0];
 
 /// Two triangles covering pixel columns `x0..x1` of the 16x16 target (all
 /// rows): `(x1 - x0) * 16` pixels.
-fn columns(x0: u32, x1: u32) -> Vec<f32> {
+pub(crate) fn columns(x0: u32, x1: u32) -> Vec<f32> {
     let nx = |x: u32| -1.0 + 2.0 * x as f32 / W as f32;
     let (a, b) = (nx(x0), nx(x1));
     vec![
@@ -46,13 +46,13 @@ fn columns(x0: u32, x1: u32) -> Vec<f32> {
 }
 
 /// Draws the band `x0..x1`.
-fn band(e: &mut Env, x0: u32, x1: u32) -> R {
+pub(crate) fn band(e: &mut Env, x0: u32, x1: u32) -> R {
     bind_vertices(e, &columns(x0, x1), None)?;
     draw(e, PrimType::Triangles, 0, 6, 1)
 }
 
 /// A 16x16 target, cleared black, and a red drawing program.
-fn program(e: &mut Env) -> Result<super::draw::Target, Outcome> {
+pub(crate) fn program(e: &mut Env) -> Result<super::draw::Target, Outcome> {
     let t = setup(e, false)?;
     bind_program(e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     clear_color(e, BLACK)?;
@@ -60,27 +60,27 @@ fn program(e: &mut Env) -> Result<super::draw::Target, Outcome> {
     Ok(t)
 }
 
-fn create(e: &mut Env, ty: QueryType, index: u32) -> Result<Query, Outcome> {
+pub(crate) fn create(e: &mut Env, ty: QueryType, index: u32) -> Result<Query, Outcome> {
     match e.ctx.create_query(ty, index) {
         Err(PipeError::Unsupported(m)) => Err(Outcome::skip(m)),
         r => step("create_query", r),
     }
 }
 
-fn begin(e: &mut Env, q: &Query) -> R {
+pub(crate) fn begin(e: &mut Env, q: &Query) -> R {
     step("begin_query", e.ctx.begin_query(q))
 }
 
-fn end(e: &mut Env, q: &Query) -> R {
+pub(crate) fn end(e: &mut Env, q: &Query) -> R {
     step("end_query", e.ctx.end_query(q))
 }
 
-fn result(e: &mut Env, q: &Query) -> Result<QueryResult, Outcome> {
+pub(crate) fn result(e: &mut Env, q: &Query) -> Result<QueryResult, Outcome> {
     step("get_query_result", e.ctx.get_query_result(q, true))?
         .ok_or_else(|| Outcome::fail("get_query_result(wait) returned no result"))
 }
 
-fn expect(what: &str, got: QueryResult, want: QueryResult) -> R {
+pub(crate) fn expect(what: &str, got: QueryResult, want: QueryResult) -> R {
     if got == want {
         Ok(())
     } else {
@@ -90,7 +90,7 @@ fn expect(what: &str, got: QueryResult, want: QueryResult) -> R {
     }
 }
 
-fn flush(e: &mut Env) -> R {
+pub(crate) fn flush(e: &mut Env) -> R {
     step("flush", e.ctx.flush(FlushFlags::empty(), false)).map(|_| ())
 }
 
@@ -173,7 +173,7 @@ fn occlusion_across_flush(ctx: &mut TestContext) -> R {
 }
 result_case!("pipe.query.occlusion.across_flush", occlusion_across_flush);
 
-fn whole(r: &Resource) -> BlitSurface {
+pub(crate) fn whole(r: &Resource) -> BlitSurface {
     let d = r.desc();
     BlitSurface {
         resource: r.clone(),
@@ -545,7 +545,7 @@ fn streamout(ctx: &mut TestContext) -> R {
 result_case!("pipe.query.streamout", streamout);
 
 /// Reads back `n` bytes of `b`.
-fn bytes(e: &mut Env, b: &Resource, n: u32) -> Result<Vec<u8>, Outcome> {
+pub(crate) fn bytes(e: &mut Env, b: &Resource, n: u32) -> Result<Vec<u8>, Outcome> {
     e.read_buffer(b, 0, n)
 }
 
@@ -664,7 +664,7 @@ fn render_condition(ctx: &mut TestContext) -> R {
 }
 result_case!("pipe.query.render_condition", render_condition);
 
-fn expect_invalid<T: std::fmt::Debug>(what: &str, r: Result<T, PipeError>) -> R {
+pub(crate) fn expect_invalid<T: std::fmt::Debug>(what: &str, r: Result<T, PipeError>) -> R {
     match r {
         Err(PipeError::InvalidArgument(_)) => Ok(()),
         other => Err(Outcome::fail(format!(

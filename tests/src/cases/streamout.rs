@@ -67,7 +67,7 @@ fn main {
 }
 ";
 
-const VS_PASS: &str = "shader vertex
+pub(crate) const VS_PASS: &str = "shader vertex
 in @pos : f32x4 location=0
 out @gl_pos : f32x4 builtin=position
 fn main {
@@ -78,15 +78,15 @@ fn main {
 
 /// One vertex of the test data.
 #[derive(Clone, Copy)]
-struct Vert {
-    pos: [f32; 4],
+pub(crate) struct Vert {
+    pub(crate) pos: [f32; 4],
     attr: [f32; 4],
 }
 
 /// Vertex `i` (of a run starting at `base`): a point inside the target,
 /// z = 0.5 (so a depth-range conversion leaking into the capture would
 /// show as 0.75), and attributes that differ per vertex.
-fn vert(i: u32) -> Vert {
+pub(crate) fn vert(i: u32) -> Vert {
     let f = i as f32;
     Vert {
         pos: [-0.9 + 0.1 * f, 0.5 - 0.05 * f, 0.5, 1.0],
@@ -113,7 +113,7 @@ fn outputs(v: &Vert) -> [Vec<u32>; 4] {
 
 /// `pipe_stream_output` shorthand: register, first component, count,
 /// buffer, dword offset.
-fn so(reg: u8, start: u8, n: u8, buffer: u8, dst: u16) -> StreamOutput {
+pub(crate) fn so(reg: u8, start: u8, n: u8, buffer: u8, dst: u16) -> StreamOutput {
     StreamOutput {
         register_index: reg,
         start_component: start,
@@ -220,7 +220,7 @@ pub(crate) fn bind_verts(e: &mut Env, first: u32, n: u32) -> R {
 }
 
 /// Binds one vec4 attribute per slice, slice i at location i.
-fn bind_streams(e: &mut Env, streams: &[&[f32]]) -> R {
+pub(crate) fn bind_streams(e: &mut Env, streams: &[&[f32]]) -> R {
     let elems: Vec<VertexElement> = (0..streams.len())
         .map(|i| VertexElement {
             src_offset: 0,
@@ -471,7 +471,7 @@ fn separate(ctx: &mut TestContext) -> R {
 }
 case!("pipe.streamout.capture.separate", separate);
 
-fn require(e: &Env, buffers: u32) -> R {
+pub(crate) fn require(e: &Env, buffers: u32) -> R {
     if e.screen.caps().max_stream_output_buffers < buffers {
         return Err(Outcome::skip(format!(
             "fewer than {buffers} stream output buffers"
@@ -919,7 +919,8 @@ case!("pipe.streamout.overflow", overflow);
 
 /// Points in; stream 0 gets `a` = 2 * position once per point, stream 1
 /// gets `b` = position.xy + (k, 0) for k = 0, 1: twice as many records.
-const GS_STREAMS: &str = "shader geometry input=points output=points max_vertices=3 invocations=1
+pub(crate) const GS_STREAMS: &str =
+    "shader geometry input=points output=points max_vertices=3 invocations=1
 in @pin : f32x4[1] builtin=position
 out @gl_pos : f32x4 builtin=position
 out @a : f32x4 location=0
