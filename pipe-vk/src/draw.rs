@@ -989,7 +989,7 @@ impl VkContext {
         };
         // Before stream output decides whether it stays active in the
         // open instance: resuming queries may have to end it.
-        self.prepare_resume_queries();
+        self.prepare_resume_queries()?;
         self.declare_predicate_read();
         self.so_prepare_draw(capture.as_ref(), pipeline)?;
         if !self.barriers.is_empty() {
@@ -997,10 +997,8 @@ impl VkContext {
         }
 
         // 3. Rendering. Suspended queries begin again inside the instance
-        // (outside it, before it begins, with no_query_in_rendering).
-        if self.dev().debug.no_query_in_rendering {
-            self.resume_queries()?;
-        }
+        // (outside it, in prepare_resume_queries, with
+        // no_query_in_rendering).
         if !self.rendering {
             self.begin_rendering()?;
         }

@@ -744,13 +744,20 @@ impl VkContext {
     /// would end the instance under the draw. So end every running span
     /// now (and the open instance with them); the draw resumes them all
     /// inside its instance.
-    pub(crate) fn prepare_resume_queries(&mut self) {
+    /// With `no_query_in_rendering`, the spans begin here, outside (this
+    /// ends the open instance before stream output decides on its
+    /// counter barrier).
+    pub(crate) fn prepare_resume_queries(&mut self) -> PipeResult<()> {
+        if self.dev().debug.no_query_in_rendering {
+            return self.resume_queries();
+        }
         if self.queries.suspended
             && self.queries_counting()
             && self.queries.running.values().any(|s| !s.inside)
         {
             self.suspend_queries();
         }
+        Ok(())
     }
 
     /// Called before draws and dispatches: begins the spans of suspended
