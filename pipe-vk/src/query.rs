@@ -264,8 +264,10 @@ pub(crate) struct Queries {
     spare: Vec<Arc<QueryPool>>,
     /// The Vulkan query running per kind in the current command buffer.
     running: HashMap<Kind, Span>,
-    /// Begun counter queries (not `TIME_ELAPSED` or the end-only kinds).
-    active: Vec<Query>,
+    /// Begun counter queries (not `TIME_ELAPSED` or the end-only kinds),
+    /// weakly: a query the frontend drops without `destroy_query` stops
+    /// counting instead of living on here.
+    active: Vec<std::sync::Weak<Object<QueryDesc>>>,
     /// `set_active_query_state(false)`.
     paused: bool,
     /// Nesting of the blitter's own draws.
@@ -543,7 +545,7 @@ impl VkContext {
 
     pub(crate) fn do_destroy_query(&mut self, q: Query) -> PipeResult<()> {
         let vq = self.own_query(&q, "destroy_query")?;
-        if let Some(i) = self.queries.active.iter().position(|a| Arc::ptr_eq(a, &q)) {
+        if let Some(i) = self.active_position(&q) {
             self.queries.active.remove(i);
             for k in vq.kinds.clone() {
                 self.restart_span(k)?;
@@ -618,6 +620,24 @@ impl VkContext {
         Ok(span)
     }
 
+    /// The active queries the frontend still holds (dropped ones are
+    /// forgotten).
+    fn active_queries(&mut self) -> SmallVec<[Query; 8]> {
+        self.queries.active.retain(|w| w.strong_count() > 0);
+        self.queries
+            .active
+            .iter()
+            .filter_map(std::sync::Weak::upgrade)
+            .collect()
+    }
+
+    fn active_position(&self, q: &Query) -> Option<usize> {
+        self.queries
+            .active
+            .iter()
+            .position(|a| std::ptr::eq(a.as_ptr(), Arc::as_ptr(q)))
+    }
+
     /// Binds the empty compute pipeline once per command buffer.
     fn bind_dummy_compute(&mut self, cmd: vk::CommandBuffer) -> PipeResult<()> {
         let batch = self.batches.submitted;
@@ -626,8 +646,9 @@ impl VkContext {
             Some((d, _)) => d.clone(),
             None => DummyCompute::new(self.dev())?,
         };
-        // SAFETY: recording outside rendering instances; the pipeline lives
-        // as long as the batch (kept below).
+        // SAFETY: binding a compute pipeline is valid inside and outside
+        // rendering instances; the pipeline lives as long as the batch
+        // (kept below).
         unsafe {
             self.dev()
                 .raw()
@@ -685,11 +706,9 @@ impl VkContext {
             return Ok(());
         }
         let users: SmallVec<[Query; 4]> = self
-            .queries
-            .active
-            .iter()
+            .active_queries()
+            .into_iter()
             .filter(|q| vk_query(q).is_ok_and(|v| v.kinds.contains(&kind)))
-            .cloned()
             .collect();
         if users.is_empty() {
             return Ok(());
@@ -712,7 +731,7 @@ impl VkContext {
         for (kind, span) in &running {
             self.end_span(*kind, span);
         }
-        self.queries.suspended = !self.queries.active.is_empty();
+        self.queries.suspended = !self.active_queries().is_empty();
     }
 
     /// Called by `end_rendering` before the instance ends: ends the spans
@@ -769,7 +788,7 @@ impl VkContext {
         }
         self.queries.suspended = false;
         let mut kinds: SmallVec<[Kind; 4]> = SmallVec::new();
-        for q in &self.queries.active {
+        for q in &self.active_queries() {
             for k in &vk_query(q)?.kinds {
                 if !kinds.contains(k) {
                     kinds.push(*k);
@@ -847,7 +866,7 @@ impl VkContext {
         if vq.kinds.is_empty() {
             return Ok(());
         }
-        self.queries.active.push(q.clone());
+        self.queries.active.push(Arc::downgrade(q));
         if self.queries.suspended || !self.queries_counting() {
             // Begun at the next draw or dispatch that counts.
             self.queries.suspended = true;
@@ -872,12 +891,12 @@ impl VkContext {
             QueryType::Timestamp | QueryType::TimeElapsed => Some(self.write_timestamp()?),
             _ => None,
         };
-        if let Some(i) = self.queries.active.iter().position(|a| Arc::ptr_eq(a, q)) {
+        if let Some(i) = self.active_position(q) {
             self.queries.active.remove(i);
             for k in vq.kinds.clone() {
                 self.restart_span(k)?;
             }
-            if self.queries.active.is_empty() {
+            if self.active_queries().is_empty() {
                 self.queries.suspended = false;
             }
         }

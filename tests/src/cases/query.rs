@@ -757,3 +757,29 @@ fn bad_input(ctx: &mut TestContext) -> R {
     })
 }
 result_case!("pipe.query.bad_input", bad_input);
+
+/// A query the frontend drops while it is active, without
+/// `destroy_query`: the context holds no reference of its own (it would
+/// count forever), and another active query of its kind goes on counting.
+fn dropped_while_active(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    program(&mut e)?;
+    let dropped = create(&mut e, QueryType::OcclusionCounter, 0)?;
+    let kept = create(&mut e, QueryType::OcclusionCounter, 0)?;
+    begin(&mut e, &dropped)?;
+    begin(&mut e, &kept)?;
+    band(&mut e, 0, 2)?;
+    let refs = Arc::strong_count(&dropped);
+    if refs != 1 {
+        return Err(Outcome::fail(format!(
+            "an active query has {refs} strong references; the context should hold none"
+        )));
+    }
+    drop(dropped);
+    band(&mut e, 2, 4)?;
+    flush(&mut e)?;
+    band(&mut e, 4, 5)?;
+    end(&mut e, &kept)?;
+    expect("kept", result(&mut e, &kept)?, QueryResult::U64(5 * 16))
+}
+result_case!("pipe.query.dropped_while_active", dropped_while_active);
