@@ -127,6 +127,47 @@ pub struct PipelineStatistics {
     pub cs_invocations: u64,
 }
 
+impl PipelineStatistics {
+    /// Number of counters.
+    pub const COUNT: usize = 11;
+
+    /// The counters in `PIPE_STAT_QUERY_*` order ([`PipelineStat`]).
+    pub fn to_array(&self) -> [u64; Self::COUNT] {
+        [
+            self.ia_vertices,
+            self.ia_primitives,
+            self.vs_invocations,
+            self.gs_invocations,
+            self.gs_primitives,
+            self.c_invocations,
+            self.c_primitives,
+            self.ps_invocations,
+            self.hs_invocations,
+            self.ds_invocations,
+            self.cs_invocations,
+        ]
+    }
+
+    /// The counters from [`Self::to_array`]'s order.
+    pub fn from_array(v: [u64; Self::COUNT]) -> Self {
+        let [ia_vertices, ia_primitives, vs_invocations, gs_invocations, gs_primitives, c_invocations, c_primitives, ps_invocations, hs_invocations, ds_invocations, cs_invocations] =
+            v;
+        PipelineStatistics {
+            ia_vertices,
+            ia_primitives,
+            vs_invocations,
+            gs_invocations,
+            gs_primitives,
+            c_invocations,
+            c_primitives,
+            ps_invocations,
+            hs_invocations,
+            ds_invocations,
+            cs_invocations,
+        }
+    }
+}
+
 /// `union pipe_query_result`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueryResult {

@@ -71,7 +71,7 @@ use crate::sync::access;
 pub(crate) const POOL_SLOTS: u32 = 64;
 
 /// Values per slot of the widest kind (the statistics group).
-const MAX_VALUES: usize = 11;
+const MAX_VALUES: usize = PipelineStatistics::COUNT;
 
 /// What a Vulkan query counts: its query type, and the vertex stream for
 /// the indexed types.
@@ -394,39 +394,7 @@ fn result_value(r: &QueryResult, i: u32) -> u64 {
         ) => primitives_storage_needed,
         (QueryResult::TimestampDisjoint { frequency, .. }, 0) => frequency,
         (QueryResult::TimestampDisjoint { disjoint, .. }, _) => u64::from(disjoint),
-        (QueryResult::PipelineStatistics(s), i) => statistics_array(&s)[i as usize % MAX_VALUES],
-    }
-}
-
-fn statistics_array(s: &PipelineStatistics) -> [u64; MAX_VALUES] {
-    [
-        s.ia_vertices,
-        s.ia_primitives,
-        s.vs_invocations,
-        s.gs_invocations,
-        s.gs_primitives,
-        s.c_invocations,
-        s.c_primitives,
-        s.ps_invocations,
-        s.hs_invocations,
-        s.ds_invocations,
-        s.cs_invocations,
-    ]
-}
-
-fn statistics_struct(v: &[u64; MAX_VALUES]) -> PipelineStatistics {
-    PipelineStatistics {
-        ia_vertices: v[0],
-        ia_primitives: v[1],
-        vs_invocations: v[2],
-        gs_invocations: v[3],
-        gs_primitives: v[4],
-        c_invocations: v[5],
-        c_primitives: v[6],
-        ps_invocations: v[7],
-        hs_invocations: v[8],
-        ds_invocations: v[9],
-        cs_invocations: v[10],
+        (QueryResult::PipelineStatistics(s), i) => s.to_array()[i as usize % MAX_VALUES],
     }
 }
 
@@ -1001,9 +969,9 @@ impl VkContext {
             QueryType::SoOverflowAnyPredicate => {
                 QueryResult::Bool(vq.kinds.iter().any(|k| overflow(*k)))
             }
-            QueryType::PipelineStatistics => {
-                QueryResult::PipelineStatistics(statistics_struct(&sum(Kind::Statistics)))
-            }
+            QueryType::PipelineStatistics => QueryResult::PipelineStatistics(
+                PipelineStatistics::from_array(sum(Kind::Statistics)),
+            ),
             QueryType::PipelineStatisticsSingle => {
                 QueryResult::U64(sum(Kind::Statistics)[stream as usize % MAX_VALUES])
             }
@@ -1033,6 +1001,42 @@ impl VkContext {
         (direct && st.phase == Phase::Ended && st.spans.len() == 1).then(|| st.spans[0].clone())
     }
 
+    /// Copies the span's result into buffer `obj` at `offset` on the GPU
+    /// (`flags` pick 32 or 64 bits, waiting, partial results).
+    fn copy_span_result(
+        &mut self,
+        span: &Span,
+        obj: &Arc<crate::resource::ResourceObject>,
+        offset: u64,
+        flags: vk::QueryResultFlags,
+    ) {
+        let Some(buffer) = obj.buffer() else { return };
+        let stride = if flags.contains(vk::QueryResultFlags::TYPE_64) {
+            8
+        } else {
+            4
+        };
+        self.use_buffer(obj, access::TRANSFER_WRITE, true);
+        let cmd = self.cmd();
+        // SAFETY: the span's query ended earlier in this context's queue
+        // order; the callers checked the range (aligned to the value size)
+        // is inside the buffer, which the batch tracks; `cmd()` ended any
+        // rendering instance.
+        unsafe {
+            self.dev().raw().cmd_copy_query_pool_results(
+                cmd,
+                span.pool.raw,
+                span.slot,
+                1,
+                buffer,
+                offset,
+                stride,
+                flags,
+            )
+        };
+        self.batches.keep(span.pool.clone());
+    }
+
     pub(crate) fn do_get_query_result_resource(
         &mut self,
         q: &Query,
@@ -1045,11 +1049,11 @@ impl VkContext {
         let what = "get_query_result_resource";
         let vq = self.own_query(q, what)?;
         let obj = vk_resource(resource)?.obj();
-        let Some(buffer) = obj.buffer() else {
+        if obj.buffer().is_none() {
             return Err(PipeError::invalid(format!(
                 "{what}: the target is not a buffer"
             )));
-        };
+        }
         let size = ty.size();
         if !offset.is_multiple_of(4)
             || u64::from(offset) + u64::from(size) > u64::from(resource.desc().width0)
@@ -1092,24 +1096,7 @@ impl VkContext {
             if flags.contains(QueryFlags::PARTIAL) {
                 f |= vk::QueryResultFlags::PARTIAL;
             }
-            self.use_buffer(&obj, access::TRANSFER_WRITE, true);
-            let cmd = self.cmd();
-            // SAFETY: the span's query ended earlier in this context's
-            // queue order; the buffer range was checked above and is
-            // tracked by the batch; no rendering instance is open.
-            unsafe {
-                self.dev().raw().cmd_copy_query_pool_results(
-                    cmd,
-                    span.pool.raw,
-                    span.slot,
-                    1,
-                    buffer,
-                    u64::from(offset),
-                    8,
-                    f,
-                )
-            };
-            self.batches.keep(span.pool.clone());
+            self.copy_span_result(&span, &obj, u64::from(offset), f);
             return Ok(());
         }
         let ready = self.query_ready(vq, flags.contains(QueryFlags::WAIT))?;
@@ -1170,26 +1157,10 @@ impl VkContext {
             (occlusion && st.spans.len() == 1).then(|| st.spans[0].clone())
         };
         if let Some(span) = span {
+            // 32 bits: a count of 2^32 samples or more may wrap (Vulkan
+            // allows wrap or saturate).
             let obj = vk_resource(&pred)?.obj();
-            let buffer = obj.buffer().unwrap_or_default();
-            self.use_buffer(&obj, access::TRANSFER_WRITE, true);
-            let cmd = self.cmd();
-            // SAFETY: as in get_query_result_resource; 4 bytes at offset 0
-            // of the 16-byte predicate buffer. A count of 2^32 samples or
-            // more may wrap in 32 bits (Vulkan allows wrap or saturate).
-            unsafe {
-                self.dev().raw().cmd_copy_query_pool_results(
-                    cmd,
-                    span.pool.raw,
-                    span.slot,
-                    1,
-                    buffer,
-                    0,
-                    4,
-                    vk::QueryResultFlags::WAIT,
-                )
-            };
-            self.batches.keep(span.pool.clone());
+            self.copy_span_result(&span, &obj, 0, vk::QueryResultFlags::WAIT);
         } else {
             self.query_ready(vq, true)?;
             let v = result_value(&self.query_result(q, vq)?, 0) != 0;

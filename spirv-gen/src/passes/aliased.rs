@@ -47,7 +47,7 @@
 //! emulation.
 
 use super::gl::{
-    discard_first_if, get_builtin, get_push, insert_at_exits, insert_before_emits, replace_loads,
+    discard_first_if, driver_varying, get_builtin, get_push, insert_at_vertex_end, replace_loads,
     Emit,
 };
 use crate::binding::{push, ALIASED_EDGES_LOCATION, ALIASED_POINT_LOCATION};
@@ -58,21 +58,13 @@ use crate::ir::*;
 pub const ALIASED_EDGES_NAME: &str = "aliased_edges";
 
 fn edges_var(output: bool) -> Variable {
-    let io = IoInfo {
-        location: Some(ALIASED_EDGES_LOCATION),
-        interp: Interp::NoPerspective,
-        ..Default::default()
-    };
-    Variable {
-        name: ALIASED_EDGES_NAME.into(),
-        kind: if output {
-            VarKind::Output(io)
-        } else {
-            VarKind::Input(io)
-        },
-        ty: Type::float(32, 3),
-        array: None,
-    }
+    driver_varying(
+        ALIASED_EDGES_NAME,
+        ALIASED_EDGES_LOCATION,
+        Interp::NoPerspective,
+        Type::float(32, 3),
+        output,
+    )
 }
 
 /// Whether `prev`'s outputs can all be forwarded by
@@ -416,21 +408,13 @@ fn check_location_free(s: &Shader, location: u32, input: bool, name: &str) -> Re
 }
 
 fn aliased_point_var(output: bool) -> Variable {
-    let io = IoInfo {
-        location: Some(ALIASED_POINT_LOCATION),
-        interp: Interp::Flat,
-        ..Default::default()
-    };
-    Variable {
-        name: ALIASED_POINT_NAME.into(),
-        kind: if output {
-            VarKind::Output(io)
-        } else {
-            VarKind::Input(io)
-        },
-        ty: Type::F32,
-        array: None,
-    }
+    driver_varying(
+        ALIASED_POINT_NAME,
+        ALIASED_POINT_LOCATION,
+        Interp::Flat,
+        Type::F32,
+        output,
+    )
 }
 
 /// Aliased points, last vertex stage (see [`super::VariantKey::aliased_points`]):
@@ -460,11 +444,7 @@ pub fn lower_aliased_points(s: &mut Shader, max_size: f32) -> Result<()> {
         e.store(out, None, c);
         e.out
     };
-    if s.stage == Stage::Geometry {
-        insert_before_emits(s, &mut make);
-    } else {
-        insert_at_exits(s, &mut make);
-    }
+    insert_at_vertex_end(s, &mut make);
     Ok(())
 }
 

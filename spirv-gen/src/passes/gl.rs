@@ -113,6 +113,16 @@ pub fn insert_at_exits(s: &mut Shader, make: &mut dyn FnMut(&mut Shader) -> Vec<
     s.body = body;
 }
 
+/// Inserts `make()` where a vertex's outputs are final: before every
+/// `emit_vertex` of a geometry shader, at the exits of other stages.
+pub fn insert_at_vertex_end(s: &mut Shader, make: &mut dyn FnMut(&mut Shader) -> Vec<Node>) {
+    if s.stage == Stage::Geometry {
+        insert_before_emits(s, make);
+    } else {
+        insert_at_exits(s, make);
+    }
+}
+
 /// Inserts `make()` before every `emit_vertex`.
 pub fn insert_before_emits(s: &mut Shader, make: &mut dyn FnMut(&mut Shader) -> Vec<Node>) {
     fn walk(body: &mut Vec<Node>, s: &mut Shader, make: &mut dyn FnMut(&mut Shader) -> Vec<Node>) {
@@ -184,6 +194,33 @@ fn io(builtin: Option<BuiltIn>, location: Option<u32>) -> IoInfo {
         builtin,
         location,
         ..Default::default()
+    }
+}
+
+/// A varying a lowering adds at a fixed `location` (an output when
+/// `output`, else an input): the driver's own, see [`binding`]'s
+/// `*_LOCATION` constants.
+pub(crate) fn driver_varying(
+    name: &str,
+    location: u32,
+    interp: Interp,
+    ty: Type,
+    output: bool,
+) -> Variable {
+    let io = IoInfo {
+        location: Some(location),
+        interp,
+        ..Default::default()
+    };
+    Variable {
+        name: name.into(),
+        kind: if output {
+            VarKind::Output(io)
+        } else {
+            VarKind::Input(io)
+        },
+        ty,
+        array: None,
     }
 }
 
@@ -354,11 +391,7 @@ pub fn lower_clip_planes(s: &mut Shader, mask: u8) -> Result<()> {
             }
             e.out
         };
-        if s.stage == Stage::Geometry {
-            insert_before_emits(s, &mut make);
-        } else {
-            insert_at_exits(s, &mut make);
-        }
+        insert_at_vertex_end(s, &mut make);
         return Ok(());
     }
     if mask == 0 {
@@ -392,11 +425,7 @@ pub fn lower_clip_planes(s: &mut Shader, mask: u8) -> Result<()> {
         }
         e.out
     };
-    if s.stage == Stage::Geometry {
-        insert_before_emits(s, &mut make);
-    } else {
-        insert_at_exits(s, &mut make);
-    }
+    insert_at_vertex_end(s, &mut make);
     Ok(())
 }
 
@@ -428,11 +457,7 @@ pub fn lower_point_size(s: &mut Shader, size: f32, fixed: bool) -> Result<()> {
                 e.store(v, None, c);
                 e.out
             };
-            if s.stage == Stage::Geometry {
-                insert_before_emits(s, &mut make);
-            } else {
-                insert_at_exits(s, &mut make);
-            }
+            insert_at_vertex_end(s, &mut make);
             return Ok(());
         }
     }
@@ -1545,10 +1570,6 @@ pub fn lower_clip_halfz(s: &mut Shader) -> Result<()> {
         e.store(pos, None, np);
         e.out
     };
-    if s.stage == Stage::Geometry {
-        insert_before_emits(s, &mut make);
-    } else {
-        insert_at_exits(s, &mut make);
-    }
+    insert_at_vertex_end(s, &mut make);
     Ok(())
 }

@@ -72,21 +72,13 @@ use crate::ir::*;
 pub const STIPPLE_POS_NAME: &str = "stipple_pos";
 
 fn stipple_var(output: bool) -> Variable {
-    let io = IoInfo {
-        location: Some(STIPPLE_POS_LOCATION),
-        interp: Interp::NoPerspective,
-        ..Default::default()
-    };
-    Variable {
-        name: STIPPLE_POS_NAME.into(),
-        kind: if output {
-            VarKind::Output(io)
-        } else {
-            VarKind::Input(io)
-        },
-        ty: Type::F32,
-        array: None,
-    }
+    super::gl::driver_varying(
+        STIPPLE_POS_NAME,
+        STIPPLE_POS_LOCATION,
+        Interp::NoPerspective,
+        Type::F32,
+        output,
+    )
 }
 
 /// The `stipple_pos` varying of `s` (an output when `output`, else an
@@ -248,21 +240,13 @@ pub const EDGE_MASK_NAME: &str = "edge_mask";
 
 /// The hidden-edge mask varying (an output when `output`).
 pub(crate) fn edge_mask_var(output: bool) -> Variable {
-    let io = IoInfo {
-        location: Some(EDGE_MASK_LOCATION),
-        interp: Interp::Flat,
-        ..Default::default()
-    };
-    Variable {
-        name: EDGE_MASK_NAME.into(),
-        kind: if output {
-            VarKind::Output(io)
-        } else {
-            VarKind::Input(io)
-        },
-        ty: Type::U32,
-        array: None,
-    }
+    super::gl::driver_varying(
+        EDGE_MASK_NAME,
+        EDGE_MASK_LOCATION,
+        Interp::Flat,
+        Type::U32,
+        output,
+    )
 }
 
 /// Name given to the polygon-mode stipple varying.

@@ -24,7 +24,7 @@
 //! Not supported (an error): arrayed outputs (clip/cull distances) and
 //! types other than 32-bit.
 
-use super::gl::{insert_at_exits, insert_before_emits, Emit};
+use super::gl::{insert_at_vertex_end, Emit};
 use crate::error::{Error, Result};
 use crate::ir::*;
 use crate::validate::{MAX_VERTEX_STREAMS, MAX_XFB_BUFFERS};
@@ -172,10 +172,6 @@ pub fn lower_xfb(
         }
         e.out
     };
-    if s.stage == Stage::Geometry {
-        insert_before_emits(s, &mut make);
-    } else {
-        insert_at_exits(s, &mut make);
-    }
+    insert_at_vertex_end(s, &mut make);
     Ok(())
 }

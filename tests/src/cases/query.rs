@@ -183,6 +183,24 @@ pub(crate) fn whole(r: &Resource) -> BlitSurface {
     }
 }
 
+/// A blit of `src` into box `dst_box` of `dst` that the driver draws with
+/// its shader blitter (blending has no transfer command).
+pub(crate) fn shader_blit(dst: &Resource, src: &Resource, dst_box: PipeBox) -> BlitInfo {
+    let mut info = BlitInfo {
+        dst: whole(dst),
+        src: whole(src),
+        mask: BlitMask::RGBA,
+        filter: TexFilter::Linear,
+        scissor: None,
+        render_condition_enable: false,
+        alpha_blend: true,
+        window_rectangle_include: false,
+        window_rectangles: Vec::new(),
+    };
+    info.dst.bx = dst_box;
+    info
+}
+
 /// What queries must not count: draws while `set_active_query_state`
 /// pauses them, a blit drawn by the driver's shader blitter (one with
 /// blending), and clears. `TIME_ELAPSED` keeps running while paused.
@@ -210,20 +228,7 @@ fn occlusion_paused(ctx: &mut TestContext) -> R {
         e.ctx.set_active_query_state(true),
     )?;
     band(&mut e, 3, 4)?; // 16
-    let mut info = BlitInfo {
-        dst: whole(&t.color),
-        src: whole(&src),
-        mask: BlitMask::RGBA,
-        filter: TexFilter::Linear,
-        scissor: None,
-        render_condition_enable: false,
-        // Blending needs the shader blitter (a transfer blit would not
-        // draw at all).
-        alpha_blend: true,
-        window_rectangle_include: false,
-        window_rectangles: Vec::new(),
-    };
-    info.dst.bx = PipeBox::rect(8, 0, 8, 16);
+    let info = shader_blit(&t.color, &src, PipeBox::rect(8, 0, 8, 16));
     step("blit", e.ctx.blit(&info))?;
     step(
         "clear",
@@ -425,19 +430,7 @@ fn pipeline_statistics(ctx: &mut TestContext) -> R {
              invocations, got {s:?}"
         )));
     }
-    let group_values = [
-        s.ia_vertices,
-        s.ia_primitives,
-        s.vs_invocations,
-        s.gs_invocations,
-        s.gs_primitives,
-        s.c_invocations,
-        s.c_primitives,
-        s.ps_invocations,
-        s.hs_invocations,
-        s.ds_invocations,
-        s.cs_invocations,
-    ];
+    let group_values = s.to_array();
     for (i, q) in singles.iter().enumerate() {
         let r = result(&mut e, q)?;
         expect(

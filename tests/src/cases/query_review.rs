@@ -8,19 +8,18 @@
 
 use std::sync::Arc;
 
-use pipe_core::blit::BlitInfo;
 use pipe_core::draw::{DrawIndirectInfo, DrawInfo, DrawStartCountBias, IndexSource, PrimType};
-use pipe_core::flags::{BlitMask, ClearFlags};
+use pipe_core::flags::ClearFlags;
 use pipe_core::query::*;
 use pipe_core::resource::{BindFlags, PipeBox, ResourceFlags, ResourceTemplate};
 use pipe_core::shader::{ComputeState, GridInfo, ShaderCode};
-use pipe_core::state::{ColorUnion, ShaderStage, TexFilter};
+use pipe_core::state::{ColorUnion, ShaderStage};
 use pipe_core::Format;
 
 use super::draw::{bind_vertices, check_image, draw};
 use super::query::{
-    band, begin, bytes, columns, create, end, expect, flush, program, result, whole, BLACK, GREEN,
-    R, RED, W,
+    band, begin, bytes, columns, create, end, expect, flush, program, result, shader_blit, BLACK,
+    GREEN, R, RED, W,
 };
 use super::streamout as so;
 use crate::harness::{env, set_color, shader, step, unorm, Env};
@@ -256,18 +255,7 @@ fn sequences(ctx: &mut TestContext) -> R {
                 }
                 10 => {
                     log.push("blit".into());
-                    let mut info = BlitInfo {
-                        dst: whole(&t.color),
-                        src: whole(&src),
-                        mask: BlitMask::RGBA,
-                        filter: TexFilter::Nearest,
-                        scissor: None,
-                        render_condition_enable: false,
-                        alpha_blend: true,
-                        window_rectangle_include: false,
-                        window_rectangles: Vec::new(),
-                    };
-                    info.dst.bx = PipeBox::rect(0, 0, 4, 4);
+                    let info = shader_blit(&t.color, &src, PipeBox::rect(0, 0, 4, 4));
                     step("blit", e.ctx.blit(&info))?;
                 }
                 11 => {
