@@ -109,55 +109,17 @@ pub fn aliased_triangles_gs(prev: &Shader) -> Result<Shader> {
     gs.info.gs_max_vertices = Some(3);
     gs.info.gs_invocations = Some(1);
     let outputs: Vec<&Variable> = prev.vars.iter().filter(|v| v.is_output()).collect();
-    let mut pairs = Vec::new();
-    let mut pos = None;
-    for v in &outputs {
-        let io = v.io().cloned().unwrap_or_default();
-        let inp = gs.add_var(Variable {
-            name: format!("in_{}", v.name),
-            kind: VarKind::Input(IoInfo {
-                interp: Interp::default(),
-                sampling: Sampling::default(),
-                invariant: false,
-                ..io.clone()
-            }),
-            ty: v.ty,
-            array: Some(3),
-        });
-        if io.builtin == Some(BuiltIn::Position) && v.ty == Type::vec4() {
-            pos = Some(inp);
-        }
-        pairs.push((inp, io, v.ty));
-    }
-    let pos_in =
-        pos.ok_or_else(|| Error::new("aliased triangles GS: no f32x4 position to expand"))?;
-    let prim_in = gs.add_var(Variable {
-        name: "in_primitive_id".into(),
-        kind: VarKind::Input(IoInfo {
-            builtin: Some(BuiltIn::PrimitiveId),
-            ..Default::default()
-        }),
-        ty: Type::I32,
-        array: None,
-    });
-    let mut outs = Vec::new();
-    for v in &outputs {
-        outs.push(gs.add_var(Variable {
-            name: v.name.clone(),
-            kind: v.kind.clone(),
-            ty: v.ty,
-            array: None,
-        }));
-    }
-    let prim_out = gs.add_var(Variable {
-        name: "primitive_id".into(),
-        kind: VarKind::Output(IoInfo {
-            builtin: Some(BuiltIn::PrimitiveId),
-            ..Default::default()
-        }),
-        ty: Type::I32,
-        array: None,
-    });
+    let fw = super::line_stipple::forward_vars(&mut gs, &outputs, 3);
+    let pos_in = fw
+        .position
+        .ok_or_else(|| Error::new("aliased triangles GS: no f32x4 position to expand"))?;
+    let (prim_in, prim_out, outs) = (fw.prim_in, fw.prim_out, fw.outs);
+    let pairs: Vec<(VarId, IoInfo, Type)> = fw
+        .ins
+        .iter()
+        .zip(&outputs)
+        .map(|(&inp, v)| (inp, v.io().cloned().unwrap_or_default(), v.ty))
+        .collect();
     let edges_out = gs.add_var(edges_var(true));
     let pc = get_push(&mut gs);
 

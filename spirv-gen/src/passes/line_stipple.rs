@@ -235,6 +235,85 @@ pub fn line_stipple_gs_for(prev: &Shader, rectangular: bool, input: GsInput) -> 
     stipple_gs(prev, rectangular, input, false)
 }
 
+/// The variables of a generated geometry shader that forwards the
+/// previous stage's `outputs` ([`forward_vars`]).
+pub(crate) struct ForwardVars {
+    /// Per-vertex inputs `in_NAME` (arrays of the input vertex count,
+    /// interpolation qualifiers dropped), in `outputs`' order.
+    pub ins: Vec<VarId>,
+    /// Outputs with the previous stage's names and qualifiers, in order.
+    pub outs: Vec<VarId>,
+    /// The input for the `f32x4` position, if there is one.
+    pub position: Option<VarId>,
+    /// `PrimitiveId` in and out (the fragment shader's primitive id is
+    /// what the geometry shader writes).
+    pub prim_in: VarId,
+    pub prim_out: VarId,
+}
+
+/// Declares, in `gs`, the inputs for `outputs` (with `n_in` vertices),
+/// then the primitive id input, then the outputs, then the primitive id
+/// output: the previous stage's outputs come first and in order, so a
+/// stream output capture list written for it applies unchanged.
+pub(crate) fn forward_vars(gs: &mut Shader, outputs: &[&Variable], n_in: u32) -> ForwardVars {
+    let mut ins = Vec::new();
+    let mut position = None;
+    for v in outputs {
+        let io = v.io().cloned().unwrap_or_default();
+        let inp = gs.add_var(Variable {
+            name: format!("in_{}", v.name),
+            kind: VarKind::Input(IoInfo {
+                interp: Interp::default(),
+                sampling: Sampling::default(),
+                invariant: false,
+                ..io
+            }),
+            ty: v.ty,
+            array: Some(n_in),
+        });
+        if v.builtin() == Some(BuiltIn::Position) && v.ty == Type::vec4() {
+            position = Some(inp);
+        }
+        ins.push(inp);
+    }
+    let prim = |output: bool, name: &str| Variable {
+        name: name.into(),
+        kind: {
+            let io = IoInfo {
+                builtin: Some(BuiltIn::PrimitiveId),
+                ..Default::default()
+            };
+            if output {
+                VarKind::Output(io)
+            } else {
+                VarKind::Input(io)
+            }
+        },
+        ty: Type::I32,
+        array: None,
+    };
+    let prim_in = gs.add_var(prim(false, "in_primitive_id"));
+    let outs = outputs
+        .iter()
+        .map(|v| {
+            gs.add_var(Variable {
+                name: v.name.clone(),
+                kind: v.kind.clone(),
+                ty: v.ty,
+                array: None,
+            })
+        })
+        .collect();
+    let prim_out = gs.add_var(prim(true, "primitive_id"));
+    ForwardVars {
+        ins,
+        outs,
+        position,
+        prim_in,
+        prim_out,
+    }
+}
+
 /// Name given to the hidden-edge mask varying.
 pub const EDGE_MASK_NAME: &str = "edge_mask";
 
@@ -316,60 +395,12 @@ fn stipple_gs(prev: &Shader, rectangular: bool, input: GsInput, edges: bool) -> 
         }
         outputs.push(v);
     }
-    let mut pos_in = None;
-    let mut ins = Vec::new();
-    for v in &outputs {
-        let io = v.io().cloned().unwrap_or_default();
-        let in_io = IoInfo {
-            interp: Interp::default(),
-            sampling: Sampling::default(),
-            invariant: false,
-            ..io
-        };
-        let inp = gs.add_var(Variable {
-            name: format!("in_{}", v.name),
-            kind: VarKind::Input(in_io),
-            ty: v.ty,
-            array: Some(n_in as u32),
-        });
-        if v.builtin() == Some(BuiltIn::Position) {
-            pos_in = Some(inp);
-        }
-        ins.push(inp);
-    }
-    let pos_in = pos_in
-        .filter(|&p| gs.var(p).ty == Type::vec4())
-        .ok_or_else(|| {
-            Error::new("line stipple GS: the previous stage writes no f32x4 position")
-        })?;
-    let prim_in = gs.add_var(Variable {
-        name: "in_primitive_id".into(),
-        kind: VarKind::Input(IoInfo {
-            builtin: Some(BuiltIn::PrimitiveId),
-            ..Default::default()
-        }),
-        ty: Type::I32,
-        array: None,
-    });
-    let mut pairs = Vec::new();
-    for (v, inp) in outputs.iter().zip(ins) {
-        let out = gs.add_var(Variable {
-            name: v.name.clone(),
-            kind: v.kind.clone(),
-            ty: v.ty,
-            array: None,
-        });
-        pairs.push((inp, out));
-    }
-    let prim_out = gs.add_var(Variable {
-        name: "primitive_id".into(),
-        kind: VarKind::Output(IoInfo {
-            builtin: Some(BuiltIn::PrimitiveId),
-            ..Default::default()
-        }),
-        ty: Type::I32,
-        array: None,
-    });
+    let fw = forward_vars(&mut gs, &outputs, n_in as u32);
+    let pos_in = fw.position.ok_or_else(|| {
+        Error::new("line stipple GS: the previous stage writes no f32x4 position")
+    })?;
+    let (prim_in, prim_out) = (fw.prim_in, fw.prim_out);
+    let pairs: Vec<(VarId, VarId)> = fw.ins.into_iter().zip(fw.outs).collect();
     let stipple = gs.add_var(if polygon {
         Variable {
             name: STIPPLE_POLY_NAME.into(),
