@@ -141,6 +141,11 @@ pub struct VkContext {
     /// quads or polygons in line or point mode (set by `draw_rewritten`
     /// around it): `variant_keys` then asks for the hidden-edge lowering.
     pub(crate) edge_draw: Option<crate::prim::Edges>,
+    /// Whether the current pipeline (`last_pipeline`) has a geometry
+    /// shader pipe-vk generated (line stipple, polygon edges, aliased
+    /// triangles): pipeline statistics do not count its invocations
+    /// (`query`).
+    pub(crate) generated_gs: bool,
     /// The bound pipeline's vertex shader reads the draw id: direct draws
     /// are recorded one by one (`shader::reads_draw_index`).
     pub(crate) draw_id_read: bool,
@@ -226,6 +231,7 @@ impl VkContext {
             merge: None,
             null_fs: false,
             edge_draw: None,
+            generated_gs: false,
             draw_id_read: false,
             shader_info: Default::default(),
             velem_fetch: Default::default(),

@@ -2004,6 +2004,8 @@ impl VkContext {
             stage_id(ShaderStage::TessEval),
             stage_id(ShaderStage::Geometry),
         );
+        let generated_gs = gs.is_none()
+            && (fs_key.line_stipple || fs_key.polygon_edges.is_some() || fs_key.aliased_triangles);
         let mut wide_textures = false;
         for st in [
             ShaderStage::TessCtrl,
@@ -2077,7 +2079,10 @@ impl VkContext {
             && (fs_key.polygon_stipple
                 || fs_key.window_rects.is_some()
                 || fs_key.line_stipple
-                || fs_key.polygon_edges.is_some());
+                || fs_key.polygon_edges.is_some()
+                || fs_key.aliased_triangles
+                || fs_key.aliased_points.is_some());
+        self.generated_gs = generated_gs;
         self.draw_id_read = self.shader_info(vs).reads_draw_index;
         let dev = self.dev().clone();
         if let Some(p) = self.pipelines.lookup(&dev, &key) {
@@ -2227,6 +2232,8 @@ impl VkContext {
                     line_stipple: fs_key.line_stipple,
                     line_stipple_polygon: fs_key.line_stipple_polygon,
                     polygon_edges: fs_key.polygon_edges,
+                    aliased_triangles: fs_key.aliased_triangles,
+                    aliased_points: fs_key.aliased_points,
                     ..VariantKey::default()
                 };
                 Some(self.modules.null_fs(&dev, &key)?)

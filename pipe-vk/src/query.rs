@@ -183,6 +183,9 @@ pub(crate) struct Span {
     slot: u32,
     /// Begun inside the open rendering instance (which must end it).
     inside: bool,
+    /// A statistics span whose draws ran a geometry shader pipe-vk
+    /// generated: its geometry-shader counters are not the application's.
+    generated_gs: bool,
 }
 
 impl Span {
@@ -531,6 +534,7 @@ impl VkContext {
                     pool: pool.clone(),
                     slot: *next,
                     inside: false,
+                    generated_gs: false,
                 };
                 *next += 1;
                 return Ok(span);
@@ -556,6 +560,7 @@ impl VkContext {
             pool,
             slot: 0,
             inside: false,
+            generated_gs: false,
         })
     }
 
@@ -563,6 +568,7 @@ impl VkContext {
     fn begin_span(&mut self, kind: Kind) -> PipeResult<Span> {
         let mut span = self.alloc_slot(kind)?;
         span.inside = self.rendering && !self.dev().debug.no_query_in_rendering;
+        span.generated_gs = kind == Kind::Statistics && self.generated_gs;
         // Query commands need no barrier: inside an instance the pending
         // ones wait for the next command that ends it.
         let cmd = if span.inside {
@@ -734,7 +740,22 @@ impl VkContext {
     /// With `no_query_in_rendering`, the spans begin here, outside (this
     /// ends the open instance before stream output decides on its
     /// counter barrier).
+    ///
+    /// The running statistics span must also say whether the draw's
+    /// pipeline has a geometry shader pipe-vk generated
+    /// (`VkContext::generated_gs`: the application's statistics count
+    /// none of its invocations or primitives, so its spans' geometry
+    /// counters are dropped); when it does not match, the spans end here
+    /// and the draw begins them again with the right mark.
     pub(crate) fn prepare_resume_queries(&mut self) -> PipeResult<()> {
+        if self
+            .queries
+            .running
+            .get(&Kind::Statistics)
+            .is_some_and(|s| s.generated_gs != self.generated_gs)
+        {
+            self.suspend_queries();
+        }
         if self.dev().debug.no_query_in_rendering {
             return self.resume_queries();
         }
@@ -918,7 +939,12 @@ impl VkContext {
         // Sums per kind.
         let mut sums: SmallVec<[(Kind, [u64; MAX_VALUES]); 4]> = SmallVec::new();
         for s in &st.spans {
-            let v = s.read()?;
+            let mut v = s.read()?;
+            if s.generated_gs {
+                // PIPE_STAT_QUERY_GS_INVOCATIONS and _GS_PRIMITIVES.
+                v[3] = 0;
+                v[4] = 0;
+            }
             let k = s.pool.kind;
             let i = match sums.iter().position(|(sk, _)| *sk == k) {
                 Some(i) => i,

@@ -1215,7 +1215,7 @@ fn divisor_two(ctx: &mut TestContext, staging: bool) -> R {
 }
 both_paths!("pipe.draw.instanced.divisor_two", divisor_two);
 
-const GS_DUP: &str =
+pub(crate) const GS_DUP: &str =
     "shader geometry input=triangles output=triangle_strip max_vertices=6 invocations=1
 in @pos : f32x4[3] builtin=position
 out @gl_pos : f32x4 builtin=position

@@ -776,3 +776,46 @@ fn dropped_while_active(ctx: &mut TestContext) -> R {
     expect("kept", result(&mut e, &kept)?, QueryResult::U64(5 * 16))
 }
 result_case!("pipe.query.dropped_while_active", dropped_while_active);
+
+/// Pipeline statistics do not count the geometry shaders pipe-vk
+/// generates (here: line stipple emulation, forced on): around two
+/// stippled lines and two triangles through an application geometry
+/// shader that emits each twice, GS invocations are the application's 2
+/// and GS primitives its 4.
+fn statistics_generated_gs(ctx: &mut TestContext) -> R {
+    let mut e = crate::harness::env_with(ctx, |o| o.emulate_line_stipple = Some(true))?;
+    program(&mut e)?;
+    let q = create(&mut e, QueryType::PipelineStatistics, 0)?;
+    begin(&mut e, &q)?;
+    bind_rasterizer(&mut e, |r| {
+        r.line_width = 1.0;
+        r.line_stipple_enable = true;
+        r.line_stipple_pattern = 0xff00;
+        r.half_pixel_center = true;
+    })?;
+    let lines = [
+        -0.9, -0.5, 0.0, 1.0, 0.9, -0.5, 0.0, 1.0, //
+        -0.9, 0.5, 0.0, 1.0, 0.9, 0.5, 0.0, 1.0,
+    ];
+    bind_vertices(&mut e, &lines, None)?;
+    draw(&mut e, PrimType::Lines, 0, 4, 1)?;
+    bind_rasterizer(&mut e, |r| r.half_pixel_center = true)?;
+    crate::harness::bind_stage(&mut e, ShaderStage::Geometry, super::draw::GS_DUP)?;
+    band(&mut e, 0, 4)?;
+    step("unbind gs", e.ctx.bind_gs_state(None))?;
+    end(&mut e, &q)?;
+    let QueryResult::PipelineStatistics(s) = result(&mut e, &q)? else {
+        return Err(Outcome::fail("statistics: wrong result kind"));
+    };
+    if (s.ia_primitives, s.gs_invocations, s.gs_primitives) != (4, 2, 4) {
+        return Err(Outcome::fail(format!(
+            "expected 4 input primitives, 2 geometry shader invocations and 4 primitives \
+             (the generated stipple shader not counted), got {s:?}"
+        )));
+    }
+    Ok(())
+}
+result_case!(
+    "pipe.query.pipeline_statistics.generated_gs",
+    statistics_generated_gs
+);

@@ -3018,3 +3018,51 @@ crate::result_case!(
     "pipe.render.msaa.aliased_triangles.tessellation",
     aliased_triangles_tess
 );
+
+/// Aliased triangles with no fragment shader bound (a depth-only pass):
+/// the depth written is the original triangle's pixels, whole. A second,
+/// full-screen draw with `LESS` behind it then shows the triangle as a
+/// hole of exactly its pixel-centre set.
+fn aliased_triangles_depth_only(ctx: &mut TestContext) -> R {
+    let (mut e, t) = begin(ctx, UNORM, Some(Format::Z32Float), 4)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let bind = BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW;
+    let resolved = e.texture(&ResourceTemplate::texture_2d(UNORM, W, H, bind))?;
+    let flags = ClearFlags::COLOR0 | ClearFlags::DEPTH;
+    clear(&mut e, flags, ColorUnion::from_f32(BLACK), 1.0, 0, None)?;
+    bind_dsa(
+        &mut e,
+        &DepthStencilAlphaState {
+            depth_enabled: true,
+            depth_writemask: true,
+            depth_func: CompareFunc::Less,
+            ..Default::default()
+        },
+    )?;
+    rasterizer(&mut e, |r| r.multisample = false)?;
+    step("unbind fs", e.ctx.bind_fs_state(None))?;
+    let tri = [(1.3, 2.2), (13.7, 4.1), (5.2, 13.6)];
+    draw(
+        &mut e,
+        &tris(&tri.map(|(x, y)| (x as f32, y as f32)), 0.25),
+        false,
+    )?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    rasterizer(&mut e, |r| r.multisample = true)?;
+    let fg: Px = [1.0, 0.0, 0.0, 1.0];
+    set_src(&mut e, UNORM, fg)?;
+    draw(&mut e, &rect(-1.0, -1.0, 17.0, 17.0, 0.5, true), false)?;
+    resolve(&mut e, &t.color, &resolved)?;
+    let got = read_color(&mut e, &resolved)?;
+    check(ctx, "depth-only aliased triangle", &got, TOL_U8, |x, y| {
+        let (inside, near) = tri_inside(&tri, x as f64 + 0.5, y as f64 + 0.5);
+        if near < 0.01 {
+            return None;
+        }
+        Some(if inside { BLACK } else { fg })
+    })
+}
+crate::result_case!(
+    "pipe.render.msaa.aliased_triangles.depth_only",
+    aliased_triangles_depth_only
+);
