@@ -2529,10 +2529,22 @@ impl VkContext {
         // such mode for points (lines take Bresenham mode, which does
         // it). The shaders emulate it when they are spirv-gen IR and the
         // last vertex stage can size points.
+        // Alpha-to-coverage and alpha-to-one need the sample coverage the
+        // emulation replaces (GL ignores them with multisampling off, and
+        // st/mesa clears them then): with either on, the draw keeps sample
+        // coverage.
+        let a2c = match b.blend {
+            Some(h) => {
+                let bs = self.blend_table().get(h)?;
+                bs.alpha_to_coverage || bs.alpha_to_one
+            }
+            None => false,
+        };
         if points
             && psize_ok
             && samples > 1
             && !rast.multisample
+            && !a2c
             && !rast.point_smooth
             && self.stages_are_ir()?
         {
@@ -2550,6 +2562,7 @@ impl VkContext {
         if fill(PolygonMode::Fill)
             && samples > 1
             && !rast.multisample
+            && !a2c
             && !is_adjacency(topology)
             && self.aliased_triangles_possible()?
         {
