@@ -3066,3 +3066,51 @@ crate::result_case!(
     "pipe.render.msaa.aliased_triangles.depth_only",
     aliased_triangles_depth_only
 );
+
+/// Aliased points with no fragment shader bound: the depth written
+/// covers exactly the points' pixels (see
+/// [`aliased_triangles_depth_only`]).
+fn aliased_points_depth_only(ctx: &mut TestContext) -> R {
+    let (mut e, t) = begin(ctx, UNORM, Some(Format::Z32Float), 4)?;
+    bind_program(&mut e, VS_POINT_SIZE, FS_UBO_COLOR)?;
+    let bind = BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW;
+    let resolved = e.texture(&ResourceTemplate::texture_2d(UNORM, W, H, bind))?;
+    let flags = ClearFlags::COLOR0 | ClearFlags::DEPTH;
+    clear(&mut e, flags, ColorUnion::from_f32(BLACK), 1.0, 0, None)?;
+    bind_dsa(
+        &mut e,
+        &DepthStencilAlphaState {
+            depth_enabled: true,
+            depth_writemask: true,
+            depth_func: CompareFunc::Less,
+            ..Default::default()
+        },
+    )?;
+    rasterizer(&mut e, |r| {
+        r.multisample = false;
+        r.point_size_per_vertex = true;
+        r.point_size = 1.0;
+    })?;
+    step("unbind fs", e.ctx.bind_fs_state(None))?;
+    // Depth 0 (the vertex shader writes z = 0); the size rides in z.
+    let data: Vec<f32> = ALIASED_POINTS
+        .iter()
+        .flat_map(|&(x, y, s)| [ndc(x), ndc(y), s, 1.0])
+        .collect();
+    draw_mode(&mut e, &data, false, pipe_core::draw::PrimType::Points)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    rasterizer(&mut e, |r| r.multisample = true)?;
+    let fg: Px = [1.0, 0.0, 0.0, 1.0];
+    set_src(&mut e, UNORM, fg)?;
+    draw(&mut e, &rect(-1.0, -1.0, 17.0, 17.0, 0.5, true), false)?;
+    resolve(&mut e, &t.color, &resolved)?;
+    let got = read_color(&mut e, &resolved)?;
+    check(ctx, "depth-only aliased points", &got, TOL_U8, |x, y| {
+        let lit = ALIASED_POINTS.iter().any(|&p| in_point(x, y, p));
+        Some(if lit { BLACK } else { fg })
+    })
+}
+crate::result_case!(
+    "pipe.render.msaa.aliased_points.depth_only",
+    aliased_points_depth_only
+);
