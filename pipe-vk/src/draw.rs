@@ -1651,7 +1651,11 @@ impl VkContext {
         };
         let sample_state = if self.dev().dynamic_sample_state() {
             let samples = self.framebuffer_samples()?;
+            // No fragment shader: nothing for alpha-to-coverage to read
+            // (as in `pipeline_for`).
+            let no_fs = b.shaders[ShaderStage::Fragment.index()].is_none();
             let (a2c, a2o) = match b.blend {
+                _ if no_fs => (false, false),
                 Some(h) => {
                     let bs = self.blend_table().get(h)?;
                     (bs.alpha_to_coverage, bs.alpha_to_one)
@@ -2023,6 +2027,13 @@ impl VkContext {
         let dynamic_samples = self.dev().dynamic_sample_state();
         let blend_ms = match b.blend {
             _ if dynamic_samples => (false, false),
+            // No fragment shader bound: there is no alpha for
+            // alpha-to-coverage (or one) to use, and the generated null
+            // fragment shader (`ModuleCache::null_fs`, run for the
+            // discards of stipple, window rectangles and aliased
+            // rasterization) has no colour output, which Vulkan requires
+            // with alpha-to-coverage on.
+            _ if fs.is_none() => (false, false),
             Some(h) => {
                 let bs = self.blend_table().get(h)?;
                 (bs.alpha_to_coverage, bs.alpha_to_one)
@@ -2077,7 +2088,9 @@ impl VkContext {
             && (fs_key.polygon_stipple
                 || fs_key.window_rects.is_some()
                 || fs_key.line_stipple
-                || fs_key.polygon_edges.is_some());
+                || fs_key.polygon_edges.is_some()
+                || fs_key.aliased_points.is_some()
+                || fs_key.aliased_triangles);
         self.draw_id_read = self.shader_info(vs).reads_draw_index;
         let dev = self.dev().clone();
         if let Some(p) = self.pipelines.lookup(&dev, &key) {
@@ -2227,6 +2240,11 @@ impl VkContext {
                     line_stipple: fs_key.line_stipple,
                     line_stipple_polygon: fs_key.line_stipple_polygon,
                     polygon_edges: fs_key.polygon_edges,
+                    // The widened points and triangles of aliased
+                    // rasterization need their discard even in a
+                    // depth-only pass.
+                    aliased_points: fs_key.aliased_points,
+                    aliased_triangles: fs_key.aliased_triangles,
                     ..VariantKey::default()
                 };
                 Some(self.modules.null_fs(&dev, &key)?)

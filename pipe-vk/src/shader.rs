@@ -605,8 +605,9 @@ impl ModuleCache {
 
     /// The fragment shader of a draw with none bound whose fixed-function
     /// state is done in the fragment shader (window rectangles, polygon
-    /// and line stipple discard): an empty shader with `key`'s lowerings,
-    /// so a depth-only pass is clipped and stippled like any other.
+    /// and line stipple discard, the pixel-centre test of aliased points
+    /// and triangles): an empty shader with `key`'s lowerings, so a
+    /// depth-only pass is clipped, stippled and rasterized like any other.
     pub fn null_fs(
         &mut self,
         dev: &DeviceShared,

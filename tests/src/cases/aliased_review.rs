@@ -1,0 +1,327 @@
+//! Review cases for the aliased (single-sample) rasterization emulation
+//! of points and filled triangles on a multisampled framebuffer with the
+//! rasterizer's `multisample` off (`spirv_gen::passes::aliased`): state
+//! combinations the first cases (`pipe.render.msaa.aliased_*`) do not
+//! cover. Expected images are computed here, from pixel-centre tests in
+//! f64 (pixels whose centre is near an edge are not compared unless the
+//! case is about ties).
+
+use pipe_core::resource::{BindFlags, ResourceTemplate};
+use pipe_core::state::*;
+use pipe_core::Format;
+
+use super::render::{
+    begin, begin_4x, bind_dsa, check, clear, draw, draw_mode, in_point, ndc, rasterizer,
+    read_color, resolve, set_src, tri_inside, tris, Px, BLACK, H, TOL_U8, UNORM, W,
+};
+use crate::harness::{bind_program, step, Env, FS_UBO_COLOR, VS_PASSTHROUGH};
+use crate::{Outcome, TestContext};
+
+type R = Result<(), Outcome>;
+type Tri = [(f64, f64); 3];
+
+const FG: Px = [1.0, 0.0, 0.0, 1.0];
+
+/// A single-sampled texture to resolve into.
+fn resolved_tex(e: &mut Env) -> Result<pipe_core::Resource, Outcome> {
+    let bind = BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW;
+    e.texture(&ResourceTemplate::texture_2d(UNORM, W, H, bind))
+}
+
+/// Whether pixel (x, y)'s centre is inside `t`; `None` when it is
+/// within 0.01 pixel of an edge.
+fn centre_in(t: &Tri, x: u32, y: u32) -> Option<bool> {
+    let (inside, near) = tri_inside(t, x as f64 + 0.5, y as f64 + 0.5);
+    (near >= 0.01).then_some(inside)
+}
+
+fn f32_tri(t: &Tri) -> [(f32, f32); 3] {
+    t.map(|(x, y)| (x as f32, y as f32))
+}
+
+fn depth_less() -> DepthStencilAlphaState {
+    DepthStencilAlphaState {
+        depth_enabled: true,
+        depth_writemask: true,
+        depth_func: CompareFunc::Less,
+        ..Default::default()
+    }
+}
+
+/// GL's COL0 as the colour.
+const FS_COL0: &str = "shader fragment
+in @c : f32x4 location=0 slot=col0
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x4 = load @c
+  store @frag, %0
+}
+";
+
+const TRI: Tri = [(1.3, 2.2), (13.7, 4.1), (5.2, 13.6)];
+
+/// A depth-only draw (no fragment shader bound) of an aliased triangle
+/// writes depth for the pixels whose centre is inside, all samples, and
+/// nothing else: a full-screen colour pass behind it (depth test `less`)
+/// then shows the background exactly there and the colour elsewhere.
+fn depth_only_triangle(ctx: &mut TestContext) -> R {
+    let (mut e, t) = begin(ctx, UNORM, Some(Format::Z32Float), 4)?;
+    let resolved = resolved_tex(&mut e)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    clear(
+        &mut e,
+        pipe_core::flags::ClearFlags::COLOR0 | pipe_core::flags::ClearFlags::DEPTH,
+        ColorUnion::from_f32(BLACK),
+        1.0,
+        0,
+        None,
+    )?;
+    bind_dsa(&mut e, &depth_less())?;
+    rasterizer(&mut e, |r| r.multisample = false)?;
+    step("bind_fs_state(None)", e.ctx.bind_fs_state(None))?;
+    draw(&mut e, &tris(&f32_tri(&TRI), 0.25), false)?;
+    // The colour pass: multisampling on, full coverage, depth 0.5.
+    let fs = step(
+        "create_fs_state",
+        e.ctx.create_fs_state(&crate::harness::shader(
+            ShaderStage::Fragment,
+            FS_UBO_COLOR,
+        )?),
+    )?;
+    step("bind_fs_state", e.ctx.bind_fs_state(Some(fs)))?;
+    rasterizer(&mut e, |r| r.multisample = true)?;
+    set_src(&mut e, UNORM, FG)?;
+    draw(
+        &mut e,
+        &[
+            -1.0, -1.0, 0.5, 1.0, 3.0, -1.0, 0.5, 1.0, -1.0, 3.0, 0.5, 1.0,
+        ],
+        false,
+    )?;
+    resolve(&mut e, &t.color, &resolved)?;
+    let got = read_color(&mut e, &resolved)?;
+    check(
+        ctx,
+        "colour behind a depth-only triangle",
+        &got,
+        TOL_U8,
+        |x, y| centre_in(&TRI, x, y).map(|inside| if inside { BLACK } else { FG }),
+    )
+}
+crate::result_case!(
+    "pipe.render.msaa.aliased_review.depth_only_triangle",
+    depth_only_triangle
+);
+
+/// The same with points: a depth-only point of size 3 covers the 3x3
+/// pixels whose centre is in its square, whole, and no more.
+fn depth_only_point(ctx: &mut TestContext) -> R {
+    let (mut e, t) = begin(ctx, UNORM, Some(Format::Z32Float), 4)?;
+    let resolved = resolved_tex(&mut e)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    clear(
+        &mut e,
+        pipe_core::flags::ClearFlags::COLOR0 | pipe_core::flags::ClearFlags::DEPTH,
+        ColorUnion::from_f32(BLACK),
+        1.0,
+        0,
+        None,
+    )?;
+    bind_dsa(&mut e, &depth_less())?;
+    let (cx, cy, s) = (8.3f32, 7.6f32, 3.0f32);
+    rasterizer(&mut e, |r| {
+        r.multisample = false;
+        r.point_size = s;
+    })?;
+    let fs = step(
+        "create_fs_state",
+        e.ctx.create_fs_state(&crate::harness::shader(
+            ShaderStage::Fragment,
+            FS_UBO_COLOR,
+        )?),
+    )?;
+    step("bind_fs_state(None)", e.ctx.bind_fs_state(None))?;
+    draw_mode(
+        &mut e,
+        &[ndc(cx), ndc(cy), 0.25, 1.0],
+        false,
+        pipe_core::draw::PrimType::Points,
+    )?;
+    step("bind_fs_state", e.ctx.bind_fs_state(Some(fs)))?;
+    rasterizer(&mut e, |r| r.multisample = true)?;
+    set_src(&mut e, UNORM, FG)?;
+    draw(
+        &mut e,
+        &[
+            -1.0, -1.0, 0.5, 1.0, 3.0, -1.0, 0.5, 1.0, -1.0, 3.0, 0.5, 1.0,
+        ],
+        false,
+    )?;
+    resolve(&mut e, &t.color, &resolved)?;
+    let got = read_color(&mut e, &resolved)?;
+    check(
+        ctx,
+        "colour behind a depth-only point",
+        &got,
+        TOL_U8,
+        |x, y| {
+            Some(if in_point(x, y, (cx, cy, s)) {
+                BLACK
+            } else {
+                FG
+            })
+        },
+    )
+}
+crate::result_case!(
+    "pipe.render.msaa.aliased_review.depth_only_point",
+    depth_only_point
+);
+
+/// Minimum sample shading (`set_min_samples(4)`) with multisampling off:
+/// GL shades per sample only with multisampling on; the triangle still
+/// covers whole pixels, exactly those whose centre is inside.
+fn sample_shading(ctx: &mut TestContext) -> R {
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    if !e.screen.caps().sample_shading {
+        return Err(Outcome::skip("no sample shading"));
+    }
+    rasterizer(&mut e, |r| r.multisample = false)?;
+    step("set_min_samples", e.ctx.set_min_samples(4))?;
+    set_src(&mut e, UNORM, FG)?;
+    draw(&mut e, &tris(&f32_tri(&TRI), 0.0), false)?;
+    resolve(&mut e, &t.color, &resolved)?;
+    let got = read_color(&mut e, &resolved)?;
+    check(
+        ctx,
+        "aliased triangle, min_samples 4",
+        &got,
+        TOL_U8,
+        |x, y| centre_in(&TRI, x, y).map(|i| if i { FG } else { BLACK }),
+    )
+}
+crate::result_case!(
+    "pipe.render.msaa.aliased_review.min_samples",
+    sample_shading
+);
+
+/// A y-flipped viewport (negative scale, GL's lower-left origin drawn
+/// into a top-down target): the window-space triangle is the mirror
+/// image, and still covers exactly the pixels whose centre is inside.
+fn y_flip(ctx: &mut TestContext) -> R {
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    let vp = ViewportState {
+        scale: [W as f32 / 2.0, -(H as f32) / 2.0, 1.0],
+        translate: [W as f32 / 2.0, H as f32 / 2.0, 0.0],
+        swizzle: Default::default(),
+    };
+    step("set_viewport_states", e.ctx.set_viewport_states(0, &[vp]))?;
+    rasterizer(&mut e, |r| r.multisample = false)?;
+    set_src(&mut e, UNORM, FG)?;
+    draw(&mut e, &tris(&f32_tri(&TRI), 0.0), false)?;
+    resolve(&mut e, &t.color, &resolved)?;
+    let got = read_color(&mut e, &resolved)?;
+    let flipped: Tri = TRI.map(|(x, y)| (x, H as f64 - y));
+    check(ctx, "aliased triangle, y-flipped", &got, TOL_U8, |x, y| {
+        centre_in(&flipped, x, y).map(|i| if i { FG } else { BLACK })
+    })
+}
+crate::result_case!("pipe.render.msaa.aliased_review.y_flip", y_flip);
+
+/// Very thin and very acute triangles: nothing outside the pixel-centre
+/// set is drawn and no pixel centre inside is lost (additive blending
+/// would show overlaps; each triangle is drawn alone).
+fn thin_triangles(ctx: &mut TestContext) -> R {
+    let thin: [Tri; 3] = [
+        // A sliver 0.3 px thick, slanted.
+        [(0.7, 1.1), (15.3, 4.6), (15.3, 4.9)],
+        // A needle through pixel centres' neighbourhood, about 1 degree.
+        [(1.2, 9.3), (15.6, 9.05), (15.6, 9.6)],
+        // An acute spike pointing down.
+        [(7.1, 15.7), (8.4, 11.2), (8.1, 11.2)],
+    ];
+    for (n, tri) in thin.iter().enumerate() {
+        let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+        rasterizer(&mut e, |r| r.multisample = false)?;
+        set_src(&mut e, UNORM, FG)?;
+        draw(&mut e, &tris(&f32_tri(tri), 0.0), false)?;
+        resolve(&mut e, &t.color, &resolved)?;
+        let got = read_color(&mut e, &resolved)?;
+        check(ctx, &format!("thin triangle {n}"), &got, TOL_U8, |x, y| {
+            centre_in(tri, x, y).map(|i| if i { FG } else { BLACK })
+        })?;
+    }
+    Ok(())
+}
+crate::result_case!(
+    "pipe.render.msaa.aliased_review.thin_triangles",
+    thin_triangles
+);
+
+/// Two-sided colour (`light_twoside`) with a back colour at GL's BFC0
+/// location 30 (moved below the geometry stage's inputs for the
+/// generated shader) on a back-facing aliased triangle, and the front
+/// colour on a front-facing one.
+fn two_side(ctx: &mut TestContext) -> R {
+    const VS: &str = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+out @c0 : f32x4 location=0 slot=col0
+out @b0 : f32x4 location=30 slot=bfc0
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  %1 : f32 = const 0.0
+  %2 : f32 = const 1.0
+  %3 : f32x4 = vec %2, %1, %1, %2
+  %4 : f32x4 = vec %1, %1, %2, %2
+  store @c0, %3
+  store @b0, %4
+}
+";
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    bind_program(&mut e, VS, FS_COL0)?;
+    rasterizer(&mut e, |r| {
+        r.multisample = false;
+        r.light_twoside = true;
+        r.front_ccw = true;
+    })?;
+    let a: Tri = [(1.3, 1.2), (7.6, 1.9), (2.1, 14.3)];
+    let b: Tri = [(9.3, 1.2), (14.6, 1.9), (10.1, 14.3)];
+    let b_rev: Tri = [b[0], b[2], b[1]];
+    let mut data = tris(&f32_tri(&a), 0.0);
+    data.extend(tris(&f32_tri(&b_rev), 0.0));
+    draw(&mut e, &data, false)?;
+    resolve(&mut e, &t.color, &resolved)?;
+    let got = read_color(&mut e, &resolved)?;
+    // Window y is down: (a) is clockwise on screen, so in GL's y-up
+    // window coordinates... computed with Gallium's rule instead.
+    let ccw = |t: &Tri| {
+        let (ex, ey) = (t[0].0 - t[2].0, t[0].1 - t[2].1);
+        let (fx, fy) = (t[1].0 - t[2].0, t[1].1 - t[2].1);
+        ex * fy - ey * fx < 0.0
+    };
+    let front = |t: &Tri| ccw(t);
+    let color = |t: &Tri| -> Px {
+        if front(t) {
+            [1.0, 0.0, 0.0, 1.0]
+        } else {
+            [0.0, 0.0, 1.0, 1.0]
+        }
+    };
+    if front(&a) == front(&b_rev) {
+        return Err(Outcome::fail(
+            "test geometry: both triangles face the same way",
+        ));
+    }
+    check(ctx, "two-sided aliased triangles", &got, TOL_U8, |x, y| {
+        if centre_in(&a, x, y)? {
+            return Some(color(&a));
+        }
+        if centre_in(&b, x, y)? {
+            return Some(color(&b_rev));
+        }
+        Some(BLACK)
+    })
+}
+crate::result_case!("pipe.render.msaa.aliased_review.two_side", two_side);
