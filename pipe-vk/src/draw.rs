@@ -2188,6 +2188,12 @@ impl VkContext {
                 None => (vs.cso.id(), vs_state.clone()),
             };
             let rectangular = self.rasterizer_or_default()?.line_rectangular;
+            // Flat-shaded colours keep their provoking vertex's value
+            // through the aliased-triangle shader (`line_stipple_gs`).
+            let gs_key = VariantKey {
+                flat_shade: aliased && fs_key.flat_shade,
+                ..last_key.clone()
+            };
             gs_mod = Some(self.modules.line_stipple_gs(
                 &dev,
                 prev.0,
@@ -2199,7 +2205,7 @@ impl VkContext {
                     is_adjacency(topology),
                     aliased,
                 ),
-                &last_key,
+                &gs_key,
             )?);
         }
         if let (None, Some(tes_id)) = (tcs, tes) {

@@ -514,7 +514,9 @@ impl ModuleCache {
     /// triangles with multisampling disabled on a multisampled framebuffer)
     /// following `prev` (a vertex or tessellation evaluation shader),
     /// lowered with the last vertex stage's `key`, capturing `prev`'s
-    /// stream outputs.
+    /// stream outputs. The key's `flat_shade` (a fragment-stage item,
+    /// inert here) tells the aliased-triangle shader to copy GL's colours
+    /// from their vertex, as the fragment shader reads them flat.
     pub fn line_stipple_gs(
         &mut self,
         dev: &DeviceShared,
@@ -573,7 +575,7 @@ impl ModuleCache {
             (true, true) => GsInput::TrianglesAdjacency,
         };
         let mut gs = if aliased {
-            spirv_gen::passes::aliased::aliased_triangles_gs(ir)
+            spirv_gen::passes::aliased::aliased_triangles_gs(ir, key.flat_shade)
         } else if edges {
             spirv_gen::passes::line_stipple::polygon_edges_gs(ir, rectangular)
         } else {

@@ -2032,7 +2032,7 @@ fn unwritten_inputs_read_zero() {
 fn aliased_triangles() {
     use spirv_gen::passes::aliased::{aliased_triangles_gs, ALIASED_EDGES_NAME};
     let vs = parse(&corpus_src("vs_line_stipple.ir")).unwrap();
-    let gs = aliased_triangles_gs(&vs).unwrap();
+    let gs = aliased_triangles_gs(&vs, false).unwrap();
     validate(&gs).unwrap_or_else(|e| panic!("{e}\n{}", print(&gs)));
     common::emit_and_validate("aliased_triangles_gs", &gs);
     let scale = [8.0f32, -8.0];

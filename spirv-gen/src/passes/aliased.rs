@@ -24,8 +24,9 @@
 //!    weights, perspective-correct for smooth varyings and the position
 //!    (so depth, clip distances and every varying keep their planes),
 //!    screen-linear for `noperspective` ones; flat and integer varyings
-//!    are copied from the corresponding vertex, so the provoking vertex is
-//!    unchanged. It also writes the `noperspective` `f32x3`
+//!    (and GL's colours under flat shading, which the fragment shader
+//!    reads flat) are copied from the corresponding vertex, so the
+//!    provoking vertex's values are unchanged. It also writes the `noperspective` `f32x3`
 //!    `aliased_edges` at [`ALIASED_EDGES_LOCATION`]: each original edge's
 //!    signed window-space distance, positive inside, which the rasterizer
 //!    interpolates exactly (it is linear in window space).
@@ -92,11 +93,16 @@ pub fn can_expand(prev: &Shader) -> bool {
 /// `triangles`, output `triangle_strip` with 3 vertices in the input's
 /// order, one invocation. It declares `prev`'s outputs first, in `prev`'s
 /// order, with `prev`'s qualifiers, then `primitive_id` (forwarded) and
-/// `aliased_edges`; it reads [`push::VIEWPORT_SCALE`]. Errors when
+/// `aliased_edges`; it reads [`push::VIEWPORT_SCALE`]. With
+/// `flat_colors` (the fragment shader's flat shading,
+/// [`super::gl::lower_flat_shade`]) GL's colours (slots `col0`, `col1`,
+/// `bfc0`, `bfc1`) are copied like flat varyings: the fragment shader
+/// reads them from the provoking vertex, which must keep its own value,
+/// not the extrapolated one. Errors when
 /// [`can_expand`] is false or `prev` writes no `f32x4` position. Lower it
 /// as the last vertex stage afterwards (clip planes, depth range, point
 /// size), like the line stipple geometry shader.
-pub fn aliased_triangles_gs(prev: &Shader) -> Result<Shader> {
+pub fn aliased_triangles_gs(prev: &Shader, flat_colors: bool) -> Result<Shader> {
     if !can_expand(prev) {
         return Err(Error::new(
             "aliased triangles GS: the previous stage must be a vertex or tess_eval shader \
@@ -267,9 +273,14 @@ pub fn aliased_triangles_gs(prev: &Shader) -> Result<Shader> {
             .map(|ti| e.alu(AluOp::Bcsel, f, &[ok, ti, big]))
             .collect();
         for (&(inp, ref io, ty), &out) in pairs.iter().zip(&outs) {
+            let flat_color = flat_colors
+                && matches!(
+                    io.slot,
+                    Some(GlSlot::Col0 | GlSlot::Col1 | GlSlot::Bfc0 | GlSlot::Bfc1)
+                );
             let weights = match io.interp {
                 _ if io.builtin == Some(BuiltIn::Position) => Some(&mu),
-                _ if io.builtin.is_some() => None,
+                _ if io.builtin.is_some() || flat_color => None,
                 Interp::Flat => None,
                 Interp::NoPerspective => Some(&beta),
                 Interp::Smooth => Some(&mu),

@@ -48,7 +48,20 @@ fn depth_less() -> DepthStencilAlphaState {
     }
 }
 
-/// GL's COL0 as the colour.
+/// Position at location 0, a colour (GL's COL0) at location 1.
+const VS_COL0: &str = "shader vertex
+in @pos : f32x4 location=0
+in @col : f32x4 location=1
+out @gl_pos : f32x4 builtin=position
+out @c : f32x4 location=0 slot=col0
+fn main {
+  %0 : f32x4 = load @pos
+  %1 : f32x4 = load @col
+  store @gl_pos, %0
+  store @c, %1
+}
+";
+
 const FS_COL0: &str = "shader fragment
 in @c : f32x4 location=0 slot=col0
 out @frag : f32x4 location=0
@@ -176,6 +189,62 @@ fn depth_only_point(ctx: &mut TestContext) -> R {
 crate::result_case!(
     "pipe.render.msaa.aliased_review.depth_only_point",
     depth_only_point
+);
+
+/// Flat shading (`flatshade`, GL's `glShadeModel(GL_FLAT)`) of aliased
+/// triangles: every pixel of a triangle gets its provoking vertex's
+/// colour (the last vertex, or the first with `flatshade_first`). A
+/// strip of two triangles: GL's provoking vertex of strip triangle i is
+/// vertex i + 2 (last) or i (first).
+fn flat_shading(ctx: &mut TestContext, first: bool) -> R {
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    bind_program(&mut e, VS_COL0, FS_COL0)?;
+    rasterizer(&mut e, |r| {
+        r.multisample = false;
+        r.flatshade = true;
+        r.flatshade_first = first;
+    })?;
+    let v = [(1.3, 1.2), (14.6, 2.3), (2.1, 14.7), (14.2, 13.8)];
+    // Mid-range values: an extrapolated colour would not clamp back to
+    // a vertex's.
+    let col: [Px; 4] = [
+        [0.6, 0.2, 0.4, 1.0],
+        [0.2, 0.6, 0.4, 1.0],
+        [0.4, 0.2, 0.6, 1.0],
+        [0.6, 0.6, 0.2, 1.0],
+    ];
+    let mut data = Vec::new();
+    for i in 0..4 {
+        data.extend([ndc(v[i].0 as f32), ndc(v[i].1 as f32), 0.0, 1.0]);
+        data.extend(col[i]);
+    }
+    draw_mode(
+        &mut e,
+        &data,
+        true,
+        pipe_core::draw::PrimType::TriangleStrip,
+    )?;
+    resolve(&mut e, &t.color, &resolved)?;
+    let got = read_color(&mut e, &resolved)?;
+    let t0: Tri = [v[0], v[1], v[2]];
+    let t1: Tri = [v[1], v[2], v[3]];
+    let (p0, p1) = if first { (0, 1) } else { (2, 3) };
+    check(ctx, "flat-shaded aliased strip", &got, TOL_U8, |x, y| {
+        let a = centre_in(&t0, x, y)?;
+        let b = centre_in(&t1, x, y)?;
+        Some(if a {
+            col[p0]
+        } else if b {
+            col[p1]
+        } else {
+            BLACK
+        })
+    })
+}
+crate::bool_cases!(
+    flat_shading,
+    "pipe.render.msaa.aliased_review.flat_shading.last",
+    "pipe.render.msaa.aliased_review.flat_shading.first"
 );
 
 /// Minimum sample shading (`set_min_samples(4)`) with multisampling off:
