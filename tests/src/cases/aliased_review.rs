@@ -394,3 +394,292 @@ fn main {
     })
 }
 crate::result_case!("pipe.render.msaa.aliased_review.two_side", two_side);
+
+/// Points of a geometry shader with per-vertex sizes (the vertex's `z`)
+/// are aliased like the vertex shader's: each covers exactly the pixels
+/// whose centre is in its square.
+fn gs_point_sizes(ctx: &mut TestContext) -> R {
+    const GS: &str = "shader geometry input=points output=points max_vertices=1 invocations=1
+in @pos : f32x4[1] builtin=position
+out @gl_pos : f32x4 builtin=position
+out @ps : f32 builtin=point_size
+fn main {
+  %0 : i32 = const 0
+  %1 : f32x4 = load @pos, %0
+  %2 : f32 = swizzle %1, z
+  %3 : f32 = swizzle %1, x
+  %4 : f32 = swizzle %1, y
+  %5 : f32 = const 0.0
+  %6 : f32 = const 1.0
+  %7 : f32x4 = vec %3, %4, %5, %6
+  store @gl_pos, %7
+  store @ps, %2
+  emit_vertex
+  end_primitive
+}
+";
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    if !e.screen.caps().shader[ShaderStage::Geometry.index()].supported {
+        return Err(Outcome::skip("no geometry shaders"));
+    }
+    crate::harness::bind_stage(&mut e, ShaderStage::Geometry, GS)?;
+    rasterizer(&mut e, |r| {
+        r.multisample = false;
+        r.point_size_per_vertex = true;
+        r.point_size = 1.0;
+    })?;
+    set_src(&mut e, UNORM, FG)?;
+    let pts = [
+        (3.3f32, 4.6f32, 3.0f32),
+        (10.2, 2.7, 2.0),
+        (6.6, 11.4, 1.0),
+        (12.4, 12.1, 4.5),
+    ];
+    let data: Vec<f32> = pts
+        .iter()
+        .flat_map(|&(x, y, s)| [ndc(x), ndc(y), s, 1.0])
+        .collect();
+    draw_mode(&mut e, &data, false, pipe_core::draw::PrimType::Points)?;
+    resolve(&mut e, &t.color, &resolved)?;
+    let got = read_color(&mut e, &resolved)?;
+    check(
+        ctx,
+        "aliased geometry-shader points",
+        &got,
+        TOL_U8,
+        |x, y| {
+            Some(if pts.iter().any(|&p| in_point(x, y, p)) {
+                FG
+            } else {
+                BLACK
+            })
+        },
+    )
+}
+crate::result_case!(
+    "pipe.render.msaa.aliased_review.gs_point_sizes",
+    gs_point_sizes
+);
+
+/// Point sprite coordinates with the lower-left origin
+/// (`sprite_coord_mode_lower_left`) on an aliased point: texture
+/// coordinate 0 reads `(u, 1 - v)` over the point's own square, where
+/// `(u, v)` is the upper-left coordinate of the pixel centre; sizes near
+/// 1 and large.
+fn sprite_lower_left(ctx: &mut TestContext) -> R {
+    const FS: &str = "shader fragment
+in @t : f32x4 location=0 slot=tex0
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x4 = load @t
+  store @frag, %0
+}
+";
+    for (cx, cy, s) in [(8.3f32, 7.6f32, 5.0f32), (7.2, 8.9, 1.0), (8.1, 7.7, 11.5)] {
+        let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+        bind_program(&mut e, VS_PASSTHROUGH, FS)?;
+        rasterizer(&mut e, |r| {
+            r.multisample = false;
+            r.point_size = s;
+            r.point_quad_rasterization = true;
+            r.sprite_coord_enable = 1;
+            r.sprite_coord_mode_lower_left = true;
+        })?;
+        draw_mode(
+            &mut e,
+            &[ndc(cx), ndc(cy), 0.0, 1.0],
+            false,
+            pipe_core::draw::PrimType::Points,
+        )?;
+        resolve(&mut e, &t.color, &resolved)?;
+        let got = read_color(&mut e, &resolved)?;
+        check(
+            ctx,
+            &format!("sprite coordinates, size {s}"),
+            &got,
+            super::render::TOL_U8_2,
+            |x, y| {
+                if !in_point(x, y, (cx, cy, s)) {
+                    return Some(BLACK);
+                }
+                let u = (x as f32 + 0.5 - (cx - s / 2.0)) / s;
+                let v = (y as f32 + 0.5 - (cy - s / 2.0)) / s;
+                Some([u, 1.0 - v, 0.0, 1.0])
+            },
+        )?;
+    }
+    Ok(())
+}
+crate::result_case!(
+    "pipe.render.msaa.aliased_review.sprite_lower_left",
+    sprite_lower_left
+);
+
+/// The alpha test on aliased triangles: it keeps the fragments of the
+/// first triangle (alpha 0.6 > 0.5), exactly the pixels whose centre is
+/// inside, and removes the second (alpha 0.4). (No scissor here: lavapipe
+/// lets one sample of 4 through in the row above and the column left of
+/// a scissor rectangle, with or without the emulation.)
+fn alpha_test(ctx: &mut TestContext) -> R {
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    rasterizer(&mut e, |r| r.multisample = false)?;
+    bind_dsa(
+        &mut e,
+        &DepthStencilAlphaState {
+            alpha_enabled: true,
+            alpha_func: CompareFunc::Greater,
+            alpha_ref_value: 0.5,
+            ..Default::default()
+        },
+    )?;
+    let fg: Px = [0.8, 0.2, 0.4, 0.6];
+    set_src(&mut e, UNORM, fg)?;
+    draw(&mut e, &tris(&f32_tri(&TRI), 0.0), false)?;
+    set_src(&mut e, UNORM, [0.2, 0.8, 0.4, 0.4])?;
+    draw(&mut e, &tris(&f32_tri(&TRI), 0.0), false)?;
+    resolve(&mut e, &t.color, &resolved)?;
+    let got = read_color(&mut e, &resolved)?;
+    check(ctx, "aliased triangle, alpha test", &got, TOL_U8, |x, y| {
+        Some(if centre_in(&TRI, x, y)? { fg } else { BLACK })
+    })
+}
+crate::result_case!("pipe.render.msaa.aliased_review.alpha_test", alpha_test);
+
+/// Integer (flat), `f32x2` and `f32x3` varyings through the widened
+/// triangle: the integer from the provoking (last) vertex, the float
+/// ones interpolated perspective-correctly as without the emulation.
+fn varying_types(ctx: &mut TestContext) -> R {
+    const VS: &str = "shader vertex
+in @pos : f32x4 location=0
+in @col : f32x4 location=1
+out @gl_pos : f32x4 builtin=position
+out @a : f32x2 location=0
+out @b : f32x3 location=1
+out @k : u32 location=2 flat
+fn main {
+  %0 : f32x4 = load @pos
+  %1 : f32x4 = load @col
+  store @gl_pos, %0
+  %2 : f32x2 = swizzle %1, xy
+  %3 : f32x3 = swizzle %1, yzw
+  store @a, %2
+  store @b, %3
+  %4 : f32 = swizzle %1, w
+  %5 : f32 = const 255.0
+  %6 : f32 = fmul %4, %5
+  %7 : u32 = f2u %6
+  store @k, %7
+}
+";
+    const FS: &str = "shader fragment
+in @a : f32x2 location=0
+in @b : f32x3 location=1
+in @k : u32 location=2 flat
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x2 = load @a
+  %1 : f32x3 = load @b
+  %2 : u32 = load @k
+  %3 : f32 = u2f %2
+  %4 : f32 = const 255.0
+  %5 : f32 = fdiv %3, %4
+  %6 : f32 = swizzle %0, x
+  %7 : f32 = swizzle %1, y
+  %8 : f32 = swizzle %0, y
+  %9 : f32 = swizzle %1, x
+  %10 : f32 = fadd %8, %9
+  %11 : f32 = const 0.5
+  %12 : f32 = fmul %10, %11
+  %13 : f32x4 = vec %6, %7, %12, %5
+  store @frag, %13
+}
+";
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    rasterizer(&mut e, |r| r.multisample = false)?;
+    bind_program(&mut e, VS, FS)?;
+    let win: Tri = [(1.3, 1.2), (14.7, 3.1), (4.2, 14.6)];
+    let w = [1.0, 2.5, 0.6];
+    let col: [[f64; 4]; 3] = [
+        [0.9, 0.1, 0.3, 40.0 / 255.0],
+        [0.2, 0.7, 0.8, 90.0 / 255.0],
+        [0.4, 0.3, 0.1, 200.0 / 255.0],
+    ];
+    let mut data = Vec::new();
+    for i in 0..3 {
+        let (x, y) = (ndc(win[i].0 as f32), ndc(win[i].1 as f32));
+        let wi = w[i] as f32;
+        data.extend([x * wi, y * wi, 0.0, wi]);
+        data.extend(col[i].map(|c| c as f32));
+    }
+    draw(&mut e, &data, true)?;
+    resolve(&mut e, &t.color, &resolved)?;
+    let got = read_color(&mut e, &resolved)?;
+    check(
+        ctx,
+        "aliased triangle varying types",
+        &got,
+        super::render::TOL_U8_2,
+        |x, y| {
+            let (px, py) = (x as f64 + 0.5, y as f64 + 0.5);
+            if !centre_in(&win, x, y)? {
+                return Some(BLACK);
+            }
+            let area = |a: (f64, f64), b: (f64, f64), c: (f64, f64)| {
+                (b.0 - a.0) * (c.1 - a.1) - (b.1 - a.1) * (c.0 - a.0)
+            };
+            let total = area(win[0], win[1], win[2]);
+            let p = (px, py);
+            let b = [
+                area(p, win[1], win[2]) / total,
+                area(win[0], p, win[2]) / total,
+                area(win[0], win[1], p) / total,
+            ];
+            let q: Vec<f64> = (0..3).map(|i| b[i] / w[i]).collect();
+            let qs: f64 = q.iter().sum();
+            let smooth = |c: usize| (0..3).map(|i| q[i] / qs * col[i][c]).sum::<f64>();
+            Some(
+                [
+                    smooth(0),
+                    smooth(2),
+                    (smooth(1) + smooth(1)) / 2.0,
+                    col[2][3],
+                ]
+                .map(|v| v as f32),
+            )
+        },
+    )
+}
+crate::result_case!(
+    "pipe.render.msaa.aliased_review.varying_types",
+    varying_types
+);
+
+/// A triangle with a vertex behind the eye (`w < 0`, crossing the near
+/// plane): the geometry shader cannot widen it and passes it on
+/// unchanged (sample coverage, as without the emulation). The draw
+/// succeeds, and pixels well inside the visible part are drawn.
+fn behind_eye(ctx: &mut TestContext) -> R {
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    rasterizer(&mut e, |r| r.multisample = false)?;
+    set_src(&mut e, UNORM, FG)?;
+    // Clip-space vertices: two in front, one behind (w = -1), with
+    // z = w / 2 (depth 0.5; the near plane z >= 0 is then w >= 0).
+    let data = [
+        -0.9f32, -0.9, 0.5, 1.0, //
+        0.9, -0.9, 0.5, 1.0, //
+        0.0, 1.0, -0.5, -1.0,
+    ];
+    draw(&mut e, &data, false)?;
+    resolve(&mut e, &t.color, &resolved)?;
+    let got = read_color(&mut e, &resolved)?;
+    // The visible part (weights a, b, c of the vertices, w = 1 - 2c > 0):
+    // y_ndc = (1.9c - 0.9) / (1 - 2c), |x_ndc| <= 0.9 (1 - c) / (1 - 2c).
+    // It is above the front edge (window y 0.8) and widens upwards past
+    // the viewport (at c = 0.4, y_ndc = -0.7 and |x_ndc| <= 2.7): pixel
+    // centres below window y 3 near the middle column are inside.
+    check(ctx, "triangle behind the eye", &got, TOL_U8, |x, y| {
+        let (px, py) = (x as f64 + 0.5, y as f64 + 0.5);
+        ((py > 3.0) && (px - 8.0).abs() < 3.0).then_some(FG)
+    })
+}
+crate::result_case!("pipe.render.msaa.aliased_review.behind_eye", behind_eye);
