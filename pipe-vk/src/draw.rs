@@ -2251,6 +2251,7 @@ impl VkContext {
                     // depth-only pass.
                     aliased_points: fs_key.aliased_points,
                     aliased_triangles: fs_key.aliased_triangles,
+                    aliased_clip_planes: fs_key.aliased_clip_planes,
                     ..VariantKey::default()
                 };
                 Some(self.modules.null_fs(&dev, &key)?)
@@ -2571,6 +2572,9 @@ impl VkContext {
             && self.aliased_triangles_possible()?
         {
             fs.aliased_triangles = true;
+            // User clip planes are tested at the pixel centre, as GL's
+            // clip edges are aliased too (`aliased_triangles_gs`).
+            fs.aliased_clip_planes = rast.clip_plane_enable;
         }
         fs.inline_uniforms = inline_uniforms(&b.inlinable[ShaderStage::Fragment.index()]);
         fs.ubo0_push_offset = self.cb0_window(ShaderStage::Fragment)?.is_some();

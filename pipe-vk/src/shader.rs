@@ -575,7 +575,7 @@ impl ModuleCache {
             (true, true) => GsInput::TrianglesAdjacency,
         };
         let mut gs = if aliased {
-            spirv_gen::passes::aliased::aliased_triangles_gs(ir, key.flat_shade)
+            spirv_gen::passes::aliased::aliased_triangles_gs(ir, key.flat_shade, key.clip_planes)
         } else if edges {
             spirv_gen::passes::line_stipple::polygon_edges_gs(ir, rectangular)
         } else {

@@ -683,3 +683,72 @@ fn behind_eye(ctx: &mut TestContext) -> R {
     })
 }
 crate::result_case!("pipe.render.msaa.aliased_review.behind_eye", behind_eye);
+
+/// User clip planes cutting aliased triangles: GL clips, then rasterizes
+/// the clipped polygon single-sampled, so the clip edges are aliased too:
+/// exactly the pixels whose centre is in the triangle and on the kept
+/// side of every enabled plane. Plane 0 alone (x <= 8.3 in window
+/// space), then planes 1 and 5 (y <= 9.7, x >= 4.4: the second group of
+/// four) with vertices of different `w`.
+fn clip_planes(ctx: &mut TestContext) -> R {
+    // (enabled planes, (index, plane), vertex w, the kept side of a
+    // window point or None near a plane).
+    type Keep = fn(f64, f64) -> Option<bool>;
+    type Case = (u8, Vec<(usize, [f32; 4])>, [f32; 3], Keep);
+    let cases: [Case; 2] = [
+        (
+            1,
+            vec![(0, [-1.0, 0.0, 0.0, ndc(8.3)])],
+            [1.0, 1.0, 1.0],
+            |px, _| ((px - 8.3).abs() >= 0.01).then_some(px < 8.3),
+        ),
+        (
+            1 << 1 | 1 << 5,
+            vec![
+                (1, [0.0, -1.0, 0.0, ndc(9.7)]),
+                (5, [1.0, 0.0, 0.0, -ndc(4.4)]),
+            ],
+            [1.0, 2.5, 0.6],
+            |px, py| {
+                if (px - 4.4).abs() < 0.01 || (py - 9.7).abs() < 0.01 {
+                    return None;
+                }
+                Some(px > 4.4 && py < 9.7)
+            },
+        ),
+    ];
+    for (n, (mask, planes, w, keep)) in cases.into_iter().enumerate() {
+        let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+        rasterizer(&mut e, |r| {
+            r.multisample = false;
+            r.clip_plane_enable = mask;
+        })?;
+        let mut ucp = [[0.0f32; 4]; 8];
+        for (i, p) in planes {
+            ucp[i] = p;
+        }
+        step("set_clip_state", e.ctx.set_clip_state(&ClipState { ucp }))?;
+        set_src(&mut e, UNORM, FG)?;
+        let mut data = Vec::new();
+        for (i, &(x, y)) in TRI.iter().enumerate() {
+            let wi = w[i];
+            data.extend([ndc(x as f32) * wi, ndc(y as f32) * wi, 0.0, wi]);
+        }
+        draw(&mut e, &data, false)?;
+        resolve(&mut e, &t.color, &resolved)?;
+        let got = read_color(&mut e, &resolved)?;
+        check(
+            ctx,
+            &format!("clip planes case {n}"),
+            &got,
+            TOL_U8,
+            |x, y| {
+                let inside = centre_in(&TRI, x, y)?;
+                let kept = keep(x as f64 + 0.5, y as f64 + 0.5)?;
+                Some(if inside && kept { FG } else { BLACK })
+            },
+        )?;
+    }
+    Ok(())
+}
+crate::result_case!("pipe.render.msaa.aliased_review.clip_planes", clip_planes);
