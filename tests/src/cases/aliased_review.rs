@@ -814,3 +814,91 @@ const KNOWN_GAPS: &[(&str, &str, Body)] = &[(
      0 <= z <= w (or -w <= z <= w)",
     depth_clip_far,
 )];
+
+/// Flat shading with two-sided colour: a back-facing aliased triangle
+/// shows its provoking vertex's back colour (GL's BFC0 at location 30,
+/// moved below the geometry stage's inputs and back), a front-facing one
+/// its provoking vertex's front colour; the colours differ per vertex.
+fn two_side_flat(ctx: &mut TestContext, first: bool) -> R {
+    const VS: &str = "shader vertex
+in @pos : f32x4 location=0
+in @col : f32x4 location=1
+out @gl_pos : f32x4 builtin=position
+out @c0 : f32x4 location=0 slot=col0
+out @b0 : f32x4 location=30 slot=bfc0
+fn main {
+  %0 : f32x4 = load @pos
+  %1 : f32x4 = load @col
+  store @gl_pos, %0
+  store @c0, %1
+  %2 : f32x4 = swizzle %1, zxyw
+  store @b0, %2
+}
+";
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    bind_program(&mut e, VS, FS_COL0)?;
+    rasterizer(&mut e, |r| {
+        r.multisample = false;
+        r.light_twoside = true;
+        r.flatshade = true;
+        r.flatshade_first = first;
+        r.front_ccw = true;
+    })?;
+    let a: Tri = [(1.3, 1.2), (7.6, 1.9), (2.1, 14.3)];
+    let b: Tri = [(9.3, 1.2), (10.1, 14.3), (14.6, 1.9)];
+    let col: [Px; 3] = [
+        [0.6, 0.2, 0.4, 1.0],
+        [0.2, 0.6, 0.4, 1.0],
+        [0.4, 0.2, 0.6, 1.0],
+    ];
+    let mut data = Vec::new();
+    for t in [&a, &b] {
+        for (i, &(x, y)) in t.iter().enumerate() {
+            data.extend([ndc(x as f32), ndc(y as f32), 0.0, 1.0]);
+            data.extend(col[i]);
+        }
+    }
+    draw(&mut e, &data, true)?;
+    resolve(&mut e, &t.color, &resolved)?;
+    let got = read_color(&mut e, &resolved)?;
+    // Gallium's winding rule (draw_pipe_cull.c) in window coordinates.
+    let ccw = |t: &Tri| {
+        let (ex, ey) = (t[0].0 - t[2].0, t[0].1 - t[2].1);
+        let (fx, fy) = (t[1].0 - t[2].0, t[1].1 - t[2].1);
+        ex * fy - ey * fx < 0.0
+    };
+    if ccw(&a) == ccw(&b) {
+        return Err(Outcome::fail(
+            "test geometry: both triangles face the same way",
+        ));
+    }
+    let pv = if first { 0 } else { 2 };
+    let shown = |t: &Tri| -> Px {
+        let c = col[pv];
+        if ccw(t) {
+            c
+        } else {
+            [c[2], c[0], c[1], c[3]]
+        }
+    };
+    check(
+        ctx,
+        "flat two-sided aliased triangles",
+        &got,
+        TOL_U8,
+        |x, y| {
+            if centre_in(&a, x, y)? {
+                return Some(shown(&a));
+            }
+            if centre_in(&b, x, y)? {
+                return Some(shown(&b));
+            }
+            Some(BLACK)
+        },
+    )
+}
+crate::bool_cases!(
+    two_side_flat,
+    "pipe.render.msaa.aliased_review.two_side_flat.last",
+    "pipe.render.msaa.aliased_review.two_side_flat.first"
+);
