@@ -902,3 +902,127 @@ crate::bool_cases!(
     "pipe.render.msaa.aliased_review.two_side_flat.last",
     "pipe.render.msaa.aliased_review.two_side_flat.first"
 );
+
+/// Flat shading of an aliased triangle fan: GL's provoking vertex of fan
+/// triangle i (vertices 0, i + 1, i + 2) is i + 2, or i + 1 with
+/// `flatshade_first`.
+fn flat_fan(ctx: &mut TestContext, first: bool) -> R {
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    bind_program(&mut e, VS_COL0, FS_COL0)?;
+    rasterizer(&mut e, |r| {
+        r.multisample = false;
+        r.flatshade = true;
+        r.flatshade_first = first;
+    })?;
+    let v = [(1.3, 1.2), (14.6, 2.3), (14.2, 13.8), (2.1, 14.7)];
+    let col: [Px; 4] = [
+        [0.6, 0.2, 0.4, 1.0],
+        [0.2, 0.6, 0.4, 1.0],
+        [0.4, 0.2, 0.6, 1.0],
+        [0.6, 0.6, 0.2, 1.0],
+    ];
+    let mut data = Vec::new();
+    for i in 0..4 {
+        data.extend([ndc(v[i].0 as f32), ndc(v[i].1 as f32), 0.0, 1.0]);
+        data.extend(col[i]);
+    }
+    draw_mode(&mut e, &data, true, pipe_core::draw::PrimType::TriangleFan)?;
+    resolve(&mut e, &t.color, &resolved)?;
+    let got = read_color(&mut e, &resolved)?;
+    let t0: Tri = [v[0], v[1], v[2]];
+    let t1: Tri = [v[0], v[2], v[3]];
+    let (p0, p1) = if first { (1, 2) } else { (2, 3) };
+    check(ctx, "flat-shaded aliased fan", &got, TOL_U8, |x, y| {
+        let a = centre_in(&t0, x, y)?;
+        let b = centre_in(&t1, x, y)?;
+        Some(if a {
+            col[p0]
+        } else if b {
+            col[p1]
+        } else {
+            BLACK
+        })
+    })
+}
+crate::bool_cases!(
+    flat_fan,
+    "pipe.render.msaa.aliased_review.flat_fan.last",
+    "pipe.render.msaa.aliased_review.flat_fan.first"
+);
+
+/// Culling, polygon offset and multi-pass depth on aliased triangles:
+/// a first aliased pass writes both triangles' depth; a second pass of
+/// the same triangles culls the back-facing one, and the front-facing one
+/// passes the depth test on exactly its pixels: with `less` through the
+/// polygon offset (-1 unit, slope factor -1), or with `equal` and no
+/// offset (GL's invariance: the same primitive under the same state
+/// gives the same depths).
+fn cull_offset(ctx: &mut TestContext, equal: bool) -> R {
+    let (mut e, t) = begin(ctx, UNORM, Some(Format::Z32Float), 4)?;
+    let resolved = resolved_tex(&mut e)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    clear(
+        &mut e,
+        pipe_core::flags::ClearFlags::COLOR0 | pipe_core::flags::ClearFlags::DEPTH,
+        ColorUnion::from_f32(BLACK),
+        1.0,
+        0,
+        None,
+    )?;
+    let a: Tri = [(1.3, 1.2), (7.6, 1.9), (2.1, 14.3)];
+    let b: Tri = [(9.3, 1.2), (10.1, 14.3), (14.6, 1.9)];
+    let z = [0.2f32, 0.7, 0.4];
+    let verts = |t: &Tri| -> Vec<f32> {
+        t.iter()
+            .enumerate()
+            .flat_map(|(i, &(x, y))| [ndc(x as f32), ndc(y as f32), z[i], 1.0])
+            .collect()
+    };
+    let mut data = verts(&a);
+    data.extend(verts(&b));
+    bind_dsa(&mut e, &depth_less())?;
+    rasterizer(&mut e, |r| r.multisample = false)?;
+    set_src(&mut e, UNORM, BLACK)?;
+    draw(&mut e, &data, false)?;
+    let ccw = |t: &Tri| {
+        let (ex, ey) = (t[0].0 - t[2].0, t[0].1 - t[2].1);
+        let (fx, fy) = (t[1].0 - t[2].0, t[1].1 - t[2].1);
+        ex * fy - ey * fx < 0.0
+    };
+    if ccw(&a) == ccw(&b) {
+        return Err(Outcome::fail("test geometry: both triangles face the same way"));
+    }
+    rasterizer(&mut e, |r| {
+        r.multisample = false;
+        r.front_ccw = true;
+        r.cull_face = Face::BACK;
+        r.offset_tri = !equal;
+        r.offset_units = -1.0;
+        r.offset_scale = -1.0;
+    })?;
+    if equal {
+        bind_dsa(
+            &mut e,
+            &DepthStencilAlphaState {
+                depth_enabled: true,
+                depth_func: CompareFunc::Equal,
+                ..Default::default()
+            },
+        )?;
+    }
+    set_src(&mut e, UNORM, FG)?;
+    draw(&mut e, &data, false)?;
+    resolve(&mut e, &t.color, &resolved)?;
+    let got = read_color(&mut e, &resolved)?;
+    check(ctx, "culled and offset aliased triangles", &got, TOL_U8, |x, y| {
+        let in_a = centre_in(&a, x, y)?;
+        let in_b = centre_in(&b, x, y)?;
+        let front_in = (in_a && ccw(&a)) || (in_b && ccw(&b));
+        Some(if front_in { FG } else { BLACK })
+    })
+}
+crate::bool_cases!(
+    cull_offset,
+    "pipe.render.msaa.aliased_review.cull_offset.less_offset",
+    "pipe.render.msaa.aliased_review.cull_offset.equal"
+);
