@@ -2192,6 +2192,11 @@ impl VkContext {
             // through the aliased-triangle shader (`line_stipple_gs`).
             let gs_key = VariantKey {
                 flat_shade: aliased && fs_key.flat_shade,
+                aliased_clip_planes: if aliased {
+                    fs_key.aliased_clip_planes
+                } else {
+                    0
+                },
                 ..last_key.clone()
             };
             gs_mod = Some(self.modules.line_stipple_gs(
@@ -2573,8 +2578,18 @@ impl VkContext {
         {
             fs.aliased_triangles = true;
             // User clip planes are tested at the pixel centre, as GL's
-            // clip edges are aliased too (`aliased_triangles_gs`).
-            fs.aliased_clip_planes = rast.clip_plane_enable;
+            // clip edges are aliased too (`aliased_triangles_gs`), unless
+            // the fragment shader reads the distances, which the
+            // hardware then keeps (clipping by sample).
+            let reads_distances = match b.shaders[ShaderStage::Fragment.index()] {
+                Some(h) => {
+                    crate::shader::reads_distances(self.shader_table().get(h.cso)?).is_some()
+                }
+                None => false,
+            };
+            if !reads_distances {
+                fs.aliased_clip_planes = rast.clip_plane_enable;
+            }
         }
         fs.inline_uniforms = inline_uniforms(&b.inlinable[ShaderStage::Fragment.index()]);
         fs.ubo0_push_offset = self.cb0_window(ShaderStage::Fragment)?.is_some();

@@ -514,9 +514,11 @@ impl ModuleCache {
     /// triangles with multisampling disabled on a multisampled framebuffer)
     /// following `prev` (a vertex or tessellation evaluation shader),
     /// lowered with the last vertex stage's `key`, capturing `prev`'s
-    /// stream outputs. The key's `flat_shade` (a fragment-stage item,
-    /// inert here) tells the aliased-triangle shader to copy GL's colours
-    /// from their vertex, as the fragment shader reads them flat.
+    /// stream outputs. The key's `flat_shade` and `aliased_clip_planes`
+    /// (fragment-stage items, inert here) tell the aliased-triangle shader
+    /// to copy GL's colours from their vertex, as the fragment shader
+    /// reads them flat, and which user clip planes the fragment shader
+    /// tests at the pixel centre instead of the hardware.
     pub fn line_stipple_gs(
         &mut self,
         dev: &DeviceShared,
@@ -575,7 +577,11 @@ impl ModuleCache {
             (true, true) => GsInput::TrianglesAdjacency,
         };
         let mut gs = if aliased {
-            spirv_gen::passes::aliased::aliased_triangles_gs(ir, key.flat_shade, key.clip_planes)
+            spirv_gen::passes::aliased::aliased_triangles_gs(
+                ir,
+                key.flat_shade,
+                key.aliased_clip_planes,
+            )
         } else if edges {
             spirv_gen::passes::line_stipple::polygon_edges_gs(ir, rectangular)
         } else {

@@ -990,7 +990,9 @@ fn cull_offset(ctx: &mut TestContext, equal: bool) -> R {
         ex * fy - ey * fx < 0.0
     };
     if ccw(&a) == ccw(&b) {
-        return Err(Outcome::fail("test geometry: both triangles face the same way"));
+        return Err(Outcome::fail(
+            "test geometry: both triangles face the same way",
+        ));
     }
     rasterizer(&mut e, |r| {
         r.multisample = false;
@@ -1014,15 +1016,76 @@ fn cull_offset(ctx: &mut TestContext, equal: bool) -> R {
     draw(&mut e, &data, false)?;
     resolve(&mut e, &t.color, &resolved)?;
     let got = read_color(&mut e, &resolved)?;
-    check(ctx, "culled and offset aliased triangles", &got, TOL_U8, |x, y| {
-        let in_a = centre_in(&a, x, y)?;
-        let in_b = centre_in(&b, x, y)?;
-        let front_in = (in_a && ccw(&a)) || (in_b && ccw(&b));
-        Some(if front_in { FG } else { BLACK })
-    })
+    check(
+        ctx,
+        "culled and offset aliased triangles",
+        &got,
+        TOL_U8,
+        |x, y| {
+            let in_a = centre_in(&a, x, y)?;
+            let in_b = centre_in(&b, x, y)?;
+            let front_in = (in_a && ccw(&a)) || (in_b && ccw(&b));
+            Some(if front_in { FG } else { BLACK })
+        },
+    )
 }
 crate::bool_cases!(
     cull_offset,
     "pipe.render.msaa.aliased_review.cull_offset.less_offset",
     "pipe.render.msaa.aliased_review.cull_offset.equal"
+);
+
+/// A fragment shader reading `gl_ClipDistance` on an aliased triangle
+/// with a user clip plane (x <= 8.3 in window space) reads the distance
+/// (`(8.3 - x) / 8` at the pixel centre, as red), not the value the
+/// widened triangle's hardware clipping is turned off with. The
+/// hardware then clips by sample: the column the plane crosses is not
+/// compared.
+fn clip_distance_read(ctx: &mut TestContext) -> R {
+    const FS: &str = "shader fragment
+in @cd : f32[1] builtin=clip_distance
+out @frag : f32x4 location=0
+fn main {
+  %0 : i32 = const 0
+  %1 : f32 = load @cd, %0
+  %2 : f32 = const 0.0
+  %3 : f32 = const 1.0
+  %4 : f32x4 = vec %1, %2, %2, %3
+  store @frag, %4
+}
+";
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS)?;
+    rasterizer(&mut e, |r| {
+        r.multisample = false;
+        r.clip_plane_enable = 1;
+    })?;
+    let mut ucp = [[0.0f32; 4]; 8];
+    ucp[0] = [-1.0, 0.0, 0.0, ndc(8.3)];
+    step("set_clip_state", e.ctx.set_clip_state(&ClipState { ucp }))?;
+    draw(&mut e, &tris(&f32_tri(&TRI), 0.0), false)?;
+    resolve(&mut e, &t.color, &resolved)?;
+    let got = read_color(&mut e, &resolved)?;
+    check(
+        ctx,
+        "clip distance read",
+        &got,
+        super::render::TOL_U8_2,
+        |x, y| {
+            let inside = centre_in(&TRI, x, y)?;
+            let px = x as f64 + 0.5;
+            if (px - 8.3).abs() < 1.0 {
+                return None;
+            }
+            Some(if inside && px < 8.3 {
+                [((8.3 - px) / 8.0) as f32, 0.0, 0.0, 1.0]
+            } else {
+                BLACK
+            })
+        },
+    )
+}
+crate::result_case!(
+    "pipe.render.msaa.aliased_review.clip_distance_read",
+    clip_distance_read
 );
