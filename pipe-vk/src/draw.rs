@@ -1651,7 +1651,11 @@ impl VkContext {
         };
         let sample_state = if self.dev().dynamic_sample_state() {
             let samples = self.framebuffer_samples()?;
+            // No fragment shader: nothing for alpha-to-coverage to read
+            // (as in `pipeline_for`).
+            let no_fs = b.shaders[ShaderStage::Fragment.index()].is_none();
             let (a2c, a2o) = match b.blend {
+                _ if no_fs => (false, false),
                 Some(h) => {
                     let bs = self.blend_table().get(h)?;
                     (bs.alpha_to_coverage, bs.alpha_to_one)
@@ -2025,6 +2029,13 @@ impl VkContext {
         let dynamic_samples = self.dev().dynamic_sample_state();
         let blend_ms = match b.blend {
             _ if dynamic_samples => (false, false),
+            // No fragment shader bound: there is no alpha for
+            // alpha-to-coverage (or one) to use, and the generated null
+            // fragment shader (`ModuleCache::null_fs`, run for the
+            // discards of stipple, window rectangles and aliased
+            // rasterization) has no colour output, which Vulkan requires
+            // with alpha-to-coverage on.
+            _ if fs.is_none() => (false, false),
             Some(h) => {
                 let bs = self.blend_table().get(h)?;
                 (bs.alpha_to_coverage, bs.alpha_to_one)
@@ -2080,8 +2091,8 @@ impl VkContext {
                 || fs_key.window_rects.is_some()
                 || fs_key.line_stipple
                 || fs_key.polygon_edges.is_some()
-                || fs_key.aliased_triangles
-                || fs_key.aliased_points.is_some());
+                || fs_key.aliased_points.is_some()
+                || fs_key.aliased_triangles);
         self.generated_gs = generated_gs;
         self.draw_id_read = self.shader_info(vs).reads_draw_index;
         let dev = self.dev().clone();
@@ -2180,6 +2191,17 @@ impl VkContext {
                 None => (vs.cso.id(), vs_state.clone()),
             };
             let rectangular = self.rasterizer_or_default()?.line_rectangular;
+            // Flat-shaded colours keep their provoking vertex's value
+            // through the aliased-triangle shader (`line_stipple_gs`).
+            let gs_key = VariantKey {
+                flat_shade: aliased && fs_key.flat_shade,
+                aliased_clip_planes: if aliased {
+                    fs_key.aliased_clip_planes
+                } else {
+                    0
+                },
+                ..last_key.clone()
+            };
             gs_mod = Some(self.modules.line_stipple_gs(
                 &dev,
                 prev.0,
@@ -2191,7 +2213,7 @@ impl VkContext {
                     is_adjacency(topology),
                     aliased,
                 ),
-                &last_key,
+                &gs_key,
             )?);
         }
         if let (None, Some(tes_id)) = (tcs, tes) {
@@ -2232,8 +2254,12 @@ impl VkContext {
                     line_stipple: fs_key.line_stipple,
                     line_stipple_polygon: fs_key.line_stipple_polygon,
                     polygon_edges: fs_key.polygon_edges,
-                    aliased_triangles: fs_key.aliased_triangles,
+                    // The widened points and triangles of aliased
+                    // rasterization need their discard even in a
+                    // depth-only pass.
                     aliased_points: fs_key.aliased_points,
+                    aliased_triangles: fs_key.aliased_triangles,
+                    aliased_clip_planes: fs_key.aliased_clip_planes,
                     ..VariantKey::default()
                 };
                 Some(self.modules.null_fs(&dev, &key)?)
@@ -2567,6 +2593,19 @@ impl VkContext {
             && self.aliased_triangles_possible()?
         {
             fs.aliased_triangles = true;
+            // User clip planes are tested at the pixel centre, as GL's
+            // clip edges are aliased too (`aliased_triangles_gs`), unless
+            // the fragment shader reads the distances, which the
+            // hardware then keeps (clipping by sample).
+            let reads_distances = match b.shaders[ShaderStage::Fragment.index()] {
+                Some(h) => {
+                    crate::shader::reads_distances(self.shader_table().get(h.cso)?).is_some()
+                }
+                None => false,
+            };
+            if !reads_distances {
+                fs.aliased_clip_planes = rast.clip_plane_enable;
+            }
         }
         fs.inline_uniforms = inline_uniforms(&b.inlinable[ShaderStage::Fragment.index()]);
         fs.ubo0_push_offset = self.cb0_window(ShaderStage::Fragment)?.is_some();

@@ -514,7 +514,11 @@ impl ModuleCache {
     /// triangles with multisampling disabled on a multisampled framebuffer)
     /// following `prev` (a vertex or tessellation evaluation shader),
     /// lowered with the last vertex stage's `key`, capturing `prev`'s
-    /// stream outputs.
+    /// stream outputs. The key's `flat_shade` and `aliased_clip_planes`
+    /// (fragment-stage items, inert here) tell the aliased-triangle shader
+    /// to copy GL's colours from their vertex, as the fragment shader
+    /// reads them flat, and which user clip planes the fragment shader
+    /// tests at the pixel centre instead of the hardware.
     pub fn line_stipple_gs(
         &mut self,
         dev: &DeviceShared,
@@ -573,7 +577,11 @@ impl ModuleCache {
             (true, true) => GsInput::TrianglesAdjacency,
         };
         let mut gs = if aliased {
-            spirv_gen::passes::aliased::aliased_triangles_gs(ir)
+            spirv_gen::passes::aliased::aliased_triangles_gs(
+                ir,
+                key.flat_shade,
+                key.aliased_clip_planes,
+            )
         } else if edges {
             spirv_gen::passes::line_stipple::polygon_edges_gs(ir, rectangular)
         } else {
@@ -605,8 +613,9 @@ impl ModuleCache {
 
     /// The fragment shader of a draw with none bound whose fixed-function
     /// state is done in the fragment shader (window rectangles, polygon
-    /// and line stipple discard): an empty shader with `key`'s lowerings,
-    /// so a depth-only pass is clipped and stippled like any other.
+    /// and line stipple discard, the pixel-centre test of aliased points
+    /// and triangles): an empty shader with `key`'s lowerings, so a
+    /// depth-only pass is clipped, stippled and rasterized like any other.
     pub fn null_fs(
         &mut self,
         dev: &DeviceShared,

@@ -60,7 +60,8 @@
 //! stipple emulation, and the barycentrics of polygons in line or point
 //! mode), [`EDGE_MASK_LOCATION`] (their hidden edges),
 //! [`ALIASED_POINT_LOCATION`] (aliased points' size),
-//! [`ALIASED_EDGES_LOCATION`] (aliased triangles' edges). A shader that uses one of these locations itself
+//! [`ALIASED_EDGES_LOCATION`] (aliased triangles' edges),
+//! [`ALIASED_CLIP_LOCATION`] (their clip distances). A shader that uses one of these locations itself
 //! cannot take the lowering that adds it.
 
 use crate::ir::Stage;
@@ -116,6 +117,14 @@ pub const ALIASED_POINT_LOCATION: u32 = 27;
 /// [`crate::passes::aliased::aliased_triangles_gs`] writes and
 /// [`crate::passes::aliased::lower_aliased_triangles_fs`] reads.
 pub const ALIASED_EDGES_LOCATION: u32 = 26;
+/// First of the two locations of the `noperspective` `f32x4[2]` varying
+/// `aliased_clip` (user clip planes of aliased triangles, tested at the
+/// pixel centre) that [`crate::passes::aliased::aliased_triangles_gs`]
+/// writes and [`crate::passes::aliased::lower_aliased_triangles_fs`]
+/// reads. It shares locations with [`ALIASED_POINT_LOCATION`] and
+/// [`EDGE_MASK_LOCATION`], whose lowerings never run with it (points,
+/// and polygons in line or point mode, are not filled triangles).
+pub const ALIASED_CLIP_LOCATION: u32 = 27;
 /// Bytes of the window of constant buffer 0 a shader lowered with
 /// `ubo0_push_offset` declares and reads (at [`push::UBO0_OFFSET`] plus
 /// its own offsets): the driver binds this many bytes and places data of

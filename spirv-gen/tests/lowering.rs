@@ -2032,7 +2032,7 @@ fn unwritten_inputs_read_zero() {
 fn aliased_triangles() {
     use spirv_gen::passes::aliased::{aliased_triangles_gs, ALIASED_EDGES_NAME};
     let vs = parse(&corpus_src("vs_line_stipple.ir")).unwrap();
-    let gs = aliased_triangles_gs(&vs).unwrap();
+    let gs = aliased_triangles_gs(&vs, false, 0).unwrap();
     validate(&gs).unwrap_or_else(|e| panic!("{e}\n{}", print(&gs)));
     common::emit_and_validate("aliased_triangles_gs", &gs);
     let scale = [8.0f32, -8.0];
@@ -2141,4 +2141,114 @@ fn aliased_triangles() {
     assert!(keeps([0.0, 0.5, 3.0]));
     assert!(!keeps([0.5, -0.001, 3.0]));
     assert!(!keeps([0.5, 1.0, -2.0]));
+}
+
+/// `aliased_triangles_gs` with user clip planes (0 and 5): the hardware
+/// does not clip the widened triangle (ClipDistance 1), and
+/// `aliased_clip` carries each enabled plane's distance over `w`,
+/// screen-linear: at the grown vertices it takes the values of the window
+/// function through the original vertices' `d / w` (whose sign at a
+/// pixel centre is that of the distance there). Disabled components are
+/// large. A triangle left unchanged keeps its real distances for the
+/// hardware. The fragment side discards a negative enabled component.
+#[test]
+fn aliased_triangles_clip_planes() {
+    use spirv_gen::ir::BuiltIn;
+    use spirv_gen::passes::aliased::{aliased_triangles_gs, ALIASED_CLIP_NAME};
+    let vs = parse(&corpus_src("vs_line_stipple.ir")).unwrap();
+    let gs = aliased_triangles_gs(&vs, false, 0b10_0001).unwrap();
+    validate(&gs).unwrap_or_else(|e| panic!("{e}\n{}", print(&gs)));
+    common::emit_and_validate("aliased_triangles_gs clip", &gs);
+    let mut last = gs.clone();
+    passes::lower(
+        &mut last,
+        &VariantKey::parse("last_vertex_stage,clip=0x21").unwrap(),
+    )
+    .unwrap();
+    validate(&last).unwrap_or_else(|e| panic!("{e}\n{}", print(&last)));
+    common::emit_and_validate("aliased_triangles_gs clip, lowered", &last);
+    let hw_name = gs
+        .var(gs.find_builtin(true, BuiltIn::ClipDistance).unwrap())
+        .name
+        .clone();
+    let scale = [8.0f32, -8.0];
+    let plane = [0.3f32, -0.5, 0.1, 0.2];
+    let run = |p: &[[f32; 4]; 3]| {
+        let mut m = interp::Machine::new(&gs);
+        for (k, pk) in p.iter().enumerate() {
+            m.set_f32("in_gl_pos", k as u32, pk);
+            m.set("in_id", k as u32, vec![100 + k as u32]);
+        }
+        let o = (pc::VIEWPORT_SCALE / 4) as usize;
+        m.push[o] = scale[0].to_bits();
+        m.push[o + 1] = scale[1].to_bits();
+        let c = (pc::CLIP_PLANES / 4) as usize;
+        for (i, v) in plane.iter().enumerate() {
+            m.push[c + i] = v.to_bits();
+        }
+        m.run();
+        let out: Vec<_> = m.emitted.iter().flatten().cloned().collect();
+        assert_eq!(out.len(), 3);
+        out
+    };
+    let f = |e: &std::collections::HashMap<String, Vec<u32>>, n: &str| -> Vec<f32> {
+        e[n].iter().map(|w| f32::from_bits(*w)).collect()
+    };
+    let win = [[-4.0f32, -3.0], [5.0, -2.0], [0.5, 6.0]];
+    let w = [1.0f32, 2.0, 0.5];
+    let p: [[f32; 4]; 3] = std::array::from_fn(|i| {
+        [
+            win[i][0] / scale[0] * w[i],
+            win[i][1] / scale[1] * w[i],
+            0.4 * w[i],
+            w[i],
+        ]
+    });
+    let dot = |q: &[f32; 4]| (0..4).map(|c| q[c] * plane[c]).sum::<f32>();
+    let dw: [f32; 3] = std::array::from_fn(|j| dot(&p[j]) / w[j]);
+    // The window-linear function through (win_j, dw_j).
+    let (x, y) = (win.map(|q| q[0]), win.map(|q| q[1]));
+    let det = (x[1] - x[0]) * (y[2] - y[0]) - (x[2] - x[0]) * (y[1] - y[0]);
+    let a = ((dw[1] - dw[0]) * (y[2] - y[0]) - (dw[2] - dw[0]) * (y[1] - y[0])) / det;
+    let b = ((x[1] - x[0]) * (dw[2] - dw[0]) - (x[2] - x[0]) * (dw[1] - dw[0])) / det;
+    let c0 = dw[0] - a * x[0] - b * y[0];
+    for (k, e) in run(&p).iter().enumerate() {
+        let pos = f(e, "gl_pos");
+        let (px, py) = (pos[0] / pos[3] * scale[0], pos[1] / pos[3] * scale[1]);
+        let want = a * px + b * py + c0;
+        let clip = f(e, ALIASED_CLIP_NAME);
+        assert!(
+            (clip[0] - want).abs() < 1e-4 * want.abs().max(1.0),
+            "vertex {k}: aliased_clip {} for {want}",
+            clip[0]
+        );
+        assert!(
+            clip[1..].iter().all(|&v| v > 1000.0),
+            "vertex {k}: {clip:?}"
+        );
+        assert_eq!(
+            f(e, &hw_name),
+            vec![1.0],
+            "vertex {k}: hardware clip distance"
+        );
+    }
+    // A vertex behind the eye: unchanged, clipped by the hardware.
+    let mut behind = p;
+    behind[2][3] = -1.0;
+    for (k, e) in run(&behind).iter().enumerate() {
+        assert!(f(e, ALIASED_CLIP_NAME).iter().all(|&v| v > 1000.0));
+        assert_eq!(f(e, &hw_name), vec![dot(&behind[k])], "vertex {k}");
+    }
+    let fs = lowered(FS, "aliased_triangles,aliased_clip_planes=0x21");
+    let keeps = |c0: [f32; 4], c1: [f32; 4]| {
+        let mut m = interp::Machine::new(&fs);
+        m.set_f32("aliased_edges", 0, &[1.0, 1.0, 1.0]);
+        m.set_f32(ALIASED_CLIP_NAME, 0, &c0);
+        m.set_f32(ALIASED_CLIP_NAME, 1, &c1);
+        m.run();
+        !m.discarded
+    };
+    assert!(keeps([0.1, -5.0, -5.0, -5.0], [-5.0, 0.2, -5.0, -5.0]));
+    assert!(!keeps([-0.1, 5.0, 5.0, 5.0], [5.0, 0.2, 5.0, 5.0]));
+    assert!(!keeps([0.1, 5.0, 5.0, 5.0], [5.0, -0.2, 5.0, 5.0]));
 }

@@ -1,5 +1,6 @@
 //! The test cases, grouped by area (`pipe.<area>.<feature>.<variant>`).
 
+mod aliased_review;
 mod blit;
 mod clear;
 mod compute;

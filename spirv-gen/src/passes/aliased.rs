@@ -24,8 +24,9 @@
 //!    weights, perspective-correct for smooth varyings and the position
 //!    (so depth, clip distances and every varying keep their planes),
 //!    screen-linear for `noperspective` ones; flat and integer varyings
-//!    are copied from the corresponding vertex, so the provoking vertex is
-//!    unchanged. It also writes the `noperspective` `f32x3`
+//!    (and GL's colours under flat shading, which the fragment shader
+//!    reads flat) are copied from the corresponding vertex, so the
+//!    provoking vertex's values are unchanged. It also writes the `noperspective` `f32x3`
 //!    `aliased_edges` at [`ALIASED_EDGES_LOCATION`]: each original edge's
 //!    signed window-space distance, positive inside, which the rasterizer
 //!    interpolates exactly (it is linear in window space).
@@ -50,12 +51,35 @@ use super::gl::{
     discard_first_if, driver_varying, get_builtin, get_push, insert_at_vertex_end, replace_loads,
     Emit,
 };
-use crate::binding::{push, ALIASED_EDGES_LOCATION, ALIASED_POINT_LOCATION};
+use crate::binding::{push, ALIASED_CLIP_LOCATION, ALIASED_EDGES_LOCATION, ALIASED_POINT_LOCATION};
 use crate::error::{Error, Result};
 use crate::ir::*;
 
 /// Name of the edge distance varying.
 pub const ALIASED_EDGES_NAME: &str = "aliased_edges";
+
+/// Name of the clip distance varying (user clip planes).
+pub const ALIASED_CLIP_NAME: &str = "aliased_clip";
+
+fn clip_var(output: bool) -> Variable {
+    let mut v = driver_varying(
+        ALIASED_CLIP_NAME,
+        ALIASED_CLIP_LOCATION,
+        Interp::NoPerspective,
+        Type::vec4(),
+        output,
+    );
+    v.array = Some(2);
+    v
+}
+
+/// The locations the generated shader writes itself.
+fn reserved(loc: u32, count: u32) -> bool {
+    let end = loc.saturating_add(count);
+    (loc..end).contains(&ALIASED_EDGES_LOCATION)
+        || (loc..end).contains(&ALIASED_CLIP_LOCATION)
+        || (loc..end).contains(&(ALIASED_CLIP_LOCATION + 1))
+}
 
 fn edges_var(output: bool) -> Variable {
     driver_varying(
@@ -70,7 +94,8 @@ fn edges_var(output: bool) -> Variable {
 /// Whether `prev`'s outputs can all be forwarded by
 /// [`aliased_triangles_gs`]: a vertex or tessellation evaluation shader
 /// whose built-in outputs are only the position and point size, with no
-/// arrayed outputs and nothing at [`ALIASED_EDGES_LOCATION`].
+/// arrayed outputs and nothing at [`ALIASED_EDGES_LOCATION`] or the two
+/// locations from [`ALIASED_CLIP_LOCATION`].
 pub fn can_expand(prev: &Shader) -> bool {
     matches!(prev.stage, Stage::Vertex | Stage::TessEval)
         && prev.vars.iter().all(|v| {
@@ -84,7 +109,7 @@ pub fn can_expand(prev: &Shader) -> bool {
             builtin_ok
                 && v.array.is_none()
                 && !io.patch
-                && io.location != Some(ALIASED_EDGES_LOCATION)
+                && !io.location.is_some_and(|l| reserved(l, 1))
         })
 }
 
@@ -92,11 +117,29 @@ pub fn can_expand(prev: &Shader) -> bool {
 /// `triangles`, output `triangle_strip` with 3 vertices in the input's
 /// order, one invocation. It declares `prev`'s outputs first, in `prev`'s
 /// order, with `prev`'s qualifiers, then `primitive_id` (forwarded) and
-/// `aliased_edges`; it reads [`push::VIEWPORT_SCALE`]. Errors when
+/// `aliased_edges`; it reads [`push::VIEWPORT_SCALE`]. With
+/// `flat_colors` (the fragment shader's flat shading,
+/// [`super::gl::lower_flat_shade`]) GL's colours (slots `col0`, `col1`,
+/// `bfc0`, `bfc1`) are copied like flat varyings: the fragment shader
+/// reads them from the provoking vertex, which must keep its own value,
+/// not the extrapolated one.
+///
+/// User clip planes (`clip_planes`, the last stage's key item, planes at
+/// [`push::CLIP_PLANES`]): GL clips the triangle and rasterizes the
+/// clipped polygon single-sampled, so the clip edges are aliased too.
+/// Hardware clipping of the widened triangle would cut pixels along them
+/// by sample. The shader writes `ClipDistance` 1 instead (no hardware
+/// clipping of a widened triangle) and `aliased_clip` at
+/// [`ALIASED_CLIP_LOCATION`], component `i` for plane `i`: the plane's
+/// distance over `w`, extrapolated screen-linearly. Its sign at a pixel
+/// centre is that of the perspective-correct distance there (they differ
+/// by the positive factor `1 / w`), and the fragment shader discards
+/// where it is negative. A triangle left unchanged (see the module docs)
+/// keeps its real distances for the hardware. Errors when
 /// [`can_expand`] is false or `prev` writes no `f32x4` position. Lower it
 /// as the last vertex stage afterwards (clip planes, depth range, point
 /// size), like the line stipple geometry shader.
-pub fn aliased_triangles_gs(prev: &Shader) -> Result<Shader> {
+pub fn aliased_triangles_gs(prev: &Shader, flat_colors: bool, clip_planes: u8) -> Result<Shader> {
     if !can_expand(prev) {
         return Err(Error::new(
             "aliased triangles GS: the previous stage must be a vertex or tess_eval shader \
@@ -121,6 +164,17 @@ pub fn aliased_triangles_gs(prev: &Shader) -> Result<Shader> {
         .map(|(&inp, v)| (inp, v.io().cloned().unwrap_or_default(), v.ty))
         .collect();
     let edges_out = gs.add_var(edges_var(true));
+    let n_clip = 8 - clip_planes.leading_zeros();
+    let clip_out = (clip_planes != 0).then(|| {
+        let hw = get_builtin(
+            &mut gs,
+            true,
+            BuiltIn::ClipDistance,
+            Type::F32,
+            Some(n_clip),
+        );
+        (hw, gs.add_var(clip_var(true)))
+    });
     let pc = get_push(&mut gs);
 
     let f = Type::F32;
@@ -254,8 +308,53 @@ pub fn aliased_triangles_gs(prev: &Shader) -> Result<Shader> {
     for (_, _, _, vok) in &verts {
         ok = e.alu(AluOp::Band, Type::BOOL, &[ok, *vok]);
     }
+    // Each enabled plane's distance at the vertices, and over w.
+    let mut planes = Vec::new();
+    for i in (0..n_clip).filter(|i| clip_planes & (1 << i) != 0) {
+        let off = e.u32(push::CLIP_PLANES + 16 * i);
+        let plane = e.def(
+            Type::vec4(),
+            Op::Intrinsic(Intrinsic::LoadPush {
+                var: pc,
+                offset: off,
+            }),
+        );
+        let d: Vec<ValueId> = p
+            .iter()
+            .map(|&pj| e.alu(AluOp::Fdot, f, &[pj, plane]))
+            .collect();
+        let dw: Vec<ValueId> = (0..3)
+            .map(|j| e.alu(AluOp::Fdiv, f, &[d[j], w[j]]))
+            .collect();
+        planes.push((i, d, dw));
+    }
     let prim = e.load(prim_in, None);
     for (k, (beta, mu, t, _)) in verts.into_iter().enumerate() {
+        if let Some((hw_var, clip_var)) = clip_out {
+            let mut comps = [big; 8];
+            let mut hw = vec![one; n_clip as usize];
+            for (i, d, dw) in &planes {
+                let mut acc = None;
+                for j in 0..3 {
+                    let term = e.alu(AluOp::Fmul, f, &[beta[j], dw[j]]);
+                    acc = Some(match acc {
+                        None => term,
+                        Some(a) => e.alu(AluOp::Fadd, f, &[a, term]),
+                    });
+                }
+                let screen = acc.unwrap_or(zero);
+                comps[*i as usize] = e.alu(AluOp::Bcsel, f, &[ok, screen, big]);
+                hw[*i as usize] = e.alu(AluOp::Bcsel, f, &[ok, one, d[k]]);
+            }
+            for (i, &v) in hw.iter().enumerate() {
+                let idx = e.i32(i as i32);
+                e.store(hw_var, Some(idx), v);
+            }
+            for half in 0..2 {
+                let v = e.alu(AluOp::Vec, Type::vec4(), &comps[4 * half..4 * half + 4]);
+                e.store(clip_var, Some(idx[half]), v);
+            }
+        }
         let pick = |e: &mut Emit, calc: ValueId, i: usize| {
             let keep = if i == k { one } else { zero };
             e.alu(AluOp::Bcsel, f, &[ok, calc, keep])
@@ -267,9 +366,14 @@ pub fn aliased_triangles_gs(prev: &Shader) -> Result<Shader> {
             .map(|ti| e.alu(AluOp::Bcsel, f, &[ok, ti, big]))
             .collect();
         for (&(inp, ref io, ty), &out) in pairs.iter().zip(&outs) {
+            let flat_color = flat_colors
+                && matches!(
+                    io.slot,
+                    Some(GlSlot::Col0 | GlSlot::Col1 | GlSlot::Bfc0 | GlSlot::Bfc1)
+                );
             let weights = match io.interp {
                 _ if io.builtin == Some(BuiltIn::Position) => Some(&mu),
-                _ if io.builtin.is_some() => None,
+                _ if io.builtin.is_some() || flat_color => None,
                 Interp::Flat => None,
                 Interp::NoPerspective => Some(&beta),
                 Interp::Smooth => Some(&mu),
@@ -308,10 +412,12 @@ pub fn aliased_triangles_gs(prev: &Shader) -> Result<Shader> {
 }
 
 /// Step 2 (see the module docs): at the start of `main`, discards the
-/// fragment when a distance of `aliased_edges` is negative. Adds the
-/// input; errors when the shader uses [`ALIASED_EDGES_LOCATION`] itself.
-/// Does nothing in other stages.
-pub fn lower_aliased_triangles_fs(s: &mut Shader) -> Result<()> {
+/// fragment when a distance of `aliased_edges` is negative, or with
+/// `clip_planes`, a distance of `aliased_clip` for an enabled plane (see
+/// [`aliased_triangles_gs`]). Adds the inputs; errors when the shader
+/// uses [`ALIASED_EDGES_LOCATION`] (or, with clip planes, the locations
+/// of `aliased_clip`) itself. Does nothing in other stages.
+pub fn lower_aliased_triangles_fs(s: &mut Shader, clip_planes: u8) -> Result<()> {
     if s.stage != Stage::Fragment {
         return Ok(());
     }
@@ -322,15 +428,21 @@ pub fn lower_aliased_triangles_fs(s: &mut Shader) -> Result<()> {
         let Some(loc) = io.location.filter(|_| io.builtin.is_none()) else {
             continue;
         };
-        if (loc..loc.saturating_add(v.array.unwrap_or(1))).contains(&ALIASED_EDGES_LOCATION) {
+        let count = v.array.unwrap_or(1);
+        let end = loc.saturating_add(count);
+        let clip = clip_planes != 0
+            && ((loc..end).contains(&ALIASED_CLIP_LOCATION)
+                || (loc..end).contains(&(ALIASED_CLIP_LOCATION + 1)));
+        if (loc..end).contains(&ALIASED_EDGES_LOCATION) || clip {
             return Err(Error::new(format!(
-                "aliased triangles: location {ALIASED_EDGES_LOCATION} (@{}) is reserved for \
-                 {ALIASED_EDGES_NAME}",
+                "aliased triangles: location {loc} (@{}) is reserved for {ALIASED_EDGES_NAME} \
+                 and {ALIASED_CLIP_NAME}",
                 v.name
             )));
         }
     }
     let var = s.add_var(edges_var(false));
+    let clip_in = (clip_planes != 0).then(|| s.add_var(clip_var(false)));
     let f = Type::F32;
     let mut e = Emit::new(s);
     let t = e.load(var, None);
@@ -340,6 +452,20 @@ pub fn lower_aliased_triangles_fs(s: &mut Shader) -> Result<()> {
         let x = e.swizzle(f, t, &[c]);
         let neg = e.alu(AluOp::Flt, Type::BOOL, &[x, zero]);
         outside = e.alu(AluOp::Bor, Type::BOOL, &[outside, neg]);
+    }
+    if let Some(clip_in) = clip_in {
+        for half in 0..2u8 {
+            if clip_planes >> (4 * half) & 0xf == 0 {
+                continue;
+            }
+            let idx = e.i32(i32::from(half));
+            let c = e.load(clip_in, Some(idx));
+            for comp in (0..4u8).filter(|c| clip_planes & (1 << (4 * half + c)) != 0) {
+                let x = e.swizzle(f, c, &[comp]);
+                let neg = e.alu(AluOp::Flt, Type::BOOL, &[x, zero]);
+                outside = e.alu(AluOp::Bor, Type::BOOL, &[outside, neg]);
+            }
+        }
     }
     discard_first_if(e, outside);
     Ok(())

@@ -193,6 +193,11 @@ pub struct VariantKey {
     /// geometry shader [`aliased::aliased_triangles_gs`] added around the
     /// triangle ([`aliased::lower_aliased_triangles_fs`]).
     pub aliased_triangles: bool,
+    /// With `aliased_triangles`: the user clip planes the fragment shader
+    /// tests at the pixel centre (bit `i`: plane `i`, the last vertex
+    /// stage's `clip_planes`), which the generated geometry shader does
+    /// not let the hardware clip (see [`aliased::aliased_triangles_gs`]).
+    pub aliased_clip_planes: u8,
     /// Force per-sample shading of interpolated inputs.
     pub sample_shading: bool,
     /// Texture coordinate slots replaced by the point sprite coordinate.
@@ -328,6 +333,10 @@ impl VariantKey {
                 "point_size_fixed" => k.point_size_fixed = true,
                 "aliased_points" => k.aliased_points = Some(float(need()?)?),
                 "aliased_triangles" => k.aliased_triangles = true,
+                "aliased_clip_planes" => {
+                    k.aliased_clip_planes = u8::try_from(num(need()?)?)
+                        .map_err(|_| Error::new("key: aliased_clip_planes mask > 0xff"))?
+                }
                 "sample_shading" => k.sample_shading = true,
                 "sprite" => {
                     k.sprite_coord = u8::try_from(num(need()?)?)
@@ -536,7 +545,7 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
         polygon_edges::lower_polygon_edges_fs(s, edges)?;
     }
     if key.aliased_triangles {
-        aliased::lower_aliased_triangles_fs(s)?;
+        aliased::lower_aliased_triangles_fs(s, key.aliased_clip_planes)?;
     }
     if let Some((f, r)) = key.alpha_test {
         gl::lower_alpha_test(s, f, f32::from_bits(r))?;

@@ -29,10 +29,10 @@ use crate::harness::{bind_program, f32s, step, Env, FS_UBO_COLOR, VS_PASSTHROUGH
 use crate::{test_case, Outcome, TestContext, Tolerance};
 
 type R = Result<(), Outcome>;
-type Px = [f32; 4];
+pub(crate) type Px = [f32; 4];
 
-const W: u32 = 16;
-const H: u32 = 16;
+pub(crate) const W: u32 = 16;
+pub(crate) const H: u32 = 16;
 
 /// A case body, as registered.
 type Body = fn(&mut TestContext) -> Outcome;
@@ -137,21 +137,21 @@ fn main {
 // Shared helpers: target, state, geometry, read-back, comparison
 // ---------------------------------------------------------------------------
 
-const BLACK: Px = [0.0, 0.0, 0.0, 0.0];
+pub(crate) const BLACK: Px = [0.0, 0.0, 0.0, 0.0];
 const RED: Px = [1.0, 0.0, 0.0, 1.0];
 const GREEN: Px = [0.0, 1.0, 0.0, 1.0];
-const UNORM: Format = Format::R8G8B8A8Unorm;
+pub(crate) const UNORM: Format = Format::R8G8B8A8Unorm;
 const FLOAT: Format = Format::R32G32B32A32Float;
 
 /// ±1 in 8 bits (both sides are multiples of 1/255).
-const TOL_U8: f32 = 1.0 / 255.0 + 1e-4;
+pub(crate) const TOL_U8: f32 = 1.0 / 255.0 + 1e-4;
 /// ±2 in 8 bits: filtering and resolves with fixed-point weights.
-const TOL_U8_2: f32 = 2.0 / 255.0 + 1e-4;
+pub(crate) const TOL_U8_2: f32 = 2.0 / 255.0 + 1e-4;
 
 /// The render target and depth/stencil buffer of a case.
-struct Rt {
-    color: Resource,
-    zs: Option<Resource>,
+pub(crate) struct Rt {
+    pub(crate) color: Resource,
+    pub(crate) zs: Option<Resource>,
 }
 
 fn is_int(f: Format) -> bool {
@@ -172,7 +172,7 @@ fn surface(e: &mut Env, res: &Resource) -> Result<pipe_core::view::Surface, Outc
 /// Opens a context with a 16x16 colour target of `color` (and a
 /// depth/stencil buffer of `zs`), `samples` samples, a full viewport and
 /// the default rasterizer. Skips when the formats are not supported.
-fn begin(
+pub(crate) fn begin(
     ctx: &mut TestContext,
     color: Format,
     zs: Option<Format>,
@@ -182,7 +182,7 @@ fn begin(
 }
 
 /// [`begin`] on a screen whose options `opts` changes (debug switches).
-fn begin_with(
+pub(crate) fn begin_with(
     ctx: &mut TestContext,
     color: Format,
     zs: Option<Format>,
@@ -243,16 +243,16 @@ fn viewport(e: &mut Env, x: f32, y: f32, w: f32, h: f32) -> R {
     step("set_viewport_states", e.ctx.set_viewport_states(0, &[vp]))
 }
 
-fn rasterizer(e: &mut Env, f: impl FnOnce(&mut RasterizerState)) -> R {
+pub(crate) fn rasterizer(e: &mut Env, f: impl FnOnce(&mut RasterizerState)) -> R {
     crate::harness::bind_rasterizer(e, f)
 }
 
-fn bind_blend(e: &mut Env, bs: &BlendState) -> R {
+pub(crate) fn bind_blend(e: &mut Env, bs: &BlendState) -> R {
     let h = step("create_blend_state", e.ctx.create_blend_state(bs))?;
     step("bind_blend_state", e.ctx.bind_blend_state(Some(h)))
 }
 
-fn bind_dsa(e: &mut Env, dsa: &DepthStencilAlphaState) -> R {
+pub(crate) fn bind_dsa(e: &mut Env, dsa: &DepthStencilAlphaState) -> R {
     let h = step("create_dsa", e.ctx.create_depth_stencil_alpha_state(dsa))?;
     step("bind_dsa", e.ctx.bind_depth_stencil_alpha_state(Some(h)))
 }
@@ -274,7 +274,7 @@ fn set_consts(e: &mut Env, words: [u32; 4]) -> R {
 }
 
 /// The colour a fragment shader writes, as the target's type wants it.
-fn set_src(e: &mut Env, format: Format, c: Px) -> R {
+pub(crate) fn set_src(e: &mut Env, format: Format, c: Px) -> R {
     set_consts(
         e,
         if is_int(format) {
@@ -293,7 +293,7 @@ fn color_union(format: Format, c: Px) -> ColorUnion {
     }
 }
 
-fn clear(
+pub(crate) fn clear(
     e: &mut Env,
     flags: ClearFlags,
     color: ColorUnion,
@@ -314,17 +314,17 @@ fn clear(
 }
 
 /// Clears colour buffer 0 to a float colour.
-fn clear_color(e: &mut Env, c: Px) -> R {
+pub(crate) fn clear_color(e: &mut Env, c: Px) -> R {
     clear(e, ClearFlags::COLOR0, ColorUnion::from_f32(c), 1.0, 0, None)
 }
 
 /// Window pixel coordinate to NDC for the full 16x16 viewport.
-fn ndc(p: f32) -> f32 {
+pub(crate) fn ndc(p: f32) -> f32 {
     p / 8.0 - 1.0
 }
 
 /// Vertices (x, y, z, 1) of triangles given in window coordinates.
-fn tris(points: &[(f32, f32)], z: f32) -> Vec<f32> {
+pub(crate) fn tris(points: &[(f32, f32)], z: f32) -> Vec<f32> {
     points
         .iter()
         .flat_map(|&(x, y)| [ndc(x), ndc(y), z, 1.0])
@@ -360,12 +360,12 @@ fn full(z: f32) -> Vec<f32> {
 
 /// Binds `data` as vertex buffer 0 (position, or position + uv when
 /// `uv`) and draws it as a triangle list.
-fn draw(e: &mut Env, data: &[f32], uv: bool) -> R {
+pub(crate) fn draw(e: &mut Env, data: &[f32], uv: bool) -> R {
     draw_mode(e, data, uv, pipe_core::draw::PrimType::Triangles)
 }
 
 /// [`draw`] with another primitive type.
-fn draw_mode(e: &mut Env, data: &[f32], uv: bool, mode: pipe_core::draw::PrimType) -> R {
+pub(crate) fn draw_mode(e: &mut Env, data: &[f32], uv: bool, mode: pipe_core::draw::PrimType) -> R {
     let stride = if uv { 32 } else { 16 };
     let el = |off| VertexElement {
         src_offset: off,
@@ -421,7 +421,7 @@ fn f32_to_half(v: f32) -> u16 {
 
 /// Reads level 0 of a colour resource as floats (UNORM as 0..1, integers
 /// as their values).
-fn read_color(e: &mut Env, res: &Resource) -> Result<Vec<Px>, Outcome> {
+pub(crate) fn read_color(e: &mut Env, res: &Resource) -> Result<Vec<Px>, Outcome> {
     let f = res.desc().format;
     let b = e.read_texture(res, 0, &PipeBox::rect(0, 0, W, H))?;
     let word = |p: &[u8], i: usize| u32::from_le_bytes([p[i], p[i + 1], p[i + 2], p[i + 3]]);
@@ -444,7 +444,7 @@ fn read_color(e: &mut Env, res: &Resource) -> Result<Vec<Px>, Outcome> {
 
 /// Reads a depth/stencil resource as (depth, stencil) per pixel, in
 /// Gallium's packed layouts.
-fn read_zs(e: &mut Env, res: &Resource) -> Result<Vec<(f32, u8)>, Outcome> {
+pub(crate) fn read_zs(e: &mut Env, res: &Resource) -> Result<Vec<(f32, u8)>, Outcome> {
     let f = res.desc().format;
     let b = e.read_texture(res, 0, &PipeBox::rect(0, 0, W, H))?;
     let size = f.block_size_bytes() as usize;
@@ -465,7 +465,7 @@ fn read_zs(e: &mut Env, res: &Resource) -> Result<Vec<(f32, u8)>, Outcome> {
 
 /// Compares `got` with `want(x, y)` (`None`: not compared) within `tol`
 /// per channel; writes the PNG triple on a mismatch.
-fn check(
+pub(crate) fn check(
     ctx: &TestContext,
     what: &str,
     got: &[Px],
@@ -502,7 +502,7 @@ fn check_values(
 }
 
 /// UNORM8 quantization of an expected colour.
-fn q8(c: Px) -> Px {
+pub(crate) fn q8(c: Px) -> Px {
     c.map(|v| (v.clamp(0.0, 1.0) * 255.0).round() / 255.0)
 }
 
@@ -2265,7 +2265,7 @@ enum Msaa {
 }
 
 /// Resolves the whole UNORM `src` into `dst` with a blit.
-fn resolve(e: &mut Env, src: &Resource, dst: &Resource) -> R {
+pub(crate) fn resolve(e: &mut Env, src: &Resource, dst: &Resource) -> R {
     let surf = |resource: &Resource| BlitSurface {
         resource: resource.clone(),
         level: 0,
@@ -2400,7 +2400,7 @@ cases!("msaa", msaa_case, {
 /// Begins a 4x case on a screen with options `opts`, with the usual
 /// program, a single-sampled UNORM texture to resolve into, and the
 /// target cleared to black.
-fn begin_4x(
+pub(crate) fn begin_4x(
     ctx: &mut TestContext,
     opts: impl FnOnce(&mut pipe_vk::ScreenOptions),
 ) -> Result<(Env, Rt, Resource), Outcome> {
@@ -2735,7 +2735,7 @@ const ALIASED_POINTS: [(f32, f32, f32); 4] = [
     (12.4, 12.1, 4.5),
 ];
 
-fn in_point(x: u32, y: u32, (cx, cy, s): (f32, f32, f32)) -> bool {
+pub(crate) fn in_point(x: u32, y: u32, (cx, cy, s): (f32, f32, f32)) -> bool {
     let inside = |p: u32, c: f32| {
         let d = p as f32 + 0.5 - c;
         d >= -s / 2.0 && d < s / 2.0
@@ -2824,7 +2824,7 @@ crate::result_case!(
 
 /// Whether window point (px, py) is inside triangle `t` (either winding),
 /// and its distance to the nearest edge.
-fn tri_inside(t: &[(f64, f64); 3], px: f64, py: f64) -> (bool, f64) {
+pub(crate) fn tri_inside(t: &[(f64, f64); 3], px: f64, py: f64) -> (bool, f64) {
     let area = (t[1].0 - t[0].0) * (t[2].1 - t[0].1) - (t[1].1 - t[0].1) * (t[2].0 - t[0].0);
     let mut inside = true;
     let mut nearest = f64::MAX;
