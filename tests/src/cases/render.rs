@@ -42,16 +42,7 @@ type Body = fn(&mut TestContext) -> Outcome;
 /// body to register once fixed). Move a line into its `cases!` list when
 /// the gap closes.
 #[allow(dead_code)]
-const KNOWN_GAPS: &[(&str, &str, Option<Body>)] = &[(
-    "msaa.multisample_off",
-    "RasterizerState::multisample = false is ignored for triangles (and points) on a 4x \
-         target: edge pixels get per-sample coverage instead of the pixel centre's. Vulkan \
-         rasterizes a multisampled attachment with its sample count; moving every sample to \
-         the pixel centre needs VK_EXT_sample_locations (or mixed-sample rasterization), which \
-         lavapipe lacks, and a fragment shader can only remove coverage, not add it. Aliased \
-         lines do follow it (pipe.render.msaa.bresenham_line_full_coverage)",
-    Some(|c| Outcome::from_result(msaa_case(c, Msaa::MultisampleOff))),
-)];
+const KNOWN_GAPS: &[(&str, &str, Option<Body>)] = &[];
 
 /// Registers `pipe.render.<section>.<name>` for each `name => arg`: a
 /// function calling `body(ctx, arg)`.
@@ -2394,8 +2385,8 @@ cases!("msaa", msaa_case, {
     "blend_per_sample" => Msaa::BlendPerSample,
     "sample_mask" => Msaa::SampleMask,
     "framebuffer_resolve" => Msaa::FramebufferResolve,
+    "multisample_off" => Msaa::MultisampleOff,
 });
-// multisample_off: see KNOWN_GAPS.
 
 /// Begins a 4x case on a screen with options `opts`, with the usual
 /// program, a single-sampled UNORM texture to resolve into, and the
