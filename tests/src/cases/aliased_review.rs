@@ -195,10 +195,11 @@ crate::result_case!(
 
 /// Flat shading (`flatshade`, GL's `glShadeModel(GL_FLAT)`) of aliased
 /// triangles: every pixel of a triangle gets its provoking vertex's
-/// colour (the last vertex, or the first with `flatshade_first`). A
-/// strip of two triangles: GL's provoking vertex of strip triangle i is
-/// vertex i + 2 (last) or i (first).
-fn flat_shading(ctx: &mut TestContext, first: bool) -> R {
+/// colour (the last vertex, or the first with `flatshade_first`). Two
+/// triangles, as a strip (GL's provoking vertex of triangle i is vertex
+/// i + 2, or i first) or as a fan (triangle i is vertices 0, i + 1,
+/// i + 2; provoking i + 2, or i + 1 first).
+fn flat_two_triangles(ctx: &mut TestContext, first: bool, fan: bool) -> R {
     let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
     bind_program(&mut e, VS_COL0, FS_COL0)?;
     rasterizer(&mut e, |r| {
@@ -206,7 +207,11 @@ fn flat_shading(ctx: &mut TestContext, first: bool) -> R {
         r.flatshade = true;
         r.flatshade_first = first;
     })?;
-    let v = [(1.3, 1.2), (14.6, 2.3), (2.1, 14.7), (14.2, 13.8)];
+    let v = if fan {
+        [(1.3, 1.2), (14.6, 2.3), (14.2, 13.8), (2.1, 14.7)]
+    } else {
+        [(1.3, 1.2), (14.6, 2.3), (2.1, 14.7), (14.2, 13.8)]
+    };
     // Mid-range values: an extrapolated colour would not clamp back to
     // a vertex's.
     let col: [Px; 4] = [
@@ -220,28 +225,48 @@ fn flat_shading(ctx: &mut TestContext, first: bool) -> R {
         data.extend([ndc(v[i].0 as f32), ndc(v[i].1 as f32), 0.0, 1.0]);
         data.extend(col[i]);
     }
-    draw_mode(
-        &mut e,
-        &data,
-        true,
-        pipe_core::draw::PrimType::TriangleStrip,
-    )?;
+    let mode = if fan {
+        pipe_core::draw::PrimType::TriangleFan
+    } else {
+        pipe_core::draw::PrimType::TriangleStrip
+    };
+    draw_mode(&mut e, &data, true, mode)?;
     resolve(&mut e, &t.color, &resolved)?;
     let got = read_color(&mut e, &resolved)?;
-    let t0: Tri = [v[0], v[1], v[2]];
-    let t1: Tri = [v[1], v[2], v[3]];
-    let (p0, p1) = if first { (0, 1) } else { (2, 3) };
-    check(ctx, "flat-shaded aliased strip", &got, TOL_U8, |x, y| {
-        let a = centre_in(&t0, x, y)?;
-        let b = centre_in(&t1, x, y)?;
-        Some(if a {
-            col[p0]
-        } else if b {
-            col[p1]
-        } else {
-            BLACK
-        })
-    })
+    let (t0, t1, (p0, p1)): (Tri, Tri, _) = if fan {
+        (
+            [v[0], v[1], v[2]],
+            [v[0], v[2], v[3]],
+            if first { (1, 2) } else { (2, 3) },
+        )
+    } else {
+        (
+            [v[0], v[1], v[2]],
+            [v[1], v[2], v[3]],
+            if first { (0, 1) } else { (2, 3) },
+        )
+    };
+    check(
+        ctx,
+        "flat-shaded aliased triangles",
+        &got,
+        TOL_U8,
+        |x, y| {
+            let a = centre_in(&t0, x, y)?;
+            let b = centre_in(&t1, x, y)?;
+            Some(if a {
+                col[p0]
+            } else if b {
+                col[p1]
+            } else {
+                BLACK
+            })
+        },
+    )
+}
+
+fn flat_shading(ctx: &mut TestContext, first: bool) -> R {
+    flat_two_triangles(ctx, first, false)
 }
 crate::bool_cases!(
     flat_shading,
@@ -903,46 +928,8 @@ crate::bool_cases!(
     "pipe.render.msaa.aliased_review.two_side_flat.first"
 );
 
-/// Flat shading of an aliased triangle fan: GL's provoking vertex of fan
-/// triangle i (vertices 0, i + 1, i + 2) is i + 2, or i + 1 with
-/// `flatshade_first`.
 fn flat_fan(ctx: &mut TestContext, first: bool) -> R {
-    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
-    bind_program(&mut e, VS_COL0, FS_COL0)?;
-    rasterizer(&mut e, |r| {
-        r.multisample = false;
-        r.flatshade = true;
-        r.flatshade_first = first;
-    })?;
-    let v = [(1.3, 1.2), (14.6, 2.3), (14.2, 13.8), (2.1, 14.7)];
-    let col: [Px; 4] = [
-        [0.6, 0.2, 0.4, 1.0],
-        [0.2, 0.6, 0.4, 1.0],
-        [0.4, 0.2, 0.6, 1.0],
-        [0.6, 0.6, 0.2, 1.0],
-    ];
-    let mut data = Vec::new();
-    for i in 0..4 {
-        data.extend([ndc(v[i].0 as f32), ndc(v[i].1 as f32), 0.0, 1.0]);
-        data.extend(col[i]);
-    }
-    draw_mode(&mut e, &data, true, pipe_core::draw::PrimType::TriangleFan)?;
-    resolve(&mut e, &t.color, &resolved)?;
-    let got = read_color(&mut e, &resolved)?;
-    let t0: Tri = [v[0], v[1], v[2]];
-    let t1: Tri = [v[0], v[2], v[3]];
-    let (p0, p1) = if first { (1, 2) } else { (2, 3) };
-    check(ctx, "flat-shaded aliased fan", &got, TOL_U8, |x, y| {
-        let a = centre_in(&t0, x, y)?;
-        let b = centre_in(&t1, x, y)?;
-        Some(if a {
-            col[p0]
-        } else if b {
-            col[p1]
-        } else {
-            BLACK
-        })
-    })
+    flat_two_triangles(ctx, first, true)
 }
 crate::bool_cases!(
     flat_fan,
