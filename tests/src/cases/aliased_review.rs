@@ -75,11 +75,16 @@ fn main {
 
 const TRI: Tri = [(1.3, 2.2), (13.7, 4.1), (5.2, 13.6)];
 
-/// A depth-only draw (no fragment shader bound) of an aliased triangle
-/// writes depth for the pixels whose centre is inside, all samples, and
-/// nothing else: a full-screen colour pass behind it (depth test `less`)
-/// then shows the background exactly there and the colour elsewhere.
-fn depth_only_triangle(ctx: &mut TestContext) -> R {
+/// A depth-only draw (no fragment shader bound, depth 0.25) by
+/// `depth_pass`, then a full-screen colour pass at depth 0.5 behind it
+/// (multisampling on, depth test `less`): the background shows exactly
+/// where `inside` says the depth-only draw covered pixels, whole.
+fn behind_depth_only(
+    ctx: &mut TestContext,
+    what: &str,
+    depth_pass: impl FnOnce(&mut Env) -> R,
+    inside: impl Fn(u32, u32) -> Option<bool>,
+) -> R {
     let (mut e, t) = begin(ctx, UNORM, Some(Format::Z32Float), 4)?;
     let resolved = resolved_tex(&mut e)?;
     bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
@@ -92,10 +97,6 @@ fn depth_only_triangle(ctx: &mut TestContext) -> R {
         None,
     )?;
     bind_dsa(&mut e, &depth_less())?;
-    rasterizer(&mut e, |r| r.multisample = false)?;
-    step("bind_fs_state(None)", e.ctx.bind_fs_state(None))?;
-    draw(&mut e, &tris(&f32_tri(&TRI), 0.25), false)?;
-    // The colour pass: multisampling on, full coverage, depth 0.5.
     let fs = step(
         "create_fs_state",
         e.ctx.create_fs_state(&crate::harness::shader(
@@ -103,6 +104,8 @@ fn depth_only_triangle(ctx: &mut TestContext) -> R {
             FS_UBO_COLOR,
         )?),
     )?;
+    step("bind_fs_state(None)", e.ctx.bind_fs_state(None))?;
+    depth_pass(&mut e)?;
     step("bind_fs_state", e.ctx.bind_fs_state(Some(fs)))?;
     rasterizer(&mut e, |r| r.multisample = true)?;
     set_src(&mut e, UNORM, FG)?;
@@ -115,12 +118,22 @@ fn depth_only_triangle(ctx: &mut TestContext) -> R {
     )?;
     resolve(&mut e, &t.color, &resolved)?;
     let got = read_color(&mut e, &resolved)?;
-    check(
+    check(ctx, what, &got, TOL_U8, |x, y| {
+        inside(x, y).map(|i| if i { BLACK } else { FG })
+    })
+}
+
+/// A depth-only aliased triangle writes depth for the pixels whose centre
+/// is inside, all samples, and nothing else.
+fn depth_only_triangle(ctx: &mut TestContext) -> R {
+    behind_depth_only(
         ctx,
         "colour behind a depth-only triangle",
-        &got,
-        TOL_U8,
-        |x, y| centre_in(&TRI, x, y).map(|inside| if inside { BLACK } else { FG }),
+        |e| {
+            rasterizer(e, |r| r.multisample = false)?;
+            draw(e, &tris(&f32_tri(&TRI), 0.25), false)
+        },
+        |x, y| centre_in(&TRI, x, y),
     )
 }
 crate::result_case!(
@@ -131,61 +144,23 @@ crate::result_case!(
 /// The same with points: a depth-only point of size 3 covers the 3x3
 /// pixels whose centre is in its square, whole, and no more.
 fn depth_only_point(ctx: &mut TestContext) -> R {
-    let (mut e, t) = begin(ctx, UNORM, Some(Format::Z32Float), 4)?;
-    let resolved = resolved_tex(&mut e)?;
-    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
-    clear(
-        &mut e,
-        pipe_core::flags::ClearFlags::COLOR0 | pipe_core::flags::ClearFlags::DEPTH,
-        ColorUnion::from_f32(BLACK),
-        1.0,
-        0,
-        None,
-    )?;
-    bind_dsa(&mut e, &depth_less())?;
     let (cx, cy, s) = (8.3f32, 7.6f32, 3.0f32);
-    rasterizer(&mut e, |r| {
-        r.multisample = false;
-        r.point_size = s;
-    })?;
-    let fs = step(
-        "create_fs_state",
-        e.ctx.create_fs_state(&crate::harness::shader(
-            ShaderStage::Fragment,
-            FS_UBO_COLOR,
-        )?),
-    )?;
-    step("bind_fs_state(None)", e.ctx.bind_fs_state(None))?;
-    draw_mode(
-        &mut e,
-        &[ndc(cx), ndc(cy), 0.25, 1.0],
-        false,
-        pipe_core::draw::PrimType::Points,
-    )?;
-    step("bind_fs_state", e.ctx.bind_fs_state(Some(fs)))?;
-    rasterizer(&mut e, |r| r.multisample = true)?;
-    set_src(&mut e, UNORM, FG)?;
-    draw(
-        &mut e,
-        &[
-            -1.0, -1.0, 0.5, 1.0, 3.0, -1.0, 0.5, 1.0, -1.0, 3.0, 0.5, 1.0,
-        ],
-        false,
-    )?;
-    resolve(&mut e, &t.color, &resolved)?;
-    let got = read_color(&mut e, &resolved)?;
-    check(
+    behind_depth_only(
         ctx,
         "colour behind a depth-only point",
-        &got,
-        TOL_U8,
-        |x, y| {
-            Some(if in_point(x, y, (cx, cy, s)) {
-                BLACK
-            } else {
-                FG
-            })
+        |e| {
+            rasterizer(e, |r| {
+                r.multisample = false;
+                r.point_size = s;
+            })?;
+            draw_mode(
+                e,
+                &[ndc(cx), ndc(cy), 0.25, 1.0],
+                false,
+                pipe_core::draw::PrimType::Points,
+            )
         },
+        |x, y| Some(in_point(x, y, (cx, cy, s))),
     )
 }
 crate::result_case!(
