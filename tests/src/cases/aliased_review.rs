@@ -11,8 +11,8 @@ use pipe_core::state::*;
 use pipe_core::Format;
 
 use super::render::{
-    begin, begin_4x, bind_dsa, check, clear, draw, draw_mode, in_point, ndc, rasterizer,
-    read_color, resolve, set_src, tri_inside, tris, Px, BLACK, H, TOL_U8, UNORM, W,
+    begin, begin_4x, bind_dsa, check, check_resolved, clear, draw, draw_mode, in_point, ndc,
+    rasterizer, read_color, resolve, set_src, tri_inside, tris, Px, BLACK, H, TOL_U8, UNORM, W,
 };
 use crate::harness::{bind_program, step, Env, FS_UBO_COLOR, VS_PASSTHROUGH};
 use crate::{Outcome, TestContext};
@@ -116,9 +116,7 @@ fn behind_depth_only(
         ],
         false,
     )?;
-    resolve(&mut e, &t.color, &resolved)?;
-    let got = read_color(&mut e, &resolved)?;
-    check(ctx, what, &got, TOL_U8, |x, y| {
+    check_resolved(ctx, &mut e, &t.color, &resolved, what, TOL_U8, |x, y| {
         inside(x, y).map(|i| if i { BLACK } else { FG })
     })
 }
@@ -261,12 +259,12 @@ fn sample_shading(ctx: &mut TestContext) -> R {
     step("set_min_samples", e.ctx.set_min_samples(4))?;
     set_src(&mut e, UNORM, FG)?;
     draw(&mut e, &tris(&f32_tri(&TRI), 0.0), false)?;
-    resolve(&mut e, &t.color, &resolved)?;
-    let got = read_color(&mut e, &resolved)?;
-    check(
+    check_resolved(
         ctx,
+        &mut e,
+        &t.color,
+        &resolved,
         "aliased triangle, min_samples 4",
-        &got,
         TOL_U8,
         |x, y| centre_in(&TRI, x, y).map(|i| if i { FG } else { BLACK }),
     )
@@ -442,12 +440,12 @@ fn main {
         .flat_map(|&(x, y, s)| [ndc(x), ndc(y), s, 1.0])
         .collect();
     draw_mode(&mut e, &data, false, pipe_core::draw::PrimType::Points)?;
-    resolve(&mut e, &t.color, &resolved)?;
-    let got = read_color(&mut e, &resolved)?;
-    check(
+    check_resolved(
         ctx,
+        &mut e,
+        &t.color,
+        &resolved,
         "aliased geometry-shader points",
-        &got,
         TOL_U8,
         |x, y| {
             Some(if pts.iter().any(|&p| in_point(x, y, p)) {
@@ -539,11 +537,15 @@ fn alpha_test(ctx: &mut TestContext) -> R {
     draw(&mut e, &tris(&f32_tri(&TRI), 0.0), false)?;
     set_src(&mut e, UNORM, [0.2, 0.8, 0.4, 0.4])?;
     draw(&mut e, &tris(&f32_tri(&TRI), 0.0), false)?;
-    resolve(&mut e, &t.color, &resolved)?;
-    let got = read_color(&mut e, &resolved)?;
-    check(ctx, "aliased triangle, alpha test", &got, TOL_U8, |x, y| {
-        Some(if centre_in(&TRI, x, y)? { fg } else { BLACK })
-    })
+    check_resolved(
+        ctx,
+        &mut e,
+        &t.color,
+        &resolved,
+        "aliased triangle, alpha test",
+        TOL_U8,
+        |x, y| Some(if centre_in(&TRI, x, y)? { fg } else { BLACK }),
+    )
 }
 crate::result_case!("pipe.render.msaa.aliased_review.alpha_test", alpha_test);
 
@@ -614,12 +616,12 @@ fn main {
         data.extend(col[i].map(|c| c as f32));
     }
     draw(&mut e, &data, true)?;
-    resolve(&mut e, &t.color, &resolved)?;
-    let got = read_color(&mut e, &resolved)?;
-    check(
+    check_resolved(
         ctx,
+        &mut e,
+        &t.color,
+        &resolved,
         "aliased triangle varying types",
-        &got,
         super::render::TOL_U8_2,
         |x, y| {
             let (px, py) = (x as f64 + 0.5, y as f64 + 0.5);
@@ -976,12 +978,12 @@ fn cull_offset(ctx: &mut TestContext, equal: bool) -> R {
     }
     set_src(&mut e, UNORM, FG)?;
     draw(&mut e, &data, false)?;
-    resolve(&mut e, &t.color, &resolved)?;
-    let got = read_color(&mut e, &resolved)?;
-    check(
+    check_resolved(
         ctx,
+        &mut e,
+        &t.color,
+        &resolved,
         "culled and offset aliased triangles",
-        &got,
         TOL_U8,
         |x, y| {
             let in_a = centre_in(&a, x, y)?;
@@ -1026,12 +1028,12 @@ fn main {
     ucp[0] = [-1.0, 0.0, 0.0, ndc(8.3)];
     step("set_clip_state", e.ctx.set_clip_state(&ClipState { ucp }))?;
     draw(&mut e, &tris(&f32_tri(&TRI), 0.0), false)?;
-    resolve(&mut e, &t.color, &resolved)?;
-    let got = read_color(&mut e, &resolved)?;
-    check(
+    check_resolved(
         ctx,
+        &mut e,
+        &t.color,
+        &resolved,
         "clip distance read",
-        &got,
         super::render::TOL_U8_2,
         |x, y| {
             let inside = centre_in(&TRI, x, y)?;

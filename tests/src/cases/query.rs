@@ -477,20 +477,31 @@ result_case!(
     statistics_two_spans
 );
 
+/// Stream output of points (`streamout`'s capturing vertex shader, 5
+/// words a point) into a target that holds `points` records; skips
+/// without stream output. Returns the buffer and the target (not bound).
+pub(crate) fn capture_rig(
+    e: &mut Env,
+    points: u32,
+) -> Result<(Resource, pipe_core::view::StreamOutputTarget), Outcome> {
+    so::require_so(e)?;
+    so::setup(e, false)?;
+    so::bind_fs(e)?;
+    let outs = so::simple_outs();
+    so::bind_vs(
+        e,
+        so::with_so(shader(ShaderStage::Vertex, so::VS_CAP)?, outs, [5, 0, 0, 0]),
+    )?;
+    let b = so::so_buffer(e, 20 * points)?;
+    let t = so::target(e, &b, 0, 20 * points)?;
+    Ok((b, t))
+}
+
 /// Stream-output queries: `PRIMITIVES_EMITTED`, `SO_STATISTICS` and the
 /// overflow predicates, with a target that holds 4 points.
 fn streamout(ctx: &mut TestContext) -> R {
     let mut e = env(ctx, false)?;
-    so::require_so(&e)?;
-    so::setup(&mut e, false)?;
-    so::bind_fs(&mut e)?;
-    let outs = so::simple_outs();
-    so::bind_vs(
-        &mut e,
-        so::with_so(shader(ShaderStage::Vertex, so::VS_CAP)?, outs, [5, 0, 0, 0]),
-    )?;
-    let b = so::so_buffer(&mut e, 20 * 4)?;
-    let t = so::target(&mut e, &b, 0, 20 * 4)?;
+    let (_b, t) = capture_rig(&mut e, 4)?;
     let emitted = create(&mut e, QueryType::PrimitivesEmitted, 0)?;
     let stats = create(&mut e, QueryType::SoStatistics, 0)?;
     let fits = create(&mut e, QueryType::SoOverflowPredicate, 0)?;

@@ -18,8 +18,8 @@ use pipe_core::Format;
 
 use super::draw::{bind_vertices, check_image, draw};
 use super::query::{
-    band, begin, bytes, columns, create, end, expect, flush, program, result, shader_blit, BLACK,
-    GREEN, R, RED, W,
+    band, begin, bytes, capture_rig, columns, create, end, expect, flush, program, result,
+    shader_blit, BLACK, GREEN, R, RED, W,
 };
 use super::streamout as so;
 use crate::harness::{env, set_color, shader, step, unorm, Env};
@@ -837,16 +837,7 @@ result_case!(
 /// and transform feedback must resume after the counter barrier.
 fn so_pause_between_draws(ctx: &mut TestContext, outside: bool) -> R {
     let mut e = crate::harness::env_with(ctx, |o| o.no_query_in_rendering = Some(outside))?;
-    so::require_so(&e)?;
-    so::setup(&mut e, false)?;
-    so::bind_fs(&mut e)?;
-    let outs = so::simple_outs();
-    so::bind_vs(
-        &mut e,
-        so::with_so(shader(ShaderStage::Vertex, so::VS_CAP)?, outs, [5, 0, 0, 0]),
-    )?;
-    let b = so::so_buffer(&mut e, 20 * 16)?;
-    let t = so::target(&mut e, &b, 0, 20 * 16)?;
+    let (_b, t) = capture_rig(&mut e, 16)?;
     let emitted = create(&mut e, QueryType::PrimitivesEmitted, 0)?;
     let generated = create(&mut e, QueryType::PrimitivesGenerated, 0)?;
     so::set_targets(&mut e, &[&t], &[Some(0)])?;

@@ -2255,6 +2255,22 @@ enum Msaa {
     MultisampleOff,
 }
 
+/// Resolves `color` into `resolved` and compares it with `want` (see
+/// [`check`]).
+pub(crate) fn check_resolved(
+    ctx: &TestContext,
+    e: &mut Env,
+    color: &Resource,
+    resolved: &Resource,
+    what: &str,
+    tol: f32,
+    want: impl Fn(u32, u32) -> Option<Px>,
+) -> R {
+    resolve(e, color, resolved)?;
+    let got = read_color(e, resolved)?;
+    check(ctx, what, &got, tol, want)
+}
+
 /// Resolves the whole UNORM `src` into `dst` with a blit.
 pub(crate) fn resolve(e: &mut Env, src: &Resource, dst: &Resource) -> R {
     let surf = |resource: &Resource| BlitSurface {
@@ -2446,22 +2462,28 @@ fn sample_state_switches(ctx: &mut TestContext, dynamic: bool) -> R {
         set_src(&mut e, UNORM, with_alpha(alpha))?;
         draw(&mut e, &rect(x0, y0, x0 + 8.0, y0 + 8.0, 0.0, true), false)?;
     }
-    resolve(&mut e, &t.color, &resolved)?;
-    let got = read_color(&mut e, &resolved)?;
-    check(ctx, "resolved", &got, TOL_U8_2, |x, y| {
-        let c = q8(match (x >= 8, y >= 8) {
-            (false, false) => with_alpha(1.0),
-            (true, false) => BLACK,
-            (false, true) => with_alpha(if a2o_ok { 1.0 } else { 0.3 }),
-            (true, true) => with_alpha(0.3),
-        });
-        // Half the samples for the masked quadrant.
-        Some(if x < 8 && y < 8 {
-            c.map(|v| v / 2.0)
-        } else {
-            c
-        })
-    })
+    check_resolved(
+        ctx,
+        &mut e,
+        &t.color,
+        &resolved,
+        "resolved",
+        TOL_U8_2,
+        |x, y| {
+            let c = q8(match (x >= 8, y >= 8) {
+                (false, false) => with_alpha(1.0),
+                (true, false) => BLACK,
+                (false, true) => with_alpha(if a2o_ok { 1.0 } else { 0.3 }),
+                (true, true) => with_alpha(0.3),
+            });
+            // Half the samples for the masked quadrant.
+            Some(if x < 8 && y < 8 {
+                c.map(|v| v / 2.0)
+            } else {
+                c
+            })
+        },
+    )
 }
 
 /// Alpha-to-coverage on a 4x target with alpha 0, 0.5 and 1 in three
@@ -2532,15 +2554,21 @@ fn msaa_bresenham_line(ctx: &mut TestContext) -> R {
         false,
         pipe_core::draw::PrimType::Lines,
     )?;
-    resolve(&mut e, &t.color, &resolved)?;
-    let got = read_color(&mut e, &resolved)?;
-    check(ctx, "resolved Bresenham line", &got, TOL_U8_2, |x, y| {
-        Some(q8(if y == 8 && (2..12).contains(&x) {
-            a
-        } else {
-            BLACK
-        }))
-    })
+    check_resolved(
+        ctx,
+        &mut e,
+        &t.color,
+        &resolved,
+        "resolved Bresenham line",
+        TOL_U8_2,
+        |x, y| {
+            Some(q8(if y == 8 && (2..12).contains(&x) {
+                a
+            } else {
+                BLACK
+            }))
+        },
+    )
 }
 crate::result_case!(
     "pipe.render.msaa.bresenham_line_full_coverage",
@@ -2766,12 +2794,18 @@ fn aliased_points(ctx: &mut TestContext, per_vertex: bool) -> R {
             draw_mode(&mut e, &v, false, pipe_core::draw::PrimType::Points)?;
         }
     }
-    resolve(&mut e, &t.color, &resolved)?;
-    let got = read_color(&mut e, &resolved)?;
-    check(ctx, "aliased points", &got, TOL_U8, |x, y| {
-        let lit = ALIASED_POINTS.iter().any(|&p| in_point(x, y, p));
-        Some(if lit { fg } else { BLACK })
-    })
+    check_resolved(
+        ctx,
+        &mut e,
+        &t.color,
+        &resolved,
+        "aliased points",
+        TOL_U8,
+        |x, y| {
+            let lit = ALIASED_POINTS.iter().any(|&p| in_point(x, y, p));
+            Some(if lit { fg } else { BLACK })
+        },
+    )
 }
 crate::bool_cases!(
     aliased_points,
@@ -2797,16 +2831,22 @@ fn aliased_points_coord(ctx: &mut TestContext) -> R {
         false,
         pipe_core::draw::PrimType::Points,
     )?;
-    resolve(&mut e, &t.color, &resolved)?;
-    let got = read_color(&mut e, &resolved)?;
-    check(ctx, "aliased point coordinates", &got, TOL_U8_2, |x, y| {
-        if !in_point(x, y, (cx, cy, s)) {
-            return Some(BLACK);
-        }
-        let u = (x as f32 + 0.5 - (cx - s / 2.0)) / s;
-        let v = (y as f32 + 0.5 - (cy - s / 2.0)) / s;
-        Some([u, v, 0.0, 1.0])
-    })
+    check_resolved(
+        ctx,
+        &mut e,
+        &t.color,
+        &resolved,
+        "aliased point coordinates",
+        TOL_U8_2,
+        |x, y| {
+            if !in_point(x, y, (cx, cy, s)) {
+                return Some(BLACK);
+            }
+            let u = (x as f32 + 0.5 - (cx - s / 2.0)) / s;
+            let v = (y as f32 + 0.5 - (cy - s / 2.0)) / s;
+            Some([u, v, 0.0, 1.0])
+        },
+    )
 }
 crate::result_case!(
     "pipe.render.msaa.aliased_points.coord",
@@ -2940,33 +2980,39 @@ fn aliased_triangles_varyings(ctx: &mut TestContext) -> R {
         data.extend(col[i].map(|c: f64| c as f32));
     }
     draw(&mut e, &data, true)?;
-    resolve(&mut e, &t.color, &resolved)?;
-    let got = read_color(&mut e, &resolved)?;
-    check(ctx, "aliased triangle varyings", &got, TOL_U8_2, |x, y| {
-        let (px, py) = (x as f64 + 0.5, y as f64 + 0.5);
-        let (inside, near) = tri_inside(&win, px, py);
-        if near < 0.01 {
-            return None;
-        }
-        if !inside {
-            return Some(BLACK);
-        }
-        let area = |a: (f64, f64), b: (f64, f64), c: (f64, f64)| {
-            (b.0 - a.0) * (c.1 - a.1) - (b.1 - a.1) * (c.0 - a.0)
-        };
-        let total = area(win[0], win[1], win[2]);
-        let p = (px, py);
-        let b = [
-            area(p, win[1], win[2]) / total,
-            area(win[0], p, win[2]) / total,
-            area(win[0], win[1], p) / total,
-        ];
-        let q: Vec<f64> = (0..3).map(|i| b[i] / w[i]).collect();
-        let qs: f64 = q.iter().sum();
-        let smooth = |c: usize| (0..3).map(|i| q[i] / qs * col[i][c]).sum::<f64>();
-        let linear = |c: usize| (0..3).map(|i| b[i] * col[i][c]).sum::<f64>();
-        Some([smooth(0), smooth(1), linear(2), linear(3)].map(|v| v as f32))
-    })
+    check_resolved(
+        ctx,
+        &mut e,
+        &t.color,
+        &resolved,
+        "aliased triangle varyings",
+        TOL_U8_2,
+        |x, y| {
+            let (px, py) = (x as f64 + 0.5, y as f64 + 0.5);
+            let (inside, near) = tri_inside(&win, px, py);
+            if near < 0.01 {
+                return None;
+            }
+            if !inside {
+                return Some(BLACK);
+            }
+            let area = |a: (f64, f64), b: (f64, f64), c: (f64, f64)| {
+                (b.0 - a.0) * (c.1 - a.1) - (b.1 - a.1) * (c.0 - a.0)
+            };
+            let total = area(win[0], win[1], win[2]);
+            let p = (px, py);
+            let b = [
+                area(p, win[1], win[2]) / total,
+                area(win[0], p, win[2]) / total,
+                area(win[0], win[1], p) / total,
+            ];
+            let q: Vec<f64> = (0..3).map(|i| b[i] / w[i]).collect();
+            let qs: f64 = q.iter().sum();
+            let smooth = |c: usize| (0..3).map(|i| q[i] / qs * col[i][c]).sum::<f64>();
+            let linear = |c: usize| (0..3).map(|i| b[i] * col[i][c]).sum::<f64>();
+            Some([smooth(0), smooth(1), linear(2), linear(3)].map(|v| v as f32))
+        },
+    )
 }
 crate::result_case!(
     "pipe.render.msaa.aliased_triangles.varyings",
@@ -2995,15 +3041,21 @@ fn aliased_triangles_tess(ctx: &mut TestContext) -> R {
     let tri = [(1.3, 2.2), (13.7, 4.1), (5.2, 13.6)];
     let data = tris(&tri.map(|(x, y)| (x as f32, y as f32)), 0.0);
     draw_mode(&mut e, &data, false, pipe_core::draw::PrimType::Patches)?;
-    resolve(&mut e, &t.color, &resolved)?;
-    let got = read_color(&mut e, &resolved)?;
-    check(ctx, "aliased tessellated triangle", &got, TOL_U8, |x, y| {
-        let (inside, near) = tri_inside(&tri, x as f64 + 0.5, y as f64 + 0.5);
-        if near < 0.01 {
-            return None;
-        }
-        Some(if inside { fg } else { BLACK })
-    })
+    check_resolved(
+        ctx,
+        &mut e,
+        &t.color,
+        &resolved,
+        "aliased tessellated triangle",
+        TOL_U8,
+        |x, y| {
+            let (inside, near) = tri_inside(&tri, x as f64 + 0.5, y as f64 + 0.5);
+            if near < 0.01 {
+                return None;
+            }
+            Some(if inside { fg } else { BLACK })
+        },
+    )
 }
 crate::result_case!(
     "pipe.render.msaa.aliased_triangles.tessellation",
