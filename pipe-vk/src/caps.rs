@@ -271,8 +271,8 @@ pub fn probe(instance: &Instance, pd: &PhysicalDevice, f: &Features) -> Caps {
         query_buffer_object: true,
         timestamp_bits: pd.timestamp_valid_bits,
         timestamp_period_ns: l.timestamp_period,
-        calibrated_timestamps: f.has(ash::khr::calibrated_timestamps::NAME)
-            || f.has(ash::ext::calibrated_timestamps::NAME),
+        // `memory.rs` reads the clock through the EXT entry point.
+        calibrated_timestamps: f.has(ash::ext::calibrated_timestamps::NAME),
 
         timeline_semaphore: b(f.v12.timeline_semaphore),
         sparse_buffer: b(c.sparse_binding) && b(c.sparse_residency_buffer),

@@ -355,10 +355,14 @@ impl Device {
                         || *e == ash::khr::synchronization2::NAME))
             })
             .filter(|e| *e != ash::khr::timeline_semaphore::NAME)
-            // One calibrated-timestamps extension is enough.
+            // One calibrated-timestamps extension is enough, and it is the
+            // EXT one where both exist: `memory.rs` calls the EXT entry
+            // point, and the Debian validation layer (1.3.239) predates the
+            // KHR promotion, so it warns about VK_KHR_calibrated_timestamps
+            // on every device that has it (NVIDIA 580 exposes both).
             .filter(|e| {
-                *e != ash::ext::calibrated_timestamps::NAME
-                    || !pd.has_extension(ash::khr::calibrated_timestamps::NAME)
+                *e != ash::khr::calibrated_timestamps::NAME
+                    || !pd.has_extension(ash::ext::calibrated_timestamps::NAME)
             })
             .collect();
 
