@@ -99,4 +99,12 @@ pub trait Screen: Send + Sync {
     /// `get_sample_position`: standard position of `index` in a pattern of
     /// `sample_count` samples, in [0, 1).
     fn get_sample_position(&self, sample_count: u32, index: u32) -> Option<[f32; 2]>;
+    /// `get_sample_pixel_grid`: the pixels (width, height) that one set of
+    /// programmable sample locations covers for `sample_count` samples;
+    /// `set_sample_locations` takes one byte per sample of each of them.
+    /// (1, 1) where locations are not programmable.
+    fn get_sample_pixel_grid(&self, sample_count: u32) -> (u32, u32) {
+        let _ = sample_count;
+        (1, 1)
+    }
 }

@@ -427,6 +427,9 @@ impl Screen for ValidatingScreen {
         self.inner
             .get_sparse_texture_virtual_page_size(target, multi_sample, format)
     }
+    fn get_sample_pixel_grid(&self, sample_count: u32) -> (u32, u32) {
+        self.inner.get_sample_pixel_grid(sample_count)
+    }
     fn get_sample_position(&self, sample_count: u32, index: u32) -> Option<[f32; 2]> {
         if index >= sample_count.max(1) {
             return None;

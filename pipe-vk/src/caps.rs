@@ -205,9 +205,8 @@ pub fn probe(instance: &Instance, pd: &PhysicalDevice, f: &Features) -> Caps {
         logic_op: b(c.logic_op),
         alpha_to_one: b(c.alpha_to_one),
         sample_shading: b(c.sample_rate_shading),
-        // set_sample_locations is not implemented (lavapipe, the device
-        // it is tested on, has no VK_EXT_sample_locations), so never
-        // claimed, even where the device has the extension.
+        // Set by `VkScreen::new` from `DeviceShared::sample_locations`
+        // (the extension with variable locations).
         programmable_sample_locations: false,
         polygon_offset_clamp: b(c.depth_bias_clamp),
         polygon_mode_fill_rectangle: false,

@@ -55,6 +55,12 @@ pub struct BoundState {
     /// viewports draws declare.
     pub num_viewports: u8,
     pub window_rects: (bool, Vec<ScissorState>),
+    /// `set_sample_locations` (`crate::sample_locations`).
+    pub sample_locations: Option<Vec<u8>>,
+    /// Bumped by each `set_window_rectangles` and `set_sample_locations`:
+    /// the draw records the dynamic rectangles and locations again when
+    /// it changed (`DynState`).
+    pub raster_ext_generation: u32,
     pub tess: TessState,
     pub patch_vertices: u8,
     pub inlinable: [Vec<u32>; 6],
@@ -856,6 +862,27 @@ impl Context for VkContext {
         self.bound.sample_mask = mask;
         Ok(())
     }
+    fn set_sample_locations(&mut self, locations: Option<&[u8]>) -> PipeResult<()> {
+        if let Some(bytes) = locations {
+            let Some(support) = &self.dev().sample_locations else {
+                return Err(PipeError::unsupported(
+                    "set_sample_locations: the device has no VK_EXT_sample_locations with \
+                     variable locations (caps.programmable_sample_locations is false)",
+                ));
+            };
+            if !support.valid_len(bytes.len()) {
+                return Err(PipeError::invalid(format!(
+                    "set_sample_locations: {} bytes are no sample count's locations \
+                     (one byte per sample of each pixel of get_sample_pixel_grid)",
+                    bytes.len()
+                )));
+            }
+        }
+        self.break_draw_merge();
+        self.bound.sample_locations = locations.map(<[u8]>::to_vec);
+        self.bound.raster_ext_generation = self.bound.raster_ext_generation.wrapping_add(1);
+        Ok(())
+    }
     fn set_min_samples(&mut self, min_samples: u32) -> PipeResult<()> {
         self.break_draw_merge();
         self.bound.min_samples = min_samples;
@@ -894,6 +921,7 @@ impl Context for VkContext {
     fn set_window_rectangles(&mut self, include: bool, rects: &[ScissorState]) -> PipeResult<()> {
         self.break_draw_merge();
         self.bound.window_rects = (include, rects.to_vec());
+        self.bound.raster_ext_generation = self.bound.raster_ext_generation.wrapping_add(1);
         self.upload_driver_ubo()
     }
     fn set_tess_state(&mut self, state: &TessState) -> PipeResult<()> {
@@ -1454,8 +1482,6 @@ impl Context for VkContext {
     }
 
     unsupported! {
-        set_sample_locations(locations: Option<&[u8]>) -> () = "programmable sample locations are \
-            not implemented (caps.programmable_sample_locations is false)";
         set_hw_atomic_buffers(start: u32, buffers: &[Option<ShaderBuffer>]) -> () = "there are no \
             hardware atomic counters, as in Zink; GL atomic counters are lowered to shader buffers";
         resource_commit(resource: &Resource, level: u32, bx: &PipeBox, commit: bool) -> () =

@@ -164,6 +164,13 @@ pub struct DynState {
     /// Where the multisample state is dynamic: the sample count, the
     /// sample mask, alpha-to-coverage and alpha-to-one.
     sample_state: Option<(u32, u32, bool, bool)>,
+    /// Where the pipeline tests window rectangles through
+    /// VK_EXT_discard_rectangles: its key item and
+    /// `BoundState::raster_ext_generation`.
+    discard_rectangles: Option<((bool, u8), u32)>,
+    /// Where the pipeline takes programmable sample locations: the sample
+    /// count and `BoundState::raster_ext_generation`.
+    sample_locations: Option<(u32, u32)>,
     discard: bool,
 }
 
@@ -1678,6 +1685,16 @@ impl VkContext {
             .dynamic_vertex_input
             .is_some()
             .then(|| b.velems.map_or(u32::MAX, |h| h.id()));
+        // As the pipeline's key (`pipeline_for`).
+        let generation = b.raster_ext_generation;
+        let discard_rectangles = self.discard_rectangles_key().map(|k| (k, generation));
+        let sample_locations = if self.dev().sample_locations.is_some() {
+            let samples = self.framebuffer_samples()?;
+            self.sample_locations_active(samples)
+                .then_some((samples, generation))
+        } else {
+            None
+        };
         let state = DynState {
             viewport: [vp.x, vp.y, vp.width, vp.height, vp.min_depth, vp.max_depth],
             scissor: [
@@ -1728,6 +1745,8 @@ impl VkContext {
             vertex_input,
             sample_state,
             patch_vertices,
+            discard_rectangles,
+            sample_locations,
             discard: rast.rasterizer_discard,
         };
         if n_viewports == 1 && self.draw_cache.dynamic == Some(state) {
@@ -1744,12 +1763,16 @@ impl VkContext {
             vertex_input: None,
             sample_state: None,
             patch_vertices: None,
+            discard_rectangles: None,
+            sample_locations: None,
             ..d
         };
         let core_changed = prev.map(core) != Some(core(state));
         let vertex_input_changed = prev.map(|p| p.vertex_input) != Some(state.vertex_input);
         let sample_state_changed = prev.map(|p| p.sample_state) != Some(state.sample_state);
         let patch_changed = prev.map(|p| p.patch_vertices) != Some(state.patch_vertices);
+        let raster_ext_changed = prev.map(|p| (p.discard_rectangles, p.sample_locations))
+            != Some((state.discard_rectangles, state.sample_locations));
         let raster_changed = prev.map(|p| p.raster_state) != Some(state.raster_state);
         let blend_changed = prev.map(|p| p.blend_state) != Some(state.blend_state);
         self.draw_cache.dynamic = Some(state);
@@ -1842,6 +1865,23 @@ impl VkContext {
             // VK_DYNAMIC_STATE_VERTEX_INPUT_EXT where this is set
             // (`PipelineCache::create`).
             unsafe { vi_ext.cmd_set_vertex_input(cmd, &vi.bindings, &vi.attributes) };
+        }
+        if raster_ext_changed {
+            let dev = self.dev();
+            let b = self.bound();
+            if let (Some((key, _)), Some(s)) = (discard_rectangles, &dev.discard_rectangles) {
+                // SAFETY: guaranteed by the caller; the pipeline's key has
+                // this item, so it declares the rectangles dynamic with
+                // this count (`PipelineCache::create`).
+                unsafe { s.record(cmd, key, &b.window_rects.1) };
+            }
+            if let (Some((samples, _)), Some(s), Some(bytes)) =
+                (sample_locations, &dev.sample_locations, &b.sample_locations)
+            {
+                // SAFETY: as above (`GfxKey::sample_locations`), and
+                // `sample_locations_active` checked the length.
+                unsafe { s.record(cmd, samples, bytes) };
+            }
         }
         if let (true, Some(n), Some(eds2)) = (patch_changed, patch_vertices, &self.dynamic_patch) {
             // SAFETY: guaranteed by the caller; tessellation pipelines
@@ -2082,6 +2122,8 @@ impl VkContext {
                 && is_adjacency(topology),
             vs_key: vs_key.clone(),
             fs_key: fs_key.clone(),
+            sample_locations: self.sample_locations_active(samples),
+            discard_rectangles: self.discard_rectangles_key(),
         };
         // No fragment shader, but fragment-stage lowerings to apply: the
         // generated one (`ModuleCache::null_fs`), which reads the driver
@@ -2359,6 +2401,23 @@ impl VkContext {
 
     /// The sample count draws rasterize with: the attachments' (as
     /// `pipeline_for` keys it), else the framebuffer state's.
+    /// The pipeline key item of the bound window rectangles where
+    /// VK_EXT_discard_rectangles tests them (`crate::discard_rectangles`).
+    fn discard_rectangles_key(&self) -> Option<(bool, u8)> {
+        let (include, rects) = &self.bound().window_rects;
+        self.dev().discard_rectangles.as_ref()?.key(*include, rects)
+    }
+
+    /// Whether draws to a framebuffer of `samples` samples use the
+    /// locations of `set_sample_locations` (`crate::sample_locations`):
+    /// they were given for that count.
+    fn sample_locations_active(&self, samples: u32) -> bool {
+        match (&self.dev().sample_locations, &self.bound().sample_locations) {
+            (Some(s), Some(b)) => samples > 1 && s.len_for(samples) == Some(b.len()),
+            _ => false,
+        }
+    }
+
     fn framebuffer_samples(&self) -> PipeResult<u32> {
         let fb = &self.bound().framebuffer;
         let mut samples = u32::from(fb.samples.max(1));
@@ -2693,10 +2752,11 @@ impl VkContext {
                 }
             }
         }
-        // Window rectangles (no VK_EXT_discard_rectangles path yet): the
-        // default state, exclude with none, tests nothing.
+        // Window rectangles the device cannot test
+        // (`crate::discard_rectangles`): the default state, exclude with
+        // none, tests nothing.
         let (include, rects) = &b.window_rects;
-        if *include || !rects.is_empty() {
+        if (*include || !rects.is_empty()) && self.discard_rectangles_key().is_none() {
             fs.window_rects = Some((*include, rects.len().min(8) as u8));
         }
         Ok((vs, fs))

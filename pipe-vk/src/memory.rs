@@ -72,6 +72,10 @@ pub struct DebugFlags {
     /// rendering instances (so a query's begin or end splits the instance
     /// it falls into), for comparisons (`crate::query`).
     pub no_query_in_rendering: bool,
+    /// `no_discard_rectangles`: window rectangles always discard in the
+    /// fragment shader, the path of devices without
+    /// VK_EXT_discard_rectangles (`crate::discard_rectangles`).
+    pub no_discard_rectangles: bool,
 }
 
 impl DebugFlags {
@@ -91,6 +95,7 @@ impl DebugFlags {
             no_cb0_push_offset: has("no_cb0_push_offset"),
             point_edges: has("point_edges"),
             no_query_in_rendering: has("no_query_in_rendering"),
+            no_discard_rectangles: has("no_discard_rectangles"),
         }
     }
 }
@@ -147,6 +152,12 @@ pub struct DeviceShared {
     disk_cache: crate::disk_cache::DiskCache,
     /// VK_EXT_calibrated_timestamps, when the device domain is calibrateable.
     calibrated: Option<ash::ext::calibrated_timestamps::Device>,
+    /// VK_EXT_sample_locations with variable locations
+    /// (`crate::sample_locations`).
+    pub sample_locations: Option<crate::sample_locations::Support>,
+    /// VK_EXT_discard_rectangles, unless `no_discard_rectangles`
+    /// (`crate::discard_rectangles`).
+    pub discard_rectangles: Option<crate::discard_rectangles::Support>,
     pub device: Device,
     pub physical: PhysicalDevice,
     pub instance: Instance,
@@ -345,9 +356,16 @@ impl DeviceShared {
             })
             .flatten();
         let disk_cache = crate::disk_cache::DiskCache::new(&device.raw, &physical.properties);
+        let sample_locations =
+            crate::sample_locations::Support::probe(&instance, &physical, &device);
+        let discard_rectangles =
+            crate::discard_rectangles::Support::probe(&instance, &physical, &device)
+                .filter(|_| !debug.no_discard_rectangles);
         Ok(DeviceShared {
             disk_cache,
             calibrated,
+            sample_locations,
+            discard_rectangles,
             dynamic_rendering_khr,
             debug_utils,
             allocator: Mutex::new(Some(allocator)),

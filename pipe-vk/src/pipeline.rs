@@ -161,6 +161,13 @@ pub struct GfxKey {
     /// stages take the default key.
     pub vs_key: spirv_gen::passes::VariantKey,
     pub fs_key: spirv_gen::passes::VariantKey,
+    /// `sampleLocationsEnable`: the draw uses programmable sample
+    /// locations, dynamic in this pipeline (`crate::sample_locations`).
+    pub sample_locations: bool,
+    /// Window rectangles through VK_EXT_discard_rectangles: include mode
+    /// and rectangle count; the rectangles are dynamic
+    /// (`crate::discard_rectangles`).
+    pub discard_rectangles: Option<(bool, u8)>,
 }
 
 /// The states a pipeline is built from (looked up from the key's handles).
@@ -765,6 +772,26 @@ impl PipelineCache {
         } else {
             ms.sample_mask(&sample_mask)
         };
+        // Programmable sample locations: enabled here, recorded at draw
+        // time (`crate::sample_locations`); the locations below only fill
+        // the ignored, dynamic field validly.
+        let (grid, placeholder) = match &dev.sample_locations {
+            Some(s) if key.sample_locations => s.placeholder(key.samples),
+            _ => (vk::Extent2D::default(), Vec::new()),
+        };
+        let mut sample_locations = vk::PipelineSampleLocationsStateCreateInfoEXT::default()
+            .sample_locations_enable(true)
+            .sample_locations_info(
+                vk::SampleLocationsInfoEXT::default()
+                    .sample_locations_per_pixel(samples)
+                    .sample_location_grid_size(grid)
+                    .sample_locations(&placeholder),
+            );
+        let ms = if key.sample_locations {
+            ms.push_next(&mut sample_locations)
+        } else {
+            ms
+        };
         let ds = vk::PipelineDepthStencilStateCreateInfo::default();
         let b = inputs.blend;
         let atts: SmallVec<[vk::PipelineColorBlendAttachmentState; 8]> =
@@ -824,7 +851,18 @@ impl PipelineCache {
                 dynamic_states.push(vk::DynamicState::DEPTH_CLIP_ENABLE_EXT);
             }
         }
+        if key.sample_locations {
+            dynamic_states.push(vk::DynamicState::SAMPLE_LOCATIONS_EXT);
+        }
+        if key.discard_rectangles.is_some() {
+            dynamic_states.push(vk::DynamicState::DISCARD_RECTANGLE_EXT);
+        }
         let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
+        let (include, count) = key.discard_rectangles.unwrap_or_default();
+        let mut discard_rectangles = vk::PipelineDiscardRectangleStateCreateInfoEXT::default()
+            .discard_rectangle_mode(crate::discard_rectangles::mode(include));
+        // The count without an array (ash's setter takes the array).
+        discard_rectangles.discard_rectangle_count = u32::from(count);
         let mut rendering = vk::PipelineRenderingCreateInfo::default()
             .color_attachment_formats(&key.color_formats)
             .depth_attachment_format(key.depth_format)
@@ -848,6 +886,12 @@ impl PipelineCache {
                 self.layout.layout
             })
             .push_next(&mut rendering);
+        // `pDiscardRectangles` is left out: the rectangles are dynamic.
+        let info = if key.discard_rectangles.is_some() {
+            info.push_next(&mut discard_rectangles)
+        } else {
+            info
+        };
         // SAFETY: every state is consistent with the key (attachment counts
         // and formats, sample count) and the layout; modules are live.
         let p = unsafe {

@@ -438,7 +438,12 @@ pub fn create_object(
         ),
     };
     // Views may cast to compatible formats (sampler views, surfaces).
-    let flags = flags | vk::ImageCreateFlags::MUTABLE_FORMAT;
+    let mut flags = flags | vk::ImageCreateFlags::MUTABLE_FORMAT;
+    // A depth attachment drawn with programmable sample locations must be
+    // created for them (`crate::sample_locations`).
+    if t.samples() > 1 && t.format.is_depth_or_stencil() && dev.sample_locations.is_some() {
+        flags |= vk::ImageCreateFlags::SAMPLE_LOCATIONS_COMPATIBLE_DEPTH_EXT;
+    }
     let samples = vk::SampleCountFlags::from_raw(t.samples());
     let extent = vk::Extent3D {
         width: t.width0,

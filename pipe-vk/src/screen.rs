@@ -63,6 +63,10 @@ pub struct ScreenOptions {
     /// Begin and end queries only outside rendering instances;
     /// `PIPE_VK_DEBUG=no_query_in_rendering`.
     pub no_query_in_rendering: Option<bool>,
+    /// Discard window rectangles in the fragment shader even where the
+    /// device has VK_EXT_discard_rectangles;
+    /// `PIPE_VK_DEBUG=no_discard_rectangles`.
+    pub no_discard_rectangles: Option<bool>,
 }
 
 impl ScreenOptions {
@@ -105,6 +109,9 @@ impl ScreenOptions {
         }
         if let Some(s) = self.no_query_in_rendering {
             f.no_query_in_rendering = s;
+        }
+        if let Some(s) = self.no_discard_rectangles {
+            f.no_discard_rectangles = s;
         }
         f
     }
@@ -159,6 +166,7 @@ impl VkScreen {
             "pipe-vk screen created"
         );
         let shared = Arc::new(DeviceShared::new(instance, physical, device, debug)?);
+        caps.programmable_sample_locations = shared.sample_locations.is_some();
         Ok(Arc::new(VkScreen {
             shared,
             caps,
@@ -409,6 +417,14 @@ impl Screen for VkScreen {
 
     fn get_sample_position(&self, sample_count: u32, index: u32) -> Option<[f32; 2]> {
         standard_sample_position(sample_count, index)
+    }
+
+    fn get_sample_pixel_grid(&self, sample_count: u32) -> (u32, u32) {
+        self.shared
+            .sample_locations
+            .as_ref()
+            .and_then(|s| s.grid(sample_count.max(1)))
+            .map_or((1, 1), |g| (g.width, g.height))
     }
 }
 

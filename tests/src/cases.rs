@@ -22,6 +22,7 @@ mod render_cond;
 mod review_s3;
 mod review_s4;
 mod review_vf;
+mod sample_locations;
 mod screen;
 mod state_fuzz;
 mod state_reuse;

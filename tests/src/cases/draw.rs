@@ -2023,8 +2023,13 @@ fn rect(minx: u16, miny: u16, maxx: u16, maxy: u16) -> ScissorState {
 /// inside the rectangles in include mode and outside them in exclude
 /// mode; include mode with none culls everything; exclude with none (the
 /// default) culls nothing. Min edges are inclusive, max edges exclusive.
-fn window_rectangles(ctx: &mut TestContext, staging: bool) -> R {
-    let mut e = env(ctx, staging)?;
+/// `shader`: the fragment-shader fallback even where the device has
+/// VK_EXT_discard_rectangles (`PIPE_VK_DEBUG=no_discard_rectangles`).
+fn window_rectangles(ctx: &mut TestContext, staging: bool, shader: bool) -> R {
+    let mut e = crate::harness::env_with(ctx, |o| {
+        o.staging = Some(staging);
+        o.no_discard_rectangles = Some(shader);
+    })?;
     if e.screen.caps().max_window_rectangles < 2 {
         return Err(Outcome::skip("fewer than 2 window rectangles"));
     }
@@ -2066,7 +2071,74 @@ fn window_rectangles(ctx: &mut TestContext, staging: bool) -> R {
     }
     Ok(())
 }
-both_paths!("pipe.draw.window_rectangles.modes", window_rectangles);
+both_paths!(
+    "pipe.draw.window_rectangles.modes",
+    window_rectangles,
+    false
+);
+both_paths!(
+    "pipe.draw.window_rectangles.modes_shader_discard",
+    window_rectangles,
+    true
+);
+
+/// Window rectangles changing between draws into the same target, with
+/// no clear between: mode and rectangles switch, the rectangles are
+/// unbound and bound again with the same values, and include mode with
+/// none keeps nothing. Each pixel ends with the colour of the last draw
+/// whose test it passed.
+fn window_rectangles_switches(ctx: &mut TestContext, shader: bool) -> R {
+    let mut e = crate::harness::env_with(ctx, |o| o.no_discard_rectangles = Some(shader))?;
+    if e.screen.caps().max_window_rectangles < 3 {
+        return Err(Outcome::skip("fewer than 3 window rectangles"));
+    }
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    bind_vertices(&mut e, &FULLSCREEN, None)?;
+    let (r1, r2, r3) = (rect(0, 0, 6, 7), rect(9, 3, 16, 5), rect(3, 2, 11, 14));
+    let steps: [(bool, Vec<ScissorState>, [f32; 4]); 6] = [
+        (false, vec![], [1.0, 0.0, 0.0, 1.0]),
+        (true, vec![r1, r2], [0.0, 1.0, 0.0, 1.0]),
+        (false, vec![r3], [0.0, 0.0, 1.0, 1.0]),
+        (true, vec![], [1.0, 1.0, 1.0, 1.0]),
+        (true, vec![r2, r3, r1], [1.0, 1.0, 0.0, 1.0]),
+        (false, vec![r1, r2], [0.0, 1.0, 1.0, 1.0]),
+    ];
+    clear_color(&mut e, [0.0; 4])?;
+    for (include, rects, c) in &steps {
+        step(
+            "set_window_rectangles",
+            e.ctx.set_window_rectangles(*include, rects),
+        )?;
+        set_color(&mut e, *c)?;
+        draw(&mut e, PrimType::Triangles, 0, 6, 1)?;
+    }
+    let inside = |r: &ScissorState, x: u32, y: u32| {
+        (u32::from(r.minx)..u32::from(r.maxx)).contains(&x)
+            && (u32::from(r.miny)..u32::from(r.maxy)).contains(&y)
+    };
+    check_image(ctx, &mut e, &t, |x, y| {
+        let last = steps
+            .iter()
+            .rev()
+            .find(|(include, rects, _)| rects.iter().any(|r| inside(r, x, y)) == *include);
+        Some(last.map_or([0; 4], |s| unorm(s.2)))
+    })
+}
+fn window_rectangles_switches_device(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(window_rectangles_switches(ctx, false))
+}
+fn window_rectangles_switches_shader(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(window_rectangles_switches(ctx, true))
+}
+test_case!(
+    name = "pipe.draw.window_rectangles.switches",
+    window_rectangles_switches_device
+);
+test_case!(
+    name = "pipe.draw.window_rectangles.switches_shader_discard",
+    window_rectangles_switches_shader
+);
 
 /// Window rectangles with no fragment shader bound (a depth-only pass):
 /// the draw still gets the rectangle test (pipe-vk generates a fragment
