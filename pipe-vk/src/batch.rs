@@ -39,6 +39,9 @@ pub struct Batch {
     ref_set: HashSet<usize>,
     /// Deferred fences to fill with `value` at submission.
     fences: Vec<FenceCell>,
+    /// One of `fences`, shared by everything that only asks which batch
+    /// it was recorded in (`Batches::batch_fence`).
+    shared_fence: Option<FenceCell>,
     /// Timeline values to wait for before this batch runs.
     waits: Vec<u64>,
     /// Whether any command was recorded.
@@ -96,6 +99,7 @@ fn new_batch(dev: &DeviceShared) -> PipeResult<Batch> {
         refs: Vec::new(),
         ref_set: HashSet::new(),
         fences: Vec::new(),
+        shared_fence: None,
         waits: Vec::new(),
         has_work: false,
         pipelines: Vec::new(),
@@ -159,6 +163,17 @@ impl Batches {
         let cell = Arc::new(Mutex::new(None));
         self.current.fences.push(cell.clone());
         cell
+    }
+
+    /// The current batch's fence cell, one per batch however often it is
+    /// asked for (query spans note the batch they are recorded in).
+    pub fn batch_fence(&mut self) -> FenceCell {
+        if let Some(c) = &self.current.shared_fence {
+            return c.clone();
+        }
+        let c = self.deferred_fence();
+        self.current.shared_fence = Some(c.clone());
+        c
     }
 
     /// Fills `cell` with the value of the current batch when it is
@@ -242,6 +257,7 @@ impl Batches {
         for f in batch.fences.drain(..) {
             *f.lock().unwrap_or_else(|p| p.into_inner()) = Some(value);
         }
+        batch.shared_fence = None;
         self.in_flight.push_back(batch);
         self.submitted += 1;
         Ok(value)
@@ -425,6 +441,7 @@ impl Drop for Batches {
                 refs: Vec::new(),
                 ref_set: HashSet::new(),
                 fences: Vec::new(),
+                shared_fence: None,
                 waits: Vec::new(),
                 has_work: false,
                 pipelines: Vec::new(),

@@ -26,6 +26,10 @@
 //!   paused (the spec's exception). `GPU_FINISHED` is the fence of the
 //!   batch that ended it, and `TIMESTAMP_DISJOINT` needs no GPU work
 //!   (Vulkan timestamps do not drift: 10^9 Hz, never disjoint).
+//! - A query active across many flushes or rendering-instance splits
+//!   would hold one span per split. Once it holds [`FOLD_SPANS`], the
+//!   spans of batches that completed are read into its sums and dropped
+//!   (no waiting), which frees their pool slots.
 //! - Pools hold [`POOL_SLOTS`] slots of one kind. They are reset on the
 //!   host (`hostQueryReset`, core in Vulkan 1.2) before their slots are
 //!   handed out, and recycled once no query and no batch holds them.
@@ -186,6 +190,8 @@ pub(crate) struct Span {
     /// A statistics span whose draws ran a geometry shader pipe-vk
     /// generated: its geometry-shader counters are not the application's.
     generated_gs: bool,
+    /// The batch it is recorded in (spans end with their batch).
+    fence: FenceCell,
 }
 
 impl Span {
@@ -215,7 +221,45 @@ impl Span {
             _ => get::<1>(self),
         }
     }
+
+    /// What the span adds to its query: its values, less the
+    /// geometry-shader counters of a generated geometry shader
+    /// (`PIPE_STAT_QUERY_GS_INVOCATIONS` and `_GS_PRIMITIVES`).
+    fn counted(&self) -> PipeResult<[u64; MAX_VALUES]> {
+        let mut v = self.read()?;
+        if self.generated_gs {
+            v[3] = 0;
+            v[4] = 0;
+        }
+        Ok(v)
+    }
+
+    /// Whether the batch it was recorded in has completed.
+    fn completed(&self, completed_value: u64) -> bool {
+        let v = *self.fence.lock().unwrap_or_else(|p| p.into_inner());
+        v.is_some_and(|v| v <= completed_value)
+    }
 }
+
+/// Sums of span values per kind.
+type Sums = SmallVec<[(Kind, [u64; MAX_VALUES]); 2]>;
+
+fn accumulate(sums: &mut Sums, kind: Kind, v: [u64; MAX_VALUES]) {
+    let i = match sums.iter().position(|(k, _)| *k == kind) {
+        Some(i) => i,
+        None => {
+            sums.push((kind, [0; MAX_VALUES]));
+            sums.len() - 1
+        }
+    };
+    for (acc, x) in sums[i].1.iter_mut().zip(v) {
+        *acc = acc.wrapping_add(x);
+    }
+}
+
+/// A query holding this many spans folds those of completed batches into
+/// its sums (`State::folded`), which frees their pool slots.
+const FOLD_SPANS: usize = 16;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 enum Phase {
@@ -229,14 +273,34 @@ enum Phase {
 #[derive(Default)]
 struct State {
     phase: Phase,
-    /// Counter spans (of every kind the query uses).
+    /// Counter spans (of every kind the query uses) not read yet.
     spans: Vec<Span>,
+    /// Sums of the spans already read and released (`FOLD_SPANS`).
+    folded: Sums,
     /// `TIME_ELAPSED`'s first timestamp.
     begin_ts: Option<Span>,
     /// `TIMESTAMP`, or `TIME_ELAPSED`'s second timestamp.
     end_ts: Option<Span>,
     /// Filled with the timeline value of the batch that ended the query.
     end_fence: Option<FenceCell>,
+}
+
+/// Reads the spans of batches that completed by `completed_value` into
+/// the query's sums and drops them, so that a query active across many
+/// flushes or rendering-instance splits holds a bounded number of pool
+/// slots.
+fn fold_completed(st: &mut State, completed_value: u64) -> PipeResult<()> {
+    let mut i = 0;
+    while i < st.spans.len() {
+        if st.spans[i].completed(completed_value) {
+            let s = st.spans.swap_remove(i);
+            let v = s.counted()?;
+            accumulate(&mut st.folded, s.pool.kind, v);
+        } else {
+            i += 1;
+        }
+    }
+    Ok(())
 }
 
 /// The backend part of a [`Query`].
@@ -535,6 +599,7 @@ impl VkContext {
                     slot: *next,
                     inside: false,
                     generated_gs: false,
+                    fence: self.batches.batch_fence(),
                 };
                 *next += 1;
                 return Ok(span);
@@ -561,6 +626,7 @@ impl VkContext {
             slot: 0,
             inside: false,
             generated_gs: false,
+            fence: self.batches.batch_fence(),
         })
     }
 
@@ -688,8 +754,13 @@ impl VkContext {
             return Ok(());
         }
         let span = self.begin_span(kind)?;
+        let completed = self.dev().completed_value();
         for q in &users {
-            vk_query(q)?.state().spans.push(span.clone());
+            let mut st = vk_query(q)?.state();
+            st.spans.push(span.clone());
+            if st.spans.len() >= FOLD_SPANS {
+                fold_completed(&mut st, completed)?;
+            }
         }
         self.queries.running.insert(kind, span);
         Ok(())
@@ -937,25 +1008,9 @@ impl VkContext {
             s.as_ref().map_or(Ok(0), |s| s.read().map(|v| v[0]))
         };
         // Sums per kind.
-        let mut sums: SmallVec<[(Kind, [u64; MAX_VALUES]); 4]> = SmallVec::new();
+        let mut sums = st.folded.clone();
         for s in &st.spans {
-            let mut v = s.read()?;
-            if s.generated_gs {
-                // PIPE_STAT_QUERY_GS_INVOCATIONS and _GS_PRIMITIVES.
-                v[3] = 0;
-                v[4] = 0;
-            }
-            let k = s.pool.kind;
-            let i = match sums.iter().position(|(sk, _)| *sk == k) {
-                Some(i) => i,
-                None => {
-                    sums.push((k, [0; MAX_VALUES]));
-                    sums.len() - 1
-                }
-            };
-            for (acc, x) in sums[i].1.iter_mut().zip(v) {
-                *acc = acc.wrapping_add(x);
-            }
+            accumulate(&mut sums, s.pool.kind, s.counted()?);
         }
         let sum = |k: Kind| {
             sums.iter()
@@ -1024,7 +1079,8 @@ impl VkContext {
             q.desc().query_type,
             QueryType::OcclusionCounter | QueryType::PrimitivesGenerated
         );
-        (direct && st.phase == Phase::Ended && st.spans.len() == 1).then(|| st.spans[0].clone())
+        (direct && st.phase == Phase::Ended && st.spans.len() == 1 && st.folded.is_empty())
+            .then(|| st.spans[0].clone())
     }
 
     /// Copies the span's result into buffer `obj` at `offset` on the GPU
@@ -1180,7 +1236,7 @@ impl VkContext {
         let occlusion = vk_query(q)?.kinds.as_slice() == [Kind::Occlusion];
         let span = {
             let st = vq.state();
-            (occlusion && st.spans.len() == 1).then(|| st.spans[0].clone())
+            (occlusion && st.spans.len() == 1 && st.folded.is_empty()).then(|| st.spans[0].clone())
         };
         if let Some(span) = span {
             // 32 bits: a count of 2^32 samples or more may wrap (Vulkan
