@@ -92,6 +92,25 @@ impl PhysicalDevice {
     }
 }
 
+/// An extension's properties struct `T`, read through
+/// `vkGetPhysicalDeviceProperties2`. The device must expose the extension.
+pub fn extension_properties<T>(instance: &Instance, pd: &PhysicalDevice) -> T
+where
+    T: vk::ExtendsPhysicalDeviceProperties2 + Default,
+{
+    let mut props = T::default();
+    let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut props);
+    // SAFETY: the physical device belongs to the instance, and the chain
+    // holds the properties of an extension it exposes (the caller's
+    // promise).
+    unsafe {
+        instance
+            .raw
+            .get_physical_device_properties2(pd.raw, &mut props2)
+    };
+    props
+}
+
 fn type_rank(t: vk::PhysicalDeviceType) -> u32 {
     match t {
         vk::PhysicalDeviceType::DISCRETE_GPU => 0,

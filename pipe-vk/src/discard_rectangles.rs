@@ -46,15 +46,8 @@ impl Support {
         if !device.features.has(ash::ext::discard_rectangles::NAME) {
             return None;
         }
-        let mut props = vk::PhysicalDeviceDiscardRectanglePropertiesEXT::default();
-        let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut props);
-        // SAFETY: the physical device belongs to the instance, and the
-        // chain holds the properties of an extension it exposes.
-        unsafe {
-            instance
-                .raw
-                .get_physical_device_properties2(physical.raw, &mut props2)
-        };
+        let props: vk::PhysicalDeviceDiscardRectanglePropertiesEXT =
+            crate::device::extension_properties(instance, physical);
         (props.max_discard_rectangles > 0).then(|| Self {
             ext: ash::ext::discard_rectangles::Device::new(&instance.raw, &device.raw),
             max: props.max_discard_rectangles,

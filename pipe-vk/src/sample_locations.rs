@@ -53,15 +53,8 @@ impl Support {
         if !device.features.has(ash::ext::sample_locations::NAME) {
             return None;
         }
-        let mut props = vk::PhysicalDeviceSampleLocationsPropertiesEXT::default();
-        let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut props);
-        // SAFETY: the physical device belongs to the instance, and the
-        // chain holds the properties of an extension it exposes.
-        unsafe {
-            instance
-                .raw
-                .get_physical_device_properties2(physical.raw, &mut props2)
-        };
+        let props: vk::PhysicalDeviceSampleLocationsPropertiesEXT =
+            crate::device::extension_properties(instance, physical);
         if props.variable_sample_locations != vk::TRUE {
             return None;
         }
