@@ -2498,7 +2498,15 @@ impl VkContext {
                 .shader_tessellation_and_geometry_point_size
                 == vk::TRUE;
         if points && psize_ok {
-            vs.point_size = Some(rast.point_size.to_bits());
+            // Clamped to the device's range, as GL clamps the size (Zink
+            // clamps likewise): Vulkan leaves a `PointSize` of 0 or less
+            // undefined (lavapipe draws 1-pixel points, NVIDIA none), and
+            // a rasterizer's `point_size` of 0 (the CSO default) reached
+            // the shaders unchanged (pipe.draw.polygon_mode.*.point,
+            // pipe.draw.tessellation.default_levels on NVIDIA).
+            let range = self.dev().physical.properties.limits.point_size_range;
+            let size = rast.point_size.max(range[0]).min(range[1]);
+            vs.point_size = Some(size.to_bits());
             // Without `point_size_per_vertex` the rasterizer's size wins
             // over one the shader writes.
             vs.point_size_fixed = !rast.point_size_per_vertex;
