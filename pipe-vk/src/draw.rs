@@ -243,6 +243,19 @@ fn check_64bit_inputs(
     Ok(())
 }
 
+/// Whether draws shade per sample: GL's sample shading
+/// (`set_min_samples` above 1, `force_persample_interp`) has no effect
+/// with multisampling off (GL 4.6, 14.3.1.1: "If MULTISAMPLE or
+/// SAMPLE_SHADING is disabled, sample shading has no effect"; st/mesa
+/// passes 1 then, Gallium's state does not forbid more). The aliased
+/// rasterization emulation that multisampling off selects also needs
+/// its edge distances at the pixel centre, which NVIDIA interpolates at
+/// each sample under sample shading (pipe.render.msaa.aliased_review.
+/// min_samples drew half-covered pixels there).
+fn sample_shading(rast: &RasterizerState, min_samples: u32) -> bool {
+    rast.multisample && (rast.force_persample_interp || min_samples > 1)
+}
+
 fn compare_op(f: CompareFunc) -> vk::CompareOp {
     match f {
         CompareFunc::Never => vk::CompareOp::NEVER,
@@ -2395,8 +2408,7 @@ impl VkContext {
             }
             None => false,
         };
-        let shading = rast.force_persample_interp || b.min_samples > 1;
-        Ok(blend || (shading && self.framebuffer_samples()? > 1))
+        Ok(blend || (sample_shading(rast, b.min_samples) && self.framebuffer_samples()? > 1))
     }
 
     /// The sample count draws rasterize with: the attachments' (as
@@ -2545,7 +2557,15 @@ impl VkContext {
                 .shader_tessellation_and_geometry_point_size
                 == vk::TRUE;
         if points && psize_ok {
-            vs.point_size = Some(rast.point_size.to_bits());
+            // Clamped to the device's range, as GL clamps the size (Zink
+            // clamps likewise): Vulkan leaves a `PointSize` of 0 or less
+            // undefined (lavapipe draws 1-pixel points, NVIDIA none), and
+            // a rasterizer's `point_size` of 0 (the CSO default) reached
+            // the shaders unchanged (pipe.draw.polygon_mode.*.point,
+            // pipe.draw.tessellation.default_levels on NVIDIA).
+            let range = self.dev().physical.properties.limits.point_size_range;
+            let size = rast.point_size.max(range[0]).min(range[1]);
+            vs.point_size = Some(size.to_bits());
             // Without `point_size_per_vertex` the rasterizer's size wins
             // over one the shader writes.
             vs.point_size_fixed = !rast.point_size_per_vertex;
@@ -2560,7 +2580,7 @@ impl VkContext {
         let mut fs = VariantKey {
             flat_shade: rast.flatshade,
             two_side: rast.light_twoside,
-            sample_shading: rast.force_persample_interp || b.min_samples > 1,
+            sample_shading: sample_shading(&rast, b.min_samples),
             // GL stipples polygons in fill mode only.
             polygon_stipple: rast.poly_stipple_enable && fill(PolygonMode::Fill),
             pixel_center_integer: !rast.half_pixel_center,

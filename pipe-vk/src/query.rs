@@ -441,6 +441,23 @@ fn result_bytes(v: u64, ty: QueryValueType) -> SmallVec<[u8; 8]> {
 }
 
 /// Value `i` of a result, as `get_query_result_resource` writes it.
+/// The `vkCmdCopyQueryPoolResults` flags for Gallium's `WAIT` and
+/// `PARTIAL`. With `WAIT` the final value is wanted, so `PARTIAL` is left
+/// out: the spec makes `WAIT | PARTIAL` wait as `WAIT` alone does, but the
+/// NVIDIA driver (580.159, H200) wrote 0 for a `PRIMITIVES_GENERATED_EXT`
+/// query copied with both bits while it wrote the final value with `WAIT`
+/// alone (pipe.query_review.result_resource.flags). `PARTIAL` without
+/// `WAIT` is passed on: any value from 0 to the final one is allowed then.
+fn copy_wait_flags(flags: QueryFlags) -> vk::QueryResultFlags {
+    if flags.contains(QueryFlags::WAIT) {
+        vk::QueryResultFlags::WAIT
+    } else if flags.contains(QueryFlags::PARTIAL) {
+        vk::QueryResultFlags::PARTIAL
+    } else {
+        vk::QueryResultFlags::empty()
+    }
+}
+
 fn result_value(r: &QueryResult, i: u32) -> u64 {
     match (*r, i) {
         (QueryResult::Bool(b), _) => u64::from(b),
@@ -1171,13 +1188,7 @@ impl VkContext {
             && matches!(ty, QueryValueType::U64 | QueryValueType::I64)
             && offset.is_multiple_of(8);
         if let (true, Some(span)) = (gpu, Self::single_counter_span(q, vq)) {
-            let mut f = vk::QueryResultFlags::TYPE_64;
-            if flags.contains(QueryFlags::WAIT) {
-                f |= vk::QueryResultFlags::WAIT;
-            }
-            if flags.contains(QueryFlags::PARTIAL) {
-                f |= vk::QueryResultFlags::PARTIAL;
-            }
+            let f = vk::QueryResultFlags::TYPE_64 | copy_wait_flags(flags);
             self.copy_span_result(&span, &obj, u64::from(offset), f);
             return Ok(());
         }
@@ -1249,5 +1260,22 @@ impl VkContext {
             self.do_buffer_subdata(&pred, MapFlags::empty(), 0, &u32::from(v).to_le_bytes())?;
         }
         self.do_render_condition_mem(Some(&pred), 0, condition)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wait_drops_partial() {
+        let (w, p) = (QueryFlags::WAIT, QueryFlags::PARTIAL);
+        assert_eq!(copy_wait_flags(w), vk::QueryResultFlags::WAIT);
+        assert_eq!(copy_wait_flags(w | p), vk::QueryResultFlags::WAIT);
+        assert_eq!(copy_wait_flags(p), vk::QueryResultFlags::PARTIAL);
+        assert_eq!(
+            copy_wait_flags(QueryFlags::empty()),
+            vk::QueryResultFlags::empty()
+        );
     }
 }

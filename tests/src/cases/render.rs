@@ -2709,6 +2709,43 @@ fn msaa_min_samples(ctx: &mut TestContext, _: ()) -> R {
 }
 cases!("msaa", msaa_min_samples, { "min_samples" => () });
 
+/// `set_min_samples` and `force_persample_interp` with the rasterizer's
+/// `multisample` off: GL's sample shading has no effect then (GL 4.6
+/// section 14.3.1.1, "If MULTISAMPLE or SAMPLE_SHADING is disabled, sample
+/// shading has no effect"), so `wx` is interpolated once per pixel, at
+/// the centre (fraction 0.75, black), as with `min_samples` 1. The
+/// aliased-triangle emulation that multisampling off selects also needs
+/// its edge distances at the pixel centre, which per-sample shading
+/// would move to the sample positions on some devices.
+fn msaa_min_samples_multisample_off(ctx: &mut TestContext, _: ()) -> R {
+    let (mut e, t) = begin(ctx, UNORM, None, 4)?;
+    if !e.screen.caps().sample_shading {
+        return Err(Outcome::skip("no sample shading"));
+    }
+    bind_program(&mut e, VS_WINDOW_X, FS_FRACT_STEP)?;
+    for (min, force) in [(1u32, false), (4, false), (1, true), (4, true)] {
+        rasterizer(&mut e, |r| {
+            r.multisample = false;
+            r.force_persample_interp = force;
+        })?;
+        step("set_min_samples", e.ctx.set_min_samples(min))?;
+        clear_color(&mut e, BLACK)?;
+        draw(&mut e, &full(0.0), false)?;
+        let got = read_color(&mut e, &t.color)?;
+        check(
+            ctx,
+            &format!("multisample off, min_samples {min}, force_persample_interp {force}"),
+            &got,
+            1.5 / 255.0,
+            |_, _| Some([0.0, 0.0, 0.0, 1.0]),
+        )?;
+    }
+    Ok(())
+}
+cases!("msaa", msaa_min_samples_multisample_off, {
+    "min_samples_multisample_off" => ()
+});
+
 /// Points with per-vertex sizes: position (x, y) and size in `z`.
 const VS_POINT_SIZE: &str = "shader vertex
 in @pos : f32x4 location=0
