@@ -37,7 +37,9 @@
 //!   point `s0 + (x + 0.5 - d0) * (s1 - s0) / (d1 - d0)`. Coordinates are
 //!   normalized by the source level's size for sampling (`txl`, lod 0, on
 //!   a view of the one source level, CLAMP_TO_EDGE, NEAREST or LINEAR per
-//!   `info.filter`; integers and depth/stencil always NEAREST) and left
+//!   `info.filter`; integers, depth/stencil and unscaled blits always
+//!   NEAREST, as `util_blitter` does: at an exact texel centre LINEAR is
+//!   NEAREST, but interpolated coordinates are not exact on all GPUs) and left
 //!   in texels for `txf_ms`.
 //! - **Layers.** Destination layer (or slice) `i` of `n` samples source
 //!   layer `z0 + floor((i + 0.5) * depth / n)` through a view of that one
@@ -983,7 +985,14 @@ impl VkContext {
                 return Ok(None);
             }
             let ty = class(sf);
-            let filter = if ty == spirv_gen::ir::BaseType::Float {
+            // An unscaled blit samples every pixel at a source texel
+            // centre, where LINEAR equals NEAREST in exact arithmetic; the
+            // interpolated coordinate is not exact on every GPU (NVIDIA
+            // lands a fraction of 1/256 off the centre and mixes in the
+            // neighbours), so it is sampled NEAREST, as
+            // `util_blitter_blit_generic` does (`!is_scaled`).
+            let unscaled = (0..3).all(|a| s.extent(a) == d.extent(a));
+            let filter = if ty == spirv_gen::ir::BaseType::Float && !unscaled {
                 info.filter
             } else {
                 TexFilter::Nearest
