@@ -6,7 +6,7 @@
 //! driver.
 
 use pipe_core::flags::{ClearFlags, FlushFlags, MapFlags, ReferenceFlags};
-use pipe_core::resource::{BindFlags, PipeBox, ResourceFlags, ResourceTemplate, Target};
+use pipe_core::resource::{BindFlags, PipeBox, ResourceFlags, ResourceTemplate, Target, Usage};
 use pipe_core::{Format, PipeError};
 
 use crate::harness::{
@@ -71,7 +71,16 @@ both_paths!(
 fn dontblock_and_rename(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     let src = e.buffer_with(&pattern(256, 5))?;
-    let dst = e.buffer(256, ResourceFlags::empty())?;
+    // The direct case needs a buffer that is mapped in place on every
+    // device: a DEFAULT-usage buffer lives in device-local memory, which
+    // is host-visible on lavapipe but not on a discrete GPU, where its map
+    // is staged (and a staged write rightly never waits). DYNAMIC usage
+    // asks for host-visible memory.
+    let mut t = ResourceTemplate::buffer(256, BindFlags::VERTEX_BUFFER | BindFlags::SHADER_BUFFER);
+    if !staging {
+        t.usage = Usage::Dynamic;
+    }
+    let dst = step("resource_create(buffer)", e.screen.resource_create(&t))?;
     // An unflushed GPU write makes `dst` busy.
     e.copy_buffer(&dst, 0, &src, 0, 256)?;
     let refs = step(
