@@ -27,6 +27,7 @@ use pipe_core::view::{Surface, SurfaceTemplate};
 use pipe_core::{Context, Format, PipeError, Resource, ResourceTemplate, Screen};
 use pipe_vk::ScreenOptions;
 
+pub use crate::image::Rgba8Range;
 use crate::{Outcome, TestContext};
 
 /// The screen options for this test run.
@@ -261,6 +262,19 @@ impl Env {
         expect_bytes(what, &self.read_texture(res, level, bx)?, want)
     }
 
+    /// Fails naming `what` unless box `bx` of a level of an RGBA8 texture
+    /// reads back (tightly packed) as `want`, one [`Rgba8Range`] per texel.
+    pub fn expect_texture_rgba8(
+        &mut self,
+        res: &Resource,
+        level: u32,
+        bx: &PipeBox,
+        want: &[Rgba8Range],
+        what: &str,
+    ) -> Result<(), Outcome> {
+        expect_rgba8(what, &self.read_texture(res, level, bx)?, want)
+    }
+
     /// Writes a tightly packed box of a texture level.
     pub fn write_texture(
         &mut self,
@@ -353,6 +367,35 @@ pub fn expect_elems<T: PartialEq + std::fmt::LowerHex>(
         )));
     }
     Ok(())
+}
+
+/// Fails naming `what` and the first bad texel unless the RGBA8 texels in
+/// `got` lie in `want`, one [`Rgba8Range`] per texel.
+pub fn expect_rgba8(what: &str, got: &[u8], want: &[Rgba8Range]) -> Result<(), Outcome> {
+    if got.len() != want.len() * 4 {
+        return Err(Outcome::fail(format!(
+            "{what}: {} bytes, expected {} texels",
+            got.len(),
+            want.len()
+        )));
+    }
+    for (i, (g, w)) in got.chunks_exact(4).zip(want).enumerate() {
+        let g = [g[0], g[1], g[2], g[3]];
+        if !w.contains(g) {
+            return Err(Outcome::fail(format!(
+                "{what}: texel {i} is {g:?}, expected {w}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Exact expectations for RGBA8 bytes, one per texel.
+pub fn rgba8_exact(bytes: &[u8]) -> Vec<Rgba8Range> {
+    bytes
+        .chunks_exact(4)
+        .map(|t| [t[0], t[1], t[2], t[3]].into())
+        .collect()
 }
 
 /// [`expect_elems`] of bytes.
@@ -486,9 +529,13 @@ pub fn f32s(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|f| f.to_le_bytes()).collect()
 }
 
-/// UNORM8 encoding of a colour: `round(clamp(v) * 255)`.
-pub fn unorm(c: [f32; 4]) -> [u8; 4] {
-    c.map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8)
+/// The UNORM8 values a colour written to an RGBA8 UNORM target may read
+/// back as: per channel either integer nearest `clamp(v) * 255` (the
+/// Vulkan spec's conversion; exact where that is an integer). Compare with
+/// [`Rgba8Range::contains`] or an image check; `.nearest()` gives the
+/// round-to-nearest bytes.
+pub fn unorm(c: [f32; 4]) -> Rgba8Range {
+    Rgba8Range::unorm(c)
 }
 
 /// Binds a rasterizer built from `f` applied to the tests' defaults (GL

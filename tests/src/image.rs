@@ -10,6 +10,16 @@
 //! absolute, or one unit in the last place of a UNORM format with given bit
 //! widths (a 0-bit channel is not compared, for formats without it).
 //!
+//! RGBA8 expectations are [`Rgba8Range`]s: per channel the set of values
+//! a conforming implementation may store. [`Rgba8Range::unorm`] is the
+//! Vulkan spec's float -> UNORM conversion ("Conversion from
+//! Floating-Point to Normalized Fixed-Point": `convertFloatToUint(r, 8)`
+//! of `r = v * 255` returns one of the two integers closest to `r`, round
+//! to nearest being only a "should"): `floor(r)..=ceil(r)`, so an exact
+//! tie such as 0.5 (127.5) accepts 127 (NVIDIA) and 128 (lavapipe), and an
+//! integer `r` (0.0, 1.0) accepts only itself. A plain `[u8; 4]` is an
+//! exact expectation.
+//!
 //! On a mismatch, [`check_rgba_f32`] and [`check_rgba8`] write
 //! `<name>.got.png`, `<name>.expected.png` and `<name>.diff.png` (8-bit RGBA)
 //! into the artifacts directory and return `Outcome::Fail` naming the first
@@ -73,7 +83,7 @@ impl Tolerance {
 
 /// The first mismatch and the count, if the images differ.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Mismatch<P> {
+pub struct Mismatch<P, E = P> {
     /// Column of the first mismatching pixel.
     pub x: u32,
     /// Row of the first mismatching pixel.
@@ -81,7 +91,7 @@ pub struct Mismatch<P> {
     /// The pixel read back.
     pub got: P,
     /// The pixel expected.
-    pub expected: P,
+    pub expected: E,
     /// How many pixels differ.
     pub count: usize,
     /// Per-pixel mismatch mask, row-major.
@@ -126,6 +136,117 @@ pub fn compare_rgba_f32(
     Ok(mismatch_from_mask(mask, width, |i| (got[i], expected[i])))
 }
 
+/// The values one RGBA8 pixel may hold: channel `c` accepts
+/// `lo[c]..=hi[c]`. `want` is the value a round-to-nearest implementation
+/// gives (the one shown in the expected PNG).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rgba8Range {
+    /// Smallest accepted value per channel.
+    pub lo: [u8; 4],
+    /// Largest accepted value per channel.
+    pub hi: [u8; 4],
+    /// The round-to-nearest value per channel.
+    pub want: [u8; 4],
+}
+
+impl Rgba8Range {
+    /// Exactly `px`.
+    pub const fn exact(px: [u8; 4]) -> Self {
+        Rgba8Range {
+            lo: px,
+            hi: px,
+            want: px,
+        }
+    }
+
+    /// What the spec allows when a colour is converted to UNORM8 (see the
+    /// module doc): per channel [`unorm8_allowed`].
+    pub fn unorm(c: [f32; 4]) -> Self {
+        let a = c.map(unorm8_allowed);
+        Rgba8Range {
+            lo: a.map(|(lo, _)| lo),
+            hi: a.map(|(_, hi)| hi),
+            want: c.map(unorm8),
+        }
+    }
+
+    /// Widened by `t` units on each side, per channel (saturating).
+    pub fn widen(self, t: [u8; 4]) -> Self {
+        Rgba8Range {
+            lo: std::array::from_fn(|c| self.lo[c].saturating_sub(t[c])),
+            hi: std::array::from_fn(|c| self.hi[c].saturating_add(t[c])),
+            want: self.want,
+        }
+    }
+
+    /// Channel `c` exactly `v`.
+    pub fn with(mut self, c: usize, v: u8) -> Self {
+        self.lo[c] = v;
+        self.hi[c] = v;
+        self.want[c] = v;
+        self
+    }
+
+    /// Every accepted value plus `d` (saturating): what adding exact
+    /// steps to a stored value gives.
+    pub fn plus(self, d: [u8; 4]) -> Self {
+        let add = |v: [u8; 4]| -> [u8; 4] { std::array::from_fn(|c| v[c].saturating_add(d[c])) };
+        Rgba8Range {
+            lo: add(self.lo),
+            hi: add(self.hi),
+            want: add(self.want),
+        }
+    }
+
+    /// Whether every channel of `px` is accepted.
+    pub fn contains(&self, px: [u8; 4]) -> bool {
+        (0..4).all(|c| self.lo[c] <= px[c] && px[c] <= self.hi[c])
+    }
+
+    /// The round-to-nearest value, as bytes (for byte-level comparisons
+    /// and for building other expectations by hand).
+    pub fn nearest(&self) -> [u8; 4] {
+        self.want
+    }
+}
+
+impl From<[u8; 4]> for Rgba8Range {
+    fn from(px: [u8; 4]) -> Self {
+        Rgba8Range::exact(px)
+    }
+}
+
+impl fmt::Display for Rgba8Range {
+    /// `(255, 127..=128, 0, 255)`: a single value where only one is
+    /// accepted.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "(")?;
+        for c in 0..4 {
+            if c > 0 {
+                write!(f, ", ")?;
+            }
+            if self.lo[c] == self.hi[c] {
+                write!(f, "{}", self.lo[c])?;
+            } else {
+                write!(f, "{}..={}", self.lo[c], self.hi[c])?;
+            }
+        }
+        write!(f, ")")
+    }
+}
+
+/// The 8-bit values the Vulkan spec allows for a float channel written to
+/// a UNORM8 format: `(floor(r), ceil(r))` of `r = clamp(v, 0, 1) * 255`
+/// (computed exactly: an f32 times 255 fits an f64), which is one value
+/// where `r` is an integer. NaN converts to 0.
+pub fn unorm8_allowed(v: f32) -> (u8, u8) {
+    if v.is_nan() {
+        return (0, 0);
+    }
+    let r = f64::from(v.clamp(0.0, 1.0)) * 255.0;
+    (r.floor() as u8, r.ceil() as u8)
+}
+
 /// Compares RGBA8 images with a per-channel tolerance in 8-bit units.
 pub fn compare_rgba8(
     got: &[u8],
@@ -134,33 +255,46 @@ pub fn compare_rgba8(
     height: u32,
     tolerance: [u8; 4],
 ) -> Result<Option<Mismatch<[u8; 4]>>, String> {
-    check_len("got", got.len(), 4, width, height)?;
     check_len("expected", expected.len(), 4, width, height)?;
-    let px = |data: &[u8], i: usize| -> [u8; 4] {
-        [
-            data[4 * i],
-            data[4 * i + 1],
-            data[4 * i + 2],
-            data[4 * i + 3],
-        ]
-    };
-    let n = got.len() / 4;
-    let mask: Vec<bool> = (0..n)
-        .map(|i| {
-            let (g, e) = (px(got, i), px(expected, i));
-            (0..4).any(|c| g[c].abs_diff(e[c]) > tolerance[c])
-        })
+    let ranges: Vec<Rgba8Range> = expected
+        .chunks_exact(4)
+        .map(|p| Rgba8Range::exact([p[0], p[1], p[2], p[3]]).widen(tolerance))
         .collect();
-    Ok(mismatch_from_mask(mask, width, |i| {
-        (px(got, i), px(expected, i))
-    }))
+    Ok(
+        compare_rgba8_ranges(got, &ranges, width, height)?.map(|m| Mismatch {
+            x: m.x,
+            y: m.y,
+            got: m.got,
+            expected: m.expected.want,
+            count: m.count,
+            mask: m.mask,
+        }),
+    )
 }
 
-fn mismatch_from_mask<P>(
+/// Compares RGBA8 bytes with one [`Rgba8Range`] per pixel.
+pub fn compare_rgba8_ranges(
+    got: &[u8],
+    expected: &[Rgba8Range],
+    width: u32,
+    height: u32,
+) -> Result<Option<Mismatch<[u8; 4], Rgba8Range>>, String> {
+    check_len("got", got.len(), 4, width, height)?;
+    check_len("expected", expected.len(), 1, width, height)?;
+    let px = |i: usize| -> [u8; 4] { [got[4 * i], got[4 * i + 1], got[4 * i + 2], got[4 * i + 3]] };
+    let mask: Vec<bool> = expected
+        .iter()
+        .enumerate()
+        .map(|(i, e)| !e.contains(px(i)))
+        .collect();
+    Ok(mismatch_from_mask(mask, width, |i| (px(i), expected[i])))
+}
+
+fn mismatch_from_mask<P, E>(
     mask: Vec<bool>,
     width: u32,
-    pixel: impl Fn(usize) -> (P, P),
-) -> Option<Mismatch<P>> {
+    pixel: impl Fn(usize) -> (P, E),
+) -> Option<Mismatch<P, E>> {
     let first = mask.iter().position(|&m| m)?;
     let count = mask.iter().filter(|&&m| m).count();
     let (got, expected) = pixel(first);
@@ -365,6 +499,37 @@ pub fn check_rgba8(
     }
 }
 
+/// Compares RGBA8 bytes with one [`Rgba8Range`] per pixel and, on a
+/// mismatch, writes the PNG triple (the expected image shows the
+/// round-to-nearest values) into `dir` and returns a failure naming the
+/// first bad pixel and what it may hold.
+pub fn check_rgba8_ranges(
+    dir: &Path,
+    name: &str,
+    got: &[u8],
+    expected: &[Rgba8Range],
+    width: u32,
+    height: u32,
+) -> Outcome {
+    match compare_rgba8_ranges(got, expected, width, height) {
+        Err(e) => Outcome::Fail(format!("image comparison: {e}")),
+        Ok(None) => Outcome::Pass,
+        Ok(Some(m)) => {
+            let want: Vec<u8> = expected.iter().flat_map(|e| e.want).collect();
+            let note = write_triple(dir, name, width, height, got, &want, &m.mask);
+            Outcome::Fail(format!(
+                "{} of {} pixels differ; first at ({}, {}): got {}, expected {}; {note}",
+                m.count,
+                got.len() / 4,
+                m.x,
+                m.y,
+                Px(&m.got),
+                m.expected,
+            ))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -427,6 +592,49 @@ mod tests {
         let (_, _, dd) = read_png_rgba8(&d).unwrap();
         assert_eq!(&dd[20..24], &[255, 0, 0, 255]);
         assert_eq!(&dd[0..4], &[4, 4, 4, 255]); // dim grey of blue
+    }
+
+    #[test]
+    fn unorm8_allowed_is_the_two_nearest() {
+        assert_eq!(unorm8_allowed(0.5), (127, 128));
+        assert_eq!(unorm8_allowed(0.25), (63, 64));
+        assert_eq!(unorm8_allowed(1.0), (255, 255));
+        assert_eq!(unorm8_allowed(0.0), (0, 0));
+        assert_eq!(unorm8_allowed(-3.0), (0, 0));
+        assert_eq!(unorm8_allowed(7.0), (255, 255));
+        assert_eq!(unorm8_allowed(f32::NAN), (0, 0));
+        let r = Rgba8Range::unorm([1.0, 0.5, 0.0, 0.25]);
+        assert!(r.contains([255, 127, 0, 63]));
+        assert!(r.contains([255, 128, 0, 64]));
+        assert!(!r.contains([254, 128, 0, 64]));
+        assert!(!r.contains([255, 129, 0, 64]));
+        assert!(!r.contains([255, 126, 0, 64]));
+        assert!(!r.contains([255, 128, 1, 64]));
+        assert!(!r.contains([255, 128, 0, 65]));
+        assert_eq!(r.nearest(), [255, 128, 0, 64]);
+        assert_eq!(r.to_string(), "(255, 127..=128, 0, 63..=64)");
+    }
+
+    #[test]
+    fn rgba8_ranges_name_first_pixel() {
+        let dir = tmpdir("ranges");
+        let e = vec![Rgba8Range::unorm([0.5, 1.0, 0.0, 1.0]); 4];
+        let g = [
+            127u8, 255, 0, 255, 128, 255, 0, 255, 128, 255, 0, 255, 126, 255, 0, 255,
+        ];
+        let Outcome::Fail(msg) = check_rgba8_ranges(&dir, "r", &g, &e, 2, 2) else {
+            panic!()
+        };
+        assert!(
+            msg.starts_with(
+                "1 of 4 pixels differ; first at (1, 1): got (126, 255, 0, 255), expected (127..=128, 255, 0, 255)"
+            ),
+            "{msg}"
+        );
+        assert_eq!(
+            check_rgba8_ranges(&dir, "s", &g[..12], &e[..3], 3, 1),
+            Outcome::Pass
+        );
     }
 
     #[test]

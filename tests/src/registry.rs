@@ -231,6 +231,26 @@ impl TestContext {
             tolerance,
         )
     }
+
+    /// Like [`compare_rgba8`](Self::compare_rgba8) with one
+    /// [`image::Rgba8Range`] per pixel: the values each channel may hold
+    /// (e.g. either of the two UNORM values nearest a float colour).
+    pub fn compare_rgba8_ranges(
+        &self,
+        got: &[u8],
+        expected: &[image::Rgba8Range],
+        width: u32,
+        height: u32,
+    ) -> Outcome {
+        image::check_rgba8_ranges(
+            &self.artifacts_dir,
+            &self.name,
+            got,
+            expected,
+            width,
+            height,
+        )
+    }
 }
 
 /// True when the self-test cases are switched on in this process.

@@ -1,6 +1,8 @@
 //! `pipe.clear.*` for surfaces and the framebuffer, deferred clears, and
 //! `pipe.view.*` creation. Expected texels are computed here: UNORM8 is
-//! `round(v * 255)`, floats and integers are their bits.
+//! `round(v * 255)` or, where a colour may hit a rounding tie, either
+//! value the spec allows ([`Rgba8Range::unorm`]); floats and integers are
+//! their bits.
 
 use std::sync::Arc;
 
@@ -11,8 +13,8 @@ use pipe_core::view::{SamplerViewTemplate, SurfaceTemplate, Swizzle, ViewRange};
 use pipe_core::{Context, Format};
 
 use crate::harness::{
-    clear_depth_stencil, clear_surface, env, expect_bytes, pattern, set_framebuffer, step,
-    texture_template,
+    clear_depth_stencil, clear_surface, env, expect_bytes, pattern, rgba8_exact, set_framebuffer,
+    step, texture_template, Rgba8Range,
 };
 use crate::{both_paths, test_case, Outcome, TestContext};
 
@@ -60,8 +62,8 @@ fn render_target_full(ctx: &mut TestContext, staging: bool) -> R {
     let s = e.surface(&tex, 0, 0, 0)?;
     let c = [0.25f32, 0.5, 0.75, 1.0];
     clear_surface(&mut e, &s, &ColorUnion::from_f32(c), [0, 0, 16, 8])?;
-    let want = fill(&c.map(unorm8), 16 * 8);
-    e.expect_texture(&tex, 0, &PipeBox::rect(0, 0, 16, 8), &want, "cleared")
+    let want = vec![Rgba8Range::unorm(c); 16 * 8];
+    e.expect_texture_rgba8(&tex, 0, &PipeBox::rect(0, 0, 16, 8), &want, "cleared")
 }
 both_paths!("pipe.clear.render_target.whole", render_target_full);
 
@@ -73,14 +75,13 @@ fn render_target_partial(ctx: &mut TestContext, staging: bool) -> R {
     let s = e.surface(&tex, 0, 0, 0)?;
     let c = [1.0f32, 0.0, 0.5, 0.0];
     clear_surface(&mut e, &s, &ColorUnion::from_f32(c), [3, 2, 5, 4])?;
-    let mut want = base;
+    let mut want = rgba8_exact(&base);
     for y in 2..6 {
         for x in 3..8 {
-            let i = (y * 16 + x) * 4;
-            want[i..i + 4].copy_from_slice(&c.map(unorm8));
+            want[y * 16 + x] = Rgba8Range::unorm(c);
         }
     }
-    e.expect_texture(&tex, 0, &PipeBox::rect(0, 0, 16, 8), &want, "partial")
+    e.expect_texture_rgba8(&tex, 0, &PipeBox::rect(0, 0, 16, 8), &want, "partial")
 }
 both_paths!("pipe.clear.render_target.partial", render_target_partial);
 

@@ -216,29 +216,44 @@ pub(crate) fn draw(e: &mut Env, mode: PrimType, start: u32, count: u32, instance
     )
 }
 
-/// Compares the target with `expect(x, y) -> Some(rgba)`; `None` pixels
-/// (edge ties) are skipped. Writes the PNG triple on failure.
-pub(crate) fn check_image(
+/// Compares the target with `expect(x, y) -> Some(rgba)`: exact bytes
+/// (`[u8; 4]`) or the values a UNORM conversion allows (`unorm(colour)`,
+/// an [`Rgba8Range`](crate::image::Rgba8Range)); `None` pixels (edge
+/// ties) are skipped. Writes the PNG triple on failure.
+pub(crate) fn check_image<P: Into<crate::image::Rgba8Range>>(
     ctx: &TestContext,
     e: &mut Env,
     t: &Target,
-    expect: impl Fn(u32, u32) -> Option<[u8; 4]>,
+    expect: impl Fn(u32, u32) -> Option<P>,
 ) -> R {
     let got = e.read_texture(&t.color, 0, &PipeBox::rect(0, 0, W, H))?;
-    // Skipped pixels take the value read back, so they always match.
-    let mut want = got.clone();
-    for y in 0..H {
-        for x in 0..W {
-            let i = (y * W + x) as usize;
-            if let Some(px) = expect(x, y) {
-                want[i * 4..i * 4 + 4].copy_from_slice(&px);
-            }
-        }
-    }
-    match ctx.compare_rgba8(&got, &want, W, H, [0; 4]) {
+    let want = expected_image(&got, W, H, 0, expect);
+    match ctx.compare_rgba8_ranges(&got, &want, W, H) {
         Outcome::Pass => Ok(()),
         o => Err(o),
     }
+}
+
+/// One expectation per pixel from `expect`, widened by `tolerance`;
+/// skipped (`None`) pixels expect exactly the value read back in `got`.
+pub(crate) fn expected_image<P: Into<crate::image::Rgba8Range>>(
+    got: &[u8],
+    w: u32,
+    h: u32,
+    tolerance: u8,
+    expect: impl Fn(u32, u32) -> Option<P>,
+) -> Vec<crate::image::Rgba8Range> {
+    let mut want = Vec::with_capacity((w * h) as usize);
+    for y in 0..h {
+        for x in 0..w {
+            let i = (y * w + x) as usize * 4;
+            want.push(match expect(x, y) {
+                Some(px) => px.into().widen([tolerance; 4]),
+                None => [got[i], got[i + 1], got[i + 2], got[i + 3]].into(),
+            });
+        }
+    }
+    want
 }
 
 /// Lower-left half of the target: NDC (-1,-1), (1,-1), (-1,1) map to window
@@ -315,7 +330,11 @@ fn indexed_quad(ctx: &mut TestContext, staging: bool) -> R {
     )?;
     let inside = |x: u32, y: u32| (4..12).contains(&x) && (2..10).contains(&y);
     check_image(ctx, &mut e, &t, |x, y| {
-        Some(if inside(x, y) { unorm(green) } else { [0; 4] })
+        Some(if inside(x, y) {
+            unorm(green)
+        } else {
+            [0; 4].into()
+        })
     })?;
     // u32 indices from a buffer, only the second triangle (start = 3).
     let ib = e.buffer(24, ResourceFlags::empty())?;
@@ -351,7 +370,7 @@ fn indexed_quad(ctx: &mut TestContext, staging: bool) -> R {
     // (x - 4) < (y - 2) * 1 strictly above the diagonal; on it: skipped.
     check_image(ctx, &mut e, &t, |x, y| {
         if !inside(x, y) {
-            return Some([0; 4]);
+            return Some([0; 4].into());
         }
         let (u, v) = (x as f32 + 0.5 - 4.0, y as f32 + 0.5 - 2.0);
         if (u - v).abs() < 1e-6 {
@@ -389,7 +408,7 @@ fn instanced(ctx: &mut TestContext, staging: bool) -> R {
     check_image(ctx, &mut e, &t, |x, y| {
         let a = x < 4 && y < 4;
         let b = (8..12).contains(&x) && (4..8).contains(&y);
-        Some(if a || b { unorm(c) } else { [0; 4] })
+        Some(if a || b { unorm(c) } else { [0; 4].into() })
     })
 }
 both_paths!("pipe.draw.instanced.divisor_one", instanced);
@@ -480,7 +499,7 @@ fn blend(ctx: &mut TestContext, staging: bool) -> R {
     set_color(&mut e, src)?;
     draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
     // 0.25 * src + 0.75 * dst, alpha = src alpha; UNORM8 rounding of each.
-    let want = unorm([0.25, 0.0, 0.75, 0.25]);
+    let want = unorm([0.25, 0.0, 0.75, 0.25]).nearest();
     let got = e.read_texture(&t.color, 0, &PipeBox::rect(0, 0, W, H))?;
     for px in got.chunks(4) {
         for c in 0..4 {
@@ -535,7 +554,7 @@ fn scissor(ctx: &mut TestContext, staging: bool) -> R {
         Some(if (3..9).contains(&x) && (5..7).contains(&y) {
             unorm(c)
         } else {
-            [0; 4]
+            [0; 4].into()
         })
     })
 }
@@ -899,7 +918,7 @@ fn alpha_test(ctx: &mut TestContext, staging: bool) -> R {
         clear_color(&mut e, [0.0; 4])?;
         draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
         check_image(ctx, &mut e, &t, |_, _| {
-            Some(if drawn { unorm(c) } else { [0; 4] })
+            Some(if drawn { unorm(c) } else { [0; 4].into() })
         })
         .map_err(|o| Outcome::fail(format!("alpha func {func:?}: {o:?}")))?;
     }
@@ -923,7 +942,7 @@ fn clip_plane(ctx: &mut TestContext, staging: bool) -> R {
     clear_color(&mut e, [0.0; 4])?;
     draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
     check_image(ctx, &mut e, &t, |x, _| {
-        Some(if x >= 8 { unorm(c) } else { [0; 4] })
+        Some(if x >= 8 { unorm(c) } else { [0; 4].into() })
     })
 }
 both_paths!("pipe.draw.gl.clip_plane", clip_plane);
@@ -946,7 +965,11 @@ fn polygon_stipple(ctx: &mut TestContext, staging: bool) -> R {
     clear_color(&mut e, [0.0; 4])?;
     draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
     check_image(ctx, &mut e, &t, |x, y| {
-        Some(if (x + y) % 2 == 0 { unorm(c) } else { [0; 4] })
+        Some(if (x + y) % 2 == 0 {
+            unorm(c)
+        } else {
+            [0; 4].into()
+        })
     })
 }
 both_paths!("pipe.draw.gl.polygon_stipple", polygon_stipple);
@@ -1086,7 +1109,7 @@ fn multi_draw(ctx: &mut TestContext, staging: bool) -> R {
         Some(if on_diagonal(x, y, &[0, 2, 3]) {
             unorm(c)
         } else {
-            [0; 4]
+            [0; 4].into()
         })
     })?;
     // Indexed: identity indices, draws with index_bias selecting squares.
@@ -1110,7 +1133,7 @@ fn multi_draw(ctx: &mut TestContext, staging: bool) -> R {
         Some(if on_diagonal(x, y, &[1, 3]) {
             unorm(c)
         } else {
-            [0; 4]
+            [0; 4].into()
         })
     })
 }
@@ -1160,7 +1183,7 @@ fn indirect(ctx: &mut TestContext, staging: bool) -> R {
         Some(if on_diagonal(x, y, &[0, 3]) {
             unorm(c)
         } else {
-            [0; 4]
+            [0; 4].into()
         })
     })?;
     if e.screen.caps().draw_indirect_count {
@@ -1183,7 +1206,7 @@ fn indirect(ctx: &mut TestContext, staging: bool) -> R {
             Some(if on_diagonal(x, y, &[3, 2]) {
                 unorm(c)
             } else {
-                [0; 4]
+                [0; 4].into()
             })
         })?;
     }
@@ -1209,7 +1232,7 @@ fn divisor_two(ctx: &mut TestContext, staging: bool) -> R {
         Some(if on_diagonal(x, y, &[0, 1]) {
             unorm(c)
         } else {
-            [0; 4]
+            [0; 4].into()
         })
     })
 }
@@ -1269,7 +1292,7 @@ fn geometry_shader(ctx: &mut TestContext, staging: bool) -> R {
     draw(&mut e, PrimType::Triangles, 0, 6, 1)?;
     check_image(ctx, &mut e, &t, |x, y| {
         let inside = y < 4 && (x < 4 || (8..12).contains(&x));
-        Some(if inside { unorm(c) } else { [0; 4] })
+        Some(if inside { unorm(c) } else { [0; 4].into() })
     })?;
     step("unbind gs", e.ctx.bind_gs_state(None))?;
     step("delete gs", e.ctx.delete_gs_state(g))
@@ -1370,7 +1393,7 @@ fn multiple_viewports(ctx: &mut TestContext, staging: bool) -> R {
     draw(&mut e, PrimType::Triangles, 0, 6, 1)?;
     check_image(ctx, &mut e, &t, |x, y| {
         let inside = x < 4 || ((8..12).contains(&x) && y < 8);
-        Some(if inside { unorm(c) } else { [0; 4] })
+        Some(if inside { unorm(c) } else { [0; 4].into() })
     })?;
     step("unbind gs", e.ctx.bind_gs_state(None))?;
     step("delete gs", e.ctx.delete_gs_state(g))
@@ -1609,7 +1632,7 @@ fn line_stipple_on(ctx: &mut TestContext, mut e: Env) -> R {
     draw(&mut e, PrimType::Lines, 0, 2, 1)?;
     check_image(ctx, &mut e, &t, |x, yy| {
         let lit = yy == 8 && pattern & (1 << ((x / factor) % 16)) != 0;
-        Some(if lit { unorm(c) } else { [0; 4] })
+        Some(if lit { unorm(c) } else { [0; 4].into() })
     })
 }
 
@@ -1709,7 +1732,7 @@ fn tessellation(ctx: &mut TestContext, staging: bool) -> R {
         Some(if on_diagonal(x, y, &[1]) {
             unorm(c)
         } else {
-            [0; 4]
+            [0; 4].into()
         })
     })
 }
@@ -1758,7 +1781,7 @@ fn main {
         Some(if on_diagonal(x, y, &[1]) {
             unorm(c)
         } else {
-            [0; 4]
+            [0; 4].into()
         })
     })
 }
@@ -1803,7 +1826,7 @@ fn patch_sizes(ctx: &mut TestContext, dynamic: bool) -> R {
         Some(if on_diagonal(x, y, &[0, 2]) {
             unorm(c)
         } else {
-            [0; 4]
+            [0; 4].into()
         })
     })
 }
@@ -1922,7 +1945,7 @@ fn render_to_3d_slice(ctx: &mut TestContext, staging: bool) -> R {
     for y in 0..4usize {
         for x in 0..2usize {
             let i = ((16 + y * 4) + x) * 4;
-            want[i..i + 4].copy_from_slice(&unorm(c));
+            want[i..i + 4].copy_from_slice(&unorm(c).nearest());
         }
     }
     if got != want {
@@ -1997,7 +2020,7 @@ fn tessellation_default_levels(ctx: &mut TestContext, staging: bool) -> R {
     }
     check_image(ctx, &mut e, &t, |x, y| {
         let lit = rows.iter().any(|&(r, k)| y == r && (x * k) % 15 == 0);
-        Some(if lit { unorm(c) } else { [0; 4] })
+        Some(if lit { unorm(c) } else { [0; 4].into() })
     })
 }
 both_paths!(
@@ -2065,7 +2088,7 @@ fn window_rectangles(ctx: &mut TestContext, staging: bool, shader: bool) -> R {
             } else {
                 inside(x, y) == include
             };
-            Some(if drawn { unorm(c) } else { [0; 4] })
+            Some(if drawn { unorm(c) } else { [0; 4].into() })
         })
         .map_err(|o| Outcome::fail(format!("{name}: {o:?}")))?;
     }
@@ -2122,7 +2145,7 @@ fn window_rectangles_switches(ctx: &mut TestContext, shader: bool) -> R {
             .iter()
             .rev()
             .find(|(include, rects, _)| rects.iter().any(|r| inside(r, x, y)) == *include);
-        Some(last.map_or([0; 4], |s| unorm(s.2)))
+        Some(last.map_or([0; 4].into(), |s| unorm(s.2)))
     })
 }
 fn window_rectangles_switches_device(ctx: &mut TestContext) -> Outcome {

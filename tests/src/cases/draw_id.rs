@@ -126,7 +126,7 @@ fn multi_draw_constant_id(ctx: &mut TestContext, staging: bool) -> R {
     )?;
     check_image(ctx, &mut e, &t, |x, _| {
         Some(if x < 8 {
-            [0, 255, 0, 255]
+            [0, 255, 0, 255].into()
         } else {
             unorm(BLACK)
         })
@@ -153,7 +153,7 @@ fn draw_id_offset(ctx: &mut TestContext, staging: bool) -> R {
     )?;
     check_image(ctx, &mut e, &t, |x, _| {
         Some(if x < 4 {
-            [128, 255, 0, 255]
+            unorm([2.0 * 0.25, 1.0, 0.0, 1.0])
         } else {
             unorm(BLACK)
         })

@@ -71,12 +71,14 @@ fn switches(ctx: &mut TestContext, dynamic: bool) -> R {
     }
     let b8 = unorm(bg);
     check_image(ctx, &mut e, &t, |x, y| {
+        // Each sum adds to what the clear stored (either UNORM value
+        // nearest the clear colour).
         Some(if x >= 8 {
-            [b8[0], 255, b8[2], b8[3]]
+            b8.with(1, 255)
         } else if y < 8 {
-            [b8[0] + 153, b8[1], b8[2], b8[3]]
+            b8.plus([153, 0, 0, 0])
         } else {
-            [b8[0] + 102, b8[1], b8[2], b8[3]]
+            b8.plus([102, 0, 0, 0])
         })
     })
 }
@@ -220,7 +222,7 @@ fn raster_switches(ctx: &mut TestContext, dynamic: bool) -> R {
         if x >= 8 || (y == 1 && (2..=5).contains(&x)) {
             Some(unorm(c))
         } else if (x, y) == (2, 2) || x >= 7 || y >= 8 {
-            Some([0; 4])
+            Some([0; 4].into())
         } else {
             None
         }

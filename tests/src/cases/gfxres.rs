@@ -185,20 +185,15 @@ fn draw_rect(e: &mut Env, r: (u32, u32, u32, u32)) -> R {
 }
 
 /// Compares the target with `expect(x, y)`; writes PNGs on failure.
-fn check_image(
+fn check_image<P: Into<crate::image::Rgba8Range>>(
     ctx: &TestContext,
     e: &mut Env,
     color: &Resource,
-    expect: impl Fn(u32, u32) -> [u8; 4],
+    expect: impl Fn(u32, u32) -> P,
 ) -> R {
     let got = e.read_texture(color, 0, &PipeBox::rect(0, 0, W, H))?;
-    let mut want = Vec::with_capacity(got.len());
-    for y in 0..H {
-        for x in 0..W {
-            want.extend_from_slice(&expect(x, y));
-        }
-    }
-    match ctx.compare_rgba8(&got, &want, W, H, [0; 4]) {
+    let want = crate::cases::draw::expected_image(&got, W, H, 0, |x, y| Some(expect(x, y)));
+    match ctx.compare_rgba8_ranges(&got, &want, W, H) {
         Outcome::Pass => Ok(()),
         o => Err(o),
     }
@@ -440,7 +435,7 @@ fn ssbo_vs_read(ctx: &mut TestContext, staging: bool) -> R {
         if in_rect(x, y, r) {
             unorm(c)
         } else {
-            [0; 4]
+            [0; 4].into()
         }
     })
 }
@@ -1021,7 +1016,7 @@ fn gs_atomic(ctx: &mut TestContext, staging: bool) -> R {
         if in_rect(x, y, r) || in_rect(x, y, r2) {
             unorm(c)
         } else {
-            [0; 4]
+            [0; 4].into()
         }
     })?;
     step("unbind gs", e.ctx.bind_gs_state(None))?;
@@ -1115,7 +1110,7 @@ fn tes_read(ctx: &mut TestContext, staging: bool) -> R {
         if x >= 8 && in_rect(x - 8, y, r) {
             unorm(c)
         } else {
-            [0; 4]
+            [0; 4].into()
         }
     })?;
     step("unbind tcs", e.ctx.bind_tcs_state(None))?;
@@ -1215,8 +1210,8 @@ fn layout_switch(ctx: &mut TestContext, staging: bool) -> R {
         255,
     ];
     check_image(ctx, &mut e, &color, |x, _| match x {
-        0..3 | 6..9 => texels[2],
-        3..6 | 9..12 => band3,
+        0..3 | 6..9 => texels[2].into(),
+        3..6 | 9..12 => band3.into(),
         _ => unorm(LEFT),
     })
 }
@@ -1343,7 +1338,7 @@ fn bad_input(ctx: &mut TestContext, staging: bool) -> R {
     draw_rect(&mut e, (0, 0, W, 8))?;
     check_image(ctx, &mut e, &color, |x, y| {
         if y >= 8 {
-            [0; 4]
+            [0; 4].into()
         } else {
             unorm(if x < 8 { LEFT } else { RIGHT })
         }

@@ -169,11 +169,17 @@ fn gs_layer(ctx: &mut TestContext, staging: bool, target: Target, n: u32) -> R {
             .clear(ClearFlags::COLOR0, None, &ColorUnion::from_f32(c), 1.0, 0),
     )?;
     for l in 0..n {
-        expect_layer(&mut e, &res, l, unorm(c), "after the clear")?;
+        expect_layer(&mut e, &res, l, unorm(c).nearest(), "after the clear")?;
     }
     draw_arrays(&mut e, pipe_core::draw::PrimType::Triangles, 0, 3)?;
     for l in 0..n {
-        expect_layer(&mut e, &res, l, unorm(layer_color(l)), "after the draw")?;
+        expect_layer(
+            &mut e,
+            &res,
+            l,
+            unorm(layer_color(l)).nearest(),
+            "after the draw",
+        )?;
     }
     Ok(())
 }
@@ -218,7 +224,7 @@ fn fbfetch_layered(ctx: &mut TestContext, staging: bool) -> R {
         e.ctx.texture_barrier(TextureBarrierFlags::FRAMEBUFFER),
     )?;
     for l in 0..n {
-        let last = unorm(before(l));
+        let last = unorm(before(l)).nearest();
         let col = layer_color(l);
         let want: [u8; 4] = std::array::from_fn(|i| {
             ((f32::from(last[i]) / 255.0 + col[i]) * 0.5 * 255.0).round() as u8
@@ -265,7 +271,7 @@ fn fbfetch_3d_refused(ctx: &mut TestContext, staging: bool) -> R {
             &mut e,
             &res,
             l,
-            unorm(layer_color(l)),
+            unorm(layer_color(l)).nearest(),
             "after the refused draw",
         )?;
     }

@@ -207,7 +207,7 @@ fn case(ctx: &mut TestContext, shape: Shape, mode: PolygonMode, first: bool, sti
         } else if shape.rects().iter().any(|&r| on_rect(x, y, r)) {
             lit
         } else {
-            [0; 4]
+            [0; 4].into()
         })
     })
 }

@@ -275,36 +275,33 @@ fn draw_indexed(
 
 /// Compares the target with `expect(x, y) -> Some(rgba)`; `None` pixels
 /// (edge ties) are skipped. Writes the PNG triple on failure.
-fn check_image(
+fn check_image<P: Into<crate::image::Rgba8Range>>(
     ctx: &TestContext,
     e: &mut Env,
     color: &Resource,
     tolerance: u8,
-    expect: impl Fn(u32, u32) -> Option<[u8; 4]>,
+    expect: impl Fn(u32, u32) -> Option<P>,
 ) -> R {
     let got = e.read_texture(color, 0, &PipeBox::rect(0, 0, W, H))?;
-    let mut want = got.clone();
-    for y in 0..H {
-        for x in 0..W {
-            let i = (y * W + x) as usize;
-            if let Some(px) = expect(x, y) {
-                want[i * 4..i * 4 + 4].copy_from_slice(&px);
-            }
-        }
-    }
-    match ctx.compare_rgba8(&got, &want, W, H, [tolerance; 4]) {
+    let want = crate::cases::draw::expected_image(&got, W, H, tolerance, expect);
+    match ctx.compare_rgba8_ranges(&got, &want, W, H) {
         Outcome::Pass => Ok(()),
         o => Err(o),
     }
 }
 
 /// Colour or background by a coverage predicate.
-fn paint(c: [f32; 4], inside: bool) -> Option<[u8; 4]> {
+fn paint(c: [f32; 4], inside: bool) -> Option<crate::image::Rgba8Range> {
     Some(unorm(if inside { c } else { BLACK }))
 }
 
 /// Colour by a convex-polygon coverage, edge ties skipped.
-fn paint_convex(c: [f32; 4], x: u32, y: u32, poly: &[(i64, i64)]) -> Option<[u8; 4]> {
+fn paint_convex(
+    c: [f32; 4],
+    x: u32,
+    y: u32,
+    poly: &[(i64, i64)],
+) -> Option<crate::image::Rgba8Range> {
     match convex(x, y, poly) {
         Cover::In => Some(unorm(c)),
         Cover::Out => Some(unorm(BLACK)),

@@ -47,9 +47,9 @@ const COLOR: [f32; 4] = [1.0, 0.5, 0.0, 1.0];
 const FACTOR: u32 = 2;
 const PATTERN: u16 = 0x3333;
 
-fn stippled_row8(x: u32, y: u32) -> Option<[u8; 4]> {
+fn stippled_row8(x: u32, y: u32) -> Option<crate::image::Rgba8Range> {
     let lit = y == 8 && PATTERN & (1 << ((x / FACTOR) % 16)) != 0;
-    Some(if lit { unorm(COLOR) } else { [0; 4] })
+    Some(if lit { unorm(COLOR) } else { [0; 4].into() })
 }
 
 fn stipple_env(ctx: &TestContext, emulated: bool) -> Result<Env, Outcome> {
@@ -203,7 +203,7 @@ fn gs_points_size(ctx: &mut TestContext) -> R {
     draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
     check_image(ctx, &mut e, &t, |x, y| {
         let lit = (6..=10).contains(&x) && (6..=10).contains(&y);
-        Some(if lit { unorm(COLOR) } else { [0; 4] })
+        Some(if lit { unorm(COLOR) } else { [0; 4].into() })
     })
 }
 crate::result_case!("pipe.draw.rast_prim.gs_points_size", gs_points_size);
@@ -253,7 +253,7 @@ fn gs_triangles_polygon_stipple(ctx: &mut TestContext) -> R {
         Some(if (x + y) % 2 == 0 {
             unorm(COLOR)
         } else {
-            [0; 4]
+            [0; 4].into()
         })
     })
 }
@@ -291,7 +291,7 @@ fn polygon_stipple_line_mode(ctx: &mut TestContext) -> R {
         if (y == 2 && inner(x)) || (x == 2 && inner(y)) {
             Some(unorm(COLOR))
         } else if (4..=6).contains(&x) && (4..=6).contains(&y) {
-            Some([0; 4])
+            Some([0; 4].into())
         } else {
             None
         }
@@ -404,7 +404,7 @@ fn polygon_line_stipple_as(ctx: &mut TestContext, emulated: bool, adjacency: boo
         } else {
             return None;
         };
-        Some(if on { unorm(COLOR) } else { [0; 4] })
+        Some(if on { unorm(COLOR) } else { [0; 4].into() })
     })
 }
 stipple_cases!(
@@ -432,7 +432,7 @@ fn adjacency_stipple(ctx: &mut TestContext, emulated: bool, mode: PrimType) -> R
     draw(&mut e, PrimType::Lines, 0, 2, 1)?;
     check_image(ctx, &mut e, &t, |x, y| {
         let lit = (y == 8 || y == 4) && PATTERN & (1 << ((x / FACTOR) % 16)) != 0;
-        Some(if lit { unorm(COLOR) } else { [0; 4] })
+        Some(if lit { unorm(COLOR) } else { [0; 4].into() })
     })
 }
 fn lines_adjacency_stipple(ctx: &mut TestContext, emulated: bool) -> R {
@@ -470,7 +470,7 @@ fn back_face_mode(ctx: &mut TestContext) -> R {
         if (y == 2 && edge(x)) || (x == 2 && edge(y)) {
             Some(unorm(COLOR))
         } else if (4..=7).contains(&x) && (4..=7).contains(&y) {
-            Some([0; 4])
+            Some([0; 4].into())
         } else {
             None
         }
@@ -539,7 +539,7 @@ fn stipple_back_color(ctx: &mut TestContext) -> R {
     bind_rasterizer(&mut e, |r| r.light_twoside = true)?;
     draw(&mut e, PrimType::Lines, 0, 2, 1)?;
     check_image(ctx, &mut e, &t, |_, y| {
-        Some(if y == 8 { unorm(COLOR) } else { [0; 4] })
+        Some(if y == 8 { unorm(COLOR) } else { [0; 4].into() })
     })
 }
 crate::result_case!(

@@ -59,7 +59,7 @@ fn degenerate_polygon_line(ctx: &mut TestContext, first: bool) -> R {
         Some(if on_rect(x, y, (2, 2, 12, 12)) {
             unorm(COLOR)
         } else {
-            [0; 4]
+            [0; 4].into()
         })
     })
 }
@@ -87,7 +87,7 @@ fn quad_point_size(ctx: &mut TestContext) -> R {
         let near = v
             .iter()
             .any(|&(vx, vy): &(u32, u32)| x.abs_diff(vx) <= 1 && y.abs_diff(vy) <= 1);
-        Some(if near { unorm(COLOR) } else { [0; 4] })
+        Some(if near { unorm(COLOR) } else { [0; 4].into() })
     })
 }
 
@@ -135,7 +135,7 @@ fn quads_line_clip_plane(ctx: &mut TestContext) -> R {
         Some(if x > 8 && on_rect(x, y, (2, 2, 13, 6)) {
             unorm(COLOR)
         } else {
-            [0; 4]
+            [0; 4].into()
         })
     })
 }
@@ -224,7 +224,7 @@ fn quad_line_flat(ctx: &mut TestContext, first: bool) -> R {
         Some(if on_rect(x, y, (3, 3, 12, 12)) {
             unorm(want)
         } else {
-            [0; 4]
+            [0; 4].into()
         })
     })
 }
@@ -263,7 +263,7 @@ fn quad_line_wide(ctx: &mut TestContext) -> R {
         let band = |p: u32, a: u32| p.abs_diff(a) <= 1;
         let lit = ((4..=10).contains(&x) && (band(y, 3) || band(y, 12)))
             || ((4..=10).contains(&y) && (band(x, 3) || band(x, 12)));
-        Some(if lit { unorm(COLOR) } else { [0; 4] })
+        Some(if lit { unorm(COLOR) } else { [0; 4].into() })
     })
 }
 
@@ -317,10 +317,9 @@ fn quads_line_two_side(ctx: &mut TestContext) -> R {
         let i = ((y * 16 + x) * 4) as usize;
         [got[i], got[i + 1], got[i + 2], got[i + 3]]
     };
-    // Within one step of a channel: UNORM conversion may give either
-    // integer next to 127.5 (the spec's "one of the two closest").
-    let near = |a: [u8; 4], b: [u8; 4]| a.iter().zip(b).all(|(x, y)| x.abs_diff(y) <= 1);
-    let (ca, cb) = if near(at(4, 2), front) {
+    // UNORM conversion may give either integer next to 127.5 (the
+    // spec's "one of the two closest"): `front` accepts both.
+    let (ca, cb) = if front.contains(at(4, 2)) {
         (front, back)
     } else {
         (back, front)
@@ -331,7 +330,7 @@ fn quads_line_two_side(ctx: &mut TestContext) -> R {
         } else if on_rect(x, y, (9, 2, 13, 12)) {
             cb
         } else {
-            [0; 4]
+            [0; 4].into()
         })
     })
 }
@@ -669,7 +668,7 @@ fn offset_per_mode(ctx: &mut TestContext, which: u8, dynamic: bool, triangles: b
             }
             unorm(a)
         } else {
-            [0; 4]
+            [0; 4].into()
         })
     })
 }

@@ -80,7 +80,7 @@ fn main {
             if on_rect(x, y, (2, 2, 6, 12)) || on_rect(x, y, (9, 2, 13, 12)) {
                 color
             } else {
-                [0; 4]
+                [0; 4].into()
             },
         )
     })

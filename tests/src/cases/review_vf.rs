@@ -564,7 +564,7 @@ fn spirv_gs_lines_polygon_stipple(ctx: &mut TestContext) -> R {
         if y == 8 && (1..=14).contains(&x) {
             Some(unorm(COLOR))
         } else if y != 8 {
-            Some([0; 4])
+            Some([0; 4].into())
         } else {
             None
         }
@@ -622,7 +622,7 @@ fn tes_point_mode_size(ctx: &mut TestContext) -> R {
         Some(if near(4) || near(12) {
             unorm(COLOR)
         } else {
-            [0; 4]
+            [0; 4].into()
         })
     })
 }
@@ -681,7 +681,7 @@ fn gs_adjacency_line_stipple(ctx: &mut TestContext, emulated: bool) -> R {
     draw(&mut e, PrimType::LinesAdjacency, 0, 4, 1)?;
     check_image(ctx, &mut e, &t, |x, y| {
         let lit = y == 8 && PATTERN & (1 << ((x / FACTOR) % 16)) != 0;
-        Some(if lit { unorm(COLOR) } else { [0; 4] })
+        Some(if lit { unorm(COLOR) } else { [0; 4].into() })
     })
 }
 const _: () = {

@@ -812,14 +812,13 @@ fn check_eq(what: &str, got: u32, want: u32) -> R {
     Ok(())
 }
 
-fn check_pixels(ctx: &TestContext, got: &[u8], want: impl Fn(u32, u32) -> [u8; 4]) -> R {
-    let mut expect = Vec::with_capacity(got.len());
-    for y in 0..H {
-        for x in 0..W {
-            expect.extend_from_slice(&want(x, y));
-        }
-    }
-    match ctx.compare_rgba8(got, &expect, W, H, [0; 4]) {
+fn check_pixels<P: Into<crate::image::Rgba8Range>>(
+    ctx: &TestContext,
+    got: &[u8],
+    want: impl Fn(u32, u32) -> P,
+) -> R {
+    let expect = crate::cases::draw::expected_image(got, W, H, 0, |x, y| Some(want(x, y)));
+    match ctx.compare_rgba8_ranges(got, &expect, W, H) {
         Outcome::Pass => Ok(()),
         o => Err(o),
     }
