@@ -152,6 +152,10 @@ pub struct VkContext {
     /// triangles): pipeline statistics do not count its invocations
     /// (`query`).
     pub(crate) generated_gs: bool,
+    /// The bound pipeline tests the depth planes of aliased triangles in
+    /// the shader (`VariantKey::aliased_depth_clip`): the draw turns the
+    /// hardware's depth clipping off and clamping on.
+    pub(crate) aliased_depth_clip: bool,
     /// The bound pipeline's vertex shader reads the draw id: direct draws
     /// are recorded one by one (`shader::reads_draw_index`).
     pub(crate) draw_id_read: bool,
@@ -238,6 +242,7 @@ impl VkContext {
             null_fs: false,
             edge_draw: None,
             generated_gs: false,
+            aliased_depth_clip: false,
             draw_id_read: false,
             shader_info: Default::default(),
             velem_fetch: Default::default(),

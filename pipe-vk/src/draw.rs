@@ -154,7 +154,9 @@ pub struct DynState {
     /// Where rasterizer state is dynamic: the rasterizer CSO
     /// (`u32::MAX`: none) and whether the draw shades per sample (which
     /// rules out Bresenham and smooth lines).
-    raster_state: Option<(u32, bool)>,
+    /// And whether aliased triangles take over depth clipping
+    /// (`VkContext::aliased_depth_clip`).
+    raster_state: Option<(u32, bool, bool)>,
     /// Where vertex input is dynamic: the vertex-elements CSO
     /// (`u32::MAX`: none).
     vertex_input: Option<u32>,
@@ -1665,7 +1667,11 @@ impl VkContext {
         };
         let raster_state = if self.dynamic_rasterizer.is_some() {
             let per_sample = self.per_sample_ms(&rast)?;
-            Some((b.rasterizer.map_or(u32::MAX, |h| h.id()), per_sample))
+            Some((
+                b.rasterizer.map_or(u32::MAX, |h| h.id()),
+                per_sample,
+                self.aliased_depth_clip,
+            ))
         } else {
             None
         };
@@ -1919,7 +1925,7 @@ impl VkContext {
                 }
             }
         }
-        if let (true, Some((_, per_sample)), Some((eds3, lines))) =
+        if let (true, Some((_, per_sample, aliased_depth)), Some((eds3, lines))) =
             (raster_changed, raster_state, &self.dynamic_rasterizer)
         {
             let (line_mode, stipple_ok) =
@@ -1933,7 +1939,7 @@ impl VkContext {
             // these states (`pipeline::DYNAMIC_RASTERIZER_STATES`).
             unsafe {
                 eds3.cmd_set_polygon_mode(cmd, mode);
-                eds3.cmd_set_depth_clamp_enable(cmd, rast.depth_clamp);
+                eds3.cmd_set_depth_clamp_enable(cmd, rast.depth_clamp || aliased_depth);
                 eds3.cmd_set_provoking_vertex_mode(
                     cmd,
                     if rast.flatshade_first {
@@ -1951,7 +1957,7 @@ impl VkContext {
                 );
                 raw.cmd_set_depth_bias_enable(cmd, offset_enabled);
                 if self.dev().separate_depth_clip() {
-                    eds3.cmd_set_depth_clip_enable(cmd, rast.depth_clip_near);
+                    eds3.cmd_set_depth_clip_enable(cmd, rast.depth_clip_near && !aliased_depth);
                 }
             }
         }
@@ -2149,6 +2155,7 @@ impl VkContext {
                 || fs_key.aliased_points.is_some()
                 || fs_key.aliased_triangles);
         self.generated_gs = generated_gs;
+        self.aliased_depth_clip = fs_key.aliased_depth_clip.is_some();
         self.draw_id_read = self.shader_info(vs).reads_draw_index;
         let dev = self.dev().clone();
         if let Some(p) = self.pipelines.lookup(&dev, &key) {
@@ -2254,6 +2261,18 @@ impl VkContext {
                     fs_key.aliased_clip_planes
                 } else {
                     0
+                },
+                aliased_depth_clip: fs_key.aliased_depth_clip.filter(|_| aliased),
+                // The depth planes' `ClipDistance` elements of a triangle
+                // the shader leaves unchanged stay as it writes them.
+                clip_planes: match fs_key.aliased_depth_clip.filter(|_| aliased) {
+                    Some(_) => {
+                        last_key.clip_planes
+                            | spirv_gen::passes::aliased::depth_clip_distance_bits(
+                                fs_key.aliased_clip_planes,
+                            )
+                    }
+                    None => last_key.clip_planes,
                 },
                 ..last_key.clone()
             };
@@ -2684,6 +2703,17 @@ impl VkContext {
             };
             if !reads_distances {
                 fs.aliased_clip_planes = rast.clip_plane_enable;
+                // The near and far planes likewise, where the hardware's
+                // depth clipping can be turned off apart from clamping.
+                let dev = self.dev();
+                if rast.depth_clip_near
+                    && !rast.depth_clamp
+                    && dev.separate_depth_clip()
+                    && dev.device.features.core.depth_clamp == vk::TRUE
+                    && spirv_gen::passes::aliased::depth_clip_fits(rast.clip_plane_enable)
+                {
+                    fs.aliased_depth_clip = Some(rast.clip_halfz);
+                }
             }
         }
         fs.inline_uniforms = inline_uniforms(&b.inlinable[ShaderStage::Fragment.index()]);

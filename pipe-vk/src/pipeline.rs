@@ -703,8 +703,11 @@ impl PipelineCache {
         let ia = vk::PipelineInputAssemblyStateCreateInfo::default().topology(topology);
         let vp = vk::PipelineViewportStateCreateInfo::default();
         let r = inputs.rasterizer;
+        // Aliased triangles test the depth planes in the shader
+        // (`VariantKey::aliased_depth_clip`).
+        let aliased_depth = key.fs_key.aliased_depth_clip.is_some();
         let rs = vk::PipelineRasterizationStateCreateInfo::default()
-            .depth_clamp_enable(r.depth_clamp)
+            .depth_clamp_enable(r.depth_clamp || aliased_depth)
             // Dynamic (`DYNAMIC_STATES`).
             .rasterizer_discard_enable(false)
             .polygon_mode(polygon_mode(effective_polygon_mode(r)))
@@ -747,7 +750,7 @@ impl PipelineCache {
         // has one switch for both planes; the near plane's decides, as in
         // Zink (pipe-vk claims no separate near/far clip).
         let mut depth_clip = vk::PipelineRasterizationDepthClipStateCreateInfoEXT::default()
-            .depth_clip_enable(r.depth_clip_near);
+            .depth_clip_enable(r.depth_clip_near && !aliased_depth);
         let rs = if dev.separate_depth_clip() {
             rs.push_next(&mut depth_clip)
         } else {

@@ -581,6 +581,7 @@ impl ModuleCache {
                 ir,
                 key.flat_shade,
                 key.aliased_clip_planes,
+                key.aliased_depth_clip,
             )
         } else if edges {
             spirv_gen::passes::line_stipple::polygon_edges_gs(ir, rectangular)

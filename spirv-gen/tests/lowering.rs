@@ -2032,7 +2032,7 @@ fn unwritten_inputs_read_zero() {
 fn aliased_triangles() {
     use spirv_gen::passes::aliased::{aliased_triangles_gs, ALIASED_EDGES_NAME};
     let vs = parse(&corpus_src("vs_line_stipple.ir")).unwrap();
-    let gs = aliased_triangles_gs(&vs, false, 0).unwrap();
+    let gs = aliased_triangles_gs(&vs, false, 0, None).unwrap();
     validate(&gs).unwrap_or_else(|e| panic!("{e}\n{}", print(&gs)));
     common::emit_and_validate("aliased_triangles_gs", &gs);
     let scale = [8.0f32, -8.0];
@@ -2156,7 +2156,7 @@ fn aliased_triangles_clip_planes() {
     use spirv_gen::ir::BuiltIn;
     use spirv_gen::passes::aliased::{aliased_triangles_gs, ALIASED_CLIP_NAME};
     let vs = parse(&corpus_src("vs_line_stipple.ir")).unwrap();
-    let gs = aliased_triangles_gs(&vs, false, 0b10_0001).unwrap();
+    let gs = aliased_triangles_gs(&vs, false, 0b10_0001, None).unwrap();
     validate(&gs).unwrap_or_else(|e| panic!("{e}\n{}", print(&gs)));
     common::emit_and_validate("aliased_triangles_gs clip", &gs);
     let mut last = gs.clone();

@@ -33,6 +33,10 @@
 //! 2. [`lower_aliased_triangles_fs`] discards the fragment when a
 //!    distance at the pixel centre is negative.
 //!
+//! User clip planes and, with depth clipping, the near and far planes
+//! are tested at the pixel centre the same way (their clip edges are
+//! aliased in GL too): see [`aliased_triangles_gs`].
+//!
 //! Ties (a pixel centre on an edge) go to one of the two triangles that
 //! share the edge: each distance is shifted by 1/512 pixel, towards the
 //! inside or the outside depending on the edge's direction, and the two
@@ -60,6 +64,24 @@ pub const ALIASED_EDGES_NAME: &str = "aliased_edges";
 
 /// Name of the clip distance varying (user clip planes).
 pub const ALIASED_CLIP_NAME: &str = "aliased_clip";
+
+/// The components of `aliased_clip` that hold the near and far depth
+/// planes' distances (see [`aliased_triangles_gs`]).
+pub const DEPTH_CLIP_COMPONENTS: [u32; 2] = [6, 7];
+
+/// Whether the depth planes fit beside the user clip planes `clip_planes`
+/// (their components and two more `ClipDistance` elements, of GL's 8).
+pub fn depth_clip_fits(clip_planes: u8) -> bool {
+    clip_planes & 0xc0 == 0
+}
+
+/// The `ClipDistance` elements (a mask) that hold the depth planes'
+/// distances of a triangle left unchanged, after user planes
+/// `clip_planes`: the last stage's clip lowering must keep them.
+pub fn depth_clip_distance_bits(clip_planes: u8) -> u8 {
+    let n_clip = 8 - clip_planes.leading_zeros();
+    0b11 << n_clip
+}
 
 fn clip_var(output: bool) -> Variable {
     let mut v = driver_varying(
@@ -139,7 +161,30 @@ pub fn can_expand(prev: &Shader) -> bool {
 /// [`can_expand`] is false or `prev` writes no `f32x4` position. Lower it
 /// as the last vertex stage afterwards (clip planes, depth range, point
 /// size), like the line stipple geometry shader.
-pub fn aliased_triangles_gs(prev: &Shader, flat_colors: bool, clip_planes: u8) -> Result<Shader> {
+///
+/// Depth clipping (`depth_clip`: `Some(clip_halfz)`): GL clips the
+/// triangle at the near and far planes too, and the clip edges are
+/// aliased like the others. The caller turns the hardware's depth
+/// clipping off (and clamping on) for the draw, and the shader treats the
+/// two planes as user planes: near `z + w >= 0` (`z >= 0` with
+/// `clip_halfz`), far `w - z >= 0`, at components [`DEPTH_CLIP_COMPONENTS`]
+/// of `aliased_clip`, which the fragment shader then tests too. A
+/// triangle left unchanged is clipped by the hardware instead, with its
+/// real depth distances in two more `ClipDistance` elements after the
+/// user planes' (their mask bits are [`depth_clip_distance_bits`]). The
+/// user planes must leave those components free
+/// ([`depth_clip_fits`]).
+pub fn aliased_triangles_gs(
+    prev: &Shader,
+    flat_colors: bool,
+    clip_planes: u8,
+    depth_clip: Option<bool>,
+) -> Result<Shader> {
+    if depth_clip.is_some() && !depth_clip_fits(clip_planes) {
+        return Err(Error::new(
+            "aliased triangles GS: user clip planes 6 and 7 leave no room for the depth planes",
+        ));
+    }
     if !can_expand(prev) {
         return Err(Error::new(
             "aliased triangles GS: the previous stage must be a vertex or tess_eval shader \
@@ -165,14 +210,9 @@ pub fn aliased_triangles_gs(prev: &Shader, flat_colors: bool, clip_planes: u8) -
         .collect();
     let edges_out = gs.add_var(edges_var(true));
     let n_clip = 8 - clip_planes.leading_zeros();
-    let clip_out = (clip_planes != 0).then(|| {
-        let hw = get_builtin(
-            &mut gs,
-            true,
-            BuiltIn::ClipDistance,
-            Type::F32,
-            Some(n_clip),
-        );
+    let n_hw = n_clip + if depth_clip.is_some() { 2 } else { 0 };
+    let clip_out = (n_hw != 0).then(|| {
+        let hw = get_builtin(&mut gs, true, BuiltIn::ClipDistance, Type::F32, Some(n_hw));
         (hw, gs.add_var(clip_var(true)))
     });
     let pc = get_push(&mut gs);
@@ -308,8 +348,10 @@ pub fn aliased_triangles_gs(prev: &Shader, flat_colors: bool, clip_planes: u8) -
     for (_, _, _, vok) in &verts {
         ok = e.alu(AluOp::Band, Type::BOOL, &[ok, *vok]);
     }
-    // Each enabled plane's distance at the vertices, and over w.
-    let mut planes = Vec::new();
+    // Each plane's distance at the vertices, and over w, with its
+    // component of `aliased_clip` and its `ClipDistance` element: the
+    // enabled user planes, then the depth planes.
+    let mut plane_defs = Vec::new();
     for i in (0..n_clip).filter(|i| clip_planes & (1 << i) != 0) {
         let off = e.u32(push::CLIP_PLANES + 16 * i);
         let plane = e.def(
@@ -319,6 +361,19 @@ pub fn aliased_triangles_gs(prev: &Shader, flat_colors: bool, clip_planes: u8) -
                 offset: off,
             }),
         );
+        plane_defs.push((i as usize, i as usize, plane));
+    }
+    if let Some(halfz) = depth_clip {
+        let near_w = if halfz { zero } else { one };
+        let minus_one = e.f32(-1.0);
+        let near = e.alu(AluOp::Vec, Type::vec4(), &[zero, zero, one, near_w]);
+        let far = e.alu(AluOp::Vec, Type::vec4(), &[zero, zero, minus_one, one]);
+        let [cn, cf] = DEPTH_CLIP_COMPONENTS;
+        plane_defs.push((cn as usize, n_clip as usize, near));
+        plane_defs.push((cf as usize, n_clip as usize + 1, far));
+    }
+    let mut planes = Vec::new();
+    for (comp, hw_index, plane) in plane_defs {
         let d: Vec<ValueId> = p
             .iter()
             .map(|&pj| e.alu(AluOp::Fdot, f, &[pj, plane]))
@@ -326,14 +381,14 @@ pub fn aliased_triangles_gs(prev: &Shader, flat_colors: bool, clip_planes: u8) -
         let dw: Vec<ValueId> = (0..3)
             .map(|j| e.alu(AluOp::Fdiv, f, &[d[j], w[j]]))
             .collect();
-        planes.push((i, d, dw));
+        planes.push((comp, hw_index, d, dw));
     }
     let prim = e.load(prim_in, None);
     for (k, (beta, mu, t, _)) in verts.into_iter().enumerate() {
         if let Some((hw_var, clip_var)) = clip_out {
             let mut comps = [big; 8];
-            let mut hw = vec![one; n_clip as usize];
-            for (i, d, dw) in &planes {
+            let mut hw = vec![one; n_hw as usize];
+            for (comp, hw_index, d, dw) in &planes {
                 let mut acc = None;
                 for j in 0..3 {
                     let term = e.alu(AluOp::Fmul, f, &[beta[j], dw[j]]);
@@ -343,8 +398,8 @@ pub fn aliased_triangles_gs(prev: &Shader, flat_colors: bool, clip_planes: u8) -
                     });
                 }
                 let screen = acc.unwrap_or(zero);
-                comps[*i as usize] = e.alu(AluOp::Bcsel, f, &[ok, screen, big]);
-                hw[*i as usize] = e.alu(AluOp::Bcsel, f, &[ok, one, d[k]]);
+                comps[*comp] = e.alu(AluOp::Bcsel, f, &[ok, screen, big]);
+                hw[*hw_index] = e.alu(AluOp::Bcsel, f, &[ok, one, d[k]]);
             }
             for (i, &v) in hw.iter().enumerate() {
                 let idx = e.i32(i as i32);

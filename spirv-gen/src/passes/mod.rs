@@ -43,6 +43,11 @@ pub mod xfb;
 use crate::error::{Error, Result};
 use crate::ir::{named_enum, Shader};
 
+/// The `aliased_clip` components the fragment shader tests for the depth
+/// planes ([`aliased::DEPTH_CLIP_COMPONENTS`]).
+const DEPTH_CLIP_MASK: u8 =
+    (1 << aliased::DEPTH_CLIP_COMPONENTS[0]) | (1 << aliased::DEPTH_CLIP_COMPONENTS[1]);
+
 pub use opt::{constant_fold, copy_prop, dce, optimize};
 
 named_enum!(
@@ -198,6 +203,10 @@ pub struct VariantKey {
     /// stage's `clip_planes`), which the generated geometry shader does
     /// not let the hardware clip (see [`aliased::aliased_triangles_gs`]).
     pub aliased_clip_planes: u8,
+    /// With `aliased_triangles`: the near and far planes are tested at the
+    /// pixel centre too, with the hardware's depth clipping off
+    /// (`Some(clip_halfz)`, see [`aliased::aliased_triangles_gs`]).
+    pub aliased_depth_clip: Option<bool>,
     /// Force per-sample shading of interpolated inputs.
     pub sample_shading: bool,
     /// Texture coordinate slots replaced by the point sprite coordinate.
@@ -337,6 +346,7 @@ impl VariantKey {
                     k.aliased_clip_planes = u8::try_from(num(need()?)?)
                         .map_err(|_| Error::new("key: aliased_clip_planes mask > 0xff"))?
                 }
+                "aliased_depth_clip" => k.aliased_depth_clip = Some(val == Some("halfz")),
                 "sample_shading" => k.sample_shading = true,
                 "sprite" => {
                     k.sprite_coord = u8::try_from(num(need()?)?)
@@ -545,7 +555,12 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
         polygon_edges::lower_polygon_edges_fs(s, edges)?;
     }
     if key.aliased_triangles {
-        aliased::lower_aliased_triangles_fs(s, key.aliased_clip_planes)?;
+        let depth = if key.aliased_depth_clip.is_some() {
+            DEPTH_CLIP_MASK
+        } else {
+            0
+        };
+        aliased::lower_aliased_triangles_fs(s, key.aliased_clip_planes | depth)?;
     }
     if let Some((f, r)) = key.alpha_test {
         gl::lower_alpha_test(s, f, f32::from_bits(r))?;

@@ -760,13 +760,44 @@ crate::result_case!("pipe.render.msaa.aliased_review.clip_planes", clip_planes);
 /// A triangle crossing the far plane (depth clipping on): GL clips it
 /// there and rasterizes the clipped polygon single-sampled, so the far
 /// clip edge is aliased too: exactly the pixels whose centre is in the
-/// triangle with a depth below 1. Fails: see [`KNOWN_GAPS`].
-#[allow(dead_code)]
+/// triangle with a depth below 1.
 fn depth_clip_far(ctx: &mut TestContext) -> R {
+    depth_clip_case(ctx, [0.2, 1.6, 0.4], false)
+}
+crate::result_case!(
+    "pipe.render.msaa.aliased_review.depth_clip_far",
+    depth_clip_far
+);
+
+/// The near plane likewise: GL's `z >= -w`, or `z >= 0` with
+/// `clip_halfz`.
+fn depth_clip_near(ctx: &mut TestContext) -> R {
+    depth_clip_case(ctx, [-1.7, 0.2, 0.4], false)
+}
+crate::result_case!(
+    "pipe.render.msaa.aliased_review.depth_clip_near",
+    depth_clip_near
+);
+fn depth_clip_near_halfz(ctx: &mut TestContext) -> R {
+    depth_clip_case(ctx, [-0.7, 0.2, 0.4], true)
+}
+crate::result_case!(
+    "pipe.render.msaa.aliased_review.depth_clip_near_halfz",
+    depth_clip_near_halfz
+);
+
+/// [`TRI`] with depths `z` (w = 1) drawn aliased with depth clipping on:
+/// the pixels whose centre is in the triangle with a depth inside the
+/// clip range ([-1, 1], or [0, 1] with `halfz`) are covered whole, the
+/// others not at all.
+fn depth_clip_case(ctx: &mut TestContext, z: [f64; 3], halfz: bool) -> R {
     let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
-    rasterizer(&mut e, |r| r.multisample = false)?;
+    rasterizer(&mut e, |r| {
+        r.multisample = false;
+        r.clip_halfz = halfz;
+    })?;
     set_src(&mut e, UNORM, FG)?;
-    let z = [0.2f64, 1.6, 0.4];
+    let near = if halfz { 0.0 } else { -1.0 };
     let mut data = Vec::new();
     for (i, &(x, y)) in TRI.iter().enumerate() {
         data.extend([ndc(x as f32), ndc(y as f32), z[i] as f32, 1.0]);
@@ -779,7 +810,7 @@ fn depth_clip_far(ctx: &mut TestContext) -> R {
     };
     check(
         ctx,
-        "triangle through the far plane",
+        "triangle through a depth plane",
         &got,
         TOL_U8,
         |x, y| {
@@ -791,10 +822,10 @@ fn depth_clip_far(ctx: &mut TestContext) -> R {
                 area(TRI[0], TRI[1], p) / total,
             ];
             let depth: f64 = (0..3).map(|i| b[i] * z[i]).sum();
-            if (depth - 1.0).abs() < 0.002 {
+            if (depth - 1.0).abs() < 0.002 || (depth - near).abs() < 0.002 {
                 return None;
             }
-            Some(if centre_in(&TRI, x, y)? && depth < 1.0 {
+            Some(if centre_in(&TRI, x, y)? && depth < 1.0 && depth > near {
                 FG
             } else {
                 BLACK
@@ -806,16 +837,7 @@ fn depth_clip_far(ctx: &mut TestContext) -> R {
 /// Cases kept out of the registered table because the driver cannot pass
 /// them yet: (name, reason, body). Register one when its gap closes.
 #[allow(dead_code)]
-const KNOWN_GAPS: &[(&str, &str, Body)] = &[(
-    "pipe.render.msaa.aliased_review.depth_clip_far",
-    "aliased triangles crossing the near or far plane with depth clipping on: the hardware \
-     clips the widened triangle there, so pixels along that clip edge are covered by sample \
-     (5 pixels of this case get 1 of 4 samples). User clip planes are tested at the pixel \
-     centre instead (aliased_clip); the depth planes would need the same with hardware depth \
-     clipping off for widened triangles (VK_EXT_depth_clip_enable) and a centre test of \
-     0 <= z <= w (or -w <= z <= w)",
-    depth_clip_far,
-)];
+const KNOWN_GAPS: &[(&str, &str, Body)] = &[];
 
 /// Flat shading with two-sided colour: a back-facing aliased triangle
 /// shows its provoking vertex's back colour (GL's BFC0 at location 30,
@@ -1052,4 +1074,49 @@ fn main {
 crate::result_case!(
     "pipe.render.msaa.aliased_review.clip_distance_read",
     clip_distance_read
+);
+
+/// A triangle with a vertex behind the eye (w < 0) crossing the near
+/// plane: the geometry shader cannot widen it and leaves it to sample
+/// coverage, so it must look exactly as the same draw with multisampling
+/// on, where the hardware clips. With aliased depth clipping the
+/// hardware's depth clipping is off for the draw, and the shader clips
+/// such a triangle through two extra `ClipDistance` elements instead.
+fn depth_clip_unexpanded(ctx: &mut TestContext) -> R {
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    set_src(&mut e, UNORM, FG)?;
+    let data = [
+        -0.8, -0.8, 0.0, 1.0, //
+        0.8, -0.6, 0.5, 1.0, //
+        0.1, 0.9, -2.5, -0.5,
+    ];
+    let mut images = Vec::new();
+    for multisample in [true, false] {
+        rasterizer(&mut e, |r| r.multisample = multisample)?;
+        clear(
+            &mut e,
+            pipe_core::flags::ClearFlags::COLOR0,
+            pipe_core::state::ColorUnion::from_f32(BLACK),
+            1.0,
+            0,
+            None,
+        )?;
+        draw(&mut e, &data, false)?;
+        resolve(&mut e, &t.color, &resolved)?;
+        images.push(read_color(&mut e, &resolved)?);
+    }
+    if images[0].iter().all(|p| p[0] == 0.0) {
+        return Err(Outcome::fail("the multisampled draw covered nothing"));
+    }
+    check(
+        ctx,
+        "aliased draw of an unwidened triangle",
+        &images[1],
+        TOL_U8,
+        |x, y| Some(images[0][(y * W + x) as usize]),
+    )
+}
+crate::result_case!(
+    "pipe.render.msaa.aliased_review.depth_clip_unexpanded",
+    depth_clip_unexpanded
 );
