@@ -2688,6 +2688,9 @@ impl VkContext {
             && !rast.multisample
             && !a2c
             && !is_adjacency(topology)
+            // The edge test interpolates at the pixel centre
+            // (InterpolationFunction, which needs sampleRateShading).
+            && self.dev().device.features.core.sample_rate_shading == vk::TRUE
             && self.aliased_triangles_possible()?
         {
             fs.aliased_triangles = true;

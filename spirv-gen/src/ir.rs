@@ -822,6 +822,15 @@ impl MemModes {
 pub enum Intrinsic {
     /// `load @v` / `load @v, %index` (inputs, outputs, locals, shared).
     Load { var: VarId, index: Option<ValueId> },
+    /// `interp_at_offset @v, %offset` / `interp_at_offset @v, %index,
+    /// %offset`: a floating-point fragment input interpolated at `offset`
+    /// (`f32x2`, in pixels) from the pixel centre, whatever the shader's
+    /// sample rate (GLSL's `interpolateAtOffset`).
+    InterpAtOffset {
+        var: VarId,
+        index: Option<ValueId>,
+        offset: ValueId,
+    },
     /// `store @v, %value` / `store @v, %index, %value`.
     Store {
         var: VarId,
@@ -1028,6 +1037,10 @@ impl Instr {
             }
             Op::Intrinsic(i) => match i {
                 Intrinsic::Load { index, .. } => opt(index, f),
+                Intrinsic::InterpAtOffset { index, offset, .. } => {
+                    opt(index, f);
+                    f(offset)
+                }
                 Intrinsic::Store { index, value, .. } => {
                     opt(index, f);
                     f(value)
@@ -1114,6 +1127,10 @@ impl Instr {
             }
             Op::Intrinsic(i) => match i {
                 Intrinsic::Load { index, .. } => mo(index, &mut m),
+                Intrinsic::InterpAtOffset { index, offset, .. } => {
+                    mo(index, &mut m);
+                    m(offset)
+                }
                 Intrinsic::Store { index, value, .. } => {
                     mo(index, &mut m);
                     m(value)
@@ -1198,6 +1215,7 @@ impl Instr {
         match &self.op {
             Op::Intrinsic(
                 Intrinsic::Load { var, .. }
+                | Intrinsic::InterpAtOffset { var, .. }
                 | Intrinsic::Store { var, .. }
                 | Intrinsic::LoadUbo { var, .. }
                 | Intrinsic::LoadSsbo { var, .. }
@@ -1223,6 +1241,7 @@ impl Instr {
             Op::Intrinsic(i) => !matches!(
                 i,
                 Intrinsic::Load { .. }
+                    | Intrinsic::InterpAtOffset { .. }
                     | Intrinsic::LoadUbo { .. }
                     | Intrinsic::LoadSsbo { .. }
                     | Intrinsic::LoadPush { .. }

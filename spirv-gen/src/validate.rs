@@ -871,6 +871,30 @@ impl<'a> Validator<'a> {
             Ok(())
         };
         match intr {
+            InterpAtOffset { var, index, offset } => {
+                let v = self.var(*var)?;
+                if st != Stage::Fragment || !v.is_input() || v.builtin().is_some() {
+                    return Err(self.err(format!(
+                        "interp_at_offset needs a fragment shader's user input, not @{}",
+                        v.name
+                    )));
+                }
+                if !v.ty.is_float() || v.ty.bits != 32 || t != v.ty {
+                    return Err(self.err(format!(
+                        "interp_at_offset of @{} ({}) must give its own 32-bit float type",
+                        v.name, v.ty
+                    )));
+                }
+                match (index, v.array) {
+                    (Some(i), Some(_)) => self.int_scalar(*i, "index")?,
+                    (None, None) => {}
+                    _ => return Err(self.err(format!("@{}: index and array disagree", v.name))),
+                }
+                if self.use_(*offset)? != Type::F32.with_comps(2) {
+                    return Err(self.err("interp_at_offset: the offset must be f32x2"));
+                }
+                Ok(())
+            }
             Load { var, index } | Store { var, index, .. } => {
                 let v = self.var(*var)?;
                 let is_store = matches!(intr, Store { .. });

@@ -111,6 +111,7 @@ mod glsl {
     pub const FIND_ILSB: u32 = 73;
     pub const FIND_SMSB: u32 = 74;
     pub const FIND_UMSB: u32 = 75;
+    pub const INTERPOLATE_AT_OFFSET: u32 = 78;
 }
 
 impl Emitter<'_> {
@@ -651,6 +652,13 @@ impl Emitter<'_> {
                 let (p, vt) = self.var_ptr(*var, *index)?;
                 let ty = self.ty(vt);
                 Some(self.op(SOp::Load, ty, &[p]))
+            }
+            InterpAtOffset { var, index, offset } => {
+                self.cap(spirv::Capability::InterpolationFunction);
+                let (p, vt) = self.var_ptr(*var, *index)?;
+                let ty = self.ty(vt);
+                let off = self.val(*offset)?;
+                Some(self.ext_inst(ty, glsl::INTERPOLATE_AT_OFFSET, &[p, off]))
             }
             Store { var, index, value } => {
                 let (p, _) = self.var_ptr(*var, *index)?;

@@ -500,8 +500,19 @@ pub fn lower_aliased_triangles_fs(s: &mut Shader, clip_planes: u8) -> Result<()>
     let clip_in = (clip_planes != 0).then(|| s.add_var(clip_var(false)));
     let f = Type::F32;
     let mut e = Emit::new(s);
-    let t = e.load(var, None);
+    // At the pixel centre even where the shader runs per sample (it reads
+    // the sample id or sample-qualified inputs): GL rasterizes the pixel
+    // whole.
     let zero = e.f32(0.0);
+    let centre = e.alu(AluOp::Vec, Type::float(32, 2), &[zero, zero]);
+    let t = e.def(
+        Type::float(32, 3),
+        Op::Intrinsic(Intrinsic::InterpAtOffset {
+            var,
+            index: None,
+            offset: centre,
+        }),
+    );
     let mut outside = e.konst(Type::BOOL, vec![0]);
     for c in 0..3u8 {
         let x = e.swizzle(f, t, &[c]);
@@ -514,7 +525,14 @@ pub fn lower_aliased_triangles_fs(s: &mut Shader, clip_planes: u8) -> Result<()>
                 continue;
             }
             let idx = e.i32(i32::from(half));
-            let c = e.load(clip_in, Some(idx));
+            let c = e.def(
+                Type::vec4(),
+                Op::Intrinsic(Intrinsic::InterpAtOffset {
+                    var: clip_in,
+                    index: Some(idx),
+                    offset: centre,
+                }),
+            );
             for comp in (0..4u8).filter(|c| clip_planes & (1 << (4 * half + c)) != 0) {
                 let x = e.swizzle(f, c, &[comp]);
                 let neg = e.alu(AluOp::Flt, Type::BOOL, &[x, zero]);

@@ -1054,6 +1054,20 @@ impl<'t, 'a> Parser<'t, 'a> {
                 };
                 Op::Intrinsic(Intrinsic::Load { var: v, index })
             }
+            "interp_at_offset" => {
+                let v = var(self, next!()?)?;
+                let a = val(next!()?)?;
+                let (index, offset) = if cur < count {
+                    (Some(a), val(next!()?)?)
+                } else {
+                    (None, a)
+                };
+                Op::Intrinsic(Intrinsic::InterpAtOffset {
+                    var: v,
+                    index,
+                    offset,
+                })
+            }
             "store" => {
                 let v = var(self, next!()?)?;
                 let a = val(next!()?)?;

@@ -337,6 +337,12 @@ fn instr(o: &mut String, s: &Shader, i: &Instr) {
                     args.extend(index.map(val));
                     "load".into()
                 }
+                InterpAtOffset { var, index, offset } => {
+                    args.push(vname(s, *var));
+                    args.extend(index.map(val));
+                    args.push(val(*offset));
+                    "interp_at_offset".into()
+                }
                 Store { var, index, value } => {
                     args.push(vname(s, *var));
                     args.extend(index.map(val));

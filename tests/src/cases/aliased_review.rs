@@ -1120,3 +1120,49 @@ crate::result_case!(
     "pipe.render.msaa.aliased_review.depth_clip_unexpanded",
     depth_clip_unexpanded
 );
+
+/// A fragment shader that reads the sample id runs once per sample, also
+/// with multisampling off. GL still rasterizes the aliased triangle's
+/// pixels whole: the edge test reads its distances at the pixel centre
+/// (`interp_at_offset`), not at the sample, so exactly the pixels whose
+/// centre is inside get the colour, on all their samples. The colour
+/// does not depend on the sample id (it is multiplied by 0).
+fn per_sample_shader(ctx: &mut TestContext) -> R {
+    const FS: &str = "shader fragment
+in @sid : i32 builtin=sample_id
+out @frag : f32x4 location=0
+ubo @c slot=0 size=16
+fn main {
+  %0 : u32 = const 0
+  %1 : f32x4 = load_ubo @c, %0
+  %2 : i32 = load @sid
+  %3 : f32 = i2f %2
+  %4 : f32 = const 0.0
+  %5 : f32 = fmul %3, %4
+  %6 : f32x4 = vec %5, %5, %5, %5
+  %7 : f32x4 = fadd %1, %6
+  store @frag, %7
+}
+";
+    if !crate::harness::screen(ctx)?.caps().sample_shading {
+        return Err(Outcome::skip("no sample shading"));
+    }
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS)?;
+    rasterizer(&mut e, |r| r.multisample = false)?;
+    set_src(&mut e, UNORM, FG)?;
+    draw(&mut e, &tris(&f32_tri(&TRI), 0.5), false)?;
+    check_resolved(
+        ctx,
+        &mut e,
+        &t.color,
+        &resolved,
+        "per-sample shader",
+        TOL_U8,
+        |x, y| Some(if centre_in(&TRI, x, y)? { FG } else { BLACK }),
+    )
+}
+crate::result_case!(
+    "pipe.render.msaa.aliased_review.per_sample_shader",
+    per_sample_shader
+);
