@@ -2334,6 +2334,7 @@ impl VkContext {
                     aliased_points: fs_key.aliased_points,
                     aliased_triangles: fs_key.aliased_triangles,
                     aliased_clip_planes: fs_key.aliased_clip_planes,
+                    aliased_depth_clip: fs_key.aliased_depth_clip,
                     ..VariantKey::default()
                 };
                 Some(self.modules.null_fs(&dev, &key)?)

@@ -139,6 +139,66 @@ crate::result_case!(
     depth_only_triangle
 );
 
+/// A depth-only aliased triangle through the near plane (the generated
+/// fragment shader tests the depth planes too): depth is written exactly
+/// where the pixel centre is in the triangle and in front of the near
+/// plane, not (clamped) beyond it. With the depth range [0, 1] the
+/// later draw at NDC depth 0.5 is hidden where the written depth is below
+/// its own.
+fn depth_only_near_clip(ctx: &mut TestContext) -> R {
+    let z = [-1.7f64, 0.2, 0.4];
+    behind_depth_only(
+        ctx,
+        "colour behind a depth-only triangle through the near plane",
+        |e| {
+            // GL's depth range [0, 1]: window depth (z + 1) / 2.
+            let vp = ViewportState {
+                scale: [W as f32 / 2.0, H as f32 / 2.0, 0.5],
+                translate: [W as f32 / 2.0, H as f32 / 2.0, 0.5],
+                swizzle: Default::default(),
+            };
+            step("set_viewport_states", e.ctx.set_viewport_states(0, &[vp]))?;
+            // GL's near plane z >= -w.
+            rasterizer(e, |r| {
+                r.multisample = false;
+                r.clip_halfz = false;
+            })?;
+            let mut data = Vec::new();
+            for (i, &(x, y)) in TRI.iter().enumerate() {
+                data.extend([ndc(x as f32), ndc(y as f32), z[i] as f32, 1.0]);
+            }
+            draw(e, &data, false)
+        },
+        |x, y| {
+            let depth = ndc_depth_at(&TRI, z, x, y);
+            if (depth + 1.0).abs() < 0.002 || (depth - 0.5).abs() < 0.002 {
+                return None;
+            }
+            Some(centre_in(&TRI, x, y)? && depth > -1.0 && depth < 0.5)
+        },
+    )
+}
+crate::result_case!(
+    "pipe.render.msaa.aliased_review.depth_only_near_clip",
+    depth_only_near_clip
+);
+
+/// The depth (w = 1) of triangle `t` with vertex depths `z` at pixel
+/// (x, y)'s centre.
+fn ndc_depth_at(t: &Tri, z: [f64; 3], x: u32, y: u32) -> f64 {
+    let area = |a: (f64, f64), b: (f64, f64), c: (f64, f64)| {
+        (b.0 - a.0) * (c.1 - a.1) - (b.1 - a.1) * (c.0 - a.0)
+    };
+    let p = (x as f64 + 0.5, y as f64 + 0.5);
+    let total = area(t[0], t[1], t[2]);
+    let b = [
+        area(p, t[1], t[2]) / total,
+        area(t[0], p, t[2]) / total,
+        area(t[0], t[1], p) / total,
+    ];
+    (0..3).map(|i| b[i] * z[i]).sum()
+}
+
 /// The same with points: a depth-only point of size 3 covers the 3x3
 /// pixels whose centre is in its square, whole, and no more.
 fn depth_only_point(ctx: &mut TestContext) -> R {
