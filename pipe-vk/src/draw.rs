@@ -137,6 +137,7 @@ pub struct DynState {
     scissor: [i32; 4],
     line_width: f32,
     depth_bias: [f32; 3],
+    depth_bias_enable: bool,
     blend: [f32; 4],
     depth_bounds: [f32; 2],
     stencil: [u32; 6],
@@ -1728,6 +1729,7 @@ impl VkContext {
             } else {
                 [0.0; 3]
             },
+            depth_bias_enable: offset_enabled,
             blend: blend_color,
             depth_bounds: [depth_bounds.0, depth_bounds.1],
             stencil: [
@@ -1862,6 +1864,7 @@ impl VkContext {
                     back.compare_op,
                 );
                 raw.cmd_set_primitive_restart_enable(cmd, restart);
+                raw.cmd_set_depth_bias_enable(cmd, offset_enabled);
                 raw.cmd_set_rasterizer_discard_enable(cmd, rast.rasterizer_discard);
             }
         }
@@ -1955,7 +1958,6 @@ impl VkContext {
                     u32::from(rast.line_stipple_factor) + 1,
                     rast.line_stipple_pattern,
                 );
-                raw.cmd_set_depth_bias_enable(cmd, offset_enabled);
                 if self.dev().separate_depth_clip() {
                     eds3.cmd_set_depth_clip_enable(cmd, rast.depth_clip_near && !aliased_depth);
                 }

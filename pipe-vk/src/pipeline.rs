@@ -551,14 +551,13 @@ pub const DYNAMIC_SAMPLE_STATES: [vk::DynamicState; 2] = [
 /// dynamic (`DeviceShared::dynamic_rasterizer`), with depth clip enable
 /// where the device has VK_EXT_depth_clip_enable
 /// (`DeviceShared::separate_depth_clip`).
-pub const DYNAMIC_RASTERIZER_STATES: [vk::DynamicState; 7] = [
+pub const DYNAMIC_RASTERIZER_STATES: [vk::DynamicState; 6] = [
     vk::DynamicState::POLYGON_MODE_EXT,
     vk::DynamicState::DEPTH_CLAMP_ENABLE_EXT,
     vk::DynamicState::PROVOKING_VERTEX_MODE_EXT,
     vk::DynamicState::LINE_RASTERIZATION_MODE_EXT,
     vk::DynamicState::LINE_STIPPLE_ENABLE_EXT,
     vk::DynamicState::LINE_STIPPLE_EXT,
-    vk::DynamicState::DEPTH_BIAS_ENABLE,
 ];
 
 /// Dynamic states every graphics pipeline declares. Rasterizer discard
@@ -566,8 +565,13 @@ pub const DYNAMIC_RASTERIZER_STATES: [vk::DynamicState; 7] = [
 /// statically on, the multisample state is ignored and validation takes
 /// the pipeline for single-sampled, refusing it on a multisampled
 /// framebuffer (VUID-vkCmdDraw-colorAttachmentCount-06188; Zink sets it
-/// dynamically too).
-pub const DYNAMIC_STATES: [vk::DynamicState; 20] = [
+/// dynamically too). Depth bias enable is core Vulkan 1.3 dynamic state
+/// like the other enables here, so it is dynamic also where the other
+/// rasterizer states are baked (`PIPE_VK_DEBUG=no_dynamic_rasterizer`, or
+/// no VK_EXT_extended_dynamic_state3): on NVIDIA 580 a baked
+/// depthBiasEnable with a geometry shader did not offset
+/// (`pipe.draw.review_s3.polygon_offset.line_line_mode.baked`).
+pub const DYNAMIC_STATES: [vk::DynamicState; 21] = [
     vk::DynamicState::VIEWPORT_WITH_COUNT,
     vk::DynamicState::SCISSOR_WITH_COUNT,
     vk::DynamicState::LINE_WIDTH,
@@ -588,6 +592,7 @@ pub const DYNAMIC_STATES: [vk::DynamicState; 20] = [
     vk::DynamicState::STENCIL_OP,
     vk::DynamicState::PRIMITIVE_RESTART_ENABLE,
     vk::DynamicState::RASTERIZER_DISCARD_ENABLE,
+    vk::DynamicState::DEPTH_BIAS_ENABLE,
 ];
 
 /// A context's pipelines.
@@ -711,7 +716,8 @@ impl PipelineCache {
             // Dynamic (`DYNAMIC_STATES`).
             .rasterizer_discard_enable(false)
             .polygon_mode(polygon_mode(effective_polygon_mode(r)))
-            .depth_bias_enable(polygon_offset_enabled(r))
+            // Dynamic (`DYNAMIC_STATES`).
+            .depth_bias_enable(false)
             .line_width(1.0);
         // GL's provoking vertex is the last one unless flatshade_first;
         // Vulkan's default is the first (VK_EXT_provoking_vertex).
