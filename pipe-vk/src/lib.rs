@@ -26,6 +26,9 @@
 //! - [`merge`]: consecutive `draw_vbo` calls with nothing between them
 //!   recorded as one multi-draw;
 //! - [`streamout`]: stream output (transform feedback) and draw-auto;
+//! - [`query`], [`render_cond`]: queries and conditional rendering;
+//! - [`discard_rectangles`], [`sample_locations`]: window rectangles and
+//!   programmable sample locations through their extensions;
 //! - [`screen`]: the `Screen` implementation;
 //! - [`context`]: the `Context` implementation;
 //! - [`debug`]: validation-message collection (the test oracle).
