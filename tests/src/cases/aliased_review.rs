@@ -865,23 +865,13 @@ fn depth_clip_case(ctx: &mut TestContext, z: [f64; 3], halfz: bool) -> R {
     draw(&mut e, &data, false)?;
     resolve(&mut e, &t.color, &resolved)?;
     let got = read_color(&mut e, &resolved)?;
-    let area = |a: (f64, f64), b: (f64, f64), c: (f64, f64)| {
-        (b.0 - a.0) * (c.1 - a.1) - (b.1 - a.1) * (c.0 - a.0)
-    };
     check(
         ctx,
         "triangle through a depth plane",
         &got,
         TOL_U8,
         |x, y| {
-            let p = (x as f64 + 0.5, y as f64 + 0.5);
-            let total = area(TRI[0], TRI[1], TRI[2]);
-            let b = [
-                area(p, TRI[1], TRI[2]) / total,
-                area(TRI[0], p, TRI[2]) / total,
-                area(TRI[0], TRI[1], p) / total,
-            ];
-            let depth: f64 = (0..3).map(|i| b[i] * z[i]).sum();
+            let depth = ndc_depth_at(&TRI, z, x, y);
             if (depth - 1.0).abs() < 0.002 || (depth - near).abs() < 0.002 {
                 return None;
             }

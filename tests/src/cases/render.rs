@@ -2682,15 +2682,22 @@ fn main {
 /// sample interpolates at the standard 4x positions (x offsets 0.375,
 /// 0.875, 0.125, 0.625: fractions 0.625, 0.125, 0.375, 0.875), two of
 /// which are white, so the resolved pixel is 50 % grey.
-fn msaa_min_samples(ctx: &mut TestContext, _: ()) -> R {
+fn msaa_min_samples(ctx: &mut TestContext, multisample: bool) -> R {
     let (mut e, t) = begin(ctx, UNORM, None, 4)?;
     if !e.screen.caps().sample_shading {
         return Err(Outcome::skip("no sample shading"));
     }
     bind_program(&mut e, VS_WINDOW_X, FS_FRACT_STEP)?;
-    for (min, force, grey) in [(1u32, false, 0.0), (4, false, 0.5), (1, true, 0.5)] {
+    for (min, force) in [(1u32, false), (4, false), (1, true), (4, true)] {
+        // Per-sample shading only with multisampling on (see
+        // `min_samples_multisample_off` below).
+        let grey = if multisample && (min > 1 || force) {
+            0.5
+        } else {
+            0.0
+        };
         rasterizer(&mut e, |r| {
-            r.multisample = true;
+            r.multisample = multisample;
             r.force_persample_interp = force;
         })?;
         step("set_min_samples", e.ctx.set_min_samples(min))?;
@@ -2699,7 +2706,9 @@ fn msaa_min_samples(ctx: &mut TestContext, _: ()) -> R {
         let got = read_color(&mut e, &t.color)?;
         check(
             ctx,
-            &format!("min_samples {min}, force_persample_interp {force}"),
+            &format!(
+                "multisample {multisample}, min_samples {min}, force_persample_interp {force}"
+            ),
             &got,
             1.5 / 255.0,
             |_, _| Some([grey, grey, grey, 1.0]),
@@ -2707,43 +2716,18 @@ fn msaa_min_samples(ctx: &mut TestContext, _: ()) -> R {
     }
     Ok(())
 }
-cases!("msaa", msaa_min_samples, { "min_samples" => () });
-
-/// `set_min_samples` and `force_persample_interp` with the rasterizer's
-/// `multisample` off: GL's sample shading has no effect then (GL 4.6
-/// section 14.3.1.1, "If MULTISAMPLE or SAMPLE_SHADING is disabled, sample
-/// shading has no effect"), so `wx` is interpolated once per pixel, at
-/// the centre (fraction 0.75, black), as with `min_samples` 1. The
-/// aliased-triangle emulation that multisampling off selects also needs
-/// its edge distances at the pixel centre, which per-sample shading
-/// would move to the sample positions on some devices.
-fn msaa_min_samples_multisample_off(ctx: &mut TestContext, _: ()) -> R {
-    let (mut e, t) = begin(ctx, UNORM, None, 4)?;
-    if !e.screen.caps().sample_shading {
-        return Err(Outcome::skip("no sample shading"));
-    }
-    bind_program(&mut e, VS_WINDOW_X, FS_FRACT_STEP)?;
-    for (min, force) in [(1u32, false), (4, false), (1, true), (4, true)] {
-        rasterizer(&mut e, |r| {
-            r.multisample = false;
-            r.force_persample_interp = force;
-        })?;
-        step("set_min_samples", e.ctx.set_min_samples(min))?;
-        clear_color(&mut e, BLACK)?;
-        draw(&mut e, &full(0.0), false)?;
-        let got = read_color(&mut e, &t.color)?;
-        check(
-            ctx,
-            &format!("multisample off, min_samples {min}, force_persample_interp {force}"),
-            &got,
-            1.5 / 255.0,
-            |_, _| Some([0.0, 0.0, 0.0, 1.0]),
-        )?;
-    }
-    Ok(())
-}
-cases!("msaa", msaa_min_samples_multisample_off, {
-    "min_samples_multisample_off" => ()
+// `min_samples_multisample_off`: `set_min_samples` and
+// `force_persample_interp` with the rasterizer's `multisample` off: GL's
+// sample shading has no effect then (GL 4.6 section 14.3.1.1, "If
+// MULTISAMPLE or SAMPLE_SHADING is disabled, sample shading has no
+// effect"), so `wx` is interpolated once per pixel, at the centre
+// (fraction 0.75, black), as with `min_samples` 1. The aliased-triangle
+// emulation that multisampling off selects also needs its edge distances
+// at the pixel centre, which per-sample shading would move to the sample
+// positions on some devices.
+cases!("msaa", msaa_min_samples, {
+    "min_samples" => true,
+    "min_samples_multisample_off" => false,
 });
 
 /// Points with per-vertex sizes: position (x, y) and size in `z`.
