@@ -93,7 +93,7 @@ fn compute_state(src: &str) -> Result<ComputeState, Outcome> {
 }
 
 /// Creates and binds a compute state from IR text.
-fn bind_cs(e: &mut Env, src: &str) -> Result<ComputeHandle, Outcome> {
+pub(crate) fn bind_cs(e: &mut Env, src: &str) -> Result<ComputeHandle, Outcome> {
     let h = step(
         "create_compute_state",
         e.ctx.create_compute_state(&compute_state(src)?),

@@ -15,7 +15,7 @@ use pipe_core::draw::PrimType;
 use pipe_core::flags::{BlitMask, ClearFlags, FlushFlags};
 use pipe_core::query::*;
 use pipe_core::resource::{BindFlags, PipeBox, ResourceFlags, ResourceTemplate};
-use pipe_core::shader::{ComputeState, GridInfo, ShaderCode};
+use pipe_core::shader::GridInfo;
 use pipe_core::state::{ColorUnion, ShaderStage, TexFilter};
 use pipe_core::{Format, PipeError, Resource};
 
@@ -384,17 +384,7 @@ fn pipeline_statistics(ctx: &mut TestContext) -> R {
         begin(&mut e, s)?;
     }
     band(&mut e, 0, 4)?; // 6 vertices, 2 triangles, 64 pixels
-    let ir = spirv_gen::text::parse("shader compute local_size=4,2,1\nfn main {\n}\n")
-        .map_err(|e| Outcome::fail(format!("test shader: {e}")))?;
-    let cs = step(
-        "create_compute_state",
-        e.ctx.create_compute_state(&ComputeState {
-            code: ShaderCode::Ir(Arc::new(ir)),
-            static_shared_mem: 0,
-            req_input_mem: 0,
-        }),
-    )?;
-    step("bind_compute_state", e.ctx.bind_compute_state(Some(cs)))?;
+    super::compute::bind_cs(&mut e, "shader compute local_size=4,2,1\nfn main {\n}\n")?;
     step(
         "launch_grid",
         e.ctx.launch_grid(&GridInfo {

@@ -6,13 +6,11 @@
 //! of pixel columns `x0..x1` of the 16x16 target covers `(x1 - x0) * 16`
 //! samples and is two triangles.
 
-use std::sync::Arc;
-
 use pipe_core::draw::{DrawIndirectInfo, DrawInfo, DrawStartCountBias, IndexSource, PrimType};
 use pipe_core::flags::ClearFlags;
 use pipe_core::query::*;
 use pipe_core::resource::{BindFlags, PipeBox, ResourceFlags, ResourceTemplate};
-use pipe_core::shader::{ComputeState, GridInfo, ShaderCode};
+use pipe_core::shader::GridInfo;
 use pipe_core::state::{ColorUnion, ShaderStage};
 use pipe_core::Format;
 
@@ -169,17 +167,7 @@ fn sequences(ctx: &mut TestContext) -> R {
     let scratch = e.buffer(64, ResourceFlags::empty())?;
     let out = e.buffer(8 * 256, ResourceFlags::empty())?;
     let mut written: Vec<(u32, u64)> = Vec::new();
-    let ir = spirv_gen::text::parse("shader compute local_size=1,1,1\nfn main {\n}\n")
-        .map_err(|e| Outcome::fail(format!("test shader: {e}")))?;
-    let cs = step(
-        "create_compute_state",
-        e.ctx.create_compute_state(&ComputeState {
-            code: ShaderCode::Ir(Arc::new(ir)),
-            static_shared_mem: 0,
-            req_input_mem: 0,
-        }),
-    )?;
-    step("bind_compute_state", e.ctx.bind_compute_state(Some(cs)))?;
+    super::compute::bind_cs(&mut e, "shader compute local_size=1,1,1\nfn main {\n}\n")?;
     bind_all_columns(&mut e)?;
     let kinds = [
         Counts::Samples,

@@ -2271,6 +2271,22 @@ pub(crate) fn check_resolved(
     check(ctx, what, &got, tol, want)
 }
 
+/// [`check_resolved`] of a coverage image: `fg` where `lit(x, y)`, black
+/// elsewhere (`None`: not compared), within one UNORM step.
+pub(crate) fn check_lit(
+    ctx: &TestContext,
+    e: &mut Env,
+    color: &Resource,
+    resolved: &Resource,
+    what: &str,
+    fg: Px,
+    lit: impl Fn(u32, u32) -> Option<bool>,
+) -> R {
+    check_resolved(ctx, e, color, resolved, what, TOL_U8, |x, y| {
+        lit(x, y).map(|l| if l { fg } else { BLACK })
+    })
+}
+
 /// Resolves the whole UNORM `src` into `dst` with a blit.
 pub(crate) fn resolve(e: &mut Env, src: &Resource, dst: &Resource) -> R {
     let surf = |resource: &Resource| BlitSurface {
@@ -2815,17 +2831,14 @@ fn aliased_points(ctx: &mut TestContext, per_vertex: bool) -> R {
             draw_mode(&mut e, &v, false, pipe_core::draw::PrimType::Points)?;
         }
     }
-    check_resolved(
+    check_lit(
         ctx,
         &mut e,
         &t.color,
         &resolved,
         "aliased points",
-        TOL_U8,
-        |x, y| {
-            let lit = ALIASED_POINTS.iter().any(|&p| in_point(x, y, p));
-            Some(if lit { fg } else { BLACK })
-        },
+        fg,
+        |x, y| Some(ALIASED_POINTS.iter().any(|&p| in_point(x, y, p))),
     )
 }
 crate::bool_cases!(
@@ -3062,19 +3075,16 @@ fn aliased_triangles_tess(ctx: &mut TestContext) -> R {
     let tri = [(1.3, 2.2), (13.7, 4.1), (5.2, 13.6)];
     let data = tris(&tri.map(|(x, y)| (x as f32, y as f32)), 0.0);
     draw_mode(&mut e, &data, false, pipe_core::draw::PrimType::Patches)?;
-    check_resolved(
+    check_lit(
         ctx,
         &mut e,
         &t.color,
         &resolved,
         "aliased tessellated triangle",
-        TOL_U8,
+        fg,
         |x, y| {
             let (inside, near) = tri_inside(&tri, x as f64 + 0.5, y as f64 + 0.5);
-            if near < 0.01 {
-                return None;
-            }
-            Some(if inside { fg } else { BLACK })
+            (near >= 0.01).then_some(inside)
         },
     )
 }
