@@ -874,6 +874,39 @@ fn main {
 /// produce (constants, the ALU ops they use, variables, push constants,
 /// structured control flow, geometry emission), so that the tests check
 /// what the lowered code computes, not only its shape.
+/// Runs a generated aliased-triangle geometry shader on one triangle of
+/// clip-space positions `p` (input `id` 100 + k) with viewport scale
+/// `scale` and user clip plane 0 = `plane` (when given); returns the 3
+/// emitted vertices.
+fn run_aliased_gs(
+    gs: &Shader,
+    p: &[[f32; 4]; 3],
+    scale: [f32; 2],
+    plane: &[f32],
+) -> Vec<std::collections::HashMap<String, Vec<u32>>> {
+    let mut m = interp::Machine::new(gs);
+    for (k, pk) in p.iter().enumerate() {
+        m.set_f32("in_gl_pos", k as u32, pk);
+        m.set("in_id", k as u32, vec![100 + k as u32]);
+    }
+    let o = (pc::VIEWPORT_SCALE / 4) as usize;
+    m.push[o] = scale[0].to_bits();
+    m.push[o + 1] = scale[1].to_bits();
+    let c = (pc::CLIP_PLANES / 4) as usize;
+    for (i, v) in plane.iter().enumerate() {
+        m.push[c + i] = v.to_bits();
+    }
+    m.run();
+    let out: Vec<_> = m.emitted.iter().flatten().cloned().collect();
+    assert_eq!(out.len(), 3);
+    out
+}
+
+/// An emitted vertex's output `n` as floats.
+fn emitted_f32(e: &std::collections::HashMap<String, Vec<u32>>, n: &str) -> Vec<f32> {
+    e[n].iter().map(|w| f32::from_bits(*w)).collect()
+}
+
 mod interp {
     use spirv_gen::ir::*;
     use std::collections::HashMap;
@@ -2043,23 +2076,8 @@ fn aliased_triangles() {
     validate(&gs).unwrap_or_else(|e| panic!("{e}\n{}", print(&gs)));
     common::emit_and_validate("aliased_triangles_gs", &gs);
     let scale = [8.0f32, -8.0];
-    let run = |p: &[[f32; 4]; 3]| {
-        let mut m = interp::Machine::new(&gs);
-        for (k, pk) in p.iter().enumerate() {
-            m.set_f32("in_gl_pos", k as u32, pk);
-            m.set("in_id", k as u32, vec![100 + k as u32]);
-        }
-        let o = (pc::VIEWPORT_SCALE / 4) as usize;
-        m.push[o] = scale[0].to_bits();
-        m.push[o + 1] = scale[1].to_bits();
-        m.run();
-        let out: Vec<_> = m.emitted.iter().flatten().cloned().collect();
-        assert_eq!(out.len(), 3);
-        out
-    };
-    let f = |e: &std::collections::HashMap<String, Vec<u32>>, n: &str| -> Vec<f32> {
-        e[n].iter().map(|w| f32::from_bits(*w)).collect()
-    };
+    let run = |p: &[[f32; 4]; 3]| run_aliased_gs(&gs, p, scale, &[]);
+    let f = emitted_f32;
     // Window positions 2x apart in w: (x, y) * w in clip space.
     let win = [[-4.0f32, -3.0], [5.0, -2.0], [0.5, 6.0]];
     let w = [1.0f32, 2.0, 0.5];
@@ -2180,27 +2198,8 @@ fn aliased_triangles_clip_planes() {
         .clone();
     let scale = [8.0f32, -8.0];
     let plane = [0.3f32, -0.5, 0.1, 0.2];
-    let run = |p: &[[f32; 4]; 3]| {
-        let mut m = interp::Machine::new(&gs);
-        for (k, pk) in p.iter().enumerate() {
-            m.set_f32("in_gl_pos", k as u32, pk);
-            m.set("in_id", k as u32, vec![100 + k as u32]);
-        }
-        let o = (pc::VIEWPORT_SCALE / 4) as usize;
-        m.push[o] = scale[0].to_bits();
-        m.push[o + 1] = scale[1].to_bits();
-        let c = (pc::CLIP_PLANES / 4) as usize;
-        for (i, v) in plane.iter().enumerate() {
-            m.push[c + i] = v.to_bits();
-        }
-        m.run();
-        let out: Vec<_> = m.emitted.iter().flatten().cloned().collect();
-        assert_eq!(out.len(), 3);
-        out
-    };
-    let f = |e: &std::collections::HashMap<String, Vec<u32>>, n: &str| -> Vec<f32> {
-        e[n].iter().map(|w| f32::from_bits(*w)).collect()
-    };
+    let run = |p: &[[f32; 4]; 3]| run_aliased_gs(&gs, p, scale, &plane);
+    let f = emitted_f32;
     let win = [[-4.0f32, -3.0], [5.0, -2.0], [0.5, 6.0]];
     let w = [1.0f32, 2.0, 0.5];
     let p: [[f32; 4]; 3] = std::array::from_fn(|i| {
