@@ -1676,8 +1676,8 @@ impl VkContext {
         } else {
             None
         };
+        let samples = self.framebuffer_samples()?;
         let sample_state = if self.dev().dynamic_sample_state() {
-            let samples = self.framebuffer_samples()?;
             // No fragment shader: nothing for alpha-to-coverage to read
             // (as in `pipeline_for`).
             let no_fs = b.shaders[ShaderStage::Fragment.index()].is_none();
@@ -1708,13 +1708,9 @@ impl VkContext {
         // As the pipeline's key (`pipeline_for`).
         let generation = b.raster_ext_generation;
         let discard_rectangles = self.discard_rectangles_key().map(|k| (k, generation));
-        let sample_locations = if self.dev().sample_locations.is_some() {
-            let samples = self.framebuffer_samples()?;
-            self.sample_locations_active(samples)
-                .then_some((samples, generation))
-        } else {
-            None
-        };
+        let sample_locations = self
+            .sample_locations_active(samples)
+            .then_some((samples, generation));
         let state = DynState {
             viewport: [vp.x, vp.y, vp.width, vp.height, vp.min_depth, vp.max_depth],
             scissor: [
