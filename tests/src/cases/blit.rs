@@ -257,13 +257,21 @@ fn expect_close(what: &str, got: &Img, want: &Img, tol: u8) -> R {
 /// Checks an RGBA16F image: channel `c` of texel `t` is within `tol` of
 /// `want(t, c)`.
 fn expect_f16(what: &str, got: &Img, tol: f32, want: impl Fn(usize, usize) -> f32) -> R {
+    expect_f16_in(what, got, |t, c| {
+        let w = want(t, c);
+        (w - tol, w + tol)
+    })
+}
+
+/// Each RGBA16F channel of `got` in the closed range `want(texel, channel)`.
+fn expect_f16_in(what: &str, got: &Img, want: impl Fn(usize, usize) -> (f32, f32)) -> R {
     for (t, h) in got.data.chunks(8).enumerate() {
         for c in 0..4 {
             let v = f16_to_f32(u16::from_le_bytes([h[2 * c], h[2 * c + 1]]));
-            let w = want(t, c);
-            if (v - w).abs() > tol {
+            let (lo, hi) = want(t, c);
+            if !(lo..=hi).contains(&v) {
                 return Err(Outcome::fail(format!(
-                    "{what} texel {t} channel {c}: {v}, expected {w}"
+                    "{what} texel {t} channel {c}: {v}, expected {lo}..={hi}"
                 )));
             }
         }
@@ -1282,6 +1290,17 @@ fn srgb_decode(v: u8) -> f32 {
     srgb_to_linear(f32::from(v) / 255.0)
 }
 
+/// The linear values that are nearer to the decode of sRGB code `v`
+/// than to the decodes of `v - 1` and `v + 1`, widened by f16's rounding
+/// (half a unit in the last place, 2^-11 relative).
+fn srgb_decode_range(v: u8) -> (f32, f32) {
+    let d = srgb_decode(v);
+    let lo = v.checked_sub(1).map_or(d, |p| (srgb_decode(p) + d) / 2.0);
+    let hi = v.checked_add(1).map_or(d, |n| (srgb_decode(n) + d) / 2.0);
+    let ulp = hi * 2f32.powi(-11);
+    (lo - ulp, hi + ulp)
+}
+
 /// The sRGB encoding of a UNORM8 value read as linear.
 fn srgb_encode(v: u8) -> u8 {
     (linear_to_srgb(f32::from(v) / 255.0) * 255.0).round() as u8
@@ -1310,12 +1329,19 @@ fn shader_srgb(ctx: &mut TestContext, staging: bool) -> R {
     i.src.format = Format::R8G8B8A8Srgb;
     blit(&mut e, &i, "srgb view -> rgba16f")?;
     let got = download(&mut e, &f16, 0)?;
-    expect_f16("srgb -> rgba16f", &got, 2e-3, |t, c| {
+    // Vulkan leaves the precision of the sRGB decode open (NVIDIA's
+    // texture unit gives 0.9609375 for code 251, whose decode is
+    // 0.9646863). As dEQP does, the result is checked in the encoded
+    // domain: it must be closer to the texel's decode than to either
+    // neighbouring code's, so a missing decode (251/255 = 0.984) or a
+    // decode of the wrong code still fails. Alpha is linear.
+    expect_f16_in("srgb -> rgba16f", &got, |t, c| {
         let u = is.data[t * 4 + c];
         if c < 3 {
-            srgb_decode(u)
+            srgb_decode_range(u)
         } else {
-            f32::from(u) / 255.0
+            let w = f32::from(u) / 255.0;
+            (w - 1e-3, w + 1e-3)
         }
     })?;
     // UNORM image read as sRGB -> UNORM image: re-encoded as linear.
