@@ -147,11 +147,9 @@ pub struct VkContext {
     /// quads or polygons in line or point mode (set by `draw_rewritten`
     /// around it): `variant_keys` then asks for the hidden-edge lowering.
     pub(crate) edge_draw: Option<crate::prim::Edges>,
-    /// Whether the current pipeline (`last_pipeline`) has a geometry
-    /// shader pipe-vk generated (line stipple, polygon edges, aliased
-    /// triangles): pipeline statistics do not count its invocations
-    /// (`query`).
-    pub(crate) generated_gs: bool,
+    /// What the current pipeline (`last_pipeline`) runs, as statistics
+    /// spans need to know it (`query::StatsMark`).
+    pub(crate) stats_mark: crate::query::StatsMark,
     /// The bound pipeline tests the depth planes of aliased triangles in
     /// the shader (`VariantKey::aliased_depth_clip`): the draw turns the
     /// hardware's depth clipping off and clamping on.
@@ -241,7 +239,7 @@ impl VkContext {
             merge: None,
             null_fs: false,
             edge_draw: None,
-            generated_gs: false,
+            stats_mark: Default::default(),
             aliased_depth_clip: false,
             draw_id_read: false,
             shader_info: Default::default(),

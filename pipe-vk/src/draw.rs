@@ -38,6 +38,7 @@ use ash::vk;
 use pipe_core::aux::AuxOp;
 use pipe_core::cso::{SamplerHandle, ShaderHandle};
 use pipe_core::draw::{DrawIndirectInfo, DrawInfo, DrawStartCountBias, IndexSource};
+use pipe_core::query::PipelineStat;
 use pipe_core::resource::{BindFlags, ResourceTemplate};
 use pipe_core::state::*;
 use pipe_core::transfer::Uploader;
@@ -2152,7 +2153,18 @@ impl VkContext {
                 || fs_key.polygon_edges.is_some()
                 || fs_key.aliased_points.is_some()
                 || fs_key.aliased_triangles);
-        self.generated_gs = generated_gs;
+        self.stats_mark = crate::query::StatsMark {
+            generated_gs,
+            generated_from: if gs.is_some() {
+                PipelineStat::GsPrimitives
+            } else if generated_gs {
+                PipelineStat::GsInvocations
+            } else if tes.is_some() {
+                PipelineStat::CInvocations
+            } else {
+                PipelineStat::IaPrimitives
+            },
+        };
         self.aliased_depth_clip = fs_key.aliased_depth_clip.is_some();
         self.draw_id_read = self.shader_info(vs).reads_draw_index;
         let dev = self.dev().clone();

@@ -76,6 +76,10 @@ pub struct DebugFlags {
     /// fragment shader, the path of devices without
     /// VK_EXT_discard_rectangles (`crate::discard_rectangles`).
     pub no_discard_rectangles: bool,
+    /// `no_primitives_generated_query`: count `PRIMITIVES_GENERATED`
+    /// through pipeline statistics, as devices without
+    /// VK_EXT_primitives_generated_query must (`crate::query`).
+    pub no_primitives_generated_query: bool,
 }
 
 impl DebugFlags {
@@ -96,6 +100,7 @@ impl DebugFlags {
             point_edges: has("point_edges"),
             no_query_in_rendering: has("no_query_in_rendering"),
             no_discard_rectangles: has("no_discard_rectangles"),
+            no_primitives_generated_query: has("no_primitives_generated_query"),
         }
     }
 }

@@ -46,7 +46,15 @@
 //!
 //! What the counts include: `PRIMITIVES_GENERATED` is
 //! VK_EXT_primitives_generated_query (it counts whether or not stream
-//! output is active, as the spec asks). The primitives pipe-vk draws in
+//! output is active, as the spec asks). Without the extension (or
+//! without its rasterizer-discard feature, or with
+//! `PIPE_VK_DEBUG=no_primitives_generated_query`) it takes statistics
+//! spans and reads, per span, the counter that equals the primitives the
+//! draws generated ([`StatsMark::generated_from`]); a span covers draws
+//! of one such counter. This is exact except after tessellation with no
+//! geometry shader, where it is the clipper's invocations, which
+//! rasterizer discard may stop; and for stream 0 only (other streams
+//! need the extension). The primitives pipe-vk draws in
 //! place of the frontend's (quads, polygons and line loops rewritten as
 //! triangles and lines, generated geometry shaders of line stipple and
 //! polygon-edge emulation) are what Vulkan counts: the statistics count
@@ -74,8 +82,45 @@ use crate::sync::access;
 /// Slots per query pool.
 pub(crate) const POOL_SLOTS: u32 = 64;
 
-/// Values per slot of the widest kind (the statistics group).
-const MAX_VALUES: usize = PipelineStatistics::COUNT;
+/// Vulkan values per slot of the statistics group.
+const STATISTICS: usize = PipelineStatistics::COUNT;
+
+/// Values kept per span and per sum: the widest kind's (the statistics
+/// group), and after them [`GENERATED_VALUE`].
+const MAX_VALUES: usize = STATISTICS + 1;
+
+/// Where a statistics span keeps the primitives its draws generated: the
+/// counter its [`StatsMark::generated_from`] names (for
+/// `PRIMITIVES_GENERATED` without VK_EXT_primitives_generated_query).
+const GENERATED_VALUE: usize = STATISTICS;
+
+/// What a statistics span's draws ran, which decides how its counters
+/// are read. It is the bound pipeline's ([`VkContext::stats_mark`]); a
+/// running statistics span whose mark differs ends before the draw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct StatsMark {
+    /// A geometry shader pipe-vk generated (line stipple, polygon edges,
+    /// aliased triangles): the application's statistics count none of
+    /// its invocations or primitives, so the span's geometry counters
+    /// are dropped.
+    pub generated_gs: bool,
+    /// The counter that equals the primitives the draws generated (what
+    /// GL's `PRIMITIVES_GENERATED` counts, before clipping and
+    /// rasterizer discard): the geometry shader's primitives after an
+    /// application's geometry shader, its invocations (one per input
+    /// primitive) after a generated one, the clipper's invocations after
+    /// tessellation alone, else the input assembler's primitives.
+    pub generated_from: PipelineStat,
+}
+
+impl Default for StatsMark {
+    fn default() -> Self {
+        StatsMark {
+            generated_gs: false,
+            generated_from: PipelineStat::IaPrimitives,
+        }
+    }
+}
 
 /// What a Vulkan query counts: its query type, and the vertex stream for
 /// the indexed types.
@@ -93,7 +138,7 @@ impl Kind {
     /// 64-bit values per slot.
     fn values(self) -> usize {
         match self {
-            Kind::Statistics => MAX_VALUES,
+            Kind::Statistics => STATISTICS,
             Kind::Xfb(_) => 2,
             _ => 1,
         }
@@ -187,9 +232,8 @@ pub(crate) struct Span {
     slot: u32,
     /// Begun inside the open rendering instance (which must end it).
     inside: bool,
-    /// A statistics span whose draws ran a geometry shader pipe-vk
-    /// generated: its geometry-shader counters are not the application's.
-    generated_gs: bool,
+    /// What a statistics span's draws ran.
+    mark: StatsMark,
     /// The batch it is recorded in (spans end with their batch).
     fence: FenceCell,
 }
@@ -216,7 +260,7 @@ impl Span {
             Ok(out)
         }
         match self.pool.kind.values() {
-            MAX_VALUES => get::<MAX_VALUES>(self),
+            STATISTICS => get::<STATISTICS>(self),
             2 => get::<2>(self),
             _ => get::<1>(self),
         }
@@ -224,10 +268,14 @@ impl Span {
 
     /// What the span adds to its query: its values, less the
     /// geometry-shader counters of a generated geometry shader
-    /// (`PIPE_STAT_QUERY_GS_INVOCATIONS` and `_GS_PRIMITIVES`).
+    /// (`PIPE_STAT_QUERY_GS_INVOCATIONS` and `_GS_PRIMITIVES`); for
+    /// statistics, the primitives generated in [`GENERATED_VALUE`].
     fn counted(&self) -> PipeResult<[u64; MAX_VALUES]> {
         let mut v = self.read()?;
-        if self.generated_gs {
+        if self.pool.kind == Kind::Statistics {
+            v[GENERATED_VALUE] = v[self.mark.generated_from as usize];
+        }
+        if self.mark.generated_gs {
             v[3] = 0;
             v[4] = 0;
         }
@@ -478,7 +526,7 @@ fn result_value(r: &QueryResult, i: u32) -> u64 {
         ) => primitives_storage_needed,
         (QueryResult::TimestampDisjoint { frequency, .. }, 0) => frequency,
         (QueryResult::TimestampDisjoint { disjoint, .. }, _) => u64::from(disjoint),
-        (QueryResult::PipelineStatistics(s), i) => s.to_array()[i as usize % MAX_VALUES],
+        (QueryResult::PipelineStatistics(s), i) => s.to_array()[i as usize % STATISTICS],
     }
 }
 
@@ -533,8 +581,23 @@ impl VkContext {
                 let s = stream(index)?;
                 if !t(g.primitives_generated_query)
                     || !t(g.primitives_generated_query_with_rasterizer_discard)
+                    || dev.debug.no_primitives_generated_query
                 {
-                    return unsupported("VK_EXT_primitives_generated_query");
+                    // Counted by the statistics group instead
+                    // (`StatsMark::generated_from`), stream 0 only: its
+                    // geometry counters do not tell streams apart.
+                    if s != 0 {
+                        return unsupported(
+                            "VK_EXT_primitives_generated_query for streams other than 0",
+                        );
+                    }
+                    if !t(f.core.pipeline_statistics_query) {
+                        return unsupported(
+                            "VK_EXT_primitives_generated_query or pipelineStatisticsQuery",
+                        );
+                    }
+                    kinds.push(Kind::Statistics);
+                    return Ok(kinds);
                 }
                 if s != 0
                     && !(t(g.primitives_generated_query_with_non_zero_streams)
@@ -615,7 +678,7 @@ impl VkContext {
                     pool: pool.clone(),
                     slot: *next,
                     inside: false,
-                    generated_gs: false,
+                    mark: StatsMark::default(),
                     fence: self.batches.batch_fence(),
                 };
                 *next += 1;
@@ -642,7 +705,7 @@ impl VkContext {
             pool,
             slot: 0,
             inside: false,
-            generated_gs: false,
+            mark: StatsMark::default(),
             fence: self.batches.batch_fence(),
         })
     }
@@ -651,7 +714,7 @@ impl VkContext {
     fn begin_span(&mut self, kind: Kind) -> PipeResult<Span> {
         let mut span = self.alloc_slot(kind)?;
         span.inside = self.rendering && !self.dev().debug.no_query_in_rendering;
-        span.generated_gs = kind == Kind::Statistics && self.generated_gs;
+        span.mark = self.stats_mark;
         // Query commands need no barrier: inside an instance the pending
         // ones wait for the next command that ends it.
         let cmd = if span.inside {
@@ -829,18 +892,16 @@ impl VkContext {
     /// ends the open instance before stream output decides on its
     /// counter barrier).
     ///
-    /// The running statistics span must also say whether the draw's
-    /// pipeline has a geometry shader pipe-vk generated
-    /// (`VkContext::generated_gs`: the application's statistics count
-    /// none of its invocations or primitives, so its spans' geometry
-    /// counters are dropped); when it does not match, the spans end here
-    /// and the draw begins them again with the right mark.
+    /// The running statistics span must also carry the draw pipeline's
+    /// [`StatsMark`] (`VkContext::stats_mark`); when it does not match,
+    /// the spans end here and the draw begins them again with the right
+    /// mark.
     pub(crate) fn prepare_resume_queries(&mut self) -> PipeResult<()> {
         if self
             .queries
             .running
             .get(&Kind::Statistics)
-            .is_some_and(|s| s.generated_gs != self.generated_gs)
+            .is_some_and(|s| s.mark != self.stats_mark)
         {
             self.suspend_queries();
         }
@@ -1054,7 +1115,10 @@ impl VkContext {
                 disjoint: false,
             },
             QueryType::GpuFinished => QueryResult::Bool(true),
-            QueryType::PrimitivesGenerated => QueryResult::U64(first(Kind::Generated(stream))),
+            QueryType::PrimitivesGenerated => QueryResult::U64(match vq.kinds[..] {
+                [Kind::Statistics] => sum(Kind::Statistics)[GENERATED_VALUE],
+                _ => first(Kind::Generated(stream)),
+            }),
             QueryType::PrimitivesEmitted => QueryResult::U64(first(Kind::Xfb(stream))),
             QueryType::SoStatistics => {
                 let v = sum(Kind::Xfb(stream));
@@ -1067,11 +1131,13 @@ impl VkContext {
             QueryType::SoOverflowAnyPredicate => {
                 QueryResult::Bool(vq.kinds.iter().any(|k| overflow(*k)))
             }
-            QueryType::PipelineStatistics => QueryResult::PipelineStatistics(
-                PipelineStatistics::from_array(sum(Kind::Statistics)),
-            ),
+            QueryType::PipelineStatistics => {
+                let mut v = [0; STATISTICS];
+                v.copy_from_slice(&sum(Kind::Statistics)[..STATISTICS]);
+                QueryResult::PipelineStatistics(PipelineStatistics::from_array(v))
+            }
             QueryType::PipelineStatisticsSingle => {
-                QueryResult::U64(sum(Kind::Statistics)[stream as usize % MAX_VALUES])
+                QueryResult::U64(sum(Kind::Statistics)[stream as usize % STATISTICS])
             }
         })
     }
@@ -1093,8 +1159,9 @@ impl VkContext {
     fn single_counter_span(q: &Query, vq: &VkQuery) -> Option<Span> {
         let st = vq.state();
         let direct = matches!(
-            q.desc().query_type,
-            QueryType::OcclusionCounter | QueryType::PrimitivesGenerated
+            (q.desc().query_type, &vq.kinds[..]),
+            (QueryType::OcclusionCounter, _)
+                | (QueryType::PrimitivesGenerated, [Kind::Generated(_)])
         );
         (direct && st.phase == Phase::Ended && st.spans.len() == 1 && st.folded.is_empty())
             .then(|| st.spans[0].clone())
@@ -1166,7 +1233,7 @@ impl VkContext {
         if let QueryResultIndex::Value(i) = index {
             let n = match q.desc().query_type {
                 QueryType::SoStatistics | QueryType::TimestampDisjoint => 2,
-                QueryType::PipelineStatistics => MAX_VALUES as u32,
+                QueryType::PipelineStatistics => STATISTICS as u32,
                 _ => 1,
             };
             if i >= n {

@@ -67,6 +67,10 @@ pub struct ScreenOptions {
     /// device has VK_EXT_discard_rectangles;
     /// `PIPE_VK_DEBUG=no_discard_rectangles`.
     pub no_discard_rectangles: Option<bool>,
+    /// Count `PRIMITIVES_GENERATED` through pipeline statistics even where
+    /// the device has VK_EXT_primitives_generated_query;
+    /// `PIPE_VK_DEBUG=no_primitives_generated_query`.
+    pub no_primitives_generated_query: Option<bool>,
 }
 
 impl ScreenOptions {
@@ -112,6 +116,9 @@ impl ScreenOptions {
         }
         if let Some(s) = self.no_discard_rectangles {
             f.no_discard_rectangles = s;
+        }
+        if let Some(s) = self.no_primitives_generated_query {
+            f.no_primitives_generated_query = s;
         }
         f
     }

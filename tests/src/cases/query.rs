@@ -370,6 +370,114 @@ fn primitives_generated(ctx: &mut TestContext) -> R {
 }
 result_case!("pipe.query.primitives_generated", primitives_generated);
 
+/// `PRIMITIVES_GENERATED` after every kind of last vertex stage, through
+/// VK_EXT_primitives_generated_query or (`fallback`) through pipeline
+/// statistics (`PIPE_VK_DEBUG=no_primitives_generated_query`, the path
+/// of devices without the extension): triangles from the input
+/// assembler, with and without rasterizer discard; points; stippled lines
+/// through the generated stipple geometry shader (forced on), counted as
+/// the application's lines; an application geometry shader that emits
+/// each triangle twice; tessellation without a control shader (levels 1:
+/// a triangle per patch). A statistics query active meanwhile keeps its
+/// own counts; a second query, split by a flush, is read into a buffer.
+fn generated_sources(ctx: &mut TestContext, fallback: bool) -> R {
+    let mut e = crate::harness::env_with(ctx, |o| {
+        o.no_primitives_generated_query = Some(fallback);
+        o.emulate_line_stipple = Some(true);
+    })?;
+    program(&mut e)?;
+    let tess = e.screen.caps().shader[ShaderStage::TessEval.index()].supported;
+    let all = create(&mut e, QueryType::PrimitivesGenerated, 0)?;
+    let late = create(&mut e, QueryType::PrimitivesGenerated, 0)?;
+    let stats = create(&mut e, QueryType::PipelineStatistics, 0)?;
+    begin(&mut e, &all)?;
+    begin(&mut e, &stats)?;
+    band(&mut e, 0, 4)?; // 2 triangles
+    bind_rasterizer(&mut e, |r| {
+        r.rasterizer_discard = true;
+        r.half_pixel_center = true;
+    })?;
+    band(&mut e, 4, 8)?; // 2 triangles, not rasterized
+    bind_vertices(&mut e, &[0.0; 4 * 9], None)?;
+    draw(&mut e, PrimType::Points, 0, 9, 1)?; // 9 points
+    bind_rasterizer(&mut e, |r| {
+        r.line_stipple_enable = true;
+        r.line_stipple_pattern = 0xf0f0;
+        r.half_pixel_center = true;
+    })?;
+    let lines = [
+        -0.9, -0.5, 0.0, 1.0, 0.9, -0.5, 0.0, 1.0, //
+        -0.9, 0.5, 0.0, 1.0, 0.9, 0.5, 0.0, 1.0,
+    ];
+    bind_vertices(&mut e, &lines, None)?;
+    draw(&mut e, PrimType::Lines, 0, 4, 1)?; // 2 lines, each cut into 8 dashes
+    begin(&mut e, &late)?;
+    flush(&mut e)?;
+    bind_rasterizer(&mut e, |r| r.half_pixel_center = true)?;
+    crate::harness::bind_stage(&mut e, ShaderStage::Geometry, super::draw::GS_DUP)?;
+    band(&mut e, 0, 4)?; // 2 triangles in, 4 out
+    step("unbind gs", e.ctx.bind_gs_state(None))?;
+    let patches = if tess {
+        crate::harness::bind_stage(&mut e, ShaderStage::TessEval, super::draw::TES)?;
+        step("patch vertices", e.ctx.set_patch_vertices(3))?;
+        let levels = pipe_core::state::TessState {
+            default_outer_level: [1.0; 4],
+            default_inner_level: [1.0; 2],
+        };
+        step("set_tess_state", e.ctx.set_tess_state(&levels))?;
+        bind_vertices(&mut e, &columns(8, 12), None)?;
+        draw(&mut e, PrimType::Patches, 0, 6, 1)?; // 2 patches, a triangle each
+        step("unbind tes", e.ctx.bind_tes_state(None))?;
+        2
+    } else {
+        0
+    };
+    band(&mut e, 12, 16)?; // 2 triangles
+    end(&mut e, &late)?;
+    end(&mut e, &stats)?;
+    end(&mut e, &all)?;
+    let buf = e.buffer(16, ResourceFlags::empty())?;
+    step(
+        "get_query_result_resource",
+        e.ctx.get_query_result_resource(
+            &late,
+            QueryFlags::WAIT,
+            QueryValueType::U64,
+            QueryResultIndex::Value(0),
+            &buf,
+            0,
+        ),
+    )?;
+    let late_want: u64 = 4 + patches + 2;
+    let got = bytes(&mut e, &buf, 8)?;
+    if got != late_want.to_le_bytes() {
+        return Err(Outcome::fail(format!(
+            "the query begun later, through a buffer: expected {late_want}, got {got:?}"
+        )));
+    }
+    expect(
+        "generated",
+        result(&mut e, &all)?,
+        QueryResult::U64(2 + 2 + 9 + 2 + 4 + patches + 2),
+    )?;
+    let QueryResult::PipelineStatistics(s) = result(&mut e, &stats)? else {
+        return Err(Outcome::fail("statistics: wrong result kind"));
+    };
+    let ia = 2 + 2 + 9 + 2 + 2 + patches + 2;
+    if (s.ia_primitives, s.gs_invocations, s.gs_primitives) != (ia, 2, 4) {
+        return Err(Outcome::fail(format!(
+            "statistics: expected {ia} input primitives, 2 geometry shader invocations and \
+             4 primitives, got {s:?}"
+        )));
+    }
+    Ok(())
+}
+crate::bool_cases!(
+    generated_sources,
+    "pipe.query.primitives_generated.sources.extension",
+    "pipe.query.primitives_generated.sources.statistics"
+);
+
 /// The statistics group for one draw and one dispatch, and each counter
 /// alone (`PIPELINE_STATISTICS_SINGLE`) equal to the group's.
 fn pipeline_statistics(ctx: &mut TestContext) -> R {
