@@ -2135,7 +2135,9 @@ impl VkContext {
                 effective_sample_mask(b.sample_mask, samples)
             },
             topology: topology_class(topology),
-            gs_adjacency: (fs_key.line_stipple || fs_key.polygon_edges.is_some())
+            gs_adjacency: (fs_key.line_stipple
+                || fs_key.polygon_edges.is_some()
+                || fs_key.aliased_triangles)
                 && gs.is_none()
                 && is_adjacency(topology),
             vs_key: vs_key.clone(),
@@ -2690,15 +2692,15 @@ impl VkContext {
         // Filled triangles, likewise: a generated geometry shader after
         // the vertex shader widens each triangle and the fragment shader
         // keeps the pixels whose centre is in it
-        // (`spirv_gen::passes::aliased`). Not with an application
-        // geometry shader, adjacency, stream output or a vertex (or
-        // evaluation) shader whose outputs a geometry shader cannot
+        // (`spirv_gen::passes::aliased`; of an adjacency topology it
+        // takes the triangle's vertices and drops the adjacent ones). Not
+        // with an application geometry shader, stream output or a vertex
+        // (or evaluation) shader whose outputs a geometry shader cannot
         // forward.
         if fill(PolygonMode::Fill)
             && samples > 1
             && !rast.multisample
             && !a2c
-            && !is_adjacency(topology)
             // The edge test interpolates at the pixel centre
             // (InterpolationFunction, which needs sampleRateShading).
             && self.dev().device.features.core.sample_rate_shading == vk::TRUE

@@ -153,7 +153,7 @@ pub struct GfxKey {
     pub sample_mask: u32,
     pub topology: TopologyClass,
     /// A generated geometry shader (line stipple emulation, polygon edge
-    /// masks) takes an adjacency primitive: its input must match the
+    /// masks, aliased triangles) takes an adjacency primitive: its input must match the
     /// draw's topology, which is otherwise dynamic within its class.
     pub gs_adjacency: bool,
     /// Variant keys of the last vertex-processing stage (clip planes,

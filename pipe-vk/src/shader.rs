@@ -582,6 +582,7 @@ impl ModuleCache {
                 key.flat_shade,
                 key.aliased_clip_planes,
                 key.aliased_depth_clip,
+                adjacency,
             )
         } else if edges {
             spirv_gen::passes::line_stipple::polygon_edges_gs(ir, rectangular)

@@ -877,17 +877,25 @@ fn main {
 /// Runs a generated aliased-triangle geometry shader on one triangle of
 /// clip-space positions `p` (input `id` 100 + k) with viewport scale
 /// `scale` and user clip plane 0 = `plane` (when given); returns the 3
-/// emitted vertices.
+/// emitted vertices. With `adjacency` the triangle is input vertices 0,
+/// 2 and 4, and 1, 3 and 5 are far away, with ids 900 + k.
 fn run_aliased_gs(
     gs: &Shader,
     p: &[[f32; 4]; 3],
     scale: [f32; 2],
     plane: &[f32],
+    adjacency: bool,
 ) -> Vec<std::collections::HashMap<String, Vec<u32>>> {
     let mut m = interp::Machine::new(gs);
+    let stride = if adjacency { 2 } else { 1 };
     for (k, pk) in p.iter().enumerate() {
-        m.set_f32("in_gl_pos", k as u32, pk);
-        m.set("in_id", k as u32, vec![100 + k as u32]);
+        let k = k as u32;
+        m.set_f32("in_gl_pos", stride * k, pk);
+        m.set("in_id", stride * k, vec![100 + k]);
+        if adjacency {
+            m.set_f32("in_gl_pos", 2 * k + 1, &[9.0, -7.0, 0.3, 1.0]);
+            m.set("in_id", 2 * k + 1, vec![900 + k]);
+        }
     }
     let o = (pc::VIEWPORT_SCALE / 4) as usize;
     m.push[o] = scale[0].to_bits();
@@ -2072,11 +2080,11 @@ fn unwritten_inputs_read_zero() {
 fn aliased_triangles() {
     use spirv_gen::passes::aliased::{aliased_triangles_gs, ALIASED_EDGES_NAME};
     let vs = parse(&corpus_src("vs_line_stipple.ir")).unwrap();
-    let gs = aliased_triangles_gs(&vs, false, 0, None).unwrap();
+    let gs = aliased_triangles_gs(&vs, false, 0, None, false).unwrap();
     validate(&gs).unwrap_or_else(|e| panic!("{e}\n{}", print(&gs)));
     common::emit_and_validate("aliased_triangles_gs", &gs);
     let scale = [8.0f32, -8.0];
-    let run = |p: &[[f32; 4]; 3]| run_aliased_gs(&gs, p, scale, &[]);
+    let run = |p: &[[f32; 4]; 3]| run_aliased_gs(&gs, p, scale, &[], false);
     let f = emitted_f32;
     // Window positions 2x apart in w: (x, y) * w in clip space.
     let win = [[-4.0f32, -3.0], [5.0, -2.0], [0.5, 6.0]];
@@ -2168,6 +2176,43 @@ fn aliased_triangles() {
     assert!(!keeps([0.5, 1.0, -2.0]));
 }
 
+/// `aliased_triangles_gs` with `triangles_adjacency` input (a draw of
+/// that topology with no geometry shader): it reads vertices 0, 2 and 4
+/// and emits exactly what it emits for that triangle alone; the adjacent
+/// vertices (far away, with other flat ids) change nothing.
+#[test]
+fn aliased_triangles_adjacency() {
+    use spirv_gen::passes::aliased::aliased_triangles_gs;
+    let vs = parse(&corpus_src("vs_line_stipple.ir")).unwrap();
+    let plain = aliased_triangles_gs(&vs, false, 0b1, Some(true), false).unwrap();
+    let adj = aliased_triangles_gs(&vs, false, 0b1, Some(true), true).unwrap();
+    validate(&adj).unwrap_or_else(|e| panic!("{e}\n{}", print(&adj)));
+    common::emit_and_validate("aliased_triangles_gs adjacency", &adj);
+    assert_eq!(
+        adj.info.gs_input,
+        Some(spirv_gen::ir::GsInput::TrianglesAdjacency)
+    );
+    let scale = [8.0f32, -8.0];
+    let plane = [0.3f32, -0.5, 0.1, 0.2];
+    for p in [
+        [
+            [-0.5f32, -0.4, 0.2, 1.0],
+            [1.2, 0.3, 0.9, 2.0],
+            [0.1, -0.6, 0.1, 0.5],
+        ],
+        // A vertex behind the eye: left unchanged.
+        [
+            [-0.5, -0.4, 0.2, 1.0],
+            [0.4, 0.3, 0.1, -1.0],
+            [0.1, 0.6, 0.1, 1.0],
+        ],
+    ] {
+        let want = run_aliased_gs(&plain, &p, scale, &plane, false);
+        let got = run_aliased_gs(&adj, &p, scale, &plane, true);
+        assert_eq!(got, want);
+    }
+}
+
 /// `aliased_triangles_gs` with user clip planes (0 and 5): the hardware
 /// does not clip the widened triangle (ClipDistance 1), and
 /// `aliased_clip` carries each enabled plane's distance over `w`,
@@ -2181,7 +2226,7 @@ fn aliased_triangles_clip_planes() {
     use spirv_gen::ir::BuiltIn;
     use spirv_gen::passes::aliased::{aliased_triangles_gs, ALIASED_CLIP_NAME};
     let vs = parse(&corpus_src("vs_line_stipple.ir")).unwrap();
-    let gs = aliased_triangles_gs(&vs, false, 0b10_0001, None).unwrap();
+    let gs = aliased_triangles_gs(&vs, false, 0b10_0001, None, false).unwrap();
     validate(&gs).unwrap_or_else(|e| panic!("{e}\n{}", print(&gs)));
     common::emit_and_validate("aliased_triangles_gs clip", &gs);
     let mut last = gs.clone();
@@ -2198,7 +2243,7 @@ fn aliased_triangles_clip_planes() {
         .clone();
     let scale = [8.0f32, -8.0];
     let plane = [0.3f32, -0.5, 0.1, 0.2];
-    let run = |p: &[[f32; 4]; 3]| run_aliased_gs(&gs, p, scale, &plane);
+    let run = |p: &[[f32; 4]; 3]| run_aliased_gs(&gs, p, scale, &plane, false);
     let f = emitted_f32;
     let win = [[-4.0f32, -3.0], [5.0, -2.0], [0.5, 6.0]];
     let w = [1.0f32, 2.0, 0.5];

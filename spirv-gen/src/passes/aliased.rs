@@ -174,11 +174,16 @@ pub fn can_expand(prev: &Shader) -> bool {
 /// user planes' (their mask bits are [`depth_clip_distance_bits`]). The
 /// user planes must leave those components free
 /// ([`depth_clip_fits`]).
+///
+/// With `adjacency` the input is `triangles_adjacency`: the triangle is
+/// vertices 0, 2 and 4, as the rasterizer draws it without a geometry
+/// shader, and the adjacent vertices are dropped.
 pub fn aliased_triangles_gs(
     prev: &Shader,
     flat_colors: bool,
     clip_planes: u8,
     depth_clip: Option<bool>,
+    adjacency: bool,
 ) -> Result<Shader> {
     if depth_clip.is_some() && !depth_clip_fits(clip_planes) {
         return Err(Error::new(
@@ -192,12 +197,17 @@ pub fn aliased_triangles_gs(
         ));
     }
     let mut gs = Shader::new(Stage::Geometry);
-    gs.info.gs_input = Some(GsInput::Triangles);
+    let (input, stride) = if adjacency {
+        (GsInput::TrianglesAdjacency, 2)
+    } else {
+        (GsInput::Triangles, 1)
+    };
+    gs.info.gs_input = Some(input);
     gs.info.gs_output = Some(GsOutput::TriangleStrip);
     gs.info.gs_max_vertices = Some(3);
     gs.info.gs_invocations = Some(1);
     let outputs: Vec<&Variable> = prev.vars.iter().filter(|v| v.is_output()).collect();
-    let fw = super::line_stipple::forward_vars(&mut gs, &outputs, 3);
+    let fw = super::line_stipple::forward_vars(&mut gs, &outputs, 3 * stride as u32);
     let pos_in = fw
         .position
         .ok_or_else(|| Error::new("aliased triangles GS: no f32x4 position to expand"))?;
@@ -221,7 +231,9 @@ pub fn aliased_triangles_gs(
     let f2 = Type::float(32, 2);
     let mut e = Emit::new(&mut gs);
     let idx: Vec<ValueId> = (0..3).map(|i| e.i32(i)).collect();
-    let p: Vec<ValueId> = idx.iter().map(|&i| e.load(pos_in, Some(i))).collect();
+    // The input vertex of triangle vertex i.
+    let vtx: Vec<ValueId> = (0..3).map(|i| e.i32(i * stride)).collect();
+    let p: Vec<ValueId> = vtx.iter().map(|&i| e.load(pos_in, Some(i))).collect();
     let off = e.u32(push::VIEWPORT_SCALE);
     let scale = e.def(
         f2,
@@ -437,7 +449,7 @@ pub fn aliased_triangles_gs(
                 Some(wts) if ty.is_float() && ty.bits == 32 => {
                     let mut acc = None;
                     for (i, &wi) in wts.iter().enumerate() {
-                        let vi = e.load(inp, Some(idx[i]));
+                        let vi = e.load(inp, Some(vtx[i]));
                         let splat = if ty.comps > 1 {
                             e.alu(AluOp::Vec, ty, &vec![wi; ty.comps as usize])
                         } else {
@@ -451,7 +463,7 @@ pub fn aliased_triangles_gs(
                     }
                     acc.unwrap_or(zero)
                 }
-                _ => e.load(inp, Some(idx[k])),
+                _ => e.load(inp, Some(vtx[k])),
             };
             e.store(out, None, value);
         }

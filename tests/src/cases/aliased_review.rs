@@ -389,6 +389,37 @@ crate::result_case!(
     thin_triangles
 );
 
+/// The adjacency topologies with no geometry shader: the rasterizer draws
+/// vertices 0, 2 and 4 of each primitive, aliased as a triangle list is;
+/// the adjacent vertices, far outside the target, change nothing. The
+/// same triangle is drawn first as a list in another colour, so the
+/// adjacency draw follows a pipeline of the same topology class.
+fn adjacency(ctx: &mut TestContext) -> R {
+    use pipe_core::draw::PrimType;
+    let tri: Tri = [(1.3, 2.2), (14.6, 6.1), (5.4, 13.7)];
+    let v = f32_tri(&tri);
+    let far = (40.0, -30.0);
+    let pts = [v[0], far, v[1], far, v[2], far];
+    for mode in [
+        PrimType::TrianglesAdjacency,
+        PrimType::TriangleStripAdjacency,
+    ] {
+        let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+        rasterizer(&mut e, |r| r.multisample = false)?;
+        set_src(&mut e, UNORM, [0.0, 0.0, 1.0, 1.0])?;
+        draw(&mut e, &tris(&v, 0.0), false)?;
+        set_src(&mut e, UNORM, FG)?;
+        draw_mode(&mut e, &tris(&pts, 0.0), false, mode)?;
+        resolve(&mut e, &t.color, &resolved)?;
+        let got = read_color(&mut e, &resolved)?;
+        check(ctx, &format!("{mode:?}"), &got, TOL_U8, |x, y| {
+            centre_in(&tri, x, y).map(|i| if i { FG } else { BLACK })
+        })?;
+    }
+    Ok(())
+}
+crate::result_case!("pipe.render.msaa.aliased_review.adjacency", adjacency);
+
 /// Two-sided colour (`light_twoside`) with a back colour at GL's BFC0
 /// location 30 (moved below the geometry stage's inputs for the
 /// generated shader) on a back-facing aliased triangle, and the front
