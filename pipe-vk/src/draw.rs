@@ -2302,24 +2302,10 @@ impl VkContext {
                 &gs_key,
             )?);
         }
-        if let (None, Some(tes_id)) = (tcs, tes) {
+        if let (None, Some(_)) = (tcs, tes) {
             // Tessellation without a control shader: the generated
-            // pass-through one, with `set_tess_state`'s levels. It does
-            // not forward clip or cull distances (only the last stage's
-            // clip): an evaluation shader reading the vertex shader's is
-            // refused.
-            let tes_state = self
-                .shader_table()
-                .handle_of(tes_id)
-                .map(|h| self.shader_table().get(h))
-                .transpose()?;
-            if let Some(b) = tes_state.and_then(crate::shader::reads_distances) {
-                return Err(PipeError::unsupported(format!(
-                    "draw_vbo: the tessellation evaluation shader reads the vertex shader's {} \
-                     and no control shader is bound: the generated one does not forward them",
-                    b.name()
-                )));
-            }
+            // pass-through one, with `set_tess_state`'s levels (it
+            // forwards every vertex output, clip distances included).
             let pv = self.bound().patch_vertices;
             tcs_mod = Some(
                 self.modules

@@ -177,13 +177,8 @@ pub fn varying_locations(state: &ShaderState) -> u32 {
             }
             let l = io.location?;
             // Per-vertex outputs of a tessellation control shader are
-            // arrays over vertices, one location each.
-            let n = if state.stage == ShaderStage::TessCtrl {
-                1
-            } else {
-                v.array.unwrap_or(1)
-            };
-            Some((l, n))
+            // arrays over vertices: their element's locations.
+            Some((l, v.locations(ir.stage)))
         })
         .fold(0u32, |m, (l, n)| {
             (l..l.saturating_add(n))

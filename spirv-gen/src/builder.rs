@@ -59,6 +59,7 @@ impl Builder {
             kind,
             ty,
             array,
+            inner: None,
         })
     }
     /// An input at `location`.

@@ -549,6 +549,15 @@ pub struct Variable {
     pub ty: Type,
     /// Array length (per-vertex arrays, clip distances, shared arrays).
     pub array: Option<u32>,
+    /// Per-vertex interface variables only (inputs of tessellation and
+    /// geometry shaders, outputs of tessellation control shaders): each
+    /// vertex's element is itself an array of this many `ty` (GLSL's
+    /// `gl_in[i].gl_ClipDistance[j]`, or an array varying of the previous
+    /// stage), written `@v : f32[3][4]` (3 vertices of 4). Such a
+    /// variable is indexed flat, `vertex * inner + element`, as NIR's
+    /// compact clip-distance arrays are; in SPIR-V it is an array of
+    /// arrays, and each vertex's element takes `inner` locations.
+    pub inner: Option<u32>,
 }
 
 impl Variable {
@@ -576,6 +585,35 @@ impl Variable {
     /// Whether `load`/`store` on it take an element index.
     pub fn is_array(&self) -> bool {
         self.array.is_some()
+    }
+    /// Whether it is a per-vertex interface variable of a `stage` shader
+    /// (an input of a tessellation or geometry shader, or an output of a
+    /// tessellation control shader, not `patch`): its array is the
+    /// vertex array.
+    pub fn is_per_vertex(&self, stage: Stage) -> bool {
+        let Some(io) = self.io() else {
+            return false;
+        };
+        let output = self.is_output();
+        !io.patch
+            && (matches!(stage, Stage::TessCtrl | Stage::Geometry | Stage::TessEval) && !output
+                || stage == Stage::TessCtrl && output)
+    }
+    /// Locations an interface variable with a location takes (of 32-bit
+    /// scalars and vectors): one per element of an array; a per-vertex
+    /// variable's as its element's, one or [`Variable::inner`].
+    pub fn locations(&self, stage: Stage) -> u32 {
+        if self.is_per_vertex(stage) {
+            self.inner.unwrap_or(1)
+        } else {
+            self.array.unwrap_or(1)
+        }
+    }
+    /// Elements `load`/`store` can index: the array length, times
+    /// [`Variable::inner`] for an array of arrays.
+    pub fn flat_len(&self) -> Option<u32> {
+        self.array
+            .map(|n| n.saturating_mul(self.inner.unwrap_or(1)))
     }
 }
 

@@ -239,6 +239,20 @@ impl<'a> Validator<'a> {
         if let Some(0) = var.array {
             return e("zero-length array".into());
         }
+        // An array of arrays: only per-vertex interface variables (their
+        // vertex array's elements), checked with the interface below.
+        let per_vertex_io = var.is_per_vertex(st);
+        match var.inner {
+            Some(0) => return e("zero-length array".into()),
+            Some(_) if !per_vertex_io || var.array.is_none() => {
+                return e(
+                    "arrays of arrays only on per-vertex interface variables (the vertex array's \
+                     elements)"
+                        .into(),
+                )
+            }
+            _ => {}
+        }
         let slot_ok = |class: DescClass, slot: u32| binding::binding_for(class, st, slot).is_some();
         match &var.kind {
             VarKind::Input(io) | VarKind::Output(io) => {
@@ -333,11 +347,10 @@ impl<'a> Validator<'a> {
                         {
                             return e("index=1 only on a fragment output at location 0 (dual-source blending)".into());
                         }
-                        let per_vertex = !io.patch
-                            && (matches!(st, Stage::TessCtrl | Stage::Geometry | Stage::TessEval)
-                                && !output
-                                || st == Stage::TessCtrl && output);
-                        if per_vertex {
+                        if var.inner.is_some_and(|m| l + m > 32) {
+                            return e("location/component out of range".into());
+                        }
+                        if per_vertex_io {
                             match var.array {
                                 None => return e("per-vertex interface needs an array".into()),
                                 Some(n) => self.check_vertex_count(n, output).map_err(|m| {
@@ -348,7 +361,32 @@ impl<'a> Validator<'a> {
                             return e("vertex inputs cannot be arrays".into());
                         }
                     }
+                    (Some(b @ (BuiltIn::ClipDistance | BuiltIn::CullDistance)), None)
+                        if per_vertex_io =>
+                    {
+                        // `gl_in[i].gl_ClipDistance[j]` (and a control
+                        // shader's `gl_out[i]`): per vertex, an array of
+                        // 1..=8.
+                        if var.ty != Type::F32 {
+                            return e(format!("built-in {} must have type f32", b.name()));
+                        }
+                        match (var.array, var.inner) {
+                            (Some(n), Some(m)) if m <= 8 => self
+                                .check_vertex_count(n, output)
+                                .map_err(|m| Error::new(format!("variable @{}: {m}", var.name)))?,
+                            _ => {
+                                return e(format!(
+                                    "per-vertex built-in {} must be an array (per vertex) of \
+                                     arrays of 1..=8",
+                                    b.name()
+                                ))
+                            }
+                        }
+                    }
                     (Some(b), None) => {
+                        if var.inner.is_some() {
+                            return e(format!("built-in {} is not an array of arrays", b.name()));
+                        }
                         let Some((ty, arr)) = builtin_rule(b, st, output) else {
                             return e(format!(
                                 "built-in {} is not a {} of {} shaders",

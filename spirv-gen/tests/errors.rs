@@ -91,6 +91,43 @@ fn control_flow_errors() {
     assert_eq!(e, "3:3: error: discard outside of a fragment shader");
 }
 
+/// Arrays of arrays (`@v : T[N][M]`) only on per-vertex interface
+/// variables, with clip and cull distances per vertex of 1..=8.
+#[test]
+fn array_of_arrays_errors() {
+    let gs = "shader geometry input=triangles output=points max_vertices=1 invocations=1\n";
+    let e = invalid("shader vertex\nout @o : f32x4[2][2] location=0\nfn main {\n}\n");
+    assert!(e.contains("arrays of arrays only on per-vertex"), "{e}");
+    let e = invalid("shader fragment\nin @i : f32x4[2][2] location=0\nfn main {\n}\n");
+    assert!(e.contains("arrays of arrays only on per-vertex"), "{e}");
+    let e = invalid("shader tess_eval mode=triangles spacing=equal winding=ccw\nin @p : f32x4[4][2] location=0 patch\nfn main {\n}\n");
+    assert!(e.contains("arrays of arrays only on per-vertex"), "{e}");
+    let e = invalid(&format!(
+        "{gs}in @cd : f32[3] builtin=clip_distance\nfn main {{\n}}\n"
+    ));
+    assert!(e.contains("must be an array (per vertex) of arrays"), "{e}");
+    let e = invalid(&format!(
+        "{gs}in @cd : f32[3][9] builtin=clip_distance\nfn main {{\n}}\n"
+    ));
+    assert!(e.contains("arrays of 1..=8"), "{e}");
+    let e = invalid(&format!(
+        "{gs}in @cd : f32[4][2] builtin=cull_distance\nfn main {{\n}}\n"
+    ));
+    assert!(e.contains("per-vertex array must have 3 elements"), "{e}");
+    let e = invalid(&format!(
+        "{gs}in @p : f32x4[3][2] builtin=position\nfn main {{\n}}\n"
+    ));
+    assert!(e.contains("not an array of arrays"), "{e}");
+    let e = invalid(&format!(
+        "{gs}in @t : f32x4[3][4] location=30\nfn main {{\n}}\n"
+    ));
+    assert!(e.contains("location/component out of range"), "{e}");
+    let e = invalid("shader geometry input=triangles output=points max_vertices=1 invocations=1\nin @t : f32x4[3][0] location=0\nfn main {\n}\n");
+    assert!(e.contains("zero-length array"), "{e}");
+    let e = invalid("shader vertex\nlocal @l : f32[2][2]\nfn main {\n}\n");
+    assert!(e.contains("arrays of arrays only on per-vertex"), "{e}");
+}
+
 #[test]
 fn stage_errors() {
     let e = invalid("shader vertex\nin @a : f32x4 location=0\nfn main {\n  %0 : f32x4 = load @a\n  %1 : f32x4 = fddx %0\n}\n");

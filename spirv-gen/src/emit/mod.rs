@@ -860,9 +860,13 @@ impl<'a> Emitter<'a> {
         let (sc, pointee, elem) = match &var.kind {
             VarKind::Input(io) | VarKind::Output(io) => {
                 let elem = self.ty(var.ty);
-                let t = match var.array {
-                    Some(n) => self.array_ty(elem, n, None),
-                    None => elem,
+                let t = match (var.array, var.inner) {
+                    (Some(n), Some(m)) => {
+                        let row = self.array_ty(elem, m, None);
+                        self.array_ty(row, n, None)
+                    }
+                    (Some(n), None) => self.array_ty(elem, n, None),
+                    (None, _) => elem,
                 };
                 let sc = if var.is_input() {
                     StorageClass::Input

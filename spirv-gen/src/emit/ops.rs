@@ -466,12 +466,35 @@ impl Emitter<'_> {
             .ok_or_else(|| Error::new("bad variable"))?;
         let vt = self.s.var(var).ty;
         let sc = info.sc.ok_or_else(|| Error::new("variable not declared"))?;
-        match index {
-            None => Ok((info.id, vt)),
-            Some(i) => {
+        match (index, self.s.var(var).inner) {
+            (None, _) => Ok((info.id, vt)),
+            (Some(i), None) => {
                 let iv = self.val(i)?;
                 let pt = self.ptr_ty(sc, info.elem);
                 Ok((self.op(SOp::AccessChain, pt, &[info.id, iv]), vt))
+            }
+            // An array of arrays, indexed flat (`Variable::inner`): vertex
+            // `i / inner`, element `i % inner`.
+            (Some(i), Some(inner)) => {
+                let (v, e) = match self.const_vals.get(i.0 as usize).copied().flatten() {
+                    Some(c) => {
+                        let c = c as u32;
+                        (self.const_u32(c / inner), self.const_u32(c % inner))
+                    }
+                    None => {
+                        let it = self.vty(i);
+                        let iv = self.val(i)?;
+                        let t = self.ty(it);
+                        let (n, div, rem) = if it.base == BaseType::Int {
+                            (self.const_i32(inner as i32), SOp::SDiv, SOp::SMod)
+                        } else {
+                            (self.const_u32(inner), SOp::UDiv, SOp::UMod)
+                        };
+                        (self.op(div, t, &[iv, n]), self.op(rem, t, &[iv, n]))
+                    }
+                };
+                let pt = self.ptr_ty(sc, info.elem);
+                Ok((self.op(SOp::AccessChain, pt, &[info.id, v, e]), vt))
             }
         }
     }

@@ -495,8 +495,7 @@ pub fn lower_aliased_triangles_fs(s: &mut Shader, clip_planes: u8) -> Result<()>
         let Some(loc) = io.location.filter(|_| io.builtin.is_none()) else {
             continue;
         };
-        let count = v.array.unwrap_or(1);
-        let end = loc.saturating_add(count);
+        let end = loc.saturating_add(v.locations(s.stage));
         let clip = clip_planes != 0
             && ((loc..end).contains(&ALIASED_CLIP_LOCATION)
                 || (loc..end).contains(&(ALIASED_CLIP_LOCATION + 1)));
@@ -570,7 +569,7 @@ fn check_location_free(s: &Shader, location: u32, input: bool, name: &str) -> Re
             continue;
         }
         let Some(loc) = io.location else { continue };
-        if (loc..loc.saturating_add(v.array.unwrap_or(1))).contains(&location) && v.name != name {
+        if (loc..loc.saturating_add(v.locations(s.stage))).contains(&location) && v.name != name {
             return Err(Error::new(format!(
                 "location {location} (@{}) is reserved for {name}",
                 v.name

@@ -221,6 +221,7 @@ pub(crate) fn driver_varying(
         },
         ty,
         array: None,
+        inner: None,
     }
 }
 
@@ -246,6 +247,7 @@ pub fn get_builtin(
         kind,
         ty,
         array,
+        inner: None,
     })
 }
 
@@ -262,6 +264,7 @@ pub fn get_push(s: &mut Shader) -> VarId {
         kind: VarKind::Push { size: push::SIZE },
         ty: Type::U32,
         array: None,
+        inner: None,
     })
 }
 
@@ -294,6 +297,7 @@ pub fn get_driver_ubo(s: &mut Shader) -> Result<VarId> {
         },
         ty: Type::U32,
         array: None,
+        inner: None,
     }))
 }
 
@@ -723,6 +727,7 @@ pub fn lower_two_side(s: &mut Shader, front_only: u8) -> Result<()> {
                     kind: VarKind::Input(bio),
                     ty: f.ty,
                     array: f.array,
+                    inner: f.inner,
                 })
             }
         };
@@ -955,11 +960,7 @@ pub fn relocate_varyings(s: &mut Shader, pairs: &[(u32, u32)], output: bool) -> 
                 continue;
             }
             let Some(loc) = io.location else { continue };
-            let len = if s.stage == Stage::Geometry && !output {
-                1
-            } else {
-                v.array.unwrap_or(1)
-            };
+            let len = v.locations(s.stage);
             if (loc..loc + len).contains(&to) {
                 return Err(Error::new(format!(
                     "relocate {from} -> {to}: location {to} is taken by @{}",

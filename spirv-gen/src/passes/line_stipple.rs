@@ -92,13 +92,7 @@ pub fn find_stipple_pos(s: &Shader, output: bool) -> Result<Option<VarId>> {
             continue;
         }
         let Some(loc) = io.location else { continue };
-        // Outputs of a geometry shader and inputs of a fragment shader use
-        // one location per array element.
-        let len = if io.patch || s.stage == Stage::Geometry && !output {
-            1
-        } else {
-            v.array.unwrap_or(1)
-        };
+        let len = v.locations(s.stage);
         if !(loc..loc.saturating_add(len)).contains(&STIPPLE_POS_LOCATION) {
             continue;
         }
@@ -270,6 +264,7 @@ pub(crate) fn forward_vars(gs: &mut Shader, outputs: &[&Variable], n_in: u32) ->
             }),
             ty: v.ty,
             array: Some(n_in),
+            inner: None,
         });
         if v.builtin() == Some(BuiltIn::Position) && v.ty == Type::vec4() {
             position = Some(inp);
@@ -291,6 +286,7 @@ pub(crate) fn forward_vars(gs: &mut Shader, outputs: &[&Variable], n_in: u32) ->
         },
         ty: Type::I32,
         array: None,
+        inner: None,
     };
     let prim_in = gs.add_var(prim(false, "in_primitive_id"));
     let outs = outputs
@@ -301,6 +297,7 @@ pub(crate) fn forward_vars(gs: &mut Shader, outputs: &[&Variable], n_in: u32) ->
                 kind: v.kind.clone(),
                 ty: v.ty,
                 array: None,
+                inner: None,
             })
         })
         .collect();
@@ -550,6 +547,7 @@ pub fn lower_line_stipple_gs(s: &mut Shader, rectangular: bool) -> Result<()> {
             kind: VarKind::Local,
             ty,
             array: None,
+            inner: None,
         })
     };
     let started = local(s, "stipple_started", Type::BOOL);

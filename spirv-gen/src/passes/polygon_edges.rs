@@ -47,7 +47,7 @@ fn find_input(s: &Shader, location: u32, name: &str, ty: Type) -> Result<Option<
             continue;
         }
         let Some(loc) = io.location else { continue };
-        if !(loc..loc.saturating_add(v.array.unwrap_or(1))).contains(&location) {
+        if !(loc..loc.saturating_add(v.locations(s.stage))).contains(&location) {
             continue;
         }
         if v.name == name && v.ty == ty && v.array.is_none() {
@@ -82,6 +82,7 @@ pub fn lower_polygon_edges_fs(s: &mut Shader, edges: PolygonEdges) -> Result<()>
             }),
             ty: Type::vec4(),
             array: None,
+            inner: None,
         }),
     };
     let mask = match find_input(s, EDGE_MASK_LOCATION, EDGE_MASK_NAME, Type::U32)? {

@@ -7,20 +7,21 @@
 //! generates one from the previous stage's outputs:
 //!
 //! - every output of the vertex shader (user varyings at their location
-//!   and component, `position`, `point_size`) is read from the input patch
-//!   at `invocation_id` and written to the same slot of the output patch;
+//!   and component, `position`, `point_size`, clip and cull distances) is
+//!   read from the input patch at `invocation_id` and written to the same
+//!   slot of the output patch;
 //! - `vertices` (the output patch size) is the draw's patch vertex count;
 //! - the levels come from the driver push block,
 //!   [`crate::binding::push::DEFAULT_TESS_OUTER`] and
 //!   [`crate::binding::push::DEFAULT_TESS_INNER`], so one module serves any
 //!   `set_tess_state` values.
 //!
-//! Clip and cull distances are not forwarded: the control shader's
-//! inputs would be arrays of arrays, which this IR has no type for, and
-//! only the last stage's distances clip. The caller refuses a draw whose
-//! evaluation shader reads them. Other outputs that cannot be forwarded
-//! this way (other arrays, and per-patch outputs, which a vertex shader
-//! cannot have) are refused with an error naming them.
+//! Arrays (clip and cull distances, array varyings) are forwarded too,
+//! element by element: the control shader's inputs and outputs are then
+//! arrays of arrays ([`crate::ir::Variable::inner`]), so an evaluation
+//! shader may read the vertex shader's `gl_ClipDistance`. Outputs that
+//! cannot be forwarded (other built-ins, and per-patch outputs, which a
+//! vertex shader cannot have) are refused with an error naming them.
 
 use std::fmt::Write;
 
@@ -56,20 +57,22 @@ pub fn passthrough_tcs(prev: &Shader, vertices: u32) -> Result<Shader> {
             continue;
         };
         let what = || format!("pass-through TCS: vertex output @{}", v.name);
-        if matches!(
-            io.builtin,
-            Some(BuiltIn::ClipDistance | BuiltIn::CullDistance)
-        ) {
-            continue;
-        }
-        if v.array.is_some() || io.patch {
+        if io.patch {
             return Err(Error::new(format!(
-                "{}: arrayed outputs cannot be forwarded",
+                "{}: patch outputs cannot be forwarded",
                 what()
             )));
         }
         let slot = match (io.builtin, io.location) {
-            (Some(b @ (BuiltIn::Position | BuiltIn::PointSize)), _) => {
+            (
+                Some(
+                    b @ (BuiltIn::Position
+                    | BuiltIn::PointSize
+                    | BuiltIn::ClipDistance
+                    | BuiltIn::CullDistance),
+                ),
+                _,
+            ) => {
                 format!("builtin={}", b.name())
             }
             (Some(b), _) => {
@@ -102,11 +105,33 @@ pub fn passthrough_tcs(prev: &Shader, vertices: u32) -> Result<Shader> {
             (None, None) => return Err(Error::new(format!("{}: no location", what()))),
         };
         let ty = v.ty;
-        let _ = writeln!(decls, "in @i{i} : {ty}[{MAX_PATCH_VERTICES}] {slot}");
-        let _ = writeln!(decls, "out @o{i} : {ty}[{vertices}] {slot}");
-        let _ = writeln!(body, "  %{n} : {ty} = load @i{i}, %0");
-        let _ = writeln!(body, "  store @o{i}, %0, %{n}");
-        n += 1;
+        match v.array {
+            None => {
+                let _ = writeln!(decls, "in @i{i} : {ty}[{MAX_PATCH_VERTICES}] {slot}");
+                let _ = writeln!(decls, "out @o{i} : {ty}[{vertices}] {slot}");
+                let _ = writeln!(body, "  %{n} : {ty} = load @i{i}, %0");
+                let _ = writeln!(body, "  store @o{i}, %0, %{n}");
+                n += 1;
+            }
+            // An array (clip or cull distances, an array varying): each
+            // vertex's is an array of arrays' element, indexed flat
+            // (`Variable::inner`), element by element.
+            Some(len) => {
+                let _ = writeln!(decls, "in @i{i} : {ty}[{MAX_PATCH_VERTICES}][{len}] {slot}");
+                let _ = writeln!(decls, "out @o{i} : {ty}[{vertices}][{len}] {slot}");
+                let _ = writeln!(body, "  %{n} : i32 = const {len}");
+                let _ = writeln!(body, "  %{} : i32 = imul %0, %{n}", n + 1);
+                let base = n + 1;
+                n += 2;
+                for k in 0..len {
+                    let _ = writeln!(body, "  %{n} : i32 = const {k}");
+                    let _ = writeln!(body, "  %{} : i32 = iadd %{base}, %{n}", n + 1);
+                    let _ = writeln!(body, "  %{} : {ty} = load @i{i}, %{}", n + 2, n + 1);
+                    let _ = writeln!(body, "  store @o{i}, %{}, %{}", n + 1, n + 2);
+                    n += 3;
+                }
+            }
+        }
     }
     let _ = writeln!(decls, "out @outer : f32[4] builtin=tess_level_outer");
     let _ = writeln!(decls, "out @inner : f32[2] builtin=tess_level_inner");
@@ -183,7 +208,7 @@ fn main {
     }
 
     #[test]
-    fn refuses_what_it_cannot_forward() {
+    fn forwards_arrays_and_refuses_other_builtins() {
         let vs = crate::text::parse(
             "shader vertex
 out @gl_pos : f32x4 builtin=position
@@ -200,25 +225,34 @@ fn main {
 ",
         )
         .unwrap();
-        let e = passthrough_tcs(&vs, 3).unwrap_err().to_string();
-        assert!(e.contains("@arr"), "{e}");
-        // Clip distances are left behind, not refused.
-        let vs_cd = crate::text::parse(
+        // Arrays are forwarded as arrays of arrays, element by element.
+        let tcs = passthrough_tcs(&vs, 3).unwrap();
+        crate::validate::validate(&tcs).unwrap();
+        let text = crate::text::print(&tcs);
+        for decl in [
+            "in @i1 : f32[32][2] builtin=clip_distance",
+            "out @o1 : f32[3][2] builtin=clip_distance",
+            "in @i2 : f32x4[32][2] location=0",
+            "out @o2 : f32x4[3][2] location=0",
+        ] {
+            assert!(text.contains(decl), "{decl}\n{text}");
+        }
+        assert_eq!(text.matches("store @o1,").count(), 2, "{text}");
+        assert_eq!(text.matches("store @o2,").count(), 2, "{text}");
+        let other = crate::text::parse(
             "shader vertex
 out @gl_pos : f32x4 builtin=position
-out @cd : f32[2] builtin=clip_distance
+out @vp : i32 builtin=viewport_index
 fn main {
   %0 : f32 = const 0.0
   %1 : f32x4 = vec %0, %0, %0, %0
   store @gl_pos, %1
-  %2 : i32 = const 0
-  store @cd, %2, %0
 }
 ",
         )
         .unwrap();
-        let tcs = passthrough_tcs(&vs_cd, 3).unwrap();
-        assert!(!crate::text::print(&tcs).contains("clip_distance"));
+        let e = passthrough_tcs(&other, 3).unwrap_err().to_string();
+        assert!(e.contains("@vp") && e.contains("viewport_index"), "{e}");
         assert!(passthrough_tcs(&crate::text::parse(VS).unwrap(), 0).is_err());
         assert!(passthrough_tcs(&crate::text::parse(VS).unwrap(), 33).is_err());
     }

@@ -61,7 +61,7 @@ fn free_location(s: &Shader) -> u32 {
         .filter(|v| v.is_output())
         .filter_map(|v| {
             let io = v.io()?;
-            Some(io.location? + v.array.unwrap_or(1))
+            Some(io.location? + v.locations(s.stage))
         })
         .max()
         .unwrap_or(0)
@@ -151,6 +151,7 @@ pub fn lower_xfb(
             }),
             ty: v.ty.with_comps(c.num_components as u8),
             array: None,
+            inner: None,
         });
         copies.push((var, copy, c.start_component, c.num_components));
     }

@@ -458,6 +458,7 @@ impl<'t, 'a> Parser<'t, 'a> {
         let mut rest = &line[2..];
         let mut ty = Type::U32;
         let mut array = None;
+        let mut inner = None;
         if typed {
             match rest.first() {
                 Some(T {
@@ -478,13 +479,17 @@ impl<'t, 'a> Parser<'t, 'a> {
                 .and_then(parse_type)
                 .ok_or_else(|| Error::at(Some(tt.loc), "unknown type"))?;
             rest = &rest[2..];
-            if matches!(
-                rest.first(),
-                Some(T {
-                    tok: Tok::Punct('['),
-                    ..
-                })
-            ) {
+            // `[N]`, then optionally `[M]` (an array of arrays).
+            for dim in [&mut array, &mut inner] {
+                if !matches!(
+                    rest.first(),
+                    Some(T {
+                        tok: Tok::Punct('['),
+                        ..
+                    })
+                ) {
+                    break;
+                }
                 let (
                     Some(n),
                     Some(T {
@@ -495,8 +500,7 @@ impl<'t, 'a> Parser<'t, 'a> {
                 else {
                     return err(rest[0].loc, "expected `[N]`");
                 };
-                let len = parse_u32(word(n).unwrap_or(""), n.loc)?;
-                array = Some(len);
+                *dim = Some(parse_u32(word(n).unwrap_or(""), n.loc)?);
                 rest = &rest[3..];
             }
         }
@@ -714,6 +718,7 @@ impl<'t, 'a> Parser<'t, 'a> {
             kind,
             ty,
             array,
+            inner,
         });
         Ok(())
     }

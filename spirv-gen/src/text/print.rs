@@ -70,6 +70,9 @@ fn var_type(o: &mut String, v: &Variable) {
     let _ = write!(o, " : {}", v.ty);
     if let Some(n) = v.array {
         let _ = write!(o, "[{n}]");
+        if let Some(m) = v.inner {
+            let _ = write!(o, "[{m}]");
+        }
     }
 }
 

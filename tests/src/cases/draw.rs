@@ -1741,9 +1741,8 @@ both_paths!("pipe.draw.tessellation.passthrough", tessellation);
 /// Tessellation without a control shader after a vertex shader that
 /// writes a clip distance of -1 (and no plane enabled): only the last
 /// stage's distances clip, and the evaluation shader writes none, so the
-/// patches are drawn as in `pipe.draw.tessellation.passthrough`. The
-/// generated control shader leaves the distances behind (it refused the
-/// draw before).
+/// patches are drawn as in `pipe.draw.tessellation.passthrough` (the
+/// generated control shader forwards the distances, which nothing reads).
 fn tessellation_vs_clip_distance(ctx: &mut TestContext) -> R {
     const VS_CD: &str = "shader vertex
 in @pos : f32x4 location=0
@@ -1788,6 +1787,206 @@ fn main {
 crate::result_case!(
     "pipe.draw.tessellation.vs_clip_distance",
     tessellation_vs_clip_distance
+);
+
+/// A vertex shader writing two clip distances (`x + 0.25`, and 2) and an
+/// array varying, for the stages that read them per vertex
+/// (`gl_in[i].gl_ClipDistance[j]`, arrays of arrays in the IR).
+const VS_CD2: &str = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+out @cd : f32[2] builtin=clip_distance
+out @col : f32x4[2] location=1
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  %1 : f32 = swizzle %0, x
+  %2 : f32 = const 0.25
+  %3 : f32 = fadd %1, %2
+  %4 : i32 = const 0
+  store @cd, %4, %3
+  %5 : f32 = const 2.0
+  %6 : i32 = const 1
+  store @cd, %6, %5
+  %7 : f32 = const 0.0
+  %8 : f32 = const 1.0
+  %9 : f32x4 = vec %8, %7, %7, %8
+  store @col, %4, %9
+  %10 : f32x4 = vec %7, %8, %7, %8
+  store @col, %6, %10
+}
+";
+
+/// The fragment shader of [`VS_CD2`]'s stages: the colour input.
+const FS_COL: &str = "shader fragment
+in @col : f32x4 location=1
+out @o : f32x4 location=0
+fn main {
+  %0 : f32x4 = load @col
+  store @o, %0
+}
+";
+
+/// Square 1 of `diagonal_squares` (pixels 4..8) where [`VS_CD2`]'s
+/// `x + 0.25` is positive at the pixel centre (x 6 and 7), in green.
+fn square_1_right_half(x: u32, y: u32) -> Option<crate::image::Rgba8Range> {
+    Some(if on_diagonal(x, y, &[1]) && x >= 6 {
+        unorm([0.0, 1.0, 0.0, 1.0])
+    } else {
+        [0; 4].into()
+    })
+}
+
+/// Tessellation without a control shader, whose evaluation shader reads
+/// the vertex shader's clip distances (`gl_in[i].gl_ClipDistance[j]`)
+/// through the generated control shader, which forwards them as arrays
+/// of arrays, and its array varying's element 1. It writes `cd[0] *
+/// cd[1] / 2` interpolated: clipping at x = -0.25 with plane 0 enabled,
+/// which drops element 1 (were it not forwarded, it would read 0 and clip
+/// everything).
+fn tessellation_tes_reads_vs_clip_distance(ctx: &mut TestContext) -> R {
+    const TES_CD: &str = "shader tess_eval mode=triangles spacing=equal winding=ccw
+in @pos : f32x4[32] builtin=position
+in @cd : f32[32][2] builtin=clip_distance
+in @col : f32x4[32][2] location=1
+in @tc : f32x3 builtin=tess_coord
+out @gl_pos : f32x4 builtin=position
+out @ocd : f32[1] builtin=clip_distance
+out @ocol : f32x4 location=1
+local @acc : f32x4
+local @d : f32
+fn main {
+  %0 : f32x3 = load @tc
+  %1 : f32 = const 0.0
+  %2 : f32x4 = vec %1, %1, %1, %1
+  store @acc, %2
+  store @d, %1
+  %3 : f32 = const 0.5
+  %4 : i32 = const 2
+  %5 : i32 = const 1
+  %6 : f32 = swizzle %0, x
+  %7 : f32 = swizzle %0, y
+  %8 : f32 = swizzle %0, z
+  %9 : i32 = const 0
+  %10 : f32x4 = load @pos, %9
+  %11 : f32x4 = load @pos, %5
+  %12 : f32x4 = load @pos, %4
+  %13 : f32x4 = vec %6, %6, %6, %6
+  %14 : f32x4 = vec %7, %7, %7, %7
+  %15 : f32x4 = vec %8, %8, %8, %8
+  %16 : f32x4 = fmul %10, %13
+  %17 : f32x4 = ffma %11, %14, %16
+  %18 : f32x4 = ffma %12, %15, %17
+  store @gl_pos, %18
+  %19 : f32 = load @cd, %9
+  %20 : f32 = load @cd, %5
+  %21 : f32 = fmul %19, %20
+  %22 : i32 = const 3
+  %23 : f32 = load @cd, %4
+  %24 : f32 = load @cd, %22
+  %25 : f32 = fmul %23, %24
+  %26 : i32 = const 4
+  %27 : i32 = const 5
+  %28 : f32 = load @cd, %26
+  %29 : f32 = load @cd, %27
+  %30 : f32 = fmul %28, %29
+  %31 : f32 = fmul %21, %6
+  %32 : f32 = ffma %25, %7, %31
+  %33 : f32 = ffma %30, %8, %32
+  %34 : f32 = fmul %33, %3
+  store @ocd, %9, %34
+  %35 : f32x4 = load @col, %5
+  store @ocol, %35
+}
+";
+    let mut e = env(ctx, false)?;
+    if !e.screen.caps().shader[ShaderStage::TessEval.index()].supported {
+        return Err(Outcome::skip("no tessellation"));
+    }
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_CD2, FS_COL)?;
+    bind_stage(&mut e, ShaderStage::TessEval, TES_CD)?;
+    bind_rasterizer(&mut e, |r| r.clip_plane_enable = 1)?;
+    step("patch vertices", e.ctx.set_patch_vertices(3))?;
+    step(
+        "set_tess_state",
+        e.ctx.set_tess_state(&TessState {
+            default_outer_level: [1.0; 4],
+            default_inner_level: [1.0; 2],
+        }),
+    )?;
+    bind_vertices(&mut e, &diagonal_squares(), None)?;
+    clear_color(&mut e, [0.0; 4])?;
+    draw(&mut e, PrimType::Patches, 6, 6, 1)?;
+    check_image(ctx, &mut e, &t, square_1_right_half)
+}
+crate::result_case!(
+    "pipe.draw.tessellation.tes_reads_vs_clip_distance",
+    tessellation_tes_reads_vs_clip_distance
+);
+
+/// A geometry shader reading each vertex's clip distances
+/// (`gl_in[i].gl_ClipDistance[j]`) and array varying (arrays of arrays in
+/// the IR), indexed with a loop counter: it passes `cd[0] * cd[1] / 2`
+/// on as its clip distance 0 and `col[1]` as its colour, so plane 0 clips
+/// at x = -0.25 and the rest is green.
+fn gs_reads_per_vertex_arrays(ctx: &mut TestContext) -> R {
+    const GS_CD: &str =
+        "shader geometry input=triangles output=triangle_strip max_vertices=3 invocations=1
+in @pos : f32x4[3] builtin=position
+in @cd : f32[3][2] builtin=clip_distance
+in @col : f32x4[3][2] location=1
+out @gl_pos : f32x4 builtin=position
+out @ocd : f32[1] builtin=clip_distance
+out @ocol : f32x4 location=1
+local @v : i32
+fn main {
+  %0 : i32 = const 0
+  %1 : i32 = const 1
+  %2 : i32 = const 2
+  %3 : i32 = const 3
+  %4 : f32 = const 0.5
+  store @v, %0
+  loop {
+    %5 : i32 = load @v
+    %6 : bool = ige %5, %3
+    if %6 {
+      break
+    }
+    %7 : f32x4 = load @pos, %5
+    store @gl_pos, %7
+    %8 : i32 = imul %5, %2
+    %9 : i32 = iadd %8, %1
+    %10 : f32 = load @cd, %8
+    %11 : f32 = load @cd, %9
+    %12 : f32 = fmul %10, %11
+    %13 : f32 = fmul %12, %4
+    store @ocd, %0, %13
+    %14 : f32x4 = load @col, %9
+    store @ocol, %14
+    emit_vertex
+    %15 : i32 = iadd %5, %1
+    store @v, %15
+  }
+  end_primitive
+}
+";
+    let mut e = env(ctx, false)?;
+    if !e.screen.caps().shader[ShaderStage::Geometry.index()].supported {
+        return Err(Outcome::skip("no geometry shaders"));
+    }
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_CD2, FS_COL)?;
+    bind_stage(&mut e, ShaderStage::Geometry, GS_CD)?;
+    bind_rasterizer(&mut e, |r| r.clip_plane_enable = 1)?;
+    bind_vertices(&mut e, &diagonal_squares(), None)?;
+    clear_color(&mut e, [0.0; 4])?;
+    draw(&mut e, PrimType::Triangles, 6, 6, 1)?;
+    check_image(ctx, &mut e, &t, square_1_right_half)
+}
+crate::result_case!(
+    "pipe.draw.geometry.reads_per_vertex_arrays",
+    gs_reads_per_vertex_arrays
 );
 
 /// Two patch sizes in one command buffer with one control shader (3
