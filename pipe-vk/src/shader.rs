@@ -475,22 +475,32 @@ impl ModuleCache {
         let mut high = Vec::new();
         for v in ir.vars.iter().filter(|v| v.is_output()) {
             let Some(io) = v.io() else { continue };
+            use spirv_gen::ir::BuiltIn;
             match io.builtin {
-                Some(spirv_gen::ir::BuiltIn::Position | spirv_gen::ir::BuiltIn::PointSize) => {
-                    continue
-                }
+                Some(
+                    BuiltIn::Position
+                    | BuiltIn::PointSize
+                    | BuiltIn::ClipDistance
+                    | BuiltIn::CullDistance,
+                ) => continue,
                 Some(_) => return None,
-                None if v.array.is_some() || io.patch => return None,
+                None if io.patch => return None,
                 None => {}
             }
             let loc = io.location?;
-            if loc == EDGE_MASK_LOCATION || loc == STIPPLE_POS_LOCATION {
+            let locs = loc..loc.saturating_add(v.array.unwrap_or(1));
+            if locs.contains(&EDGE_MASK_LOCATION) || locs.contains(&STIPPLE_POS_LOCATION) {
                 return None;
             }
-            used.push(loc);
+            // Arrays stay where they are (all of their locations must be
+            // below the limit); single locations may move.
+            if v.array.is_some() && locs.end > limit {
+                return None;
+            }
             if loc >= limit {
                 high.push(loc);
             }
+            used.extend(locs);
         }
         high.sort_unstable();
         high.dedup();

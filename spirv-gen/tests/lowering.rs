@@ -1060,13 +1060,21 @@ mod interp {
                     Intrinsic::EmitVertex { stream } => {
                         if *stream == 0 {
                             let mut snap = HashMap::new();
+                            // Element 0 as `name`, element j > 0 of an
+                            // array as `name[j]`.
                             for (k, v) in self.s.vars.iter().enumerate() {
-                                if v.is_output() {
-                                    if let Some(w) =
-                                        self.vars.get(&VarId(k as u32)).and_then(|e| e.get(&0))
-                                    {
-                                        snap.insert(v.name.clone(), w.clone());
-                                    }
+                                if !v.is_output() {
+                                    continue;
+                                }
+                                let Some(elems) = self.vars.get(&VarId(k as u32)) else {
+                                    continue;
+                                };
+                                for (j, w) in elems {
+                                    let name = match j {
+                                        0 => v.name.clone(),
+                                        j => format!("{}[{j}]", v.name),
+                                    };
+                                    snap.insert(name, w.clone());
                                 }
                             }
                             self.emitted.push(Some(snap));
@@ -1797,11 +1805,6 @@ fn line_stipple_generated_gs() {
     let errs = [
         (parse(FS).unwrap(), "vertex or tess_eval"),
         (
-            parse(&corpus_src("vs_cull_layer_outputs.ir")).unwrap(),
-            "cull_distance",
-        ),
-        (lowered(VS, "clip=0x1"), "clip_distance"),
-        (
             parse(&VS.replace(
                 "out @gl_pos : f32x4 builtin=position",
                 "out @gl_pos : f32x4 location=0",
@@ -1817,16 +1820,81 @@ fn line_stipple_generated_gs() {
             .unwrap(),
             "reserved",
         ),
-        (
-            parse(&VS.replace("out @gl_pos", "out @arr : f32x4[2] location=3\nout @gl_pos"))
-                .unwrap(),
-            "arrayed",
-        ),
     ];
     for (s, want) in errs {
         let e = line_stipple_gs(&s, false).unwrap_err().to_string();
         assert!(e.contains(want), "{want}: {e}");
     }
+}
+
+/// The generated line stipple (and polygon edge) geometry shader forwards
+/// array outputs of the vertex shader: clip and cull distances and array
+/// varyings arrive as arrays of arrays, and vertex k's elements leave as
+/// the output's. Also after the clip-plane lowering wrote the distances.
+#[test]
+fn line_stipple_gs_forwards_arrays() {
+    use spirv_gen::passes::line_stipple::polygon_edges_gs;
+    let vs = parse(
+        &corpus_src("vs_cull_layer_outputs.ir")
+            .replace("out @gl_pos", "out @arr : f32x4[2] location=3\nout @gl_pos"),
+    )
+    .unwrap();
+    validate(&vs).unwrap();
+    let gs = line_stipple_gs(&vs, false).unwrap();
+    validate(&gs).unwrap_or_else(|e| panic!("{e}\n{}", print(&gs)));
+    common::emit_and_validate("line_stipple_gs arrays", &gs);
+    let text = print(&gs);
+    for decl in [
+        "in @in_cull : f32[2][2] builtin=cull_distance",
+        "in @in_clipd : f32[2][1] builtin=clip_distance",
+        "in @in_arr : f32x4[2][2] location=3",
+        "out @cull : f32[2] builtin=cull_distance",
+        "out @arr : f32x4[2] location=3",
+    ] {
+        assert!(text.contains(decl), "{decl}\n{text}");
+    }
+    let mut m = interp::Machine::new(&gs);
+    for k in 0..2u32 {
+        let base = 10.0 * k as f32;
+        m.set_f32("in_gl_pos", k, &[k as f32, 0.0, 0.0, 1.0]);
+        m.set_f32("in_cull", 2 * k, &[base + 1.0]);
+        m.set_f32("in_cull", 2 * k + 1, &[base + 2.0]);
+        m.set_f32("in_clipd", k, &[base + 3.0]);
+        m.set_f32("in_arr", 2 * k, &[base + 4.0; 4]);
+        m.set_f32("in_arr", 2 * k + 1, &[base + 5.0; 4]);
+    }
+    m.run();
+    let out: Vec<_> = m.emitted.iter().flatten().collect();
+    assert_eq!(out.len(), 2);
+    for (k, e) in out.iter().enumerate() {
+        let base = 10.0 * k as f32;
+        assert_eq!(emitted_f32(e, "cull"), [base + 1.0], "vertex {k}");
+        assert_eq!(emitted_f32(e, "cull[1]"), [base + 2.0], "vertex {k}");
+        assert_eq!(emitted_f32(e, "clipd"), [base + 3.0], "vertex {k}");
+        assert_eq!(emitted_f32(e, "arr"), [base + 4.0; 4], "vertex {k}");
+        assert_eq!(emitted_f32(e, "arr[1]"), [base + 5.0; 4], "vertex {k}");
+    }
+    // Polygon edges (triangles_adjacency: vertices 0, 2 and 4).
+    let gs = polygon_edges_gs(&vs, false).unwrap();
+    validate(&gs).unwrap_or_else(|e| panic!("{e}\n{}", print(&gs)));
+    common::emit_and_validate("polygon_edges_gs arrays", &gs);
+    let mut m = interp::Machine::new(&gs);
+    for k in 0..6u32 {
+        m.set_f32("in_gl_pos", k, &[k as f32, (k % 2) as f32, 0.0, 1.0]);
+        m.set_f32("in_cull", 2 * k + 1, &[k as f32]);
+    }
+    m.run();
+    let got: Vec<f32> = m
+        .emitted
+        .iter()
+        .flatten()
+        .map(|e| emitted_f32(e, "cull[1]")[0])
+        .collect();
+    assert_eq!(got, [0.0, 2.0, 4.0]);
+    // A vertex shader whose clip planes were lowered to distances.
+    let gs = line_stipple_gs(&lowered(VS, "clip=0x1"), false).unwrap();
+    validate(&gs).unwrap_or_else(|e| panic!("{e}\n{}", print(&gs)));
+    common::emit_and_validate("line_stipple_gs lowered clip", &gs);
 }
 
 #[test]
@@ -2210,6 +2278,72 @@ fn aliased_triangles_adjacency() {
         let want = run_aliased_gs(&plain, &p, scale, &plane, false);
         let got = run_aliased_gs(&adj, &p, scale, &plane, true);
         assert_eq!(got, want);
+    }
+}
+
+/// `aliased_triangles_gs` extrapolates an array varying element by
+/// element as it does single varyings: each element leaves as a varying
+/// with the same values and qualifiers would (with and without adjacency
+/// input).
+#[test]
+fn aliased_triangles_array_varying() {
+    use spirv_gen::passes::aliased::{aliased_triangles_gs, can_expand};
+    let vs = parse(
+        "shader vertex
+in @p : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+out @arr : f32x4[2] location=3
+out @s0 : f32x4 location=5
+out @s1 : f32x4 location=6
+fn main {
+  %0 : f32x4 = load @p
+  store @gl_pos, %0
+  %1 : i32 = const 0
+  store @arr, %1, %0
+  store @s0, %0
+  store @s1, %0
+}
+",
+    )
+    .unwrap();
+    validate(&vs).unwrap();
+    assert!(can_expand(&vs));
+    let cd = parse(&corpus_src("vs_cull_layer_outputs.ir")).unwrap();
+    assert!(
+        !can_expand(&cd),
+        "clip and cull distances are not forwarded"
+    );
+    let p = [
+        [-0.5f32, -0.4, 0.2, 1.0],
+        [1.2, 0.3, 0.9, 2.0],
+        [0.1, -0.6, 0.1, 0.5],
+    ];
+    for adjacency in [false, true] {
+        let gs = aliased_triangles_gs(&vs, false, 0, None, adjacency).unwrap();
+        validate(&gs).unwrap_or_else(|e| panic!("{e}\n{}", print(&gs)));
+        common::emit_and_validate("aliased_triangles_gs array varying", &gs);
+        let stride = if adjacency { 2 } else { 1 };
+        let mut m = interp::Machine::new(&gs);
+        for (k, pk) in p.iter().enumerate() {
+            let k = stride * k as u32;
+            let a = [k as f32 + 1.0, 2.0 * k as f32, 0.5, -3.0];
+            let b = [7.0 - k as f32, 1.0, k as f32 * k as f32, 4.0];
+            m.set_f32("in_gl_pos", k, pk);
+            m.set_f32("in_arr", 2 * k, &a);
+            m.set_f32("in_arr", 2 * k + 1, &b);
+            m.set_f32("in_s0", k, &a);
+            m.set_f32("in_s1", k, &b);
+        }
+        let o = (pc::VIEWPORT_SCALE / 4) as usize;
+        m.push[o] = 8f32.to_bits();
+        m.push[o + 1] = (-8f32).to_bits();
+        m.run();
+        let out: Vec<_> = m.emitted.iter().flatten().collect();
+        assert_eq!(out.len(), 3);
+        for e in out {
+            assert_eq!(e["arr"], e["s0"], "adjacency {adjacency}");
+            assert_eq!(e["arr[1]"], e["s1"], "adjacency {adjacency}");
+        }
     }
 }
 

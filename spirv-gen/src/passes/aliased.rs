@@ -115,9 +115,9 @@ fn edges_var(output: bool) -> Variable {
 
 /// Whether `prev`'s outputs can all be forwarded by
 /// [`aliased_triangles_gs`]: a vertex or tessellation evaluation shader
-/// whose built-in outputs are only the position and point size, with no
-/// arrayed outputs and nothing at [`ALIASED_EDGES_LOCATION`] or the two
-/// locations from [`ALIASED_CLIP_LOCATION`].
+/// whose built-in outputs are only the position and point size (arrays
+/// only of user varyings) and nothing at [`ALIASED_EDGES_LOCATION`] or
+/// the two locations from [`ALIASED_CLIP_LOCATION`].
 pub fn can_expand(prev: &Shader) -> bool {
     matches!(prev.stage, Stage::Vertex | Stage::TessEval)
         && prev.vars.iter().all(|v| {
@@ -128,10 +128,15 @@ pub fn can_expand(prev: &Shader) -> bool {
                 io.builtin,
                 None | Some(BuiltIn::Position | BuiltIn::PointSize)
             );
+            // Arrays of user varyings are extrapolated element by element;
+            // clip and cull distances are not forwarded (the shader writes
+            // its own `ClipDistance`).
             builtin_ok
-                && v.array.is_none()
+                && (v.array.is_none() || io.builtin.is_none())
                 && !io.patch
-                && !io.location.is_some_and(|l| reserved(l, 1))
+                && !io
+                    .location
+                    .is_some_and(|l| reserved(l, v.array.unwrap_or(1)))
         })
 }
 
@@ -445,27 +450,41 @@ pub fn aliased_triangles_gs(
                 Interp::NoPerspective => Some(&beta),
                 Interp::Smooth => Some(&mu),
             };
-            let value = match weights {
-                Some(wts) if ty.is_float() && ty.bits == 32 => {
-                    let mut acc = None;
-                    for (i, &wi) in wts.iter().enumerate() {
-                        let vi = e.load(inp, Some(vtx[i]));
-                        let splat = if ty.comps > 1 {
-                            e.alu(AluOp::Vec, ty, &vec![wi; ty.comps as usize])
-                        } else {
-                            wi
-                        };
-                        let term = e.alu(AluOp::Fmul, ty, &[vi, splat]);
-                        acc = Some(match acc {
-                            None => term,
-                            Some(a) => e.alu(AluOp::Fadd, ty, &[a, term]),
-                        });
+            // An array varying: element by element, from the input's
+            // flat index (vertex * len + element).
+            let len = e.s.var(out).array;
+            for j in 0..len.unwrap_or(1) {
+                let at = |e: &mut Emit, i: usize| match len {
+                    None => vtx[i],
+                    Some(n) => e.i32(stride * i as i32 * n as i32 + j as i32),
+                };
+                let value = match weights {
+                    Some(wts) if ty.is_float() && ty.bits == 32 => {
+                        let mut acc = None;
+                        for (i, &wi) in wts.iter().enumerate() {
+                            let index = at(&mut e, i);
+                            let vi = e.load(inp, Some(index));
+                            let splat = if ty.comps > 1 {
+                                e.alu(AluOp::Vec, ty, &vec![wi; ty.comps as usize])
+                            } else {
+                                wi
+                            };
+                            let term = e.alu(AluOp::Fmul, ty, &[vi, splat]);
+                            acc = Some(match acc {
+                                None => term,
+                                Some(a) => e.alu(AluOp::Fadd, ty, &[a, term]),
+                            });
+                        }
+                        acc.unwrap_or(zero)
                     }
-                    acc.unwrap_or(zero)
-                }
-                _ => e.load(inp, Some(vtx[k])),
-            };
-            e.store(out, None, value);
+                    _ => {
+                        let index = at(&mut e, k);
+                        e.load(inp, Some(index))
+                    }
+                };
+                let element = len.map(|_| e.i32(j as i32));
+                e.store(out, element, value);
+            }
         }
         e.store(prim_out, None, prim);
         let tv = e.alu(AluOp::Vec, Type::float(32, 3), &t);

@@ -158,17 +158,17 @@ fn window_len(e: &mut Emit, pc: VarId, p0: ValueId, p1: ValueId, rectangular: bo
 /// `PrimitiveId` is the primitive's index; with one it is what the
 /// geometry shader writes) and writes `stipple_pos` (0 at vertex 0, the
 /// segment's window length at vertex 1; see the module docs).
-/// `rectangular` selects the distance metric.
+/// `rectangular` selects the distance metric. Array outputs (clip and
+/// cull distances, array varyings) are copied element by element.
 ///
 /// Errors (never panics) when `prev` is not a vertex or tess eval shader,
-/// writes no `f32x4` position, writes an output the geometry stage cannot
-/// read per vertex in this IR (clip or cull distances, arrayed outputs),
-/// or uses [`STIPPLE_POS_LOCATION`]. The result is checked with
-/// [`crate::validate::validate`].
+/// writes no `f32x4` position, writes a built-in a geometry shader cannot
+/// write (a layer or viewport index), or uses [`STIPPLE_POS_LOCATION`].
+/// The result is checked with [`crate::validate::validate`].
 ///
 /// For pipe-vk: generate it from the previous stage *before* the
-/// last-stage lowerings (user clip planes write `ClipDistance`, which
-/// cannot be forwarded), then lower the generated shader as the last
+/// last-stage lowerings (so that the user clip planes are computed in
+/// it, from its own output position), then lower the generated shader as the last
 /// vertex stage (`last_vertex_stage`, `clip`, `clip_halfz`,
 /// `point_size`); it reads [`push::VIEWPORT_SCALE`]. The generated
 /// shader declares `prev`'s outputs first, in `prev`'s order, so a stream
@@ -248,7 +248,9 @@ pub(crate) struct ForwardVars {
 /// Declares, in `gs`, the inputs for `outputs` (with `n_in` vertices),
 /// then the primitive id input, then the outputs, then the primitive id
 /// output: the previous stage's outputs come first and in order, so a
-/// stream output capture list written for it applies unchanged.
+/// stream output capture list written for it applies unchanged. An array
+/// output (clip distances, an array varying) becomes an array-of-arrays
+/// input and an array output ([`copy_vertex_output`] copies it).
 pub(crate) fn forward_vars(gs: &mut Shader, outputs: &[&Variable], n_in: u32) -> ForwardVars {
     let mut ins = Vec::new();
     let mut position = None;
@@ -264,7 +266,8 @@ pub(crate) fn forward_vars(gs: &mut Shader, outputs: &[&Variable], n_in: u32) ->
             }),
             ty: v.ty,
             array: Some(n_in),
-            inner: None,
+            // An array output arrives as an array of arrays.
+            inner: v.array,
         });
         if v.builtin() == Some(BuiltIn::Position) && v.ty == Type::vec4() {
             position = Some(inp);
@@ -296,7 +299,7 @@ pub(crate) fn forward_vars(gs: &mut Shader, outputs: &[&Variable], n_in: u32) ->
                 name: v.name.clone(),
                 kind: v.kind.clone(),
                 ty: v.ty,
-                array: None,
+                array: v.array,
                 inner: None,
             })
         })
@@ -308,6 +311,32 @@ pub(crate) fn forward_vars(gs: &mut Shader, outputs: &[&Variable], n_in: u32) ->
         position,
         prim_in,
         prim_out,
+    }
+}
+
+/// Copies input vertex `vertex` (also the constant `index`)'s value of a
+/// [`forward_vars`] input to its output: an array (clip distances, an
+/// array varying) element by element, from the array of arrays' flat
+/// index.
+pub(crate) fn copy_vertex_output(
+    e: &mut Emit,
+    inp: VarId,
+    out: VarId,
+    (vertex, index): (usize, ValueId),
+) {
+    match e.s.var(out).array {
+        None => {
+            let v = e.load(inp, Some(index));
+            e.store(out, None, v);
+        }
+        Some(len) => {
+            for j in 0..len as usize {
+                let i = e.i32((vertex * len as usize + j) as i32);
+                let v = e.load(inp, Some(i));
+                let o = e.i32(j as i32);
+                e.store(out, Some(o), v);
+            }
+        }
     }
 }
 
@@ -362,19 +391,24 @@ fn stipple_gs(prev: &Shader, rectangular: bool, input: GsInput, edges: bool) -> 
         };
         let what = || format!("line stipple GS: output @{}", v.name);
         match io.builtin {
-            Some(BuiltIn::Position | BuiltIn::PointSize) | None => {}
+            Some(
+                BuiltIn::Position
+                | BuiltIn::PointSize
+                | BuiltIn::ClipDistance
+                | BuiltIn::CullDistance,
+            )
+            | None => {}
             Some(b) => {
                 return Err(Error::new(format!(
-                    "{}: built-in {} cannot be forwarded by a geometry shader in this IR \
-                     (generate the geometry shader before lowering clip planes)",
+                    "{}: built-in {} cannot be forwarded by a geometry shader",
                     what(),
                     b.name()
                 )))
             }
         }
-        if v.array.is_some() || io.patch {
+        if io.patch {
             return Err(Error::new(format!(
-                "{}: arrayed outputs cannot be forwarded",
+                "{}: patch outputs cannot be forwarded",
                 what()
             )));
         }
@@ -451,12 +485,11 @@ fn stipple_gs(prev: &Shader, rectangular: bool, input: GsInput, edges: bool) -> 
     };
     for k in 0..n {
         for &(inp, out) in &pairs {
-            let v = if inp == pos_in {
-                p[k]
+            if inp == pos_in {
+                e.store(out, None, p[k]);
             } else {
-                e.load(inp, Some(idx[k]))
-            };
-            e.store(out, None, v);
+                copy_vertex_output(&mut e, inp, out, (first + k * step, idx[k]));
+            }
         }
         e.store(prim_out, None, prim);
         e.store(stipple, None, values[k]);

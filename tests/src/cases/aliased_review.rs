@@ -420,6 +420,53 @@ fn adjacency(ctx: &mut TestContext) -> R {
 }
 crate::result_case!("pipe.render.msaa.aliased_review.adjacency", adjacency);
 
+/// A vertex shader writing an array varying: the generated shader
+/// extrapolates it element by element (the draw kept sample coverage
+/// before, so edge pixels were partly covered). The fragment shader
+/// reads element 1, which holds the colour.
+fn array_varying(ctx: &mut TestContext) -> R {
+    const VS_ARR: &str = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+out @col : f32x4[2] location=1
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  %1 : f32 = const 0.0
+  %2 : f32 = const 1.0
+  %3 : f32x4 = vec %1, %1, %2, %2
+  %4 : i32 = const 0
+  store @col, %4, %3
+  %5 : f32x4 = vec %2, %1, %1, %2
+  %6 : i32 = const 1
+  store @col, %6, %5
+}
+";
+    const FS_ARR: &str = "shader fragment
+in @col : f32x4[2] location=1
+out @o : f32x4 location=0
+fn main {
+  %0 : i32 = const 1
+  %1 : f32x4 = load @col, %0
+  store @o, %1
+}
+";
+    let tri: Tri = [(1.3, 2.2), (14.6, 6.1), (5.4, 13.7)];
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    bind_program(&mut e, VS_ARR, FS_ARR)?;
+    rasterizer(&mut e, |r| r.multisample = false)?;
+    draw(&mut e, &tris(&f32_tri(&tri), 0.0), false)?;
+    resolve(&mut e, &t.color, &resolved)?;
+    let got = read_color(&mut e, &resolved)?;
+    check(ctx, "array varying", &got, TOL_U8, |x, y| {
+        centre_in(&tri, x, y).map(|i| if i { FG } else { BLACK })
+    })
+}
+crate::result_case!(
+    "pipe.render.msaa.aliased_review.array_varying",
+    array_varying
+);
+
 /// Two-sided colour (`light_twoside`) with a back colour at GL's BFC0
 /// location 30 (moved below the geometry stage's inputs for the
 /// generated shader) on a back-facing aliased triangle, and the front

@@ -1989,6 +1989,47 @@ crate::result_case!(
     gs_reads_per_vertex_arrays
 );
 
+/// Line stipple emulation (forced; a generated geometry shader) after a
+/// vertex shader writing clip distances and an array varying: the
+/// generated shader forwards both (it refused the draw before), so plane
+/// 0 clips the line at x = -0.25 and the rest takes `col[1]`, green. The
+/// pattern draws every pixel.
+fn stipple_gs_forwards_arrays(ctx: &mut TestContext) -> R {
+    const FS_COL1: &str = "shader fragment
+in @col : f32x4[2] location=1
+out @o : f32x4 location=0
+fn main {
+  %0 : i32 = const 1
+  %1 : f32x4 = load @col, %0
+  store @o, %1
+}
+";
+    let mut e = env_with(ctx, |o| o.emulate_line_stipple = Some(true))?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_CD2, FS_COL1)?;
+    bind_rasterizer(&mut e, |r| {
+        r.clip_plane_enable = 1;
+        r.line_stipple_enable = true;
+        r.line_stipple_pattern = 0xffff;
+    })?;
+    // Through the centres of row 8.
+    let y = 8.5 / 8.0 - 1.0;
+    bind_vertices(&mut e, &[-1.0, y, 0.0, 1.0, 1.0, y, 0.0, 1.0], None)?;
+    clear_color(&mut e, [0.0; 4])?;
+    draw(&mut e, PrimType::Lines, 0, 2, 1)?;
+    check_image(ctx, &mut e, &t, |x, y| {
+        Some(match (x, y) {
+            (15, 8) => return None,
+            (6.., 8) => unorm([0.0, 1.0, 0.0, 1.0]),
+            _ => unorm([0.0; 4]),
+        })
+    })
+}
+crate::result_case!(
+    "pipe.draw.line_stipple.emulated_forwards_arrays",
+    stipple_gs_forwards_arrays
+);
+
 /// Two patch sizes in one command buffer with one control shader (3
 /// output vertices; it reads input vertices 0-2): 3-vertex patches over
 /// square 0, then 4-vertex patches (the fourth vertex far off screen,
