@@ -24,6 +24,7 @@ type Tri = [(f64, f64); 3];
 type Body = fn(&mut TestContext) -> R;
 
 const FG: Px = [1.0, 0.0, 0.0, 1.0];
+const FG_GREEN: Px = [0.0, 1.0, 0.0, 1.0];
 
 /// A single-sampled texture to resolve into.
 fn resolved_tex(e: &mut Env) -> Result<pipe_core::Resource, Outcome> {
@@ -465,6 +466,78 @@ fn main {
 crate::result_case!(
     "pipe.render.msaa.aliased_review.array_varying",
     array_varying
+);
+
+/// GL's single-sample rasterization gives each pixel one depth, the
+/// triangle's at the pixel centre, in every sample it covers (not a
+/// depth per sample): a triangle sloped in depth crossing a flat one
+/// inside pixels makes each pixel wholly the one nearer at the centre.
+/// With a depth per sample, pixels on the crossing line resolved to a
+/// mix. With `per_sample` the fragment shader reads the sample id, so it
+/// runs per sample and `FragCoord` is at the sample: the depth is moved
+/// back to the centre along the plane.
+fn per_pixel_depth(ctx: &mut TestContext, per_sample: bool) -> R {
+    if per_sample && !crate::harness::screen(ctx)?.caps().sample_shading {
+        return Err(Outcome::skip("no sample shading"));
+    }
+    let (mut e, t) = begin(ctx, UNORM, Some(Format::Z32Float), 4)?;
+    let resolved = resolved_tex(&mut e)?;
+    let fs = if per_sample {
+        FS_SAMPLE_ID
+    } else {
+        FS_UBO_COLOR
+    };
+    bind_program(&mut e, VS_PASSTHROUGH, fs)?;
+    clear(
+        &mut e,
+        pipe_core::flags::ClearFlags::COLOR0 | pipe_core::flags::ClearFlags::DEPTH,
+        ColorUnion::from_f32(BLACK),
+        1.0,
+        0,
+        None,
+    )?;
+    bind_dsa(&mut e, &depth_less())?;
+    rasterizer(&mut e, |r| r.multisample = false)?;
+    // Window-space depth of the sloped triangle; it crosses 0.5 on the
+    // line x + 0.7 y = 11.05.
+    let s = |x: f64, y: f64| x + 0.7 * y - 11.05;
+    let z = |x: f64, y: f64| 0.5 + 0.01 * s(x, y);
+    let big = [(-1.0, -1.0), (40.0, -1.0), (-1.0, 40.0)];
+    let verts = |zf: &dyn Fn(f64, f64) -> f64| -> Vec<f32> {
+        big.iter()
+            .flat_map(|&(x, y)| [ndc(x as f32), ndc(y as f32), zf(x, y) as f32, 1.0])
+            .collect()
+    };
+    set_src(&mut e, UNORM, [1.0, 0.0, 0.0, 1.0])?;
+    draw(&mut e, &verts(&|_, _| 0.5), false)?;
+    set_src(&mut e, UNORM, FG_GREEN)?;
+    draw(&mut e, &verts(&z), false)?;
+    resolve(&mut e, &t.color, &resolved)?;
+    let got = read_color(&mut e, &resolved)?;
+    let centre = |x: u32, y: u32| s(f64::from(x) + 0.5, f64::from(y) + 0.5);
+    let crossed = (0..H)
+        .flat_map(|y| (0..W).map(move |x| (x, y)))
+        .filter(|&(x, y)| (0.02..0.6).contains(&centre(x, y).abs()))
+        .count();
+    check(ctx, "per-pixel depth", &got, TOL_U8, |x, y| {
+        let c = centre(x, y);
+        (c.abs() >= 0.02).then_some(if c < 0.0 {
+            FG_GREEN
+        } else {
+            [1.0, 0.0, 0.0, 1.0]
+        })
+    })?;
+    if crossed < 8 {
+        return Err(Outcome::fail(format!(
+            "test geometry: only {crossed} pixels on the crossing line"
+        )));
+    }
+    Ok(())
+}
+crate::bool_cases!(
+    per_pixel_depth,
+    "pipe.render.msaa.aliased_review.per_pixel_depth",
+    "pipe.render.msaa.aliased_review.per_pixel_depth.per_sample_shader"
 );
 
 /// Two-sided colour (`light_twoside`) with a back colour at GL's BFC0
@@ -1247,7 +1320,28 @@ crate::result_case!(
 /// centre is inside get the colour, on all their samples. The colour
 /// does not depend on the sample id (it is multiplied by 0).
 fn per_sample_shader(ctx: &mut TestContext) -> R {
-    const FS: &str = "shader fragment
+    if !crate::harness::screen(ctx)?.caps().sample_shading {
+        return Err(Outcome::skip("no sample shading"));
+    }
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_SAMPLE_ID)?;
+    rasterizer(&mut e, |r| r.multisample = false)?;
+    set_src(&mut e, UNORM, FG)?;
+    draw(&mut e, &tris(&f32_tri(&TRI), 0.5), false)?;
+    check_lit(
+        ctx,
+        &mut e,
+        &t.color,
+        &resolved,
+        "per-sample shader",
+        FG,
+        |x, y| centre_in(&TRI, x, y),
+    )
+}
+
+/// The colour of constant buffer 0, from a shader that reads the sample
+/// id (so it runs per sample); the id is multiplied by 0.
+const FS_SAMPLE_ID: &str = "shader fragment
 in @sid : i32 builtin=sample_id
 out @frag : f32x4 location=0
 ubo @c slot=0 size=16
@@ -1263,24 +1357,6 @@ fn main {
   store @frag, %7
 }
 ";
-    if !crate::harness::screen(ctx)?.caps().sample_shading {
-        return Err(Outcome::skip("no sample shading"));
-    }
-    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
-    bind_program(&mut e, VS_PASSTHROUGH, FS)?;
-    rasterizer(&mut e, |r| r.multisample = false)?;
-    set_src(&mut e, UNORM, FG)?;
-    draw(&mut e, &tris(&f32_tri(&TRI), 0.5), false)?;
-    check_lit(
-        ctx,
-        &mut e,
-        &t.color,
-        &resolved,
-        "per-sample shader",
-        FG,
-        |x, y| centre_in(&TRI, x, y),
-    )
-}
 crate::result_case!(
     "pipe.render.msaa.aliased_review.per_sample_shader",
     per_sample_shader
