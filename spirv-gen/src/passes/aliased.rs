@@ -32,10 +32,10 @@
 //!    interpolates exactly (it is linear in window space).
 //! 2. [`lower_aliased_triangles_fs`] discards the fragment when a
 //!    distance at the pixel centre is negative, and writes the
-//!    triangle's depth at the pixel centre (`FragCoord.z`, moved along
-//!    the plane where the shader runs per sample), so that every sample
-//!    gets the pixel's one depth, as in GL; not where the shader writes
-//!    its own depth or its fragment tests run early.
+//!    triangle's depth at the pixel centre (`FragCoord.z`), so that every
+//!    sample gets the pixel's one depth, as in GL; not where the shader
+//!    runs per sample, writes its own depth or runs its fragment tests
+//!    early.
 //!
 //! User clip planes and, with depth clipping, the near and far planes
 //! are tested at the pixel centre the same way (their clip edges are
@@ -534,10 +534,20 @@ pub fn lower_aliased_triangles_fs(s: &mut Shader, clip_planes: u8) -> Result<()>
     let clip_in = (clip_planes != 0).then(|| s.add_var(clip_var(false)));
     // GL's single-sample rasterization gives the pixel one depth, the
     // triangle's at the pixel centre, for every sample it covers: the
-    // shader writes it, unless it writes a depth itself or its fragment
-    // tests run early (they would ignore the write).
+    // shader writes `FragCoord.z`, which Vulkan gives at the centre where
+    // the shader runs once per pixel. Not where it runs per sample (it
+    // reads the sample id or position, or a sample-qualified input:
+    // `FragCoord` is then at the sample, and moving its depth to the
+    // centre by derivatives failed on NVIDIA), where it writes a depth
+    // itself, or where its fragment tests run early (they would ignore
+    // the write).
+    let per_sample = s.vars.iter().filter(|v| v.is_input()).any(|v| {
+        matches!(v.builtin(), Some(BuiltIn::SampleId | BuiltIn::SamplePos))
+            || v.io().is_some_and(|io| io.sampling == Sampling::Sample)
+    });
     let depth = (s.find_builtin(true, BuiltIn::FragDepth).is_none()
-        && !s.info.early_fragment_tests)
+        && !s.info.early_fragment_tests
+        && !per_sample)
         .then(|| {
             (
                 get_builtin(s, false, BuiltIn::FragCoord, Type::vec4(), None),
@@ -545,25 +555,10 @@ pub fn lower_aliased_triangles_fs(s: &mut Shader, clip_planes: u8) -> Result<()>
             )
         });
     let f = Type::F32;
-    let f2 = Type::float(32, 2);
     let mut e = Emit::new(s);
     if let Some((coord, frag_depth)) = depth {
-        // FragCoord is at the sample where the shader runs per sample:
-        // move z to the centre along the plane (its slopes are the
-        // derivatives, taken here in uniform control flow).
         let fc = e.load(coord, None);
         let z = e.swizzle(f, fc, &[2]);
-        let xy = e.swizzle(f2, fc, &[0, 1]);
-        let frac = e.alu(AluOp::Ffract, f2, &[xy]);
-        let half = e.f32(0.5);
-        let halves = e.alu(AluOp::Vec, f2, &[half, half]);
-        let d = e.alu(AluOp::Fsub, f2, &[halves, frac]);
-        let dx = e.swizzle(f, d, &[0]);
-        let dy = e.swizzle(f, d, &[1]);
-        let zx = e.alu(AluOp::FddxFine, f, &[z]);
-        let zy = e.alu(AluOp::FddyFine, f, &[z]);
-        let z = e.alu(AluOp::Ffma, f, &[zx, dx, z]);
-        let z = e.alu(AluOp::Ffma, f, &[zy, dy, z]);
         e.store(frag_depth, None, z);
     }
     // At the pixel centre even where the shader runs per sample (it reads
