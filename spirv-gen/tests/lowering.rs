@@ -2308,11 +2308,6 @@ fn main {
     .unwrap();
     validate(&vs).unwrap();
     assert!(can_expand(&vs));
-    let cd = parse(&corpus_src("vs_cull_layer_outputs.ir")).unwrap();
-    assert!(
-        !can_expand(&cd),
-        "clip and cull distances are not forwarded"
-    );
     let p = [
         [-0.5f32, -0.4, 0.2, 1.0],
         [1.2, 0.3, 0.9, 2.0],
@@ -2343,6 +2338,71 @@ fn main {
         for e in out {
             assert_eq!(e["arr"], e["s0"], "adjacency {adjacency}");
             assert_eq!(e["arr[1]"], e["s1"], "adjacency {adjacency}");
+        }
+    }
+}
+
+/// `aliased_triangles_gs` after a vertex shader that writes clip and cull
+/// distances: an enabled clip distance is treated as a user clip plane
+/// (the same `aliased_clip` component and hardware `ClipDistance` as a
+/// plane giving the same distances), with adjacency input too; cull
+/// distances are copied from each vertex.
+#[test]
+fn aliased_triangles_app_distances() {
+    use spirv_gen::ir::BuiltIn;
+    use spirv_gen::passes::aliased::{aliased_triangles_gs, can_expand, ALIASED_CLIP_NAME};
+    let cd = parse(&corpus_src("vs_cull_layer_outputs.ir")).unwrap();
+    assert!(can_expand(&cd));
+    let plain = parse(&corpus_src("vs_line_stipple.ir")).unwrap();
+    let scale = [8.0f32, -8.0];
+    let plane = [0.3f32, -0.5, 0.1, 0.2];
+    let p = [
+        [-0.5f32, -0.4, 0.2, 1.0],
+        [1.2, 0.3, 0.9, 2.0],
+        [0.1, -0.6, 0.1, 0.5],
+    ];
+    let dot = |q: &[f32; 4]| (0..4).map(|i| q[i] * plane[i]).sum::<f32>();
+    let want = {
+        let gs = aliased_triangles_gs(&plain, false, 0b1, Some(true), false).unwrap();
+        run_aliased_gs(&gs, &p, scale, &plane, false)
+    };
+    for adjacency in [false, true] {
+        let gs = aliased_triangles_gs(&cd, false, 0b1, Some(true), adjacency).unwrap();
+        validate(&gs).unwrap_or_else(|e| panic!("{e}\n{}", print(&gs)));
+        common::emit_and_validate("aliased_triangles_gs app distances", &gs);
+        let hw = gs
+            .var(gs.find_builtin(true, BuiltIn::ClipDistance).unwrap())
+            .name
+            .clone();
+        let stride = if adjacency { 2 } else { 1 };
+        let mut m = interp::Machine::new(&gs);
+        for (k, pk) in p.iter().enumerate() {
+            let v = stride * k as u32;
+            m.set_f32("in_gl_pos", v, pk);
+            m.set_f32("in_app_clip_distance", v, &[dot(pk)]);
+            m.set_f32("in_cull", 2 * v, &[10.0 + k as f32]);
+            m.set_f32("in_cull", 2 * v + 1, &[-1.0 - k as f32]);
+        }
+        let o = (pc::VIEWPORT_SCALE / 4) as usize;
+        m.push[o] = scale[0].to_bits();
+        m.push[o + 1] = scale[1].to_bits();
+        m.run();
+        let out: Vec<_> = m.emitted.iter().flatten().collect();
+        assert_eq!(out.len(), 3);
+        for (k, e) in out.iter().enumerate() {
+            let close = |a: &[f32], b: &[f32]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-4);
+            let (g, w) = (
+                emitted_f32(e, ALIASED_CLIP_NAME),
+                emitted_f32(&want[k], ALIASED_CLIP_NAME),
+            );
+            assert!(close(&g, &w), "vertex {k}: {g:?} vs {w:?}");
+            assert_eq!(
+                emitted_f32(e, &hw),
+                emitted_f32(&want[k], &hw),
+                "vertex {k}"
+            );
+            assert_eq!(emitted_f32(e, "cull"), [10.0 + k as f32], "vertex {k}");
+            assert_eq!(emitted_f32(e, "cull[1]"), [-1.0 - k as f32], "vertex {k}");
         }
     }
 }

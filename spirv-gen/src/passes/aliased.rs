@@ -119,9 +119,9 @@ fn edges_var(output: bool) -> Variable {
 
 /// Whether `prev`'s outputs can all be forwarded by
 /// [`aliased_triangles_gs`]: a vertex or tessellation evaluation shader
-/// whose built-in outputs are only the position and point size (arrays
-/// only of user varyings) and nothing at [`ALIASED_EDGES_LOCATION`] or
-/// the two locations from [`ALIASED_CLIP_LOCATION`].
+/// whose built-in outputs are only the position, point size and clip and
+/// cull distances, and nothing at [`ALIASED_EDGES_LOCATION`] or the two
+/// locations from [`ALIASED_CLIP_LOCATION`].
 pub fn can_expand(prev: &Shader) -> bool {
     matches!(prev.stage, Stage::Vertex | Stage::TessEval)
         && prev.vars.iter().all(|v| {
@@ -130,13 +130,22 @@ pub fn can_expand(prev: &Shader) -> bool {
             };
             let builtin_ok = matches!(
                 io.builtin,
-                None | Some(BuiltIn::Position | BuiltIn::PointSize)
+                None | Some(
+                    BuiltIn::Position
+                        | BuiltIn::PointSize
+                        | BuiltIn::ClipDistance
+                        | BuiltIn::CullDistance
+                )
             );
             // Arrays of user varyings are extrapolated element by element;
-            // clip and cull distances are not forwarded (the shader writes
-            // its own `ClipDistance`).
+            // clip and cull distances are arrays too (see
+            // `aliased_triangles_gs`).
             builtin_ok
-                && (v.array.is_none() || io.builtin.is_none())
+                && (v.array.is_none()
+                    || matches!(
+                        io.builtin,
+                        None | Some(BuiltIn::ClipDistance | BuiltIn::CullDistance)
+                    ))
                 && !io.patch
                 && !io
                     .location
@@ -166,7 +175,11 @@ pub fn can_expand(prev: &Shader) -> bool {
 /// centre is that of the perspective-correct distance there (they differ
 /// by the positive factor `1 / w`), and the fragment shader discards
 /// where it is negative. A triangle left unchanged (see the module docs)
-/// keeps its real distances for the hardware. Errors when
+/// keeps its real distances for the hardware. Where `prev` writes clip
+/// distances itself (`gl_ClipDistance`), enabled distance `i` takes user
+/// plane `i`'s place (its per-vertex value in place of the plane's dot
+/// product; one it does not write never clips); its cull distances are
+/// copied from each vertex, so the hardware culls what GL culls. Errors when
 /// [`can_expand`] is false or `prev` writes no `f32x4` position. Lower it
 /// as the last vertex stage afterwards (clip planes, depth range, point
 /// size), like the line stipple geometry shader.
@@ -215,8 +228,35 @@ pub fn aliased_triangles_gs(
     gs.info.gs_output = Some(GsOutput::TriangleStrip);
     gs.info.gs_max_vertices = Some(3);
     gs.info.gs_invocations = Some(1);
-    let outputs: Vec<&Variable> = prev.vars.iter().filter(|v| v.is_output()).collect();
+    // Clip distances the previous stage writes are not forwarded: they
+    // take the user clip planes' place below. Cull distances are copied
+    // from each vertex, so the hardware culls what GL would.
+    let distances = |b: BuiltIn| {
+        prev.vars
+            .iter()
+            .find(|v| v.is_output() && v.builtin() == Some(b))
+    };
+    let app_clip = distances(BuiltIn::ClipDistance).and_then(|v| v.array);
+    let outputs: Vec<&Variable> = prev
+        .vars
+        .iter()
+        .filter(|v| v.is_output() && v.builtin() != Some(BuiltIn::ClipDistance))
+        .collect();
     let fw = super::line_stipple::forward_vars(&mut gs, &outputs, 3 * stride as u32);
+    let app_clip_in = app_clip.map(|n| {
+        let io = IoInfo {
+            builtin: Some(BuiltIn::ClipDistance),
+            ..Default::default()
+        };
+        let v = gs.add_var(Variable {
+            name: "in_app_clip_distance".into(),
+            kind: VarKind::Input(io),
+            ty: Type::F32,
+            array: Some(3 * stride as u32),
+            inner: Some(n),
+        });
+        (v, n)
+    });
     let pos_in = fw
         .position
         .ok_or_else(|| Error::new("aliased triangles GS: no f32x4 position to expand"))?;
@@ -371,9 +411,26 @@ pub fn aliased_triangles_gs(
     }
     // Each plane's distance at the vertices, and over w, with its
     // component of `aliased_clip` and its `ClipDistance` element: the
-    // enabled user planes, then the depth planes.
+    // enabled user planes (or the previous stage's clip distances, which
+    // GL's enables select the same way), then the depth planes.
     let mut plane_defs = Vec::new();
+    let mut app_planes = Vec::new();
     for i in (0..n_clip).filter(|i| clip_planes & (1 << i) != 0) {
+        if let Some((var, n)) = app_clip_in {
+            // A distance it does not write does not clip.
+            let d: Vec<ValueId> = (0..3)
+                .map(|j| {
+                    if i < n {
+                        let idx = e.i32(stride * j * n as i32 + i as i32);
+                        e.load(var, Some(idx))
+                    } else {
+                        one
+                    }
+                })
+                .collect();
+            app_planes.push((i as usize, i as usize, d));
+            continue;
+        }
         let off = e.u32(push::CLIP_PLANES + 16 * i);
         let plane = e.def(
             Type::vec4(),
@@ -393,12 +450,16 @@ pub fn aliased_triangles_gs(
         plane_defs.push((cn as usize, n_clip as usize, near));
         plane_defs.push((cf as usize, n_clip as usize + 1, far));
     }
-    let mut planes = Vec::new();
+    let mut distances = app_planes;
     for (comp, hw_index, plane) in plane_defs {
         let d: Vec<ValueId> = p
             .iter()
             .map(|&pj| e.alu(AluOp::Fdot, f, &[pj, plane]))
             .collect();
+        distances.push((comp, hw_index, d));
+    }
+    let mut planes = Vec::new();
+    for (comp, hw_index, d) in distances {
         let dw: Vec<ValueId> = (0..3)
             .map(|j| e.alu(AluOp::Fdiv, f, &[d[j], w[j]]))
             .collect();

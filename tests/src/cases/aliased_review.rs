@@ -468,6 +468,35 @@ crate::result_case!(
     array_varying
 );
 
+/// A vertex shader writing clip distances (`x + 0.25`, and 2, plane 0
+/// enabled) and an array varying: the generated shader tests distance 0
+/// at the pixel centre like a user clip plane, so the clip edge is
+/// aliased too (the draw kept sample coverage and hardware clipping
+/// before, so pixels along both were partly covered).
+fn vs_clip_distance(ctx: &mut TestContext) -> R {
+    let tri: Tri = [(1.3, 2.2), (14.6, 6.1), (5.4, 13.7)];
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    bind_program(&mut e, super::draw::VS_CD2, super::draw::FS_COL)?;
+    rasterizer(&mut e, |r| {
+        r.multisample = false;
+        r.clip_plane_enable = 1;
+    })?;
+    draw(&mut e, &tris(&f32_tri(&tri), 0.0), false)?;
+    resolve(&mut e, &t.color, &resolved)?;
+    let got = read_color(&mut e, &resolved)?;
+    check(ctx, "clip distances", &got, TOL_U8, |x, y| {
+        // Distance 0 is x + 0.25 in normalized coordinates: pixel
+        // centres from x = 6 on are inside.
+        let inside = centre_in(&tri, x, y)? && x >= 6;
+        // The colour is the array's element 0, at location 1: red.
+        Some(if inside { FG } else { BLACK })
+    })
+}
+crate::result_case!(
+    "pipe.render.msaa.aliased_review.vs_clip_distance",
+    vs_clip_distance
+);
+
 /// A triangle reaching far outside the viewport (which lavapipe clips at
 /// the frustum) keeps its aliased edges where they cross the target.
 /// A known gap on lavapipe ([`KNOWN_GAPS`]).

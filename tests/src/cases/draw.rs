@@ -1792,7 +1792,7 @@ crate::result_case!(
 /// A vertex shader writing two clip distances (`x + 0.25`, and 2) and an
 /// array varying, for the stages that read them per vertex
 /// (`gl_in[i].gl_ClipDistance[j]`, arrays of arrays in the IR).
-const VS_CD2: &str = "shader vertex
+pub(crate) const VS_CD2: &str = "shader vertex
 in @pos : f32x4 location=0
 out @gl_pos : f32x4 builtin=position
 out @cd : f32[2] builtin=clip_distance
@@ -1818,7 +1818,7 @@ fn main {
 ";
 
 /// The fragment shader of [`VS_CD2`]'s stages: the colour input.
-const FS_COL: &str = "shader fragment
+pub(crate) const FS_COL: &str = "shader fragment
 in @col : f32x4 location=1
 out @o : f32x4 location=0
 fn main {
