@@ -555,6 +555,20 @@ pub fn bind_rasterizer(e: &mut Env, f: impl FnOnce(&mut RasterizerState)) -> Res
     step("bind rasterizer", e.ctx.bind_rasterizer_state(Some(h)))
 }
 
+/// Tessellation without a control shader at its simplest: `vertices`
+/// per patch, and default levels of 1 (`set_tess_state`), so a triangle
+/// patch becomes its triangle and an isoline patch one line.
+pub fn tess_levels_1(e: &mut Env, vertices: u8) -> Result<(), Outcome> {
+    step("patch vertices", e.ctx.set_patch_vertices(vertices))?;
+    step(
+        "set_tess_state",
+        e.ctx.set_tess_state(&pipe_core::state::TessState {
+            default_outer_level: [1.0; 4],
+            default_inner_level: [1.0; 2],
+        }),
+    )
+}
+
 /// Creates a shader of `stage` (geometry or tessellation) from text IR
 /// and binds it.
 pub fn bind_stage(e: &mut Env, stage: ShaderStage, src: &str) -> Result<(), Outcome> {

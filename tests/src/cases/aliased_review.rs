@@ -32,6 +32,27 @@ fn resolved_tex(e: &mut Env) -> Result<pipe_core::Resource, Outcome> {
     e.texture(&ResourceTemplate::texture_2d(UNORM, W, H, bind))
 }
 
+/// A 4x target with a Z32F depth buffer, cleared to black and depth 1,
+/// drawing through [`VS_PASSTHROUGH`] and `fs`, and a single-sampled
+/// texture to resolve into.
+fn begin_4x_depth(
+    ctx: &mut TestContext,
+    fs: &str,
+) -> Result<(Env, super::render::Rt, pipe_core::Resource), Outcome> {
+    let (mut e, t) = begin(ctx, UNORM, Some(Format::Z32Float), 4)?;
+    let resolved = resolved_tex(&mut e)?;
+    bind_program(&mut e, VS_PASSTHROUGH, fs)?;
+    clear(
+        &mut e,
+        pipe_core::flags::ClearFlags::COLOR0 | pipe_core::flags::ClearFlags::DEPTH,
+        ColorUnion::from_f32(BLACK),
+        1.0,
+        0,
+        None,
+    )?;
+    Ok((e, t, resolved))
+}
+
 /// Whether pixel (x, y)'s centre is inside `t`; `None` when it is
 /// within 0.01 pixel of an edge.
 fn centre_in(t: &Tri, x: u32, y: u32) -> Option<bool> {
@@ -87,17 +108,7 @@ fn behind_depth_only(
     depth_pass: impl FnOnce(&mut Env) -> R,
     inside: impl Fn(u32, u32) -> Option<bool>,
 ) -> R {
-    let (mut e, t) = begin(ctx, UNORM, Some(Format::Z32Float), 4)?;
-    let resolved = resolved_tex(&mut e)?;
-    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
-    clear(
-        &mut e,
-        pipe_core::flags::ClearFlags::COLOR0 | pipe_core::flags::ClearFlags::DEPTH,
-        ColorUnion::from_f32(BLACK),
-        1.0,
-        0,
-        None,
-    )?;
+    let (mut e, t, resolved) = begin_4x_depth(ctx, FS_UBO_COLOR)?;
     bind_dsa(&mut e, &depth_less())?;
     let fs = step(
         "create_fs_state",
@@ -443,18 +454,9 @@ fn main {
   store @col, %6, %5
 }
 ";
-    const FS_ARR: &str = "shader fragment
-in @col : f32x4[2] location=1
-out @o : f32x4 location=0
-fn main {
-  %0 : i32 = const 1
-  %1 : f32x4 = load @col, %0
-  store @o, %1
-}
-";
     let tri: Tri = [(1.3, 2.2), (14.6, 6.1), (5.4, 13.7)];
     let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
-    bind_program(&mut e, VS_ARR, FS_ARR)?;
+    bind_program(&mut e, VS_ARR, super::draw::FS_COL1)?;
     rasterizer(&mut e, |r| r.multisample = false)?;
     draw(&mut e, &tris(&f32_tri(&tri), 0.0), false)?;
     resolve(&mut e, &t.color, &resolved)?;
@@ -530,22 +532,12 @@ fn per_pixel_depth(ctx: &mut TestContext, per_sample: bool) -> R {
     if per_sample && !crate::harness::screen(ctx)?.caps().sample_shading {
         return Err(Outcome::skip("no sample shading"));
     }
-    let (mut e, t) = begin(ctx, UNORM, Some(Format::Z32Float), 4)?;
-    let resolved = resolved_tex(&mut e)?;
     let fs = if per_sample {
         FS_SAMPLE_ID
     } else {
         FS_UBO_COLOR
     };
-    bind_program(&mut e, VS_PASSTHROUGH, fs)?;
-    clear(
-        &mut e,
-        pipe_core::flags::ClearFlags::COLOR0 | pipe_core::flags::ClearFlags::DEPTH,
-        ColorUnion::from_f32(BLACK),
-        1.0,
-        0,
-        None,
-    )?;
+    let (mut e, t, resolved) = begin_4x_depth(ctx, fs)?;
     bind_dsa(&mut e, &depth_less())?;
     rasterizer(&mut e, |r| r.multisample = false)?;
     // Window-space depth of the sloped triangle; it crosses 0.5 on the
@@ -1208,17 +1200,7 @@ crate::bool_cases!(
 /// offset (GL's invariance: the same primitive under the same state
 /// gives the same depths).
 fn cull_offset(ctx: &mut TestContext, equal: bool) -> R {
-    let (mut e, t) = begin(ctx, UNORM, Some(Format::Z32Float), 4)?;
-    let resolved = resolved_tex(&mut e)?;
-    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
-    clear(
-        &mut e,
-        pipe_core::flags::ClearFlags::COLOR0 | pipe_core::flags::ClearFlags::DEPTH,
-        ColorUnion::from_f32(BLACK),
-        1.0,
-        0,
-        None,
-    )?;
+    let (mut e, t, resolved) = begin_4x_depth(ctx, FS_UBO_COLOR)?;
     let a: Tri = [(1.3, 1.2), (7.6, 1.9), (2.1, 14.3)];
     let b: Tri = [(9.3, 1.2), (10.1, 14.3), (14.6, 1.9)];
     let z = [0.2f32, 0.7, 0.4];

@@ -1763,14 +1763,7 @@ fn main {
     let t = setup(&mut e, false)?;
     bind_program(&mut e, VS_CD, FS_UBO_COLOR)?;
     bind_stage(&mut e, ShaderStage::TessEval, TES)?;
-    step("patch vertices", e.ctx.set_patch_vertices(3))?;
-    step(
-        "set_tess_state",
-        e.ctx.set_tess_state(&TessState {
-            default_outer_level: [1.0; 4],
-            default_inner_level: [1.0; 2],
-        }),
-    )?;
+    crate::harness::tess_levels_1(&mut e, 3)?;
     bind_vertices(&mut e, &diagonal_squares(), None)?;
     let c = [0.25, 0.75, 0.25, 1.0];
     set_color(&mut e, c)?;
@@ -1824,6 +1817,18 @@ out @o : f32x4 location=0
 fn main {
   %0 : f32x4 = load @col
   store @o, %0
+}
+";
+
+/// The fragment shader of [`VS_CD2`] alone: the array varying's
+/// element 1.
+pub(crate) const FS_COL1: &str = "shader fragment
+in @col : f32x4[2] location=1
+out @o : f32x4 location=0
+fn main {
+  %0 : i32 = const 1
+  %1 : f32x4 = load @col, %0
+  store @o, %1
 }
 ";
 
@@ -1899,25 +1904,31 @@ fn main {
   store @ocol, %35
 }
 ";
+    square_1_through(ctx, ShaderStage::TessEval, TES_CD)
+}
+
+/// Draws square 1 of `diagonal_squares` through [`VS_CD2`], `stage`'s
+/// shader `src` (as patches of 3 with levels 1 for an evaluation shader)
+/// and [`FS_COL`], with plane 0 enabled, and checks
+/// [`square_1_right_half`].
+fn square_1_through(ctx: &mut TestContext, stage: ShaderStage, src: &str) -> R {
     let mut e = env(ctx, false)?;
-    if !e.screen.caps().shader[ShaderStage::TessEval.index()].supported {
-        return Err(Outcome::skip("no tessellation"));
+    if !e.screen.caps().shader[stage.index()].supported {
+        return Err(Outcome::skip(format!("no {stage:?} shaders")));
     }
     let t = setup(&mut e, false)?;
     bind_program(&mut e, VS_CD2, FS_COL)?;
-    bind_stage(&mut e, ShaderStage::TessEval, TES_CD)?;
+    bind_stage(&mut e, stage, src)?;
     bind_rasterizer(&mut e, |r| r.clip_plane_enable = 1)?;
-    step("patch vertices", e.ctx.set_patch_vertices(3))?;
-    step(
-        "set_tess_state",
-        e.ctx.set_tess_state(&TessState {
-            default_outer_level: [1.0; 4],
-            default_inner_level: [1.0; 2],
-        }),
-    )?;
+    let prim = if stage == ShaderStage::TessEval {
+        crate::harness::tess_levels_1(&mut e, 3)?;
+        PrimType::Patches
+    } else {
+        PrimType::Triangles
+    };
     bind_vertices(&mut e, &diagonal_squares(), None)?;
     clear_color(&mut e, [0.0; 4])?;
-    draw(&mut e, PrimType::Patches, 6, 6, 1)?;
+    draw(&mut e, prim, 6, 6, 1)?;
     check_image(ctx, &mut e, &t, square_1_right_half)
 }
 crate::result_case!(
@@ -1971,18 +1982,7 @@ fn main {
   end_primitive
 }
 ";
-    let mut e = env(ctx, false)?;
-    if !e.screen.caps().shader[ShaderStage::Geometry.index()].supported {
-        return Err(Outcome::skip("no geometry shaders"));
-    }
-    let t = setup(&mut e, false)?;
-    bind_program(&mut e, VS_CD2, FS_COL)?;
-    bind_stage(&mut e, ShaderStage::Geometry, GS_CD)?;
-    bind_rasterizer(&mut e, |r| r.clip_plane_enable = 1)?;
-    bind_vertices(&mut e, &diagonal_squares(), None)?;
-    clear_color(&mut e, [0.0; 4])?;
-    draw(&mut e, PrimType::Triangles, 6, 6, 1)?;
-    check_image(ctx, &mut e, &t, square_1_right_half)
+    square_1_through(ctx, ShaderStage::Geometry, GS_CD)
 }
 crate::result_case!(
     "pipe.draw.geometry.reads_per_vertex_arrays",
@@ -1995,15 +1995,6 @@ crate::result_case!(
 /// 0 clips the line at x = -0.25 and the rest takes `col[1]`, green. The
 /// pattern draws every pixel.
 fn stipple_gs_forwards_arrays(ctx: &mut TestContext) -> R {
-    const FS_COL1: &str = "shader fragment
-in @col : f32x4[2] location=1
-out @o : f32x4 location=0
-fn main {
-  %0 : i32 = const 1
-  %1 : f32x4 = load @col, %0
-  store @o, %1
-}
-";
     let mut e = env_with(ctx, |o| o.emulate_line_stipple = Some(true))?;
     let t = setup(&mut e, false)?;
     bind_program(&mut e, VS_CD2, FS_COL1)?;

@@ -370,6 +370,20 @@ fn primitives_generated(ctx: &mut TestContext) -> R {
 }
 result_case!("pipe.query.primitives_generated", primitives_generated);
 
+/// Two horizontal lines across the target, stippled with `pattern`.
+fn stippled_lines(e: &mut Env, pattern: u16) -> R {
+    bind_rasterizer(e, |r| {
+        r.line_stipple_enable = true;
+        r.line_stipple_pattern = pattern;
+    })?;
+    let lines = [
+        -0.9, -0.5, 0.0, 1.0, 0.9, -0.5, 0.0, 1.0, //
+        -0.9, 0.5, 0.0, 1.0, 0.9, 0.5, 0.0, 1.0,
+    ];
+    bind_vertices(e, &lines, None)?;
+    draw(e, PrimType::Lines, 0, 4, 1)
+}
+
 /// `PRIMITIVES_GENERATED` after every kind of last vertex stage, through
 /// VK_EXT_primitives_generated_query or (`fallback`) through pipeline
 /// statistics (`PIPE_VK_DEBUG=no_primitives_generated_query`, the path
@@ -400,17 +414,7 @@ fn generated_sources(ctx: &mut TestContext, fallback: bool) -> R {
     band(&mut e, 4, 8)?; // 2 triangles, not rasterized
     bind_vertices(&mut e, &[0.0; 4 * 9], None)?;
     draw(&mut e, PrimType::Points, 0, 9, 1)?; // 9 points
-    bind_rasterizer(&mut e, |r| {
-        r.line_stipple_enable = true;
-        r.line_stipple_pattern = 0xf0f0;
-        r.half_pixel_center = true;
-    })?;
-    let lines = [
-        -0.9, -0.5, 0.0, 1.0, 0.9, -0.5, 0.0, 1.0, //
-        -0.9, 0.5, 0.0, 1.0, 0.9, 0.5, 0.0, 1.0,
-    ];
-    bind_vertices(&mut e, &lines, None)?;
-    draw(&mut e, PrimType::Lines, 0, 4, 1)?; // 2 lines, each cut into 8 dashes
+    stippled_lines(&mut e, 0xf0f0)?; // 2 lines, each cut into 8 dashes
     begin(&mut e, &late)?;
     flush(&mut e)?;
     bind_rasterizer(&mut e, |r| r.half_pixel_center = true)?;
@@ -419,12 +423,7 @@ fn generated_sources(ctx: &mut TestContext, fallback: bool) -> R {
     step("unbind gs", e.ctx.bind_gs_state(None))?;
     let patches = if tess {
         crate::harness::bind_stage(&mut e, ShaderStage::TessEval, super::draw::TES)?;
-        step("patch vertices", e.ctx.set_patch_vertices(3))?;
-        let levels = pipe_core::state::TessState {
-            default_outer_level: [1.0; 4],
-            default_inner_level: [1.0; 2],
-        };
-        step("set_tess_state", e.ctx.set_tess_state(&levels))?;
+        crate::harness::tess_levels_1(&mut e, 3)?;
         bind_vertices(&mut e, &columns(8, 12), None)?;
         draw(&mut e, PrimType::Patches, 0, 6, 1)?; // 2 patches, a triangle each
         step("unbind tes", e.ctx.bind_tes_state(None))?;
@@ -896,18 +895,7 @@ fn statistics_generated_gs(ctx: &mut TestContext) -> R {
     program(&mut e)?;
     let q = create(&mut e, QueryType::PipelineStatistics, 0)?;
     begin(&mut e, &q)?;
-    bind_rasterizer(&mut e, |r| {
-        r.line_width = 1.0;
-        r.line_stipple_enable = true;
-        r.line_stipple_pattern = 0xff00;
-        r.half_pixel_center = true;
-    })?;
-    let lines = [
-        -0.9, -0.5, 0.0, 1.0, 0.9, -0.5, 0.0, 1.0, //
-        -0.9, 0.5, 0.0, 1.0, 0.9, 0.5, 0.0, 1.0,
-    ];
-    bind_vertices(&mut e, &lines, None)?;
-    draw(&mut e, PrimType::Lines, 0, 4, 1)?;
+    stippled_lines(&mut e, 0xff00)?;
     bind_rasterizer(&mut e, |r| r.half_pixel_center = true)?;
     crate::harness::bind_stage(&mut e, ShaderStage::Geometry, super::draw::GS_DUP)?;
     band(&mut e, 0, 4)?;

@@ -133,14 +133,7 @@ fn isolines_stipple(ctx: &mut TestContext, emulated: bool) -> R {
     let t = setup(&mut e, false)?;
     bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     bind_stage(&mut e, ShaderStage::TessEval, TES_ISOLINES)?;
-    step("patch vertices", e.ctx.set_patch_vertices(2))?;
-    step(
-        "set_tess_state",
-        e.ctx.set_tess_state(&TessState {
-            default_outer_level: [1.0; 4],
-            default_inner_level: [1.0; 2],
-        }),
-    )?;
+    crate::harness::tess_levels_1(&mut e, 2)?;
     bind_stipple_rasterizer(&mut e)?;
     let line: Vec<f32> = [vtx(0.5, 8.5), vtx(16.5, 8.5)].concat();
     bind_vertices(&mut e, &line, None)?;

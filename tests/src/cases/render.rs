@@ -3062,14 +3062,7 @@ fn aliased_triangles_tess(ctx: &mut TestContext) -> R {
     }
     rasterizer(&mut e, |r| r.multisample = false)?;
     crate::harness::bind_stage(&mut e, ShaderStage::TessEval, super::draw::TES)?;
-    step(
-        "set_tess_state",
-        e.ctx.set_tess_state(&TessState {
-            default_outer_level: [1.0; 4],
-            default_inner_level: [1.0; 2],
-        }),
-    )?;
-    step("patch vertices", e.ctx.set_patch_vertices(3))?;
+    crate::harness::tess_levels_1(&mut e, 3)?;
     let fg: Px = [0.0, 1.0, 0.0, 1.0];
     set_src(&mut e, UNORM, fg)?;
     let tri = [(1.3, 2.2), (13.7, 4.1), (5.2, 13.6)];

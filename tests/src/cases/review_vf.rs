@@ -598,14 +598,7 @@ fn tes_point_mode_size(ctx: &mut TestContext) -> R {
     let t = setup(&mut e, false)?;
     bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     bind_stage(&mut e, ShaderStage::TessEval, &tes_points())?;
-    step("patch vertices", e.ctx.set_patch_vertices(2))?;
-    step(
-        "set_tess_state",
-        e.ctx.set_tess_state(&TessState {
-            default_outer_level: [1.0; 4],
-            default_inner_level: [1.0; 2],
-        }),
-    )?;
+    crate::harness::tess_levels_1(&mut e, 2)?;
     bind_rasterizer(&mut e, |r| {
         r.point_size = 3.0;
         r.point_size_per_vertex = false;
