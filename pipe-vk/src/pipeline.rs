@@ -653,8 +653,15 @@ impl PipelineCache {
                 );
             }
         }
+        // GL's tessellation domain has its origin at the lower left (as
+        // its window coordinates): with Vulkan's default upper-left origin
+        // the generated triangles' vertex order, and so their facing, is
+        // reversed (Zink does the same, zink_pipeline.c).
+        let mut domain_origin = vk::PipelineTessellationDomainOriginStateCreateInfo::default()
+            .domain_origin(vk::TessellationDomainOrigin::LOWER_LEFT);
         let tess = vk::PipelineTessellationStateCreateInfo::default()
-            .patch_control_points(u32::from(key.patch_vertices.max(1)));
+            .patch_control_points(u32::from(key.patch_vertices.max(1)))
+            .push_next(&mut domain_origin);
         let vi_desc = VertexInput::new(dev, inputs.velems, inputs.fetch)?;
         let divisors: SmallVec<[vk::VertexInputBindingDivisorDescriptionKHR; 4]> = vi_desc
             .bindings

@@ -1931,6 +1931,46 @@ fn square_1_through(ctx: &mut TestContext, stage: ShaderStage, src: &str) -> R {
     draw(&mut e, prim, 6, 6, 1)?;
     check_image(ctx, &mut e, &t, square_1_right_half)
 }
+/// Tessellated triangles face as their patches do (GL's tessellation
+/// domain has its origin at the lower left; Vulkan's default upper-left
+/// origin reverses the generated triangles' vertex order): square 1 as
+/// patches through [`TES`] (`ccw`) and square 2 as triangles, both
+/// clockwise in GL's window coordinates (back faces with `front_ccw`), are
+/// both culled with back faces culled and both drawn with front faces
+/// culled.
+fn tessellation_facing(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    if !e.screen.caps().shader[ShaderStage::TessEval.index()].supported {
+        return Err(Outcome::skip("no tessellation"));
+    }
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    bind_vertices(&mut e, &diagonal_squares(), None)?;
+    let c = [0.25, 0.75, 0.25, 1.0];
+    set_color(&mut e, c)?;
+    for cull in [Face::BACK, Face::FRONT] {
+        bind_rasterizer(&mut e, |r| {
+            r.front_ccw = true;
+            r.cull_face = cull;
+        })?;
+        clear_color(&mut e, [0.0; 4])?;
+        bind_stage(&mut e, ShaderStage::TessEval, TES)?;
+        crate::harness::tess_levels_1(&mut e, 3)?;
+        draw(&mut e, PrimType::Patches, 6, 6, 1)?;
+        step("unbind tes", e.ctx.bind_tes_state(None))?;
+        draw(&mut e, PrimType::Triangles, 12, 6, 1)?;
+        check_image(ctx, &mut e, &t, |x, y| {
+            Some(if cull == Face::FRONT && on_diagonal(x, y, &[1, 2]) {
+                unorm(c)
+            } else {
+                [0; 4].into()
+            })
+        })?;
+    }
+    Ok(())
+}
+crate::result_case!("pipe.draw.tessellation.facing", tessellation_facing);
+
 crate::result_case!(
     "pipe.draw.tessellation.tes_reads_vs_clip_distance",
     tessellation_tes_reads_vs_clip_distance
