@@ -2238,8 +2238,28 @@ impl VkContext {
             ubo0_push_offset: false,
             ..vs_key.clone()
         };
+        // An evaluation shader followed by a generated geometry shader
+        // moves its outputs past the device's geometry-shader inputs down,
+        // as the vertex shader does above.
+        let tes_relocation = match tes {
+            Some(id) if stipple_gs => {
+                let h = self
+                    .shader_table()
+                    .handle_of(id)
+                    .ok_or_else(|| PipeError::invalid("a bound shader state was deleted"))?;
+                let st = self.shader_table().get(h)?;
+                crate::shader::ModuleCache::generated_gs_relocation(&dev, st).unwrap_or_default()
+            }
+            _ => Vec::new(),
+        };
+        let tes_key = VariantKey {
+            relocate_outputs: tes_relocation,
+            ..VariantKey::default()
+        };
+        // Each stage's module, with `key` where it is the last vertex
+        // stage (else the default key; the evaluation shader's relocation).
         let mut stage_mod =
-            |id: Option<u32>, is_last: bool| -> PipeResult<Option<vk::ShaderModule>> {
+            |id: Option<u32>, key: Option<&VariantKey>| -> PipeResult<Option<vk::ShaderModule>> {
                 let Some(id) = id else { return Ok(None) };
                 let handle = self
                     .shader_table()
@@ -2247,12 +2267,16 @@ impl VkContext {
                     .ok_or_else(|| PipeError::invalid("a bound shader state was deleted"))?;
                 let st = self.shader_table().get(handle)?.clone();
                 crate::shader::check_draw_bindings(&st, UBO_SLOTS)?;
-                let k = if is_last { &last_key } else { &default_key };
+                let k = match key {
+                    Some(k) => k,
+                    None if st.stage == ShaderStage::TessEval => &tes_key,
+                    None => &default_key,
+                };
                 Ok(Some(self.modules.get(&dev, id, &st, k)?))
             };
-        let mut tcs_mod = stage_mod(tcs, false)?;
-        let tes_mod = stage_mod(tes, gs.is_none() && !stipple_gs)?;
-        let mut gs_mod = stage_mod(gs, true)?;
+        let mut tcs_mod = stage_mod(tcs, None)?;
+        let tes_mod = stage_mod(tes, (gs.is_none() && !stipple_gs).then_some(&last_key))?;
+        let mut gs_mod = stage_mod(gs, Some(&last_key))?;
         if stipple_gs {
             let prev = match tes {
                 Some(id) => {
@@ -2511,10 +2535,10 @@ impl VkContext {
         let forwardable = any
             .downcast_ref::<spirv_gen::Shader>()
             .is_some_and(spirv_gen::passes::aliased::can_expand);
-        // Only a vertex shader's outputs move below the geometry stage's
-        // inputs (`ModuleCache::generated_gs_relocation`).
+        // Outputs past the geometry stage's inputs must be movable below
+        // them (`ModuleCache::generated_gs_relocation`).
         let relocation = crate::shader::ModuleCache::generated_gs_relocation(self.dev(), state);
-        Ok(forwardable && relocation.is_some_and(|r| tes.is_none() || r.is_empty()))
+        Ok(forwardable && relocation.is_some())
     }
 
     /// Whether the bound shaders of every graphics stage are spirv-gen IR

@@ -550,11 +550,10 @@ impl ModuleCache {
             .downcast_ref::<Ir>()
             .ok_or_else(|| PipeError::invalid("shader: not spirv-gen IR"))?;
         // The generated shader reads every output of `prev`, those past
-        // the device's geometry-shader inputs moved down (only a vertex
-        // shader's: `pipeline_for` gives it the same `relocate` key).
+        // the device's geometry-shader inputs moved down (`pipeline_for`
+        // gives the vertex or evaluation shader the same `relocate` key).
         let limit = dev.physical.properties.limits.max_geometry_input_components / 4;
-        let relocate = Self::generated_gs_relocation(dev, prev_state)
-            .filter(|r| r.is_empty() || ir.stage == spirv_gen::ir::Stage::Vertex);
+        let relocate = Self::generated_gs_relocation(dev, prev_state);
         let Some(relocate) = relocate else {
             let high = ir
                 .vars

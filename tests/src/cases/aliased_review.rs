@@ -589,6 +589,51 @@ crate::result_case!(
 /// generated shader) on a back-facing aliased triangle, and the front
 /// colour on a front-facing one.
 fn two_side(ctx: &mut TestContext) -> R {
+    two_side_case(ctx, false)
+}
+
+/// [`two_side`] with the colours written by a tessellation evaluation
+/// shader (patches of 3, levels 1: each patch is its triangle): its back
+/// colour at location 30 moves below the geometry stage's inputs too (the
+/// draw was refused before).
+fn two_side_tes(ctx: &mut TestContext) -> R {
+    two_side_case(ctx, true)
+}
+crate::result_case!("pipe.render.msaa.aliased_review.two_side_tes", two_side_tes);
+
+fn two_side_case(ctx: &mut TestContext, tes: bool) -> R {
+    const TES: &str = "shader tess_eval mode=triangles spacing=equal winding=ccw
+in @pos : f32x4[32] builtin=position
+in @tc : f32x3 builtin=tess_coord
+out @gl_pos : f32x4 builtin=position
+out @c0 : f32x4 location=0 slot=col0
+out @b0 : f32x4 location=30 slot=bfc0
+fn main {
+  %0 : f32x3 = load @tc
+  %1 : i32 = const 0
+  %2 : i32 = const 1
+  %3 : i32 = const 2
+  %4 : f32x4 = load @pos, %1
+  %5 : f32x4 = load @pos, %2
+  %6 : f32x4 = load @pos, %3
+  %7 : f32 = swizzle %0, x
+  %8 : f32 = swizzle %0, y
+  %9 : f32 = swizzle %0, z
+  %10 : f32x4 = vec %7, %7, %7, %7
+  %11 : f32x4 = vec %8, %8, %8, %8
+  %12 : f32x4 = vec %9, %9, %9, %9
+  %13 : f32x4 = fmul %4, %10
+  %14 : f32x4 = ffma %5, %11, %13
+  %15 : f32x4 = ffma %6, %12, %14
+  store @gl_pos, %15
+  %16 : f32 = const 0.0
+  %17 : f32 = const 1.0
+  %18 : f32x4 = vec %17, %16, %16, %17
+  %19 : f32x4 = vec %16, %16, %17, %17
+  store @c0, %18
+  store @b0, %19
+}
+";
     const VS: &str = "shader vertex
 in @pos : f32x4 location=0
 out @gl_pos : f32x4 builtin=position
@@ -606,7 +651,16 @@ fn main {
 }
 ";
     let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
-    bind_program(&mut e, VS, FS_COL0)?;
+    if tes {
+        if !e.screen.caps().shader[ShaderStage::TessEval.index()].supported {
+            return Err(Outcome::skip("no tessellation"));
+        }
+        bind_program(&mut e, VS_PASSTHROUGH, FS_COL0)?;
+        crate::harness::bind_stage(&mut e, ShaderStage::TessEval, TES)?;
+        crate::harness::tess_levels_1(&mut e, 3)?;
+    } else {
+        bind_program(&mut e, VS, FS_COL0)?;
+    }
     rasterizer(&mut e, |r| {
         r.multisample = false;
         r.light_twoside = true;
@@ -617,7 +671,12 @@ fn main {
     let b_rev: Tri = [b[0], b[2], b[1]];
     let mut data = tris(&f32_tri(&a), 0.0);
     data.extend(tris(&f32_tri(&b_rev), 0.0));
-    draw(&mut e, &data, false)?;
+    let mode = if tes {
+        pipe_core::draw::PrimType::Patches
+    } else {
+        pipe_core::draw::PrimType::Triangles
+    };
+    draw_mode(&mut e, &data, false, mode)?;
     resolve(&mut e, &t.color, &resolved)?;
     let got = read_color(&mut e, &resolved)?;
     // Window y is down: (a) is clockwise on screen, so in GL's y-up
