@@ -763,12 +763,15 @@ impl VkContext {
         // CPU, as Zink's u8 upconversion does.
         let widen_u8 = info.index_size == 1 && !self.index_uint8();
         if widen_u8 || crate::prim::needs_rewrite(info.mode, info.index_size, restart) {
-            if indirect.is_some() {
+            if auto_target.is_some() {
                 return Err(PipeError::unsupported(format!(
-                    "indirect {:?} draws with {}-byte indices (restart index {:#x}) need \
-                     GPU-side index rewriting",
-                    info.mode, info.index_size, info.restart_index
+                    "draw-auto {:?} draws need GPU-side index rewriting (the vertex count is \
+                     only on the GPU)",
+                    info.mode
                 )));
+            }
+            if let Some(ind) = indirect {
+                return self.draw_indirect_rewritten(info, drawid_offset, ind, restart);
             }
             return self.draw_rewritten(info, drawid_offset, draws, restart);
         }
@@ -1408,6 +1411,97 @@ impl VkContext {
             } else {
                 self.do_draw_vbo(&sub, id, None, &one)?;
             }
+        }
+        Ok(())
+    }
+
+    /// Indirect draws that need index rewriting (quads, quad strips,
+    /// polygons and line loops, 8-bit indices without
+    /// VK_EXT_index_type_uint8, a restart index other than all ones): the
+    /// commands, and the count, are read back on the CPU (waiting for
+    /// whatever the GPU still writes to them) and drawn through
+    /// [`Self::draw_rewritten`], one direct draw each with its draw id, as
+    /// Gallium's `util_draw_indirect` does for drivers without indirect
+    /// draws (Zink's primitive conversion takes it too).
+    fn draw_indirect_rewritten(
+        &mut self,
+        info: &DrawInfo<'_>,
+        drawid_offset: u32,
+        indirect: &DrawIndirectInfo,
+        restart: Option<u32>,
+    ) -> PipeResult<()> {
+        let buffer = indirect
+            .buffer
+            .as_ref()
+            .ok_or_else(|| PipeError::invalid("draw_vbo: an indirect draw without a buffer"))?;
+        self.debug_message(DebugType::PerfInfo, 2, || {
+            format!(
+                "indirect {:?} draw read back on the CPU for index rewriting (waits for the GPU)",
+                info.mode
+            )
+        });
+        let read = |ctx: &mut Self, res: &pipe_core::Resource, offset: u32, len: u32| {
+            let width = res.desc().width0;
+            if offset.checked_add(len).is_none_or(|end| end > width) {
+                return Err(PipeError::invalid(format!(
+                    "draw_vbo: indirect data at {offset}..+{len} past the end of a {width}-byte \
+                     buffer"
+                )));
+            }
+            let t = ctx.do_transfer_map(
+                res,
+                0,
+                pipe_core::flags::MapFlags::READ,
+                &pipe_core::PipeBox::range(offset, len),
+            )?;
+            let bytes = t.to_vec();
+            ctx.do_transfer_unmap(t)?;
+            Ok(bytes)
+        };
+        let word = |b: &[u8], k: usize| {
+            u32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]])
+        };
+        let mut n = indirect.draw_count;
+        if let Some(count) = &indirect.indirect_draw_count {
+            let b = read(self, count, indirect.indirect_draw_count_offset, 4)?;
+            n = n.min(word(&b, 0));
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        let indexed = info.index_size != 0;
+        let cmd_size: u32 = if indexed { 20 } else { 16 };
+        let stride = if n > 1 { indirect.stride } else { cmd_size };
+        let span = stride
+            .checked_mul(n - 1)
+            .and_then(|s| s.checked_add(cmd_size))
+            .ok_or_else(|| PipeError::invalid("draw_vbo: indirect commands overflow"))?;
+        let all = read(self, buffer, indirect.offset, span)?;
+        for i in 0..n {
+            let c = &all[(i * stride) as usize..(i * stride + cmd_size) as usize];
+            // GL's (and Vulkan's) layouts: count, instances, first vertex
+            // or index, [vertex offset,] first instance.
+            let (count, instances, first) = (word(c, 0), word(c, 1), word(c, 2));
+            let (bias, first_instance) = if indexed {
+                (word(c, 3) as i32, word(c, 4))
+            } else {
+                (0, word(c, 3))
+            };
+            if count == 0 || instances == 0 {
+                continue;
+            }
+            let sub = DrawInfo {
+                instance_count: instances,
+                start_instance: first_instance,
+                increment_draw_id: false,
+                ..info.clone()
+            };
+            let one = [DrawStartCountBias {
+                start: first,
+                count,
+                index_bias: bias,
+            }];
+            self.draw_rewritten(&sub, drawid_offset + i, &one, restart)?;
         }
         Ok(())
     }

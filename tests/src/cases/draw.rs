@@ -580,11 +580,11 @@ fn bad_draws(ctx: &mut TestContext, staging: bool) -> R {
     }
     bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     bind_vertices(&mut e, &[0.0; 16], None)?;
-    // Indirect quads would need GPU-side index rewriting: a clear
-    // Unsupported, not a wrong picture.
+    // Indirect quads read their commands back on the CPU: a command past
+    // the end of the buffer is an error, not a wrong picture.
     let ib = e.buffer(64, ResourceFlags::empty())?;
     let ind = pipe_core::draw::DrawIndirectInfo {
-        offset: 0,
+        offset: 56,
         draw_count: 1,
         buffer: Some(ib),
         ..Default::default()
@@ -598,7 +598,7 @@ fn bad_draws(ctx: &mut TestContext, staging: bool) -> R {
         Some(&ind),
         &[],
     ) {
-        Err(PipeError::Unsupported(_)) => {}
+        Err(PipeError::InvalidArgument(_)) => {}
         other => return Err(Outcome::fail(format!("indirect draw gave {:?}", other))),
     }
     // A shader that is not valid IR is refused when created.
@@ -1213,6 +1213,139 @@ fn indirect(ctx: &mut TestContext, staging: bool) -> R {
     Ok(())
 }
 both_paths!("pipe.draw.indirect.commands_and_count", indirect);
+
+/// The quad of square `k` of `diagonal_squares`, as 4 vertices.
+fn square_quad(k: u32) -> [f32; 16] {
+    let x0 = k as f32 * 0.5 - 1.0;
+    let x1 = x0 + 0.5;
+    [
+        x0, x0, 0.0, 1.0, x1, x0, 0.0, 1.0, x1, x1, 0.0, 1.0, x0, x1, 0.0, 1.0,
+    ]
+}
+
+/// Indirect draws that need index rewriting, read back on the CPU:
+/// quads with two instances and a first instance (instance 1 moves a
+/// square one step down the diagonal), from commands a GPU copy wrote
+/// just before and a count buffer that cuts the last; indexed quads with
+/// a restart index other than all ones and a vertex offset; and 8-bit
+/// indices, which the device is told not to read
+/// (`no_index_uint8`).
+fn indirect_rewritten(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env_with(ctx, |o| {
+        o.staging = Some(staging);
+        o.no_index_uint8 = Some(true);
+    })?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_OFFSET, FS_UBO_COLOR)?;
+    let quads: Vec<f32> = (0..4).flat_map(square_quad).collect();
+    bind_vertices(
+        &mut e,
+        &quads,
+        Some(&[0.0, 0.0, 0.0, 0.0, 0.5, 0.5, 0.0, 0.0]),
+    )?;
+    let c = [0.0, 0.5, 1.0, 1.0];
+    set_color(&mut e, c)?;
+    let words = |w: &[u32]| -> Vec<u8> { w.iter().flat_map(|v| v.to_le_bytes()).collect() };
+    let upload = |e: &mut Env, bytes: &[u8]| -> Result<Resource, Outcome> {
+        let b = e.buffer(bytes.len() as u32, ResourceFlags::empty())?;
+        step(
+            "subdata",
+            e.ctx
+                .buffer_subdata(&b, pipe_core::flags::MapFlags::empty(), 0, bytes),
+        )?;
+        Ok(b)
+    };
+    let indirect = |buf: &Resource, n: u32, stride: u32, count: Option<&Resource>| {
+        pipe_core::draw::DrawIndirectInfo {
+            offset: 0,
+            stride,
+            draw_count: n,
+            buffer: Some(buf.clone()),
+            indirect_draw_count: count.cloned(),
+            ..Default::default()
+        }
+    };
+    let quads_info = DrawInfo {
+        mode: PrimType::Quads,
+        ..DrawInfo::default()
+    };
+    // Square 0 twice (squares 0 and 1), square 2 from instance 1 (square
+    // 3), and square 2 plain, which the count of 2 leaves out.
+    let cmds = words(&[4, 2, 0, 0, 4, 1, 8, 1, 4, 1, 8, 0]);
+    let src = upload(&mut e, &cmds)?;
+    let buf = e.buffer(cmds.len() as u32, ResourceFlags::empty())?;
+    let len = cmds.len() as u32;
+    step(
+        "copy commands",
+        e.ctx
+            .resource_copy_region(&buf, 0, 0, 0, 0, &src, 0, &PipeBox::range(0, len)),
+    )?;
+    let count = upload(&mut e, &words(&[2]))?;
+    let count = e.screen.caps().draw_indirect_count.then_some(count);
+    let n = if count.is_some() { 3 } else { 2 };
+    clear_color(&mut e, [0.0; 4])?;
+    let ind = indirect(&buf, n, 16, count.as_ref());
+    step(
+        "indirect quads",
+        e.ctx.draw_vbo(&quads_info, 0, Some(&ind), &[]),
+    )?;
+    check_image(ctx, &mut e, &t, |x, y| {
+        Some(if on_diagonal(x, y, &[0, 1, 3]) {
+            unorm(c)
+        } else {
+            [0; 4].into()
+        })
+    })?;
+    // Indexed, 16-bit, restart index 100: squares 0 and 2, then square 0
+    // moved by a vertex offset of 4 (square 1).
+    let idx: Vec<u8> = [0u16, 1, 2, 3, 100, 8, 9, 10, 11]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let ibuf = upload(&mut e, &idx)?;
+    let cmds = upload(&mut e, &words(&[9, 1, 0, 0, 0, 4, 1, 0, 4, 0]))?;
+    clear_color(&mut e, [0.0; 4])?;
+    let info = DrawInfo {
+        mode: PrimType::Quads,
+        index_size: 2,
+        index: IndexSource::Resource(ibuf),
+        primitive_restart: true,
+        restart_index: 100,
+        ..DrawInfo::default()
+    };
+    let ind = indirect(&cmds, 2, 20, None);
+    step(
+        "indirect indexed quads",
+        e.ctx.draw_vbo(&info, 0, Some(&ind), &[]),
+    )?;
+    check_image(ctx, &mut e, &t, |x, y| {
+        Some(if on_diagonal(x, y, &[0, 1, 2]) {
+            unorm(c)
+        } else {
+            [0; 4].into()
+        })
+    })?;
+    // 8-bit indices as triangles (widened on the CPU): square 3.
+    let ibuf = upload(&mut e, &[12, 13, 14, 12, 14, 15, 0, 0])?;
+    let cmds = upload(&mut e, &words(&[6, 1, 0, 0, 0]))?;
+    clear_color(&mut e, [0.0; 4])?;
+    let info = DrawInfo {
+        mode: PrimType::Triangles,
+        index_size: 1,
+        index: IndexSource::Resource(ibuf),
+        ..DrawInfo::default()
+    };
+    let ind = indirect(&cmds, 1, 20, None);
+    step("indirect u8", e.ctx.draw_vbo(&info, 0, Some(&ind), &[]))?;
+    check_image(ctx, &mut e, &t, |x, y| {
+        Some(if on_diagonal(x, y, &[3]) {
+            unorm(c)
+        } else {
+            [0; 4].into()
+        })
+    })
+}
+both_paths!("pipe.draw.indirect.rewritten", indirect_rewritten);
 
 /// Instance divisor 2: instances 0-3 read offsets 0, 0, 1, 1.
 fn divisor_two(ctx: &mut TestContext, staging: bool) -> R {
