@@ -208,3 +208,52 @@ both_paths!(
     "pipe.draw.merge.cross_context_rename",
     merged_cross_context_rename
 );
+
+/// gl_DrawID in multi-draw indirect: command `i` of the buffer reads `i`
+/// (plus `drawid_offset`), for triangles (Vulkan's `DrawIndex`) and for
+/// quads, whose commands are read back and drawn one direct draw each
+/// (`pipe.draw.indirect.rewritten`). Four bands, red `i / 4`.
+fn indirect_draw_id(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_DRAW_ID, FS_COLOR_IN)?;
+    for quads in [false, true] {
+        clear_color(&mut e, BLACK)?;
+        let (verts, per): (Vec<f32>, u32) = if quads {
+            let q = |b: u32| {
+                let v = band(b);
+                // Corners (a, -1), (c, -1), (c, 1), (a, 1) of the band.
+                [&v[0..4], &v[4..8], &v[20..24], &v[8..12]].concat()
+            };
+            ((0..4).flat_map(q).collect(), 4)
+        } else {
+            ((0..4).flat_map(band).collect(), 6)
+        };
+        bind_vb(&mut e, &verts)?;
+        let cmds: Vec<u8> = (0..4u32)
+            .flat_map(|i| [per, 1, per * i, 0])
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        let buf = e.buffer_with(&cmds)?;
+        let ind = pipe_core::draw::DrawIndirectInfo {
+            stride: 16,
+            draw_count: 4,
+            buffer: Some(buf),
+            ..Default::default()
+        };
+        let info = DrawInfo {
+            mode: if quads {
+                pipe_core::draw::PrimType::Quads
+            } else {
+                pipe_core::draw::PrimType::Triangles
+            },
+            ..DrawInfo::default()
+        };
+        step("indirect", e.ctx.draw_vbo(&info, 0, Some(&ind), &[]))?;
+        check_image(ctx, &mut e, &t, |x, _| {
+            Some(unorm([(x / 4) as f32 * 0.25, 1.0, 0.0, 1.0]))
+        })?;
+    }
+    Ok(())
+}
+both_paths!("pipe.draw.draw_id.indirect", indirect_draw_id);
