@@ -601,6 +601,36 @@ fn bad_draws(ctx: &mut TestContext, staging: bool) -> R {
         Err(PipeError::InvalidArgument(_)) => {}
         other => return Err(Outcome::fail(format!("indirect draw gave {:?}", other))),
     }
+    // A command with 2^32 - 1 vertices: an error (the rewritten indices
+    // would pass `prim::MAX_OUTPUT_INDICES`), not an index array of 24 GiB.
+    let huge: Vec<u8> = [u32::MAX, 1, 0, 0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let hb = e.buffer(16, ResourceFlags::empty())?;
+    step(
+        "subdata",
+        e.ctx
+            .buffer_subdata(&hb, pipe_core::flags::MapFlags::empty(), 0, &huge),
+    )?;
+    let ind = pipe_core::draw::DrawIndirectInfo {
+        draw_count: 1,
+        buffer: Some(hb),
+        ..Default::default()
+    };
+    let quads = DrawInfo {
+        mode: PrimType::Quads,
+        ..DrawInfo::default()
+    };
+    match e.ctx.draw_vbo(&quads, 0, Some(&ind), &[]) {
+        Err(PipeError::InvalidArgument(_) | PipeError::OutOfMemory) => {}
+        other => {
+            return Err(Outcome::fail(format!(
+                "huge indirect quads gave {:?}",
+                other
+            )))
+        }
+    }
     // A shader that is not valid IR is refused when created.
     let bad = "shader vertex\nout @gl_pos : f32x4 builtin=position\nfn main {\n  %0 : f32x4 = load @nope\n  store @gl_pos, %0\n}\n";
     match spirv_gen::text::parse(bad) {
