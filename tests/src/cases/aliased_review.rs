@@ -602,38 +602,6 @@ fn two_side_tes(ctx: &mut TestContext) -> R {
 crate::result_case!("pipe.render.msaa.aliased_review.two_side_tes", two_side_tes);
 
 fn two_side_case(ctx: &mut TestContext, tes: bool) -> R {
-    const TES: &str = "shader tess_eval mode=triangles spacing=equal winding=ccw
-in @pos : f32x4[32] builtin=position
-in @tc : f32x3 builtin=tess_coord
-out @gl_pos : f32x4 builtin=position
-out @c0 : f32x4 location=0 slot=col0
-out @b0 : f32x4 location=30 slot=bfc0
-fn main {
-  %0 : f32x3 = load @tc
-  %1 : i32 = const 0
-  %2 : i32 = const 1
-  %3 : i32 = const 2
-  %4 : f32x4 = load @pos, %1
-  %5 : f32x4 = load @pos, %2
-  %6 : f32x4 = load @pos, %3
-  %7 : f32 = swizzle %0, x
-  %8 : f32 = swizzle %0, y
-  %9 : f32 = swizzle %0, z
-  %10 : f32x4 = vec %7, %7, %7, %7
-  %11 : f32x4 = vec %8, %8, %8, %8
-  %12 : f32x4 = vec %9, %9, %9, %9
-  %13 : f32x4 = fmul %4, %10
-  %14 : f32x4 = ffma %5, %11, %13
-  %15 : f32x4 = ffma %6, %12, %14
-  store @gl_pos, %15
-  %16 : f32 = const 0.0
-  %17 : f32 = const 1.0
-  %18 : f32x4 = vec %17, %16, %16, %17
-  %19 : f32x4 = vec %16, %16, %17, %17
-  store @c0, %18
-  store @b0, %19
-}
-";
     const VS: &str = "shader vertex
 in @pos : f32x4 location=0
 out @gl_pos : f32x4 builtin=position
@@ -656,7 +624,25 @@ fn main {
             return Err(Outcome::skip("no tessellation"));
         }
         bind_program(&mut e, VS_PASSTHROUGH, FS_COL0)?;
-        crate::harness::bind_stage(&mut e, ShaderStage::TessEval, TES)?;
+        // `draw::TES` (each patch its triangle), writing the colours too.
+        let tes = super::draw::TES
+            .replace(
+                "out @gl_pos : f32x4 builtin=position\n",
+                "out @gl_pos : f32x4 builtin=position\n\
+                 out @c0 : f32x4 location=0 slot=col0\n\
+                 out @b0 : f32x4 location=30 slot=bfc0\n",
+            )
+            .replace(
+                "  store @gl_pos, %15\n}",
+                "  store @gl_pos, %15\n\
+                 \x20 %16 : f32 = const 0.0\n\
+                 \x20 %17 : f32 = const 1.0\n\
+                 \x20 %18 : f32x4 = vec %17, %16, %16, %17\n\
+                 \x20 %19 : f32x4 = vec %16, %16, %17, %17\n\
+                 \x20 store @c0, %18\n\
+                 \x20 store @b0, %19\n}",
+            );
+        crate::harness::bind_stage(&mut e, ShaderStage::TessEval, &tes)?;
         crate::harness::tess_levels_1(&mut e, 3)?;
     } else {
         bind_program(&mut e, VS, FS_COL0)?;
