@@ -17,8 +17,9 @@
 //!   declares the access at its own pipeline stages. Compute
 //!   (`crate::compute`) and draws share them.
 //! - **Draws.** Pipelines whose shaders use only uniform buffers and
-//!   sampled image textures keep `crate::pipeline`'s fixed layouts (push
-//!   descriptors for set 0, the narrow or wide sampler set 1), so the
+//!   sampled image textures keep `crate::pipeline`'s fixed layouts (set 0
+//!   and the narrow or wide sampler set 1, cached per batch by content in
+//!   `crate::draw`), so the
 //!   common draw pays nothing for this module. A pipeline whose shaders
 //!   declare an image, a shader buffer or a texture buffer gets an
 //!   *extended layout* ([`GfxProgram`]): set 0 and the push constant
