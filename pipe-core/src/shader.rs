@@ -79,7 +79,13 @@ pub struct StreamOutput {
     /// The shader's output, counted in declaration order (TGSI's `OUT[n]`;
     /// for spirv-gen IR, the n-th output variable, built-ins included).
     pub register_index: u8,
+    /// The first component captured. For an array output (clip or cull
+    /// distances, an array varying) components count across the
+    /// elements: component `k` is element `k / width`, component
+    /// `k % width` of it (a capture stays in one element unless the
+    /// elements are scalars).
     pub start_component: u8,
+    /// 1 to 4.
     pub num_components: u8,
     pub output_buffer: u8,
     /// Offset in dwords.

@@ -495,10 +495,13 @@ impl ValidatingContext {
             check(b < buffers, || {
                 format!("{what}: stream output {i}: buffer {b} exceeds the limit of {buffers}")
             })?;
+            // Components past 3 name the later elements of an array output
+            // (see `StreamOutput::start_component`); the driver checks them
+            // against the shader.
             let (start, n) = (u32::from(o.start_component), u32::from(o.num_components));
-            check((1..=4).contains(&n) && start + n <= 4, || {
+            check((1..=4).contains(&n) && start + n <= 128, || {
                 format!(
-                    "{what}: stream output {i}: components {start}..{} of a vec4",
+                    "{what}: stream output {i}: components {start}..{} (1 to 4 of at most 128)",
                     start + n
                 )
             })?;

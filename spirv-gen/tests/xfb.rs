@@ -310,12 +310,23 @@ out @c : f32x4 location=0
 fn main {
 }
 ";
-    let cases: [(&str, XfbCapture, &str); 5] = [
+    let with_arr = "shader vertex
+out @pos : f32x4 builtin=position
+out @arr : f32x4[2] location=0
+fn main {
+}
+";
+    let cases: [(&str, XfbCapture, &str); 6] = [
         (VS, cap(9, 0, 1, 0, 0), "no output 9"),
         (VS, cap(1, 2, 3, 0, 0), "components 2..5"),
         (VS, cap(1, 0, 4, 4, 0), "buffer 4"),
-        (with_clip, cap(1, 0, 1, 0, 0), "array"),
+        (
+            with_clip,
+            cap(1, 1, 2, 0, 0),
+            "components 1..3 of @clip, which has 2",
+        ),
         (fs, cap(0, 0, 4, 0, 0), "fragment"),
+        (with_arr, cap(1, 3, 2, 0, 0), "in one element"),
     ];
     for (src, c, want) in cases {
         let mut s = parse(src).unwrap();

@@ -21,8 +21,11 @@
 //!
 //! Outputs are named by their index among the shader's output variables in
 //! declaration order (TGSI's `OUT[n]`; see `pipe_core::shader::StreamOutput`).
-//! Not supported (an error): arrayed outputs (clip/cull distances) and
-//! types other than 32-bit.
+//! An array output (clip or cull distances, an array varying) counts its
+//! components across its elements: component `k` is element `k / width`,
+//! component `k % width` (so clip distance 5 of `f32[8]` is component 5,
+//! where TGSI would say `CLIPDIST[1].y`). It is always captured through a
+//! copy. Not supported (an error): types other than 32-bit.
 
 use super::gl::{insert_at_vertex_end, Emit};
 use crate::error::{Error, Result};
@@ -103,25 +106,30 @@ pub fn lower_xfb(
                 s.stage.name()
             ));
         }
-        if v.array.is_some() {
-            return e(format!(
-                "@{} is an array; capturing arrayed outputs (clip or cull distances) is not supported",
-                v.name
-            ));
-        }
         if v.ty.bits != 32 || v.ty.is_bool() {
             return e(format!(
                 "@{} has type {}; only 32-bit outputs are captured",
                 v.name, v.ty
             ));
         }
-        let comps = u32::from(v.ty.comps);
-        if c.num_components == 0 || c.start_component + c.num_components > comps {
+        // An array's components are counted across its elements
+        // (element `k / width`, component `k % width`); one capture takes
+        // at most 4 and stays in one element unless the elements are
+        // scalars (clip distances 1..=4 as one vec4).
+        let width = u32::from(v.ty.comps);
+        let comps = width * v.array.unwrap_or(1);
+        let (first, n) = (c.start_component, c.num_components);
+        let crosses = width > 1 && first / width != (first + n.max(1) - 1) / width;
+        if n == 0 || n > 4 || first + n > comps || crosses {
             return e(format!(
-                "components {}..{} of @{}, which has {comps}",
-                c.start_component,
-                c.start_component + c.num_components,
-                v.name
+                "components {first}..{} of @{}, which has {comps}{}",
+                first + n,
+                v.name,
+                if v.array.is_some() {
+                    format!(" in elements of {width}, a capture taking 1..=4 in one element")
+                } else {
+                    String::new()
+                }
             ));
         }
         let xfb = Xfb {
@@ -129,7 +137,7 @@ pub fn lower_xfb(
             offset: c.offset,
             stride: strides[c.buffer as usize],
         };
-        let whole = c.start_component == 0 && c.num_components == comps;
+        let whole = c.start_component == 0 && c.num_components == comps && v.array.is_none();
         if whole && io.builtin.is_none() && io.xfb.is_none() && io.stream == c.stream {
             if let Some(io) = s.var_mut(var).io_mut() {
                 io.xfb = Some(xfb);
@@ -161,13 +169,44 @@ pub fn lower_xfb(
     let mut make = |s: &mut Shader| {
         let mut e = Emit::new(s);
         for &(src, dst, first, n) in &copies {
-            let ty = e.s.var(src).ty;
-            let v = e.load(src, None);
-            let v = if n == u32::from(ty.comps) {
-                v
-            } else {
-                let comps: Vec<u8> = (first..first + n).map(|c| c as u8).collect();
-                e.swizzle(ty, v, &comps)
+            let (ty, array) = (e.s.var(src).ty, e.s.var(src).array);
+            let width = u32::from(ty.comps);
+            let v = match array {
+                None => {
+                    let v = e.load(src, None);
+                    if n == width {
+                        v
+                    } else {
+                        let comps: Vec<u8> = (first..first + n).map(|c| c as u8).collect();
+                        e.swizzle(ty, v, &comps)
+                    }
+                }
+                // An element's components, or consecutive scalar elements.
+                Some(_) if width > 1 => {
+                    let idx = e.i32((first / width) as i32);
+                    let v = e.load(src, Some(idx));
+                    if n == width {
+                        v
+                    } else {
+                        let comps: Vec<u8> = (first % width..first % width + n)
+                            .map(|c| c as u8)
+                            .collect();
+                        e.swizzle(ty, v, &comps)
+                    }
+                }
+                Some(_) => {
+                    let scalars: Vec<ValueId> = (first..first + n)
+                        .map(|k| {
+                            let idx = e.i32(k as i32);
+                            e.load(src, Some(idx))
+                        })
+                        .collect();
+                    if n == 1 {
+                        scalars[0]
+                    } else {
+                        e.alu(AluOp::Vec, ty.with_comps(n as u8), &scalars)
+                    }
+                }
             };
             e.store(dst, None, v);
         }

@@ -382,6 +382,77 @@ fn interleaved(ctx: &mut TestContext, staging: bool) -> R {
 }
 crate::both_paths!("pipe.streamout.capture.interleaved", interleaved);
 
+/// Array outputs, whose components count across their elements:
+/// clip distances 1..=4 of an `f32[6]` as one vec4 and 5 alone, and
+/// components 1..=3 of element 1 of an `f32x4[2]` array varying (its
+/// components 5..=7). Every distance and element is a function of the
+/// vertex's attribute, computed here again.
+fn array_outputs(ctx: &mut TestContext, staging: bool) -> R {
+    const VS_ARR: &str = "shader vertex
+in @pos : f32x4 location=0
+in @attr : f32x4 location=1
+out @gl_pos : f32x4 builtin=position
+out @cd : f32[6] builtin=clip_distance
+out @arr : f32x4[2] location=0
+fn main {
+  %0 : f32x4 = load @pos
+  %1 : f32x4 = load @attr
+  store @gl_pos, %0
+  %2 : f32 = swizzle %1, x
+  %3 : f32 = const 1.0
+  %4 : i32 = const 0
+  %5 : f32 = fadd %2, %3
+  store @cd, %4, %5
+  %6 : i32 = const 1
+  %7 : f32 = fadd %5, %3
+  store @cd, %6, %7
+  %8 : i32 = const 2
+  %9 : f32 = fadd %7, %3
+  store @cd, %8, %9
+  %10 : i32 = const 3
+  %11 : f32 = fadd %9, %3
+  store @cd, %10, %11
+  %12 : i32 = const 4
+  %13 : f32 = fadd %11, %3
+  store @cd, %12, %13
+  %14 : i32 = const 5
+  %15 : f32 = fadd %13, %3
+  store @cd, %14, %15
+  store @arr, %4, %1
+  %16 : f32x4 = const 10.0, 20.0, 30.0, 40.0
+  %17 : f32x4 = fadd %1, %16
+  store @arr, %6, %17
+}
+";
+    let mut e = env(ctx, staging)?;
+    require_so(&e)?;
+    setup(&mut e, false)?;
+    bind_fs(&mut e)?;
+    // Registers: 0 position, 1 clip distances, 2 the array.
+    let outs = vec![so(1, 1, 4, 0, 0), so(1, 5, 1, 0, 4), so(2, 5, 3, 0, 5)];
+    bind_vs(
+        &mut e,
+        with_so(shader(ShaderStage::Vertex, VS_ARR)?, outs, [8, 0, 0, 0]),
+    )?;
+    bind_verts(&mut e, 0, 3)?;
+    let b = so_buffer(&mut e, 32 * 4)?;
+    let t = target(&mut e, &b, 0, 32 * 4)?;
+    set_targets(&mut e, &[&t], &[Some(0)])?;
+    draw(&mut e, PrimType::Points, 3)?;
+    let got = words(&mut e, &b)?;
+    let want: Vec<u32> = (0..3)
+        .flat_map(|i| {
+            let a = vert(i).attr;
+            // Distance j is attr.x + j + 1.
+            let cd = |j: u32| (a[0] + j as f32 + 1.0).to_bits();
+            let el1 = |c: usize| (a[c] + 10.0 * (c as f32 + 1.0)).to_bits();
+            [cd(1), cd(2), cd(3), cd(4), cd(5), el1(1), el1(2), el1(3)]
+        })
+        .collect();
+    check_words("array outputs", &got, &want)
+}
+crate::both_paths!("pipe.streamout.capture.array_outputs", array_outputs);
+
 /// Capture while stippled lines are emulated in shaders
 /// (`PIPE_VK_DEBUG=emulate_line_stipple`): the generated geometry shader
 /// is then the last vertex stage and must capture what the vertex shader
