@@ -812,7 +812,7 @@ impl VkContext {
         let (_, b) = binding::fbfetch_binding(slot)
             .ok_or_else(|| PipeError::invalid(format!("{call}: fbfetch slot {slot}")))?;
         let layered = self.bound().framebuffer.layers > 1;
-        let view = crate::view::fetch_view(s, layered)?;
+        let view = crate::view::fetch_view(self.dev(), s, layered)?;
         let d = Desc::Image(
             1,
             b,

@@ -51,6 +51,7 @@ pub const WANTED_EXTENSIONS: &[&CStr] = &[
     ash::ext::vertex_attribute_divisor::NAME,
     ash::ext::non_seamless_cube_map::NAME,
     ash::ext::primitives_generated_query::NAME,
+    ash::ext::image_2d_view_of_3d::NAME,
 ];
 
 /// Everything known about the chosen physical device.
@@ -251,6 +252,7 @@ pub struct Features {
     pub vertex_attribute_divisor: vk::PhysicalDeviceVertexAttributeDivisorFeaturesKHR<'static>,
     pub non_seamless_cube_map: vk::PhysicalDeviceNonSeamlessCubeMapFeaturesEXT<'static>,
     pub primitives_generated_query: vk::PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT<'static>,
+    pub image_2d_view_of_3d: vk::PhysicalDeviceImage2DViewOf3DFeaturesEXT<'static>,
     /// Names of the enabled device extensions.
     pub extensions: Vec<String>,
 }
@@ -287,6 +289,7 @@ impl Features {
         self.vertex_attribute_divisor.p_next = std::ptr::null_mut();
         self.non_seamless_cube_map.p_next = std::ptr::null_mut();
         self.primitives_generated_query.p_next = std::ptr::null_mut();
+        self.image_2d_view_of_3d.p_next = std::ptr::null_mut();
     }
 }
 
@@ -348,6 +351,9 @@ fn with_chain<R>(
     }
     if has(ash::ext::primitives_generated_query::NAME) {
         head = head.push_next(&mut f.primitives_generated_query);
+    }
+    if has(ash::ext::image_2d_view_of_3d::NAME) {
+        head = head.push_next(&mut f.image_2d_view_of_3d);
     }
     body(&mut head)
 }

@@ -197,6 +197,15 @@ impl DeviceShared {
         self.device.features.depth_clip_enable.depth_clip_enable == vk::TRUE
     }
 
+    /// Whether a fragment shader can sample one slice of a 3D image through
+    /// a 2D view (VK_EXT_image_2d_view_of_3d's `sampler2DViewOf3D`), as
+    /// framebuffer fetch of a 3D colour buffer does: such images are
+    /// created `2D_VIEW_COMPATIBLE`.
+    pub fn sampled_2d_view_of_3d(&self) -> bool {
+        let f = &self.device.features.image_2d_view_of_3d;
+        f.image2_d_view_of3_d == vk::TRUE && f.sampler2_d_view_of3_d == vk::TRUE
+    }
+
     /// Whether rasterizer state is dynamic (polygon mode, depth clamp,
     /// depth clip, provoking vertex, line rasterization mode and stipple
     /// from VK_EXT_extended_dynamic_state3 and VK_EXT_line_rasterization;

@@ -398,11 +398,16 @@ pub fn create_object(
             1,
         ),
         // Surfaces view depth slices as 2D array layers (as Zink does);
-        // sampling such a view would need VK_EXT_image_2d_view_of_3d, but
-        // attachments need only this flag.
+        // attachments need only this flag. Framebuffer fetch samples a
+        // colour slice through a 2D view, which needs
+        // VK_EXT_image_2d_view_of_3d's flag too (`crate::view::fetch_view`).
         Target::Texture3D => (
             vk::ImageType::TYPE_3D,
-            if usage.intersects(
+            if usage.contains(vk::ImageUsageFlags::COLOR_ATTACHMENT) && dev.sampled_2d_view_of_3d()
+            {
+                vk::ImageCreateFlags::TYPE_2D_ARRAY_COMPATIBLE
+                    | vk::ImageCreateFlags::TYPE_2D_VIEW_COMPATIBLE_EXT
+            } else if usage.intersects(
                 vk::ImageUsageFlags::COLOR_ATTACHMENT
                     | vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
             ) {

@@ -313,16 +313,26 @@ pub fn create_surface(texture: &Resource, t: &SurfaceTemplate) -> PipeResult<Sur
 /// fragment's pixel): a 2D view of its layer, or on a layered
 /// framebuffer (`layered`, the fragment shader's `fbfetch_layered`
 /// variant) a 2D array view of its layers, read at the fragment's layer.
-/// 1D and 3D images are refused (the fetch reads 2D images; a 3D slice
-/// would need a 2D view of a 3D image to sample).
-pub(crate) fn fetch_view(s: &VkSurface, layered: bool) -> PipeResult<vk::ImageView> {
+/// A slice of a 3D image is read through a 2D view of it
+/// (VK_EXT_image_2d_view_of_3d, `DeviceShared::sampled_2d_view_of_3d`);
+/// layered 3D framebuffers and 1D images are refused (the fetch reads 2D
+/// images, and a 2D array view of a 3D image cannot be sampled).
+pub(crate) fn fetch_view(
+    dev: &crate::memory::DeviceShared,
+    s: &VkSurface,
+    layered: bool,
+) -> PipeResult<vk::ImageView> {
     let img = s
         .obj
         .image()
         .ok_or_else(|| PipeError::invalid("framebuffer fetch of a buffer"))?;
-    if img.ty != vk::ImageType::TYPE_2D {
+    // Colour-attachment 3D images are created 2D_VIEW_COMPATIBLE where
+    // the device samples such views (`resource`).
+    let slice_of_3d = img.ty == vk::ImageType::TYPE_3D && !layered && dev.sampled_2d_view_of_3d();
+    if img.ty != vk::ImageType::TYPE_2D && !slice_of_3d {
         return Err(PipeError::unsupported(
-            "framebuffer fetch reads 2D, 2D array and cube colour buffers (not 1D or 3D ones)",
+            "framebuffer fetch reads 2D, 2D array and cube colour buffers, and one slice of a \
+             3D one with VK_EXT_image_2d_view_of_3d (not 1D ones or layered 3D ones)",
         ));
     }
     let (view_type, layers) = if layered {
