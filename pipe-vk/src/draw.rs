@@ -1501,7 +1501,7 @@ impl VkContext {
                 count,
                 index_bias: bias,
             }];
-            self.draw_rewritten(&sub, drawid_offset + i, &one, restart)?;
+            self.draw_rewritten(&sub, drawid_offset.wrapping_add(i), &one, restart)?;
         }
         Ok(())
     }
