@@ -20,6 +20,13 @@
 //! second source of dual-source blending, a fragment output at location
 //! 0), `builtin=`, `slot=`, `flat`/`noperspective`, `centroid`/`sample`,
 //! `patch`, `invariant`.
+//!
+//! Arrays: `@v : f32x4[2]`; a per-vertex input (or a tessellation control
+//! shader's per-vertex output) is an array over the vertices,
+//! `@pos : f32x4[3] builtin=position`, and one whose element is itself an
+//! array is written `@cd : f32[3][2] builtin=clip_distance` and indexed
+//! flat, `load @cd, %i` with `%i = vertex * 2 + element`
+//! ([`crate::ir::Variable::inner`]).
 
 mod parse;
 mod print;
