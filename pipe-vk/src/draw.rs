@@ -2249,17 +2249,20 @@ impl VkContext {
                 || fs_key.polygon_edges.is_some()
                 || fs_key.aliased_points.is_some()
                 || fs_key.aliased_triangles);
+        let generated_from = if gs.is_some() {
+            PipelineStat::GsPrimitives
+        } else if generated_gs {
+            PipelineStat::GsInvocations
+        } else if tes.is_some() {
+            PipelineStat::CInvocations
+        } else {
+            PipelineStat::IaPrimitives
+        };
         self.stats_mark = crate::query::StatsMark {
             generated_gs,
-            generated_from: if gs.is_some() {
-                PipelineStat::GsPrimitives
-            } else if generated_gs {
-                PipelineStat::GsInvocations
-            } else if tes.is_some() {
-                PipelineStat::CInvocations
-            } else {
-                PipelineStat::IaPrimitives
-            },
+            generated_from,
+            clipper_discard: generated_from == PipelineStat::CInvocations
+                && self.rasterizer_or_default()?.rasterizer_discard,
         };
         self.aliased_depth_clip = fs_key.aliased_depth_clip.is_some();
         self.draw_id_read = self.shader_info(vs).reads_draw_index;

@@ -111,6 +111,11 @@ pub(crate) struct StatsMark {
     /// primitive) after a generated one, the clipper's invocations after
     /// tessellation alone, else the input assembler's primitives.
     pub generated_from: PipelineStat,
+    /// The clipper's invocations count the primitives and rasterizer
+    /// discard is on: implementations may count none then, and lavapipe
+    /// also loses the span's other draws, so such draws take spans of
+    /// their own.
+    pub clipper_discard: bool,
 }
 
 impl Default for StatsMark {
@@ -118,6 +123,7 @@ impl Default for StatsMark {
         StatsMark {
             generated_gs: false,
             generated_from: PipelineStat::IaPrimitives,
+            clipper_discard: false,
         }
     }
 }
