@@ -200,16 +200,7 @@ crate::result_case!(
 /// The depth (w = 1) of triangle `t` with vertex depths `z` at pixel
 /// (x, y)'s centre.
 fn ndc_depth_at(t: &Tri, z: [f64; 3], x: u32, y: u32) -> f64 {
-    let area = |a: (f64, f64), b: (f64, f64), c: (f64, f64)| {
-        (b.0 - a.0) * (c.1 - a.1) - (b.1 - a.1) * (c.0 - a.0)
-    };
-    let p = (x as f64 + 0.5, y as f64 + 0.5);
-    let total = area(t[0], t[1], t[2]);
-    let b = [
-        area(p, t[1], t[2]) / total,
-        area(t[0], p, t[2]) / total,
-        area(t[0], t[1], p) / total,
-    ];
+    let b = super::render::barycentric(t, (x as f64 + 0.5, y as f64 + 0.5));
     (0..3).map(|i| b[i] * z[i]).sum()
 }
 
@@ -924,16 +915,7 @@ fn main {
             if !centre_in(&win, x, y)? {
                 return Some(BLACK);
             }
-            let area = |a: (f64, f64), b: (f64, f64), c: (f64, f64)| {
-                (b.0 - a.0) * (c.1 - a.1) - (b.1 - a.1) * (c.0 - a.0)
-            };
-            let total = area(win[0], win[1], win[2]);
-            let p = (px, py);
-            let b = [
-                area(p, win[1], win[2]) / total,
-                area(win[0], p, win[2]) / total,
-                area(win[0], win[1], p) / total,
-            ];
+            let b = super::render::barycentric(&win, (px, py));
             let q: Vec<f64> = (0..3).map(|i| b[i] / w[i]).collect();
             let qs: f64 = q.iter().sum();
             let smooth = |c: usize| (0..3).map(|i| q[i] / qs * col[i][c]).sum::<f64>();

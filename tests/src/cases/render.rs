@@ -2887,6 +2887,20 @@ crate::result_case!(
     aliased_points_coord
 );
 
+/// The screen-space barycentric weights of point `p` in triangle `t`
+/// (window coordinates).
+pub(crate) fn barycentric(t: &[(f64, f64); 3], p: (f64, f64)) -> [f64; 3] {
+    let area = |a: (f64, f64), b: (f64, f64), c: (f64, f64)| {
+        (b.0 - a.0) * (c.1 - a.1) - (b.1 - a.1) * (c.0 - a.0)
+    };
+    let total = area(t[0], t[1], t[2]);
+    [
+        area(p, t[1], t[2]) / total,
+        area(t[0], p, t[2]) / total,
+        area(t[0], t[1], p) / total,
+    ]
+}
+
 /// Whether window point (px, py) is inside triangle `t` (either winding),
 /// and its distance to the nearest edge.
 pub(crate) fn tri_inside(t: &[(f64, f64); 3], px: f64, py: f64) -> (bool, f64) {
@@ -3030,16 +3044,7 @@ fn aliased_triangles_varyings(ctx: &mut TestContext) -> R {
             if !inside {
                 return Some(BLACK);
             }
-            let area = |a: (f64, f64), b: (f64, f64), c: (f64, f64)| {
-                (b.0 - a.0) * (c.1 - a.1) - (b.1 - a.1) * (c.0 - a.0)
-            };
-            let total = area(win[0], win[1], win[2]);
-            let p = (px, py);
-            let b = [
-                area(p, win[1], win[2]) / total,
-                area(win[0], p, win[2]) / total,
-                area(win[0], win[1], p) / total,
-            ];
+            let b = barycentric(&win, (px, py));
             let q: Vec<f64> = (0..3).map(|i| b[i] / w[i]).collect();
             let qs: f64 = q.iter().sum();
             let smooth = |c: usize| (0..3).map(|i| q[i] / qs * col[i][c]).sum::<f64>();
