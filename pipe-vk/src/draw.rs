@@ -18,7 +18,10 @@
 //! pools; unbound slots a shader samples get a 1x1 black texture.
 //!
 //! Line loops, quads, quad strips, polygons and restart indices other
-//! than all-ones go through `crate::prim`'s index rewriting.
+//! than all-ones go through `crate::prim`'s index rewriting. Indirect and
+//! draw-auto draws that need it read their commands or vertex count back
+//! on the CPU first (a wait), as Gallium's `util_draw_indirect` and
+//! `util_draw_auto` do.
 //!
 //! Pipelines whose shaders use images, shader buffers or texture buffers
 //! bind them through an extended layout (`crate::descriptors`).
@@ -28,7 +31,8 @@
 //! once the pipeline is bound; draw-auto draws with
 //! `vkCmdDrawIndirectByteCountEXT`.
 //!
-//! Not yet here: queries (and so render conditions on them).
+//! Queries and render conditions hook in at the rendering instance's
+//! start (`crate::query`, `crate::render_cond`).
 
 use std::sync::Arc;
 
@@ -763,12 +767,23 @@ impl VkContext {
         // CPU, as Zink's u8 upconversion does.
         let widen_u8 = info.index_size == 1 && !self.index_uint8();
         if widen_u8 || crate::prim::needs_rewrite(info.mode, info.index_size, restart) {
-            if auto_target.is_some() {
-                return Err(PipeError::unsupported(format!(
-                    "draw-auto {:?} draws need GPU-side index rewriting (the vertex count is \
-                     only on the GPU)",
-                    info.mode
-                )));
+            if let Some(t) = &auto_target {
+                // The count is read back: the rewrite happens on the CPU.
+                let capture = self.so_capture_info()?.is_some();
+                let count = self.so_draw_auto_vertex_count(t, capture)?;
+                self.debug_message(DebugType::PerfInfo, 2, || {
+                    format!(
+                        "draw-auto {:?} draw read its vertex count back on the CPU for index \
+                         rewriting (waits for the GPU)",
+                        info.mode
+                    )
+                });
+                let one = [DrawStartCountBias {
+                    start: 0,
+                    count,
+                    index_bias: 0,
+                }];
+                return self.draw_rewritten(info, drawid_offset, &one, restart);
             }
             if let Some(ind) = indirect {
                 return self.draw_indirect_rewritten(info, drawid_offset, ind, restart);

@@ -560,12 +560,49 @@ impl VkContext {
         target: &StreamOutputTarget,
         capture: bool,
     ) -> PipeResult<Option<(vk::Buffer, u32)>> {
-        self.streamout.fp()?;
         if !self.streamout.draw_auto {
             return Err(PipeError::unsupported(
                 "draw-auto needs transformFeedbackDraw",
             ));
         }
+        let (so, start, stride) = self.so_check_draw_auto(target, capture)?;
+        let counter = so.counter.clone();
+        match start {
+            Some(0) => return Ok(None),
+            Some(n) => {
+                self.so_write_counter(&counter, n);
+                so.state().start = None;
+            }
+            None => {}
+        }
+        self.use_buffer(&counter, COUNTER_INDIRECT, false);
+        Ok(Some((counter.buffer().unwrap_or_default(), stride)))
+    }
+
+    /// Draw-auto on the CPU, for topologies that need index rewriting
+    /// (`crate::prim`), which cannot take the count from the GPU: the
+    /// target's vertex count, `offset / stride`, read back through
+    /// [`Self::do_stream_output_target_offset`] (a wait when the GPU
+    /// still writes the counter). Gallium's `util_draw_auto` does the same
+    /// for drivers without draw-auto.
+    pub(crate) fn so_draw_auto_vertex_count(
+        &mut self,
+        target: &StreamOutputTarget,
+        capture: bool,
+    ) -> PipeResult<u32> {
+        let (_, _, stride) = self.so_check_draw_auto(target, capture)?;
+        Ok(self.do_stream_output_target_offset(target)? / stride)
+    }
+
+    /// Draw-auto's checks: a target that captured something, not bound
+    /// for capture by the draw itself. Returns the target, its pending
+    /// offset and its vertex stride.
+    fn so_check_draw_auto<'t>(
+        &self,
+        target: &'t StreamOutputTarget,
+        capture: bool,
+    ) -> PipeResult<(&'t VkSoTarget, Option<u32>, u32)> {
+        self.streamout.fp()?;
         let so = vk_target(target)?;
         let TargetState { start, stride } = *so.state();
         let Some(stride) = stride else {
@@ -587,17 +624,7 @@ impl VkContext {
                 target.id()
             )));
         }
-        let counter = so.counter.clone();
-        match start {
-            Some(0) => return Ok(None),
-            Some(n) => {
-                self.so_write_counter(&counter, n);
-                so.state().start = None;
-            }
-            None => {}
-        }
-        self.use_buffer(&counter, COUNTER_INDIRECT, false);
-        Ok(Some((counter.buffer().unwrap_or_default(), stride)))
+        Ok((so, start, stride))
     }
 
     /// Records `vkCmdDrawIndirectByteCountEXT`.

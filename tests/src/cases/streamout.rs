@@ -802,16 +802,7 @@ fn draw_auto(ctx: &mut TestContext) -> R {
     let b = so_buffer(&mut e, 16 * 12)?;
     let t = target(&mut e, &b, 0, 16 * 12)?;
     set_targets(&mut e, &[&t], &[Some(0)])?;
-    step(
-        "clear",
-        e.ctx.clear(
-            ClearFlags::COLOR0,
-            None,
-            &ColorUnion::from_f32([0.0, 0.0, 0.0, 1.0]),
-            1.0,
-            0,
-        ),
-    )?;
+    clear_black(&mut e)?;
     draw(&mut e, PrimType::Triangles, 6)?;
     // Rasterizer discard: nothing drawn yet.
     let black = unorm([0.0, 0.0, 0.0, 1.0]);
@@ -828,43 +819,17 @@ fn draw_auto(ctx: &mut TestContext) -> R {
             buffer_offset: 0,
         }]),
     )?;
-    let auto = |e: &mut Env| {
-        step(
-            "draw_vbo (draw-auto)",
-            e.ctx.draw_vbo(
-                &DrawInfo {
-                    mode: PrimType::Triangles,
-                    ..DrawInfo::default()
-                },
-                0,
-                Some(&DrawIndirectInfo {
-                    count_from_stream_output: Some(t.clone()),
-                    ..Default::default()
-                }),
-                &[],
-            ),
-        )
-    };
-    auto(&mut e)?;
+    draw_auto_from(&mut e, PrimType::Triangles, &t)?;
     let got = e.read_texture(&color, 0, &PipeBox::rect(0, 0, W, H))?;
     check_pixels(ctx, &got, |x, _| if x >= W / 2 { red } else { black })?;
     // Three records: the first triangle, NDC (0,-1), (1,-1), (0,1), i.e.
     // window (8,0), (16,0), (8,16): pixel centres with
     // 2 (x + 0.5 - 8) + (y + 0.5) < 16, i.e. 2 (x - 8) + y <= 14 (no
     // centre lies on the edge).
-    step(
-        "clear",
-        e.ctx.clear(
-            ClearFlags::COLOR0,
-            None,
-            &ColorUnion::from_f32([0.0, 0.0, 0.0, 1.0]),
-            1.0,
-            0,
-        ),
-    )?;
+    clear_black(&mut e)?;
     set_targets(&mut e, &[&t], &[Some(48)])?;
     step("unbind targets", e.ctx.set_stream_output_targets(&[], &[]))?;
-    auto(&mut e)?;
+    draw_auto_from(&mut e, PrimType::Triangles, &t)?;
     let got = e.read_texture(&color, 0, &PipeBox::rect(0, 0, W, H))?;
     check_pixels(ctx, &got, |x, y| {
         if x >= W / 2 && 2 * (x - W / 2) + y <= 14 {
@@ -875,6 +840,101 @@ fn draw_auto(ctx: &mut TestContext) -> R {
     })
 }
 case!("pipe.streamout.draw_auto", draw_auto);
+
+/// Draw-auto in a topology that needs index rewriting, which takes its
+/// vertex count back to the CPU: 8 captured vertices are the corners of
+/// two quads (the right half, then the bottom-left quarter), and drawn as
+/// quads they fill both. Re-bound at offset 6 records, the count is 6:
+/// the first quad, and two corners that make no quad. A count not divided
+/// by the stride, or the corners drawn as triangles, fails.
+fn draw_auto_rewritten(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    require_so(&e)?;
+    let color = setup(&mut e, true)?;
+    bind_fs(&mut e)?;
+    bind_vs(
+        &mut e,
+        with_so(
+            shader(ShaderStage::Vertex, VS_PASS)?,
+            vec![so(0, 0, 4, 0, 0)],
+            [4, 0, 0, 0],
+        ),
+    )?;
+    let corners: [f32; 32] = [
+        0.0, -1.0, 0.0, 1.0, 1.0, -1.0, 0.0, 1.0, 1.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, //
+        -1.0, -1.0, 0.0, 1.0, 0.0, -1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, -1.0, 0.0, 0.0, 1.0,
+    ];
+    bind_streams(&mut e, &[&corners])?;
+    let b = so_buffer(&mut e, 16 * 8)?;
+    let t = target(&mut e, &b, 0, 16 * 8)?;
+    set_targets(&mut e, &[&t], &[Some(0)])?;
+    draw(&mut e, PrimType::Points, 8)?;
+    step("unbind targets", e.ctx.set_stream_output_targets(&[], &[]))?;
+    rasterizer(&mut e, false)?;
+    step(
+        "vbufs",
+        e.ctx.set_vertex_buffers(&[VertexBuffer {
+            buffer: Some(VertexBufferSource::Resource(b.clone())),
+            buffer_offset: 0,
+        }]),
+    )?;
+    let black = unorm([0.0, 0.0, 0.0, 1.0]);
+    let red = unorm([1.0, 0.0, 0.0, 1.0]);
+    clear_black(&mut e)?;
+    // The count comes from the GPU's counter, written by the capture.
+    draw_auto_from(&mut e, PrimType::Quads, &t)?;
+    let got = e.read_texture(&color, 0, &PipeBox::rect(0, 0, W, H))?;
+    check_pixels(
+        ctx,
+        &got,
+        |x, y| {
+            if x >= W / 2 || y < H / 2 {
+                red
+            } else {
+                black
+            }
+        },
+    )?;
+    clear_black(&mut e)?;
+    set_targets(&mut e, &[&t], &[Some(16 * 6)])?;
+    step("unbind targets", e.ctx.set_stream_output_targets(&[], &[]))?;
+    draw_auto_from(&mut e, PrimType::Quads, &t)?;
+    let got = e.read_texture(&color, 0, &PipeBox::rect(0, 0, W, H))?;
+    check_pixels(ctx, &got, |x, _| if x >= W / 2 { red } else { black })
+}
+case!("pipe.streamout.draw_auto_rewritten", draw_auto_rewritten);
+
+/// A draw-auto draw of `mode` from `t`.
+fn draw_auto_from(e: &mut Env, mode: PrimType, t: &StreamOutputTarget) -> R {
+    step(
+        "draw_vbo (draw-auto)",
+        e.ctx.draw_vbo(
+            &DrawInfo {
+                mode,
+                ..DrawInfo::default()
+            },
+            0,
+            Some(&DrawIndirectInfo {
+                count_from_stream_output: Some(t.clone()),
+                ..Default::default()
+            }),
+            &[],
+        ),
+    )
+}
+
+fn clear_black(e: &mut Env) -> R {
+    step(
+        "clear",
+        e.ctx.clear(
+            ClearFlags::COLOR0,
+            None,
+            &ColorUnion::from_f32([0.0, 0.0, 0.0, 1.0]),
+            1.0,
+            0,
+        ),
+    )
+}
 
 fn check_eq(what: &str, got: u32, want: u32) -> R {
     if got != want {
@@ -1166,6 +1226,20 @@ fn bad_input_on(e: &mut Env, wrapped: bool) -> R {
         w,
         "never captured",
         e.ctx.draw_vbo(&DrawInfo::default(), 0, Some(&auto), &[]),
+    )?;
+    // The same through the CPU count of a rewritten topology.
+    rejects(
+        w,
+        "never captured",
+        e.ctx.draw_vbo(
+            &DrawInfo {
+                mode: PrimType::Quads,
+                ..DrawInfo::default()
+            },
+            0,
+            Some(&auto),
+            &[],
+        ),
     )?;
     rejects(
         w,
