@@ -144,9 +144,15 @@ pub struct VkContext {
     /// fragment-stage lowerings.
     pub(crate) null_fs: bool,
     /// The draw being recorded is `crate::prim`'s adjacency encoding of
-    /// quads or polygons in line or point mode (set by `draw_rewritten`
-    /// around it): `variant_keys` then asks for the hidden-edge lowering.
-    pub(crate) edge_draw: Option<crate::prim::Edges>,
+    /// quads or polygons (or triangles with explicit edge flags) in line
+    /// or point mode (set by `draw_rewritten` around it): `variant_keys`
+    /// then asks for the hidden-edge lowering. The flag: the vertex
+    /// shader's edge flags hide edges too.
+    pub(crate) edge_draw: Option<(crate::prim::Edges, bool)>,
+    /// The bound vertex shader writes GL's edge flag
+    /// (`shader::ShaderInfo::edge_flag`), kept at bind time so that
+    /// triangle draws test one bool.
+    pub(crate) vs_edge_flag: bool,
     /// What the current pipeline (`last_pipeline`) runs, as statistics
     /// spans need to know it (`query::StatsMark`).
     pub(crate) stats_mark: crate::query::StatsMark,
@@ -239,6 +245,7 @@ impl VkContext {
             merge: None,
             null_fs: false,
             edge_draw: None,
+            vs_edge_flag: false,
             stats_mark: Default::default(),
             aliased_depth_clip: false,
             draw_id_read: false,
@@ -570,6 +577,9 @@ impl VkContext {
             self.shader.get(h.cso)?;
         }
         self.bound.shaders[stage.index()] = handle;
+        if stage == ShaderStage::Vertex {
+            self.vs_edge_flag = handle.is_some_and(|h| self.shader_info(h).edge_flag);
+        }
         // Binding a shader invalidates inlinable constants (spec).
         self.bound.inlinable[stage.index()].clear();
         Ok(())

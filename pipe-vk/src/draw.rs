@@ -766,7 +766,14 @@ impl VkContext {
         // 8-bit indices without VK_EXT_index_type_uint8 are widened on the
         // CPU, as Zink's u8 upconversion does.
         let widen_u8 = info.index_size == 1 && !self.index_uint8();
-        if widen_u8 || crate::prim::needs_rewrite(info.mode, info.index_size, restart) {
+        // Triangles whose vertex shader writes edge flags, in line or
+        // point mode, hide edges through the rewrite's adjacency encoding
+        // (`polygon_edges`).
+        let edge_flags = info.mode == pipe_core::draw::PrimType::Triangles
+            && self.vs_edge_flag
+            && self.polygon_edges(info.mode)?.is_some();
+        if widen_u8 || edge_flags || crate::prim::needs_rewrite(info.mode, info.index_size, restart)
+        {
             if let Some(t) = &auto_target {
                 // The count is read back: the rewrite happens on the CPU.
                 let capture = self.so_capture_info()?.is_some();
@@ -1318,7 +1325,7 @@ impl VkContext {
     }
 
     /// The creation-time facts of a bound shader.
-    fn shader_info(&self, h: ShaderHandle) -> crate::shader::ShaderInfo {
+    pub(crate) fn shader_info(&self, h: ShaderHandle) -> crate::shader::ShaderInfo {
         self.shader_info
             .get(&h.cso.id())
             .copied()
@@ -1386,7 +1393,7 @@ impl VkContext {
                 d.count,
                 restart,
                 provoking_last,
-                edges,
+                edges.map(|(e, _)| e),
             )?;
             if r.indices.is_empty() {
                 continue;
@@ -1530,12 +1537,19 @@ impl VkContext {
     /// follow (`ModuleCache::generated_gs_relocation`) and a fragment shader that
     /// leaves the mask's location free. Otherwise they are drawn as plain
     /// triangles, diagonals and all.
+    ///
+    /// The second value: the vertex shader's explicit edge flags
+    /// (`slot=edge`) hide edges too. GL applies them to separate
+    /// triangles, quads and polygons, not to strips and fans, whose edges
+    /// are all boundary edges; so triangle lists take this path only with
+    /// edge flags.
     fn polygon_edges(
         &self,
         mode: pipe_core::draw::PrimType,
-    ) -> PipeResult<Option<crate::prim::Edges>> {
+    ) -> PipeResult<Option<(crate::prim::Edges, bool)>> {
         use pipe_core::draw::PrimType as P;
-        if !matches!(mode, P::Quads | P::QuadStrip | P::Polygon) {
+        let flags = self.vs_edge_flag && matches!(mode, P::Triangles | P::Quads | P::Polygon);
+        if !matches!(mode, P::Quads | P::QuadStrip | P::Polygon) && !flags {
             return Ok(None);
         }
         let b = self.bound();
@@ -1561,7 +1575,10 @@ impl VkContext {
             }
         }
         let vs = self.shader_table().get(vs.cso)?;
-        Ok(crate::shader::ModuleCache::generated_gs_relocation(self.dev(), vs).map(|_| edges))
+        Ok(
+            crate::shader::ModuleCache::generated_gs_relocation(self.dev(), vs)
+                .map(|_| (edges, flags)),
+        )
     }
 
     /// Records `draws` as `vkCmdDrawMultiEXT` / `vkCmdDrawMultiIndexedEXT`
@@ -2249,6 +2266,9 @@ impl VkContext {
                 || fs_key.aliased_triangles)
                 && gs.is_none()
                 && is_adjacency(topology),
+            gs_edge_flags: fs_key.polygon_edges.is_some()
+                && gs.is_none()
+                && self.edge_draw.is_some_and(|(_, flags)| flags),
             vs_key: vs_key.clone(),
             fs_key: fs_key.clone(),
             sample_locations: self.sample_locations_active(samples),
@@ -2428,13 +2448,14 @@ impl VkContext {
                 &dev,
                 prev.0,
                 &prev.1,
-                (
+                crate::shader::GeneratedGs {
                     rectangular,
-                    fs_key.line_stipple_polygon || edges || aliased,
+                    polygon: fs_key.line_stipple_polygon || edges || aliased,
                     edges,
-                    is_adjacency(topology),
+                    edge_flags: key.gs_edge_flags,
+                    adjacency: is_adjacency(topology),
                     aliased,
-                ),
+                },
                 &gs_key,
             )?);
         }
@@ -2893,7 +2914,7 @@ impl VkContext {
         let edges = self
             .edge_draw
             .filter(|_| topology == vk::PrimitiveTopology::TRIANGLE_LIST_WITH_ADJACENCY);
-        fs.polygon_edges = edges.map(|e| match e {
+        fs.polygon_edges = edges.map(|(e, _)| match e {
             crate::prim::Edges::Lines => spirv_gen::passes::PolygonEdges::Lines,
             crate::prim::Edges::Points => spirv_gen::passes::PolygonEdges::Points,
         });

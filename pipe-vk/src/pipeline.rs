@@ -156,6 +156,9 @@ pub struct GfxKey {
     /// masks, aliased triangles) takes an adjacency primitive: its input must match the
     /// draw's topology, which is otherwise dynamic within its class.
     pub gs_adjacency: bool,
+    /// The generated polygon-edge geometry shader also reads the vertex
+    /// shader's explicit edge flags (`shader::GeneratedGs::edge_flags`).
+    pub gs_edge_flags: bool,
     /// Variant keys of the last vertex-processing stage (clip planes,
     /// depth range, point size) and of the fragment shader; the other
     /// stages take the default key.

@@ -203,9 +203,13 @@ impl Plan {
     }
 
     /// Whether an [`Edges`] rewrite changes the output (to adjacency
-    /// triangles with masks).
+    /// triangles with masks). Triangle lists only take it for explicit
+    /// edge flags (no edge of theirs is hidden by the rewrite itself).
     fn has_edges(self) -> bool {
-        matches!(self, Plan::Quads | Plan::QuadStrip | Plan::Polygon)
+        matches!(
+            self,
+            Plan::Quads | Plan::QuadStrip | Plan::Polygon | Plan::List(3)
+        )
     }
 
     /// Output indices for a run of `k` vertices (markers not included),
@@ -354,6 +358,15 @@ fn emit_run(
     let quad = edges.map(|e| (e, quad_masks(e, provoking_last)));
     let quad_mask = |j: usize| quad.map(|(e, m)| (e, m[j]));
     match plan {
+        Plan::List(3) if edges.is_some() => {
+            for t in 0..k / 3 {
+                push_triangle(
+                    out,
+                    [at(3 * t), at(3 * t + 1), at(3 * t + 2)],
+                    quad.map(|(e, _)| (e, 0)),
+                );
+            }
+        }
         Plan::List(n) => out.extend((0..k / n * n).map(at)),
         Plan::Strip(min) => {
             if k >= min {
@@ -425,7 +438,9 @@ fn emit_run(
 /// kept for each emitted primitive (true: last vertex, Gallium's default;
 /// false: `flatshade_first`). With `edges`, quads, quad strips and
 /// polygons become `TrianglesAdjacency` with hidden-edge masks (see the
-/// module docs); other topologies ignore it.
+/// module docs), and triangle lists the same with nothing hidden (the
+/// vertex shader's explicit edge flags then hide edges); other
+/// topologies ignore it.
 ///
 /// Errors: `InvalidArgument` for a count that does not match the indices
 /// or vertex ids past `u32::MAX`; `OutOfMemory` when the output would
@@ -678,8 +693,9 @@ mod tests {
 
     #[test]
     fn edges_keep_triangles() {
-        // The triangles are the plain rewrite's, in order.
-        for mode in [Quads, QuadStrip, Polygon] {
+        // The triangles are the plain rewrite's, in order (triangle
+        // lists' own, for explicit edge flags).
+        for mode in [Quads, QuadStrip, Polygon, Triangles] {
             for last in [true, false] {
                 for e in [Edges::Lines, Edges::Points] {
                     let plain = ids(mode, 0, 8, last).indices;
@@ -696,6 +712,41 @@ mod tests {
             rewrite(LineLoop, None, 0, 3, None, true, Some(Edges::Lines)).unwrap(),
             ids(LineLoop, 0, 3, true)
         );
+        assert_eq!(
+            rewrite(TriangleStrip, None, 0, 5, None, true, Some(Edges::Lines)).unwrap(),
+            ids(TriangleStrip, 0, 5, true)
+        );
+        // A triangle list hides nothing itself.
+        let r = edge_rw(Triangles, 7, true, Edges::Lines);
+        assert_eq!(r.mode, TrianglesAdjacency);
+        assert!(decode(&r).iter().all(|&(_, m)| m == 0));
+    }
+
+    /// The generated geometry shader reads explicit edge flags at
+    /// triangle vertex i for edge i (GL: a vertex flags the edge it
+    /// begins), so each drawn edge i of each triangle must run from
+    /// vertex i to the polygon's next vertex, whichever vertex provokes.
+    #[test]
+    fn edges_start_at_their_vertex() {
+        let tri: fn(u32) -> u32 = |v| if v % 3 == 2 { v - 2 } else { v + 1 };
+        let quad: fn(u32) -> u32 = |v| if v % 4 == 3 { v - 3 } else { v + 1 };
+        let pentagon: fn(u32) -> u32 = |v| (v + 1) % 5;
+        for last in [true, false] {
+            for (mode, count, next) in [
+                (Triangles, 6, tri),
+                (Quads, 8, quad),
+                (Polygon, 5, pentagon),
+            ] {
+                let r = edge_rw(mode, count, last, Edges::Lines);
+                for (t, mask) in decode(&r) {
+                    for i in 0..3 {
+                        if mask & (1 << i) == 0 {
+                            assert_eq!(t[(i + 1) % 3], next(t[i]), "{mode:?} last={last} {t:?}");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]

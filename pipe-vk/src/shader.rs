@@ -138,6 +138,8 @@ pub struct ShaderInfo {
     /// The varying locations (bit i = location i) a vertex-processing
     /// shader writes, or a fragment shader reads ([`varying_locations`]).
     pub varyings: u32,
+    /// A vertex shader writes GL's edge flag (`slot=edge`).
+    pub edge_flag: bool,
 }
 
 impl ShaderInfo {
@@ -150,8 +152,23 @@ impl ShaderInfo {
             missing_back_colors: missing_back_colors(state),
             color_outputs: color_outputs(state),
             varyings: varying_locations(state),
+            edge_flag: writes_edge_flag(state),
         }
     }
+}
+
+/// Whether a vertex shader writes GL's edge flag: an output with
+/// `slot=edge` (spirv-gen validates it is a vertex shader's `f32`). A
+/// SPIR-V shader has no such semantic.
+pub fn writes_edge_flag(state: &ShaderState) -> bool {
+    let ShaderCode::Ir(any) = &state.code else {
+        return false;
+    };
+    any.downcast_ref::<Ir>().is_some_and(|ir| {
+        ir.vars.iter().any(|v| {
+            v.is_output() && v.io().and_then(|io| io.slot) == Some(spirv_gen::ir::GlSlot::Edge)
+        })
+    })
 }
 
 /// The varying locations (bit i = location i, below 32) a shader hands
@@ -370,10 +387,23 @@ pub fn reads_distances(state: &ShaderState) -> Option<spirv_gen::ir::BuiltIn> {
         .find(|b| matches!(b, BuiltIn::ClipDistance | BuiltIn::CullDistance))
 }
 
-/// What a generated geometry shader is for (`ModuleCache::line_stipple_gs`):
-/// (rectangular lines, polygon, edge masks, adjacency input, aliased
-/// triangles).
-type GeneratedGs = (bool, bool, bool, bool, bool);
+/// What a generated geometry shader is for (`ModuleCache::line_stipple_gs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct GeneratedGs {
+    /// Rectangular lines (the stipple distance is Euclidean).
+    pub rectangular: bool,
+    /// Triangles in (polygon-mode lines, edge masks, aliased triangles).
+    pub polygon: bool,
+    /// Hidden-edge masks (`crate::prim::Edges`).
+    pub edges: bool,
+    /// With `edges`: the vertex shader's explicit edge flags hide edges
+    /// too (`spirv_gen::ir::GlSlot::Edge`).
+    pub edge_flags: bool,
+    /// The draw's topology has adjacency.
+    pub adjacency: bool,
+    /// Aliased (non-multisampled) triangles.
+    pub aliased: bool,
+}
 
 /// Shader modules of one context, per (CSO id, variant key), and the
 /// generated pass-through control shaders per (vertex shader CSO id,
@@ -529,14 +559,18 @@ impl ModuleCache {
         dev: &DeviceShared,
         prev: u32,
         prev_state: &ShaderState,
-        (rectangular, polygon, edges, adjacency, aliased): GeneratedGs,
+        what: GeneratedGs,
         key: &VariantKey,
     ) -> PipeResult<vk::ShaderModule> {
-        let k = (
-            prev,
-            (rectangular, polygon, edges, adjacency, aliased),
-            key.clone(),
-        );
+        let GeneratedGs {
+            rectangular,
+            polygon,
+            edges,
+            edge_flags,
+            adjacency,
+            aliased,
+        } = what;
+        let k = (prev, what, key.clone());
         if let Some(m) = self.stipple_gs.get(&k) {
             return Ok(*m);
         }
@@ -589,7 +623,7 @@ impl ModuleCache {
                 adjacency,
             )
         } else if edges {
-            spirv_gen::passes::line_stipple::polygon_edges_gs(ir, rectangular)
+            spirv_gen::passes::line_stipple::polygon_edges_gs(ir, rectangular, edge_flags)
         } else {
             spirv_gen::passes::line_stipple::line_stipple_gs_for(ir, rectangular, input)
         }

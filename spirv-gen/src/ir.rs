@@ -258,6 +258,13 @@ pub enum GlSlot {
     Bfc1,
     /// Texture coordinate N (0..8), the target of sprite coord replacement.
     Tex(u8),
+    /// GL's edge flag (NIR's `VARYING_SLOT_EDGE`): an `f32` vertex shader
+    /// output at a location of its own, 0.0 when the edge that starts at
+    /// the vertex is not a boundary edge. Only pipe-vk's generated
+    /// polygon-edge geometry shader reads it
+    /// ([`crate::passes::line_stipple::polygon_edges_gs`]); generated
+    /// shaders that forward it drop the slot.
+    Edge,
 }
 
 impl GlSlot {
@@ -268,6 +275,7 @@ impl GlSlot {
             GlSlot::Bfc0 => "bfc0".into(),
             GlSlot::Bfc1 => "bfc1".into(),
             GlSlot::Tex(n) => format!("tex{n}"),
+            GlSlot::Edge => "edge".into(),
         }
     }
     pub fn from_name(s: &str) -> Option<GlSlot> {
@@ -276,6 +284,7 @@ impl GlSlot {
             "col1" => GlSlot::Col1,
             "bfc0" => GlSlot::Bfc0,
             "bfc1" => GlSlot::Bfc1,
+            "edge" => GlSlot::Edge,
             _ => {
                 let n: u8 = s.strip_prefix("tex")?.parse().ok()?;
                 if n >= 8 {

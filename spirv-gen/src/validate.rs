@@ -279,6 +279,19 @@ impl<'a> Validator<'a> {
                         return e("streams other than 0 need points output".into());
                     }
                 }
+                if io.slot == Some(GlSlot::Edge)
+                    && !(st == Stage::Vertex
+                        && output
+                        && var.ty == Type::F32
+                        && var.array.is_none()
+                        && io.builtin.is_none())
+                {
+                    return e(
+                        "slot=edge (the edge flag) only on an f32 vertex shader output \
+                              at a location"
+                            .into(),
+                    );
+                }
                 if let Some(x) = io.xfb {
                     if !(output && st.is_pre_raster()) {
                         return e(

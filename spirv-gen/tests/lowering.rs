@@ -1578,7 +1578,7 @@ fn main {
 fn polygon_edges() {
     use spirv_gen::passes::line_stipple::{polygon_edges_gs, EDGE_MASK_NAME, STIPPLE_POLY_NAME};
     let vs = parse(&corpus_src("vs_line_stipple.ir")).unwrap();
-    let gs = polygon_edges_gs(&vs, false).unwrap();
+    let gs = polygon_edges_gs(&vs, false, false).unwrap();
     validate(&gs).unwrap_or_else(|e| panic!("{e}\n{}", print(&gs)));
     common::emit_and_validate("polygon_edges_gs", &gs);
     assert_eq!(gs.info.gs_input, Some(GsInput::TrianglesAdjacency));
@@ -1665,6 +1665,106 @@ fn polygon_edges() {
         .filter(|v| v.is_input() && v.io().unwrap().location == Some(STIPPLE_POS_LOCATION))
         .count();
     assert_eq!(at29, 1);
+}
+
+/// `polygon_edges_gs` with explicit edge flags: vertex i's `slot=edge`
+/// output of 0.0 hides edge (vertex) i on top of the adjacency markers;
+/// any other value leaves the markers' mask. The flag is forwarded as a
+/// plain varying (the slot is the vertex shader's only); a previous stage
+/// without one is an error.
+#[test]
+fn polygon_edges_explicit_flags() {
+    use spirv_gen::passes::line_stipple::{polygon_edges_gs, EDGE_MASK_NAME};
+    let vs_src = "shader vertex
+in @pos : f32x4 location=0
+in @flag : f32 location=1
+out @gl_pos : f32x4 builtin=position
+out @edge : f32 location=4 slot=edge
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  %1 : f32 = load @flag
+  store @edge, %1
+}
+";
+    let vs = parse(vs_src).unwrap();
+    validate(&vs).unwrap();
+    let gs = polygon_edges_gs(&vs, false, true).unwrap();
+    validate(&gs).unwrap_or_else(|e| panic!("{e}\n{}", print(&gs)));
+    common::emit_and_validate("polygon_edges_gs edge flags", &gs);
+    for v in gs.vars.iter().filter(|v| v.io().is_some()) {
+        assert_eq!(
+            v.io().unwrap().slot,
+            None,
+            "@{} keeps the edge slot",
+            v.name
+        );
+    }
+    let p = [
+        [-0.5f32, 0.0, 0.3, 1.0],
+        [1.0, 1.0, 0.1, 2.0],
+        [0.25, -0.75, 0.0, 1.0],
+    ];
+    for markers in 0u32..8 {
+        for flags in 0u32..8 {
+            let mut m = interp::Machine::new(&gs);
+            for i in 0..3 {
+                m.set_f32("in_gl_pos", 2 * i as u32, &p[i]);
+                let a = if markers & (1 << i) != 0 {
+                    p[(i + 1) % 3]
+                } else {
+                    p[i]
+                };
+                m.set_f32("in_gl_pos", 2 * i as u32 + 1, &a);
+                // Flag values GL's frontends pass: 0.0 or 1.0 (and -0.0,
+                // also false).
+                let f = match (flags & (1 << i) != 0, i) {
+                    (true, _) => 1.0f32,
+                    (false, 1) => -0.0,
+                    (false, _) => 0.0,
+                };
+                m.set_f32("in_edge", 2 * i as u32, &[f]);
+                // The adjacency vertices' flags are never read.
+                m.set_f32("in_edge", 2 * i as u32 + 1, &[f32::NAN]);
+            }
+            m.run();
+            let emitted: Vec<_> = m.emitted.iter().flatten().collect();
+            assert_eq!(emitted.len(), 3);
+            let want = markers | (!flags & 7);
+            for e in &emitted {
+                assert_eq!(
+                    e[EDGE_MASK_NAME],
+                    vec![want],
+                    "markers {markers:#b} flags {flags:#b}"
+                );
+            }
+        }
+    }
+    // Without a flag output.
+    let plain = parse(&corpus_src("vs_line_stipple.ir")).unwrap();
+    let err = polygon_edges_gs(&plain, false, true).unwrap_err();
+    assert!(err.to_string().contains("slot=edge"), "{err}");
+    // The slot belongs to vertex shader outputs of type f32.
+    for (what, src) in [
+        (
+            "input",
+            vs_src.replace("@flag : f32 location=1", "@flag : f32 location=1 slot=edge"),
+        ),
+        (
+            "vector",
+            vs_src
+                .replace("@edge : f32 location=4", "@edge : f32x4 location=4")
+                .replace("store @edge, %1", ""),
+        ),
+        (
+            "fragment",
+            "shader fragment\nin @edge : f32 location=4 slot=edge\nfn main {\n}\n".to_string(),
+        ),
+    ] {
+        let s = parse(&src).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let err = validate(&s).expect_err(what);
+        assert!(err.to_string().contains("slot=edge"), "{what}: {err}");
+    }
 }
 
 /// `line_stipple_gs_for` with adjacency input: of (p0, p1, p2, p3) it
@@ -1875,7 +1975,7 @@ fn line_stipple_gs_forwards_arrays() {
         assert_eq!(emitted_f32(e, "arr[1]"), [base + 5.0; 4], "vertex {k}");
     }
     // Polygon edges (triangles_adjacency: vertices 0, 2 and 4).
-    let gs = polygon_edges_gs(&vs, false).unwrap();
+    let gs = polygon_edges_gs(&vs, false, false).unwrap();
     validate(&gs).unwrap_or_else(|e| panic!("{e}\n{}", print(&gs)));
     common::emit_and_validate("polygon_edges_gs arrays", &gs);
     let mut m = interp::Machine::new(&gs);

@@ -175,7 +175,7 @@ fn window_len(e: &mut Emit, pc: VarId, p0: ValueId, p1: ValueId, rectangular: bo
 /// output capture list written for `prev` (outputs named by declaration
 /// index, see [`super::xfb`]) applies to it unchanged.
 pub fn line_stipple_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
-    stipple_gs(prev, rectangular, GsInput::Lines, false)
+    stipple_gs(prev, rectangular, GsInput::Lines, Edges::None)
 }
 
 /// The pass-through geometry shader for polygons drawn in line mode
@@ -196,7 +196,7 @@ pub fn line_stipple_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
 /// on the third, where the fragment shader tells them apart by the
 /// smallest barycentric coordinate (`b0`, `b1`, `1 - b0 - b1`).
 pub fn polygon_line_stipple_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
-    stipple_gs(prev, rectangular, GsInput::Triangles, false)
+    stipple_gs(prev, rectangular, GsInput::Triangles, Edges::None)
 }
 
 /// [`polygon_line_stipple_gs`] for triangles of quads, quad strips and
@@ -210,8 +210,32 @@ pub fn polygon_line_stipple_gs(prev: &Shader, rectangular: bool) -> Result<Shade
 /// [`EDGE_MASK_NAME`] at [`EDGE_MASK_LOCATION`] (bit `i`: edge or vertex
 /// `i` hidden), which [`super::polygon_edges`] reads. A hidden edge or
 /// vertex whose marker coincides with it reads as drawn.
-pub fn polygon_edges_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
-    stipple_gs(prev, rectangular, GsInput::TrianglesAdjacency, true)
+///
+/// With `edge_flags`, GL's explicit edge flags hide more: `prev`'s
+/// `slot=edge` output ([`GlSlot::Edge`]), read at triangle vertex `i`,
+/// hides edge (or vertex) `i` when it is 0.0. The index rewriting orders
+/// each triangle so that its edge `i` (vertex `i` to `i + 1`) is the
+/// polygon's edge that starts at vertex `i`, so this is GL's rule: a
+/// vertex flags the edge it begins. Errors when `prev` has no such
+/// output.
+pub fn polygon_edges_gs(prev: &Shader, rectangular: bool, edge_flags: bool) -> Result<Shader> {
+    let edges = if edge_flags {
+        Edges::WithFlags
+    } else {
+        Edges::Implicit
+    };
+    stipple_gs(prev, rectangular, GsInput::TrianglesAdjacency, edges)
+}
+
+/// What a generated polygon geometry shader puts in the hidden-edge mask.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Edges {
+    /// No mask (line stipple only).
+    None,
+    /// The adjacency markers of the index rewriting.
+    Implicit,
+    /// The markers, and the previous stage's edge flags.
+    WithFlags,
 }
 
 /// [`line_stipple_gs`] (`lines` or `lines_adjacency`) or
@@ -226,7 +250,7 @@ pub fn line_stipple_gs_for(prev: &Shader, rectangular: bool, input: GsInput) -> 
             "line stipple GS: points have no lines to stipple",
         ));
     }
-    stipple_gs(prev, rectangular, input, false)
+    stipple_gs(prev, rectangular, input, Edges::None)
 }
 
 /// The variables of a generated geometry shader that forwards the
@@ -250,7 +274,9 @@ pub(crate) struct ForwardVars {
 /// output: the previous stage's outputs come first and in order, so a
 /// stream output capture list written for it applies unchanged. An array
 /// output (clip distances, an array varying) becomes an array-of-arrays
-/// input and an array output ([`copy_vertex_output`] copies it).
+/// input and an array output ([`copy_vertex_output`] copies it). The edge
+/// flag's slot ([`GlSlot::Edge`], vertex shader outputs only) is dropped:
+/// it is forwarded as a plain varying.
 pub(crate) fn forward_vars(gs: &mut Shader, outputs: &[&Variable], n_in: u32) -> ForwardVars {
     let mut ins = Vec::new();
     let mut position = None;
@@ -262,6 +288,7 @@ pub(crate) fn forward_vars(gs: &mut Shader, outputs: &[&Variable], n_in: u32) ->
                 interp: Interp::default(),
                 sampling: Sampling::default(),
                 invariant: false,
+                slot: io.slot.filter(|&s| s != GlSlot::Edge),
                 ..io
             }),
             ty: v.ty,
@@ -295,9 +322,14 @@ pub(crate) fn forward_vars(gs: &mut Shader, outputs: &[&Variable], n_in: u32) ->
     let outs = outputs
         .iter()
         .map(|v| {
+            // The edge flag is the vertex shader's alone.
+            let mut kind = v.kind.clone();
+            if let VarKind::Output(io) = &mut kind {
+                io.slot = io.slot.filter(|&s| s != GlSlot::Edge);
+            }
             gs.add_var(Variable {
                 name: v.name.clone(),
-                kind: v.kind.clone(),
+                kind,
                 ty: v.ty,
                 array: v.array,
                 inner: None,
@@ -357,7 +389,8 @@ pub(crate) fn edge_mask_var(output: bool) -> Variable {
 /// Name given to the polygon-mode stipple varying.
 pub const STIPPLE_POLY_NAME: &str = "stipple_poly";
 
-fn stipple_gs(prev: &Shader, rectangular: bool, input: GsInput, edges: bool) -> Result<Shader> {
+fn stipple_gs(prev: &Shader, rectangular: bool, input: GsInput, kind: Edges) -> Result<Shader> {
+    let edges = kind != Edges::None;
     let polygon = matches!(input, GsInput::Triangles | GsInput::TrianglesAdjacency);
     if !matches!(prev.stage, Stage::Vertex | Stage::TessEval) {
         return Err(Error::new(format!(
@@ -430,6 +463,20 @@ fn stipple_gs(prev: &Shader, rectangular: bool, input: GsInput, edges: bool) -> 
     let pos_in = fw.position.ok_or_else(|| {
         Error::new("line stipple GS: the previous stage writes no f32x4 position")
     })?;
+    let flag_in = match kind {
+        Edges::WithFlags => {
+            let k = outputs
+                .iter()
+                .position(|v| {
+                    v.io().and_then(|io| io.slot) == Some(GlSlot::Edge) && v.ty == Type::F32
+                })
+                .ok_or_else(|| {
+                    Error::new("polygon edges GS: the previous stage writes no slot=edge output")
+                })?;
+            Some(fw.ins[k])
+        }
+        _ => None,
+    };
     let (prim_in, prim_out) = (fw.prim_in, fw.prim_out);
     let pairs: Vec<(VarId, VarId)> = fw.ins.into_iter().zip(fw.outs).collect();
     let stipple = gs.add_var(if polygon {
@@ -458,6 +505,17 @@ fn stipple_gs(prev: &Shader, rectangular: bool, input: GsInput, edges: bool) -> 
             let (bit, zero) = (e.u32(1 << i), e.u32(0));
             let b = e.alu(AluOp::Bcsel, Type::U32, &[same, zero, bit]);
             mask = e.alu(AluOp::Ior, Type::U32, &[mask, b]);
+        }
+        // Explicit edge flags: vertex i's flag 0.0 hides edge (vertex) i.
+        if let Some(flag) = flag_in {
+            for (i, &vi) in idx.iter().enumerate() {
+                let f = e.load(flag, Some(vi));
+                let zero = e.f32(0.0);
+                let off = e.alu(AluOp::Feq, Type::BOOL, &[f, zero]);
+                let (bit, none) = (e.u32(1 << i), e.u32(0));
+                let b = e.alu(AluOp::Bcsel, Type::U32, &[off, bit, none]);
+                mask = e.alu(AluOp::Ior, Type::U32, &[mask, b]);
+            }
         }
         Some(mask)
     } else {

@@ -1,6 +1,8 @@
 //! Hidden edges of quads, quad strips and polygons drawn in polygon mode
-//! `LINE` or `POINT` (GL's edge flags, as far as a driver that splits
-//! polygons into triangles has them: the implicit ones).
+//! `LINE` or `POINT` (GL's edge flags: the implicit ones of a driver that
+//! splits polygons into triangles, and the explicit ones a vertex shader
+//! writes to its `slot=edge` output for separate triangles, quads and
+//! polygons).
 //!
 //! Vulkan has no polygons: pipe-vk draws a quad or polygon as triangles,
 //! and in line mode Vulkan then draws every triangle edge, diagonals
@@ -19,7 +21,9 @@
 //! 2. [`super::line_stipple::polygon_edges_gs`], the generated geometry
 //!    shader, decodes that into the `flat` mask `edge_mask` and emits the
 //!    triangle with its barycentrics (the `stipple_poly` varying of line
-//!    stipple emulation, which the same shader computes).
+//!    stipple emulation, which the same shader computes). With explicit
+//!    edge flags it also hides edge `i` when triangle vertex `i`'s flag
+//!    is 0.0.
 //! 3. [`lower_polygon_edges_fs`] discards a fragment whose edge (the one
 //!    opposite the smallest barycentric coordinate; in line mode the
 //!    rasterizer interpolates along the edge, so that coordinate is 0

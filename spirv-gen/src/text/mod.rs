@@ -18,8 +18,9 @@
 //!
 //! Interface attributes: `location=`, `component=`, `index=` (1 marks the
 //! second source of dual-source blending, a fragment output at location
-//! 0), `builtin=`, `slot=`, `flat`/`noperspective`, `centroid`/`sample`,
-//! `patch`, `invariant`.
+//! 0), `builtin=`, `slot=` (a GL semantic: `col0`, `col1`, `bfc0`, `bfc1`,
+//! `tex0`..`tex7`, `edge`; [`crate::ir::GlSlot`]), `flat`/`noperspective`,
+//! `centroid`/`sample`, `patch`, `invariant`.
 //!
 //! Arrays: `@v : f32x4[2]`; a per-vertex input (or a tessellation control
 //! shader's per-vertex output) is an array over the vertices,

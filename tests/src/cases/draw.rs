@@ -159,7 +159,7 @@ pub(crate) fn bind_vertices(e: &mut Env, verts: &[f32], instance_offsets: Option
 
 /// Binds one vec4 attribute per stream, stream i at location i from user
 /// vertex buffer i, with the given instance divisor (0: per vertex).
-fn bind_vec4_streams(e: &mut Env, streams: &[(&[f32], u32)]) -> R {
+pub(crate) fn bind_vec4_streams(e: &mut Env, streams: &[(&[f32], u32)]) -> R {
     let elems: Vec<VertexElement> = (0..streams.len())
         .map(|i| VertexElement {
             src_offset: 0,

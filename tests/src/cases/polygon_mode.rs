@@ -11,11 +11,20 @@
 //! point of size 1 lights exactly its vertex's pixel. The expected images
 //! are exact: a diagonal would light interior pixels, a vertex drawn
 //! twice would add its colour twice under additive blending.
+//!
+//! `pipe.draw.polygon_mode.edge_flags.*`: GL's explicit edge flags, a
+//! vertex shader's `slot=edge` output (here from a vertex attribute, as
+//! st/mesa passes `glEdgeFlag` through): a vertex whose flag is 0 begins
+//! a non-boundary edge, which line mode does not draw, and is not drawn
+//! in point mode; for separate triangles, quads and polygons only (strips
+//! and fans ignore them). Where a hidden edge meets a drawn one, which of
+//! the two lines lights the shared vertex's pixel is the rasterizer's
+//! choice, so those pixels are not checked.
 
 use pipe_core::draw::{DrawInfo, DrawStartCountBias, IndexSource, PrimType};
 use pipe_core::state::*;
 
-use crate::cases::draw::{bind_vertices, check_image, clear_color, setup};
+use crate::cases::draw::{bind_vec4_streams, bind_vertices, check_image, clear_color, setup};
 use crate::harness::{
     bind_program, bind_rasterizer, env_with, set_color, step, unorm, Env, FS_UBO_COLOR,
     VS_PASSTHROUGH,
@@ -134,43 +143,15 @@ impl Shape {
 /// `stipple`: also stipple lines (pattern all ones), through the shader
 /// emulation, which then shares the generated geometry shader.
 fn case(ctx: &mut TestContext, shape: Shape, mode: PolygonMode, first: bool, stipple: bool) -> R {
-    // Point mode: lavapipe's workaround off (`DeviceShared::point_edges`);
-    // one draw per case does not meet the crash it avoids.
-    let mut e: Env = env_with(ctx, |o| {
-        o.emulate_line_stipple = Some(stipple);
-        o.point_edges = Some(true);
-    })?;
-    if stipple && !e.screen.caps().line_stipple {
-        return Err(Outcome::skip("no line stipple"));
-    }
-    let t = setup(&mut e, false)?;
-    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
-    bind_rasterizer(&mut e, |r| {
-        r.fill_front = mode;
-        r.fill_back = mode;
-        r.flatshade_first = first;
-        r.cull_face = if shape == Shape::QuadsCulled {
-            Face::BACK
-        } else {
-            Face::empty()
-        };
-        r.line_stipple_enable = stipple;
-        r.line_stipple_pattern = 0xffff;
-    })?;
+    let (mut e, t, color) = begin(
+        ctx,
+        VS_PASSTHROUGH,
+        mode,
+        first,
+        shape == Shape::QuadsCulled,
+        stipple,
+    )?;
     let points = mode == PolygonMode::Point;
-    let color = if points {
-        [0.25, 0.25, 0.25, 0.25]
-    } else {
-        COLOR
-    };
-    if points {
-        let mut bs = BlendState::default();
-        bs.rt[0] = crate::harness::RT_ADDITIVE;
-        let h = step("blend", e.ctx.create_blend_state(&bs))?;
-        step("bind blend", e.ctx.bind_blend_state(Some(h)))?;
-    }
-    clear_color(&mut e, [0.0; 4])?;
-    set_color(&mut e, color)?;
     let v = shape.vertices();
     bind_vertices(&mut e, &verts(&v), None)?;
     let n = v.len() as u32;
@@ -212,6 +193,55 @@ fn case(ctx: &mut TestContext, shape: Shape, mode: PolygonMode, first: bool, sti
     })
 }
 
+/// The set-up of a case: `vs` and a constant-colour fragment shader,
+/// polygon mode `mode` on both faces, the provoking vertex `first` or
+/// last, back faces culled or not, lines stippled (all ones, emulated)
+/// or not, cleared to black. Returns the colour set: in point mode 0.25
+/// with additive blending, so a pixel drawn k times reads 0.25 k.
+fn begin(
+    ctx: &mut TestContext,
+    vs: &str,
+    mode: PolygonMode,
+    first: bool,
+    culled: bool,
+    stipple: bool,
+) -> Result<(Env, crate::cases::draw::Target, [f32; 4]), Outcome> {
+    // Point mode: lavapipe's workaround off (`DeviceShared::point_edges`);
+    // one draw per case does not meet the crash it avoids.
+    let mut e: Env = env_with(ctx, |o| {
+        o.emulate_line_stipple = Some(stipple);
+        o.point_edges = Some(true);
+    })?;
+    if stipple && !e.screen.caps().line_stipple {
+        return Err(Outcome::skip("no line stipple"));
+    }
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, vs, FS_UBO_COLOR)?;
+    bind_rasterizer(&mut e, |r| {
+        r.fill_front = mode;
+        r.fill_back = mode;
+        r.flatshade_first = first;
+        r.cull_face = if culled { Face::BACK } else { Face::empty() };
+        r.line_stipple_enable = stipple;
+        r.line_stipple_pattern = 0xffff;
+    })?;
+    let points = mode == PolygonMode::Point;
+    let color = if points {
+        [0.25, 0.25, 0.25, 0.25]
+    } else {
+        COLOR
+    };
+    if points {
+        let mut bs = BlendState::default();
+        bs.rt[0] = crate::harness::RT_ADDITIVE;
+        let h = step("blend", e.ctx.create_blend_state(&bs))?;
+        step("bind blend", e.ctx.bind_blend_state(Some(h)))?;
+    }
+    clear_color(&mut e, [0.0; 4])?;
+    set_color(&mut e, color)?;
+    Ok((e, t, color))
+}
+
 macro_rules! cases {
     ($($name:literal => ($shape:ident, $mode:ident, $first:expr, $stipple:expr)),+ $(,)?) => {
         $(
@@ -246,4 +276,228 @@ cases! {
     "polygon.line_first" => (Polygon, Line, true, false),
     "polygon.point" => (Polygon, Point, false, false),
     "polygon.point_first" => (Polygon, Point, true, false),
+}
+
+/// Passes a per-vertex edge flag (location 1's x) to `slot=edge`.
+const VS_EDGE_FLAG: &str = "shader vertex
+in @pos : f32x4 location=0
+in @flag : f32x4 location=1
+out @gl_pos : f32x4 builtin=position
+out @edge : f32 location=5 slot=edge
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  %1 : f32x4 = load @flag
+  %2 : f32 = swizzle %1, x
+  store @edge, %2
+}
+";
+
+/// What an edge-flag case draws: each vertex's pixel and edge flag.
+#[derive(Clone, Copy, PartialEq)]
+enum Flagged {
+    /// Two triangles making the rectangle (2, 2)-(12, 12), their shared
+    /// diagonal flagged off (from (12, 2) in the first, from (2, 12) in
+    /// the second), and a small triangle at (13..15, 14..15) with every
+    /// flag off.
+    Triangles,
+    /// The same, drawn through 16-bit indices in another order.
+    TrianglesIndexed,
+    /// Quad (2, 2)-(6, 12) with every flag on, and quad (9, 2)-(13, 12)
+    /// whose right and left edges (from (13, 2) and (9, 12)) are off.
+    Quads,
+    /// The pentagon of `Shape::Polygon` with the edge from (12, 12) to
+    /// (7, 12) off.
+    Polygon,
+    /// `Shape::QuadStrip` with every flag off: ignored.
+    QuadStrip,
+    /// The rectangle (2, 2)-(12, 12) as a strip of two triangles, every
+    /// flag off: ignored.
+    TriangleStrip,
+}
+
+impl Flagged {
+    fn vertices(self) -> Vec<((u32, u32), f32)> {
+        let on = |v: &[(u32, u32)], flags: &[f32]| {
+            v.iter().copied().zip(flags.iter().copied()).collect()
+        };
+        match self {
+            Flagged::Triangles | Flagged::TrianglesIndexed => on(
+                &[
+                    (2, 2),
+                    (12, 2),
+                    (2, 12),
+                    (12, 2),
+                    (12, 12),
+                    (2, 12),
+                    (13, 14),
+                    (15, 14),
+                    (14, 15),
+                ],
+                &[1.0, 0.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0],
+            ),
+            Flagged::Quads => on(
+                &Shape::Quads.vertices(),
+                &[1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 0.0],
+            ),
+            Flagged::Polygon => on(&Shape::Polygon.vertices(), &[1.0, 1.0, 0.0, 1.0, 1.0]),
+            Flagged::QuadStrip => on(&Shape::QuadStrip.vertices(), &[0.0; 6]),
+            Flagged::TriangleStrip => on(&[(2, 2), (12, 2), (2, 12), (12, 12)], &[0.0; 4]),
+        }
+    }
+
+    fn mode(self) -> PrimType {
+        match self {
+            Flagged::Triangles | Flagged::TrianglesIndexed => PrimType::Triangles,
+            Flagged::Quads => PrimType::Quads,
+            Flagged::Polygon => PrimType::Polygon,
+            Flagged::QuadStrip => PrimType::QuadStrip,
+            Flagged::TriangleStrip => PrimType::TriangleStrip,
+        }
+    }
+
+    /// Line mode: whether pixel (x, y) is lit, `None` where not checked.
+    fn line(self, x: u32, y: u32) -> Option<bool> {
+        let outline = on_rect(x, y, (2, 2, 12, 12));
+        match self {
+            Flagged::Triangles | Flagged::TrianglesIndexed => {
+                // The diagonal's ends.
+                if [(12, 2), (2, 12)].contains(&(x, y)) {
+                    return None;
+                }
+                Some(outline)
+            }
+            Flagged::Quads => {
+                if [(13, 2), (9, 12)].contains(&(x, y)) {
+                    return None;
+                }
+                let q2 = (y == 2 || y == 12) && (9..=13).contains(&x);
+                // Quad 2's corners other than those two are where its
+                // drawn horizontal edges end.
+                if [(9, 2), (13, 12)].contains(&(x, y)) {
+                    return None;
+                }
+                Some(on_rect(x, y, (2, 2, 6, 12)) || q2)
+            }
+            Flagged::Polygon => {
+                if [(12, 12), (7, 12)].contains(&(x, y)) {
+                    return None;
+                }
+                Some(outline && !(y == 12 && (8..=11).contains(&x)))
+            }
+            Flagged::QuadStrip => Some(Shape::QuadStrip.rects().iter().any(|&r| on_rect(x, y, r))),
+            Flagged::TriangleStrip => {
+                // The corners and the diagonal (12, 2)-(2, 12) are the
+                // rasterizer's; the sides must be drawn.
+                let corner = [2, 12].contains(&x) && [2, 12].contains(&y);
+                if corner || (x + y).abs_diff(14) <= 1 {
+                    return None;
+                }
+                Some(outline)
+            }
+        }
+    }
+
+    /// Point mode: how often pixel (x, y) is drawn (once per polygon
+    /// that has the vertex flagged on).
+    fn points(self, x: u32, y: u32) -> u32 {
+        let v = self.vertices();
+        let polygon_size = match self.mode() {
+            PrimType::Triangles => 3,
+            PrimType::Quads => 4,
+            _ => v.len(),
+        };
+        // A polygon draws each of its vertices once.
+        v.chunks(polygon_size)
+            .filter(|p| p.iter().any(|&(q, f)| q == (x, y) && f != 0.0))
+            .count() as u32
+    }
+}
+
+/// Draws `which` with edge flags in polygon mode `mode`, the provoking
+/// vertex first or last, and checks the image (see the module docs). The
+/// quad strip case first draws `Flagged::Quads` and clears: the same
+/// pipeline state and topology, whose generated geometry shader reads the
+/// flags, which the strip's must not.
+fn edge_flags(ctx: &mut TestContext, which: Flagged, mode: PolygonMode, first: bool) -> R {
+    let (mut e, t, color) = begin(ctx, VS_EDGE_FLAG, mode, first, false, false)?;
+    if which == Flagged::QuadStrip {
+        draw_flagged(&mut e, Flagged::Quads)?;
+        clear_color(&mut e, [0.0; 4])?;
+    }
+    draw_flagged(&mut e, which)?;
+    check_image(ctx, &mut e, &t, |x, y| {
+        if mode == PolygonMode::Point {
+            let k = which.points(x, y);
+            Some(unorm(color.map(|c| c * k as f32)))
+        } else {
+            which
+                .line(x, y)
+                .map(|lit| if lit { unorm(color) } else { [0; 4].into() })
+        }
+    })
+}
+
+/// Binds `which`'s positions and flags and draws it.
+fn draw_flagged(e: &mut Env, which: Flagged) -> R {
+    let v = which.vertices();
+    let pos: Vec<f32> = v.iter().flat_map(|&((x, y), _)| px(x, y)).collect();
+    let flags: Vec<f32> = v.iter().flat_map(|&(_, f)| [f, 0.0, 0.0, 1.0]).collect();
+    bind_vec4_streams(e, &[(&pos, 0), (&flags, 0)])?;
+    // The indexed variant: the triangles in reverse order.
+    let idx: Vec<u8> = [6u16, 7, 8, 3, 4, 5, 0, 1, 2]
+        .iter()
+        .flat_map(|i| i.to_le_bytes())
+        .collect();
+    let info = if which == Flagged::TrianglesIndexed {
+        DrawInfo {
+            mode: which.mode(),
+            index_size: 2,
+            index: IndexSource::User(&idx),
+            ..DrawInfo::default()
+        }
+    } else {
+        DrawInfo {
+            mode: which.mode(),
+            ..DrawInfo::default()
+        }
+    };
+    let draws = [DrawStartCountBias {
+        start: 0,
+        count: v.len() as u32,
+        index_bias: 0,
+    }];
+    step("draw_vbo", e.ctx.draw_vbo(&info, 0, None, &draws))
+}
+
+macro_rules! edge_flag_cases {
+    ($($name:literal => ($which:ident, $mode:ident, $first:expr)),+ $(,)?) => {
+        $(
+            const _: () = {
+                fn run(ctx: &mut TestContext) -> Outcome {
+                    Outcome::from_result(edge_flags(
+                        ctx,
+                        Flagged::$which,
+                        PolygonMode::$mode,
+                        $first,
+                    ))
+                }
+                test_case!(name = concat!("pipe.draw.polygon_mode.edge_flags.", $name), run);
+            };
+        )+
+    };
+}
+
+edge_flag_cases! {
+    "triangles.line" => (Triangles, Line, false),
+    "triangles.line_indexed" => (TrianglesIndexed, Line, true),
+    "triangles.point" => (Triangles, Point, false),
+    "quads.line" => (Quads, Line, false),
+    "quads.line_first" => (Quads, Line, true),
+    "quads.point" => (Quads, Point, false),
+    "quads.point_first" => (Quads, Point, true),
+    "polygon.line" => (Polygon, Line, false),
+    "polygon.point" => (Polygon, Point, true),
+    "quad_strip.line_ignored" => (QuadStrip, Line, false),
+    "triangle_strip.line_ignored" => (TriangleStrip, Line, false),
 }
