@@ -368,15 +368,11 @@ impl Flagged {
                 Some(outline)
             }
             Flagged::Quads => {
-                if [(13, 2), (9, 12)].contains(&(x, y)) {
+                // Each corner of quad 2 joins a drawn and a hidden edge.
+                if [9, 13].contains(&x) && [2, 12].contains(&y) {
                     return None;
                 }
                 let q2 = (y == 2 || y == 12) && (9..=13).contains(&x);
-                // Quad 2's corners other than those two are where its
-                // drawn horizontal edges end.
-                if [(9, 2), (13, 12)].contains(&(x, y)) {
-                    return None;
-                }
                 Some(on_rect(x, y, (2, 2, 6, 12)) || q2)
             }
             Flagged::Polygon => {
