@@ -154,32 +154,11 @@ fn case(ctx: &mut TestContext, shape: Shape, mode: PolygonMode, first: bool, sti
     let points = mode == PolygonMode::Point;
     let v = shape.vertices();
     bind_vertices(&mut e, &verts(&v), None)?;
-    let n = v.len() as u32;
-    let draws = [DrawStartCountBias {
-        start: 0,
-        count: if shape == Shape::QuadsIndexed { 9 } else { n },
-        index_bias: 0,
-    }];
-    let idx: Vec<u8> = [0u16, 1, 2, 3, 0xffff, 4, 5, 6, 7]
-        .iter()
-        .flat_map(|i| i.to_le_bytes())
-        .collect();
-    let info = if shape == Shape::QuadsIndexed {
-        DrawInfo {
-            mode: shape.mode(),
-            index_size: 2,
-            index: IndexSource::User(&idx),
-            primitive_restart: true,
-            restart_index: 0xffff,
-            ..DrawInfo::default()
-        }
-    } else {
-        DrawInfo {
-            mode: shape.mode(),
-            ..DrawInfo::default()
-        }
-    };
-    step("draw_vbo", e.ctx.draw_vbo(&info, 0, None, &draws))?;
+    let idx = [0u16, 1, 2, 3, 0xffff, 4, 5, 6, 7];
+    match shape {
+        Shape::QuadsIndexed => draw_mode(&mut e, shape.mode(), 0, Some(&idx))?,
+        _ => draw_mode(&mut e, shape.mode(), v.len() as u32, None)?,
+    }
     let lit = unorm(color);
     check_image(ctx, &mut e, &t, |x, y| {
         Some(if points {
@@ -441,26 +420,42 @@ fn draw_flagged(e: &mut Env, which: Flagged) -> R {
     let flags: Vec<f32> = v.iter().flat_map(|&(_, f)| [f, 0.0, 0.0, 1.0]).collect();
     bind_vec4_streams(e, &[(&pos, 0), (&flags, 0)])?;
     // The indexed variant: the triangles in reverse order.
-    let idx: Vec<u8> = [6u16, 7, 8, 3, 4, 5, 0, 1, 2]
+    let idx = [6u16, 7, 8, 3, 4, 5, 0, 1, 2];
+    let indexed = which == Flagged::TrianglesIndexed;
+    draw_mode(e, which.mode(), v.len() as u32, indexed.then_some(&idx[..]))
+}
+
+/// Draws `vertices` vertices of `mode` from vertex 0, or, with
+/// `indices`, those 16-bit indices with primitive restart at 0xffff.
+fn draw_mode(e: &mut Env, mode: PrimType, vertices: u32, indices: Option<&[u16]>) -> R {
+    let bytes: Vec<u8> = indices
+        .unwrap_or_default()
         .iter()
         .flat_map(|i| i.to_le_bytes())
         .collect();
-    let info = if which == Flagged::TrianglesIndexed {
-        DrawInfo {
-            mode: which.mode(),
-            index_size: 2,
-            index: IndexSource::User(&idx),
-            ..DrawInfo::default()
-        }
-    } else {
-        DrawInfo {
-            mode: which.mode(),
-            ..DrawInfo::default()
-        }
+    let (info, count) = match indices {
+        Some(idx) => (
+            DrawInfo {
+                mode,
+                index_size: 2,
+                index: IndexSource::User(&bytes),
+                primitive_restart: true,
+                restart_index: 0xffff,
+                ..DrawInfo::default()
+            },
+            idx.len() as u32,
+        ),
+        None => (
+            DrawInfo {
+                mode,
+                ..DrawInfo::default()
+            },
+            vertices,
+        ),
     };
     let draws = [DrawStartCountBias {
         start: 0,
-        count: v.len() as u32,
+        count,
         index_bias: 0,
     }];
     step("draw_vbo", e.ctx.draw_vbo(&info, 0, None, &draws))

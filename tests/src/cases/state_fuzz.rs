@@ -30,19 +30,15 @@
 //! iteration, so that a device crash happens in the iteration whose
 //! submission caused it.
 //!
+//! Fragment shaders may read varyings the previous stage does not write
+//! (undefined values in GL; pipe-vk gives zeros), vertex shaders may
+//! write GL's edge flag and clip distances in front of tessellation, and
+//! line stipple goes with back colours at location 30.
+//!
 //! Combinations left out on purpose, with the reason:
-//! - a fragment shader reading a varying the previous stage does not
-//!   write (undefined values in GL, invalid Vulkan: pipe-vk does not
-//!   replace such inputs yet);
-//! - line stipple with a back colour written by a vertex or tessellation
-//!   evaluation shader (pipe-vk's line stipple geometry shader would read
-//!   it at location 30, past lavapipe's 16 geometry input locations);
 //! - geometry shader invocations that emit only incomplete triangle
 //!   strips (lavapipe 25.0 crashes on some, e.g. two one-vertex strips):
-//!   the generated geometry shaders always complete their primitives;
-//! - clip distances written by a vertex shader followed by tessellation
-//!   (the driver's pass-through control shader cannot forward arrays;
-//!   `Unsupported`).
+//!   the generated geometry shaders always complete their primitives.
 //!
 //! The `pipe.draw.state_fuzz.<feature>` cases are the defects the seeds
 //! found, each reduced to one draw with a pixel check.
@@ -226,6 +222,8 @@ struct VsCfg {
     writes: VarMask,
     point_size: Option<u32>,
     clip_distances: u8,
+    /// GL's edge flag (`slot=edge`), from the attribute's x.
+    edge_flag: bool,
 }
 
 fn vs_text(c: &VsCfg) -> String {
@@ -242,6 +240,9 @@ fn vs_text(c: &VsCfg) -> String {
     }
     if c.point_size.is_some() {
         d += "out @ps : f32 builtin=point_size\n";
+    }
+    if c.edge_flag {
+        d += "out @edge : f32 location=5 slot=edge\n";
     }
     if c.clip_distances > 0 {
         let _ = writeln!(
@@ -277,6 +278,9 @@ fn vs_text(c: &VsCfg) -> String {
     }
     if let Some(ps) = c.point_size {
         let _ = writeln!(d, "  %20 : f32 = const {}.0\n  store @ps, %20", ps);
+    }
+    if c.edge_flag {
+        d += "  %21 : f32 = swizzle %11, x\n  store @edge, %21\n";
     }
     for i in 0..c.clip_distances {
         let comp = ["x", "y", "z", "w"][i as usize % 4];
@@ -803,13 +807,9 @@ struct Log {
     failures: Vec<String>,
 }
 
-/// What the previous stages write, for the next stage's inputs.
+/// The draw mode the bound stages take.
 struct Pipeline {
     mode: PrimType,
-    /// Varyings the last vertex stage writes.
-    writes: VarMask,
-    /// Whether an application geometry shader is bound.
-    gs: bool,
     patch_vertices: u8,
 }
 
@@ -1050,10 +1050,10 @@ impl Fuzz {
         if outs.len() < 3 && r.chance(10) {
             outs.push(Some(Kind::Float));
         }
-        // The fragment shader reads colour 0 and some of what the last
-        // vertex stage writes. (Reading more, undefined in GL, is invalid
-        // Vulkan: pipe-vk does not replace unwritten inputs.)
-        let reads = 1 | (r.bits() as u8 & 0b0110 & p.writes);
+        // The fragment shader reads colour 0 and some of the others,
+        // written by the last vertex stage or not (undefined in GL;
+        // pipe-vk reads zero, `VariantKey::zero_inputs`).
+        let reads = 1 | (r.bits() as u8 & 0b0110);
         let fs = FsCfg {
             outs,
             reads,
@@ -1072,12 +1072,7 @@ impl Fuzz {
             .ok("bind_fs_state", self.e.ctx.bind_fs_state(Some(fsh)));
 
         // --- Rasterizer ------------------------------------------------------
-        // A back colour at its location (30) from a vertex or tessellation
-        // evaluation shader cannot pass pipe-vk's line stipple geometry
-        // shader, whose inputs stop at 16 locations on lavapipe: no line
-        // stipple then.
-        let stipple_ok = p.gs || p.writes & BFC == 0;
-        let rast = self.random_rasterizer(samples, stipple_ok);
+        let rast = self.random_rasterizer(samples);
         self.log.note(changed(&rast, &RasterizerState::default()));
         let Some(rh) = self.log.ok(
             "create_rasterizer_state",
@@ -1244,11 +1239,7 @@ impl Fuzz {
             (r.bits() as u8 & 0b1111) | 1
         };
         let vs_psize = r.chance(30).then(|| r.range(1, 6));
-        let clip_distances = if !tess && r.chance(10) {
-            r.range(1, 4) as u8
-        } else {
-            0
-        };
+        let clip_distances = if r.chance(10) { r.range(1, 4) as u8 } else { 0 };
         // The attribute's format (bound by `bind_vertices`) decides the
         // vertex shader's input type.
         let vf = r.pick(&self.vformats);
@@ -1258,6 +1249,7 @@ impl Fuzz {
             writes: vs_writes,
             point_size: vs_psize,
             clip_distances,
+            edge_flag: r.chance(20),
         };
         self.attr_format = vf;
         self.instanced = vs.instanced;
@@ -1383,7 +1375,6 @@ impl Fuzz {
             let g = self.shader(ShaderStage::Geometry, &gs_text(&gc), None)?;
             self.log
                 .ok("bind_gs_state", self.e.ctx.bind_gs_state(Some(g)));
-            writes = gc.passes;
             mode = if tess {
                 PrimType::Patches
             } else {
@@ -1418,13 +1409,11 @@ impl Fuzz {
         }
         Some(Pipeline {
             mode,
-            writes,
-            gs,
             patch_vertices,
         })
     }
 
-    fn random_rasterizer(&mut self, samples: u32, stipple_ok: bool) -> RasterizerState {
+    fn random_rasterizer(&mut self, samples: u32) -> RasterizerState {
         let caps = &self.caps;
         let r = &mut self.rng;
         let modes = [PolygonMode::Fill, PolygonMode::Line, PolygonMode::Point];
@@ -1468,7 +1457,7 @@ impl Fuzz {
             no_ms_sample_mask_out: false,
             force_persample_interp: caps.sample_shading && samples > 1 && r.chance(15),
             line_smooth: r.chance(15),
-            line_stipple_enable: caps.line_stipple && stipple_ok && r.chance(25),
+            line_stipple_enable: caps.line_stipple && r.chance(25),
             line_last_pixel: r.chance(20),
             line_rectangular: r.chance(40),
             flatshade_first: r.chance(40),

@@ -809,16 +809,8 @@ fn draw_auto(ctx: &mut TestContext) -> R {
     let red = unorm([1.0, 0.0, 0.0, 1.0]);
     let got = e.read_texture(&color, 0, &PipeBox::rect(0, 0, W, H))?;
     check_pixels(ctx, &got, |_, _| black)?;
-    step("unbind targets", e.ctx.set_stream_output_targets(&[], &[]))?;
-    rasterizer(&mut e, false)?;
+    replay_from(&mut e, &b)?;
     bind_vs(&mut e, shader(ShaderStage::Vertex, VS_PASS)?)?;
-    step(
-        "vbufs",
-        e.ctx.set_vertex_buffers(&[VertexBuffer {
-            buffer: Some(VertexBufferSource::Resource(b.clone())),
-            buffer_offset: 0,
-        }]),
-    )?;
     draw_auto_from(&mut e, PrimType::Triangles, &t)?;
     let got = e.read_texture(&color, 0, &PipeBox::rect(0, 0, W, H))?;
     check_pixels(ctx, &got, |x, _| if x >= W / 2 { red } else { black })?;
@@ -869,15 +861,7 @@ fn draw_auto_rewritten(ctx: &mut TestContext) -> R {
     let t = target(&mut e, &b, 0, 16 * 8)?;
     set_targets(&mut e, &[&t], &[Some(0)])?;
     draw(&mut e, PrimType::Points, 8)?;
-    step("unbind targets", e.ctx.set_stream_output_targets(&[], &[]))?;
-    rasterizer(&mut e, false)?;
-    step(
-        "vbufs",
-        e.ctx.set_vertex_buffers(&[VertexBuffer {
-            buffer: Some(VertexBufferSource::Resource(b.clone())),
-            buffer_offset: 0,
-        }]),
-    )?;
+    replay_from(&mut e, &b)?;
     let black = unorm([0.0, 0.0, 0.0, 1.0]);
     let red = unorm([1.0, 0.0, 0.0, 1.0]);
     clear_black(&mut e)?;
@@ -923,17 +907,22 @@ fn draw_auto_from(e: &mut Env, mode: PrimType, t: &StreamOutputTarget) -> R {
     )
 }
 
-fn clear_black(e: &mut Env) -> R {
+/// After a capture: unbinds the targets, rasterizes again and binds the
+/// captured buffer `b` as vertex buffer 0.
+fn replay_from(e: &mut Env, b: &Resource) -> R {
+    step("unbind targets", e.ctx.set_stream_output_targets(&[], &[]))?;
+    rasterizer(e, false)?;
     step(
-        "clear",
-        e.ctx.clear(
-            ClearFlags::COLOR0,
-            None,
-            &ColorUnion::from_f32([0.0, 0.0, 0.0, 1.0]),
-            1.0,
-            0,
-        ),
+        "vbufs",
+        e.ctx.set_vertex_buffers(&[VertexBuffer {
+            buffer: Some(VertexBufferSource::Resource(b.clone())),
+            buffer_offset: 0,
+        }]),
     )
+}
+
+fn clear_black(e: &mut Env) -> R {
+    crate::cases::draw::clear_color(e, [0.0, 0.0, 0.0, 1.0])
 }
 
 fn check_eq(what: &str, got: u32, want: u32) -> R {
