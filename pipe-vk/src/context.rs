@@ -151,7 +151,8 @@ pub struct VkContext {
     pub(crate) edge_draw: Option<(crate::prim::Edges, bool)>,
     /// The bound vertex shader writes GL's edge flag
     /// (`shader::ShaderInfo::edge_flag`), kept at bind time so that
-    /// triangle draws test one bool.
+    /// triangle-list pipelines test one bool before looking further
+    /// (`draw::polygon_edges` reads the bound shader's own fact).
     pub(crate) vs_edge_flag: bool,
     /// What the current pipeline (`last_pipeline`) runs, as statistics
     /// spans need to know it (`query::StatsMark`).
@@ -600,6 +601,9 @@ impl VkContext {
         let slot = &mut self.bound.shaders[stage.index()];
         if *slot == Some(handle) && !self.shader.contains(handle.cso) {
             *slot = None;
+            if stage == ShaderStage::Vertex {
+                self.vs_edge_flag = false;
+            }
         }
         Ok(())
     }

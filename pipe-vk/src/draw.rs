@@ -766,22 +766,22 @@ impl VkContext {
         // 8-bit indices without VK_EXT_index_type_uint8 are widened on the
         // CPU, as Zink's u8 upconversion does.
         let widen_u8 = info.index_size == 1 && !self.index_uint8();
-        // Triangles whose vertex shader writes edge flags, in line or
-        // point mode, hide edges through the rewrite's adjacency encoding
-        // (`polygon_edges`).
-        let edge_flags = info.mode == pipe_core::draw::PrimType::Triangles
-            && self.vs_edge_flag
-            && self.polygon_edges(info.mode)?.is_some();
-        if widen_u8 || edge_flags || crate::prim::needs_rewrite(info.mode, info.index_size, restart)
-        {
-            if let Some(t) = &auto_target {
-                // The count is read back: the rewrite happens on the CPU.
+        let rewrite = widen_u8 || crate::prim::needs_rewrite(info.mode, info.index_size, restart);
+        // Draw-auto takes its vertex count back to the CPU where the draw
+        // is rewritten on the CPU, or where the device cannot draw from
+        // the counter (no transformFeedbackDraw, or
+        // `PIPE_VK_DEBUG=no_xfb_draw`): Gallium's `util_draw_auto`.
+        if let Some(t) = &auto_target {
+            if rewrite || !self.so_draw_auto_on_gpu() {
+                if info.instance_count == 0 {
+                    return Ok(());
+                }
                 let capture = self.so_capture_info()?.is_some();
                 let count = self.so_draw_auto_vertex_count(t, capture)?;
                 self.debug_message(DebugType::PerfInfo, 2, || {
                     format!(
-                        "draw-auto {:?} draw read its vertex count back on the CPU for index \
-                         rewriting (waits for the GPU)",
+                        "draw-auto {:?} draw read its vertex count back on the CPU (waits for \
+                         the GPU)",
                         info.mode
                     )
                 });
@@ -790,8 +790,14 @@ impl VkContext {
                     count,
                     index_bias: 0,
                 }];
-                return self.draw_rewritten(info, drawid_offset, &one, restart);
+                return if rewrite {
+                    self.draw_rewritten(info, drawid_offset, &one, restart)
+                } else {
+                    self.draw_vbo_full(info, drawid_offset, None, &one, None)
+                };
             }
+        }
+        if rewrite {
             if let Some(ind) = indirect {
                 return self.draw_indirect_rewritten(info, drawid_offset, ind, restart);
             }
@@ -1542,17 +1548,21 @@ impl VkContext {
     /// (`slot=edge`) hide edges too. GL applies them to separate
     /// triangles, quads and polygons, not to strips and fans, whose edges
     /// are all boundary edges; so triangle lists take this path only with
-    /// edge flags.
+    /// edge flags (drawn as they are, with
+    /// `spirv_gen::passes::line_stipple::edge_flags_gs`; rewritten only
+    /// when they need it anyway, e.g. for their indices).
     fn polygon_edges(
         &self,
         mode: pipe_core::draw::PrimType,
     ) -> PipeResult<Option<(crate::prim::Edges, bool)>> {
         use pipe_core::draw::PrimType as P;
-        let flags = self.vs_edge_flag && matches!(mode, P::Triangles | P::Quads | P::Polygon);
+        let b = self.bound();
+        let flags = matches!(mode, P::Triangles | P::Quads | P::Polygon)
+            && b.shaders[ShaderStage::Vertex.index()]
+                .is_some_and(|vs| self.shader_info(vs).edge_flag);
         if !matches!(mode, P::Quads | P::QuadStrip | P::Polygon) && !flags {
             return Ok(None);
         }
-        let b = self.bound();
         if b.shaders[ShaderStage::Geometry.index()].is_some()
             || b.shaders[ShaderStage::TessEval.index()].is_some()
             || self.dev().device.features.core.geometry_shader != vk::TRUE
@@ -2266,9 +2276,11 @@ impl VkContext {
                 || fs_key.aliased_triangles)
                 && gs.is_none()
                 && is_adjacency(topology),
+            // Triangle lists take hidden-edge masks only for edge flags.
             gs_edge_flags: fs_key.polygon_edges.is_some()
                 && gs.is_none()
-                && self.edge_draw.is_some_and(|(_, flags)| flags),
+                && (topology == vk::PrimitiveTopology::TRIANGLE_LIST
+                    || self.edge_draw.is_some_and(|(_, flags)| flags)),
             vs_key: vs_key.clone(),
             fs_key: fs_key.clone(),
             sample_locations: self.sample_locations_active(samples),
@@ -2909,15 +2921,34 @@ impl VkContext {
         // (`spirv_gen::passes::line_stipple::polygon_line_stipple_gs`).
         // Not done for an application geometry shader or for adjacency
         // topologies.
-        // Quads and polygons in line or point mode, drawn as adjacency
-        // triangles with hidden-edge masks (`draw_rewritten`).
-        let edges = self
-            .edge_draw
-            .filter(|_| topology == vk::PrimitiveTopology::TRIANGLE_LIST_WITH_ADJACENCY);
+        // Quads and polygons (and rewritten triangles with explicit edge
+        // flags) in line or point mode, drawn as adjacency triangles with
+        // hidden-edge masks (`draw_rewritten`); and triangle lists with
+        // explicit edge flags, drawn as they are, whose generated geometry
+        // shader reads the flags alone.
+        let edges = match topology {
+            vk::PrimitiveTopology::TRIANGLE_LIST_WITH_ADJACENCY => self.edge_draw,
+            vk::PrimitiveTopology::TRIANGLE_LIST if self.vs_edge_flag => {
+                self.polygon_edges(pipe_core::draw::PrimType::Triangles)?
+            }
+            _ => None,
+        };
         fs.polygon_edges = edges.map(|(e, _)| match e {
             crate::prim::Edges::Lines => spirv_gen::passes::PolygonEdges::Lines,
             crate::prim::Edges::Points => spirv_gen::passes::PolygonEdges::Points,
         });
+        if self.vs_edge_flag
+            && edges.is_none()
+            && topology == vk::PrimitiveTopology::TRIANGLE_LIST
+            && (fill(PolygonMode::Line) || fill(PolygonMode::Point))
+        {
+            self.debug_message(DebugType::Fallback, 10, || {
+                "polygon mode: the vertex shader's edge flags are not applied (that needs a \
+                 generated geometry shader: no application geometry or tessellation shader, a \
+                 device with geometry shaders, and in point mode not lavapipe)"
+                    .to_string()
+            });
+        }
         let polygon_lines =
             fill(PolygonMode::Line) && b.shaders[ShaderStage::Geometry.index()].is_none();
         if rast.line_stipple_enable && (prim == TopologyClass::Line || polygon_lines) {

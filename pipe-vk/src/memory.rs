@@ -80,6 +80,10 @@ pub struct DebugFlags {
     /// through pipeline statistics, as devices without
     /// VK_EXT_primitives_generated_query must (`crate::query`).
     pub no_primitives_generated_query: bool,
+    /// `no_xfb_draw`: draw-auto reads its vertex count back on the CPU,
+    /// as devices without `transformFeedbackDraw` must
+    /// (`crate::streamout`).
+    pub no_xfb_draw: bool,
 }
 
 impl DebugFlags {
@@ -101,6 +105,7 @@ impl DebugFlags {
             no_query_in_rendering: has("no_query_in_rendering"),
             no_discard_rectangles: has("no_discard_rectangles"),
             no_primitives_generated_query: has("no_primitives_generated_query"),
+            no_xfb_draw: has("no_xfb_draw"),
         }
     }
 }

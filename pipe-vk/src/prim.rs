@@ -29,7 +29,7 @@
 //! | `Quads` | `Triangles` | 2 triangles per 4 vertices; trailing `k % 4` dropped |
 //! | `QuadStrip` | `Triangles` | 2 triangles per step of 2 (`(k-2)/2` quads); an odd trailing vertex is dropped |
 //! | `Polygon` | `Triangles` | `k - 2` triangles fanned around `v0` (nothing for `k < 3`) |
-//! | list topologies | same | whole primitives only (restart splits, no marker) |
+//! | list topologies | same | whole primitives only (restart splits, no marker); `Triangles` with [`Edges`]: `TrianglesAdjacency`, nothing hidden |
 //! | strips and fans | same | the run itself (runs too short for one primitive are dropped) |
 //! | `Patches` | same | unchanged, restart treated as disabled (see below) |
 //!
@@ -82,9 +82,10 @@
 //!
 //! Drawn as triangles, a quad or polygon in polygon mode `LINE` would show
 //! its diagonals, and in mode `POINT` draw shared vertices twice. GL draws
-//! the polygon's boundary edges only (its edge flags; the implicit ones of
-//! a quad or polygon, as the frontend passes no others) and each vertex
-//! once. With [`Edges`], [`rewrite`] emits the same triangles as a
+//! the polygon's boundary edges only (the implicit edge flags of a quad or
+//! polygon; the explicit ones a vertex shader writes are read by the
+//! geometry shader, not encoded here) and each vertex once. With
+//! [`Edges`], [`rewrite`] emits the same triangles as a
 //! `TrianglesAdjacency` list that says which edges (or vertices) are
 //! hidden: each triangle `x y z` becomes `x a0 y a1 z a2`, where edge
 //! `i` runs from vertex `i` to vertex `i + 1` (mod 3), and `ai` is vertex

@@ -71,6 +71,9 @@ pub struct ScreenOptions {
     /// the device has VK_EXT_primitives_generated_query;
     /// `PIPE_VK_DEBUG=no_primitives_generated_query`.
     pub no_primitives_generated_query: Option<bool>,
+    /// Read draw-auto's vertex count back on the CPU even where the device
+    /// draws from the counter; `PIPE_VK_DEBUG=no_xfb_draw`.
+    pub no_xfb_draw: Option<bool>,
 }
 
 impl ScreenOptions {
@@ -119,6 +122,9 @@ impl ScreenOptions {
         }
         if let Some(s) = self.no_primitives_generated_query {
             f.no_primitives_generated_query = s;
+        }
+        if let Some(s) = self.no_xfb_draw {
+            f.no_xfb_draw = s;
         }
         f
     }

@@ -189,7 +189,8 @@ pub fn varying_locations(state: &ShaderState) -> u32 {
         .filter(|v| if fs { v.is_input() } else { v.is_output() })
         .filter_map(|v| {
             let io = v.io()?;
-            if io.builtin.is_some() || io.patch {
+            // GL's edge flag is no varying a fragment shader can read.
+            if io.builtin.is_some() || io.patch || io.slot == Some(spirv_gen::ir::GlSlot::Edge) {
                 return None;
             }
             let l = io.location?;
@@ -545,6 +546,7 @@ impl ModuleCache {
     /// `polygon_line_stipple_gs` for polygons drawn in line mode, or
     /// `polygon_edges_gs` for quads and polygons drawn in line or point
     /// mode with hidden-edge masks, `crate::prim::Edges`, or
+    /// `edge_flags_gs` for triangle lists with explicit edge flags, or
     /// `spirv_gen::passes::aliased::aliased_triangles_gs` for filled
     /// triangles with multisampling disabled on a multisampled framebuffer)
     /// following `prev` (a vertex or tessellation evaluation shader),
@@ -622,8 +624,11 @@ impl ModuleCache {
                 key.aliased_depth_clip,
                 adjacency,
             )
-        } else if edges {
+        } else if edges && adjacency {
             spirv_gen::passes::line_stipple::polygon_edges_gs(ir, rectangular, edge_flags)
+        } else if edges {
+            // Triangle lists with explicit edge flags.
+            spirv_gen::passes::line_stipple::edge_flags_gs(ir, rectangular)
         } else {
             spirv_gen::passes::line_stipple::line_stipple_gs_for(ir, rectangular, input)
         }

@@ -35,7 +35,10 @@
 //!
 //! Draw-auto reads the counter with `vkCmdDrawIndirectByteCountEXT`; the
 //! vertex stride is the one the target was last captured with (Gallium
-//! leaves it to the driver; Zink does the same).
+//! leaves it to the driver; Zink does the same). Draws the CPU rewrites
+//! (quads, polygons, line loops), and every draw-auto draw on devices
+//! without `transformFeedbackDraw` (or with `PIPE_VK_DEBUG=no_xfb_draw`),
+//! read the counter back on the CPU instead, as `util_draw_auto` does.
 //!
 //! `stream_output_target_offset` reads the counter back: a flush and a wait
 //! when the value is still on the GPU (reported as a PerfInfo message).
@@ -152,7 +155,7 @@ impl StreamOut {
                 .min(MAX_SO_BUFFERS as u32),
             max_streams: streams,
             max_stride: props.max_transform_feedback_buffer_data_stride,
-            draw_auto: props.transform_feedback_draw == vk::TRUE,
+            draw_auto: props.transform_feedback_draw == vk::TRUE && !dev.debug.no_xfb_draw,
             targets: Vec::new(),
             active: false,
             active_counters: SmallVec::new(),
@@ -579,9 +582,17 @@ impl VkContext {
         Ok(Some((counter.buffer().unwrap_or_default(), stride)))
     }
 
+    /// Whether draw-auto reads its count on the GPU
+    /// (`vkCmdDrawIndirectByteCountEXT`: `transformFeedbackDraw`, unless
+    /// `PIPE_VK_DEBUG=no_xfb_draw`).
+    pub(crate) fn so_draw_auto_on_gpu(&self) -> bool {
+        self.streamout.draw_auto
+    }
+
     /// Draw-auto on the CPU, for topologies that need index rewriting
-    /// (`crate::prim`), which cannot take the count from the GPU: the
-    /// target's vertex count, `offset / stride`, read back through
+    /// (`crate::prim`), which cannot take the count from the GPU, and on
+    /// devices without `transformFeedbackDraw`: the target's vertex count,
+    /// `offset / stride`, read back through
     /// [`Self::do_stream_output_target_offset`] (a wait when the GPU
     /// still writes the counter). Gallium's `util_draw_auto` does the same
     /// for drivers without draw-auto.

@@ -36,6 +36,16 @@ pub fn validate(s: &Shader) -> Result<()> {
     for (i, var) in s.vars.iter().enumerate() {
         v.check_var(i, var)?;
     }
+    let edge_flags = s
+        .vars
+        .iter()
+        .filter(|var| var.io().and_then(|io| io.slot) == Some(GlSlot::Edge))
+        .count();
+    if edge_flags > 1 {
+        return Err(Error::new(format!(
+            "{edge_flags} outputs with slot=edge: a vertex shader has one edge flag"
+        )));
+    }
     v.check_xfb()?;
     v.body(&s.body)
 }

@@ -1740,9 +1740,42 @@ fn main {
             }
         }
     }
+    // Plain triangle lists (`edge_flags_gs`): no markers, the flags alone.
+    let tri = spirv_gen::passes::line_stipple::edge_flags_gs(&vs, false).unwrap();
+    validate(&tri).unwrap_or_else(|e| panic!("{e}\n{}", print(&tri)));
+    common::emit_and_validate("edge_flags_gs", &tri);
+    assert_eq!(tri.info.gs_input, Some(GsInput::Triangles));
+    for flags in 0u32..8 {
+        let mut m = interp::Machine::new(&tri);
+        for i in 0..3u32 {
+            m.set_f32("in_gl_pos", i, &p[i as usize]);
+            let f = if flags & (1 << i) != 0 { 1.0 } else { 0.0 };
+            m.set_f32("in_edge", i, &[f]);
+        }
+        m.run();
+        let emitted: Vec<_> = m.emitted.iter().flatten().collect();
+        assert_eq!(emitted.len(), 3);
+        for e in &emitted {
+            assert_eq!(e[EDGE_MASK_NAME], vec![!flags & 7], "flags {flags:#b}");
+        }
+    }
     // Without a flag output.
     let plain = parse(&corpus_src("vs_line_stipple.ir")).unwrap();
     let err = polygon_edges_gs(&plain, false, true).unwrap_err();
+    assert!(err.to_string().contains("slot=edge"), "{err}");
+    // The other generated shaders that forward a flagged vertex shader's
+    // outputs drop the slot too (it is a vertex shader output only).
+    let tcs = spirv_gen::passes::tess::passthrough_tcs(&vs, 3).unwrap();
+    validate(&tcs).unwrap_or_else(|e| panic!("{e}\n{}", print(&tcs)));
+    let aliased =
+        spirv_gen::passes::aliased::aliased_triangles_gs(&vs, false, 0, None, false).unwrap();
+    validate(&aliased).unwrap_or_else(|e| panic!("{e}\n{}", print(&aliased)));
+    // One edge flag per shader.
+    let two = vs_src.replace(
+        "out @edge : f32 location=4 slot=edge",
+        "out @edge : f32 location=4 slot=edge\nout @edge2 : f32 location=6 slot=edge",
+    );
+    let err = validate(&parse(&two).unwrap()).unwrap_err();
     assert!(err.to_string().contains("slot=edge"), "{err}");
     // The slot belongs to vertex shader outputs of type f32.
     for (what, src) in [

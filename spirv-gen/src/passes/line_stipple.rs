@@ -227,6 +227,15 @@ pub fn polygon_edges_gs(prev: &Shader, rectangular: bool, edge_flags: bool) -> R
     stipple_gs(prev, rectangular, GsInput::TrianglesAdjacency, edges)
 }
 
+/// [`polygon_edges_gs`] for plain triangle lists with GL's explicit edge
+/// flags (`prev`'s `slot=edge` output): input `triangles`, no markers,
+/// edge (or vertex) `i` hidden when vertex `i`'s flag is 0.0. Triangle
+/// lists need no index rewriting for it: the flags are all there is.
+/// Errors when `prev` has no flag output.
+pub fn edge_flags_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
+    stipple_gs(prev, rectangular, GsInput::Triangles, Edges::WithFlags)
+}
+
 /// What a generated polygon geometry shader puts in the hidden-edge mask.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Edges {
@@ -497,7 +506,13 @@ fn stipple_gs(prev: &Shader, rectangular: bool, input: GsInput, kind: Edges) -> 
     // The hidden mask: adjacency vertex 2i + 1 is not on vertex i.
     let mask = if edges {
         let mut mask = e.u32(0);
-        for (i, &pi) in p.iter().enumerate() {
+        // The rewrite's markers, in adjacency input only.
+        let markers = if input == GsInput::TrianglesAdjacency {
+            &p[..]
+        } else {
+            &[]
+        };
+        for (i, &pi) in markers.iter().enumerate() {
             let j = e.i32(2 * i as i32 + 1);
             let a = e.load(pos_in, Some(j));
             let eq = e.alu(AluOp::Feq, Type::bool(4), &[a, pi]);

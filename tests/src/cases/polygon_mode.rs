@@ -282,6 +282,8 @@ enum Flagged {
     Triangles,
     /// The same, drawn through 16-bit indices in another order.
     TrianglesIndexed,
+    /// The same, drawn by an indirect command.
+    TrianglesIndirect,
     /// Quad (2, 2)-(6, 12) with every flag on, and quad (9, 2)-(13, 12)
     /// whose right and left edges (from (13, 2) and (9, 12)) are off.
     Quads,
@@ -301,7 +303,7 @@ impl Flagged {
             v.iter().copied().zip(flags.iter().copied()).collect()
         };
         match self {
-            Flagged::Triangles | Flagged::TrianglesIndexed => on(
+            Flagged::Triangles | Flagged::TrianglesIndexed | Flagged::TrianglesIndirect => on(
                 &[
                     (2, 2),
                     (12, 2),
@@ -327,7 +329,9 @@ impl Flagged {
 
     fn mode(self) -> PrimType {
         match self {
-            Flagged::Triangles | Flagged::TrianglesIndexed => PrimType::Triangles,
+            Flagged::Triangles | Flagged::TrianglesIndexed | Flagged::TrianglesIndirect => {
+                PrimType::Triangles
+            }
             Flagged::Quads => PrimType::Quads,
             Flagged::Polygon => PrimType::Polygon,
             Flagged::QuadStrip => PrimType::QuadStrip,
@@ -339,7 +343,7 @@ impl Flagged {
     fn line(self, x: u32, y: u32) -> Option<bool> {
         let outline = on_rect(x, y, (2, 2, 12, 12));
         match self {
-            Flagged::Triangles | Flagged::TrianglesIndexed => {
+            Flagged::Triangles | Flagged::TrianglesIndexed | Flagged::TrianglesIndirect => {
                 // The diagonal's ends.
                 if [(12, 2), (2, 12)].contains(&(x, y)) {
                     return None;
@@ -390,12 +394,19 @@ impl Flagged {
 }
 
 /// Draws `which` with edge flags in polygon mode `mode`, the provoking
-/// vertex first or last, and checks the image (see the module docs). The
-/// quad strip case first draws `Flagged::Quads` and clears: the same
-/// pipeline state and topology, whose generated geometry shader reads the
-/// flags, which the strip's must not.
-fn edge_flags(ctx: &mut TestContext, which: Flagged, mode: PolygonMode, first: bool) -> R {
-    let (mut e, t, color) = begin(ctx, VS_EDGE_FLAG, mode, first, false, false)?;
+/// vertex first or last, lines stippled (all ones, emulated) or not, and
+/// checks the image (see the module docs). The quad strip case first
+/// draws `Flagged::Quads` and clears: the same pipeline state and
+/// topology, whose generated geometry shader reads the flags, which the
+/// strip's must not.
+fn edge_flags(
+    ctx: &mut TestContext,
+    which: Flagged,
+    mode: PolygonMode,
+    first: bool,
+    stipple: bool,
+) -> R {
+    let (mut e, t, color) = begin(ctx, VS_EDGE_FLAG, mode, first, false, stipple)?;
     if which == Flagged::QuadStrip {
         draw_flagged(&mut e, Flagged::Quads)?;
         clear_color(&mut e, [0.0; 4])?;
@@ -419,6 +430,26 @@ fn draw_flagged(e: &mut Env, which: Flagged) -> R {
     let pos: Vec<f32> = v.iter().flat_map(|&((x, y), _)| px(x, y)).collect();
     let flags: Vec<f32> = v.iter().flat_map(|&(_, f)| [f, 0.0, 0.0, 1.0]).collect();
     bind_vec4_streams(e, &[(&pos, 0), (&flags, 0)])?;
+    if which == Flagged::TrianglesIndirect {
+        // One command: 9 vertices from 0, one instance.
+        let cmd: Vec<u8> = [v.len() as u32, 1, 0, 0]
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        let ind = pipe_core::draw::DrawIndirectInfo {
+            draw_count: 1,
+            buffer: Some(e.buffer_with(&cmd)?),
+            ..Default::default()
+        };
+        let info = DrawInfo {
+            mode: which.mode(),
+            ..DrawInfo::default()
+        };
+        return step(
+            "draw_vbo (indirect)",
+            e.ctx.draw_vbo(&info, 0, Some(&ind), &[]),
+        );
+    }
     // The indexed variant: the triangles in reverse order.
     let idx = [6u16, 7, 8, 3, 4, 5, 0, 1, 2];
     let indexed = which == Flagged::TrianglesIndexed;
@@ -461,8 +492,55 @@ fn draw_mode(e: &mut Env, mode: PrimType, vertices: u32, indices: Option<&[u16]>
     step("draw_vbo", e.ctx.draw_vbo(&info, 0, None, &draws))
 }
 
+/// The edge flag is no varying: a fragment shader input at its location
+/// reads zero (what pipe-vk gives inputs nobody writes), not the flag.
+/// Filled triangles whose flags are 1.0, drawn with a fragment shader
+/// that writes (input at location 5, 1, 0, 1).
+fn edge_flag_not_a_varying(ctx: &mut TestContext) -> R {
+    let (mut e, t, _) = begin(ctx, VS_EDGE_FLAG, PolygonMode::Fill, false, false, false)?;
+    let fs = "shader fragment
+in @e : f32 location=5
+out @color : f32x4 location=0
+fn main {
+  %0 : f32 = load @e
+  %1 : f32 = const 0.0
+  %2 : f32 = const 1.0
+  %3 : f32x4 = vec %0, %2, %1, %2
+  store @color, %3
+}
+";
+    let h = step(
+        "create_fs_state",
+        e.ctx
+            .create_fs_state(&crate::harness::shader(ShaderStage::Fragment, fs)?),
+    )?;
+    step("bind_fs_state", e.ctx.bind_fs_state(Some(h)))?;
+    clear_color(&mut e, [0.0, 0.0, 0.0, 1.0])?;
+    draw_flagged(&mut e, Flagged::Triangles)?;
+    // The rectangle (2, 2)-(12, 12): its inside green, its edges not
+    // checked (which triangle owns them is the rasterizer's rule).
+    check_image(ctx, &mut e, &t, |x, y| {
+        let inside = (3..=11).contains(&x) && (3..=11).contains(&y);
+        let outside = !(2..=12).contains(&x) || !(2..=12).contains(&y);
+        if inside {
+            Some(unorm([0.0, 1.0, 0.0, 1.0]))
+        } else if outside && !(13..=15).contains(&x) {
+            Some(unorm([0.0, 0.0, 0.0, 1.0]))
+        } else {
+            None
+        }
+    })
+}
+test_case!(
+    name = "pipe.draw.polygon_mode.edge_flags.not_a_varying",
+    edge_flag_not_a_varying_run
+);
+fn edge_flag_not_a_varying_run(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(edge_flag_not_a_varying(ctx))
+}
+
 macro_rules! edge_flag_cases {
-    ($($name:literal => ($which:ident, $mode:ident, $first:expr)),+ $(,)?) => {
+    ($($name:literal => ($which:ident, $mode:ident, $first:expr, $stipple:expr)),+ $(,)?) => {
         $(
             const _: () = {
                 fn run(ctx: &mut TestContext) -> Outcome {
@@ -471,6 +549,7 @@ macro_rules! edge_flag_cases {
                         Flagged::$which,
                         PolygonMode::$mode,
                         $first,
+                        $stipple,
                     ))
                 }
                 test_case!(name = concat!("pipe.draw.polygon_mode.edge_flags.", $name), run);
@@ -480,15 +559,20 @@ macro_rules! edge_flag_cases {
 }
 
 edge_flag_cases! {
-    "triangles.line" => (Triangles, Line, false),
-    "triangles.line_indexed" => (TrianglesIndexed, Line, true),
-    "triangles.point" => (Triangles, Point, false),
-    "quads.line" => (Quads, Line, false),
-    "quads.line_first" => (Quads, Line, true),
-    "quads.point" => (Quads, Point, false),
-    "quads.point_first" => (Quads, Point, true),
-    "polygon.line" => (Polygon, Line, false),
-    "polygon.point" => (Polygon, Point, true),
-    "quad_strip.line_ignored" => (QuadStrip, Line, false),
-    "triangle_strip.line_ignored" => (TriangleStrip, Line, false),
+    "triangles.line" => (Triangles, Line, false, false),
+    "triangles.line_indexed" => (TrianglesIndexed, Line, true, false),
+    "triangles.line_indirect" => (TrianglesIndirect, Line, false, false),
+    "triangles.line_stipple_emulated" => (Triangles, Line, false, true),
+    "triangles.point" => (Triangles, Point, false, false),
+    "triangles.point_first" => (Triangles, Point, true, false),
+    "quads.line" => (Quads, Line, false, false),
+    "quads.line_first" => (Quads, Line, true, false),
+    "quads.line_stipple_emulated" => (Quads, Line, false, true),
+    "quads.point" => (Quads, Point, false, false),
+    "quads.point_first" => (Quads, Point, true, false),
+    "polygon.line" => (Polygon, Line, false, false),
+    "polygon.line_first" => (Polygon, Line, true, false),
+    "polygon.point" => (Polygon, Point, true, false),
+    "quad_strip.line_ignored" => (QuadStrip, Line, false, false),
+    "triangle_strip.line_ignored" => (TriangleStrip, Line, false, false),
 }

@@ -1347,8 +1347,7 @@ impl Fuzz {
             self.log
                 .ok("bind_tes_state(none)", self.e.ctx.bind_tes_state(None));
         }
-        let mode;
-        if gs {
+        let mode = if gs {
             let r = &mut self.rng;
             let input = match prev_out {
                 Some(o) => o,
@@ -1375,15 +1374,15 @@ impl Fuzz {
             let g = self.shader(ShaderStage::Geometry, &gs_text(&gc), None)?;
             self.log
                 .ok("bind_gs_state", self.e.ctx.bind_gs_state(Some(g)));
-            mode = if tess {
+            if tess {
                 PrimType::Patches
             } else {
                 self.rng.pick(input.modes())
-            };
+            }
         } else {
             self.log
                 .ok("bind_gs_state(none)", self.e.ctx.bind_gs_state(None));
-            mode = if tess {
+            if tess {
                 PrimType::Patches
             } else {
                 let adj = gs_ok;
@@ -1405,8 +1404,8 @@ impl Fuzz {
                 ];
                 let n = if adj { all.len() } else { all.len() - 4 };
                 self.rng.pick(&all[..n])
-            };
-        }
+            }
+        };
         Some(Pipeline {
             mode,
             patch_vertices,

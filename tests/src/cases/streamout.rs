@@ -729,24 +729,10 @@ fn restart_and_offsets(ctx: &mut TestContext) -> R {
     draw(&mut e, PrimType::Points, 4)?;
     // Queried while capture is active (no state change since): the
     // readback waits for the GPU and says so.
-    let log: Arc<std::sync::Mutex<Vec<String>>> = Arc::default();
-    let sink = log.clone();
-    let cb: DebugCallback = Arc::new(move |m: &DebugMessage| {
-        if let Ok(mut l) = sink.lock() {
-            l.push(m.text.clone());
-        }
-    });
-    step("set_debug_callback", e.ctx.set_debug_callback(Some(cb)))?;
+    let log = log_messages(&mut e)?;
     check_eq("offset after 4 vertices", off(&mut e, &t)?, 80)?;
     step("set_debug_callback", e.ctx.set_debug_callback(None))?;
-    let said = log
-        .lock()
-        .map(|l| {
-            l.iter()
-                .any(|m| m.contains("stream_output_target_offset waited"))
-        })
-        .unwrap_or(false);
-    if !said {
+    if !said(&log, "stream_output_target_offset waited") {
         return Err(Outcome::fail(format!(
             "no message about the counter readback's wait: {:?}",
             log.lock().map(|l| l.clone()).unwrap_or_default()
@@ -781,7 +767,21 @@ case!("pipe.streamout.offsets", restart_and_offsets);
 /// The same target re-bound at offset 3 records draws only the first
 /// triangle (the offset reaches the counter through a fill).
 fn draw_auto(ctx: &mut TestContext) -> R {
-    let mut e = env(ctx, false)?;
+    draw_auto_on(ctx, false)
+}
+case!("pipe.streamout.draw_auto", draw_auto);
+
+/// [`draw_auto`] with the vertex count read back on the CPU, as on
+/// devices without `transformFeedbackDraw` (`PIPE_VK_DEBUG=no_xfb_draw`).
+fn draw_auto_cpu(ctx: &mut TestContext) -> R {
+    draw_auto_on(ctx, true)
+}
+case!("pipe.streamout.draw_auto_cpu_count", draw_auto_cpu);
+
+fn draw_auto_on(ctx: &mut TestContext, cpu_count: bool) -> R {
+    let mut e = crate::harness::env_with(ctx, |o| o.no_xfb_draw = Some(cpu_count))?;
+    // The CPU count says so (a PerfInfo message); the GPU's does not.
+    let log = log_messages(&mut e)?;
     require_so(&e)?;
     let color = setup(&mut e, true)?;
     bind_fs(&mut e)?;
@@ -829,9 +829,15 @@ fn draw_auto(ctx: &mut TestContext) -> R {
         } else {
             black
         }
-    })
+    })?;
+    if said(&log, "vertex count back on the CPU") != cpu_count {
+        return Err(Outcome::fail(format!(
+            "the count was {} on the CPU",
+            if cpu_count { "not read" } else { "read" }
+        )));
+    }
+    Ok(())
 }
-case!("pipe.streamout.draw_auto", draw_auto);
 
 /// Draw-auto in a topology that needs index rewriting, which takes its
 /// vertex count back to the CPU: 8 captured vertices are the corners of
@@ -923,6 +929,26 @@ fn replay_from(e: &mut Env, b: &Resource) -> R {
 
 fn clear_black(e: &mut Env) -> R {
     crate::cases::draw::clear_color(e, [0.0, 0.0, 0.0, 1.0])
+}
+
+/// Collects the texts of the driver's debug messages from now on.
+fn log_messages(e: &mut Env) -> Result<Arc<std::sync::Mutex<Vec<String>>>, Outcome> {
+    let log: Arc<std::sync::Mutex<Vec<String>>> = Arc::default();
+    let sink = log.clone();
+    let cb: DebugCallback = Arc::new(move |m: &DebugMessage| {
+        if let Ok(mut l) = sink.lock() {
+            l.push(m.text.clone());
+        }
+    });
+    step("set_debug_callback", e.ctx.set_debug_callback(Some(cb)))?;
+    Ok(log)
+}
+
+/// Whether a message of `log` contains `needle`.
+fn said(log: &std::sync::Mutex<Vec<String>>, needle: &str) -> bool {
+    log.lock()
+        .map(|l| l.iter().any(|m| m.contains(needle)))
+        .unwrap_or(false)
 }
 
 fn check_eq(what: &str, got: u32, want: u32) -> R {
@@ -1268,6 +1294,37 @@ fn bad_input_on(e: &mut Env, wrapped: bool) -> R {
             }],
         ),
     )?;
+    // Draw-auto from a target the draw itself captures into, on the GPU
+    // count's path and on the CPU count's (quads).
+    bind_vs(
+        e,
+        with_so(
+            shader(ShaderStage::Vertex, VS_CAP)?,
+            vec![so(1, 0, 4, 0, 0)],
+            [4, 0, 0, 0],
+        ),
+    )?;
+    set_targets(e, &[&t], &[Some(0)])?;
+    draw(e, PrimType::Points, 1)?;
+    let from_t = DrawIndirectInfo {
+        count_from_stream_output: Some(t.clone()),
+        ..Default::default()
+    };
+    for mode in [PrimType::Points, PrimType::Quads] {
+        rejects(
+            w,
+            "while capturing",
+            e.ctx.draw_vbo(
+                &DrawInfo {
+                    mode,
+                    ..DrawInfo::default()
+                },
+                0,
+                Some(&from_t),
+                &[],
+            ),
+        )?;
+    }
     step("unbind", e.ctx.set_stream_output_targets(&[], &[]))?;
     e.finish()
 }
