@@ -872,22 +872,25 @@ impl VkContext {
         };
 
         // 2. Resource accesses (barriers are emitted outside rendering).
-        let velems: Vec<VertexElement> = match self.bound().velems {
-            Some(h) => self.velems_table().get(h)?.clone(),
-            None => Vec::new(),
+        // (Per draw: nothing here allocates for buffer resources.)
+        let used = match self.bound().velems {
+            Some(h) => self
+                .velems_table()
+                .get(h)?
+                .iter()
+                .map(|e| usize::from(e.vertex_buffer_index) + 1)
+                .max()
+                .unwrap_or(0),
+            None => 0,
         };
         let mut vbufs: SmallVec<[(vk::Buffer, u64); 16]> = SmallVec::new();
-        let used = velems
-            .iter()
-            .map(|e| usize::from(e.vertex_buffer_index) + 1)
-            .max()
-            .unwrap_or(0);
-        let bound_vbs = self.bound().vertex_buffers.clone();
         for i in 0..used {
-            let (obj, offset) = match bound_vbs
+            let bound = self
+                .bound()
+                .vertex_buffers
                 .get(i)
-                .and_then(|vb| vb.buffer.clone().map(|b| (b, vb.buffer_offset)))
-            {
+                .and_then(|vb| vb.buffer.clone().map(|b| (b, vb.buffer_offset)));
+            let (obj, offset) = match bound {
                 Some((VertexBufferSource::Resource(r), off)) => {
                     (vk_resource(&r)?.obj(), u64::from(off))
                 }
@@ -964,6 +967,8 @@ impl VkContext {
             self.cb0_window(ShaderStage::Vertex)?,
             self.cb0_window(ShaderStage::Fragment)?,
         ];
+        // The dummy buffer in unbound slots is declared once per draw.
+        let mut dummy_read = false;
         for stage in [
             ShaderStage::Vertex,
             ShaderStage::TessCtrl,
@@ -995,7 +1000,11 @@ impl VkContext {
                     ),
                     None => (self.dummy_buffer()?, 0, 256),
                 };
-                self.use_buffer(&obj, UNIFORM_READ, false);
+                let dummy = self.dummy.as_ref().is_some_and(|d| Arc::ptr_eq(d, &obj));
+                if !(dummy && dummy_read) {
+                    self.use_buffer(&obj, UNIFORM_READ, false);
+                }
+                dummy_read |= dummy;
                 let binding =
                     stage.index() as u32 * spirv_gen::binding::MAX_CONSTANT_BUFFERS + slot;
                 ubo_writes.push((
