@@ -1569,6 +1569,30 @@ fn main {
     assert!(passes::lower(&mut gs, &VariantKey::parse("ubo0_push_offset").unwrap()).is_err());
 }
 
+/// The triangle the polygon-edge geometry shader tests draw.
+const EDGE_TRIANGLE: [[f32; 4]; 3] = [
+    [-0.5, 0.0, 0.3, 1.0],
+    [1.0, 1.0, 0.1, 2.0],
+    [0.25, -0.75, 0.0, 1.0],
+];
+
+/// Sets [`EDGE_TRIANGLE`] as adjacency input of `m` with the index
+/// rewrite's markers for the hidden-edge mask `mask`: adjacency vertex
+/// `2i + 1` on vertex `i` when edge `i` is drawn, on vertex `i + 1` when
+/// it is hidden.
+fn set_edge_markers(m: &mut interp::Machine, mask: u32) {
+    let p = EDGE_TRIANGLE;
+    for i in 0..3 {
+        m.set_f32("in_gl_pos", 2 * i as u32, &p[i]);
+        let a = if mask & (1 << i) != 0 {
+            p[(i + 1) % 3]
+        } else {
+            p[i]
+        };
+        m.set_f32("in_gl_pos", 2 * i as u32 + 1, &a);
+    }
+}
+
 /// `polygon_edges_gs`: triangles with adjacency in, the triangle
 /// (vertices 0, 2, 4) out, and the hidden mask decoded from where the
 /// adjacency vertices sit; the fragment side (`polygon_edges=`) discards
@@ -1586,22 +1610,10 @@ fn polygon_edges() {
     let em = gs.var(gs.find_var(EDGE_MASK_NAME).unwrap());
     assert!(em.is_output() && em.ty == Type::U32);
     assert_eq!(em.io().unwrap().interp, Interp::Flat);
-    let p = [
-        [-0.5f32, 0.0, 0.3, 1.0],
-        [1.0, 1.0, 0.1, 2.0],
-        [0.25, -0.75, 0.0, 1.0],
-    ];
+    let p = EDGE_TRIANGLE;
     for mask in 0u32..8 {
         let mut m = interp::Machine::new(&gs);
-        for i in 0..3 {
-            m.set_f32("in_gl_pos", 2 * i as u32, &p[i]);
-            let a = if mask & (1 << i) != 0 {
-                p[(i + 1) % 3]
-            } else {
-                p[i]
-            };
-            m.set_f32("in_gl_pos", 2 * i as u32 + 1, &a);
-        }
+        set_edge_markers(&mut m, mask);
         m.run();
         let emitted: Vec<_> = m.emitted.iter().flatten().collect();
         assert_eq!(emitted.len(), 3);
@@ -1700,22 +1712,12 @@ fn main {
             v.name
         );
     }
-    let p = [
-        [-0.5f32, 0.0, 0.3, 1.0],
-        [1.0, 1.0, 0.1, 2.0],
-        [0.25, -0.75, 0.0, 1.0],
-    ];
+    let p = EDGE_TRIANGLE;
     for markers in 0u32..8 {
         for flags in 0u32..8 {
             let mut m = interp::Machine::new(&gs);
+            set_edge_markers(&mut m, markers);
             for i in 0..3 {
-                m.set_f32("in_gl_pos", 2 * i as u32, &p[i]);
-                let a = if markers & (1 << i) != 0 {
-                    p[(i + 1) % 3]
-                } else {
-                    p[i]
-                };
-                m.set_f32("in_gl_pos", 2 * i as u32 + 1, &a);
                 // Flag values GL's frontends pass: 0.0 or 1.0 (and -0.0,
                 // also false).
                 let f = match (flags & (1 << i) != 0, i) {
