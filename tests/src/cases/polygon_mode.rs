@@ -539,6 +539,65 @@ fn edge_flag_not_a_varying_run(ctx: &mut TestContext) -> Outcome {
     Outcome::from_result(edge_flag_not_a_varying(ctx))
 }
 
+/// Where edge flags cannot be applied they are ignored (every edge is
+/// drawn) and the debug callback gets a `Fallback` message saying so:
+/// here because the fragment shader reads the location the hidden-edge
+/// mask would take (`spirv_gen::binding::EDGE_MASK_LOCATION`, 28).
+fn edge_flags_not_applied(ctx: &mut TestContext) -> R {
+    use pipe_core::state::{DebugMessage, DebugType};
+    let (mut e, t, color) = begin(ctx, VS_EDGE_FLAG, PolygonMode::Line, false, false, false)?;
+    let fs = "shader fragment
+in @m : f32x4 location=28
+out @color : f32x4 location=0
+fn main {
+  %0 : f32x4 = load @m
+  %1 : f32x4 = const 1.0, 0.5, 0.25, 1.0
+  %2 : f32x4 = fadd %0, %1
+  store @color, %2
+}
+";
+    let h = step(
+        "create_fs_state",
+        e.ctx
+            .create_fs_state(&crate::harness::shader(ShaderStage::Fragment, fs)?),
+    )?;
+    step("bind_fs_state", e.ctx.bind_fs_state(Some(h)))?;
+    let log: std::sync::Arc<std::sync::Mutex<Vec<DebugMessage>>> = Default::default();
+    let sink = log.clone();
+    step(
+        "set_debug_callback",
+        e.ctx
+            .set_debug_callback(Some(std::sync::Arc::new(move |m: &DebugMessage| {
+                if let Ok(mut l) = sink.lock() {
+                    l.push(m.clone());
+                }
+            }))),
+    )?;
+    draw_flagged(&mut e, Flagged::Triangles)?;
+    step("remove callback", e.ctx.set_debug_callback(None))?;
+    let msgs = log.lock().map(|l| l.clone()).unwrap_or_default();
+    if !msgs
+        .iter()
+        .any(|m| m.kind == DebugType::Fallback && m.text.contains("edge flags"))
+    {
+        return Err(Outcome::fail(format!("no Fallback message: {msgs:?}")));
+    }
+    // The flagged-off diagonal (12, 2)-(2, 12) is drawn: its middle pixel,
+    // and the all-off triangle's vertex pixels.
+    check_image(ctx, &mut e, &t, |x, y| {
+        [(7, 7), (13, 14), (15, 14), (14, 15)]
+            .contains(&(x, y))
+            .then(|| unorm(color))
+    })
+}
+test_case!(
+    name = "pipe.draw.polygon_mode.edge_flags.not_applied",
+    edge_flags_not_applied_run
+);
+fn edge_flags_not_applied_run(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(edge_flags_not_applied(ctx))
+}
+
 macro_rules! edge_flag_cases {
     ($($name:literal => ($which:ident, $mode:ident, $first:expr, $stipple:expr)),+ $(,)?) => {
         $(
