@@ -221,26 +221,30 @@ fn begin(
     Ok((e, t, color))
 }
 
+/// Registers `$run(ctx, $kind::$which, PolygonMode::$mode, first,
+/// stipple)` as case `$prefix$name`, for each entry.
 macro_rules! cases {
-    ($($name:literal => ($shape:ident, $mode:ident, $first:expr, $stipple:expr)),+ $(,)?) => {
+    ($run:ident, $kind:ident, $prefix:literal:
+     $($name:literal => ($which:ident, $mode:ident, $first:expr, $stipple:expr)),+ $(,)?) => {
         $(
             const _: () = {
                 fn run(ctx: &mut TestContext) -> Outcome {
-                    Outcome::from_result(case(
+                    Outcome::from_result($run(
                         ctx,
-                        Shape::$shape,
+                        $kind::$which,
                         PolygonMode::$mode,
                         $first,
                         $stipple,
                     ))
                 }
-                test_case!(name = concat!("pipe.draw.polygon_mode.", $name), run);
+                test_case!(name = concat!($prefix, $name), run);
             };
         )+
     };
 }
 
 cases! {
+    case, Shape, "pipe.draw.polygon_mode.":
     "quads.line" => (Quads, Line, false, false),
     "quads.line_first" => (Quads, Line, true, false),
     "quads.line_indexed_restart" => (QuadsIndexed, Line, false, false),
@@ -598,26 +602,8 @@ fn edge_flags_not_applied_run(ctx: &mut TestContext) -> Outcome {
     Outcome::from_result(edge_flags_not_applied(ctx))
 }
 
-macro_rules! edge_flag_cases {
-    ($($name:literal => ($which:ident, $mode:ident, $first:expr, $stipple:expr)),+ $(,)?) => {
-        $(
-            const _: () = {
-                fn run(ctx: &mut TestContext) -> Outcome {
-                    Outcome::from_result(edge_flags(
-                        ctx,
-                        Flagged::$which,
-                        PolygonMode::$mode,
-                        $first,
-                        $stipple,
-                    ))
-                }
-                test_case!(name = concat!("pipe.draw.polygon_mode.edge_flags.", $name), run);
-            };
-        )+
-    };
-}
-
-edge_flag_cases! {
+cases! {
+    edge_flags, Flagged, "pipe.draw.polygon_mode.edge_flags.":
     "triangles.line" => (Triangles, Line, false, false),
     "triangles.line_indexed" => (TrianglesIndexed, Line, true, false),
     "triangles.line_indirect" => (TrianglesIndirect, Line, false, false),
