@@ -2328,19 +2328,6 @@ impl VkContext {
         }
         let vs_state = self.shader_table().get(vs.cso)?.clone();
         crate::shader::check_draw_bindings(&vs_state, UBO_SLOTS)?;
-        if !vs_key.vertex_fixups.is_empty()
-            && matches!(vs_state.code, pipe_core::shader::ShaderCode::SpirV { .. })
-        {
-            return Err(PipeError::unsupported(format!(
-                "draw_vbo: vertex elements {:?} need a vertex fetch fix-up in the shader, which \
-                 a SPIR-V passthrough vertex shader cannot get",
-                vs_key
-                    .vertex_fixups
-                    .iter()
-                    .map(|f| f.location)
-                    .collect::<Vec<_>>()
-            )));
-        }
         check_64bit_inputs(&vs_state, &vs_key.vertex_fixups)?;
         if let Some(h) = fs {
             crate::shader::check_draw_bindings(self.shader_table().get(h.cso)?, UBO_SLOTS)?;

@@ -5,7 +5,9 @@
 //! spirv-gen [`VariantKey`] pipe-vk fills from bound state (GL lowerings).
 //! IR is validated when the CSO is created, so a bad shader is an
 //! `InvalidArgument` at `create_*_state`, not at draw time. The emitter's
-//! target follows the device's API version.
+//! target follows the device's API version. SPIR-V passthrough shaders are
+//! used as given, except that a vertex shader gets its vertex fetch
+//! fix-ups patched in (`spirv_gen::patch`).
 
 use hashbrown::HashMap;
 use std::sync::Arc;
@@ -353,7 +355,15 @@ pub fn compile(
     target: spirv_gen::emit::Target,
 ) -> PipeResult<Arc<[u32]>> {
     match &state.code {
-        ShaderCode::SpirV { words, .. } => Ok(words.clone()),
+        ShaderCode::SpirV { words, entry_point } => {
+            if key.vertex_fixups.is_empty() || state.stage != ShaderStage::Vertex {
+                return Ok(words.clone());
+            }
+            // The frontend's own SPIR-V gets the fetch fix-ups patched in.
+            spirv_gen::patch::vertex_fixups(words, entry_point, &key.vertex_fixups)
+                .map(Into::into)
+                .map_err(|e| PipeError::unsupported(format!("shader variant: {e}")))
+        }
         ShaderCode::Ir(any) => {
             let ir = any
                 .downcast_ref::<Ir>()

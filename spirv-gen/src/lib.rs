@@ -13,6 +13,9 @@
 //! 4. [`emit::emit`] writes SPIR-V words for a [`emit::Target`]
 //!    (Vulkan 1.1 / SPIR-V 1.3 by default, up to Vulkan 1.3 / SPIR-V 1.6).
 //!
+//! A frontend's own SPIR-V (ARB_gl_spirv) skips steps 1 to 3; what its
+//! variants need is patched into the words by [`patch`].
+//!
 //! Gallium slots map to Vulkan descriptor sets and bindings as documented
 //! in [`binding`], with the driver's push constant block and driver
 //! constant buffer.
@@ -23,6 +26,7 @@ pub mod emit;
 pub mod error;
 pub mod ir;
 pub mod passes;
+pub mod patch;
 pub mod text;
 pub mod validate;
 

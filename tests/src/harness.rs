@@ -524,6 +524,27 @@ pub fn shader(stage: ShaderStage, src: &str) -> Result<ShaderState, Outcome> {
     })
 }
 
+/// The IR shader `src`, emitted by spirv-gen for `target`, as a SPIR-V
+/// passthrough shader (ARB_gl_spirv): what pipe-vk gets from a frontend
+/// that compiles its own SPIR-V.
+pub fn spirv_shader(
+    stage: ShaderStage,
+    src: &str,
+    target: spirv_gen::emit::Target,
+) -> Result<ShaderState, Outcome> {
+    let ir = spirv_gen::text::parse(src).map_err(|e| Outcome::fail(format!("test shader: {e}")))?;
+    let words =
+        spirv_gen::emit::emit(&ir, target).map_err(|e| Outcome::fail(format!("emit: {e}")))?;
+    Ok(ShaderState {
+        stage,
+        code: ShaderCode::SpirV {
+            words: Arc::from(words),
+            entry_point: "main".into(),
+        },
+        stream_output: StreamOutputInfo::default(),
+    })
+}
+
 /// Little-endian bytes of floats.
 pub fn f32s(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|f| f.to_le_bytes()).collect()

@@ -461,7 +461,9 @@ fn dual_case(name: &str) -> Option<DualCase> {
     })
 }
 
-fn dual_slot(ctx: &mut TestContext, name: &str) -> R {
+/// `spirv`: the vertex shader as SPIR-V passthrough (spirv-gen's
+/// SPIR-V 1.6), which pipe-vk patches for the split 64-bit fetch.
+fn dual_slot(ctx: &mut TestContext, name: &str, spirv: bool) -> R {
     let c = dual_case(name).ok_or_else(|| Outcome::fail(format!("no case {name}")))?;
     let mut e = env_with(ctx, |_| {})?;
     let caps = *e.screen.caps().stage(ShaderStage::Vertex);
@@ -486,11 +488,16 @@ fn dual_slot(ctx: &mut TestContext, name: &str) -> R {
     set_framebuffer(&mut e, W as u16, W as u16, surfaces, None)?;
     set_full_viewport(&mut e, W, W)?;
     bind_rasterizer(&mut e, |_| {})?;
-    let v = step(
-        "vs",
-        e.ctx
-            .create_vs_state(&shader(ShaderStage::Vertex, &dual_vs(&c))?),
-    )?;
+    let vs = if spirv {
+        crate::harness::spirv_shader(
+            ShaderStage::Vertex,
+            &dual_vs(&c),
+            spirv_gen::emit::Target::Vulkan1_3,
+        )?
+    } else {
+        shader(ShaderStage::Vertex, &dual_vs(&c))?
+    };
+    let v = step("vs", e.ctx.create_vs_state(&vs))?;
     let f = step(
         "fs",
         e.ctx
@@ -572,9 +579,13 @@ macro_rules! dual_slot_cases {
     ($($name:literal),+ $(,)?) => {$(
         const _: () = {
             fn run(ctx: &mut TestContext) -> Outcome {
-                Outcome::from_result(dual_slot(ctx, $name))
+                Outcome::from_result(dual_slot(ctx, $name, false))
+            }
+            fn spirv(ctx: &mut TestContext) -> Outcome {
+                Outcome::from_result(dual_slot(ctx, $name, true))
             }
             test_case!(name = concat!("pipe.draw.vertex_format.dual_slot.", $name), run);
+            test_case!(name = concat!("pipe.draw.vertex_format.dual_slot.", $name, ".spirv"), spirv);
         };
     )+};
 }

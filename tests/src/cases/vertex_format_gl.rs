@@ -5,7 +5,12 @@
 //! float, the packed 10/10/10/2 formats in both component orders, BGRA
 //! and 10F/11F/11F. `.native` lets the device fetch what it can; `.fixup`
 //! forces pipe-vk's shader fix-up wherever one exists
-//! (`PIPE_VK_DEBUG=vertex_fixups`).
+//! (`PIPE_VK_DEBUG=vertex_fixups`). `.spirv` forces them too, with the
+//! vertex shader given as SPIR-V (ARB_gl_spirv passthrough), which pipe-vk
+//! patches (`spirv_gen::patch`): spirv-gen's own SPIR-V for the shader
+//! below (SPIR-V 1.3 and 1.6 in turn), and for float inputs also a
+//! glslang-style module (`vertex_format_spirv.spvasm`: access chains, two
+//! inputs sharing the location, a helper function; SPIR-V 1.0).
 //!
 //! Each format gets one attribute whose components hold edge values
 //! (the largest and smallest of the type, -1, 1, ...); the expected
@@ -14,11 +19,15 @@
 //! the vertex shader reads (written to an RGBA32F target by
 //! `vertex_format::attrib_draw`).
 
+use std::sync::Arc;
+
+use pipe_core::shader::{ShaderCode, ShaderState, StreamOutputInfo};
 use pipe_core::state::ShaderStage;
 use pipe_core::Format;
+use spirv_gen::emit::Target;
 
 use super::vertex_format::attrib_draw;
-use crate::harness::{env_with, shader};
+use crate::harness::{env_with, shader, spirv_shader};
 use crate::{test_case, Outcome, TestContext};
 
 type R = Result<(), Outcome>;
@@ -264,17 +273,60 @@ fn main {{
     )
 }
 
-fn gl_type(ctx: &mut TestContext, ty: &str, fixups: bool) -> R {
+/// How a case gives its vertex shader.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Mode {
+    /// spirv-gen IR, the device fetching what it can.
+    Native,
+    /// spirv-gen IR, fix-ups forced.
+    Fixup,
+    /// SPIR-V passthrough, fix-ups forced.
+    SpirV,
+}
+
+/// The glslang-style vertex shader (`vertex_format_spirv.spvasm`,
+/// assembled; a spirv-gen test keeps the two equal).
+fn glslang_vs() -> ShaderState {
+    let words: Vec<u32> = include_bytes!("vertex_format_spirv.spv")
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    spirv_state(words)
+}
+
+fn spirv_state(words: Vec<u32>) -> ShaderState {
+    ShaderState {
+        stage: ShaderStage::Vertex,
+        code: ShaderCode::SpirV {
+            words: Arc::from(words),
+            entry_point: "main".into(),
+        },
+        stream_output: StreamOutputInfo::default(),
+    }
+}
+
+fn gl_type(ctx: &mut TestContext, ty: &str, mode: Mode) -> R {
     let attrs = formats_of(ty);
     if attrs.is_empty() {
         return Err(Outcome::fail(format!("no formats for {ty}")));
     }
-    let mut e = env_with(ctx, |o| o.vertex_fixups = Some(fixups))?;
-    for a in attrs {
-        let v = shader(ShaderStage::Vertex, &vs(a.input))?;
-        attrib_draw(&mut e, v, a.format, &a.bytes, a.want, false).map_err(|o| {
-            Outcome::fail(format!("{} (fix-ups forced: {fixups}): {o:?}", a.format))
-        })?;
+    let mut e = env_with(ctx, |o| o.vertex_fixups = Some(mode != Mode::Native))?;
+    for (k, a) in attrs.into_iter().enumerate() {
+        let mut shaders = vec![("IR", shader(ShaderStage::Vertex, &vs(a.input))?)];
+        if mode == Mode::SpirV {
+            let target = [Target::Vulkan1_1, Target::Vulkan1_3][k % 2];
+            shaders = vec![(
+                "spirv-gen SPIR-V",
+                spirv_shader(ShaderStage::Vertex, &vs(a.input), target)?,
+            )];
+            if a.input == "f32x4" {
+                shaders.push(("glslang-style SPIR-V", glslang_vs()));
+            }
+        }
+        for (what, v) in shaders {
+            attrib_draw(&mut e, v, a.format, &a.bytes, a.want, false)
+                .map_err(|o| Outcome::fail(format!("{} ({mode:?}, {what}): {o:?}", a.format)))?;
+        }
     }
     Ok(())
 }
@@ -283,13 +335,17 @@ macro_rules! gl_types {
     ($($name:literal),+ $(,)?) => {$(
         const _: () = {
             fn native(ctx: &mut TestContext) -> Outcome {
-                Outcome::from_result(gl_type(ctx, $name, false))
+                Outcome::from_result(gl_type(ctx, $name, Mode::Native))
             }
             fn fixup(ctx: &mut TestContext) -> Outcome {
-                Outcome::from_result(gl_type(ctx, $name, true))
+                Outcome::from_result(gl_type(ctx, $name, Mode::Fixup))
+            }
+            fn spirv(ctx: &mut TestContext) -> Outcome {
+                Outcome::from_result(gl_type(ctx, $name, Mode::SpirV))
             }
             test_case!(name = concat!("pipe.draw.vertex_format.gl.", $name, ".native"), native);
             test_case!(name = concat!("pipe.draw.vertex_format.gl.", $name, ".fixup"), fixup);
+            test_case!(name = concat!("pipe.draw.vertex_format.gl.", $name, ".spirv"), spirv);
         };
     )+};
 }

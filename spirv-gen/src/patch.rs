@@ -1,0 +1,907 @@
+//! Patching a frontend's own SPIR-V (ARB_gl_spirv passthrough) for state
+//! that the IR path handles with a lowering pass.
+//!
+//! A SPIR-V passthrough shader is taken as its words; what a variant must
+//! change in it is rewritten here on rspirv's data representation
+//! (`rspirv::dr`), the way Mesa changes such a shader in NIR after
+//! `spirv_to_nir`. So far that is the vertex fetch fix-ups
+//! ([`vertex_fixups`]), with the same conversions as the IR's
+//! [`crate::passes::gl::lower_vertex_fixups`].
+//!
+//! The rewrite keeps the shader's own code intact: each input variable at
+//! a fixed-up location becomes a `Private` variable of the same type, a
+//! new `Input` variable takes its location in the type the device
+//! fetches, and code at the start of the entry point converts that input
+//! and stores it into the private variables. Access chains into the old
+//! input are retyped to `Private` pointers; any other use of it as a
+//! pointer (a function argument, say) is refused with an [`Error`], as is
+//! an input a fix-up cannot convert (not 32-bit float, an array or a
+//! matrix). Types are found or added through rspirv's `Builder`, which
+//! declares each non-aggregate type once.
+
+use rspirv::binary::Assemble;
+use rspirv::dr::{self, Builder, Instruction, Operand};
+use rspirv::spirv::{Capability, Decoration, ExecutionModel, Op, StorageClass, Word};
+use std::collections::{HashMap, HashSet};
+
+use crate::passes::{FetchFixup, VertexFixup};
+use crate::{Error, Result};
+
+/// GLSL.std.450's FMax.
+const GLSL_FMAX: u32 = 40;
+
+/// A scalar or vector type of the module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Num {
+    /// `OpTypeFloat` (else an integer type).
+    float: bool,
+    signed: bool,
+    bits: u32,
+    comps: u32,
+}
+
+/// An input variable at a fixed-up location.
+struct Input {
+    var: Word,
+    /// The pointee type.
+    ty: Word,
+    num: Num,
+    component: u32,
+}
+
+/// Applies vertex fetch `fixups` to the vertex shader `entry` of a SPIR-V
+/// module, returning the new words. Locations no input reads are left
+/// alone, as in the IR.
+pub fn vertex_fixups(words: &[u32], entry: &str, fixups: &[FetchFixup]) -> Result<Vec<u32>> {
+    if fixups.is_empty() {
+        return Ok(words.to_vec());
+    }
+    let module = dr::load_words(words).map_err(|e| {
+        Error::new(format!(
+            "SPIR-V vertex fix-up: cannot parse the module: {e}"
+        ))
+    })?;
+    let mut p = Patcher::new(module, entry)?;
+    for f in fixups {
+        p.fixup(f)?;
+    }
+    p.finish()
+}
+
+struct Patcher {
+    b: Builder,
+    /// Index of the entry point in `entry_points`.
+    entry: usize,
+    entry_fn: Word,
+    /// SPIR-V 1.4 and later list every global the entry point uses in its
+    /// interface, `Private` ones included.
+    private_in_interface: bool,
+    /// Decorations by target: (decoration, its literal, if one).
+    decorations: HashMap<Word, Vec<(Decoration, Option<u32>)>>,
+    /// Code to insert at the start of the entry point.
+    code: Vec<Instruction>,
+    glsl: Option<Word>,
+    /// Inputs already rewritten (each location once).
+    done: HashSet<u32>,
+}
+
+fn literal(op: &Operand) -> Option<u32> {
+    match op {
+        Operand::LiteralBit32(v) => Some(*v),
+        _ => None,
+    }
+}
+
+impl Patcher {
+    fn new(module: dr::Module, entry: &str) -> Result<Patcher> {
+        let version = module
+            .header
+            .as_ref()
+            .map(|h| h.version())
+            .ok_or_else(|| Error::new("SPIR-V vertex fix-up: the module has no header"))?;
+        let (index, entry_fn) = module
+            .entry_points
+            .iter()
+            .enumerate()
+            .find_map(|(i, ep)| match ep.operands.as_slice() {
+                [Operand::ExecutionModel(ExecutionModel::Vertex), Operand::IdRef(f), Operand::LiteralString(name), ..]
+                    if name == entry =>
+                {
+                    Some((i, *f))
+                }
+                _ => None,
+            })
+            .ok_or_else(|| {
+                Error::new(format!(
+                    "SPIR-V vertex fix-up: the module has no vertex entry point \"{entry}\""
+                ))
+            })?;
+        let mut decorations: HashMap<Word, Vec<(Decoration, Option<u32>)>> = HashMap::new();
+        for a in &module.annotations {
+            if a.class.opcode != Op::Decorate {
+                continue;
+            }
+            if let [Operand::IdRef(t), Operand::Decoration(d), rest @ ..] = a.operands.as_slice() {
+                decorations
+                    .entry(*t)
+                    .or_default()
+                    .push((*d, rest.first().and_then(literal)));
+            }
+        }
+        let glsl = module.ext_inst_imports.iter().find_map(|i| {
+            matches!(i.operands.first(), Some(Operand::LiteralString(s)) if s == "GLSL.std.450")
+                .then_some(i.result_id)
+                .flatten()
+        });
+        Ok(Patcher {
+            b: Builder::new_from_module(module),
+            entry: index,
+            entry_fn,
+            private_in_interface: version >= (1, 4),
+            decorations,
+            code: Vec::new(),
+            glsl,
+            done: HashSet::new(),
+        })
+    }
+
+    fn module(&self) -> &dr::Module {
+        self.b.module_ref()
+    }
+
+    fn decoration(&self, id: Word, d: Decoration) -> Option<Option<u32>> {
+        self.decorations
+            .get(&id)?
+            .iter()
+            .find(|(x, _)| *x == d)
+            .map(|&(_, v)| v)
+    }
+
+    /// The definition of `id` among the types, constants and globals.
+    fn global(&self, id: Word) -> Option<&Instruction> {
+        self.module()
+            .types_global_values
+            .iter()
+            .find(|i| i.result_id == Some(id))
+    }
+
+    /// `ty` as a scalar or vector type.
+    fn num(&self, ty: Word) -> Option<Num> {
+        let i = self.global(ty)?;
+        match (i.class.opcode, i.operands.as_slice()) {
+            (Op::TypeFloat, [Operand::LiteralBit32(bits), ..]) => Some(Num {
+                float: true,
+                signed: true,
+                bits: *bits,
+                comps: 1,
+            }),
+            (Op::TypeInt, [Operand::LiteralBit32(bits), Operand::LiteralBit32(s)]) => Some(Num {
+                float: false,
+                signed: *s != 0,
+                bits: *bits,
+                comps: 1,
+            }),
+            (Op::TypeVector, [Operand::IdRef(c), Operand::LiteralBit32(n)]) => {
+                let c = self.num(*c)?;
+                (c.comps == 1).then_some(Num { comps: *n, ..c })
+            }
+            _ => None,
+        }
+    }
+
+    /// The locations a variable of type `ty` takes.
+    fn locations(&self, ty: Word) -> u32 {
+        let Some(i) = self.global(ty) else { return 1 };
+        match (i.class.opcode, i.operands.as_slice()) {
+            (Op::TypeArray, [Operand::IdRef(e), Operand::IdRef(len)]) => {
+                let n = self
+                    .global(*len)
+                    .and_then(|c| c.operands.first().and_then(literal))
+                    .unwrap_or(1);
+                n.saturating_mul(self.locations(*e))
+            }
+            (Op::TypeMatrix, [Operand::IdRef(col), Operand::LiteralBit32(n)]) => {
+                n.saturating_mul(self.locations(*col))
+            }
+            _ => match self.num(ty) {
+                Some(n) if n.bits == 64 && n.comps > 2 => 2,
+                _ => 1,
+            },
+        }
+    }
+
+    /// The entry point's interface variables.
+    fn interface(&self) -> Vec<Word> {
+        self.module().entry_points[self.entry].operands[3..]
+            .iter()
+            .filter_map(|o| match o {
+                Operand::IdRef(id) => Some(*id),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The entry point's `Input` variables with a location: (variable,
+    /// pointee type, location).
+    fn located_inputs(&self) -> Vec<(Word, Word, u32)> {
+        let iface = self.interface();
+        self.module()
+            .types_global_values
+            .iter()
+            .filter(|i| {
+                i.class.opcode == Op::Variable
+                    && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Input))
+                    && i.result_id.is_some_and(|id| iface.contains(&id))
+            })
+            .filter_map(|i| {
+                let var = i.result_id?;
+                let loc = self.decoration(var, Decoration::Location)??;
+                let ptr = self.global(i.result_type?)?;
+                let ty = match ptr.operands.as_slice() {
+                    [_, Operand::IdRef(t)] => *t,
+                    _ => return None,
+                };
+                Some((var, ty, loc))
+            })
+            .collect()
+    }
+
+    /// The inputs at `loc`; an error if an input taking several
+    /// locations covers it.
+    fn inputs_at(&self, loc: u32) -> Result<Vec<Input>> {
+        let mut out = Vec::new();
+        for (var, ty, at) in self.located_inputs() {
+            let n = self.locations(ty);
+            if at == loc {
+                let num = self.num(ty).ok_or_else(|| {
+                    Error::new(format!(
+                        "SPIR-V vertex fix-up: the input %{var} at location {loc} is an array, \
+                         matrix or struct, which a fetch fix-up cannot convert"
+                    ))
+                })?;
+                let component = self.decoration(var, Decoration::Component).flatten();
+                out.push(Input {
+                    var,
+                    ty,
+                    num,
+                    component: component.unwrap_or(0),
+                });
+            } else if at < loc && loc - at < n {
+                return Err(Error::new(format!(
+                    "SPIR-V vertex fix-up: location {loc} is inside the input %{var} (locations \
+                     {at} to {}), which a fetch fix-up cannot convert",
+                    at + n - 1
+                )));
+            }
+        }
+        Ok(out)
+    }
+
+    fn fixup(&mut self, f: &FetchFixup) -> Result<()> {
+        let loc = f.location;
+        let inputs = self.inputs_at(loc)?;
+        if inputs.is_empty() {
+            return Ok(());
+        }
+        if !self.done.insert(loc) {
+            return Err(Error::new(format!(
+                "SPIR-V vertex fix-up: two fix-ups for location {loc}"
+            )));
+        }
+        if f.fixup == VertexFixup::Split64 {
+            return self.split64(f, &inputs);
+        }
+        for i in &inputs {
+            if i.component + i.num.comps > 4 {
+                return Err(Error::new(format!(
+                    "SPIR-V vertex fix-up: the input %{} at location {loc} reaches past \
+                     component 3",
+                    i.var
+                )));
+            }
+            if !i.num.float || i.num.bits != 32 {
+                return Err(Error::new(format!(
+                    "SPIR-V vertex fix-up: the input %{} at location {loc} must be 32-bit float \
+                     for {}",
+                    i.var,
+                    f.fixup.name()
+                )));
+            }
+        }
+        let width = inputs
+            .iter()
+            .map(|i| i.component + i.num.comps)
+            .max()
+            .unwrap_or(4)
+            .min(4);
+        let have = if f.comps == 0 {
+            width
+        } else {
+            u32::from(f.comps).min(width)
+        };
+        use VertexFixup as V;
+        let signed = matches!(
+            f.fixup,
+            V::Sscaled
+                | V::Snorm32
+                | V::Fixed32
+                | V::A2b10g10r10Snorm
+                | V::A2b10g10r10Sscaled
+                | V::A2r10g10b10Snorm
+                | V::A2r10g10b10Sscaled
+        );
+        let raw_num = match f.fixup {
+            V::SwapRb => Num::float(32, 4),
+            V::Uscaled | V::Unorm32 => Num::int(false, 32, have),
+            V::Sscaled | V::Snorm32 | V::Fixed32 => Num::int(true, 32, have),
+            V::Double => Num::int(false, 32, 2 * have.min(2)),
+            _ => Num::int(false, 32, 1),
+        };
+        let ignore: Vec<Word> = inputs.iter().map(|i| i.var).collect();
+        let raw = self.add_input(raw_num, loc, &ignore)?;
+        let hi = if f.fixup == V::Double && have > 2 {
+            let at = f.upper.ok_or_else(|| {
+                Error::new(format!(
+                    "SPIR-V vertex fix-up double: location {loc} has {have} components and no \
+                     upper location"
+                ))
+            })?;
+            Some(self.add_input(Num::int(false, 32, 2 * (have - 2)), at, &ignore)?)
+        } else {
+            None
+        };
+        let x = self.load(raw_num, raw);
+        let hi = hi.map(|h| {
+            let n = Num::int(false, 32, 2 * (have - 2));
+            (self.load(n, h), n)
+        });
+        if f.fixup == V::Double {
+            self.capability(Capability::Float64);
+        }
+        let f32t = Num::float(32, 1);
+        let mut comps = Vec::with_capacity(4);
+        for i in 0..width {
+            let c = if i >= have {
+                self.konst(f32t, u64::from(if i == 3 { 1.0f32 } else { 0.0 }.to_bits()))
+            } else {
+                self.convert(f.fixup, signed, (x, raw_num), hi, i)
+            };
+            comps.push(c);
+        }
+        for i in &inputs {
+            let mine = &comps[i.component as usize..(i.component + i.num.comps) as usize];
+            let v = self.construct(i.ty, i.num, mine);
+            self.replace_input(i.var, i.ty, v)?;
+        }
+        Ok(())
+    }
+
+    /// [`VertexFixup::Split64`]: the 64-bit input becomes 32-bit unsigned
+    /// pairs, as `passes::gl` does it for the IR.
+    fn split64(&mut self, f: &FetchFixup, inputs: &[Input]) -> Result<()> {
+        let loc = f.location;
+        let [i] = inputs else {
+            return Err(Error::new(format!(
+                "SPIR-V vertex fix-up split64: location {loc} holds {} inputs; a 64-bit one \
+                 takes it whole",
+                inputs.len()
+            )));
+        };
+        let n = i.num;
+        if n.bits != 64 {
+            return Err(Error::new(format!(
+                "SPIR-V vertex fix-up split64: the input %{} at location {loc} must be 64-bit",
+                i.var
+            )));
+        }
+        if n.comps > 2 && f.comps != 0 && f.upper.is_none() {
+            return Err(Error::new(format!(
+                "SPIR-V vertex fix-up split64: the input %{} at location {loc} takes two \
+                 locations, and its element one (not dual_slot)",
+                i.var
+            )));
+        }
+        let have = if f.comps == 0 {
+            n.comps
+        } else {
+            u32::from(f.comps).min(n.comps)
+        };
+        let lo_num = Num::int(false, 32, 2 * have.min(2));
+        let lo = self.add_input(lo_num, loc, &[i.var])?;
+        let hi = if have > 2 {
+            let at = match f.upper {
+                Some(at) => at,
+                None => loc.checked_add(1).ok_or_else(|| {
+                    Error::new("SPIR-V vertex fix-up split64: location out of range")
+                })?,
+            };
+            let hi_num = Num::int(false, 32, 2 * (have - 2));
+            let h = self.add_input(hi_num, at, &[i.var])?;
+            Some(self.load(hi_num, h))
+        } else {
+            None
+        };
+        let lo = self.load(lo_num, lo);
+        let one = Num { comps: 1, ..n };
+        let pair_num = Num::int(false, 32, 2);
+        let mut comps = Vec::with_capacity(4);
+        for k in 0..n.comps {
+            let c = if k >= have {
+                let bits = match (k, n.float) {
+                    (3, true) => 1.0f64.to_bits(),
+                    (3, false) => 1,
+                    _ => 0,
+                };
+                self.konst(one, bits)
+            } else {
+                let (src, src_num, at) = match (k < 2, hi) {
+                    (true, _) | (false, None) => (lo, lo_num, 2 * (k % 2)),
+                    (false, Some(h)) => (h, Num::int(false, 32, 2 * (have - 2)), 2 * (k - 2)),
+                };
+                let pair = self.shuffle(pair_num, (src, src_num), &[at, at + 1]);
+                let t = self.ty(one);
+                self.op(Op::Bitcast, t, vec![Operand::IdRef(pair)])
+            };
+            comps.push(c);
+        }
+        let v = self.construct(i.ty, n, &comps);
+        self.replace_input(i.var, i.ty, v)
+    }
+
+    /// Converts component `i` of the fetched attribute (`x`, and `hi` for
+    /// a double's components 2 and 3) to GL's float, as
+    /// `passes::gl::fetch_attr` does.
+    fn convert(
+        &mut self,
+        fix: VertexFixup,
+        signed: bool,
+        (x, xn): (Word, Num),
+        hi: Option<(Word, Num)>,
+        i: u32,
+    ) -> Word {
+        use VertexFixup as V;
+        let f32t = Num::float(32, 1);
+        let st = Num::int(signed, 32, 1);
+        let to_float = if signed {
+            Op::ConvertSToF
+        } else {
+            Op::ConvertUToF
+        };
+        let ft = self.ty(f32t);
+        match fix {
+            V::SwapRb => self.extract(f32t, (x, xn), [2, 1, 0, 3][i as usize]),
+            V::Split64 => self.konst(f32t, 0),
+            V::Uscaled | V::Sscaled => {
+                let c = self.extract(st, (x, xn), i);
+                self.op(to_float, ft, vec![Operand::IdRef(c)])
+            }
+            V::Unorm32 | V::Snorm32 | V::Fixed32 => {
+                let scale = match fix {
+                    V::Unorm32 => 1.0 / 4_294_967_295.0f64,
+                    V::Snorm32 => 1.0 / 2_147_483_647.0f64,
+                    _ => 1.0 / 65536.0,
+                } as f32;
+                let c = self.extract(st, (x, xn), i);
+                let f = self.op(to_float, ft, vec![Operand::IdRef(c)]);
+                let k = self.konst(f32t, u64::from(scale.to_bits()));
+                let v = self.op(Op::FMul, ft, vec![Operand::IdRef(f), Operand::IdRef(k)]);
+                if fix == V::Snorm32 {
+                    self.fmax_minus_one(v)
+                } else {
+                    v
+                }
+            }
+            V::Double => {
+                // Three or four components always have the upper input.
+                let (src, src_n, at) = match (i < 2, hi) {
+                    (false, Some((h, hn))) => (h, hn, 2 * (i - 2)),
+                    _ => (x, xn, 2 * (i % 2)),
+                };
+                let pair = self.shuffle(Num::int(false, 32, 2), (src, src_n), &[at, at + 1]);
+                let dt = self.ty(Num::float(64, 1));
+                let d = self.op(Op::Bitcast, dt, vec![Operand::IdRef(pair)]);
+                self.op(Op::FConvert, ft, vec![Operand::IdRef(d)])
+            }
+            V::A2b10g10r10Unorm
+            | V::A2b10g10r10Snorm
+            | V::A2b10g10r10Uscaled
+            | V::A2b10g10r10Sscaled
+            | V::A2r10g10b10Unorm
+            | V::A2r10g10b10Snorm
+            | V::A2r10g10b10Uscaled
+            | V::A2r10g10b10Sscaled => {
+                let normalized = matches!(
+                    fix,
+                    V::A2b10g10r10Unorm
+                        | V::A2b10g10r10Snorm
+                        | V::A2r10g10b10Unorm
+                        | V::A2r10g10b10Snorm
+                );
+                // Vulkan's A2R10G10B10 has red in bits 20..30.
+                let bgra = matches!(
+                    fix,
+                    V::A2r10g10b10Unorm
+                        | V::A2r10g10b10Snorm
+                        | V::A2r10g10b10Uscaled
+                        | V::A2r10g10b10Sscaled
+                );
+                let field = match (bgra, i) {
+                    (true, 0) => 2,
+                    (true, 2) => 0,
+                    _ => i,
+                };
+                let bits: u32 = if field == 3 { 2 } else { 10 };
+                let it = Num::int(true, 32, 1);
+                let off = self.konst(it, u64::from(10 * field));
+                let cnt = self.konst(it, u64::from(bits));
+                let (src, extract) = if signed {
+                    let t = self.ty(it);
+                    let si = self.op(Op::Bitcast, t, vec![Operand::IdRef(x)]);
+                    (si, Op::BitFieldSExtract)
+                } else {
+                    (x, Op::BitFieldUExtract)
+                };
+                let t = self.ty(st);
+                let v = self.op(
+                    extract,
+                    t,
+                    vec![
+                        Operand::IdRef(src),
+                        Operand::IdRef(off),
+                        Operand::IdRef(cnt),
+                    ],
+                );
+                let vf = self.op(to_float, ft, vec![Operand::IdRef(v)]);
+                let scale = |b: u32| {
+                    if signed {
+                        (1 << (b - 1)) - 1
+                    } else {
+                        (1 << b) - 1
+                    }
+                };
+                if !normalized {
+                    return vf;
+                }
+                let k = self.konst(f32t, u64::from((1.0 / scale(bits) as f32).to_bits()));
+                let m = self.op(Op::FMul, ft, vec![Operand::IdRef(vf), Operand::IdRef(k)]);
+                if signed {
+                    self.fmax_minus_one(m)
+                } else {
+                    m
+                }
+            }
+        }
+    }
+
+    /// `max(v, -1.0)` (SNORM's clamp).
+    fn fmax_minus_one(&mut self, v: Word) -> Word {
+        let f32t = Num::float(32, 1);
+        let lo = self.konst(f32t, u64::from((-1.0f32).to_bits()));
+        let set = match self.glsl {
+            Some(s) => s,
+            None => {
+                let s = self.b.ext_inst_import("GLSL.std.450");
+                self.glsl = Some(s);
+                s
+            }
+        };
+        let ft = self.ty(f32t);
+        self.op(
+            Op::ExtInst,
+            ft,
+            vec![
+                Operand::IdRef(set),
+                Operand::LiteralExtInstInteger(GLSL_FMAX),
+                Operand::IdRef(v),
+                Operand::IdRef(lo),
+            ],
+        )
+    }
+
+    fn capability(&mut self, c: Capability) {
+        let has = self
+            .module()
+            .capabilities
+            .iter()
+            .any(|i| i.operands.first() == Some(&Operand::Capability(c)));
+        if !has {
+            self.b.capability(c);
+        }
+    }
+
+    /// The type `n`, found or declared.
+    fn ty(&mut self, n: Num) -> Word {
+        let scalar = if n.float {
+            self.b.type_float(n.bits, None)
+        } else {
+            self.b.type_int(n.bits, u32::from(n.signed))
+        };
+        if n.comps == 1 {
+            scalar
+        } else {
+            self.b.type_vector(scalar, n.comps)
+        }
+    }
+
+    /// A scalar constant of type `n` with the bits `v`.
+    fn konst(&mut self, n: Num, v: u64) -> Word {
+        let t = self.ty(n);
+        if n.bits == 64 {
+            self.b.constant_bit64(t, v)
+        } else {
+            self.b.constant_bit32(t, v as u32)
+        }
+    }
+
+    /// Appends `op` to the entry code; returns its result.
+    fn op(&mut self, op: Op, ty: Word, operands: Vec<Operand>) -> Word {
+        let id = self.b.id();
+        self.code
+            .push(Instruction::new(op, Some(ty), Some(id), operands));
+        id
+    }
+
+    fn load(&mut self, n: Num, var: Word) -> Word {
+        let t = self.ty(n);
+        self.op(Op::Load, t, vec![Operand::IdRef(var)])
+    }
+
+    /// Component `i` (a scalar of type `scalar`) of `v`, of type `vn`.
+    fn extract(&mut self, scalar: Num, (v, vn): (Word, Num), i: u32) -> Word {
+        if vn.comps == 1 {
+            return v;
+        }
+        let t = self.ty(scalar);
+        self.op(
+            Op::CompositeExtract,
+            t,
+            vec![Operand::IdRef(v), Operand::LiteralBit32(i)],
+        )
+    }
+
+    fn shuffle(&mut self, out: Num, (v, vn): (Word, Num), at: &[u32]) -> Word {
+        if vn.comps == out.comps && at.iter().enumerate().all(|(k, &a)| k as u32 == a) {
+            return v;
+        }
+        let t = self.ty(out);
+        let mut ops = vec![Operand::IdRef(v), Operand::IdRef(v)];
+        ops.extend(at.iter().map(|&a| Operand::LiteralBit32(a)));
+        self.op(Op::VectorShuffle, t, ops)
+    }
+
+    /// A value of type `ty` (`n`) from its scalar components.
+    fn construct(&mut self, ty: Word, n: Num, comps: &[Word]) -> Word {
+        if n.comps == 1 {
+            return comps[0];
+        }
+        self.op(
+            Op::CompositeConstruct,
+            ty,
+            comps.iter().map(|&c| Operand::IdRef(c)).collect(),
+        )
+    }
+
+    /// A new `Input` variable of type `n` at `loc`, in the interface; an
+    /// error if another input (not one of `replacing`) is there.
+    fn add_input(&mut self, n: Num, loc: u32, replacing: &[Word]) -> Result<Word> {
+        for (var, ty, at) in self.located_inputs() {
+            if replacing.contains(&var) {
+                continue;
+            }
+            if (at..at + self.locations(ty)).contains(&loc) {
+                return Err(Error::new(format!(
+                    "SPIR-V vertex fix-up: location {loc}, for a fetched attribute, is taken \
+                     by the input %{var}"
+                )));
+            }
+        }
+        let t = self.ty(n);
+        let ptr = self.b.type_pointer(None, StorageClass::Input, t);
+        let var = self.b.id();
+        self.b
+            .module_mut()
+            .types_global_values
+            .push(Instruction::new(
+                Op::Variable,
+                Some(ptr),
+                Some(var),
+                vec![Operand::StorageClass(StorageClass::Input)],
+            ));
+        self.b
+            .decorate(var, Decoration::Location, [Operand::LiteralBit32(loc)]);
+        self.decorations
+            .entry(var)
+            .or_default()
+            .push((Decoration::Location, Some(loc)));
+        let entry = self.entry;
+        self.b.module_mut().entry_points[entry]
+            .operands
+            .push(Operand::IdRef(var));
+        Ok(var)
+    }
+
+    /// Turns the input `var` (pointee `ty`) into a `Private` variable that
+    /// the entry code initializes with `value`.
+    fn replace_input(&mut self, var: Word, ty: Word, value: Word) -> Result<()> {
+        let private = self.b.type_pointer(None, StorageClass::Private, ty);
+        // Pointer types by pointee, found or added as the retyping needs
+        // them.
+        let mut pointers: HashMap<Word, Word> = HashMap::new();
+        let input_pointees: HashMap<Word, Word> = self
+            .module()
+            .types_global_values
+            .iter()
+            .filter(|i| i.class.opcode == Op::TypePointer)
+            .filter_map(|i| match i.operands.as_slice() {
+                [Operand::StorageClass(StorageClass::Input), Operand::IdRef(t)] => {
+                    Some((i.result_id?, *t))
+                }
+                _ => None,
+            })
+            .collect();
+        for (_, &pointee) in input_pointees.iter() {
+            let p = self.b.type_pointer(None, StorageClass::Private, pointee);
+            pointers.insert(pointee, p);
+        }
+        let entry_fn = self.entry_fn;
+        let private_in_interface = self.private_in_interface;
+        let m = self.b.module_mut();
+        // The variable stays where it is (non-semantic debug info after it
+        // may name it); its pointer type, when new, moves in front of it.
+        let globals = &mut m.types_global_values;
+        if let Some(at) = globals.iter().position(|i| i.result_id == Some(var)) {
+            globals[at].result_type = Some(private);
+            globals[at].operands = vec![Operand::StorageClass(StorageClass::Private)];
+            if let Some(p) = globals.iter().position(|i| i.result_id == Some(private)) {
+                if p > at {
+                    let t = globals.remove(p);
+                    globals.insert(at, t);
+                }
+            }
+        }
+        m.annotations.retain(|a| {
+            !(a.class.opcode == Op::Decorate
+                && a.operands.first() == Some(&Operand::IdRef(var))
+                && matches!(
+                    a.operands.get(1),
+                    Some(Operand::Decoration(
+                        Decoration::Location | Decoration::Component
+                    ))
+                ))
+        });
+        if !private_in_interface {
+            for ep in &mut m.entry_points {
+                ep.operands.retain(|o| *o != Operand::IdRef(var));
+            }
+        }
+        // Other entry points may not read it: it is initialized in this
+        // one only.
+        for ep in &m.entry_points {
+            if ep.operands.get(1) != Some(&Operand::IdRef(entry_fn))
+                && ep.operands[3..].contains(&Operand::IdRef(var))
+            {
+                return Err(Error::new(format!(
+                    "SPIR-V vertex fix-up: the input %{var} is used by another entry point too"
+                )));
+            }
+        }
+        // Retype the pointers derived from `var`, to a fixed point.
+        let mut derived: HashSet<Word> = HashSet::from_iter([var]);
+        loop {
+            let mut changed = false;
+            for f in &mut m.functions {
+                for b in &mut f.blocks {
+                    for i in &mut b.instructions {
+                        let from_var = matches!(
+                            i.class.opcode,
+                            Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject
+                        ) && matches!(i.operands.first(), Some(Operand::IdRef(base)) if derived.contains(base));
+                        if !from_var {
+                            continue;
+                        }
+                        let Some(id) = i.result_id else { continue };
+                        if derived.insert(id) {
+                            changed = true;
+                        }
+                        if let Some(p) = i
+                            .result_type
+                            .and_then(|t| input_pointees.get(&t))
+                            .and_then(|t| pointers.get(t))
+                        {
+                            i.result_type = Some(*p);
+                        }
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        // What may use those pointers: loads, copies from them, the access
+        // chains retyped above, and extended instructions (in a vertex
+        // shader only non-semantic ones, debug info, take an input
+        // pointer). Anything else (which spirv-val rejects for an input
+        // in the first place) is refused.
+        for f in &m.functions {
+            for b in &f.blocks {
+                for i in &b.instructions {
+                    let ok = match i.class.opcode {
+                        Op::Load
+                        | Op::AccessChain
+                        | Op::InBoundsAccessChain
+                        | Op::CopyObject
+                        | Op::ExtInst => true,
+                        Op::CopyMemory | Op::CopyMemorySized => {
+                            !matches!(i.operands.first(), Some(Operand::IdRef(t)) if derived.contains(t))
+                        }
+                        _ => false,
+                    };
+                    if ok {
+                        continue;
+                    }
+                    if i.operands
+                        .iter()
+                        .any(|o| matches!(o, Operand::IdRef(id) if derived.contains(id)))
+                    {
+                        return Err(Error::new(format!(
+                            "SPIR-V vertex fix-up: the input %{var} is used by {:?}, which a \
+                             fetch fix-up cannot follow",
+                            i.class.opcode
+                        )));
+                    }
+                }
+            }
+        }
+        let store = Instruction::new(
+            Op::Store,
+            None,
+            None,
+            vec![Operand::IdRef(var), Operand::IdRef(value)],
+        );
+        self.code.push(store);
+        Ok(())
+    }
+
+    /// Inserts the entry code after the entry function's variables and
+    /// assembles the module.
+    fn finish(mut self) -> Result<Vec<u32>> {
+        let entry_fn = self.entry_fn;
+        let code = std::mem::take(&mut self.code);
+        let m = self.b.module_mut();
+        let f = m
+            .functions
+            .iter_mut()
+            .find(|f| f.def.as_ref().and_then(|d| d.result_id) == Some(entry_fn))
+            .ok_or_else(|| Error::new("SPIR-V vertex fix-up: the entry point has no function"))?;
+        let block = f
+            .blocks
+            .first_mut()
+            .ok_or_else(|| Error::new("SPIR-V vertex fix-up: the entry point has no body"))?;
+        let at = block
+            .instructions
+            .iter()
+            .rposition(|i| i.class.opcode == Op::Variable)
+            .map_or(0, |p| p + 1);
+        block.instructions.splice(at..at, code);
+        Ok(self.b.module().assemble())
+    }
+}
+
+impl Num {
+    fn float(bits: u32, comps: u32) -> Num {
+        Num {
+            float: true,
+            signed: true,
+            bits,
+            comps,
+        }
+    }
+    fn int(signed: bool, bits: u32, comps: u32) -> Num {
+        Num {
+            float: false,
+            signed,
+            bits,
+            comps,
+        }
+    }
+}

@@ -1,0 +1,324 @@
+//! `spirv_gen::patch::vertex_fixups` on frontend SPIR-V: every fix-up on
+//! spirv-gen's own output and on a glslang-style module (access chains,
+//! inputs sharing a location, a helper function), for SPIR-V 1.0, 1.3
+//! and 1.6, checked by spirv-val and by the patched module's shape; and
+//! the inputs it refuses. What the converted values are is checked on a
+//! device by pipe-cts (`pipe.draw.vertex_format.spirv.*`).
+
+mod common;
+
+use common::disassemble;
+use rspirv::dr::{self, Operand};
+use rspirv::spirv::{Decoration, Op, StorageClass};
+use spirv_gen::emit::Target;
+use spirv_gen::passes::{FetchFixup, VertexFixup};
+use spirv_gen::patch::vertex_fixups;
+use spirv_tools::assembler::{self, Assembler};
+use spirv_tools::val::{self, Validator};
+use spirv_tools::TargetEnv;
+
+const GLSLANG: &str = include_str!("../../tests/src/cases/vertex_format_spirv.spvasm");
+
+fn assemble(text: &str, env: TargetEnv) -> Vec<u32> {
+    let a = assembler::create(Some(env));
+    a.assemble(text, assembler::AssemblerOptions::default())
+        .unwrap_or_else(|e| panic!("spirv-as: {e}\n{text}"))
+        .as_words()
+        .to_vec()
+}
+
+fn validate(words: &[u32], env: TargetEnv, what: &str) {
+    if let Err(e) = val::create(Some(env)).validate(words, None) {
+        panic!("{what}: spirv-val: {e}\n{}", disassemble(words));
+    }
+}
+
+/// Every fix-up, with the attribute's components as the input's and as
+/// two, for an `f32x4` input at location 1 (`f64x4`/`u64x3` for split64).
+fn all_fixups() -> Vec<(FetchFixup, &'static str)> {
+    use VertexFixup as V;
+    let mut out = Vec::new();
+    for fix in [
+        V::SwapRb,
+        V::Uscaled,
+        V::Sscaled,
+        V::A2b10g10r10Unorm,
+        V::A2b10g10r10Snorm,
+        V::A2b10g10r10Uscaled,
+        V::A2b10g10r10Sscaled,
+        V::A2r10g10b10Unorm,
+        V::A2r10g10b10Snorm,
+        V::A2r10g10b10Uscaled,
+        V::A2r10g10b10Sscaled,
+        V::Unorm32,
+        V::Snorm32,
+        V::Fixed32,
+    ] {
+        for comps in [0, 2] {
+            out.push((
+                FetchFixup {
+                    comps,
+                    ..FetchFixup::new(1, fix)
+                },
+                "f32x4",
+            ));
+        }
+    }
+    for (comps, upper) in [(2, None), (4, Some(2))] {
+        out.push((
+            FetchFixup {
+                location: 1,
+                fixup: V::Double,
+                comps,
+                upper,
+            },
+            "f32x4",
+        ));
+    }
+    for (ty, comps, upper) in [
+        ("f64x4", 0, None),
+        ("f64x2", 2, None),
+        ("u64x3", 3, Some(2)),
+        ("i64", 1, None),
+    ] {
+        out.push((
+            FetchFixup {
+                location: 1,
+                fixup: V::Split64,
+                comps,
+                upper,
+            },
+            ty,
+        ));
+    }
+    out
+}
+
+fn ir_vs(input: &str) -> String {
+    let conv = match input {
+        "f32x4" => "  %2 : f32x4 = mov %1\n",
+        "f64x4" => "  %2 : f32x4 = f2f %1\n",
+        "f64x2" => "  %3 : f32x2 = f2f %1\n  %2 : f32x4 = vec %3, %3\n",
+        "u64x3" => "  %3 : f32x3 = u2f %1\n  %4 : f32 = const 1.0\n  %2 : f32x4 = vec %3, %4\n",
+        _ => "  %3 : f32 = i2f %1\n  %2 : f32x4 = vec %3, %3, %3, %3\n",
+    };
+    format!(
+        "shader vertex
+in @pos : f32x4 location=0
+in @a : {input} location=1
+out @gl_pos : f32x4 builtin=position
+out @c : f32x4 location=0
+fn main {{
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  %1 : {input} = load @a
+{conv}  store @c, %2
+}}
+"
+    )
+}
+
+/// The module's `Input` variables by location, and the module.
+fn inputs_by_location(words: &[u32]) -> (Vec<(u32, dr::Instruction)>, dr::Module) {
+    let m = dr::load_words(words).unwrap();
+    let mut out = Vec::new();
+    for a in &m.annotations {
+        if let [Operand::IdRef(t), Operand::Decoration(Decoration::Location), Operand::LiteralBit32(l)] =
+            a.operands.as_slice()
+        {
+            if let Some(v) = m.types_global_values.iter().find(|i| {
+                i.result_id == Some(*t)
+                    && i.class.opcode == Op::Variable
+                    && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Input))
+            }) {
+                out.push((*l, v.clone()));
+            }
+        }
+    }
+    out.sort_by_key(|(l, _)| *l);
+    (out, m)
+}
+
+#[test]
+fn every_fixup_on_emitted_spirv_validates() {
+    for target in [Target::Vulkan1_1, Target::Vulkan1_3] {
+        for (f, ty) in all_fixups() {
+            let src = ir_vs(ty);
+            let s = spirv_gen::text::parse(&src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+            let words = spirv_gen::emit::emit(&s, target).unwrap();
+            let what = format!("{f:?} on {ty} ({})", target.name());
+            let out = vertex_fixups(&words, "main", &[f]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            validate(&out, common::env(target), &what);
+            // One input at location 1 (and one at `upper`), none private
+            // left with a location.
+            let (inputs, m) = inputs_by_location(&out);
+            let locs: Vec<u32> = inputs.iter().map(|(l, _)| *l).collect();
+            let want_upper = matches!(
+                (f.fixup, f.comps, ty),
+                (VertexFixup::Double, 4, _)
+                    | (VertexFixup::Split64, 0, "f64x4")
+                    | (VertexFixup::Split64, 3, _)
+            );
+            let mut want = vec![0, 1];
+            if want_upper {
+                want.push(f.upper.unwrap_or(2));
+            }
+            assert_eq!(locs, want, "{what}\n{}", disassemble(&out));
+            let privates = m
+                .types_global_values
+                .iter()
+                .filter(|i| {
+                    i.class.opcode == Op::Variable
+                        && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Private))
+                })
+                .count();
+            assert_eq!(privates, 1, "{what}");
+        }
+    }
+}
+
+#[test]
+fn glslang_style_module_validates() {
+    use VertexFixup as V;
+    for env in [
+        TargetEnv::Vulkan_1_0,
+        TargetEnv::Vulkan_1_1,
+        TargetEnv::Vulkan_1_3,
+    ] {
+        let words = assemble(GLSLANG, env);
+        validate(&words, env, "the module itself");
+        for fix in [V::Fixed32, V::SwapRb, V::A2r10g10b10Snorm, V::Uscaled] {
+            let what = format!("{fix:?} ({env:?})");
+            let out = vertex_fixups(&words, "main", &[FetchFixup::new(1, fix)])
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            validate(&out, env, &what);
+            let (inputs, m) = inputs_by_location(&out);
+            assert_eq!(
+                inputs.iter().map(|(l, _)| *l).collect::<Vec<_>>(),
+                [0, 1],
+                "{what}: both inputs at location 1 become one"
+            );
+            // SPIR-V 1.4 and later list the private variables in the
+            // interface, earlier versions may not.
+            let iface = m.entry_points[0].operands.len() - 3;
+            let spirv14 = m.header.as_ref().unwrap().version() >= (1, 4);
+            assert_eq!(iface, if spirv14 { 6 } else { 4 }, "{what}");
+            // The entry code stores both private variables after the
+            // function's variables, before the shader's own code (its
+            // load of location 0).
+            let private: Vec<u32> = m
+                .types_global_values
+                .iter()
+                .filter(|i| {
+                    i.class.opcode == Op::Variable
+                        && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Private))
+                })
+                .filter_map(|i| i.result_id)
+                .collect();
+            assert_eq!(private.len(), 2, "{what}");
+            let pos = inputs[0].1.result_id.unwrap();
+            let main = m.functions.last().unwrap();
+            let insts = &main.blocks[0].instructions;
+            assert_eq!(insts[0].class.opcode, Op::Variable, "{what}");
+            let first_own = insts
+                .iter()
+                .position(|i| i.class.opcode == Op::Load && i.operands[0] == Operand::IdRef(pos))
+                .unwrap();
+            let stored: Vec<usize> = (0..insts.len())
+                .filter(|&k| {
+                    insts[k].class.opcode == Op::Store
+                        && matches!(insts[k].operands[0], Operand::IdRef(v) if private.contains(&v))
+                })
+                .collect();
+            assert_eq!(stored.len(), 2, "{what}");
+            assert!(stored[1] < first_own, "{what}\n{}", disassemble(&out));
+        }
+        // No fix-up: the words unchanged.
+        assert_eq!(vertex_fixups(&words, "main", &[]).unwrap(), words);
+        // A fix-up at a location nothing reads: no change but the words'
+        // round trip.
+        let out = vertex_fixups(&words, "main", &[FetchFixup::new(5, V::Fixed32)]).unwrap();
+        validate(&out, env, "unread location");
+        assert_eq!(inputs_by_location(&out).0.len(), 3);
+    }
+}
+
+/// Replaces `from` with `to` in the glslang-style module's text.
+fn variant(from: &str, to: &str) -> String {
+    assert!(GLSLANG.contains(from), "{from}");
+    GLSLANG.replace(from, to)
+}
+
+#[test]
+fn refuses_what_it_cannot_convert() {
+    use VertexFixup as V;
+    let env = TargetEnv::Vulkan_1_0;
+    let fx = |l| [FetchFixup::new(l, V::Fixed32)];
+    let err = |text: &str, f: &[FetchFixup], entry: &str| {
+        let words = assemble(text, env);
+        validate(&words, env, "the refused module itself");
+        vertex_fixups(&words, entry, f).unwrap_err().msg
+    };
+    // No such entry point.
+    assert!(err(GLSLANG, &fx(1), "other").contains("no vertex entry point"));
+    // A matrix input covering location 2 (and one at location 1).
+    let mat = variant(
+        "%ptr_in_v2 = OpTypePointer Input %v2float",
+        "%ptr_in_v2 = OpTypePointer Input %v2float\n%m2 = OpTypeMatrix %v2float 2\n\
+         %ptr_in_m2 = OpTypePointer Input %m2\n%m = OpVariable %ptr_in_m2 Input",
+    )
+    .replace("%gl_pos %c\n", "%gl_pos %c %m\n")
+    .replace(
+        "OpDecorate %c Location 0",
+        "OpDecorate %c Location 0\nOpDecorate %m Location 2",
+    );
+    let e = err(&mat, &fx(3), "main");
+    assert!(e.contains("inside the input"), "{e}");
+    let e = err(&mat, &fx(2), "main");
+    assert!(e.contains("array, matrix or struct"), "{e}");
+    // An integer input for a float fix-up.
+    let int = GLSLANG
+        .replace("OpDecorate %a Location 1", "OpDecorate %a Location 3")
+        .replace("OpDecorate %b Location 1", "OpDecorate %b Location 3")
+        .replace(
+            "%pos = OpVariable %ptr_in_v4 Input",
+            "%pos = OpVariable %ptr_in_v4 Input\n%ptr_in_i = OpTypePointer Input %int\n\
+             %k = OpVariable %ptr_in_i Input",
+        )
+        .replace("%gl_pos %c\n", "%gl_pos %c %k\n")
+        .replace(
+            "OpDecorate %c Location 0",
+            "OpDecorate %c Location 0\nOpDecorate %k Location 1",
+        );
+    let e = err(&int, &fx(1), "main");
+    assert!(e.contains("must be 32-bit float"), "{e}");
+    // The upper half of a double at a location another input holds.
+    let e = err(
+        GLSLANG,
+        &[FetchFixup {
+            location: 1,
+            fixup: V::Double,
+            comps: 4,
+            upper: Some(0),
+        }],
+        "main",
+    );
+    assert!(e.contains("is taken"), "{e}");
+    // Not SPIR-V.
+    assert!(vertex_fixups(&[1, 2, 3], "main", &fx(1))
+        .unwrap_err()
+        .msg
+        .contains("cannot parse"));
+}
+
+/// The shipped binary of the glslang-style module is its text,
+/// assembled.
+#[test]
+fn glslang_style_binary_matches_its_text() {
+    let bin = include_bytes!("../../tests/src/cases/vertex_format_spirv.spv");
+    let words: Vec<u32> = bin
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    assert_eq!(words, assemble(GLSLANG, TargetEnv::Vulkan_1_0));
+}
