@@ -7,7 +7,8 @@
 //! `InvalidArgument` at `create_*_state`, not at draw time. The emitter's
 //! target follows the device's API version. SPIR-V passthrough shaders are
 //! used as given, except that a vertex shader gets its vertex fetch
-//! fix-ups patched in (`spirv_gen::patch`).
+//! fix-ups, and the last vertex stage GL's point size, patched in
+//! (`spirv_gen::patch`).
 
 use hashbrown::HashMap;
 use std::sync::Arc;
@@ -37,15 +38,29 @@ fn stage_of(s: spirv_gen::ir::Stage) -> ShaderStage {
     }
 }
 
+fn ir_stage(s: ShaderStage) -> spirv_gen::ir::Stage {
+    use spirv_gen::ir::Stage as S;
+    match s {
+        ShaderStage::Vertex => S::Vertex,
+        ShaderStage::TessCtrl => S::TessCtrl,
+        ShaderStage::TessEval => S::TessEval,
+        ShaderStage::Geometry => S::Geometry,
+        ShaderStage::Fragment => S::Fragment,
+        ShaderStage::Compute => S::Compute,
+    }
+}
+
 /// Checks a shader template when its CSO is created.
 pub fn check_template(state: &ShaderState) -> PipeResult<()> {
     match &state.code {
-        ShaderCode::SpirV { words, .. } => {
+        ShaderCode::SpirV { words, entry_point } => {
             if words.first() != Some(&0x0723_0203) || words.len() < 5 {
                 return Err(PipeError::invalid(
                     "shader: not a SPIR-V module (bad magic or header)",
                 ));
             }
+            spirv_gen::patch::check_entry_point(words, ir_stage(state.stage), entry_point)
+                .map_err(|e| PipeError::invalid(format!("shader: {e}")))?;
             crate::streamout::check_stream_output(state)
         }
         ShaderCode::Ir(any) => {
@@ -356,13 +371,44 @@ pub fn compile(
 ) -> PipeResult<Arc<[u32]>> {
     match &state.code {
         ShaderCode::SpirV { words, entry_point } => {
-            if key.vertex_fixups.is_empty() || state.stage != ShaderStage::Vertex {
-                return Ok(words.clone());
+            // The frontend's own SPIR-V gets the fetch fix-ups and GL's
+            // point size patched in; the other lowerings are its own.
+            let err = |e: spirv_gen::Error| PipeError::unsupported(format!("shader variant: {e}"));
+            // Pipelines name every stage's entry point `main`.
+            let mut out: Option<Vec<u32>> = None;
+            if entry_point != "main" {
+                out = Some(
+                    spirv_gen::patch::entry_point_as_main(
+                        words,
+                        ir_stage(state.stage),
+                        entry_point,
+                    )
+                    .map_err(err)?,
+                );
             }
-            // The frontend's own SPIR-V gets the fetch fix-ups patched in.
-            spirv_gen::patch::vertex_fixups(words, entry_point, &key.vertex_fixups)
-                .map(Into::into)
-                .map_err(|e| PipeError::unsupported(format!("shader variant: {e}")))
+            if !key.vertex_fixups.is_empty() && state.stage == ShaderStage::Vertex {
+                let w = out.as_deref().unwrap_or(words);
+                out = Some(
+                    spirv_gen::patch::vertex_fixups(w, "main", &key.vertex_fixups).map_err(err)?,
+                );
+            }
+            let pre_raster = matches!(
+                state.stage,
+                ShaderStage::Vertex | ShaderStage::TessEval | ShaderStage::Geometry
+            );
+            if let (Some(size), true) = (key.point_size, pre_raster) {
+                let w = out.as_deref().unwrap_or(words);
+                out = Some(
+                    spirv_gen::patch::point_size(
+                        w,
+                        "main",
+                        f32::from_bits(size),
+                        key.point_size_fixed,
+                    )
+                    .map_err(err)?,
+                );
+            }
+            Ok(out.map_or_else(|| words.clone(), Into::into))
         }
         ShaderCode::Ir(any) => {
             let ir = any

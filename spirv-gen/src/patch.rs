@@ -4,11 +4,13 @@
 //! A SPIR-V passthrough shader is taken as its words; what a variant must
 //! change in it is rewritten here on rspirv's data representation
 //! (`rspirv::dr`), the way Mesa changes such a shader in NIR after
-//! `spirv_to_nir`. So far that is the vertex fetch fix-ups
-//! ([`vertex_fixups`]), with the same conversions as the IR's
-//! [`crate::passes::gl::lower_vertex_fixups`].
+//! `spirv_to_nir`. So far that is:
+//! - the vertex fetch fix-ups ([`vertex_fixups`]), with the same
+//!   conversions as the IR's [`crate::passes::gl::lower_vertex_fixups`];
+//! - GL's point size ([`point_size`]), as
+//!   [`crate::passes::gl::lower_point_size`] gives it to the IR.
 //!
-//! The rewrite keeps the shader's own code intact: each input variable at
+//! The fix-ups keep the shader's own code intact: each input variable at
 //! a fixed-up location becomes a `Private` variable of the same type, a
 //! new `Input` variable takes its location in the type the device
 //! fetches, and code at the start of the entry point converts that input
@@ -29,6 +31,8 @@ use crate::{Error, Result};
 
 /// GLSL.std.450's FMax.
 const GLSL_FMAX: u32 = 40;
+/// `BuiltIn PointSize`, as a decoration's literal.
+const POINT_SIZE: u32 = rspirv::spirv::BuiltIn::PointSize as u32;
 
 /// A scalar or vector type of the module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,9 +65,119 @@ pub fn vertex_fixups(words: &[u32], entry: &str, fixups: &[FetchFixup]) -> Resul
             "SPIR-V vertex fix-up: cannot parse the module: {e}"
         ))
     })?;
-    let mut p = Patcher::new(module, entry)?;
+    let mut p = Patcher::new(module, entry, &[ExecutionModel::Vertex], "vertex fix-up")?;
     for f in fixups {
         p.fixup(f)?;
+    }
+    p.finish()
+}
+
+fn model_of(stage: crate::ir::Stage) -> ExecutionModel {
+    use crate::ir::Stage as S;
+    match stage {
+        S::Vertex => ExecutionModel::Vertex,
+        S::TessCtrl => ExecutionModel::TessellationControl,
+        S::TessEval => ExecutionModel::TessellationEvaluation,
+        S::Geometry => ExecutionModel::Geometry,
+        S::Fragment => ExecutionModel::Fragment,
+        S::Compute => ExecutionModel::GLCompute,
+    }
+}
+
+/// The module's entry points: (execution model, name).
+fn entry_points(m: &dr::Module) -> impl Iterator<Item = (ExecutionModel, &str)> {
+    m.entry_points
+        .iter()
+        .filter_map(|ep| match ep.operands.as_slice() {
+            [Operand::ExecutionModel(x), _, Operand::LiteralString(n), ..] => {
+                Some((*x, n.as_str()))
+            }
+            _ => None,
+        })
+}
+
+/// Checks that a SPIR-V module parses and has an entry point `entry` for
+/// `stage`.
+pub fn check_entry_point(words: &[u32], stage: crate::ir::Stage, entry: &str) -> Result<()> {
+    let m = dr::load_words(words)
+        .map_err(|e| Error::new(format!("the SPIR-V module does not parse: {e}")))?;
+    let model = model_of(stage);
+    if entry_points(&m).any(|(x, n)| x == model && n == entry) {
+        return Ok(());
+    }
+    let have: Vec<String> = entry_points(&m)
+        .map(|(x, n)| format!("{x:?} \"{n}\""))
+        .collect();
+    Err(Error::new(format!(
+        "the SPIR-V module has no {model:?} entry point \"{entry}\" (it has: {})",
+        if have.is_empty() {
+            "none".to_string()
+        } else {
+            have.join(", ")
+        }
+    )))
+}
+
+/// Renames the `stage` entry point `entry` to `main`, the name pipe-vk's
+/// pipelines use for every stage, and another `stage` entry point that
+/// was called `main` to a name no entry point has.
+pub fn entry_point_as_main(
+    words: &[u32],
+    stage: crate::ir::Stage,
+    entry: &str,
+) -> Result<Vec<u32>> {
+    if entry == "main" {
+        return Ok(words.to_vec());
+    }
+    check_entry_point(words, stage, entry)?;
+    let mut m = dr::load_words(words)
+        .map_err(|e| Error::new(format!("the SPIR-V module does not parse: {e}")))?;
+    let model = model_of(stage);
+    let taken: HashSet<String> = entry_points(&m).map(|(_, n)| n.to_string()).collect();
+    let spare = (0..)
+        .map(|k| format!("main_{k}"))
+        .find(|n| !taken.contains(n))
+        .unwrap_or_default();
+    for ep in &mut m.entry_points {
+        if let [Operand::ExecutionModel(x), _, Operand::LiteralString(n), ..] =
+            ep.operands.as_mut_slice()
+        {
+            if *x != model {
+                continue;
+            }
+            if n == entry {
+                *n = "main".to_string();
+            } else if n == "main" {
+                *n = spare.clone();
+            }
+        }
+    }
+    Ok(m.assemble())
+}
+
+/// GL's point size for the last vertex stage `entry` (vertex,
+/// tessellation evaluation or geometry shader) of a SPIR-V module, as
+/// `passes::gl::lower_point_size` gives the IR: `size` is written to
+/// `PointSize` where the shader writes none, or, with `fixed` (Gallium's
+/// `point_size_per_vertex` off), over what it writes. The store goes
+/// before each return of the entry point, or before each `EmitVertex` of
+/// a geometry shader. `PointSize` is the shader's own (a variable or a
+/// member of its `gl_PerVertex` block), or a new output variable.
+pub fn point_size(words: &[u32], entry: &str, size: f32, fixed: bool) -> Result<Vec<u32>> {
+    let module = dr::load_words(words)
+        .map_err(|e| Error::new(format!("SPIR-V point size: cannot parse the module: {e}")))?;
+    let mut p = Patcher::new(
+        module,
+        entry,
+        &[
+            ExecutionModel::Vertex,
+            ExecutionModel::TessellationEvaluation,
+            ExecutionModel::Geometry,
+        ],
+        "point size",
+    )?;
+    if !p.point_size(size, fixed)? {
+        return Ok(words.to_vec());
     }
     p.finish()
 }
@@ -73,6 +187,7 @@ struct Patcher {
     /// Index of the entry point in `entry_points`.
     entry: usize,
     entry_fn: Word,
+    model: ExecutionModel,
     /// SPIR-V 1.4 and later list every global the entry point uses in its
     /// interface, `Private` ones included.
     private_in_interface: bool,
@@ -93,27 +208,34 @@ fn literal(op: &Operand) -> Option<u32> {
 }
 
 impl Patcher {
-    fn new(module: dr::Module, entry: &str) -> Result<Patcher> {
+    /// A patcher for the entry point `entry` of one of the execution
+    /// `models` (`what` names the patch in errors).
+    fn new(
+        module: dr::Module,
+        entry: &str,
+        models: &[ExecutionModel],
+        what: &str,
+    ) -> Result<Patcher> {
         let version = module
             .header
             .as_ref()
             .map(|h| h.version())
-            .ok_or_else(|| Error::new("SPIR-V vertex fix-up: the module has no header"))?;
-        let (index, entry_fn) = module
+            .ok_or_else(|| Error::new(format!("SPIR-V {what}: the module has no header")))?;
+        let (index, entry_fn, model) = module
             .entry_points
             .iter()
             .enumerate()
             .find_map(|(i, ep)| match ep.operands.as_slice() {
-                [Operand::ExecutionModel(ExecutionModel::Vertex), Operand::IdRef(f), Operand::LiteralString(name), ..]
-                    if name == entry =>
+                [Operand::ExecutionModel(m), Operand::IdRef(f), Operand::LiteralString(name), ..]
+                    if name == entry && models.contains(m) =>
                 {
-                    Some((i, *f))
+                    Some((i, *f, *m))
                 }
                 _ => None,
             })
             .ok_or_else(|| {
                 Error::new(format!(
-                    "SPIR-V vertex fix-up: the module has no vertex entry point \"{entry}\""
+                    "SPIR-V {what}: the module has no {models:?} entry point \"{entry}\""
                 ))
             })?;
         let mut decorations: HashMap<Word, Vec<(Decoration, Option<u32>)>> = HashMap::new();
@@ -122,10 +244,13 @@ impl Patcher {
                 continue;
             }
             if let [Operand::IdRef(t), Operand::Decoration(d), rest @ ..] = a.operands.as_slice() {
-                decorations
-                    .entry(*t)
-                    .or_default()
-                    .push((*d, rest.first().and_then(literal)));
+                decorations.entry(*t).or_default().push((
+                    *d,
+                    rest.first().and_then(|o| match o {
+                        Operand::BuiltIn(b) => Some(*b as u32),
+                        o => literal(o),
+                    }),
+                ));
             }
         }
         let glsl = module.ext_inst_imports.iter().find_map(|i| {
@@ -137,6 +262,7 @@ impl Patcher {
             b: Builder::new_from_module(module),
             entry: index,
             entry_fn,
+            model,
             private_in_interface: version >= (1, 4),
             decorations,
             code: Vec::new(),
@@ -860,6 +986,257 @@ impl Patcher {
         );
         self.code.push(store);
         Ok(())
+    }
+
+    /// The entry point's `PointSize` output: (variable, member of its
+    /// block), or `None` when it has none.
+    fn find_point_size(&self) -> Result<Option<(Word, Option<u32>)>> {
+        let m = self.module();
+        let iface = self.interface();
+        let outputs: Vec<(Word, Word)> = m
+            .types_global_values
+            .iter()
+            .filter(|i| {
+                i.class.opcode == Op::Variable
+                    && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Output))
+                    && i.result_id.is_some_and(|id| iface.contains(&id))
+            })
+            .filter_map(|i| {
+                let ptr = self.global(i.result_type?)?;
+                match ptr.operands.as_slice() {
+                    [_, Operand::IdRef(t)] => Some((i.result_id?, *t)),
+                    _ => None,
+                }
+            })
+            .collect();
+        for &(var, _) in &outputs {
+            if self.decorations.get(&var).is_some_and(|d| {
+                d.iter()
+                    .any(|&(x, v)| x == Decoration::BuiltIn && v == Some(POINT_SIZE))
+            }) {
+                return Ok(Some((var, None)));
+            }
+        }
+        // Builtin members of the output block: (struct, member, builtin).
+        let members: Vec<(Word, u32, u32)> = m
+            .annotations
+            .iter()
+            .filter(|a| a.class.opcode == Op::MemberDecorate)
+            .filter_map(|a| match a.operands.as_slice() {
+                [Operand::IdRef(t), Operand::LiteralBit32(k), Operand::Decoration(Decoration::BuiltIn), Operand::BuiltIn(b)] => {
+                    Some((*t, *k, *b as u32))
+                }
+                _ => None,
+            })
+            .collect();
+        for &(var, ty) in &outputs {
+            if let Some(&(_, k, _)) = members
+                .iter()
+                .find(|&&(t, _, b)| t == ty && b == POINT_SIZE)
+            {
+                return Ok(Some((var, Some(k))));
+            }
+            if members.iter().any(|&(t, _, _)| t == ty) {
+                return Err(Error::new(format!(
+                    "SPIR-V point size: the output block %{var} has no PointSize member \
+                     (gl_PerVertex redeclared without gl_PointSize)"
+                )));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The functions the entry point calls, itself included.
+    fn reachable(&self) -> HashSet<Word> {
+        let m = self.module();
+        let mut seen: HashSet<Word> = HashSet::from_iter([self.entry_fn]);
+        let mut todo = vec![self.entry_fn];
+        while let Some(id) = todo.pop() {
+            let Some(f) = m
+                .functions
+                .iter()
+                .find(|f| f.def.as_ref().and_then(|d| d.result_id) == Some(id))
+            else {
+                continue;
+            };
+            for i in f.blocks.iter().flat_map(|b| &b.instructions) {
+                if i.class.opcode == Op::FunctionCall {
+                    if let Some(Operand::IdRef(callee)) = i.operands.first() {
+                        if seen.insert(*callee) {
+                            todo.push(*callee);
+                        }
+                    }
+                }
+            }
+        }
+        seen
+    }
+
+    /// Whether a store of the entry point (or a function it calls) writes
+    /// `PointSize` (`var`, `member`): directly, or through an access chain
+    /// whose first index is the member; a store of the whole block counts.
+    fn writes_point_size(&self, var: Word, member: Option<u32>) -> bool {
+        let m = self.module();
+        let reachable = self.reachable();
+        let konst = |id: Word| {
+            self.global(id)
+                .filter(|c| c.class.opcode == Op::Constant)
+                .and_then(|c| c.operands.first().and_then(literal))
+        };
+        let mut to_member: HashSet<Word> = HashSet::from_iter([var]);
+        let insts = m
+            .functions
+            .iter()
+            .filter(|f| {
+                f.def
+                    .as_ref()
+                    .and_then(|d| d.result_id)
+                    .is_some_and(|id| reachable.contains(&id))
+            })
+            .flat_map(|f| f.blocks.iter())
+            .flat_map(|b| &b.instructions);
+        for i in insts.clone() {
+            if matches!(i.class.opcode, Op::AccessChain | Op::InBoundsAccessChain) {
+                if let [Operand::IdRef(base), Operand::IdRef(first), ..] = i.operands.as_slice() {
+                    if *base == var && member.is_some() && konst(*first) == member {
+                        to_member.extend(i.result_id);
+                    }
+                }
+            }
+        }
+        insts.into_iter().any(|i| {
+            matches!(
+                i.class.opcode,
+                Op::Store | Op::CopyMemory | Op::CopyMemorySized
+            ) && matches!(i.operands.first(), Some(Operand::IdRef(p)) if to_member.contains(p))
+        })
+    }
+
+    /// [`point_size`]: returns whether the module changes.
+    fn point_size(&mut self, size: f32, fixed: bool) -> Result<bool> {
+        let target = self.find_point_size()?;
+        if let Some((var, member)) = target {
+            if !fixed && self.writes_point_size(var, member) {
+                return Ok(false);
+            }
+        }
+        let f32t = Num::float(32, 1);
+        let ft = self.ty(f32t);
+        let (var, member) = match target {
+            Some(t) => t,
+            None => {
+                let ptr = self.b.type_pointer(None, StorageClass::Output, ft);
+                let var = self.b.id();
+                self.b
+                    .module_mut()
+                    .types_global_values
+                    .push(Instruction::new(
+                        Op::Variable,
+                        Some(ptr),
+                        Some(var),
+                        vec![Operand::StorageClass(StorageClass::Output)],
+                    ));
+                self.b.decorate(
+                    var,
+                    Decoration::BuiltIn,
+                    [Operand::BuiltIn(rspirv::spirv::BuiltIn::PointSize)],
+                );
+                let entry = self.entry;
+                self.b.module_mut().entry_points[entry]
+                    .operands
+                    .push(Operand::IdRef(var));
+                (var, None)
+            }
+        };
+        match self.model {
+            ExecutionModel::Geometry => self.capability(Capability::GeometryPointSize),
+            ExecutionModel::TessellationEvaluation => {
+                self.capability(Capability::TessellationPointSize)
+            }
+            _ => {}
+        }
+        let value = self.konst(f32t, u64::from(size.to_bits()));
+        let chain = match member {
+            Some(k) => {
+                let it = Num::int(true, 32, 1);
+                let index = self.konst(it, u64::from(k));
+                let ptr = self.b.type_pointer(None, StorageClass::Output, ft);
+                Some((ptr, index))
+            }
+            None => None,
+        };
+        // Before each return of the entry point, or each vertex a
+        // geometry shader emits (in any function).
+        let gs = self.model == ExecutionModel::Geometry;
+        let entry_fn = self.entry_fn;
+        let reachable = self.reachable();
+        let mut sites = 0usize;
+        let fns = self.b.module_ref().functions.len();
+        for fi in 0..fns {
+            let f = &self.b.module_ref().functions[fi];
+            let id = f.def.as_ref().and_then(|d| d.result_id);
+            let wanted = if gs {
+                id.is_some_and(|id| reachable.contains(&id))
+            } else {
+                id == Some(entry_fn)
+            };
+            if !wanted {
+                continue;
+            }
+            for bi in 0..self.b.module_ref().functions[fi].blocks.len() {
+                let mut k = 0;
+                while k < self.b.module_ref().functions[fi].blocks[bi]
+                    .instructions
+                    .len()
+                {
+                    let op = self.b.module_ref().functions[fi].blocks[bi].instructions[k]
+                        .class
+                        .opcode;
+                    let site = if gs {
+                        matches!(op, Op::EmitVertex | Op::EmitStreamVertex)
+                    } else {
+                        matches!(op, Op::Return)
+                    };
+                    if !site {
+                        k += 1;
+                        continue;
+                    }
+                    let mut code = Vec::with_capacity(2);
+                    let ptr = match chain {
+                        Some((ptr_ty, index)) => {
+                            let id = self.b.id();
+                            code.push(Instruction::new(
+                                Op::AccessChain,
+                                Some(ptr_ty),
+                                Some(id),
+                                vec![Operand::IdRef(var), Operand::IdRef(index)],
+                            ));
+                            id
+                        }
+                        None => var,
+                    };
+                    code.push(Instruction::new(
+                        Op::Store,
+                        None,
+                        None,
+                        vec![Operand::IdRef(ptr), Operand::IdRef(value)],
+                    ));
+                    let n = code.len();
+                    self.b.module_mut().functions[fi].blocks[bi]
+                        .instructions
+                        .splice(k..k, code);
+                    k += n + 1;
+                    sites += 1;
+                }
+            }
+        }
+        if sites == 0 {
+            return Err(Error::new(
+                "SPIR-V point size: the entry point has no return (or a geometry shader no \
+                 EmitVertex) to write PointSize before",
+            ));
+        }
+        Ok(true)
     }
 
     /// Inserts the entry code after the entry function's variables and

@@ -260,7 +260,7 @@ fn refuses_what_it_cannot_convert() {
         vertex_fixups(&words, entry, f).unwrap_err().msg
     };
     // No such entry point.
-    assert!(err(GLSLANG, &fx(1), "other").contains("no vertex entry point"));
+    assert!(err(GLSLANG, &fx(1), "other").contains("entry point \"other\""));
     // A matrix input covering location 2 (and one at location 1).
     let mat = variant(
         "%ptr_in_v2 = OpTypePointer Input %v2float",
@@ -321,4 +321,222 @@ fn glslang_style_binary_matches_its_text() {
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect();
     assert_eq!(words, assemble(GLSLANG, TargetEnv::Vulkan_1_0));
+}
+
+const POINT_SIZE_GLSLANG: &str = include_str!("../../tests/src/cases/point_size_spirv.spvasm");
+
+fn words_of(bin: &[u8]) -> Vec<u32> {
+    bin.chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+#[test]
+fn point_size_binary_matches_its_text() {
+    assert_eq!(
+        words_of(include_bytes!("../../tests/src/cases/point_size_spirv.spv")),
+        assemble(POINT_SIZE_GLSLANG, TargetEnv::Vulkan_1_0)
+    );
+}
+
+/// The stores of the point size `size` in a patched module (stores whose
+/// value is a constant with its bits).
+fn size_stores(words: &[u32], size: f32) -> usize {
+    let m = dr::load_words(words).unwrap();
+    let consts: Vec<u32> = m
+        .types_global_values
+        .iter()
+        .filter(|i| {
+            i.class.opcode == Op::Constant && i.operands == [Operand::LiteralBit32(size.to_bits())]
+        })
+        .filter_map(|i| i.result_id)
+        .collect();
+    m.functions
+        .iter()
+        .flat_map(|f| &f.blocks)
+        .flat_map(|b| &b.instructions)
+        .filter(|i| {
+            i.class.opcode == Op::Store
+                && matches!(i.operands.get(1), Some(Operand::IdRef(v)) if consts.contains(v))
+        })
+        .count()
+}
+
+#[test]
+fn point_size_on_every_last_stage() {
+    use spirv_gen::patch::point_size;
+    let vs = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+}
+";
+    let vs_writes = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+out @ps : f32 builtin=point_size
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  %1 : f32 = const 1.0
+  store @ps, %1
+}
+";
+    let gs = "shader geometry input=points output=points max_vertices=2 invocations=1
+in @pos : f32x4[1] builtin=position
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %0 : i32 = const 0
+  %1 : f32x4 = load @pos, %0
+  store @gl_pos, %1
+  emit_vertex
+  store @gl_pos, %1
+  emit_vertex
+  end_primitive
+}
+";
+    let tes = "shader tess_eval mode=isolines spacing=equal winding=ccw point_mode
+in @pos : f32x4[32] builtin=position
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %0 : i32 = const 0
+  %1 : f32x4 = load @pos, %0
+  store @gl_pos, %1
+}
+";
+    // (source, fixed, stores of the size expected: 0 where the shader's
+    // own size stays).
+    for (what, src, fixed, want) in [
+        ("vs", vs, false, 1),
+        ("vs, fixed", vs, true, 1),
+        ("vs writing its size", vs_writes, false, 0),
+        ("vs writing its size, fixed", vs_writes, true, 1),
+        ("gs: before each emit", gs, false, 2),
+        ("tes", tes, true, 1),
+    ] {
+        let s = spirv_gen::text::parse(src).unwrap_or_else(|e| panic!("{what}: {e}"));
+        for target in [Target::Vulkan1_1, Target::Vulkan1_3] {
+            let words = spirv_gen::emit::emit(&s, target).unwrap();
+            let out =
+                point_size(&words, "main", 2.5, fixed).unwrap_or_else(|e| panic!("{what}: {e}"));
+            validate(&out, common::env(target), what);
+            assert_eq!(
+                size_stores(&out, 2.5),
+                want,
+                "{what}\n{}",
+                disassemble(&out)
+            );
+            if want == 0 {
+                assert_eq!(out, words, "{what}: unchanged");
+            }
+        }
+    }
+    // glslang's gl_PerVertex block: the member is written through an
+    // access chain, in the entry point named, not the other one.
+    let words = assemble(POINT_SIZE_GLSLANG, TargetEnv::Vulkan_1_0);
+    for (entry, fixed, want) in [
+        ("main", false, 0),
+        ("main", true, 1),
+        ("unwritten", false, 1),
+        ("unwritten", true, 1),
+    ] {
+        let what = format!("glslang {entry}, fixed {fixed}");
+        let out = point_size(&words, entry, 2.5, fixed).unwrap_or_else(|e| panic!("{what}: {e}"));
+        validate(&out, TargetEnv::Vulkan_1_0, &what);
+        assert_eq!(size_stores(&out, 2.5), want, "{what}");
+        // No new output variable: the block's member is used.
+        let (_, m) = inputs_by_location(&out);
+        let outputs = m
+            .types_global_values
+            .iter()
+            .filter(|i| {
+                i.class.opcode == Op::Variable
+                    && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Output))
+            })
+            .count();
+        assert_eq!(outputs, 1, "{what}");
+    }
+    // gl_PerVertex redeclared without gl_PointSize: refused.
+    let no_member = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint Vertex %main \"main\" %out
+OpMemberDecorate %pv 0 BuiltIn Position
+OpDecorate %pv Block
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%v4float = OpTypeVector %float 4
+%pv = OpTypeStruct %v4float
+%ptr = OpTypePointer Output %pv
+%out = OpVariable %ptr Output
+%main = OpFunction %void None %fn
+%l = OpLabel
+OpReturn
+OpFunctionEnd
+";
+    let w = assemble(no_member, TargetEnv::Vulkan_1_0);
+    validate(&w, TargetEnv::Vulkan_1_0, "block without PointSize");
+    let e = point_size(&w, "main", 2.5, false).unwrap_err().msg;
+    assert!(e.contains("no PointSize member"), "{e}");
+    // A fragment shader is not a vertex stage.
+    let fs = spirv_gen::text::parse(
+        "shader fragment
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x4 = const 0.0, 1.0, 0.0, 1.0
+  store @frag, %0
+}
+",
+    )
+    .unwrap();
+    let w = spirv_gen::emit::emit(&fs, Target::Vulkan1_1).unwrap();
+    assert!(point_size(&w, "main", 2.5, false)
+        .unwrap_err()
+        .msg
+        .contains("entry point"));
+}
+
+#[test]
+fn entry_points_by_name() {
+    use spirv_gen::ir::Stage;
+    use spirv_gen::patch::{check_entry_point, entry_point_as_main};
+    let words = assemble(POINT_SIZE_GLSLANG, TargetEnv::Vulkan_1_0);
+    check_entry_point(&words, Stage::Vertex, "unwritten").unwrap();
+    let e = check_entry_point(&words, Stage::Fragment, "main")
+        .unwrap_err()
+        .msg;
+    assert!(
+        e.contains(
+            "no Fragment entry point \"main\" (it has: Vertex \"main\", Vertex \"unwritten\")"
+        ),
+        "{e}"
+    );
+    // "unwritten" becomes main, the old main a spare name.
+    let out = entry_point_as_main(&words, Stage::Vertex, "unwritten").unwrap();
+    validate(&out, TargetEnv::Vulkan_1_0, "renamed");
+    let m = dr::load_words(&out).unwrap();
+    let names: Vec<(String, u32)> = m
+        .entry_points
+        .iter()
+        .map(|ep| match ep.operands.as_slice() {
+            [_, Operand::IdRef(f), Operand::LiteralString(n), ..] => (n.clone(), *f),
+            _ => unreachable!(),
+        })
+        .collect();
+    let orig = dr::load_words(&words).unwrap();
+    let unwritten_fn = orig.functions[1].def.as_ref().unwrap().result_id.unwrap();
+    assert_eq!(names.len(), 2);
+    assert!(
+        names.contains(&("main".to_string(), unwritten_fn)),
+        "{names:?}"
+    );
+    assert!(names.iter().any(|(n, _)| n == "main_0"), "{names:?}");
+    // "main" is left alone; a missing name is an error.
+    assert_eq!(
+        entry_point_as_main(&words, Stage::Vertex, "main").unwrap(),
+        words
+    );
+    assert!(entry_point_as_main(&words, Stage::Vertex, "nope").is_err());
 }

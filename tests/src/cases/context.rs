@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use pipe_core::shader::{ShaderCode, ShaderState, StreamOutputInfo};
 use pipe_core::state::{BlendFactor, BlendState, RasterizerState, SamplerState, ShaderStage};
-use pipe_core::PipeError;
+use pipe_core::{PipeError, PipeResult};
 
 use crate::harness;
 use crate::{check, or_return, test_case, Outcome, TestContext};
@@ -63,16 +63,11 @@ test_case!(name = "pipe.context.cso.hash_consing", cso_hash_consing);
 
 fn shader_stage_mismatch(ctx: &mut TestContext) -> Outcome {
     let (_s, mut c) = or_return!(harness::screen_and_context(ctx));
-    // A minimal valid SPIR-V header is enough: nothing is compiled yet.
-    let words: Arc<[u32]> = Arc::from(vec![0x0723_0203, 0x0001_0300, 0, 1, 0]);
-    let fs = ShaderState {
-        stage: ShaderStage::Fragment,
-        code: ShaderCode::SpirV {
-            words,
-            entry_point: "main".into(),
-        },
-        stream_output: StreamOutputInfo::default(),
-    };
+    let fs = or_return!(harness::spirv_shader(
+        ShaderStage::Fragment,
+        FS_SPIRV,
+        spirv_gen::emit::Target::Vulkan1_1
+    ));
     let h = match c.create_fs_state(&fs) {
         Ok(h) => h,
         Err(e) => return Outcome::fail(format!("create_fs_state: {e}")),
@@ -92,6 +87,79 @@ fn shader_stage_mismatch(ctx: &mut TestContext) -> Outcome {
 test_case!(
     name = "pipe.context.validate.shader_stage",
     shader_stage_mismatch
+);
+
+const FS_SPIRV: &str = "shader fragment
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x4 = const 0.0, 1.0, 0.0, 1.0
+  store @frag, %0
+}
+";
+
+/// A SPIR-V passthrough shader must have an entry point of its stage by
+/// the name it gives (pipelines used `main` whatever the name was):
+/// a missing name, an entry point of another stage, or words that are
+/// not SPIR-V past the header are refused when the CSO is created, with
+/// a message naming the entry points the module has.
+fn spirv_entry_point(ctx: &mut TestContext) -> Outcome {
+    let (_s, mut c) = or_return!(harness::screen_and_context(ctx));
+    let fs = or_return!(harness::spirv_shader(
+        ShaderStage::Fragment,
+        FS_SPIRV,
+        spirv_gen::emit::Target::Vulkan1_1
+    ));
+    let with = |stage, entry: &str, words: Arc<[u32]>| ShaderState {
+        stage,
+        code: ShaderCode::SpirV {
+            words,
+            entry_point: entry.into(),
+        },
+        stream_output: StreamOutputInfo::default(),
+    };
+    let ShaderCode::SpirV { words, .. } = &fs.code else {
+        return Outcome::fail("not SPIR-V");
+    };
+    let refused = |r: PipeResult<_>, want: &str| match r {
+        Err(PipeError::InvalidArgument(m)) if m.contains(want) => None,
+        Err(e) => Some(format!("wrong error: {e}")),
+        Ok(_) => Some("accepted".to_string()),
+    };
+    for (what, r, want) in [
+        (
+            "a missing entry point",
+            c.create_fs_state(&with(ShaderStage::Fragment, "frag", words.clone())),
+            "no Fragment entry point \"frag\" (it has: Fragment \"main\")",
+        ),
+        (
+            "a fragment entry point as a vertex shader",
+            c.create_vs_state(&with(ShaderStage::Vertex, "main", words.clone())),
+            "no Vertex entry point \"main\"",
+        ),
+        (
+            "a header and nothing that parses",
+            c.create_fs_state(&with(
+                ShaderStage::Fragment,
+                "main",
+                Arc::from(vec![0x0723_0203, 0x0001_0300, 0, 1, 0, 0xdead_beef]),
+            )),
+            "does not parse",
+        ),
+    ] {
+        if let Some(e) = refused(r, want) {
+            return Outcome::fail(format!("{what}: {e}"));
+        }
+    }
+    check!(
+        c.create_fs_state(&with(ShaderStage::Fragment, "main", words.clone()))
+            .is_ok(),
+        "the module itself was refused"
+    );
+    Outcome::Pass
+}
+test_case!(
+    name = "pipe.context.validate.spirv_entry_point",
+    spirv_entry_point
 );
 
 fn several_contexts(ctx: &mut TestContext) -> Outcome {

@@ -55,7 +55,7 @@ use pipe_core::draw::{DrawInfo, DrawStartCountBias, IndexSource, PrimType};
 use pipe_core::flags::{ClearFlags, FlushFlags, MapFlags, TextureBarrierFlags};
 use pipe_core::query::{Query, QueryResult, QueryType, RenderCondMode};
 use pipe_core::resource::{BindFlags, PipeBox, ResourceTemplate, Target};
-use pipe_core::shader::{StreamOutput, StreamOutputInfo};
+use pipe_core::shader::{ShaderCode, ShaderState, StreamOutput, StreamOutputInfo};
 use pipe_core::state::*;
 use pipe_core::view::{SamplerView, SamplerViewTemplate, Surface, SurfaceTemplate};
 use pipe_core::{Caps, Format, PipeError, PipeResult, Resource};
@@ -3004,11 +3004,23 @@ fn depth_only_color_output(ctx: &mut TestContext) -> R {
 /// (GL leaves the size undefined): the pipeline is valid Vulkan and the
 /// points take the rasterizer's size, 3: a point at the centre of pixel
 /// (8, 8) covers pixels 7..=9 on both axes.
-fn point_size_unwritten(ctx: &mut TestContext, gs: bool) -> R {
+///
+/// With `spirv` the shaders are SPIR-V passthrough (spirv-gen's SPIR-V),
+/// which pipe-vk patches to write the size (`spirv_gen::patch::
+/// point_size`): unpatched, NVIDIA draws no point and lavapipe a 1-pixel
+/// one.
+fn point_size_unwritten(ctx: &mut TestContext, gs: bool, spirv: bool) -> R {
     let mut e = env_with(ctx, |_| {})?;
     if gs && !e.screen.caps().shader[ShaderStage::Geometry.index()].supported {
         return Err(Outcome::skip("no geometry shaders"));
     }
+    let make = |stage, src: &str| {
+        if spirv {
+            crate::harness::spirv_shader(stage, src, spirv_gen::emit::Target::Vulkan1_1)
+        } else {
+            shader(stage, src)
+        }
+    };
     let centre = [8.5 / 8.0 - 1.0, 8.5 / 8.0 - 1.0, 0.0, 1.0];
     let c = reduced_setup(
         &mut e,
@@ -3019,6 +3031,13 @@ fn point_size_unwritten(ctx: &mut TestContext, gs: bool) -> R {
         (VS_POS, FS_CONST),
         &centre,
     )?;
+    if spirv {
+        let v = step(
+            "vs",
+            e.ctx.create_vs_state(&make(ShaderStage::Vertex, VS_POS)?),
+        )?;
+        step("bind vs", e.ctx.bind_vs_state(Some(v)))?;
+    }
     if gs {
         let g = "shader geometry input=points output=points max_vertices=1 invocations=1
 in @pos : f32x4[1] builtin=position
@@ -3033,7 +3052,7 @@ fn main {
 ";
         let h = step(
             "gs",
-            e.ctx.create_gs_state(&shader(ShaderStage::Geometry, g)?),
+            e.ctx.create_gs_state(&make(ShaderStage::Geometry, g)?),
         )?;
         step("bind gs", e.ctx.bind_gs_state(Some(h)))?;
     }
@@ -3108,8 +3127,10 @@ reduced!(
     "unbound_color_slot.written" => |c| unbound_slot(c, true),
     "unbound_color_slot.not_written" => |c| unbound_slot(c, false),
     "depth_only.color_output" => depth_only_color_output,
-    "point_size_per_vertex.unwritten_vs" => |c| point_size_unwritten(c, false),
-    "point_size_per_vertex.unwritten_gs" => |c| point_size_unwritten(c, true),
+    "point_size_per_vertex.unwritten_vs" => |c| point_size_unwritten(c, false, false),
+    "point_size_per_vertex.unwritten_gs" => |c| point_size_unwritten(c, true, false),
+    "point_size_per_vertex.unwritten_vs.spirv" => |c| point_size_unwritten(c, false, true),
+    "point_size_per_vertex.unwritten_gs.spirv" => |c| point_size_unwritten(c, true, true),
     "clip_distance.enabled" => |c| clip_distance(c, true),
     "clip_distance.disabled" => |c| clip_distance(c, false),
 );
@@ -3158,3 +3179,56 @@ fn main {
     })
 }
 reduced!("point_size_per_vertex.off_overrides_shader" => point_size_state_over_shader);
+
+/// The glslang-style vertex shaders of `point_size_spirv.spvasm`, whose
+/// `gl_PointSize` is a member of their `gl_PerVertex` output block:
+/// entry point `main` writes 1.0, `unwritten` nothing. With
+/// `point_size_per_vertex` (GL's program point size) on, the shader's
+/// size wins where it writes one, else the rasterizer's 3 applies; off,
+/// the rasterizer's always does.
+fn point_size_glslang(ctx: &mut TestContext, entry: &str, per_vertex: bool) -> R {
+    let mut e = env_with(ctx, |_| {})?;
+    let centre = [8.5 / 8.0 - 1.0, 8.5 / 8.0 - 1.0, 0.0, 1.0];
+    let c = reduced_setup(
+        &mut e,
+        Format::R8G8B8A8Unorm,
+        1,
+        None,
+        1,
+        (VS_POS, FS_CONST),
+        &centre,
+    )?;
+    let words: Vec<u32> = include_bytes!("point_size_spirv.spv")
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    let vs = ShaderState {
+        stage: ShaderStage::Vertex,
+        code: ShaderCode::SpirV {
+            words: Arc::from(words),
+            entry_point: entry.into(),
+        },
+        stream_output: StreamOutputInfo::default(),
+    };
+    let v = step("vs", e.ctx.create_vs_state(&vs))?;
+    step("bind vs", e.ctx.bind_vs_state(Some(v)))?;
+    reduced_rasterizer(&mut e, |r| {
+        r.point_size = 3.0;
+        r.point_size_per_vertex = per_vertex;
+    })?;
+    clear_all(&mut e, ClearFlags::COLOR0)?;
+    reduced_draw(&mut e, PrimType::Points, 1)?;
+    let half = if per_vertex && entry == "main" { 0 } else { 1 };
+    expect_rgba8(&mut e, &c[0], "point", |x, y| {
+        if x.abs_diff(8) <= half && y.abs_diff(8) <= half {
+            [0, 255, 0, 255]
+        } else {
+            [0; 4]
+        }
+    })
+}
+reduced!(
+    "point_size_per_vertex.glslang.written" => |c| point_size_glslang(c, "main", true),
+    "point_size_per_vertex.glslang.written_off" => |c| point_size_glslang(c, "main", false),
+    "point_size_per_vertex.glslang.unwritten" => |c| point_size_glslang(c, "unwritten", true),
+);
