@@ -7,8 +7,8 @@
 //! `InvalidArgument` at `create_*_state`, not at draw time. The emitter's
 //! target follows the device's API version. SPIR-V passthrough shaders are
 //! used as given, except that a vertex shader gets its vertex fetch
-//! fix-ups, and the last vertex stage GL's point size, patched in
-//! (`spirv_gen::patch`).
+//! fix-ups, and the last vertex stage GL's point size and clip distance
+//! enables, patched in (`spirv_gen::patch`).
 
 use hashbrown::HashMap;
 use std::sync::Arc;
@@ -371,8 +371,9 @@ pub fn compile(
 ) -> PipeResult<Arc<[u32]>> {
     match &state.code {
         ShaderCode::SpirV { words, entry_point } => {
-            // The frontend's own SPIR-V gets the fetch fix-ups and GL's
-            // point size patched in; the other lowerings are its own.
+            // The frontend's own SPIR-V gets the fetch fix-ups, GL's point
+            // size and clip distance enables patched in; the other
+            // lowerings are its own.
             let err = |e: spirv_gen::Error| PipeError::unsupported(format!("shader variant: {e}"));
             // Pipelines name every stage's entry point `main`.
             let mut out: Option<Vec<u32>> = None;
@@ -407,6 +408,11 @@ pub fn compile(
                     )
                     .map_err(err)?,
                 );
+            }
+            if key.last_vertex_stage && pre_raster {
+                let w = out.as_deref().unwrap_or(words);
+                out =
+                    Some(spirv_gen::patch::clip_disable(w, "main", key.clip_planes).map_err(err)?);
             }
             Ok(out.map_or_else(|| words.clone(), Into::into))
         }

@@ -8,7 +8,10 @@
 //! - the vertex fetch fix-ups ([`vertex_fixups`]), with the same
 //!   conversions as the IR's [`crate::passes::gl::lower_vertex_fixups`];
 //! - GL's point size ([`point_size`]), as
-//!   [`crate::passes::gl::lower_point_size`] gives it to the IR.
+//!   [`crate::passes::gl::lower_point_size`] gives it to the IR;
+//! - GL's clip distance enables ([`clip_disable`]), as
+//!   [`crate::passes::gl::lower_clip_planes`] applies them;
+//! - the entry point's name ([`entry_point_as_main`]).
 //!
 //! The fix-ups keep the shader's own code intact: each input variable at
 //! a fixed-up location becomes a `Private` variable of the same type, a
@@ -33,6 +36,8 @@ use crate::{Error, Result};
 const GLSL_FMAX: u32 = 40;
 /// `BuiltIn PointSize`, as a decoration's literal.
 const POINT_SIZE: u32 = rspirv::spirv::BuiltIn::PointSize as u32;
+/// `BuiltIn ClipDistance`, likewise.
+const CLIP_DISTANCE: u32 = rspirv::spirv::BuiltIn::ClipDistance as u32;
 
 /// A scalar or vector type of the module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -177,6 +182,35 @@ pub fn point_size(words: &[u32], entry: &str, size: f32, fixed: bool) -> Result<
         "point size",
     )?;
     if !p.point_size(size, fixed)? {
+        return Ok(words.to_vec());
+    }
+    p.finish()
+}
+
+/// GL's clip distance enables for the last vertex stage `entry` of a
+/// SPIR-V module: GL uses `gl_ClipDistance[i]` only where bit `i` of
+/// `enabled` is set (`GL_CLIP_DISTANCEi`), Vulkan every one the shader
+/// writes, so the others are overwritten with 1.0 (inside) where the
+/// vertex ends, as `passes::gl::lower_clip_planes` (and Mesa's
+/// `nir_lower_clip_disable`) does. A shader that writes no clip distance
+/// is left alone.
+pub fn clip_disable(words: &[u32], entry: &str, enabled: u8) -> Result<Vec<u32>> {
+    let module = dr::load_words(words).map_err(|e| {
+        Error::new(format!(
+            "SPIR-V clip distances: cannot parse the module: {e}"
+        ))
+    })?;
+    let mut p = Patcher::new(
+        module,
+        entry,
+        &[
+            ExecutionModel::Vertex,
+            ExecutionModel::TessellationEvaluation,
+            ExecutionModel::Geometry,
+        ],
+        "clip distances",
+    )?;
+    if !p.clip_disable(enabled)? {
         return Ok(words.to_vec());
     }
     p.finish()
@@ -988,9 +1022,10 @@ impl Patcher {
         Ok(())
     }
 
-    /// The entry point's `PointSize` output: (variable, member of its
-    /// block), or `None` when it has none.
-    fn find_point_size(&self) -> Result<Option<(Word, Option<u32>)>> {
+    /// The entry point's `builtin` output: (variable, member of its
+    /// block), or `None` when it has none; an error when its builtin
+    /// output block has no such member.
+    fn find_output_builtin(&self, builtin: u32) -> Result<Option<(Word, Option<u32>)>> {
         let m = self.module();
         let iface = self.interface();
         let outputs: Vec<(Word, Word)> = m
@@ -1012,7 +1047,7 @@ impl Patcher {
         for &(var, _) in &outputs {
             if self.decorations.get(&var).is_some_and(|d| {
                 d.iter()
-                    .any(|&(x, v)| x == Decoration::BuiltIn && v == Some(POINT_SIZE))
+                    .any(|&(x, v)| x == Decoration::BuiltIn && v == Some(builtin))
             }) {
                 return Ok(Some((var, None)));
             }
@@ -1030,16 +1065,15 @@ impl Patcher {
             })
             .collect();
         for &(var, ty) in &outputs {
-            if let Some(&(_, k, _)) = members
-                .iter()
-                .find(|&&(t, _, b)| t == ty && b == POINT_SIZE)
-            {
+            if let Some(&(_, k, _)) = members.iter().find(|&&(t, _, b)| t == ty && b == builtin) {
                 return Ok(Some((var, Some(k))));
             }
             if members.iter().any(|&(t, _, _)| t == ty) {
+                let name = rspirv::spirv::BuiltIn::from_u32(builtin)
+                    .map_or_else(|| format!("BuiltIn {builtin}"), |b| format!("{b:?}"));
                 return Err(Error::new(format!(
-                    "SPIR-V point size: the output block %{var} has no PointSize member \
-                     (gl_PerVertex redeclared without gl_PointSize)"
+                    "SPIR-V: the output block %{var} has no {name} member (gl_PerVertex \
+                     redeclared without it)"
                 )));
             }
         }
@@ -1073,9 +1107,10 @@ impl Patcher {
     }
 
     /// Whether a store of the entry point (or a function it calls) writes
-    /// `PointSize` (`var`, `member`): directly, or through an access chain
-    /// whose first index is the member; a store of the whole block counts.
-    fn writes_point_size(&self, var: Word, member: Option<u32>) -> bool {
+    /// the output `var` (its `member`): directly, or through access
+    /// chains (whose first index is the member); a store of the whole
+    /// block counts.
+    fn writes_output(&self, var: Word, member: Option<u32>) -> bool {
         let m = self.module();
         let reachable = self.reachable();
         let konst = |id: Word| {
@@ -1083,7 +1118,6 @@ impl Patcher {
                 .filter(|c| c.class.opcode == Op::Constant)
                 .and_then(|c| c.operands.first().and_then(literal))
         };
-        let mut to_member: HashSet<Word> = HashSet::from_iter([var]);
         let insts = m
             .functions
             .iter()
@@ -1095,12 +1129,24 @@ impl Patcher {
             })
             .flat_map(|f| f.blocks.iter())
             .flat_map(|b| &b.instructions);
+        let mut to_it: HashSet<Word> = HashSet::from_iter([var]);
+        // Access chains follow their base (in dominance order, so one
+        // pass over each function's blocks in order sees the base first
+        // where it is in the same function; chains of chains of the
+        // output across functions do not occur, pointers to outputs
+        // being no function arguments).
         for i in insts.clone() {
-            if matches!(i.class.opcode, Op::AccessChain | Op::InBoundsAccessChain) {
-                if let [Operand::IdRef(base), Operand::IdRef(first), ..] = i.operands.as_slice() {
-                    if *base == var && member.is_some() && konst(*first) == member {
-                        to_member.extend(i.result_id);
-                    }
+            if !matches!(i.class.opcode, Op::AccessChain | Op::InBoundsAccessChain) {
+                continue;
+            }
+            if let [Operand::IdRef(base), Operand::IdRef(first), ..] = i.operands.as_slice() {
+                let ours = if *base == var {
+                    member.is_none() || konst(*first) == member
+                } else {
+                    to_it.contains(base)
+                };
+                if ours {
+                    to_it.extend(i.result_id);
                 }
             }
         }
@@ -1108,15 +1154,96 @@ impl Patcher {
             matches!(
                 i.class.opcode,
                 Op::Store | Op::CopyMemory | Op::CopyMemorySized
-            ) && matches!(i.operands.first(), Some(Operand::IdRef(p)) if to_member.contains(p))
+            ) && matches!(i.operands.first(), Some(Operand::IdRef(p)) if to_it.contains(p))
         })
+    }
+
+    /// Inserts the code `make` gives before each return of the entry
+    /// point, or each vertex a geometry shader emits (in any function it
+    /// calls); returns how many places there were.
+    fn at_vertex_ends(&mut self, make: &mut dyn FnMut(&mut Patcher) -> Vec<Instruction>) -> usize {
+        let gs = self.model == ExecutionModel::Geometry;
+        let entry_fn = self.entry_fn;
+        let reachable = self.reachable();
+        let mut sites = 0usize;
+        for fi in 0..self.module().functions.len() {
+            let id = self.module().functions[fi]
+                .def
+                .as_ref()
+                .and_then(|d| d.result_id);
+            let wanted = if gs {
+                id.is_some_and(|id| reachable.contains(&id))
+            } else {
+                id == Some(entry_fn)
+            };
+            if !wanted {
+                continue;
+            }
+            for bi in 0..self.module().functions[fi].blocks.len() {
+                let mut k = 0;
+                while k < self.module().functions[fi].blocks[bi].instructions.len() {
+                    let op = self.module().functions[fi].blocks[bi].instructions[k]
+                        .class
+                        .opcode;
+                    let site = if gs {
+                        matches!(op, Op::EmitVertex | Op::EmitStreamVertex)
+                    } else {
+                        op == Op::Return
+                    };
+                    if !site {
+                        k += 1;
+                        continue;
+                    }
+                    let code = make(self);
+                    let n = code.len();
+                    self.b.module_mut().functions[fi].blocks[bi]
+                        .instructions
+                        .splice(k..k, code);
+                    k += n + 1;
+                    sites += 1;
+                }
+            }
+        }
+        sites
+    }
+
+    /// A pointer to `f32` element `index` (if any) of the output `var`
+    /// (its `member`), and the instructions that make it.
+    fn output_element(
+        &mut self,
+        var: Word,
+        member: Option<u32>,
+        index: Option<u32>,
+    ) -> (Word, Vec<Instruction>) {
+        let it = Num::int(true, 32, 1);
+        let mut indices: Vec<Word> = Vec::new();
+        for k in member.into_iter().chain(index) {
+            indices.push(self.konst(it, u64::from(k)));
+        }
+        if indices.is_empty() {
+            return (var, Vec::new());
+        }
+        let ft = self.ty(Num::float(32, 1));
+        let ptr_ty = self.b.type_pointer(None, StorageClass::Output, ft);
+        let id = self.b.id();
+        let mut ops = vec![Operand::IdRef(var)];
+        ops.extend(indices.into_iter().map(Operand::IdRef));
+        (
+            id,
+            vec![Instruction::new(
+                Op::AccessChain,
+                Some(ptr_ty),
+                Some(id),
+                ops,
+            )],
+        )
     }
 
     /// [`point_size`]: returns whether the module changes.
     fn point_size(&mut self, size: f32, fixed: bool) -> Result<bool> {
-        let target = self.find_point_size()?;
+        let target = self.find_output_builtin(POINT_SIZE)?;
         if let Some((var, member)) = target {
-            if !fixed && self.writes_point_size(var, member) {
+            if !fixed && self.writes_output(var, member) {
                 return Ok(false);
             }
         }
@@ -1156,86 +1283,84 @@ impl Patcher {
             _ => {}
         }
         let value = self.konst(f32t, u64::from(size.to_bits()));
-        let chain = match member {
-            Some(k) => {
-                let it = Num::int(true, 32, 1);
-                let index = self.konst(it, u64::from(k));
-                let ptr = self.b.type_pointer(None, StorageClass::Output, ft);
-                Some((ptr, index))
-            }
-            None => None,
-        };
-        // Before each return of the entry point, or each vertex a
-        // geometry shader emits (in any function).
-        let gs = self.model == ExecutionModel::Geometry;
-        let entry_fn = self.entry_fn;
-        let reachable = self.reachable();
-        let mut sites = 0usize;
-        let fns = self.b.module_ref().functions.len();
-        for fi in 0..fns {
-            let f = &self.b.module_ref().functions[fi];
-            let id = f.def.as_ref().and_then(|d| d.result_id);
-            let wanted = if gs {
-                id.is_some_and(|id| reachable.contains(&id))
-            } else {
-                id == Some(entry_fn)
-            };
-            if !wanted {
-                continue;
-            }
-            for bi in 0..self.b.module_ref().functions[fi].blocks.len() {
-                let mut k = 0;
-                while k < self.b.module_ref().functions[fi].blocks[bi]
-                    .instructions
-                    .len()
-                {
-                    let op = self.b.module_ref().functions[fi].blocks[bi].instructions[k]
-                        .class
-                        .opcode;
-                    let site = if gs {
-                        matches!(op, Op::EmitVertex | Op::EmitStreamVertex)
-                    } else {
-                        matches!(op, Op::Return)
-                    };
-                    if !site {
-                        k += 1;
-                        continue;
-                    }
-                    let mut code = Vec::with_capacity(2);
-                    let ptr = match chain {
-                        Some((ptr_ty, index)) => {
-                            let id = self.b.id();
-                            code.push(Instruction::new(
-                                Op::AccessChain,
-                                Some(ptr_ty),
-                                Some(id),
-                                vec![Operand::IdRef(var), Operand::IdRef(index)],
-                            ));
-                            id
-                        }
-                        None => var,
-                    };
-                    code.push(Instruction::new(
-                        Op::Store,
-                        None,
-                        None,
-                        vec![Operand::IdRef(ptr), Operand::IdRef(value)],
-                    ));
-                    let n = code.len();
-                    self.b.module_mut().functions[fi].blocks[bi]
-                        .instructions
-                        .splice(k..k, code);
-                    k += n + 1;
-                    sites += 1;
-                }
-            }
-        }
+        let sites = self.at_vertex_ends(&mut |p| {
+            let (ptr, mut code) = p.output_element(var, member, None);
+            code.push(Instruction::new(
+                Op::Store,
+                None,
+                None,
+                vec![Operand::IdRef(ptr), Operand::IdRef(value)],
+            ));
+            code
+        });
         if sites == 0 {
             return Err(Error::new(
                 "SPIR-V point size: the entry point has no return (or a geometry shader no \
                  EmitVertex) to write PointSize before",
             ));
         }
+        Ok(true)
+    }
+
+    /// [`clip_disable`]: returns whether the module changes.
+    fn clip_disable(&mut self, enabled: u8) -> Result<bool> {
+        let Some((var, member)) = self.find_output_builtin(CLIP_DISTANCE)? else {
+            return Ok(false);
+        };
+        if !self.writes_output(var, member) {
+            return Ok(false);
+        }
+        // The array's length, from the variable's (or member's) type.
+        let ty = self
+            .global(var)
+            .and_then(|v| v.result_type)
+            .and_then(|p| self.global(p))
+            .and_then(|p| match p.operands.as_slice() {
+                [_, Operand::IdRef(t)] => Some(*t),
+                _ => None,
+            });
+        let ty = match (ty, member) {
+            (Some(t), Some(k)) => self
+                .global(t)
+                .and_then(|s| match s.operands.get(k as usize) {
+                    Some(Operand::IdRef(m)) => Some(*m),
+                    _ => None,
+                }),
+            (t, None) => t,
+            (None, Some(_)) => None,
+        };
+        let len = ty
+            .and_then(|t| self.global(t))
+            .and_then(|a| match (a.class.opcode, a.operands.as_slice()) {
+                (Op::TypeArray, [_, Operand::IdRef(len)]) => self
+                    .global(*len)
+                    .and_then(|c| c.operands.first().and_then(literal)),
+                _ => None,
+            })
+            .ok_or_else(|| {
+                Error::new("SPIR-V clip distances: ClipDistance is not a sized array")
+            })?;
+        let off: Vec<u32> = (0..len.min(8))
+            .filter(|i| enabled & (1 << i) == 0)
+            .collect();
+        if off.is_empty() {
+            return Ok(false);
+        }
+        let one = self.konst(Num::float(32, 1), u64::from(1.0f32.to_bits()));
+        self.at_vertex_ends(&mut |p| {
+            let mut code = Vec::new();
+            for &i in &off {
+                let (ptr, chain) = p.output_element(var, member, Some(i));
+                code.extend(chain);
+                code.push(Instruction::new(
+                    Op::Store,
+                    None,
+                    None,
+                    vec![Operand::IdRef(ptr), Operand::IdRef(one)],
+                ));
+            }
+            code
+        });
         Ok(true)
     }
 

@@ -323,7 +323,7 @@ fn glslang_style_binary_matches_its_text() {
     assert_eq!(words, assemble(GLSLANG, TargetEnv::Vulkan_1_0));
 }
 
-const POINT_SIZE_GLSLANG: &str = include_str!("../../tests/src/cases/point_size_spirv.spvasm");
+const PER_VERTEX_GLSLANG: &str = include_str!("../../tests/src/cases/per_vertex_spirv.spvasm");
 
 fn words_of(bin: &[u8]) -> Vec<u32> {
     bin.chunks_exact(4)
@@ -332,10 +332,10 @@ fn words_of(bin: &[u8]) -> Vec<u32> {
 }
 
 #[test]
-fn point_size_binary_matches_its_text() {
+fn per_vertex_binary_matches_its_text() {
     assert_eq!(
-        words_of(include_bytes!("../../tests/src/cases/point_size_spirv.spv")),
-        assemble(POINT_SIZE_GLSLANG, TargetEnv::Vulkan_1_0)
+        words_of(include_bytes!("../../tests/src/cases/per_vertex_spirv.spv")),
+        assemble(PER_VERTEX_GLSLANG, TargetEnv::Vulkan_1_0)
     );
 }
 
@@ -435,7 +435,7 @@ fn main {
     }
     // glslang's gl_PerVertex block: the member is written through an
     // access chain, in the entry point named, not the other one.
-    let words = assemble(POINT_SIZE_GLSLANG, TargetEnv::Vulkan_1_0);
+    let words = assemble(PER_VERTEX_GLSLANG, TargetEnv::Vulkan_1_0);
     for (entry, fixed, want) in [
         ("main", false, 0),
         ("main", true, 1),
@@ -502,14 +502,14 @@ fn main {
 fn entry_points_by_name() {
     use spirv_gen::ir::Stage;
     use spirv_gen::patch::{check_entry_point, entry_point_as_main};
-    let words = assemble(POINT_SIZE_GLSLANG, TargetEnv::Vulkan_1_0);
+    let words = assemble(PER_VERTEX_GLSLANG, TargetEnv::Vulkan_1_0);
     check_entry_point(&words, Stage::Vertex, "unwritten").unwrap();
     let e = check_entry_point(&words, Stage::Fragment, "main")
         .unwrap_err()
         .msg;
     assert!(
         e.contains(
-            "no Fragment entry point \"main\" (it has: Vertex \"main\", Vertex \"unwritten\")"
+            "no Fragment entry point \"main\" (it has: Vertex \"main\", Vertex \"unwritten\", Vertex \"clip\")"
         ),
         "{e}"
     );
@@ -527,7 +527,7 @@ fn entry_points_by_name() {
         .collect();
     let orig = dr::load_words(&words).unwrap();
     let unwritten_fn = orig.functions[1].def.as_ref().unwrap().result_id.unwrap();
-    assert_eq!(names.len(), 2);
+    assert_eq!(names.len(), 3);
     assert!(
         names.contains(&("main".to_string(), unwritten_fn)),
         "{names:?}"
@@ -539,4 +539,121 @@ fn entry_points_by_name() {
         words
     );
     assert!(entry_point_as_main(&words, Stage::Vertex, "nope").is_err());
+}
+
+/// Stores of 1.0 into clip distances, counted by element index (the last
+/// access chain index, a constant), in a patched module.
+fn clip_one_stores(words: &[u32]) -> Vec<u32> {
+    let m = dr::load_words(words).unwrap();
+    let konst = |id: u32| {
+        m.types_global_values
+            .iter()
+            .find(|i| i.result_id == Some(id) && i.class.opcode == Op::Constant)
+            .and_then(|i| match i.operands.first() {
+                Some(Operand::LiteralBit32(v)) => Some(*v),
+                _ => None,
+            })
+    };
+    let insts: Vec<&dr::Instruction> = m
+        .functions
+        .iter()
+        .flat_map(|f| &f.blocks)
+        .flat_map(|b| &b.instructions)
+        .collect();
+    let mut out = Vec::new();
+    for st in insts.iter().filter(|i| i.class.opcode == Op::Store) {
+        let (Some(Operand::IdRef(p)), Some(Operand::IdRef(v))) =
+            (st.operands.first(), st.operands.get(1))
+        else {
+            continue;
+        };
+        if konst(*v) != Some(1.0f32.to_bits()) {
+            continue;
+        }
+        if let Some(chain) = insts
+            .iter()
+            .find(|i| i.result_id == Some(*p) && i.class.opcode == Op::AccessChain)
+        {
+            if let Some(Operand::IdRef(last)) = chain.operands.last() {
+                out.extend(konst(*last));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn clip_distance_enables() {
+    use spirv_gen::patch::clip_disable;
+    let vs = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+out @cd : f32[3] builtin=clip_distance
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  %1 : f32 = swizzle %0, x
+  %2 : i32 = const 0
+  store @cd, %2, %1
+  %3 : i32 = const 1
+  store @cd, %3, %1
+  %4 : i32 = const 2
+  store @cd, %4, %1
+}
+";
+    let gs = "shader geometry input=points output=points max_vertices=2 invocations=1
+in @pos : f32x4[1] builtin=position
+out @gl_pos : f32x4 builtin=position
+out @cd : f32[2] builtin=clip_distance
+fn main {
+  %0 : i32 = const 0
+  %1 : f32x4 = load @pos, %0
+  store @gl_pos, %1
+  %2 : f32 = swizzle %1, x
+  store @cd, %0, %2
+  emit_vertex
+  emit_vertex
+  end_primitive
+}
+";
+    let plain = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+}
+";
+    // (what, source, enables, 1.0 stores by element).
+    for (what, src, enabled, want) in [
+        ("vs, all off", vs, 0u8, vec![0, 1, 2]),
+        ("vs, 0 and 2 on", vs, 0b101, vec![1]),
+        ("vs, all on", vs, 0b111, vec![]),
+        ("vs, more on than written", vs, 0xff, vec![]),
+        ("gs: at each emit", gs, 0b10, vec![0, 0]),
+        ("no clip distance", plain, 0, vec![]),
+    ] {
+        let s = spirv_gen::text::parse(src).unwrap_or_else(|e| panic!("{what}: {e}"));
+        for target in [Target::Vulkan1_1, Target::Vulkan1_3] {
+            let words = spirv_gen::emit::emit(&s, target).unwrap();
+            let out =
+                clip_disable(&words, "main", enabled).unwrap_or_else(|e| panic!("{what}: {e}"));
+            validate(&out, common::env(target), what);
+            assert_eq!(clip_one_stores(&out), want, "{what}\n{}", disassemble(&out));
+            if want.is_empty() {
+                assert_eq!(out, words, "{what}: unchanged");
+            }
+        }
+    }
+    // glslang's block: only the entry point writing gl_ClipDistance
+    // changes, through the block member.
+    let words = assemble(PER_VERTEX_GLSLANG, TargetEnv::Vulkan_1_0);
+    let out = clip_disable(&words, "clip", 0).unwrap();
+    validate(&out, TargetEnv::Vulkan_1_0, "glslang clip");
+    // (The 1.0 at element 1 is entry point main's gl_PointSize.)
+    assert_eq!(clip_one_stores(&words), vec![1]);
+    assert_eq!(clip_one_stores(&out), vec![0, 1]);
+    assert_eq!(clip_disable(&words, "clip", 1).unwrap(), words);
+    assert_eq!(clip_disable(&words, "main", 0).unwrap(), words);
 }

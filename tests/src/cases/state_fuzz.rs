@@ -3075,9 +3075,14 @@ fn main {
 /// half): with `enabled` (GL_CLIP_DISTANCE0 on, Gallium's
 /// `clip_plane_enable` bit 0), only the right half is drawn; without,
 /// GL ignores the distance and the whole target is drawn.
-fn clip_distance(ctx: &mut TestContext, enabled: bool) -> R {
+///
+/// `vs` gives the shader as IR, as spirv-gen's SPIR-V, or as the
+/// glslang-style `per_vertex_spirv.spvasm` (entry point `clip`, the
+/// distance in its `gl_PerVertex` block): SPIR-V passthrough shaders get
+/// the enables patched in (`spirv_gen::patch::clip_disable`).
+fn clip_distance(ctx: &mut TestContext, enabled: bool, vs: VsAs) -> R {
     let mut e = env_with(ctx, |_| {})?;
-    let vs = "shader vertex
+    let vs_src = "shader vertex
 in @pos : f32x4 location=0
 out @gl_pos : f32x4 builtin=position
 out @cd : f32[1] builtin=clip_distance
@@ -3095,9 +3100,10 @@ fn main {
         1,
         None,
         1,
-        (vs, FS_CONST),
+        (vs_src, FS_CONST),
         &FULL_TRI,
     )?;
+    bind_vs_as(&mut e, vs_src, vs, "clip")?;
     reduced_rasterizer(&mut e, |r| r.clip_plane_enable = u8::from(enabled))?;
     clear_all(&mut e, ClearFlags::COLOR0)?;
     reduced_draw(&mut e, PrimType::Triangles, 3)?;
@@ -3131,8 +3137,12 @@ reduced!(
     "point_size_per_vertex.unwritten_gs" => |c| point_size_unwritten(c, true, false),
     "point_size_per_vertex.unwritten_vs.spirv" => |c| point_size_unwritten(c, false, true),
     "point_size_per_vertex.unwritten_gs.spirv" => |c| point_size_unwritten(c, true, true),
-    "clip_distance.enabled" => |c| clip_distance(c, true),
-    "clip_distance.disabled" => |c| clip_distance(c, false),
+    "clip_distance.enabled" => |c| clip_distance(c, true, VsAs::Ir),
+    "clip_distance.disabled" => |c| clip_distance(c, false, VsAs::Ir),
+    "clip_distance.enabled.spirv" => |c| clip_distance(c, true, VsAs::SpirV),
+    "clip_distance.disabled.spirv" => |c| clip_distance(c, false, VsAs::SpirV),
+    "clip_distance.enabled.glslang" => |c| clip_distance(c, true, VsAs::Glslang),
+    "clip_distance.disabled.glslang" => |c| clip_distance(c, false, VsAs::Glslang),
 );
 
 reduced!("msaa_rasterizer_discard" => msaa_rasterizer_discard);
@@ -3180,7 +3190,51 @@ fn main {
 }
 reduced!("point_size_per_vertex.off_overrides_shader" => point_size_state_over_shader);
 
-/// The glslang-style vertex shaders of `point_size_spirv.spvasm`, whose
+/// How a reduced case gives its vertex shader.
+#[derive(Clone, Copy)]
+enum VsAs {
+    /// spirv-gen IR (as `reduced_setup` binds it).
+    Ir,
+    /// The same IR as spirv-gen's SPIR-V, passed through.
+    SpirV,
+    /// An entry point of the glslang-style `per_vertex_spirv.spvasm`.
+    Glslang,
+}
+
+/// The glslang-style module `per_vertex_spirv.spvasm` (assembled; a
+/// spirv-gen test keeps the two equal) with entry point `entry`.
+fn per_vertex_module(entry: &str) -> ShaderState {
+    let words: Vec<u32> = include_bytes!("per_vertex_spirv.spv")
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    ShaderState {
+        stage: ShaderStage::Vertex,
+        code: ShaderCode::SpirV {
+            words: Arc::from(words),
+            entry_point: entry.into(),
+        },
+        stream_output: StreamOutputInfo::default(),
+    }
+}
+
+/// Binds the vertex shader `src` (IR text) as `how` gives it; `entry`
+/// names the glslang-style one.
+fn bind_vs_as(e: &mut Env, src: &str, how: VsAs, entry: &str) -> R {
+    let state = match how {
+        VsAs::Ir => return Ok(()),
+        VsAs::SpirV => crate::harness::spirv_shader(
+            ShaderStage::Vertex,
+            src,
+            spirv_gen::emit::Target::Vulkan1_3,
+        )?,
+        VsAs::Glslang => per_vertex_module(entry),
+    };
+    let v = step("vs", e.ctx.create_vs_state(&state))?;
+    step("bind vs", e.ctx.bind_vs_state(Some(v)))
+}
+
+/// The glslang-style vertex shaders of `per_vertex_spirv.spvasm`, whose
 /// `gl_PointSize` is a member of their `gl_PerVertex` output block:
 /// entry point `main` writes 1.0, `unwritten` nothing. With
 /// `point_size_per_vertex` (GL's program point size) on, the shader's
@@ -3198,20 +3252,7 @@ fn point_size_glslang(ctx: &mut TestContext, entry: &str, per_vertex: bool) -> R
         (VS_POS, FS_CONST),
         &centre,
     )?;
-    let words: Vec<u32> = include_bytes!("point_size_spirv.spv")
-        .chunks_exact(4)
-        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect();
-    let vs = ShaderState {
-        stage: ShaderStage::Vertex,
-        code: ShaderCode::SpirV {
-            words: Arc::from(words),
-            entry_point: entry.into(),
-        },
-        stream_output: StreamOutputInfo::default(),
-    };
-    let v = step("vs", e.ctx.create_vs_state(&vs))?;
-    step("bind vs", e.ctx.bind_vs_state(Some(v)))?;
+    bind_vs_as(&mut e, VS_POS, VsAs::Glslang, entry)?;
     reduced_rasterizer(&mut e, |r| {
         r.point_size = 3.0;
         r.point_size_per_vertex = per_vertex;
