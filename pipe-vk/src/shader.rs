@@ -7,8 +7,9 @@
 //! `InvalidArgument` at `create_*_state`, not at draw time. The emitter's
 //! target follows the device's API version. SPIR-V passthrough shaders are
 //! used as given, except that a vertex shader gets its vertex fetch
-//! fix-ups, and the last vertex stage GL's point size and clip distance
-//! enables, patched in (`spirv_gen::patch`).
+//! fix-ups, the last vertex stage GL's point size and clip distance
+//! enables, and a fragment shader zeros for the inputs nothing writes,
+//! patched in (`spirv_gen::patch`).
 
 use hashbrown::HashMap;
 use std::sync::Arc;
@@ -196,7 +197,30 @@ pub fn varying_locations(state: &ShaderState) -> u32 {
     let fs = state.stage == ShaderStage::Fragment;
     let ir = match &state.code {
         ShaderCode::Ir(any) => any.downcast_ref::<Ir>(),
-        ShaderCode::SpirV { .. } => None,
+        ShaderCode::SpirV { words, entry_point } => {
+            // Read from the words for the stages that meet the fragment
+            // shader; a control shader's (or an unreadable module's)
+            // count as everything written and nothing read.
+            let reflect = matches!(
+                state.stage,
+                ShaderStage::Vertex
+                    | ShaderStage::TessEval
+                    | ShaderStage::Geometry
+                    | ShaderStage::Fragment
+            );
+            let found = reflect
+                .then(|| {
+                    spirv_gen::patch::interface_locations(
+                        words,
+                        ir_stage(state.stage),
+                        entry_point,
+                        !fs,
+                    )
+                    .ok()
+                })
+                .flatten();
+            return found.unwrap_or(if fs { 0 } else { u32::MAX });
+        }
     };
     let Some(ir) = ir else {
         return if fs { 0 } else { u32::MAX };
@@ -372,8 +396,8 @@ pub fn compile(
     match &state.code {
         ShaderCode::SpirV { words, entry_point } => {
             // The frontend's own SPIR-V gets the fetch fix-ups, GL's point
-            // size and clip distance enables patched in; the other
-            // lowerings are its own.
+            // size and clip distance enables, and zeros for unwritten
+            // inputs patched in; the other lowerings are its own.
             let err = |e: spirv_gen::Error| PipeError::unsupported(format!("shader variant: {e}"));
             // Pipelines name every stage's entry point `main`.
             let mut out: Option<Vec<u32>> = None;
@@ -408,6 +432,10 @@ pub fn compile(
                     )
                     .map_err(err)?,
                 );
+            }
+            if key.zero_inputs != 0 && state.stage == ShaderStage::Fragment {
+                let w = out.as_deref().unwrap_or(words);
+                out = Some(spirv_gen::patch::zero_inputs(w, "main", key.zero_inputs).map_err(err)?);
             }
             if key.last_vertex_stage && pre_raster {
                 let w = out.as_deref().unwrap_or(words);

@@ -11,6 +11,8 @@
 //!   [`crate::passes::gl::lower_point_size`] gives it to the IR;
 //! - GL's clip distance enables ([`clip_disable`]), as
 //!   [`crate::passes::gl::lower_clip_planes`] applies them;
+//! - zeros for fragment shader inputs nothing writes ([`zero_inputs`],
+//!   with the interfaces read by [`interface_locations`]);
 //! - the entry point's name ([`entry_point_as_main`]).
 //!
 //! The fix-ups keep the shader's own code intact: each input variable at
@@ -182,6 +184,68 @@ pub fn point_size(words: &[u32], entry: &str, size: f32, fixed: bool) -> Result<
         "point size",
     )?;
     if !p.point_size(size, fixed)? {
+        return Ok(words.to_vec());
+    }
+    p.finish()
+}
+
+/// The locations (bit `i` = location `i`, below 32) the `stage` entry
+/// point `entry` of a SPIR-V module reads (`outputs` false) or writes:
+/// its user-defined interface variables, builtins left out, blocks by
+/// their members. What pipe-vk matches a fragment shader's inputs with.
+pub fn interface_locations(
+    words: &[u32],
+    stage: crate::ir::Stage,
+    entry: &str,
+    outputs: bool,
+) -> Result<u32> {
+    let module = dr::load_words(words)
+        .map_err(|e| Error::new(format!("the SPIR-V module does not parse: {e}")))?;
+    let p = Patcher::new(module, entry, &[model_of(stage)], "interface")?;
+    let class = if outputs {
+        StorageClass::Output
+    } else {
+        StorageClass::Input
+    };
+    Ok(p.interface_vars(class)
+        .into_iter()
+        .flat_map(|(var, ty)| p.var_locations(var, ty))
+        .filter(|&l| l < 32)
+        .fold(0, |m, l| m | 1 << l))
+}
+
+/// Fragment shader inputs whose locations all have their bit in `mask`
+/// (the last vertex stage writes none of them) read zero: each becomes a
+/// `Private` variable set to zero at the entry point, as
+/// `passes::gl::lower_unwritten_inputs` does for the IR (Vulkan rejects
+/// an input no stage writes). Input blocks are left alone.
+pub fn zero_inputs(words: &[u32], entry: &str, mask: u32) -> Result<Vec<u32>> {
+    if mask == 0 {
+        return Ok(words.to_vec());
+    }
+    let module = dr::load_words(words)
+        .map_err(|e| Error::new(format!("SPIR-V zero inputs: cannot parse the module: {e}")))?;
+    let mut p = Patcher::new(module, entry, &[ExecutionModel::Fragment], "zero inputs")?;
+    let mut changed = false;
+    for (var, ty) in p.interface_vars(StorageClass::Input) {
+        let is_block = p
+            .global(ty)
+            .is_some_and(|t| t.class.opcode == Op::TypeStruct);
+        let locs = p.var_locations(var, ty);
+        if is_block || locs.is_empty() || !locs.iter().all(|&l| l < 32 && mask >> l & 1 == 1) {
+            continue;
+        }
+        let null = p.b.id();
+        p.b.module_mut().types_global_values.push(Instruction::new(
+            Op::ConstantNull,
+            Some(ty),
+            Some(null),
+            vec![],
+        ));
+        p.replace_input(var, ty, null)?;
+        changed = true;
+    }
+    if !changed {
         return Ok(words.to_vec());
     }
     p.finish()
@@ -363,6 +427,13 @@ impl Patcher {
             (Op::TypeMatrix, [Operand::IdRef(col), Operand::LiteralBit32(n)]) => {
                 n.saturating_mul(self.locations(*col))
             }
+            (Op::TypeStruct, members) => members
+                .iter()
+                .map(|m| match m {
+                    Operand::IdRef(t) => self.locations(*t),
+                    _ => 0,
+                })
+                .fold(0u32, u32::saturating_add),
             _ => match self.num(ty) {
                 Some(n) if n.bits == 64 && n.comps > 2 => 2,
                 _ => 1,
@@ -379,6 +450,87 @@ impl Patcher {
                 _ => None,
             })
             .collect()
+    }
+
+    /// The entry point's interface variables of storage `class`, builtins
+    /// left out: (variable, pointee type).
+    fn interface_vars(&self, class: StorageClass) -> Vec<(Word, Word)> {
+        let iface = self.interface();
+        self.module()
+            .types_global_values
+            .iter()
+            .filter(|i| {
+                i.class.opcode == Op::Variable
+                    && i.operands.first() == Some(&Operand::StorageClass(class))
+                    && i.result_id.is_some_and(|id| iface.contains(&id))
+            })
+            .filter_map(|i| {
+                let var = i.result_id?;
+                if self.decoration(var, Decoration::BuiltIn).is_some() {
+                    return None;
+                }
+                let ptr = self.global(i.result_type?)?;
+                match ptr.operands.as_slice() {
+                    [_, Operand::IdRef(t)] => Some((var, *t)),
+                    _ => None,
+                }
+            })
+            .collect()
+    }
+
+    /// The locations a user-defined interface variable `var` (of type
+    /// `ty`) takes: from its `Location`, or a block's members' (none for
+    /// a block of builtins).
+    fn var_locations(&self, var: Word, ty: Word) -> Vec<u32> {
+        let member_decos = |d: Decoration| -> HashMap<u32, u32> {
+            self.module()
+                .annotations
+                .iter()
+                .filter(|a| a.class.opcode == Op::MemberDecorate)
+                .filter_map(|a| match a.operands.as_slice() {
+                    [Operand::IdRef(t), Operand::LiteralBit32(k), Operand::Decoration(x), rest @ ..]
+                        if *t == ty && *x == d =>
+                    {
+                        Some((*k, rest.first().and_then(literal).unwrap_or(0)))
+                    }
+                    _ => None,
+                })
+                .collect()
+        };
+        let base = self.decoration(var, Decoration::Location).flatten();
+        let members: Option<Vec<Word>> = self.global(ty).and_then(|t| {
+            (t.class.opcode == Op::TypeStruct).then(|| {
+                t.operands
+                    .iter()
+                    .filter_map(|o| match o {
+                        Operand::IdRef(m) => Some(*m),
+                        _ => None,
+                    })
+                    .collect()
+            })
+        });
+        let span = |at: u32, n: u32| (at..at.saturating_add(n)).collect::<Vec<u32>>();
+        match (members, base) {
+            (None, Some(l)) => span(l, self.locations(ty)),
+            (None, None) => Vec::new(),
+            (Some(members), base) => {
+                if !member_decos(Decoration::BuiltIn).is_empty() {
+                    return Vec::new();
+                }
+                let own = member_decos(Decoration::Location);
+                let mut next = base;
+                let mut out = Vec::new();
+                for (k, m) in members.iter().enumerate() {
+                    let Some(at) = own.get(&(k as u32)).copied().or(next) else {
+                        continue;
+                    };
+                    let n = self.locations(*m);
+                    out.extend(span(at, n));
+                    next = Some(at.saturating_add(n));
+                }
+                out
+            }
+        }
     }
 
     /// The entry point's `Input` variables with a location: (variable,
@@ -925,7 +1077,13 @@ impl Patcher {
                 && matches!(
                     a.operands.get(1),
                     Some(Operand::Decoration(
-                        Decoration::Location | Decoration::Component
+                        Decoration::Location
+                            | Decoration::Component
+                            | Decoration::Flat
+                            | Decoration::NoPerspective
+                            | Decoration::Centroid
+                            | Decoration::Sample
+                            | Decoration::PerVertexKHR
                     ))
                 ))
         });

@@ -657,3 +657,145 @@ fn main {
     assert_eq!(clip_disable(&words, "clip", 1).unwrap(), words);
     assert_eq!(clip_disable(&words, "main", 0).unwrap(), words);
 }
+
+/// A glslang-style fragment shader: a flat input at location 1 read
+/// through an access chain, an input block whose members have locations
+/// 2 and 5, and a mat2 input at location 6.
+const FS_GLSLANG: &str = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint Fragment %main \"main\" %v %blk %mat %frag %fc
+OpExecutionMode %main OriginUpperLeft
+OpDecorate %v Location 1
+OpDecorate %v Flat
+OpDecorate %Blk Block
+OpMemberDecorate %Blk 0 Location 2
+OpMemberDecorate %Blk 1 Location 5
+OpDecorate %mat Location 6
+OpDecorate %frag Location 0
+OpDecorate %fc BuiltIn FragCoord
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%v4float = OpTypeVector %float 4
+%v2float = OpTypeVector %float 2
+%mat2 = OpTypeMatrix %v2float 2
+%int = OpTypeInt 32 1
+%int_0 = OpConstant %int 0
+%int_1 = OpConstant %int 1
+%Blk = OpTypeStruct %v4float %v4float
+%ptr_in_v4 = OpTypePointer Input %v4float
+%ptr_in_f = OpTypePointer Input %float
+%ptr_in_blk = OpTypePointer Input %Blk
+%ptr_in_mat = OpTypePointer Input %mat2
+%ptr_out_v4 = OpTypePointer Output %v4float
+%v = OpVariable %ptr_in_v4 Input
+%blk = OpVariable %ptr_in_blk Input
+%mat = OpVariable %ptr_in_mat Input
+%fc = OpVariable %ptr_in_v4 Input
+%frag = OpVariable %ptr_out_v4 Output
+%main = OpFunction %void None %fn
+%l = OpLabel
+%px = OpAccessChain %ptr_in_f %v %int_0
+%x = OpLoad %float %px
+%pb = OpAccessChain %ptr_in_v4 %blk %int_1
+%b = OpLoad %v4float %pb
+%y = OpCompositeExtract %float %b 1
+%m = OpLoad %mat2 %mat
+%c0 = OpCompositeExtract %v2float %m 0
+%z = OpCompositeExtract %float %c0 0
+%o = OpCompositeConstruct %v4float %x %y %z %x
+OpStore %frag %o
+OpReturn
+OpFunctionEnd
+";
+
+#[test]
+fn interfaces_and_zeroed_inputs() {
+    use spirv_gen::ir::Stage;
+    use spirv_gen::patch::{interface_locations, zero_inputs};
+    let vs = "shader vertex
+in @pos : f32x4 location=0
+in @n : f32x3 location=4
+out @gl_pos : f32x4 builtin=position
+out @c : f32x4 location=0
+out @arr : f32x4[2] location=3
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  store @c, %0
+  %1 : i32 = const 1
+  store @arr, %1, %0
+}
+";
+    let s = spirv_gen::text::parse(vs).unwrap();
+    for target in [Target::Vulkan1_1, Target::Vulkan1_3] {
+        let w = spirv_gen::emit::emit(&s, target).unwrap();
+        assert_eq!(
+            interface_locations(&w, Stage::Vertex, "main", true).unwrap(),
+            0b11001,
+            "outputs, builtins left out"
+        );
+        assert_eq!(
+            interface_locations(&w, Stage::Vertex, "main", false).unwrap(),
+            0b10001
+        );
+    }
+    for env in [TargetEnv::Vulkan_1_0, TargetEnv::Vulkan_1_3] {
+        let w = assemble(FS_GLSLANG, env);
+        validate(&w, env, "the fragment shader itself");
+        // 1, the block's 2 and 5, the matrix's 6 and 7.
+        let reads = interface_locations(&w, Stage::Fragment, "main", false).unwrap();
+        assert_eq!(reads, 1 << 1 | 1 << 2 | 1 << 5 | 1 << 6 | 1 << 7);
+        assert_eq!(
+            interface_locations(&w, Stage::Fragment, "main", true).unwrap(),
+            1
+        );
+        // Location 1 and the matrix zeroed; the block only partly in the
+        // mask, and blocks are left alone anyway.
+        let out = zero_inputs(&w, "main", 1 << 1 | 1 << 2 | 1 << 6 | 1 << 7).unwrap();
+        validate(&out, env, "zeroed");
+        let m = dr::load_words(&out).unwrap();
+        let private = m
+            .types_global_values
+            .iter()
+            .filter(|i| {
+                i.class.opcode == Op::Variable
+                    && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Private))
+            })
+            .count();
+        assert_eq!(private, 2, "{}", disassemble(&out));
+        assert_eq!(
+            interface_locations(&out, Stage::Fragment, "main", false).unwrap(),
+            1 << 2 | 1 << 5,
+            "the block is still read"
+        );
+        assert!(
+            !m.annotations
+                .iter()
+                .any(|a| a.operands.get(1) == Some(&Operand::Decoration(Decoration::Flat))),
+            "Flat left on a private variable"
+        );
+        let nulls = m
+            .types_global_values
+            .iter()
+            .filter(|i| i.class.opcode == Op::ConstantNull)
+            .count();
+        assert_eq!(nulls, 2);
+        // A block with a location of its own: its members follow it.
+        let at_var = FS_GLSLANG
+            .replace(
+                "OpMemberDecorate %Blk 0 Location 2\n",
+                "OpDecorate %blk Location 2\n",
+            )
+            .replace("OpMemberDecorate %Blk 1 Location 5\n", "");
+        let w2 = assemble(&at_var, env);
+        validate(&w2, env, "block at a location");
+        assert_eq!(
+            interface_locations(&w2, Stage::Fragment, "main", false).unwrap(),
+            1 << 1 | 1 << 2 | 1 << 3 | 1 << 6 | 1 << 7
+        );
+        // Nothing in the mask: unchanged.
+        assert_eq!(zero_inputs(&w, "main", 1 << 3).unwrap(), w);
+        assert_eq!(zero_inputs(&w, "main", 0).unwrap(), w);
+    }
+}

@@ -3273,3 +3273,64 @@ reduced!(
     "point_size_per_vertex.glslang.written_off" => |c| point_size_glslang(c, "main", false),
     "point_size_per_vertex.glslang.unwritten" => |c| point_size_glslang(c, "unwritten", true),
 );
+
+/// A fragment shader reading a varying (location 1) the vertex shader
+/// does not write: GL leaves it undefined, Vulkan rejects the interface,
+/// so pipe-vk reads zero (`VariantKey::zero_inputs`). Here with SPIR-V
+/// passthrough shaders (`vs`, `fs`: as spirv-gen's SPIR-V rather than
+/// IR), whose interfaces pipe-vk reads from the words
+/// (`spirv_gen::patch::interface_locations`) and whose unwritten inputs
+/// it zeroes (`spirv_gen::patch::zero_inputs`). The colour is the
+/// input plus green.
+fn unwritten_varying(ctx: &mut TestContext, vs: VsAs, fs_spirv: bool) -> R {
+    const FS: &str = "shader fragment
+in @v : f32x4 location=1
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x4 = load @v
+  %1 : f32x4 = const 0.0, 1.0, 0.0, 1.0
+  %2 : f32x4 = fadd %0, %1
+  store @frag, %2
+}
+";
+    // Writes location 0, not 1.
+    const VS: &str = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+out @c : f32x4 location=0
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  store @c, %0
+}
+";
+    let mut e = env_with(ctx, |_| {})?;
+    let c = reduced_setup(
+        &mut e,
+        Format::R8G8B8A8Unorm,
+        1,
+        None,
+        1,
+        (VS, FS),
+        &FULL_TRI,
+    )?;
+    bind_vs_as(&mut e, VS, vs, "")?;
+    if fs_spirv {
+        let f = crate::harness::spirv_shader(
+            ShaderStage::Fragment,
+            FS,
+            spirv_gen::emit::Target::Vulkan1_1,
+        )?;
+        let h = step("fs", e.ctx.create_fs_state(&f))?;
+        step("bind fs", e.ctx.bind_fs_state(Some(h)))?;
+    }
+    reduced_rasterizer(&mut e, |_| {})?;
+    clear_all(&mut e, ClearFlags::COLOR0)?;
+    reduced_draw(&mut e, PrimType::Triangles, 3)?;
+    expect_rgba8(&mut e, &c[0], "unwritten varying", |_, _| [0, 255, 0, 255])
+}
+reduced!(
+    "unwritten_varying.spirv_fs" => |c| unwritten_varying(c, VsAs::Ir, true),
+    "unwritten_varying.spirv_vs" => |c| unwritten_varying(c, VsAs::SpirV, false),
+    "unwritten_varying.spirv_both" => |c| unwritten_varying(c, VsAs::SpirV, true),
+);
