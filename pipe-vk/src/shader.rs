@@ -7,9 +7,9 @@
 //! `InvalidArgument` at `create_*_state`, not at draw time. The emitter's
 //! target follows the device's API version. SPIR-V passthrough shaders are
 //! used as given, except that a vertex shader gets its vertex fetch
-//! fix-ups, the last vertex stage GL's point size and clip distance
-//! enables, and a fragment shader zeros for the inputs nothing writes,
-//! patched in (`spirv_gen::patch`).
+//! fix-ups, the last vertex stage GL's point size, clip distance enables
+//! and clip-space depth range, and a fragment shader zeros for the inputs
+//! nothing writes, patched in (`spirv_gen::patch`).
 
 use hashbrown::HashMap;
 use std::sync::Arc;
@@ -396,8 +396,9 @@ pub fn compile(
     match &state.code {
         ShaderCode::SpirV { words, entry_point } => {
             // The frontend's own SPIR-V gets the fetch fix-ups, GL's point
-            // size and clip distance enables, and zeros for unwritten
-            // inputs patched in; the other lowerings are its own.
+            // size, clip distance enables and depth range, and zeros for
+            // unwritten inputs patched in; the other lowerings are its
+            // own.
             let err = |e: spirv_gen::Error| PipeError::unsupported(format!("shader variant: {e}"));
             // Pipelines name every stage's entry point `main`.
             let mut out: Option<Vec<u32>> = None;
@@ -441,6 +442,10 @@ pub fn compile(
                 let w = out.as_deref().unwrap_or(words);
                 out =
                     Some(spirv_gen::patch::clip_disable(w, "main", key.clip_planes).map_err(err)?);
+                if !key.clip_halfz {
+                    let w = out.as_deref().unwrap_or(words);
+                    out = Some(spirv_gen::patch::clip_halfz(w, "main").map_err(err)?);
+                }
             }
             Ok(out.map_or_else(|| words.clone(), Into::into))
         }

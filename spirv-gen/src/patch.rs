@@ -11,6 +11,8 @@
 //!   [`crate::passes::gl::lower_point_size`] gives it to the IR;
 //! - GL's clip distance enables ([`clip_disable`]), as
 //!   [`crate::passes::gl::lower_clip_planes`] applies them;
+//! - GL's clip-space depth range ([`clip_halfz`]), as
+//!   [`crate::passes::gl::lower_clip_halfz`] converts it;
 //! - zeros for fragment shader inputs nothing writes ([`zero_inputs`],
 //!   with the interfaces read by [`interface_locations`]);
 //! - the entry point's name ([`entry_point_as_main`]).
@@ -38,6 +40,8 @@ use crate::{Error, Result};
 const GLSL_FMAX: u32 = 40;
 /// `BuiltIn PointSize`, as a decoration's literal.
 const POINT_SIZE: u32 = rspirv::spirv::BuiltIn::PointSize as u32;
+/// `BuiltIn Position`, likewise.
+const POSITION: u32 = rspirv::spirv::BuiltIn::Position as u32;
 /// `BuiltIn ClipDistance`, likewise.
 const CLIP_DISTANCE: u32 = rspirv::spirv::BuiltIn::ClipDistance as u32;
 
@@ -184,6 +188,30 @@ pub fn point_size(words: &[u32], entry: &str, size: f32, fixed: bool) -> Result<
         "point size",
     )?;
     if !p.point_size(size, fixed)? {
+        return Ok(words.to_vec());
+    }
+    p.finish()
+}
+
+/// GL's clip-space depth range for the last vertex stage `entry` of a
+/// SPIR-V module (Gallium's `clip_halfz` off, GL's default): where the
+/// vertex ends, `gl_Position.z = (z + w) / 2` maps GL's [-1, 1] to
+/// Vulkan's [0, 1], as `passes::gl::lower_clip_halfz` does. A shader
+/// writing no position is left alone.
+pub fn clip_halfz(words: &[u32], entry: &str) -> Result<Vec<u32>> {
+    let module = dr::load_words(words)
+        .map_err(|e| Error::new(format!("SPIR-V depth range: cannot parse the module: {e}")))?;
+    let mut p = Patcher::new(
+        module,
+        entry,
+        &[
+            ExecutionModel::Vertex,
+            ExecutionModel::TessellationEvaluation,
+            ExecutionModel::Geometry,
+        ],
+        "depth range",
+    )?;
+    if !p.clip_halfz()? {
         return Ok(words.to_vec());
     }
     p.finish()
@@ -1457,6 +1485,82 @@ impl Patcher {
                  EmitVertex) to write PointSize before",
             ));
         }
+        Ok(true)
+    }
+
+    /// [`clip_halfz`]: returns whether the module changes.
+    fn clip_halfz(&mut self) -> Result<bool> {
+        let Some((var, member)) = self.find_output_builtin(POSITION)? else {
+            return Ok(false);
+        };
+        if !self.writes_output(var, member) {
+            return Ok(false);
+        }
+        let f32t = Num::float(32, 1);
+        let v4 = Num::float(32, 4);
+        let ft = self.ty(f32t);
+        let v4t = self.ty(v4);
+        let half = self.konst(f32t, u64::from(0.5f32.to_bits()));
+        let ptr_ty = self.b.type_pointer(None, StorageClass::Output, v4t);
+        let member_index = member.map(|k| self.konst(Num::int(true, 32, 1), u64::from(k)));
+        self.at_vertex_ends(&mut |p| {
+            let mut code = Vec::new();
+            let ptr = match member_index {
+                Some(k) => {
+                    let id = p.b.id();
+                    code.push(Instruction::new(
+                        Op::AccessChain,
+                        Some(ptr_ty),
+                        Some(id),
+                        vec![Operand::IdRef(var), Operand::IdRef(k)],
+                    ));
+                    id
+                }
+                None => var,
+            };
+            let mut op = |p: &mut Patcher, o: Op, t: Word, ops: Vec<Operand>| {
+                let id = p.b.id();
+                code.push(Instruction::new(o, Some(t), Some(id), ops));
+                id
+            };
+            let pos = op(p, Op::Load, v4t, vec![Operand::IdRef(ptr)]);
+            let z = op(
+                p,
+                Op::CompositeExtract,
+                ft,
+                vec![Operand::IdRef(pos), Operand::LiteralBit32(2)],
+            );
+            let w = op(
+                p,
+                Op::CompositeExtract,
+                ft,
+                vec![Operand::IdRef(pos), Operand::LiteralBit32(3)],
+            );
+            let zw = op(p, Op::FAdd, ft, vec![Operand::IdRef(z), Operand::IdRef(w)]);
+            let nz = op(
+                p,
+                Op::FMul,
+                ft,
+                vec![Operand::IdRef(zw), Operand::IdRef(half)],
+            );
+            let np = op(
+                p,
+                Op::CompositeInsert,
+                v4t,
+                vec![
+                    Operand::IdRef(nz),
+                    Operand::IdRef(pos),
+                    Operand::LiteralBit32(2),
+                ],
+            );
+            code.push(Instruction::new(
+                Op::Store,
+                None,
+                None,
+                vec![Operand::IdRef(ptr), Operand::IdRef(np)],
+            ));
+            code
+        });
         Ok(true)
     }
 

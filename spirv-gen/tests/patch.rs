@@ -799,3 +799,80 @@ fn main {
         assert_eq!(zero_inputs(&w, "main", 0).unwrap(), w);
     }
 }
+
+/// The `OpFMul`s by 0.5 (the depth conversion's) in a module.
+fn halves(words: &[u32]) -> usize {
+    let m = dr::load_words(words).unwrap();
+    let half: Vec<u32> = m
+        .types_global_values
+        .iter()
+        .filter(|i| {
+            i.class.opcode == Op::Constant
+                && i.operands == [Operand::LiteralBit32(0.5f32.to_bits())]
+        })
+        .filter_map(|i| i.result_id)
+        .collect();
+    m.functions
+        .iter()
+        .flat_map(|f| &f.blocks)
+        .flat_map(|b| &b.instructions)
+        .filter(|i| {
+            i.class.opcode == Op::FMul
+                && i.operands
+                    .iter()
+                    .any(|o| matches!(o, Operand::IdRef(id) if half.contains(id)))
+        })
+        .count()
+}
+
+#[test]
+fn depth_range_conversion() {
+    use spirv_gen::patch::clip_halfz;
+    let vs = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+}
+";
+    let gs = "shader geometry input=points output=points max_vertices=2 invocations=1
+in @pos : f32x4[1] builtin=position
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %0 : i32 = const 0
+  %1 : f32x4 = load @pos, %0
+  store @gl_pos, %1
+  emit_vertex
+  store @gl_pos, %1
+  emit_vertex
+  end_primitive
+}
+";
+    let no_pos = "shader vertex
+in @pos : f32x4 location=0
+out @c : f32x4 location=0
+fn main {
+  %0 : f32x4 = load @pos
+  store @c, %0
+}
+";
+    for (what, src, want) in [("vs", vs, 1), ("gs", gs, 2), ("no position", no_pos, 0)] {
+        let s = spirv_gen::text::parse(src).unwrap();
+        for target in [Target::Vulkan1_1, Target::Vulkan1_3] {
+            let words = spirv_gen::emit::emit(&s, target).unwrap();
+            let out = clip_halfz(&words, "main").unwrap_or_else(|e| panic!("{what}: {e}"));
+            validate(&out, common::env(target), what);
+            assert_eq!(halves(&out), want, "{what}\n{}", disassemble(&out));
+            if want == 0 {
+                assert_eq!(out, words);
+            }
+        }
+    }
+    let words = assemble(PER_VERTEX_GLSLANG, TargetEnv::Vulkan_1_0);
+    for entry in ["main", "unwritten", "clip"] {
+        let out = clip_halfz(&words, entry).unwrap();
+        validate(&out, TargetEnv::Vulkan_1_0, entry);
+        assert_eq!(halves(&out), 1, "{entry}");
+    }
+}

@@ -3334,3 +3334,59 @@ reduced!(
     "unwritten_varying.spirv_vs" => |c| unwritten_varying(c, VsAs::SpirV, false),
     "unwritten_varying.spirv_both" => |c| unwritten_varying(c, VsAs::SpirV, true),
 );
+
+/// GL's clip-space depth: with `clip_halfz` off (GL's default, [-1, 1]),
+/// a triangle at z = -0.5 lands at depth 0.25; with it on ([0, 1]), one
+/// at z = 0.5 at 0.5. SPIR-V passthrough vertex shaders (`vs`) get the
+/// conversion patched in (`spirv_gen::patch::clip_halfz`): without it
+/// the first triangle was clipped away.
+fn depth_range(ctx: &mut TestContext, vs: VsAs, halfz: bool) -> R {
+    let mut e = env_with(ctx, |_| {})?;
+    let (z, want) = if halfz { (0.5, 0.5) } else { (-0.5, 0.25) };
+    let tri: Vec<f32> = FULL_TRI
+        .chunks(4)
+        .flat_map(|v| [v[0], v[1], z, 1.0])
+        .collect();
+    let zbuf = reduced_setup(
+        &mut e,
+        Format::R8G8B8A8Unorm,
+        1,
+        Some(Format::Z32Float),
+        0,
+        (VS_POS, FS_CONST),
+        &tri,
+    )?
+    .remove(0);
+    bind_vs_as(&mut e, VS_POS, vs, "unwritten")?;
+    reduced_rasterizer(&mut e, |r| r.clip_halfz = halfz)?;
+    let dsa = DepthStencilAlphaState {
+        depth_enabled: true,
+        depth_writemask: true,
+        depth_func: CompareFunc::Always,
+        ..Default::default()
+    };
+    let h = step("dsa", e.ctx.create_depth_stencil_alpha_state(&dsa))?;
+    step("bind dsa", e.ctx.bind_depth_stencil_alpha_state(Some(h)))?;
+    clear_all(&mut e, ClearFlags::DEPTH)?;
+    reduced_draw(&mut e, PrimType::Triangles, 3)?;
+    let got = e.read_texture(&zbuf, 0, &PipeBox::rect(0, 0, W, H))?;
+    for (i, d) in got
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .enumerate()
+    {
+        if (d - want).abs() > 1e-6 {
+            return Err(Outcome::fail(format!(
+                "depth of pixel {i} is {d}, want {want}"
+            )));
+        }
+    }
+    Ok(())
+}
+reduced!(
+    "depth_range.gl.ir" => |c| depth_range(c, VsAs::Ir, false),
+    "depth_range.gl.spirv" => |c| depth_range(c, VsAs::SpirV, false),
+    "depth_range.gl.glslang" => |c| depth_range(c, VsAs::Glslang, false),
+    "depth_range.halfz.spirv" => |c| depth_range(c, VsAs::SpirV, true),
+    "depth_range.halfz.glslang" => |c| depth_range(c, VsAs::Glslang, true),
+);
