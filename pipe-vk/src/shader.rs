@@ -9,7 +9,8 @@
 //! used as given, except that a vertex shader gets its vertex fetch
 //! fix-ups, the last vertex stage GL's point size, clip distance enables
 //! and clip-space depth range, and a fragment shader zeros for the inputs
-//! nothing writes, patched in (`spirv_gen::patch`).
+//! nothing writes and no outputs without a colour buffer, patched in
+//! (`spirv_gen::patch`).
 
 use hashbrown::HashMap;
 use std::sync::Arc;
@@ -247,13 +248,23 @@ pub fn varying_locations(state: &ShaderState) -> u32 {
 }
 
 /// The colour output locations (bit i = location i, below 8) of a
-/// fragment shader; all of them for SPIR-V.
+/// fragment shader (read from the words for SPIR-V; all of them where
+/// that fails).
 pub fn color_outputs(state: &ShaderState) -> u8 {
     if state.stage != ShaderStage::Fragment {
         return 0;
     }
-    let ShaderCode::Ir(any) = &state.code else {
-        return 0xff;
+    let any = match &state.code {
+        ShaderCode::Ir(any) => any,
+        ShaderCode::SpirV { words, entry_point } => {
+            return spirv_gen::patch::interface_locations(
+                words,
+                spirv_gen::ir::Stage::Fragment,
+                entry_point,
+                true,
+            )
+            .map_or(0xff, |m| (m & 0xff) as u8);
+        }
     };
     let Some(ir) = any.downcast_ref::<Ir>() else {
         return 0xff;
@@ -396,9 +407,9 @@ pub fn compile(
     match &state.code {
         ShaderCode::SpirV { words, entry_point } => {
             // The frontend's own SPIR-V gets the fetch fix-ups, GL's point
-            // size, clip distance enables and depth range, and zeros for
-            // unwritten inputs patched in; the other lowerings are its
-            // own.
+            // size, clip distance enables and depth range, zeros for
+            // unwritten inputs and no unbound colour outputs patched in;
+            // the other lowerings are its own.
             let err = |e: spirv_gen::Error| PipeError::unsupported(format!("shader variant: {e}"));
             // Pipelines name every stage's entry point `main`.
             let mut out: Option<Vec<u32>> = None;
@@ -432,6 +443,13 @@ pub fn compile(
                         key.point_size_fixed,
                     )
                     .map_err(err)?,
+                );
+            }
+            if key.unbound_outputs != 0 && state.stage == ShaderStage::Fragment {
+                let w = out.as_deref().unwrap_or(words);
+                out = Some(
+                    spirv_gen::patch::unbound_outputs(w, "main", key.unbound_outputs)
+                        .map_err(err)?,
                 );
             }
             if key.zero_inputs != 0 && state.stage == ShaderStage::Fragment {

@@ -14,7 +14,8 @@
 //! - GL's clip-space depth range ([`clip_halfz`]), as
 //!   [`crate::passes::gl::lower_clip_halfz`] converts it;
 //! - zeros for fragment shader inputs nothing writes ([`zero_inputs`],
-//!   with the interfaces read by [`interface_locations`]);
+//!   with the interfaces read by [`interface_locations`]), and colour
+//!   outputs with no colour buffer dropped ([`unbound_outputs`]);
 //! - the entry point's name ([`entry_point_as_main`]).
 //!
 //! The fix-ups keep the shader's own code intact: each input variable at
@@ -270,7 +271,41 @@ pub fn zero_inputs(words: &[u32], entry: &str, mask: u32) -> Result<Vec<u32>> {
             Some(null),
             vec![],
         ));
-        p.replace_input(var, ty, null)?;
+        p.privatize(var, ty, StorageClass::Input, Some(null))?;
+        changed = true;
+    }
+    if !changed {
+        return Ok(words.to_vec());
+    }
+    p.finish()
+}
+
+/// Fragment shader colour outputs at the locations whose bit is set in
+/// `mask` (no colour buffer bound there: GL's `GL_NONE` draw buffers)
+/// become `Private` variables, as `passes::gl::lower_unbound_outputs`
+/// does for the IR: Vulkan warns of an output with no attachment.
+pub fn unbound_outputs(words: &[u32], entry: &str, mask: u8) -> Result<Vec<u32>> {
+    if mask == 0 {
+        return Ok(words.to_vec());
+    }
+    let module = dr::load_words(words).map_err(|e| {
+        Error::new(format!(
+            "SPIR-V unbound outputs: cannot parse the module: {e}"
+        ))
+    })?;
+    let mut p = Patcher::new(
+        module,
+        entry,
+        &[ExecutionModel::Fragment],
+        "unbound outputs",
+    )?;
+    let mut changed = false;
+    for (var, ty) in p.interface_vars(StorageClass::Output) {
+        let locs = p.var_locations(var, ty);
+        if locs.is_empty() || !locs.iter().all(|&l| l < 8 && mask >> l & 1 == 1) {
+            continue;
+        }
+        p.privatize(var, ty, StorageClass::Output, None)?;
         changed = true;
     }
     if !changed {
@@ -711,7 +746,7 @@ impl Patcher {
         for i in &inputs {
             let mine = &comps[i.component as usize..(i.component + i.num.comps) as usize];
             let v = self.construct(i.ty, i.num, mine);
-            self.replace_input(i.var, i.ty, v)?;
+            self.privatize(i.var, i.ty, StorageClass::Input, Some(v))?;
         }
         Ok(())
     }
@@ -785,7 +820,7 @@ impl Patcher {
             comps.push(c);
         }
         let v = self.construct(i.ty, n, &comps);
-        self.replace_input(i.var, i.ty, v)
+        self.privatize(i.var, i.ty, StorageClass::Input, Some(v))
     }
 
     /// Converts component `i` of the fetched attribute (`x`, and `hi` for
@@ -1060,26 +1095,34 @@ impl Patcher {
         Ok(var)
     }
 
-    /// Turns the input `var` (pointee `ty`) into a `Private` variable that
-    /// the entry code initializes with `value`.
-    fn replace_input(&mut self, var: Word, ty: Word, value: Word) -> Result<()> {
+    /// Turns the interface variable `var` (pointee `ty`) of storage
+    /// `class` into a `Private` variable, which the entry code
+    /// initializes with `value` when given (an input's replacement; an
+    /// output needs none, nothing reading it).
+    fn privatize(
+        &mut self,
+        var: Word,
+        ty: Word,
+        class: StorageClass,
+        value: Option<Word>,
+    ) -> Result<()> {
         let private = self.b.type_pointer(None, StorageClass::Private, ty);
         // Pointer types by pointee, found or added as the retyping needs
         // them.
         let mut pointers: HashMap<Word, Word> = HashMap::new();
-        let input_pointees: HashMap<Word, Word> = self
+        let class_pointees: HashMap<Word, Word> = self
             .module()
             .types_global_values
             .iter()
             .filter(|i| i.class.opcode == Op::TypePointer)
             .filter_map(|i| match i.operands.as_slice() {
-                [Operand::StorageClass(StorageClass::Input), Operand::IdRef(t)] => {
+                [Operand::StorageClass(c), Operand::IdRef(t)] if *c == class => {
                     Some((i.result_id?, *t))
                 }
                 _ => None,
             })
             .collect();
-        for (_, &pointee) in input_pointees.iter() {
+        for (_, &pointee) in class_pointees.iter() {
             let p = self.b.type_pointer(None, StorageClass::Private, pointee);
             pointers.insert(pointee, p);
         }
@@ -1112,6 +1155,7 @@ impl Patcher {
                             | Decoration::Centroid
                             | Decoration::Sample
                             | Decoration::PerVertexKHR
+                            | Decoration::Index
                     ))
                 ))
         });
@@ -1127,7 +1171,7 @@ impl Patcher {
                 && ep.operands[3..].contains(&Operand::IdRef(var))
             {
                 return Err(Error::new(format!(
-                    "SPIR-V vertex fix-up: the input %{var} is used by another entry point too"
+                    "SPIR-V: the {class:?} variable %{var} is used by another entry point too"
                 )));
             }
         }
@@ -1151,7 +1195,7 @@ impl Patcher {
                         }
                         if let Some(p) = i
                             .result_type
-                            .and_then(|t| input_pointees.get(&t))
+                            .and_then(|t| class_pointees.get(&t))
                             .and_then(|t| pointers.get(t))
                         {
                             i.result_type = Some(*p);
@@ -1163,25 +1207,27 @@ impl Patcher {
                 break;
             }
         }
-        // What may use those pointers: loads, copies from them, the access
-        // chains retyped above, and extended instructions (in a vertex
-        // shader only non-semantic ones, debug info, take an input
-        // pointer). Anything else (which spirv-val rejects for an input
-        // in the first place) is refused.
+        // What may use those pointers: loads, stores and copies, the
+        // access chains retyped above, and extended instructions (with an
+        // interface pointer, only non-semantic ones, debug info, outside
+        // a fragment shader's interpolation functions, which take no
+        // variable pipe-vk makes private). Anything else (which spirv-val
+        // rejects for an interface variable in the first place) is
+        // refused.
         for f in &m.functions {
             for b in &f.blocks {
                 for i in &b.instructions {
-                    let ok = match i.class.opcode {
+                    let ok = matches!(
+                        i.class.opcode,
                         Op::Load
-                        | Op::AccessChain
-                        | Op::InBoundsAccessChain
-                        | Op::CopyObject
-                        | Op::ExtInst => true,
-                        Op::CopyMemory | Op::CopyMemorySized => {
-                            !matches!(i.operands.first(), Some(Operand::IdRef(t)) if derived.contains(t))
-                        }
-                        _ => false,
-                    };
+                            | Op::AccessChain
+                            | Op::InBoundsAccessChain
+                            | Op::CopyObject
+                            | Op::ExtInst
+                            | Op::Store
+                            | Op::CopyMemory
+                            | Op::CopyMemorySized
+                    );
                     if ok {
                         continue;
                     }
@@ -1190,21 +1236,22 @@ impl Patcher {
                         .any(|o| matches!(o, Operand::IdRef(id) if derived.contains(id)))
                     {
                         return Err(Error::new(format!(
-                            "SPIR-V vertex fix-up: the input %{var} is used by {:?}, which a \
-                             fetch fix-up cannot follow",
+                            "SPIR-V: the {class:?} variable %{var} is used by {:?}, which \
+                             pipe-vk cannot follow when it makes the variable private",
                             i.class.opcode
                         )));
                     }
                 }
             }
         }
-        let store = Instruction::new(
-            Op::Store,
-            None,
-            None,
-            vec![Operand::IdRef(var), Operand::IdRef(value)],
-        );
-        self.code.push(store);
+        if let Some(value) = value {
+            self.code.push(Instruction::new(
+                Op::Store,
+                None,
+                None,
+                vec![Operand::IdRef(var), Operand::IdRef(value)],
+            ));
+        }
         Ok(())
     }
 

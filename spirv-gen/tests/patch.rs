@@ -876,3 +876,57 @@ fn main {
         assert_eq!(halves(&out), 1, "{entry}");
     }
 }
+
+#[test]
+fn unbound_colour_outputs() {
+    use spirv_gen::ir::Stage;
+    use spirv_gen::patch::{interface_locations, unbound_outputs};
+    // Outputs at 0, 1 (written through an access chain) and 2.
+    let fs = "shader fragment
+out @o0 : f32x4 location=0
+out @o1 : f32x4 location=1
+out @o2 : f32x4 location=2
+fn main {
+  %0 : f32x4 = const 0.0, 1.0, 0.0, 1.0
+  store @o0, %0
+  store @o1, %0
+  store @o2, %0
+}
+";
+    let s = spirv_gen::text::parse(fs).unwrap();
+    for target in [Target::Vulkan1_1, Target::Vulkan1_3] {
+        let w = spirv_gen::emit::emit(&s, target).unwrap();
+        assert_eq!(
+            interface_locations(&w, Stage::Fragment, "main", true).unwrap(),
+            0b111
+        );
+        let out = unbound_outputs(&w, "main", 0b1010).unwrap();
+        validate(&out, common::env(target), "location 1 dropped");
+        assert_eq!(
+            interface_locations(&out, Stage::Fragment, "main", true).unwrap(),
+            0b101
+        );
+        assert_eq!(unbound_outputs(&w, "main", 0b1000).unwrap(), w);
+    }
+    // glslang-style: the output written through an access chain.
+    let text = FS_GLSLANG.replace(
+        "OpStore %frag %o",
+        "%pf = OpAccessChain %ptr_out_f %frag %int_1\nOpStore %pf %x",
+    );
+    let text = text.replace(
+        "%ptr_out_v4 = OpTypePointer Output %v4float",
+        "%ptr_out_v4 = OpTypePointer Output %v4float\n%ptr_out_f = OpTypePointer Output %float",
+    );
+    let w = assemble(&text, TargetEnv::Vulkan_1_0);
+    validate(&w, TargetEnv::Vulkan_1_0, "glslang-style");
+    let out = unbound_outputs(&w, "main", 1).unwrap();
+    validate(
+        &out,
+        TargetEnv::Vulkan_1_0,
+        "glslang-style, location 0 dropped",
+    );
+    assert_eq!(
+        interface_locations(&out, Stage::Fragment, "main", true).unwrap(),
+        0
+    );
+}

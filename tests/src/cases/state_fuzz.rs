@@ -2900,7 +2900,11 @@ fn two_side(ctx: &mut TestContext, back: bool) -> R {
 /// (`writes_unbound`) or only 0 and 2: buffers 0 and 2 get their colours
 /// and the pipeline is valid Vulkan (no attachment-format or
 /// missing-output complaints about the unbound slot).
-fn unbound_slot(ctx: &mut TestContext, writes_unbound: bool) -> R {
+///
+/// With `spirv` the fragment shader is SPIR-V passthrough (spirv-gen's),
+/// whose unbound outputs pipe-vk patches out (`spirv_gen::patch::
+/// unbound_outputs`).
+fn unbound_slot(ctx: &mut TestContext, writes_unbound: bool, spirv: bool) -> R {
     let mut e = env_with(ctx, |_| {})?;
     let fs = format!(
         "shader fragment
@@ -2948,6 +2952,15 @@ fn main {{
         resolve: None,
     };
     step("set_framebuffer_state", e.ctx.set_framebuffer_state(&fb))?;
+    if spirv {
+        let f = crate::harness::spirv_shader(
+            ShaderStage::Fragment,
+            &fs,
+            spirv_gen::emit::Target::Vulkan1_3,
+        )?;
+        let h = step("fs", e.ctx.create_fs_state(&f))?;
+        step("bind fs", e.ctx.bind_fs_state(Some(h)))?;
+    }
     reduced_rasterizer(&mut e, |_| {})?;
     clear_all(
         &mut e,
@@ -3130,8 +3143,10 @@ macro_rules! reduced {
 reduced!(
     "light_twoside.no_back_color" => |c| two_side(c, false),
     "light_twoside.back_color" => |c| two_side(c, true),
-    "unbound_color_slot.written" => |c| unbound_slot(c, true),
-    "unbound_color_slot.not_written" => |c| unbound_slot(c, false),
+    "unbound_color_slot.written" => |c| unbound_slot(c, true, false),
+    "unbound_color_slot.not_written" => |c| unbound_slot(c, false, false),
+    "unbound_color_slot.written.spirv" => |c| unbound_slot(c, true, true),
+    "unbound_color_slot.not_written.spirv" => |c| unbound_slot(c, false, true),
     "depth_only.color_output" => depth_only_color_output,
     "point_size_per_vertex.unwritten_vs" => |c| point_size_unwritten(c, false, false),
     "point_size_per_vertex.unwritten_gs" => |c| point_size_unwritten(c, true, false),
