@@ -214,7 +214,7 @@ pub struct VkContext {
     velems: CsoTable<Vec<VertexElement>>,
     compute: CsoTable<ComputeState>,
     bound: BoundState,
-    debug_callback: Option<DebugCallback>,
+    pub(crate) debug_callback: Option<DebugCallback>,
     reset_callback: Option<ResetCallback>,
 }
 

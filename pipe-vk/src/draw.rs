@@ -2326,6 +2326,7 @@ impl VkContext {
         if let Some(p) = self.pipelines.lookup(&dev, &key) {
             return Ok(p);
         }
+        self.report_spirv_unapplied(&vs_key, &fs_key)?;
         let vs_state = self.shader_table().get(vs.cso)?.clone();
         crate::shader::check_draw_bindings(&vs_state, UBO_SLOTS)?;
         check_64bit_inputs(&vs_state, &vs_key.vertex_fixups)?;
@@ -2680,6 +2681,56 @@ impl VkContext {
         // them (`ModuleCache::generated_gs_relocation`).
         let relocation = crate::shader::ModuleCache::generated_gs_relocation(self.dev(), state);
         Ok(forwardable && relocation.is_some())
+    }
+
+    /// A Fallback debug message for each bound SPIR-V passthrough shader
+    /// (the last vertex stage, the fragment shader) whose variant key
+    /// asks for lowerings pipe-vk does not patch into SPIR-V
+    /// (`shader::spirv_unapplied`): once per pipeline made.
+    fn report_spirv_unapplied(&self, vs_key: &VariantKey, fs_key: &VariantKey) -> PipeResult<()> {
+        if self.debug_callback.is_none() {
+            return Ok(());
+        }
+        let b = self.bound();
+        let last = [
+            ShaderStage::Geometry,
+            ShaderStage::TessEval,
+            ShaderStage::Vertex,
+        ]
+        .into_iter()
+        .find(|st| b.shaders[st.index()].is_some());
+        for (stage, key) in last
+            .map(|st| (st, vs_key))
+            .into_iter()
+            .chain([(ShaderStage::Fragment, fs_key)])
+        {
+            let Some(h) = b.shaders[stage.index()] else {
+                continue;
+            };
+            if !matches!(
+                self.shader_table().get(h.cso)?.code,
+                pipe_core::shader::ShaderCode::SpirV { .. }
+            ) {
+                continue;
+            }
+            let missing = crate::shader::spirv_unapplied(key);
+            if !missing.is_empty() {
+                self.debug_message(DebugType::Fallback, 11, || {
+                    let name = match stage {
+                        ShaderStage::Vertex => "vertex",
+                        ShaderStage::TessEval => "tessellation evaluation",
+                        ShaderStage::Geometry => "geometry",
+                        _ => "fragment",
+                    };
+                    format!(
+                        "the {name} shader is SPIR-V passthrough: pipe-vk does not apply {} \
+                         to it (the frontend's SPIR-V must)",
+                        missing.join(", ")
+                    )
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Whether the bound shaders of every graphics stage are spirv-gen IR

@@ -486,6 +486,54 @@ pub fn compile(
     }
 }
 
+/// The GL lowerings `key` asks for that a SPIR-V passthrough shader does
+/// not get (`compile` patches in the vertex fetch fix-ups, point size,
+/// clip distance enables, depth range, unwritten inputs and unbound
+/// outputs): what its frontend must do in its own SPIR-V. Reported as a
+/// Fallback debug message when a pipeline is made.
+pub fn spirv_unapplied(key: &VariantKey) -> Vec<&'static str> {
+    use spirv_gen::passes::CompareFunc;
+    let mut out = Vec::new();
+    let mut say = |on: bool, what| {
+        if on {
+            out.push(what);
+        }
+    };
+    say(
+        key.alpha_test
+            .is_some_and(|(f, _)| f != CompareFunc::Always),
+        "alpha test",
+    );
+    say(key.flat_shade, "flat-shaded colours (flatshade)");
+    say(key.two_side, "two-sided colours (light_twoside)");
+    say(
+        key.sprite_coord != 0,
+        "point sprite coordinates (sprite_coord_enable)",
+    );
+    say(key.polygon_stipple, "polygon stipple");
+    say(
+        key.pixel_center_integer,
+        "integer pixel centres (half_pixel_center off)",
+    );
+    say(
+        key.window_rects.is_some(),
+        "window rectangles (the device has no VK_EXT_discard_rectangles)",
+    );
+    say(
+        key.line_stipple || key.line_stipple_polygon,
+        "line stipple (the device cannot stipple these lines)",
+    );
+    say(
+        key.polygon_edges.is_some(),
+        "polygon-mode edges of quads and polygons",
+    );
+    say(
+        key.aliased_triangles || key.aliased_points.is_some(),
+        "single-sample rasterization (multisample off)",
+    );
+    out
+}
+
 /// The clip- or cull-distance input `state` (spirv-gen IR) reads, if
 /// any: what the generated pass-through control shader does not forward.
 pub fn reads_distances(state: &ShaderState) -> Option<spirv_gen::ir::BuiltIn> {

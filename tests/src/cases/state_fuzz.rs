@@ -3405,3 +3405,95 @@ reduced!(
     "depth_range.halfz.spirv" => |c| depth_range(c, VsAs::SpirV, true),
     "depth_range.halfz.glslang" => |c| depth_range(c, VsAs::Glslang, true),
 );
+
+/// State asking for lowerings pipe-vk does not patch into SPIR-V (alpha
+/// test and polygon stipple here) with a SPIR-V passthrough fragment
+/// shader: a Fallback debug message names them, once per pipeline; none
+/// with the IR shader (which gets them) or without that state.
+fn spirv_unapplied_message(ctx: &mut TestContext) -> R {
+    use pipe_core::state::{DebugCallback, DebugMessage, DebugType};
+    let mut e = env_with(ctx, |_| {})?;
+    let c = reduced_setup(
+        &mut e,
+        Format::R8G8B8A8Unorm,
+        1,
+        None,
+        1,
+        (VS_POS, FS_CONST),
+        &FULL_TRI,
+    )?;
+    let log: Arc<std::sync::Mutex<Vec<(DebugType, String)>>> = Arc::default();
+    let sink = log.clone();
+    let cb: DebugCallback = Arc::new(move |m: &DebugMessage| {
+        if let Ok(mut l) = sink.lock() {
+            l.push((m.kind, m.text.clone()));
+        }
+    });
+    step("set_debug_callback", e.ctx.set_debug_callback(Some(cb)))?;
+    let ir_fs = step(
+        "fs",
+        e.ctx
+            .create_fs_state(&shader(ShaderStage::Fragment, FS_CONST)?),
+    )?;
+    let spirv_fs = step(
+        "fs",
+        e.ctx.create_fs_state(&crate::harness::spirv_shader(
+            ShaderStage::Fragment,
+            FS_CONST,
+            spirv_gen::emit::Target::Vulkan1_1,
+        )?),
+    )?;
+    let dsa = DepthStencilAlphaState {
+        alpha_enabled: true,
+        alpha_func: CompareFunc::GEqual,
+        alpha_ref_value: 0.5,
+        ..Default::default()
+    };
+    let alpha = step("dsa", e.ctx.create_depth_stencil_alpha_state(&dsa))?;
+    let fallbacks = |log: &std::sync::Mutex<Vec<(DebugType, String)>>| -> Vec<String> {
+        let mut l = log
+            .lock()
+            .map(|mut l| std::mem::take(&mut *l))
+            .unwrap_or_default();
+        l.retain(|(k, t)| *k == DebugType::Fallback && t.contains("SPIR-V passthrough"));
+        l.into_iter().map(|(_, t)| t).collect()
+    };
+    // (fragment shader, stipple and alpha test on, messages wanted).
+    for (what, fs, on, want) in [
+        ("SPIR-V, state on", spirv_fs, true, 1),
+        ("SPIR-V, state on, same pipeline", spirv_fs, true, 0),
+        ("IR, state on", ir_fs, true, 0),
+        ("SPIR-V, state off", spirv_fs, false, 0),
+    ] {
+        step("bind fs", e.ctx.bind_fs_state(Some(fs)))?;
+        step(
+            "bind dsa",
+            e.ctx.bind_depth_stencil_alpha_state(on.then_some(alpha)),
+        )?;
+        reduced_rasterizer(&mut e, |r| r.poly_stipple_enable = on)?;
+        step(
+            "set_polygon_stipple",
+            e.ctx
+                .set_polygon_stipple(&PolyStipple { stipple: [!0; 32] }),
+        )?;
+        clear_all(&mut e, ClearFlags::COLOR0)?;
+        reduced_draw(&mut e, PrimType::Triangles, 3)?;
+        let got = fallbacks(&log);
+        if got.len() != want {
+            return Err(Outcome::fail(format!(
+                "{what}: {} Fallback messages about SPIR-V, want {want}: {got:?}",
+                got.len()
+            )));
+        }
+        if let Some(m) = got.first() {
+            for needle in ["fragment", "alpha test", "polygon stipple"] {
+                if !m.contains(needle) {
+                    return Err(Outcome::fail(format!("{what}: no \"{needle}\" in: {m}")));
+                }
+            }
+        }
+    }
+    // The draws themselves: alpha 1.0 passes, the stipple is all ones.
+    expect_rgba8(&mut e, &c[0], "last draw", |_, _| [0, 255, 0, 255])
+}
+reduced!("spirv_passthrough.unapplied_lowerings_reported" => spirv_unapplied_message);
