@@ -582,8 +582,8 @@ impl VkContext {
             let Some(h) = self.bound().shaders[stage.index()] else {
                 continue;
             };
-            let slots = crate::shader::texture_slots(self.shader_table().get(h.cso)?);
-            for slot in slots {
+            let mask = self.shader_info(h).textures;
+            for slot in (0..32u32).filter(|s| mask >> s & 1 == 1) {
                 let bound_view = self.views[stage.index()]
                     .get(slot as usize)
                     .cloned()
@@ -2220,8 +2220,7 @@ impl VkContext {
             ShaderStage::Geometry,
         ] {
             if let Some(h) = b.shaders[st.index()] {
-                wide_textures |=
-                    !crate::shader::texture_slots(self.shader_table().get(h.cso)?).is_empty();
+                wide_textures |= self.shader_info(h).textures != 0;
             }
         }
         // Blend state is recorded at draw time where it is dynamic

@@ -88,9 +88,44 @@ pub fn check_template(state: &ShaderState) -> PipeResult<()> {
 /// `0..TEX_SLOTS` (images and shader buffers are checked by
 /// `crate::descriptors` when the pipeline's layout is made).
 pub fn check_draw_bindings(state: &ShaderState, ubo_slots: u32) -> PipeResult<()> {
-    let ShaderCode::Ir(any) = &state.code else {
-        // SPIR-V passthrough: the frontend promises the binding model.
-        return Ok(());
+    use spirv_gen::binding::{MAX_CONSTANT_BUFFERS, MAX_SAMPLER_VIEWS, SET_SAMPLER_VIEW, SET_UBO};
+    use spirv_gen::patch::ResourceKind as K;
+    let any = match &state.code {
+        ShaderCode::Ir(any) => any,
+        ShaderCode::SpirV { .. } => {
+            // SPIR-V passthrough: the descriptors it uses, from the
+            // words, must be ones the fixed layouts have.
+            let stage = ir_stage(state.stage).index();
+            for r in spirv_resources(state)? {
+                let ok = match (r.set, r.kind) {
+                    (SET_UBO, K::UniformBuffer) => {
+                        r.binding / MAX_CONSTANT_BUFFERS == stage
+                            && r.binding % MAX_CONSTANT_BUFFERS < ubo_slots
+                    }
+                    (SET_SAMPLER_VIEW, K::SampledImage { buffer: false }) => {
+                        r.binding / MAX_SAMPLER_VIEWS == stage
+                            && r.binding % MAX_SAMPLER_VIEWS < crate::pipeline::TEX_SLOTS
+                    }
+                    _ => false,
+                };
+                if !ok {
+                    return Err(PipeError::unsupported(format!(
+                        "{} shader (SPIR-V passthrough): descriptor set {} binding {} ({:?}) is \
+                         not one pipe-vk binds in draws, which are uniform buffers at set \
+                         {SET_UBO}, binding {stage} * {MAX_CONSTANT_BUFFERS} + slot (slots \
+                         0..{ubo_slots}), and combined image samplers of non-buffer images at \
+                         set {SET_SAMPLER_VIEW}, binding {stage} * {MAX_SAMPLER_VIEWS} + slot \
+                         (slots 0..{})",
+                        state.stage.short_name(),
+                        r.set,
+                        r.binding,
+                        r.kind,
+                        crate::pipeline::TEX_SLOTS
+                    )));
+                }
+            }
+            return Ok(());
+        }
     };
     let Some(ir) = any.downcast_ref::<Ir>() else {
         return Ok(());
@@ -118,23 +153,50 @@ pub fn check_draw_bindings(state: &ShaderState, ubo_slots: u32) -> PipeResult<()
     Ok(())
 }
 
-/// The texture slots a shader samples (IR only; SPIR-V passthrough reports
-/// none, so its textures must be bound by the frontend before drawing).
-pub fn texture_slots(state: &ShaderState) -> Vec<u32> {
+/// The descriptors a SPIR-V passthrough shader uses, read from its words
+/// (none for IR).
+fn spirv_resources(state: &ShaderState) -> PipeResult<Vec<spirv_gen::patch::ResourceBinding>> {
     match &state.code {
-        ShaderCode::Ir(any) => any
-            .downcast_ref::<Ir>()
-            .map(|ir| {
-                ir.vars
-                    .iter()
-                    .filter_map(|v| match &v.kind {
-                        spirv_gen::ir::VarKind::Texture(t) => Some(t.slot),
-                        _ => None,
-                    })
-                    .collect()
+        ShaderCode::SpirV { words, entry_point } => {
+            spirv_gen::patch::resource_bindings(words, ir_stage(state.stage), entry_point)
+                .map_err(|e| PipeError::invalid(format!("shader: {e}")))
+        }
+        ShaderCode::Ir(_) => Ok(Vec::new()),
+    }
+}
+
+/// The texture slots a shader samples, as a mask (bit `slot`, below 32):
+/// its IR's textures, or a SPIR-V passthrough shader's combined image
+/// samplers at its stage's set 1 bindings.
+pub fn texture_slots(state: &ShaderState) -> u32 {
+    let bit = |slot: u32| 1u32.checked_shl(slot).unwrap_or(0);
+    match &state.code {
+        ShaderCode::Ir(any) => any.downcast_ref::<Ir>().map_or(0, |ir| {
+            ir.vars.iter().fold(0, |m, v| match &v.kind {
+                spirv_gen::ir::VarKind::Texture(t) => m | bit(t.slot),
+                _ => m,
             })
-            .unwrap_or_default(),
-        ShaderCode::SpirV { .. } => Vec::new(),
+        }),
+        ShaderCode::SpirV { .. } => {
+            use spirv_gen::binding::{MAX_SAMPLER_VIEWS, SET_SAMPLER_VIEW};
+            let stage = ir_stage(state.stage).index();
+            spirv_resources(state)
+                .unwrap_or_default()
+                .iter()
+                .fold(0, |m, r| {
+                    let ours = r.set == SET_SAMPLER_VIEW
+                        && r.binding / MAX_SAMPLER_VIEWS == stage
+                        && matches!(
+                            r.kind,
+                            spirv_gen::patch::ResourceKind::SampledImage { buffer: false }
+                        );
+                    if ours {
+                        m | bit(r.binding % MAX_SAMPLER_VIEWS)
+                    } else {
+                        m
+                    }
+                })
+        }
     }
 }
 
@@ -159,6 +221,8 @@ pub struct ShaderInfo {
     pub varyings: u32,
     /// A vertex shader writes GL's edge flag (`slot=edge`).
     pub edge_flag: bool,
+    /// The texture slots the shader samples ([`texture_slots`]).
+    pub textures: u32,
 }
 
 impl ShaderInfo {
@@ -172,6 +236,7 @@ impl ShaderInfo {
             color_outputs: color_outputs(state),
             varyings: varying_locations(state),
             edge_flag: writes_edge_flag(state),
+            textures: texture_slots(state),
         }
     }
 }
@@ -279,12 +344,22 @@ pub fn color_outputs(state: &ShaderState) -> u8 {
 
 /// The back colours (bit 0 bfc0, bit 1 bfc1) a vertex-processing shader
 /// has no output for: two-sided colour must not read them in the fragment
-/// shader (`VariantKey::two_side_front_only`). 0 for SPIR-V, whose
-/// outputs carry no GL slots.
+/// shader (`VariantKey::two_side_front_only`). A SPIR-V shader's outputs
+/// carry no GL slots: its back colours are its outputs at pipe-vk's
+/// BFC0/BFC1 locations (30, 31), where spirv-gen puts them.
 pub fn missing_back_colors(state: &ShaderState) -> u8 {
+    use spirv_gen::binding::{BFC0_LOCATION, BFC1_LOCATION};
     use spirv_gen::ir::GlSlot;
-    let ShaderCode::Ir(any) = &state.code else {
-        return 0;
+    let any = match &state.code {
+        ShaderCode::Ir(any) => any,
+        ShaderCode::SpirV { .. } => {
+            if state.stage == ShaderStage::Fragment {
+                return 0;
+            }
+            let written = varying_locations(state);
+            return u8::from(written >> BFC0_LOCATION & 1 == 0)
+                | u8::from(written >> BFC1_LOCATION & 1 == 0) << 1;
+        }
     };
     let Some(ir) = any.downcast_ref::<Ir>() else {
         return 0;
@@ -618,15 +693,22 @@ impl ModuleCache {
         if let Some(m) = self.passthrough_tcs.get(&(vs, vertices)) {
             return Ok(*m);
         }
-        let ShaderCode::Ir(any) = &vs_state.code else {
-            return Err(PipeError::unsupported(
-                "tessellation without a control shader: the pass-through control shader is \
-                 generated from the vertex shader's IR, and this one is SPIR-V",
-            ));
+        // A SPIR-V vertex shader's outputs are read from its words.
+        let from_spirv;
+        let ir = match &vs_state.code {
+            ShaderCode::Ir(any) => any
+                .downcast_ref::<Ir>()
+                .ok_or_else(|| PipeError::invalid("shader: not spirv-gen IR"))?,
+            ShaderCode::SpirV { words, entry_point } => {
+                from_spirv = spirv_gen::patch::vertex_outputs(words, entry_point).map_err(|e| {
+                    PipeError::unsupported(format!(
+                        "tessellation without a control shader: the pass-through control \
+                         shader cannot forward the SPIR-V vertex shader's outputs: {e}"
+                    ))
+                })?;
+                &from_spirv
+            }
         };
-        let ir = any
-            .downcast_ref::<Ir>()
-            .ok_or_else(|| PipeError::invalid("shader: not spirv-gen IR"))?;
         let tcs = spirv_gen::passes::tess::passthrough_tcs(ir, u32::from(vertices))
             .map_err(|e| PipeError::unsupported(format!("draw_vbo: {e}")))?;
         let words = spirv_gen::emit::emit(&tcs, target_for(dev))

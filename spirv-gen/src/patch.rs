@@ -18,6 +18,10 @@
 //!   outputs with no colour buffer dropped ([`unbound_outputs`]);
 //! - the entry point's name ([`entry_point_as_main`]).
 //!
+//! It also reads what pipe-vk needs to know of such a module: its entry
+//! points ([`check_entry_point`]), interface locations
+//! ([`interface_locations`]) and descriptors ([`resource_bindings`]).
+//!
 //! The fix-ups keep the shader's own code intact: each input variable at
 //! a fixed-up location becomes a `Private` variable of the same type, a
 //! new `Input` variable takes its location in the type the device
@@ -216,6 +220,233 @@ pub fn clip_halfz(words: &[u32], entry: &str) -> Result<Vec<u32>> {
         return Ok(words.to_vec());
     }
     p.finish()
+}
+
+/// The outputs of the vertex shader `entry` of a SPIR-V module, as a
+/// spirv-gen IR vertex shader with those outputs and an empty body: what
+/// pipe-vk's generated shaders that forward a vertex shader's outputs
+/// (the pass-through control shader, `passes::tess::passthrough_tcs`)
+/// are built from. User outputs keep their location, component,
+/// interpolation and type (scalars, vectors, arrays of them); the
+/// position, point size and clip and cull distances it writes (plain or
+/// in its `gl_PerVertex` block) become IR builtins. Output blocks and
+/// matrices are refused.
+pub fn vertex_outputs(words: &[u32], entry: &str) -> Result<crate::ir::Shader> {
+    let module = dr::load_words(words)
+        .map_err(|e| Error::new(format!("the SPIR-V module does not parse: {e}")))?;
+    let p = Patcher::new(module, entry, &[ExecutionModel::Vertex], "vertex outputs")?;
+    let ir_type = |n: Num| -> Option<crate::ir::Type> {
+        let bits = u8::try_from(n.bits).ok()?;
+        let comps = u8::try_from(n.comps).ok()?;
+        Some(match (n.float, n.signed) {
+            (true, _) => crate::ir::Type::float(bits, comps),
+            (false, true) => crate::ir::Type::int(bits, comps),
+            (false, false) => crate::ir::Type::uint(bits, comps),
+        })
+    };
+    // (element type, array length) of `ty`.
+    let shape = |ty: Word| -> Option<(crate::ir::Type, Option<u32>)> {
+        if let Some(n) = p.num(ty) {
+            return Some((ir_type(n)?, None));
+        }
+        let t = p.global(ty)?;
+        match (t.class.opcode, t.operands.as_slice()) {
+            (Op::TypeArray, [Operand::IdRef(e), Operand::IdRef(len)]) => {
+                let len = p.global(*len)?.operands.first().and_then(literal)?;
+                Some((ir_type(p.num(*e)?)?, Some(len)))
+            }
+            _ => None,
+        }
+    };
+    let mut text = String::from("shader vertex\n");
+    for (k, (var, ty)) in p
+        .interface_vars(StorageClass::Output)
+        .into_iter()
+        .enumerate()
+    {
+        let what = |m: &str| Error::new(format!("SPIR-V vertex output %{var}: {m}"));
+        let (elem, array) = shape(ty)
+            .ok_or_else(|| what("a block, matrix or struct, which pipe-vk cannot forward"))?;
+        let loc = p
+            .decoration(var, Decoration::Location)
+            .flatten()
+            .ok_or_else(|| what("no location"))?;
+        let mut line = format!("out @o{k} : {elem}");
+        if let Some(n) = array {
+            line += &format!("[{n}]");
+        }
+        line += &format!(" location={loc}");
+        if let Some(Some(c)) = p.decoration(var, Decoration::Component) {
+            if c != 0 {
+                line += &format!(" component={c}");
+            }
+        }
+        if p.decoration(var, Decoration::Flat).is_some() {
+            line += " flat";
+        } else if p.decoration(var, Decoration::NoPerspective).is_some() {
+            line += " noperspective";
+        }
+        if p.decoration(var, Decoration::Centroid).is_some() {
+            line += " centroid";
+        }
+        text += &line;
+        text.push('\n');
+    }
+    for (builtin, name) in [
+        (POSITION, "position"),
+        (POINT_SIZE, "point_size"),
+        (CLIP_DISTANCE, "clip_distance"),
+        (rspirv::spirv::BuiltIn::CullDistance as u32, "cull_distance"),
+    ] {
+        let Some((var, member)) = p.find_output_builtin(builtin).ok().flatten() else {
+            continue;
+        };
+        if !p.writes_output(var, member) {
+            continue;
+        }
+        let ty = match builtin {
+            POSITION => "f32x4".to_string(),
+            POINT_SIZE => "f32".to_string(),
+            _ => {
+                // The array's length, from the variable's (or member's)
+                // type.
+                let len = p.output_builtin_len(var, member).ok_or_else(|| {
+                    Error::new(format!("SPIR-V vertex output {name}: not a sized array"))
+                })?;
+                format!("f32[{len}]")
+            }
+        };
+        text += &format!("out @{name} : {ty} builtin={name}\n");
+    }
+    text += "fn main {\n}\n";
+    crate::text::parse(&text)
+}
+
+/// What a descriptor binding of a SPIR-V module holds
+/// ([`resource_bindings`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResourceKind {
+    /// A combined image sampler (`buffer`: of a `Buffer` image, which a
+    /// combined sampler cannot be in Vulkan; kept for the error).
+    SampledImage { buffer: bool },
+    /// A uniform texel buffer (a sampled `Buffer` image).
+    TexelBuffer,
+    /// A storage image or storage texel buffer.
+    StorageImage,
+    /// A uniform buffer (a `Block` in `Uniform` storage).
+    UniformBuffer,
+    /// A shader storage buffer.
+    StorageBuffer,
+    /// Anything else: separate samplers or images, arrays of
+    /// descriptors, acceleration structures.
+    Other,
+}
+
+/// One descriptor a SPIR-V entry point uses: its set, binding and kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResourceBinding {
+    pub set: u32,
+    pub binding: u32,
+    pub kind: ResourceKind,
+}
+
+/// The descriptors the `stage` entry point `entry` of a SPIR-V module
+/// uses (variables with a `DescriptorSet` and a `Binding` that the entry
+/// point or a function it calls refers to): what pipe-vk must bind for a
+/// SPIR-V passthrough shader, which declares its resources in the words
+/// only.
+pub fn resource_bindings(
+    words: &[u32],
+    stage: crate::ir::Stage,
+    entry: &str,
+) -> Result<Vec<ResourceBinding>> {
+    let module = dr::load_words(words)
+        .map_err(|e| Error::new(format!("the SPIR-V module does not parse: {e}")))?;
+    let p = Patcher::new(module, entry, &[model_of(stage)], "resources")?;
+    let m = p.module();
+    let reachable = p.reachable();
+    let mut used: HashSet<Word> = HashSet::new();
+    for f in m.functions.iter().filter(|f| {
+        f.def
+            .as_ref()
+            .and_then(|d| d.result_id)
+            .is_some_and(|id| reachable.contains(&id))
+    }) {
+        for i in f.blocks.iter().flat_map(|b| &b.instructions) {
+            used.extend(i.operands.iter().filter_map(|o| match o {
+                Operand::IdRef(id) => Some(*id),
+                _ => None,
+            }));
+        }
+    }
+    let mut out = Vec::new();
+    for v in m
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::Variable)
+    {
+        let Some(var) = v.result_id else { continue };
+        let (Some(Some(set)), Some(Some(binding))) = (
+            p.decoration(var, Decoration::DescriptorSet),
+            p.decoration(var, Decoration::Binding),
+        ) else {
+            continue;
+        };
+        if !used.contains(&var) {
+            continue;
+        }
+        let class = match v.operands.first() {
+            Some(Operand::StorageClass(c)) => *c,
+            _ => continue,
+        };
+        let pointee =
+            v.result_type
+                .and_then(|t| p.global(t))
+                .and_then(|t| match t.operands.as_slice() {
+                    [_, Operand::IdRef(x)] => Some(*x),
+                    _ => None,
+                });
+        let ty = pointee.and_then(|t| p.global(t));
+        // OpTypeImage: Sampled Type, Dim, Depth, Arrayed, MS, Sampled, ...
+        let image = |t: &Instruction| match t.operands.as_slice() {
+            [_, Operand::Dim(d), _, _, _, Operand::LiteralBit32(sampled), ..] => {
+                Some((*d == rspirv::spirv::Dim::DimBuffer, *sampled))
+            }
+            _ => None,
+        };
+        let kind = match (class, ty.map(|t| t.class.opcode)) {
+            (StorageClass::UniformConstant, Some(Op::TypeSampledImage)) => {
+                let img = ty
+                    .and_then(|t| match t.operands.first() {
+                        Some(Operand::IdRef(i)) => p.global(*i),
+                        _ => None,
+                    })
+                    .and_then(image);
+                ResourceKind::SampledImage {
+                    buffer: img.is_some_and(|(buf, _)| buf),
+                }
+            }
+            (StorageClass::UniformConstant, Some(Op::TypeImage)) => match ty.and_then(image) {
+                Some((true, 1)) => ResourceKind::TexelBuffer,
+                Some((_, 2)) => ResourceKind::StorageImage,
+                _ => ResourceKind::Other,
+            },
+            (StorageClass::Uniform, Some(Op::TypeStruct)) => {
+                let buffer_block =
+                    pointee.is_some_and(|t| p.decoration(t, Decoration::BufferBlock).is_some());
+                if buffer_block {
+                    ResourceKind::StorageBuffer
+                } else {
+                    ResourceKind::UniformBuffer
+                }
+            }
+            (StorageClass::StorageBuffer, Some(Op::TypeStruct)) => ResourceKind::StorageBuffer,
+            _ => ResourceKind::Other,
+        };
+        out.push(ResourceBinding { set, binding, kind });
+    }
+    out.sort_by_key(|b| (b.set, b.binding));
+    Ok(out)
 }
 
 /// The locations (bit `i` = location `i`, below 32) the `stage` entry
@@ -533,10 +764,25 @@ impl Patcher {
                     return None;
                 }
                 let ptr = self.global(i.result_type?)?;
-                match ptr.operands.as_slice() {
-                    [_, Operand::IdRef(t)] => Some((var, *t)),
-                    _ => None,
-                }
+                let ty = match ptr.operands.as_slice() {
+                    [_, Operand::IdRef(t)] => *t,
+                    _ => return None,
+                };
+                // A block of builtins (gl_PerVertex), or an array of
+                // them (per-vertex inputs).
+                let block = match self.global(ty) {
+                    Some(a) if a.class.opcode == Op::TypeArray => match a.operands.first() {
+                        Some(Operand::IdRef(e)) => *e,
+                        _ => ty,
+                    },
+                    _ => ty,
+                };
+                let builtin_block = self.module().annotations.iter().any(|a| {
+                    a.class.opcode == Op::MemberDecorate
+                        && a.operands.first() == Some(&Operand::IdRef(block))
+                        && a.operands.get(2) == Some(&Operand::Decoration(Decoration::BuiltIn))
+                });
+                (!builtin_block).then_some((var, ty))
             })
             .collect()
     }
@@ -1619,36 +1865,9 @@ impl Patcher {
         if !self.writes_output(var, member) {
             return Ok(false);
         }
-        // The array's length, from the variable's (or member's) type.
-        let ty = self
-            .global(var)
-            .and_then(|v| v.result_type)
-            .and_then(|p| self.global(p))
-            .and_then(|p| match p.operands.as_slice() {
-                [_, Operand::IdRef(t)] => Some(*t),
-                _ => None,
-            });
-        let ty = match (ty, member) {
-            (Some(t), Some(k)) => self
-                .global(t)
-                .and_then(|s| match s.operands.get(k as usize) {
-                    Some(Operand::IdRef(m)) => Some(*m),
-                    _ => None,
-                }),
-            (t, None) => t,
-            (None, Some(_)) => None,
-        };
-        let len = ty
-            .and_then(|t| self.global(t))
-            .and_then(|a| match (a.class.opcode, a.operands.as_slice()) {
-                (Op::TypeArray, [_, Operand::IdRef(len)]) => self
-                    .global(*len)
-                    .and_then(|c| c.operands.first().and_then(literal)),
-                _ => None,
-            })
-            .ok_or_else(|| {
-                Error::new("SPIR-V clip distances: ClipDistance is not a sized array")
-            })?;
+        let len = self.output_builtin_len(var, member).ok_or_else(|| {
+            Error::new("SPIR-V clip distances: ClipDistance is not a sized array")
+        })?;
         let off: Vec<u32> = (0..len.min(8))
             .filter(|i| enabled & (1 << i) == 0)
             .collect();
@@ -1671,6 +1890,37 @@ impl Patcher {
             code
         });
         Ok(true)
+    }
+
+    /// The length of the array output `var` (its `member`): a clip or
+    /// cull distance array's.
+    fn output_builtin_len(&self, var: Word, member: Option<u32>) -> Option<u32> {
+        let ty = self
+            .global(var)
+            .and_then(|v| v.result_type)
+            .and_then(|p| self.global(p))
+            .and_then(|p| match p.operands.as_slice() {
+                [_, Operand::IdRef(t)] => Some(*t),
+                _ => None,
+            });
+        let ty = match (ty, member) {
+            (Some(t), Some(k)) => self
+                .global(t)
+                .and_then(|s| match s.operands.get(k as usize) {
+                    Some(Operand::IdRef(m)) => Some(*m),
+                    _ => None,
+                }),
+            (t, None) => t,
+            (None, Some(_)) => None,
+        };
+        ty.and_then(|t| self.global(t)).and_then(|a| {
+            match (a.class.opcode, a.operands.as_slice()) {
+                (Op::TypeArray, [_, Operand::IdRef(len)]) => self
+                    .global(*len)
+                    .and_then(|c| c.operands.first().and_then(literal)),
+                _ => None,
+            }
+        })
     }
 
     /// Inserts the entry code after the entry function's variables and

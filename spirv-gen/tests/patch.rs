@@ -930,3 +930,116 @@ fn main {
         0
     );
 }
+
+#[test]
+fn descriptors_of_a_module() {
+    use spirv_gen::ir::Stage;
+    use spirv_gen::patch::{resource_bindings, ResourceBinding, ResourceKind as K};
+    let fs = "shader fragment
+ubo @u slot=1 size=16
+texture @t slot=2 dim=2d sampled=float
+texture @tb slot=3 dim=buffer sampled=float
+ssbo @b slot=0
+image @im slot=1 dim=2d format=rgba8 readonly
+texture @unused slot=5 dim=2d sampled=float
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x2 = const 0.5, 0.5
+  %1 : f32x4 = tex @t, coord=%0
+  %2 : i32 = const 0
+  %3 : f32x4 = tex @tb, coord=%2
+  %4 : u32 = const 0
+  %5 : f32x4 = load_ssbo @b, %4
+  %6 : f32x4 = load_ubo @u, %4
+  %7 : i32x2 = const 0, 0
+  %8 : f32x4 = image_load @im, %7
+  %9 : f32x4 = fadd %1, %3
+  %10 : f32x4 = fadd %9, %5
+  %11 : f32x4 = fadd %10, %6
+  %12 : f32x4 = fadd %11, %8
+  store @frag, %12
+}
+";
+    let s = spirv_gen::text::parse(fs).unwrap_or_else(|e| panic!("{e}"));
+    for target in [Target::Vulkan1_1, Target::Vulkan1_3] {
+        let w = spirv_gen::emit::emit(&s, target).unwrap();
+        let got = resource_bindings(&w, Stage::Fragment, "main").unwrap();
+        let b = |set, binding, kind| ResourceBinding { set, binding, kind };
+        // Fragment stage: binding 4 * slots + slot; the unused texture is
+        // not listed.
+        let want = vec![
+            b(0, 4 * 16 + 1, K::UniformBuffer),
+            b(1, 4 * 32 + 2, K::SampledImage { buffer: false }),
+            b(1, 4 * 32 + 3, K::TexelBuffer),
+            b(2, 4 * 32 + 1, K::StorageImage),
+            b(3, 4 * 32, K::StorageBuffer),
+        ];
+        let got_user: Vec<_> = got
+            .iter()
+            .copied()
+            .filter(|r| !(r.set == 0 && r.binding == 4 * 16 + 15))
+            .collect();
+        assert_eq!(got_user, want, "{}", disassemble(&w));
+    }
+}
+
+#[test]
+fn vertex_outputs_as_ir() {
+    use spirv_gen::patch::vertex_outputs;
+    let vs = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+out @cd : f32[2] builtin=clip_distance
+out @c : f32x4 location=0
+out @i : i32x2 location=1 flat
+out @n : f32x3 location=2 component=0 noperspective
+out @a : f32x4[2] location=3 centroid
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  store @c, %0
+  %1 : i32x2 = const 1, 2
+  store @i, %1
+  %2 : f32x3 = swizzle %0, xyz
+  store @n, %2
+  %3 : i32 = const 1
+  store @a, %3, %0
+  %4 : f32 = swizzle %0, x
+  store @cd, %3, %4
+}
+";
+    let s = spirv_gen::text::parse(vs).unwrap();
+    let w = spirv_gen::emit::emit(&s, Target::Vulkan1_3).unwrap();
+    let ir = vertex_outputs(&w, "main").unwrap();
+    let text = spirv_gen::text::print(&ir);
+    for want in [
+        ": f32x4 location=0",
+        ": i32x2 location=1 flat",
+        ": f32x3 location=2 noperspective",
+        ": f32x4[2] location=3 centroid",
+        "@position : f32x4 builtin=position",
+        "@clip_distance : f32[2] builtin=clip_distance",
+    ] {
+        assert!(text.contains(want), "{want} not in\n{text}");
+    }
+    assert!(!text.contains("point_size"), "{text}");
+    // The pass-through control shader builds from it and validates.
+    let tcs = spirv_gen::passes::tess::passthrough_tcs(&ir, 3).unwrap();
+    common::emit_and_validate("tcs from SPIR-V outputs", &tcs);
+    // glslang's gl_PerVertex block: the position it writes; the point
+    // size and distances it declares but does not write are left out.
+    let words = assemble(PER_VERTEX_GLSLANG, TargetEnv::Vulkan_1_0);
+    let text = spirv_gen::text::print(&vertex_outputs(&words, "unwritten").unwrap());
+    assert!(text.contains("builtin=position"), "{text}");
+    assert!(
+        !text.contains("point_size") && !text.contains("clip"),
+        "{text}"
+    );
+    let text = spirv_gen::text::print(&vertex_outputs(&words, "clip").unwrap());
+    assert!(
+        text.contains("@clip_distance : f32[1] builtin=clip_distance"),
+        "{text}"
+    );
+    // A fragment shader has no vertex outputs to give.
+    assert!(vertex_outputs(&assemble(FS_GLSLANG, TargetEnv::Vulkan_1_0), "main").is_err());
+}

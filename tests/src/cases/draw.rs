@@ -2423,6 +2423,20 @@ fn main {
 /// drawn as its `outer[1] + 1` points; rows 2, 7 and 12 are drawn with
 /// levels 3, 5 and 15 (the last after a `set_tess_state` between draws).
 fn tessellation_default_levels(ctx: &mut TestContext, staging: bool) -> R {
+    tessellation_default_levels_with(ctx, staging, None)
+}
+
+/// [`tessellation_default_levels`] with the vertex (and evaluation)
+/// shader `spirv`: as spirv-gen's SPIR-V passthrough (`"spirv"`), or the
+/// glslang-style vertex shader of `per_vertex_spirv.spvasm` writing
+/// `gl_Position` in its `gl_PerVertex` block (`"glslang"`). The
+/// generated control shader forwards the outputs read from the words
+/// (`spirv_gen::patch::vertex_outputs`); it was refused before.
+fn tessellation_default_levels_with(
+    ctx: &mut TestContext,
+    staging: bool,
+    spirv: Option<&str>,
+) -> R {
     let mut e = env(ctx, staging)?;
     if !e.screen.caps().shader[ShaderStage::TessEval.index()].supported {
         return Err(Outcome::skip("no tessellation"));
@@ -2430,6 +2444,30 @@ fn tessellation_default_levels(ctx: &mut TestContext, staging: bool) -> R {
     let t = setup(&mut e, false)?;
     bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     bind_stage(&mut e, ShaderStage::TessEval, TES_ISOLINE_POINTS)?;
+    if let Some(how) = spirv {
+        let target = spirv_gen::emit::Target::Vulkan1_3;
+        let vs = if how == "glslang" {
+            let words: Vec<u32> = include_bytes!("per_vertex_spirv.spv")
+                .chunks_exact(4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect();
+            ShaderState {
+                stage: ShaderStage::Vertex,
+                code: ShaderCode::SpirV {
+                    words: Arc::from(words),
+                    entry_point: "unwritten".into(),
+                },
+                stream_output: Default::default(),
+            }
+        } else {
+            crate::harness::spirv_shader(ShaderStage::Vertex, VS_PASSTHROUGH, target)?
+        };
+        let v = step("vs", e.ctx.create_vs_state(&vs))?;
+        step("bind vs", e.ctx.bind_vs_state(Some(v)))?;
+        let tes = crate::harness::spirv_shader(ShaderStage::TessEval, TES_ISOLINE_POINTS, target)?;
+        let h = step("tes", e.ctx.create_tes_state(&tes))?;
+        step("bind tes", e.ctx.bind_tes_state(Some(h)))?;
+    }
     step("patch vertices", e.ctx.set_patch_vertices(1))?;
     let c = [1.0, 0.5, 0.0, 1.0];
     set_color(&mut e, c)?;
@@ -2461,6 +2499,23 @@ both_paths!(
     "pipe.draw.tessellation.default_levels",
     tessellation_default_levels
 );
+const _: () = {
+    fn spirv(ctx: &mut TestContext) -> Outcome {
+        Outcome::from_result(tessellation_default_levels_with(ctx, false, Some("spirv")))
+    }
+    fn glslang(ctx: &mut TestContext) -> Outcome {
+        Outcome::from_result(tessellation_default_levels_with(
+            ctx,
+            false,
+            Some("glslang"),
+        ))
+    }
+    test_case!(name = "pipe.draw.tessellation.default_levels.spirv", spirv);
+    test_case!(
+        name = "pipe.draw.tessellation.default_levels.glslang",
+        glslang
+    );
+};
 
 const FULLSCREEN: [f32; 24] = [
     -1.0, -1.0, 0.0, 1.0, 1.0, -1.0, 0.0, 1.0, -1.0, 1.0, 0.0, 1.0, //

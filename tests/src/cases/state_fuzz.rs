@@ -30,6 +30,10 @@
 //! iteration, so that a device crash happens in the iteration whose
 //! submission caused it.
 //!
+//! Some shaders are passed as SPIR-V (spirv-gen's, through
+//! `ShaderCode::SpirV`), which gets only the lowerings pipe-vk patches
+//! into SPIR-V.
+//!
 //! Fragment shaders may read varyings the previous stage does not write
 //! (undefined values in GL; pipe-vk gives zeros), vertex shaders may
 //! write GL's edge flag and clip distances in front of tessellation, and
@@ -852,11 +856,25 @@ impl Fuzz {
         text: &str,
         so: Option<&StreamOutputInfo>,
     ) -> Option<ShaderHandle> {
-        let key = format!("{stage:?}{so:?}{text}");
+        // Sometimes the same shader as SPIR-V passthrough (spirv-gen's
+        // SPIR-V 1.3 or 1.6), which takes only the lowerings pipe-vk
+        // patches into SPIR-V (stream output it refuses).
+        let spirv = so.is_none() && self.rng.chance(15);
+        let target = if self.rng.chance(50) {
+            spirv_gen::emit::Target::Vulkan1_1
+        } else {
+            spirv_gen::emit::Target::Vulkan1_3
+        };
+        let key = format!("{stage:?}{so:?}{spirv}{target:?}{text}");
         if let Some(h) = self.shaders.get(&key) {
             return Some(*h);
         }
-        let mut st = match shader(stage, text) {
+        let made = if spirv {
+            crate::harness::spirv_shader(stage, text, target)
+        } else {
+            shader(stage, text)
+        };
+        let mut st = match made {
             Ok(s) => s,
             Err(o) => {
                 self.log
@@ -2867,7 +2885,12 @@ fn main {
 /// full-screen triangle is clockwise in window space, a back face with
 /// `front_ccw`. With `back`, the vertex shader writes a back colour,
 /// which back faces show.
-fn two_side(ctx: &mut TestContext, back: bool) -> R {
+///
+/// With `vs` as SPIR-V (spirv-gen's), whose outputs carry no GL slots,
+/// the back colour is the output at location 30 (`shader::
+/// missing_back_colors` reads it from the words): without one, the IR
+/// fragment shader read location 30 unwritten (a validation error).
+fn two_side(ctx: &mut TestContext, back: bool, how: VsAs) -> R {
     let mut e = env_with(ctx, |_| {})?;
     let vs = vs_colors(back);
     let c = reduced_setup(
@@ -2879,6 +2902,7 @@ fn two_side(ctx: &mut TestContext, back: bool) -> R {
         (&vs, FS_COL0),
         &FULL_TRI,
     )?;
+    bind_vs_as(&mut e, &vs, how, "")?;
     reduced_rasterizer(&mut e, |r| {
         r.light_twoside = true;
         r.front_ccw = true;
@@ -3141,8 +3165,10 @@ macro_rules! reduced {
 }
 
 reduced!(
-    "light_twoside.no_back_color" => |c| two_side(c, false),
-    "light_twoside.back_color" => |c| two_side(c, true),
+    "light_twoside.no_back_color" => |c| two_side(c, false, VsAs::Ir),
+    "light_twoside.back_color" => |c| two_side(c, true, VsAs::Ir),
+    "light_twoside.no_back_color.spirv_vs" => |c| two_side(c, false, VsAs::SpirV),
+    "light_twoside.back_color.spirv_vs" => |c| two_side(c, true, VsAs::SpirV),
     "unbound_color_slot.written" => |c| unbound_slot(c, true, false),
     "unbound_color_slot.not_written" => |c| unbound_slot(c, false, false),
     "unbound_color_slot.written.spirv" => |c| unbound_slot(c, true, true),
@@ -3497,3 +3523,146 @@ fn spirv_unapplied_message(ctx: &mut TestContext) -> R {
     expect_rgba8(&mut e, &c[0], "last draw", |_, _| [0, 255, 0, 255])
 }
 reduced!("spirv_passthrough.unapplied_lowerings_reported" => spirv_unapplied_message);
+
+/// A SPIR-V passthrough fragment shader sampling texture slot 2 (set 1,
+/// binding 4 * 32 + 2): pipe-vk reads the slot from the words
+/// (`spirv_gen::patch::resource_bindings`) and binds the view there.
+/// Before, it wrote no descriptor for a SPIR-V shader, and the draw read
+/// an unwritten one (lavapipe crashed). Slot 3, which the shader does not
+/// sample, is left unbound.
+fn spirv_texture(ctx: &mut TestContext) -> R {
+    const FS: &str = "shader fragment
+texture @t slot=2 dim=2d sampled=float
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x2 = const 0.5, 0.5
+  %1 : f32x4 = tex @t, coord=%0
+  store @frag, %1
+}
+";
+    let mut e = env_with(ctx, |_| {})?;
+    let c = reduced_setup(
+        &mut e,
+        Format::R8G8B8A8Unorm,
+        1,
+        None,
+        1,
+        (VS_POS, FS_CONST),
+        &FULL_TRI,
+    )?;
+    let tt = ResourceTemplate::texture_2d(Format::R8G8B8A8Unorm, 1, 1, BindFlags::SAMPLER_VIEW);
+    let tex = e.texture(&tt)?;
+    e.write_texture(&tex, 0, &PipeBox::rect(0, 0, 1, 1), &[40, 80, 160, 255])?;
+    let view = step(
+        "create_sampler_view",
+        e.ctx
+            .create_sampler_view(&tex, &SamplerViewTemplate::whole(&tt)),
+    )?;
+    step(
+        "set_sampler_views",
+        e.ctx
+            .set_sampler_views(ShaderStage::Fragment, 2, &[Some(view)], 0),
+    )?;
+    let sampler = step(
+        "sampler",
+        e.ctx.create_sampler_state(&SamplerState::default()),
+    )?;
+    step(
+        "bind_sampler_states",
+        e.ctx
+            .bind_sampler_states(ShaderStage::Fragment, 2, &[Some(sampler)]),
+    )?;
+    let f = crate::harness::spirv_shader(
+        ShaderStage::Fragment,
+        FS,
+        spirv_gen::emit::Target::Vulkan1_3,
+    )?;
+    let h = step("fs", e.ctx.create_fs_state(&f))?;
+    step("bind fs", e.ctx.bind_fs_state(Some(h)))?;
+    reduced_rasterizer(&mut e, |_| {})?;
+    clear_all(&mut e, ClearFlags::COLOR0)?;
+    reduced_draw(&mut e, PrimType::Triangles, 3)?;
+    expect_rgba8(&mut e, &c[0], "sampled texel", |_, _| [40, 80, 160, 255])
+}
+
+/// SPIR-V passthrough fragment shaders using descriptors the draw path
+/// does not bind (a shader buffer; a texture slot past the sampler set's
+/// 16): the draw is refused as unsupported, naming the binding, rather
+/// than made with a pipeline layout that lacks it. A draw after it, with
+/// an IR shader, works.
+fn spirv_unbindable(ctx: &mut TestContext) -> R {
+    let ssbo = "shader fragment
+ssbo @b slot=0
+out @frag : f32x4 location=0
+fn main {
+  %0 : u32 = const 0
+  %1 : f32x4 = load_ssbo @b, %0
+  store @frag, %1
+}
+";
+    let tex20 = "shader fragment
+texture @t slot=20 dim=2d sampled=float
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x2 = const 0.5, 0.5
+  %1 : f32x4 = tex @t, coord=%0
+  store @frag, %1
+}
+";
+    let mut e = env_with(ctx, |_| {})?;
+    let c = reduced_setup(
+        &mut e,
+        Format::R8G8B8A8Unorm,
+        1,
+        None,
+        1,
+        (VS_POS, FS_CONST),
+        &FULL_TRI,
+    )?;
+    reduced_rasterizer(&mut e, |_| {})?;
+    let ir_fs = step(
+        "fs",
+        e.ctx
+            .create_fs_state(&shader(ShaderStage::Fragment, FS_CONST)?),
+    )?;
+    for (what, src, want) in [
+        ("a shader buffer", ssbo, "descriptor set 3 binding 128"),
+        ("texture slot 20", tex20, "descriptor set 1 binding 148"),
+    ] {
+        let f = crate::harness::spirv_shader(
+            ShaderStage::Fragment,
+            src,
+            spirv_gen::emit::Target::Vulkan1_3,
+        )?;
+        let h = step("fs", e.ctx.create_fs_state(&f))?;
+        step("bind fs", e.ctx.bind_fs_state(Some(h)))?;
+        match e.ctx.draw_vbo(
+            &DrawInfo {
+                mode: PrimType::Triangles,
+                ..DrawInfo::default()
+            },
+            0,
+            None,
+            &[DrawStartCountBias {
+                start: 0,
+                count: 3,
+                index_bias: 0,
+            }],
+        ) {
+            Err(PipeError::Unsupported(m)) if m.contains(want) => {}
+            other => {
+                return Err(Outcome::fail(format!(
+                    "{what}: draw_vbo gave {other:?}, want Unsupported naming \"{want}\""
+                )))
+            }
+        }
+    }
+    step("bind fs", e.ctx.bind_fs_state(Some(ir_fs)))?;
+    clear_all(&mut e, ClearFlags::COLOR0)?;
+    reduced_draw(&mut e, PrimType::Triangles, 3)?;
+    expect_rgba8(&mut e, &c[0], "draw after", |_, _| [0, 255, 0, 255])
+}
+reduced!(
+    "spirv_passthrough.texture" => spirv_texture,
+    "spirv_passthrough.unbindable_descriptors" => spirv_unbindable,
+);
