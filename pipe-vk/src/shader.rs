@@ -8,9 +8,9 @@
 //! target follows the device's API version. SPIR-V passthrough shaders are
 //! used as given, except that a vertex shader gets its vertex fetch
 //! fix-ups, the last vertex stage GL's point size, clip distance enables
-//! and clip-space depth range, and a fragment shader zeros for the inputs
-//! nothing writes and no outputs without a colour buffer, patched in
-//! (`spirv_gen::patch`).
+//! and clip-space depth range, and a fragment shader per-sample
+//! interpolation, zeros for the inputs nothing writes and no outputs
+//! without a colour buffer, patched in (`spirv_gen::patch`).
 
 use hashbrown::HashMap;
 use std::sync::Arc;
@@ -482,9 +482,9 @@ pub fn compile(
     match &state.code {
         ShaderCode::SpirV { words, entry_point } => {
             // The frontend's own SPIR-V gets the fetch fix-ups, GL's point
-            // size, clip distance enables and depth range, zeros for
-            // unwritten inputs and no unbound colour outputs patched in;
-            // the other lowerings are its own.
+            // size, clip distance enables and depth range, per-sample
+            // interpolation, zeros for unwritten inputs and no unbound
+            // colour outputs patched in; the other lowerings are its own.
             let err = |e: spirv_gen::Error| PipeError::unsupported(format!("shader variant: {e}"));
             // Pipelines name every stage's entry point `main`.
             let mut out: Option<Vec<u32>> = None;
@@ -526,6 +526,10 @@ pub fn compile(
                     spirv_gen::patch::unbound_outputs(w, "main", key.unbound_outputs)
                         .map_err(err)?,
                 );
+            }
+            if key.sample_shading && state.stage == ShaderStage::Fragment {
+                let w = out.as_deref().unwrap_or(words);
+                out = Some(spirv_gen::patch::sample_interpolation(w, "main").map_err(err)?);
             }
             if key.zero_inputs != 0 && state.stage == ShaderStage::Fragment {
                 let w = out.as_deref().unwrap_or(words);

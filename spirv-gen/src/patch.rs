@@ -16,6 +16,8 @@
 //! - zeros for fragment shader inputs nothing writes ([`zero_inputs`],
 //!   with the interfaces read by [`interface_locations`]), and colour
 //!   outputs with no colour buffer dropped ([`unbound_outputs`]);
+//! - per-sample interpolation under GL's sample shading
+//!   ([`sample_interpolation`]);
 //! - the entry point's name ([`entry_point_as_main`]).
 //!
 //! It also reads what pipe-vk needs to know of such a module: its entry
@@ -508,6 +510,80 @@ pub fn zero_inputs(words: &[u32], entry: &str, mask: u32) -> Result<Vec<u32>> {
     if !changed {
         return Ok(words.to_vec());
     }
+    p.finish()
+}
+
+/// GL's per-sample shading for a fragment shader (`set_min_samples`
+/// above 1, `force_persample_interp`): its interpolated inputs (not flat,
+/// not builtins) are decorated `Sample`, replacing `Centroid`, as
+/// `passes::gl::lower_sample_shading` does; Vulkan's sample shading
+/// alone may interpolate them at the pixel centre (lavapipe does).
+/// Input blocks get it on their members.
+pub fn sample_interpolation(words: &[u32], entry: &str) -> Result<Vec<u32>> {
+    let module = dr::load_words(words).map_err(|e| {
+        Error::new(format!(
+            "SPIR-V sample shading: cannot parse the module: {e}"
+        ))
+    })?;
+    let mut p = Patcher::new(module, entry, &[ExecutionModel::Fragment], "sample shading")?;
+    let mut changed = false;
+    for (var, ty) in p.interface_vars(StorageClass::Input) {
+        if p.decoration(var, Decoration::Flat).is_some()
+            || p.decoration(var, Decoration::Sample).is_some()
+        {
+            continue;
+        }
+        if p.global(ty)
+            .is_some_and(|t| t.class.opcode == Op::TypeStruct)
+        {
+            // A block: each member that is neither flat nor per sample.
+            let members = p.global(ty).map_or(0, |t| t.operands.len()) as u32;
+            let m = p.b.module_mut();
+            let has = |m: &dr::Module, k: u32, d: Decoration| {
+                m.annotations.iter().any(|a| {
+                    a.class.opcode == Op::MemberDecorate
+                        && a.operands.first() == Some(&Operand::IdRef(ty))
+                        && a.operands.get(1) == Some(&Operand::LiteralBit32(k))
+                        && a.operands.get(2) == Some(&Operand::Decoration(d))
+                })
+            };
+            for k in 0..members {
+                if has(m, k, Decoration::Flat) || has(m, k, Decoration::Sample) {
+                    continue;
+                }
+                m.annotations.retain(|a| {
+                    !(a.class.opcode == Op::MemberDecorate
+                        && a.operands.first() == Some(&Operand::IdRef(ty))
+                        && a.operands.get(1) == Some(&Operand::LiteralBit32(k))
+                        && a.operands.get(2) == Some(&Operand::Decoration(Decoration::Centroid)))
+                });
+                m.annotations.push(Instruction::new(
+                    Op::MemberDecorate,
+                    None,
+                    None,
+                    vec![
+                        Operand::IdRef(ty),
+                        Operand::LiteralBit32(k),
+                        Operand::Decoration(Decoration::Sample),
+                    ],
+                ));
+                changed = true;
+            }
+            continue;
+        }
+        let m = p.b.module_mut();
+        m.annotations.retain(|a| {
+            !(a.class.opcode == Op::Decorate
+                && a.operands.first() == Some(&Operand::IdRef(var))
+                && a.operands.get(1) == Some(&Operand::Decoration(Decoration::Centroid)))
+        });
+        p.b.decorate(var, Decoration::Sample, []);
+        changed = true;
+    }
+    if !changed {
+        return Ok(words.to_vec());
+    }
+    p.capability(Capability::SampleRateShading);
     p.finish()
 }
 

@@ -1043,3 +1043,59 @@ fn main {
     // A fragment shader has no vertex outputs to give.
     assert!(vertex_outputs(&assemble(FS_GLSLANG, TargetEnv::Vulkan_1_0), "main").is_err());
 }
+
+#[test]
+fn per_sample_interpolation() {
+    use spirv_gen::patch::sample_interpolation;
+    let has = |m: &dr::Module, target: Option<u32>, member: Option<u32>, d: Decoration| {
+        m.annotations
+            .iter()
+            .any(|a| match (member, a.operands.as_slice()) {
+                (None, [Operand::IdRef(t), Operand::Decoration(x), ..]) => {
+                    Some(*t) == target && *x == d
+                }
+                (
+                    Some(k),
+                    [Operand::IdRef(t), Operand::LiteralBit32(j), Operand::Decoration(x), ..],
+                ) => Some(*t) == target && *j == k && *x == d,
+                _ => false,
+            })
+    };
+    let text = FS_GLSLANG.replace(
+        "OpDecorate %mat Location 6",
+        "OpDecorate %mat Location 6\nOpDecorate %mat Centroid",
+    );
+    for env in [TargetEnv::Vulkan_1_0, TargetEnv::Vulkan_1_3] {
+        let w = assemble(&text, env);
+        let out = sample_interpolation(&w, "main").unwrap();
+        validate(&out, env, "per sample");
+        let m = dr::load_words(&out).unwrap();
+        // The variables, by their locations.
+        let (inputs, _) = inputs_by_location(&out);
+        let var_at = |l: u32| {
+            inputs
+                .iter()
+                .find(|(x, _)| *x == l)
+                .and_then(|(_, v)| v.result_id)
+        };
+        // Flat location 1 is left alone; the matrix at 6 is per sample,
+        // its centroid gone.
+        assert!(!has(&m, var_at(1), None, Decoration::Sample));
+        assert!(has(&m, var_at(6), None, Decoration::Sample));
+        assert!(!has(&m, var_at(6), None, Decoration::Centroid));
+        // The block's members are per sample.
+        let blk_ty = m
+            .types_global_values
+            .iter()
+            .find(|i| i.class.opcode == Op::TypeStruct)
+            .and_then(|i| i.result_id);
+        assert!(has(&m, blk_ty, Some(0), Decoration::Sample));
+        assert!(has(&m, blk_ty, Some(1), Decoration::Sample));
+        assert!(m.capabilities.iter().any(|c| c.operands
+            == [Operand::Capability(
+                rspirv::spirv::Capability::SampleRateShading
+            )]));
+        // Twice: nothing more to do.
+        assert_eq!(sample_interpolation(&out, "main").unwrap(), out);
+    }
+}

@@ -2699,11 +2699,27 @@ fn main {
 /// 0.875, 0.125, 0.625: fractions 0.625, 0.125, 0.375, 0.875), two of
 /// which are white, so the resolved pixel is 50 % grey.
 fn msaa_min_samples(ctx: &mut TestContext, multisample: bool) -> R {
+    msaa_min_samples_with(ctx, multisample, false)
+}
+
+/// [`msaa_min_samples`]; with `spirv`, the fragment shader is SPIR-V
+/// passthrough (spirv-gen's), which gets per-sample interpolation
+/// patched in (`spirv_gen::patch::sample_interpolation`).
+fn msaa_min_samples_with(ctx: &mut TestContext, multisample: bool, spirv: bool) -> R {
     let (mut e, t) = begin(ctx, UNORM, None, 4)?;
     if !e.screen.caps().sample_shading {
         return Err(Outcome::skip("no sample shading"));
     }
     bind_program(&mut e, VS_WINDOW_X, FS_FRACT_STEP)?;
+    if spirv {
+        let fs = crate::harness::spirv_shader(
+            ShaderStage::Fragment,
+            FS_FRACT_STEP,
+            spirv_gen::emit::Target::Vulkan1_3,
+        )?;
+        let h = step("fs", e.ctx.create_fs_state(&fs))?;
+        step("bind fs", e.ctx.bind_fs_state(Some(h)))?;
+    }
     for (min, force) in [(1u32, false), (4, false), (1, true), (4, true)] {
         // Per-sample shading only with multisampling on (see
         // `min_samples_multisample_off` below).
@@ -2744,6 +2760,13 @@ fn msaa_min_samples(ctx: &mut TestContext, multisample: bool) -> R {
 cases!("msaa", msaa_min_samples, {
     "min_samples" => true,
     "min_samples_multisample_off" => false,
+});
+fn msaa_min_samples_spirv(ctx: &mut TestContext, multisample: bool) -> R {
+    msaa_min_samples_with(ctx, multisample, true)
+}
+cases!("msaa", msaa_min_samples_spirv, {
+    "min_samples.spirv" => true,
+    "min_samples_multisample_off.spirv" => false,
 });
 
 /// Points with per-vertex sizes: position (x, y) and size in `z`.
