@@ -223,6 +223,9 @@ pub struct ShaderInfo {
     pub edge_flag: bool,
     /// The texture slots the shader samples ([`texture_slots`]).
     pub textures: u32,
+    /// A SPIR-V passthrough shader declaring transform feedback (the
+    /// `Xfb` execution mode), which pipe-vk does not capture.
+    pub spirv_xfb: bool,
 }
 
 impl ShaderInfo {
@@ -237,8 +240,26 @@ impl ShaderInfo {
             varyings: varying_locations(state),
             edge_flag: writes_edge_flag(state),
             textures: texture_slots(state),
+            spirv_xfb: spirv_declares_xfb(state),
         }
     }
+}
+
+/// Whether a SPIR-V passthrough shader has the `Xfb` execution mode
+/// (OpExecutionMode (16) %entry Xfb (11)).
+fn spirv_declares_xfb(state: &ShaderState) -> bool {
+    let ShaderCode::SpirV { words, .. } = &state.code else {
+        return false;
+    };
+    let mut i = 5;
+    while let Some(&w) = words.get(i) {
+        let (len, op) = ((w >> 16) as usize, w & 0xffff);
+        if op == 16 && len >= 3 && words.get(i + 2) == Some(&11) {
+            return true;
+        }
+        i += len.max(1);
+    }
+    false
 }
 
 /// Whether a vertex shader writes GL's edge flag: an output with

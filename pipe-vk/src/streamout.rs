@@ -415,6 +415,13 @@ impl VkContext {
         .into_iter()
         .find_map(|st| b.shaders[st.index()]);
         let Some(h) = last else { return Ok(None) };
+        if self.shader_info(h).spirv_xfb {
+            return Err(PipeError::unsupported(
+                "draw_vbo: stream output declared in a SPIR-V passthrough shader (its Xfb \
+                 decorations) is not captured by pipe-vk; give the outputs in \
+                 ShaderState::stream_output of a spirv-gen IR shader",
+            ));
+        }
         let info = &self.shader_table().get(h.cso)?.stream_output;
         Ok((!info.output.is_empty()).then(|| info.clone()))
     }

@@ -1458,3 +1458,59 @@ fn tess_eval(ctx: &mut TestContext) -> R {
     check_eq("offset", o, 6 * 28)
 }
 case!("pipe.streamout.tess_eval", tess_eval);
+
+/// A SPIR-V passthrough vertex shader declaring its own transform
+/// feedback (`xfb_buffer`/`xfb_offset` decorations, the `Xfb` execution
+/// mode): pipe-vk does not capture it, so a draw with targets bound is
+/// refused as unsupported (it drew and captured nothing), and the
+/// buffer keeps its contents; without targets it draws.
+fn spirv_xfb_refused(ctx: &mut TestContext) -> R {
+    const VS_XFB: &str = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position xfb_buffer=0 xfb_offset=0 xfb_stride=16
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+}
+";
+    let mut e = env(ctx, false)?;
+    require_so(&e)?;
+    let color = setup(&mut e, false)?;
+    bind_fs(&mut e)?;
+    bind_vs(
+        &mut e,
+        crate::harness::spirv_shader(
+            ShaderStage::Vertex,
+            VS_XFB,
+            spirv_gen::emit::Target::Vulkan1_3,
+        )?,
+    )?;
+    bind_verts(&mut e, 0, 3)?;
+    let b = so_buffer(&mut e, 64)?;
+    let t = target(&mut e, &b, 0, 64)?;
+    set_targets(&mut e, &[&t], &[Some(0)])?;
+    let info = DrawInfo {
+        mode: PrimType::Points,
+        ..DrawInfo::default()
+    };
+    let one = [DrawStartCountBias {
+        start: 0,
+        count: 3,
+        index_bias: 0,
+    }];
+    rejects(
+        "draw with a target bound",
+        "Xfb decorations",
+        e.ctx.draw_vbo(&info, 0, None, &one),
+    )?;
+    check_words("the buffer", &words(&mut e, &b)?, &[])?;
+    set_targets(&mut e, &[], &[])?;
+    clear_black(&mut e)?;
+    draw(&mut e, PrimType::Points, 3)?;
+    let px = e.read_texture(&color, 0, &PipeBox::rect(0, 0, W, H))?;
+    if !px.chunks_exact(4).any(|p| p == [255, 0, 0, 255]) {
+        return Err(Outcome::fail("no point drawn without targets"));
+    }
+    Ok(())
+}
+case!("pipe.streamout.spirv_xfb_refused", spirv_xfb_refused);
