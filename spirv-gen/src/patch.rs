@@ -43,6 +43,57 @@ use std::collections::{HashMap, HashSet};
 use crate::passes::{FetchFixup, VertexFixup};
 use crate::{Error, Result};
 
+/// Loads a SPIR-V module for reading or patching. Non-semantic
+/// extended instructions (debug info such as
+/// `NonSemantic.Shader.DebugInfo.100`, which glslang `-gV` and DXC emit,
+/// some at module level where rspirv's loader refuses them) are dropped
+/// first: they change nothing the shader computes. `what` names the
+/// caller in errors.
+fn load(words: &[u32], what: &str) -> Result<dr::Module> {
+    let bad = |m: String| Error::new(format!("{what}: the SPIR-V module does not parse: {m}"));
+    if words.len() < 5 || words[0] != 0x0723_0203 {
+        return Err(bad("no SPIR-V header".into()));
+    }
+    // The universal limit of ids (SPIR-V 2.17): a larger bound would
+    // overflow the ids a patch adds.
+    if words[3] > 0x3f_ffff {
+        return Err(bad(format!("id bound {} exceeds 4194303", words[3])));
+    }
+    let mut nonsemantic: HashSet<u32> = HashSet::new();
+    let mut keep = Vec::with_capacity(words.len());
+    keep.extend_from_slice(&words[..5]);
+    let mut i = 5;
+    while i < words.len() {
+        let (len, op) = ((words[i] >> 16) as usize, words[i] & 0xffff);
+        if len == 0 || i + len > words.len() {
+            return Err(bad(format!("instruction at word {i} runs past the end")));
+        }
+        let inst = &words[i..i + len];
+        // OpExtInstImport (11) %id "NonSemantic...".
+        let drop = if op == 11 && len >= 3 {
+            let name: Vec<u8> = inst[2..]
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .take_while(|&b| b != 0)
+                .collect();
+            let ns = name.starts_with(b"NonSemantic.");
+            if ns {
+                nonsemantic.insert(inst[1]);
+            }
+            ns
+        } else {
+            // OpExtInst (12) and OpExtInstWithForwardRefsKHR (4433):
+            // %type %id %set ...
+            (op == 12 || op == 4433) && len >= 4 && nonsemantic.contains(&inst[3])
+        };
+        if !drop {
+            keep.extend_from_slice(inst);
+        }
+        i += len;
+    }
+    dr::load_words(&keep).map_err(|e| bad(e.to_string()))
+}
+
 /// GLSL.std.450's FMax.
 const GLSL_FMAX: u32 = 40;
 /// `BuiltIn PointSize`, as a decoration's literal.
@@ -78,11 +129,7 @@ pub fn vertex_fixups(words: &[u32], entry: &str, fixups: &[FetchFixup]) -> Resul
     if fixups.is_empty() {
         return Ok(words.to_vec());
     }
-    let module = dr::load_words(words).map_err(|e| {
-        Error::new(format!(
-            "SPIR-V vertex fix-up: cannot parse the module: {e}"
-        ))
-    })?;
+    let module = load(words, "SPIR-V vertex fix-up")?;
     let mut p = Patcher::new(module, entry, &[ExecutionModel::Vertex], "vertex fix-up")?;
     for f in fixups {
         p.fixup(f)?;
@@ -117,8 +164,7 @@ fn entry_points(m: &dr::Module) -> impl Iterator<Item = (ExecutionModel, &str)> 
 /// Checks that a SPIR-V module parses and has an entry point `entry` for
 /// `stage`.
 pub fn check_entry_point(words: &[u32], stage: crate::ir::Stage, entry: &str) -> Result<()> {
-    let m = dr::load_words(words)
-        .map_err(|e| Error::new(format!("the SPIR-V module does not parse: {e}")))?;
+    let m = load(words, "entry points")?;
     let model = model_of(stage);
     if entry_points(&m).any(|(x, n)| x == model && n == entry) {
         return Ok(());
@@ -148,8 +194,7 @@ pub fn entry_point_as_main(
         return Ok(words.to_vec());
     }
     check_entry_point(words, stage, entry)?;
-    let mut m = dr::load_words(words)
-        .map_err(|e| Error::new(format!("the SPIR-V module does not parse: {e}")))?;
+    let mut m = load(words, "entry points")?;
     let model = model_of(stage);
     let taken: HashSet<String> = entry_points(&m).map(|(_, n)| n.to_string()).collect();
     let spare = (0..)
@@ -182,8 +227,7 @@ pub fn entry_point_as_main(
 /// a geometry shader. `PointSize` is the shader's own (a variable or a
 /// member of its `gl_PerVertex` block), or a new output variable.
 pub fn point_size(words: &[u32], entry: &str, size: f32, fixed: bool) -> Result<Vec<u32>> {
-    let module = dr::load_words(words)
-        .map_err(|e| Error::new(format!("SPIR-V point size: cannot parse the module: {e}")))?;
+    let module = load(words, "SPIR-V point size")?;
     let mut p = Patcher::new(
         module,
         entry,
@@ -206,8 +250,7 @@ pub fn point_size(words: &[u32], entry: &str, size: f32, fixed: bool) -> Result<
 /// Vulkan's [0, 1], as `passes::gl::lower_clip_halfz` does. A shader
 /// writing no position is left alone.
 pub fn clip_halfz(words: &[u32], entry: &str) -> Result<Vec<u32>> {
-    let module = dr::load_words(words)
-        .map_err(|e| Error::new(format!("SPIR-V depth range: cannot parse the module: {e}")))?;
+    let module = load(words, "SPIR-V depth range")?;
     let mut p = Patcher::new(
         module,
         entry,
@@ -234,8 +277,7 @@ pub fn clip_halfz(words: &[u32], entry: &str) -> Result<Vec<u32>> {
 /// in its `gl_PerVertex` block) become IR builtins. Output blocks and
 /// matrices are refused.
 pub fn vertex_outputs(words: &[u32], entry: &str) -> Result<crate::ir::Shader> {
-    let module = dr::load_words(words)
-        .map_err(|e| Error::new(format!("the SPIR-V module does not parse: {e}")))?;
+    let module = load(words, "vertex outputs")?;
     let p = Patcher::new(module, entry, &[ExecutionModel::Vertex], "vertex outputs")?;
     let ir_type = |n: Num| -> Option<crate::ir::Type> {
         let bits = u8::try_from(n.bits).ok()?;
@@ -269,6 +311,9 @@ pub fn vertex_outputs(words: &[u32], entry: &str) -> Result<crate::ir::Shader> {
         let what = |m: &str| Error::new(format!("SPIR-V vertex output %{var}: {m}"));
         let (elem, array) = shape(ty)
             .ok_or_else(|| what("a block, matrix or struct, which pipe-vk cannot forward"))?;
+        if array.is_some_and(|n| n == 0 || n > 32) {
+            return Err(what("an array of more than 32 elements (or none)"));
+        }
         let loc = p
             .decoration(var, Decoration::Location)
             .flatten()
@@ -312,9 +357,14 @@ pub fn vertex_outputs(words: &[u32], entry: &str) -> Result<crate::ir::Shader> {
             _ => {
                 // The array's length, from the variable's (or member's)
                 // type.
-                let len = p.output_builtin_len(var, member).ok_or_else(|| {
-                    Error::new(format!("SPIR-V vertex output {name}: not a sized array"))
-                })?;
+                let len = p
+                    .output_builtin_len(var, member)
+                    .filter(|&n| (1..=8).contains(&n))
+                    .ok_or_else(|| {
+                        Error::new(format!(
+                            "SPIR-V vertex output {name}: not an array of 1 to 8 floats"
+                        ))
+                    })?;
                 format!("f32[{len}]")
             }
         };
@@ -362,8 +412,7 @@ pub fn resource_bindings(
     stage: crate::ir::Stage,
     entry: &str,
 ) -> Result<Vec<ResourceBinding>> {
-    let module = dr::load_words(words)
-        .map_err(|e| Error::new(format!("the SPIR-V module does not parse: {e}")))?;
+    let module = load(words, "resources")?;
     let p = Patcher::new(module, entry, &[model_of(stage)], "resources")?;
     let m = p.module();
     let reachable = p.reachable();
@@ -461,8 +510,7 @@ pub fn interface_locations(
     entry: &str,
     outputs: bool,
 ) -> Result<u32> {
-    let module = dr::load_words(words)
-        .map_err(|e| Error::new(format!("the SPIR-V module does not parse: {e}")))?;
+    let module = load(words, "interface")?;
     let p = Patcher::new(module, entry, &[model_of(stage)], "interface")?;
     let class = if outputs {
         StorageClass::Output
@@ -485,8 +533,7 @@ pub fn zero_inputs(words: &[u32], entry: &str, mask: u32) -> Result<Vec<u32>> {
     if mask == 0 {
         return Ok(words.to_vec());
     }
-    let module = dr::load_words(words)
-        .map_err(|e| Error::new(format!("SPIR-V zero inputs: cannot parse the module: {e}")))?;
+    let module = load(words, "SPIR-V zero inputs")?;
     let mut p = Patcher::new(module, entry, &[ExecutionModel::Fragment], "zero inputs")?;
     let mut changed = false;
     for (var, ty) in p.interface_vars(StorageClass::Input) {
@@ -520,11 +567,7 @@ pub fn zero_inputs(words: &[u32], entry: &str, mask: u32) -> Result<Vec<u32>> {
 /// alone may interpolate them at the pixel centre (lavapipe does).
 /// Input blocks get it on their members.
 pub fn sample_interpolation(words: &[u32], entry: &str) -> Result<Vec<u32>> {
-    let module = dr::load_words(words).map_err(|e| {
-        Error::new(format!(
-            "SPIR-V sample shading: cannot parse the module: {e}"
-        ))
-    })?;
+    let module = load(words, "SPIR-V sample shading")?;
     let mut p = Patcher::new(module, entry, &[ExecutionModel::Fragment], "sample shading")?;
     let mut changed = false;
     for (var, ty) in p.interface_vars(StorageClass::Input) {
@@ -595,11 +638,7 @@ pub fn unbound_outputs(words: &[u32], entry: &str, mask: u8) -> Result<Vec<u32>>
     if mask == 0 {
         return Ok(words.to_vec());
     }
-    let module = dr::load_words(words).map_err(|e| {
-        Error::new(format!(
-            "SPIR-V unbound outputs: cannot parse the module: {e}"
-        ))
-    })?;
+    let module = load(words, "SPIR-V unbound outputs")?;
     let mut p = Patcher::new(
         module,
         entry,
@@ -629,11 +668,7 @@ pub fn unbound_outputs(words: &[u32], entry: &str, mask: u8) -> Result<Vec<u32>>
 /// `nir_lower_clip_disable`) does. A shader that writes no clip distance
 /// is left alone.
 pub fn clip_disable(words: &[u32], entry: &str, enabled: u8) -> Result<Vec<u32>> {
-    let module = dr::load_words(words).map_err(|e| {
-        Error::new(format!(
-            "SPIR-V clip distances: cannot parse the module: {e}"
-        ))
-    })?;
+    let module = load(words, "SPIR-V clip distances")?;
     let mut p = Patcher::new(
         module,
         entry,
@@ -678,8 +713,12 @@ fn literal(op: &Operand) -> Option<u32> {
 impl Patcher {
     /// A patcher for the entry point `entry` of one of the execution
     /// `models` (`what` names the patch in errors).
+    ///
+    /// The other entry points, and their execution modes, are dropped: a
+    /// variant only runs this one, and a patch initializes what it
+    /// changes in this one only.
     fn new(
-        module: dr::Module,
+        mut module: dr::Module,
         entry: &str,
         models: &[ExecutionModel],
         what: &str,
@@ -706,6 +745,12 @@ impl Patcher {
                     "SPIR-V {what}: the module has no {models:?} entry point \"{entry}\""
                 ))
             })?;
+        let kept = module.entry_points.swap_remove(index);
+        module.entry_points = vec![kept];
+        let index = 0;
+        module
+            .execution_modes
+            .retain(|m| matches!(m.operands.first(), Some(Operand::IdRef(f)) if *f == entry_fn));
         let mut decorations: HashMap<Word, Vec<(Decoration, Option<u32>)>> = HashMap::new();
         for a in &module.annotations {
             if a.class.opcode != Op::Decorate {
@@ -775,9 +820,13 @@ impl Patcher {
                 bits: *bits,
                 comps: 1,
             }),
-            (Op::TypeVector, [Operand::IdRef(c), Operand::LiteralBit32(n)]) => {
-                let c = self.num(*c)?;
-                (c.comps == 1).then_some(Num { comps: *n, ..c })
+            (Op::TypeVector, [Operand::IdRef(c), Operand::LiteralBit32(n)]) if *c != ty => {
+                // The component is a scalar: no further recursion.
+                let c = match self.global(*c)?.class.opcode {
+                    Op::TypeFloat | Op::TypeInt => self.num(*c)?,
+                    _ => return None,
+                };
+                Some(Num { comps: *n, ..c })
             }
             _ => None,
         }
@@ -785,22 +834,31 @@ impl Patcher {
 
     /// The locations a variable of type `ty` takes.
     fn locations(&self, ty: Word) -> u32 {
+        self.locations_at(ty, 0)
+    }
+
+    /// [`Self::locations`], `depth` types down (a self-referential type,
+    /// which no valid module has, stops at a depth no interface reaches).
+    fn locations_at(&self, ty: Word, depth: u32) -> u32 {
         let Some(i) = self.global(ty) else { return 1 };
+        if depth > 16 {
+            return 1;
+        }
         match (i.class.opcode, i.operands.as_slice()) {
             (Op::TypeArray, [Operand::IdRef(e), Operand::IdRef(len)]) => {
                 let n = self
                     .global(*len)
                     .and_then(|c| c.operands.first().and_then(literal))
                     .unwrap_or(1);
-                n.saturating_mul(self.locations(*e))
+                n.saturating_mul(self.locations_at(*e, depth + 1))
             }
             (Op::TypeMatrix, [Operand::IdRef(col), Operand::LiteralBit32(n)]) => {
-                n.saturating_mul(self.locations(*col))
+                n.saturating_mul(self.locations_at(*col, depth + 1))
             }
             (Op::TypeStruct, members) => members
                 .iter()
                 .map(|m| match m {
-                    Operand::IdRef(t) => self.locations(*t),
+                    Operand::IdRef(t) => self.locations_at(*t, depth + 1),
                     _ => 0,
                 })
                 .fold(0u32, u32::saturating_add),
@@ -894,7 +952,10 @@ impl Patcher {
                     .collect()
             })
         });
-        let span = |at: u32, n: u32| (at..at.saturating_add(n)).collect::<Vec<u32>>();
+        // Locations past 64 are cut (only those below 32 matter; a
+        // location at or past 32 keeps a variable out of every mask).
+        let span =
+            |at: u32, n: u32| (at.min(64)..at.saturating_add(n).min(64)).collect::<Vec<u32>>();
         match (members, base) {
             (None, Some(l)) => span(l, self.locations(ty)),
             (None, None) => Vec::new(),
@@ -989,7 +1050,7 @@ impl Patcher {
             return self.split64(f, &inputs);
         }
         for i in &inputs {
-            if i.component + i.num.comps > 4 {
+            if i.component > 3 || i.num.comps > 4 || i.component + i.num.comps > 4 {
                 return Err(Error::new(format!(
                     "SPIR-V vertex fix-up: the input %{} at location {loc} reaches past \
                      component 3",
@@ -1085,7 +1146,7 @@ impl Patcher {
             )));
         };
         let n = i.num;
-        if n.bits != 64 {
+        if n.bits != 64 || n.comps > 4 {
             return Err(Error::new(format!(
                 "SPIR-V vertex fix-up split64: the input %{} at location {loc} must be 64-bit",
                 i.var
@@ -1385,7 +1446,7 @@ impl Patcher {
             if replacing.contains(&var) {
                 continue;
             }
-            if (at..at + self.locations(ty)).contains(&loc) {
+            if (at..at.saturating_add(self.locations(ty))).contains(&loc) {
                 return Err(Error::new(format!(
                     "SPIR-V vertex fix-up: location {loc}, for a fetched attribute, is taken \
                      by the input %{var}"
@@ -1448,8 +1509,8 @@ impl Patcher {
             let p = self.b.type_pointer(None, StorageClass::Private, pointee);
             pointers.insert(pointee, p);
         }
-        let entry_fn = self.entry_fn;
         let private_in_interface = self.private_in_interface;
+        let glsl = self.glsl;
         let m = self.b.module_mut();
         // The variable stays where it is (non-semantic debug info after it
         // may name it); its pointer type, when new, moves in front of it.
@@ -1464,37 +1525,32 @@ impl Patcher {
                 }
             }
         }
+        // A private variable keeps only RelaxedPrecision of its
+        // decorations (interface ones such as Location, interpolation,
+        // Invariant, Xfb would be invalid on it); group decorations stop
+        // applying to it.
         m.annotations.retain(|a| {
-            !(a.class.opcode == Op::Decorate
-                && a.operands.first() == Some(&Operand::IdRef(var))
-                && matches!(
-                    a.operands.get(1),
-                    Some(Operand::Decoration(
-                        Decoration::Location
-                            | Decoration::Component
-                            | Decoration::Flat
-                            | Decoration::NoPerspective
-                            | Decoration::Centroid
-                            | Decoration::Sample
-                            | Decoration::PerVertexKHR
-                            | Decoration::Index
-                    ))
-                ))
+            let on_var = matches!(
+                a.class.opcode,
+                Op::Decorate | Op::DecorateId | Op::DecorateString
+            ) && a.operands.first() == Some(&Operand::IdRef(var));
+            !on_var || a.operands.get(1) == Some(&Operand::Decoration(Decoration::RelaxedPrecision))
         });
+        for a in &mut m.annotations {
+            if a.class.opcode == Op::GroupDecorate {
+                let mut k = 0;
+                // Operand 0 is the group, the rest its targets.
+                a.operands.retain(|o| {
+                    k += 1;
+                    k == 1 || *o != Operand::IdRef(var)
+                });
+            }
+        }
+        m.annotations
+            .retain(|a| a.class.opcode != Op::GroupDecorate || a.operands.len() > 1);
         if !private_in_interface {
             for ep in &mut m.entry_points {
                 ep.operands.retain(|o| *o != Operand::IdRef(var));
-            }
-        }
-        // Other entry points may not read it: it is initialized in this
-        // one only.
-        for ep in &m.entry_points {
-            if ep.operands.get(1) != Some(&Operand::IdRef(entry_fn))
-                && ep.operands[3..].contains(&Operand::IdRef(var))
-            {
-                return Err(Error::new(format!(
-                    "SPIR-V: the {class:?} variable %{var} is used by another entry point too"
-                )));
             }
         }
         // Retype the pointers derived from `var`, to a fixed point.
@@ -1529,13 +1585,31 @@ impl Patcher {
                 break;
             }
         }
-        // What may use those pointers: loads, stores and copies, the
-        // access chains retyped above, and extended instructions (with an
-        // interface pointer, only non-semantic ones, debug info, outside
-        // a fragment shader's interpolation functions, which take no
-        // variable pipe-vk makes private). Anything else (which spirv-val
-        // rejects for an interface variable in the first place) is
-        // refused.
+        // GLSL.std.450's InterpolateAtCentroid, AtSample and AtOffset
+        // (76, 77, 78) take an input pointer; of a variable now private
+        // (an input nothing writes, zero), they become plain loads.
+        for f in &mut m.functions {
+            for b in &mut f.blocks {
+                for i in &mut b.instructions {
+                    let interp = i.class.opcode == Op::ExtInst
+                        && glsl.is_some()
+                        && i.operands.first() == glsl.map(Operand::IdRef).as_ref()
+                        && matches!(
+                            i.operands.get(1),
+                            Some(Operand::LiteralExtInstInteger(76..=78))
+                        )
+                        && matches!(i.operands.get(2), Some(Operand::IdRef(p)) if derived.contains(p));
+                    if interp {
+                        let ptr = i.operands[2].clone();
+                        *i = Instruction::new(Op::Load, i.result_type, i.result_id, vec![ptr]);
+                    }
+                }
+            }
+        }
+        // What may use those pointers: loads, stores and copies, and the
+        // access chains retyped above (non-semantic debug info is dropped
+        // on loading). Anything else (which spirv-val rejects for an
+        // interface variable in the first place) is refused.
         for f in &m.functions {
             for b in &f.blocks {
                 for i in &b.instructions {
@@ -1545,7 +1619,6 @@ impl Patcher {
                             | Op::AccessChain
                             | Op::InBoundsAccessChain
                             | Op::CopyObject
-                            | Op::ExtInst
                             | Op::Store
                             | Op::CopyMemory
                             | Op::CopyMemorySized
@@ -1578,8 +1651,7 @@ impl Patcher {
     }
 
     /// The entry point's `builtin` output: (variable, member of its
-    /// block), or `None` when it has none; an error when its builtin
-    /// output block has no such member.
+    /// block), or `None` when it has none.
     fn find_output_builtin(&self, builtin: u32) -> Result<Option<(Word, Option<u32>)>> {
         let m = self.module();
         let iface = self.interface();
@@ -1623,15 +1695,10 @@ impl Patcher {
             if let Some(&(_, k, _)) = members.iter().find(|&&(t, _, b)| t == ty && b == builtin) {
                 return Ok(Some((var, Some(k))));
             }
-            if members.iter().any(|&(t, _, _)| t == ty) {
-                let name = rspirv::spirv::BuiltIn::from_u32(builtin)
-                    .map_or_else(|| format!("BuiltIn {builtin}"), |b| format!("{b:?}"));
-                return Err(Error::new(format!(
-                    "SPIR-V: the output block %{var} has no {name} member (gl_PerVertex \
-                     redeclared without it)"
-                )));
-            }
         }
+        // None (a `gl_PerVertex` redeclared without it included): the
+        // shader does not write it; point size adds a variable of its own
+        // beside the block, as the IR lowering does.
         Ok(None)
     }
 
@@ -1684,25 +1751,38 @@ impl Patcher {
             })
             .flat_map(|f| f.blocks.iter())
             .flat_map(|b| &b.instructions);
+        // `roots`: the variable and copies of its pointer; `to_it`: what
+        // points at the output (the roots too, a store of the whole
+        // block counting). Access chains and copies follow their base (in
+        // dominance order, so one pass over each function's blocks in
+        // order sees the base first where it is in the same function;
+        // pointers to outputs are no function arguments).
+        let mut roots: HashSet<Word> = HashSet::from_iter([var]);
         let mut to_it: HashSet<Word> = HashSet::from_iter([var]);
-        // Access chains follow their base (in dominance order, so one
-        // pass over each function's blocks in order sees the base first
-        // where it is in the same function; chains of chains of the
-        // output across functions do not occur, pointers to outputs
-        // being no function arguments).
         for i in insts.clone() {
-            if !matches!(i.class.opcode, Op::AccessChain | Op::InBoundsAccessChain) {
+            let (Some(Operand::IdRef(base)), Some(id)) = (i.operands.first(), i.result_id) else {
                 continue;
-            }
-            if let [Operand::IdRef(base), Operand::IdRef(first), ..] = i.operands.as_slice() {
-                let ours = if *base == var {
-                    member.is_none() || konst(*first) == member
-                } else {
-                    to_it.contains(base)
-                };
-                if ours {
-                    to_it.extend(i.result_id);
+            };
+            match i.class.opcode {
+                Op::CopyObject if roots.contains(base) => {
+                    roots.insert(id);
+                    to_it.insert(id);
                 }
+                Op::CopyObject if to_it.contains(base) => {
+                    to_it.insert(id);
+                }
+                Op::AccessChain | Op::InBoundsAccessChain => {
+                    let ours = if roots.contains(base) {
+                        member.is_none()
+                            || matches!(i.operands.get(1), Some(Operand::IdRef(f)) if konst(*f) == member)
+                    } else {
+                        to_it.contains(base)
+                    };
+                    if ours {
+                        to_it.insert(id);
+                    }
+                }
+                _ => {}
             }
         }
         insts.into_iter().any(|i| {
