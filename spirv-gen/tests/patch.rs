@@ -1236,3 +1236,68 @@ fn bad_modules_are_errors() {
     let w = probe("clipless", env);
     assert!(check_entry_point(&w[..w.len() - 1], Stage::Vertex, "main").is_err());
 }
+
+/// Damaged modules (words of valid ones changed at random, a fixed seed)
+/// never make a patch or a reflection panic: each gives a result or an
+/// error, as frontend input must.
+#[test]
+fn damaged_spirv_never_panics() {
+    use spirv_gen::ir::Stage;
+    use spirv_gen::patch::*;
+    let sources = [
+        (assemble(GLSLANG, TargetEnv::Vulkan_1_0), Stage::Vertex),
+        (
+            assemble(PER_VERTEX_GLSLANG, TargetEnv::Vulkan_1_3),
+            Stage::Vertex,
+        ),
+        (assemble(FS_GLSLANG, TargetEnv::Vulkan_1_0), Stage::Fragment),
+        (probe("fs", TargetEnv::Vulkan_1_0), Stage::Fragment),
+        (probe("nonsem", TargetEnv::Vulkan_1_3), Stage::Vertex),
+    ];
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for (words, stage) in &sources {
+        for _ in 0..1000 {
+            let mut w = words.clone();
+            for _ in 0..1 + next() % 3 {
+                let at = 5 + (next() as usize) % (w.len() - 5);
+                w[at] = match next() % 4 {
+                    0 => w[at] ^ (1 << (next() % 32)),
+                    1 => (next() % 64) as u32,
+                    2 => w[at].wrapping_add(1),
+                    _ => u32::MAX,
+                };
+            }
+            let fixups = [
+                FetchFixup::new(1, VertexFixup::Fixed32),
+                FetchFixup::new(0, VertexFixup::SwapRb),
+            ];
+            let r = std::panic::catch_unwind(|| {
+                let _ = check_entry_point(&w, *stage, "main");
+                let _ = interface_locations(&w, *stage, "main", true);
+                let _ = interface_locations(&w, *stage, "main", false);
+                let _ = resource_bindings(&w, *stage, "main");
+                let _ = entry_point_as_main(&w, *stage, "unwritten");
+                if *stage == Stage::Vertex {
+                    let _ = vertex_outputs(&w, "main");
+                    let _ = vertex_fixups(&w, "main", &fixups);
+                    let _ = point_size(&w, "main", 2.0, true);
+                    let _ = clip_disable(&w, "main", 0);
+                    let _ = clip_halfz(&w, "main");
+                } else {
+                    let _ = zero_inputs(&w, "main", u32::MAX);
+                    let _ = unbound_outputs(&w, "main", 0xff);
+                    let _ = sample_interpolation(&w, "main");
+                }
+            });
+            if r.is_err() {
+                panic!("a damaged {stage:?} module panicked:\n{w:?}");
+            }
+        }
+    }
+}
