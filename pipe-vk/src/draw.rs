@@ -2537,6 +2537,7 @@ impl VkContext {
             blend: &blend,
             rasterizer: &rasterizer,
             layout: program.as_ref().map(|p| p.pipeline_layout()),
+            vs_inputs: self.shader_info(vs).vs_inputs,
         };
         let p = self.pipelines.create(&dev, key, &inputs)?;
         if let Some(program) = program {

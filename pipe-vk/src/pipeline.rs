@@ -189,6 +189,10 @@ pub struct GfxInputs<'a> {
     /// The extended layout of a pipeline whose shaders use images, shader
     /// buffers or texture buffers (`crate::descriptors`).
     pub layout: Option<vk::PipelineLayout>,
+    /// The input locations the vertex shader reads (bit i = location i;
+    /// `shader::vertex_input_locations`): a baked vertex input keeps only
+    /// their attributes.
+    pub vs_inputs: u32,
 }
 
 /// The line rasterization mode of a pipeline (`VK_EXT_line_rasterization`),
@@ -665,7 +669,20 @@ impl PipelineCache {
         let tess = vk::PipelineTessellationStateCreateInfo::default()
             .patch_control_points(u32::from(key.patch_vertices.max(1)))
             .push_next(&mut domain_origin);
-        let vi_desc = VertexInput::new(dev, inputs.velems, inputs.fetch)?;
+        let mut vi_desc = VertexInput::new(dev, inputs.velems, inputs.fetch)?;
+        // GL lets vertex elements go unread; a baked attribute the shader
+        // does not consume draws a validation performance warning (Zink
+        // bakes only the attributes the shader reads, too). The upper
+        // halves of split attributes are the fix-ups' own inputs.
+        let uppers: SmallVec<[u32; 4]> = inputs
+            .fetch
+            .iter()
+            .filter_map(|f| f.upper.map(|(_, location)| location))
+            .collect();
+        vi_desc.attributes.retain(|a| {
+            uppers.contains(&a.location)
+                || (a.location < 32 && inputs.vs_inputs >> a.location & 1 == 1)
+        });
         let divisors: SmallVec<[vk::VertexInputBindingDivisorDescriptionKHR; 4]> = vi_desc
             .bindings
             .iter()

@@ -226,6 +226,8 @@ pub struct ShaderInfo {
     /// A SPIR-V passthrough shader declaring transform feedback (the
     /// `Xfb` execution mode), which pipe-vk does not capture.
     pub spirv_xfb: bool,
+    /// A vertex shader's input locations ([`vertex_input_locations`]).
+    pub vs_inputs: u32,
 }
 
 impl ShaderInfo {
@@ -241,8 +243,54 @@ impl ShaderInfo {
             edge_flag: writes_edge_flag(state),
             textures: texture_slots(state),
             spirv_xfb: spirv_declares_xfb(state),
+            vs_inputs: vertex_input_locations(state),
         }
     }
+}
+
+/// The input locations (bit i = location i, below 32) a vertex shader
+/// reads: its IR inputs (a 64-bit vector of three or four components
+/// takes two), or those read from a SPIR-V shader's words; all of them
+/// where those cannot be read. 0 for other stages.
+pub fn vertex_input_locations(state: &ShaderState) -> u32 {
+    if state.stage != ShaderStage::Vertex {
+        return 0;
+    }
+    let any = match &state.code {
+        ShaderCode::Ir(any) => any,
+        ShaderCode::SpirV { words, entry_point } => {
+            return spirv_gen::patch::interface_locations(
+                words,
+                spirv_gen::ir::Stage::Vertex,
+                entry_point,
+                false,
+            )
+            .unwrap_or(u32::MAX);
+        }
+    };
+    let Some(ir) = any.downcast_ref::<Ir>() else {
+        return u32::MAX;
+    };
+    ir.vars
+        .iter()
+        .filter(|v| v.is_input())
+        .filter_map(|v| {
+            let io = v.io()?;
+            if io.builtin.is_some() {
+                return None;
+            }
+            let per = if v.ty.bits == 64 && v.ty.comps > 2 {
+                2
+            } else {
+                1
+            };
+            Some((io.location?, v.array.unwrap_or(1).saturating_mul(per)))
+        })
+        .fold(0u32, |m, (l, n)| {
+            (l..l.saturating_add(n))
+                .filter(|&k| k < 32)
+                .fold(m, |m, k| m | 1 << k)
+        })
 }
 
 /// Whether a SPIR-V passthrough shader has the `Xfb` execution mode

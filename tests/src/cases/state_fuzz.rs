@@ -3666,3 +3666,45 @@ reduced!(
     "spirv_passthrough.texture" => spirv_texture,
     "spirv_passthrough.unbindable_descriptors" => spirv_unbindable,
 );
+
+/// Vertex elements the vertex shader does not read (GL allows them),
+/// with vertex input baked into pipelines (as on devices without
+/// VK_EXT_vertex_input_dynamic_state): the pipeline keeps only the
+/// attributes the shader reads, from IR or from SPIR-V words, so the
+/// validation layer's "attribute not consumed" warning stays silent,
+/// and the draw is right.
+fn unread_vertex_elements(ctx: &mut TestContext, vs: VsAs) -> R {
+    let mut e = env_with(ctx, |o| o.no_dynamic_vertex_input = Some(true))?;
+    let c = reduced_setup(
+        &mut e,
+        Format::R8G8B8A8Unorm,
+        1,
+        None,
+        1,
+        (VS_POS, FS_CONST),
+        &FULL_TRI,
+    )?;
+    bind_vs_as(&mut e, VS_POS, vs, "unwritten")?;
+    // Elements 0 (the position) and 1, 2 (unread), from one buffer.
+    let elems: Vec<VertexElement> = (0..3)
+        .map(|_| VertexElement {
+            src_offset: 0,
+            src_stride: 16,
+            vertex_buffer_index: 0,
+            dual_slot: false,
+            src_format: Format::R32G32B32A32Float,
+            instance_divisor: 0,
+        })
+        .collect();
+    let ve = step("velems", e.ctx.create_vertex_elements_state(&elems))?;
+    step("bind velems", e.ctx.bind_vertex_elements_state(Some(ve)))?;
+    reduced_rasterizer(&mut e, |_| {})?;
+    clear_all(&mut e, ClearFlags::COLOR0)?;
+    reduced_draw(&mut e, PrimType::Triangles, 3)?;
+    expect_rgba8(&mut e, &c[0], "triangle", |_, _| [0, 255, 0, 255])
+}
+reduced!(
+    "unread_vertex_elements.baked" => |c| unread_vertex_elements(c, VsAs::Ir),
+    "unread_vertex_elements.baked.spirv" => |c| unread_vertex_elements(c, VsAs::SpirV),
+    "unread_vertex_elements.baked.glslang" => |c| unread_vertex_elements(c, VsAs::Glslang),
+);
