@@ -1078,16 +1078,7 @@ impl Patcher {
             u32::from(f.comps).min(width)
         };
         use VertexFixup as V;
-        let signed = matches!(
-            f.fixup,
-            V::Sscaled
-                | V::Snorm32
-                | V::Fixed32
-                | V::A2b10g10r10Snorm
-                | V::A2b10g10r10Sscaled
-                | V::A2r10g10b10Snorm
-                | V::A2r10g10b10Sscaled
-        );
+        let signed = f.fixup.is_signed();
         let raw_num = match f.fixup {
             V::SwapRb => Num::float(32, 4),
             V::Uscaled | V::Unorm32 => Num::int(false, 32, have),
@@ -1268,21 +1259,7 @@ impl Patcher {
             | V::A2r10g10b10Snorm
             | V::A2r10g10b10Uscaled
             | V::A2r10g10b10Sscaled => {
-                let normalized = matches!(
-                    fix,
-                    V::A2b10g10r10Unorm
-                        | V::A2b10g10r10Snorm
-                        | V::A2r10g10b10Unorm
-                        | V::A2r10g10b10Snorm
-                );
-                // Vulkan's A2R10G10B10 has red in bits 20..30.
-                let bgra = matches!(
-                    fix,
-                    V::A2r10g10b10Unorm
-                        | V::A2r10g10b10Snorm
-                        | V::A2r10g10b10Uscaled
-                        | V::A2r10g10b10Sscaled
-                );
+                let (normalized, bgra) = fix.packed().unwrap_or_default();
                 let field = match (bgra, i) {
                     (true, 0) => 2,
                     (true, 2) => 0,
@@ -1454,7 +1431,20 @@ impl Patcher {
             }
         }
         let t = self.ty(n);
-        let ptr = self.b.type_pointer(None, StorageClass::Input, t);
+        let var = self.add_variable(StorageClass::Input, t);
+        self.b
+            .decorate(var, Decoration::Location, [Operand::LiteralBit32(loc)]);
+        self.decorations
+            .entry(var)
+            .or_default()
+            .push((Decoration::Location, Some(loc)));
+        Ok(var)
+    }
+
+    /// A new interface variable of storage `class` and type `ty`, in the
+    /// entry point's interface.
+    fn add_variable(&mut self, class: StorageClass, ty: Word) -> Word {
+        let ptr = self.b.type_pointer(None, class, ty);
         let var = self.b.id();
         self.b
             .module_mut()
@@ -1463,19 +1453,13 @@ impl Patcher {
                 Op::Variable,
                 Some(ptr),
                 Some(var),
-                vec![Operand::StorageClass(StorageClass::Input)],
+                vec![Operand::StorageClass(class)],
             ));
-        self.b
-            .decorate(var, Decoration::Location, [Operand::LiteralBit32(loc)]);
-        self.decorations
-            .entry(var)
-            .or_default()
-            .push((Decoration::Location, Some(loc)));
         let entry = self.entry;
         self.b.module_mut().entry_points[entry]
             .operands
             .push(Operand::IdRef(var));
-        Ok(var)
+        var
     }
 
     /// Turns the interface variable `var` (pointee `ty`) of storage
@@ -1887,26 +1871,12 @@ impl Patcher {
         let (var, member) = match target {
             Some(t) => t,
             None => {
-                let ptr = self.b.type_pointer(None, StorageClass::Output, ft);
-                let var = self.b.id();
-                self.b
-                    .module_mut()
-                    .types_global_values
-                    .push(Instruction::new(
-                        Op::Variable,
-                        Some(ptr),
-                        Some(var),
-                        vec![Operand::StorageClass(StorageClass::Output)],
-                    ));
+                let var = self.add_variable(StorageClass::Output, ft);
                 self.b.decorate(
                     var,
                     Decoration::BuiltIn,
                     [Operand::BuiltIn(rspirv::spirv::BuiltIn::PointSize)],
                 );
-                let entry = self.entry;
-                self.b.module_mut().entry_points[entry]
-                    .operands
-                    .push(Operand::IdRef(var));
                 (var, None)
             }
         };

@@ -1135,16 +1135,7 @@ fn fetch_attr(
         Some(h) if want.end > 2 => Some(e.load(h, None)),
         _ => None,
     };
-    let signed = matches!(
-        fix,
-        V::Sscaled
-            | V::Snorm32
-            | V::Fixed32
-            | V::A2b10g10r10Snorm
-            | V::A2b10g10r10Sscaled
-            | V::A2r10g10b10Snorm
-            | V::A2r10g10b10Sscaled
-    );
+    let signed = fix.is_signed();
     let (st, to_float) = if signed {
         (Type::I32, AluOp::I2f)
     } else {
@@ -1199,21 +1190,7 @@ fn fetch_attr(
             | V::A2r10g10b10Snorm
             | V::A2r10g10b10Uscaled
             | V::A2r10g10b10Sscaled => {
-                let normalized = matches!(
-                    fix,
-                    V::A2b10g10r10Unorm
-                        | V::A2b10g10r10Snorm
-                        | V::A2r10g10b10Unorm
-                        | V::A2r10g10b10Snorm
-                );
-                // Vulkan's A2R10G10B10 has red in bits 20..30.
-                let bgra = matches!(
-                    fix,
-                    V::A2r10g10b10Unorm
-                        | V::A2r10g10b10Snorm
-                        | V::A2r10g10b10Uscaled
-                        | V::A2r10g10b10Sscaled
-                );
+                let (normalized, bgra) = fix.packed().unwrap_or_default();
                 let field = match (bgra, i) {
                     (true, 0) => 2,
                     (true, 2) => 0,

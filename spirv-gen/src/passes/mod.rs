@@ -142,6 +142,37 @@ pub struct FetchFixup {
     pub upper: Option<u32>,
 }
 
+impl VertexFixup {
+    /// Whether the fetched attribute holds signed integers (converted
+    /// with a signed conversion, packed fields sign-extended).
+    pub fn is_signed(self) -> bool {
+        use VertexFixup as V;
+        matches!(
+            self,
+            V::Sscaled
+                | V::Snorm32
+                | V::Fixed32
+                | V::A2b10g10r10Snorm
+                | V::A2b10g10r10Sscaled
+                | V::A2r10g10b10Snorm
+                | V::A2r10g10b10Sscaled
+        )
+    }
+
+    /// For the packed 10/10/10/2 fix-ups: (normalized, whether red is in
+    /// bits 20..30 as in Vulkan's A2R10G10B10); `None` for the others.
+    pub fn packed(self) -> Option<(bool, bool)> {
+        use VertexFixup as V;
+        Some(match self {
+            V::A2b10g10r10Unorm | V::A2b10g10r10Snorm => (true, false),
+            V::A2b10g10r10Uscaled | V::A2b10g10r10Sscaled => (false, false),
+            V::A2r10g10b10Unorm | V::A2r10g10b10Snorm => (true, true),
+            V::A2r10g10b10Uscaled | V::A2r10g10b10Sscaled => (false, true),
+            _ => return None,
+        })
+    }
+}
+
 impl FetchFixup {
     /// `fixup` at `location`, the format's components as the input's.
     pub fn new(location: u32, fixup: VertexFixup) -> Self {
