@@ -94,6 +94,30 @@ fn load(words: &[u32], what: &str) -> Result<dr::Module> {
     dr::load_words(&keep).map_err(|e| bad(e.to_string()))
 }
 
+/// The last vertex stage's execution models.
+const LAST_STAGES: [ExecutionModel; 3] = [
+    ExecutionModel::Vertex,
+    ExecutionModel::TessellationEvaluation,
+    ExecutionModel::Geometry,
+];
+
+/// Runs `patch` on the last-vertex-stage entry point `entry` of `words`
+/// (`what` names it in errors); the words unchanged where it changes
+/// nothing.
+fn patch_last_stage(
+    words: &[u32],
+    entry: &str,
+    what: &str,
+    patch: impl FnOnce(&mut Patcher) -> Result<bool>,
+) -> Result<Vec<u32>> {
+    let module = load(words, &format!("SPIR-V {what}"))?;
+    let mut p = Patcher::new(module, entry, &LAST_STAGES, what)?;
+    if !patch(&mut p)? {
+        return Ok(words.to_vec());
+    }
+    p.finish()
+}
+
 /// GLSL.std.450's FMax.
 const GLSL_FMAX: u32 = 40;
 /// `BuiltIn PointSize`, as a decoration's literal.
@@ -227,21 +251,7 @@ pub fn entry_point_as_main(
 /// a geometry shader. `PointSize` is the shader's own (a variable or a
 /// member of its `gl_PerVertex` block), or a new output variable.
 pub fn point_size(words: &[u32], entry: &str, size: f32, fixed: bool) -> Result<Vec<u32>> {
-    let module = load(words, "SPIR-V point size")?;
-    let mut p = Patcher::new(
-        module,
-        entry,
-        &[
-            ExecutionModel::Vertex,
-            ExecutionModel::TessellationEvaluation,
-            ExecutionModel::Geometry,
-        ],
-        "point size",
-    )?;
-    if !p.point_size(size, fixed)? {
-        return Ok(words.to_vec());
-    }
-    p.finish()
+    patch_last_stage(words, entry, "point size", |p| p.point_size(size, fixed))
 }
 
 /// GL's clip-space depth range for the last vertex stage `entry` of a
@@ -250,21 +260,7 @@ pub fn point_size(words: &[u32], entry: &str, size: f32, fixed: bool) -> Result<
 /// Vulkan's [0, 1], as `passes::gl::lower_clip_halfz` does. A shader
 /// writing no position is left alone.
 pub fn clip_halfz(words: &[u32], entry: &str) -> Result<Vec<u32>> {
-    let module = load(words, "SPIR-V depth range")?;
-    let mut p = Patcher::new(
-        module,
-        entry,
-        &[
-            ExecutionModel::Vertex,
-            ExecutionModel::TessellationEvaluation,
-            ExecutionModel::Geometry,
-        ],
-        "depth range",
-    )?;
-    if !p.clip_halfz()? {
-        return Ok(words.to_vec());
-    }
-    p.finish()
+    patch_last_stage(words, entry, "depth range", |p| p.clip_halfz())
 }
 
 /// The outputs of the vertex shader `entry` of a SPIR-V module, as a
@@ -668,21 +664,7 @@ pub fn unbound_outputs(words: &[u32], entry: &str, mask: u8) -> Result<Vec<u32>>
 /// `nir_lower_clip_disable`) does. A shader that writes no clip distance
 /// is left alone.
 pub fn clip_disable(words: &[u32], entry: &str, enabled: u8) -> Result<Vec<u32>> {
-    let module = load(words, "SPIR-V clip distances")?;
-    let mut p = Patcher::new(
-        module,
-        entry,
-        &[
-            ExecutionModel::Vertex,
-            ExecutionModel::TessellationEvaluation,
-            ExecutionModel::Geometry,
-        ],
-        "clip distances",
-    )?;
-    if !p.clip_disable(enabled)? {
-        return Ok(words.to_vec());
-    }
-    p.finish()
+    patch_last_stage(words, entry, "clip distances", |p| p.clip_disable(enabled))
 }
 
 struct Patcher {
