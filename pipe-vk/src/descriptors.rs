@@ -57,8 +57,8 @@
 //!   shaders need `vertexPipelineStoresAndAtomics`, in fragment shaders
 //!   `fragmentStoresAndAtomics`; caps report no images or shader buffers
 //!   for stages without them, and such a pipeline is `Unsupported`.
-//!   SPIR-V passthrough shaders declare nothing pipe-vk can read, so they
-//!   keep the fixed layouts.
+//!   SPIR-V passthrough shaders declare theirs in the words, which
+//!   `spirv_gen::patch::ir_resources` reads into the IR's terms.
 
 use std::sync::Arc;
 
@@ -356,10 +356,34 @@ impl BoundResources {
     }
 }
 
-/// The resources a shader declares (IR only).
+/// The resources a shader declares: its IR's, or those a SPIR-V
+/// passthrough shader uses, read from its words
+/// (`spirv_gen::patch::ir_resources`).
 fn stage_resources(state: &ShaderState) -> PipeResult<StageResources> {
     let mut r = StageResources::default();
     let ShaderCode::Ir(any) = &state.code else {
+        use spirv_gen::patch::IrResource;
+        for res in crate::shader::spirv_resources(state)? {
+            match res {
+                IrResource::Ubo { .. } => {}
+                IrResource::Texture(t) => {
+                    if !r.textures.iter().any(|o| o.slot == t.slot) {
+                        r.textures.push(t);
+                    }
+                }
+                IrResource::Image(im) => {
+                    if !r.images.iter().any(|o| o.slot == im.slot) {
+                        r.images.push(im);
+                    }
+                }
+                IrResource::Ssbo { slot, readonly } => {
+                    match r.ssbos.iter_mut().find(|(s, _)| *s == slot) {
+                        Some(e) => e.1 &= readonly,
+                        None => r.ssbos.push((slot, readonly)),
+                    }
+                }
+            }
+        }
         return Ok(r);
     };
     let Some(ir) = any.downcast_ref::<crate::shader::Ir>() else {

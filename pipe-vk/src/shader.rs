@@ -88,41 +88,28 @@ pub fn check_template(state: &ShaderState) -> PipeResult<()> {
 /// `0..TEX_SLOTS` (images and shader buffers are checked by
 /// `crate::descriptors` when the pipeline's layout is made).
 pub fn check_draw_bindings(state: &ShaderState, ubo_slots: u32) -> PipeResult<()> {
-    use spirv_gen::binding::{MAX_CONSTANT_BUFFERS, MAX_SAMPLER_VIEWS, SET_SAMPLER_VIEW, SET_UBO};
-    use spirv_gen::patch::ResourceKind as K;
+    use spirv_gen::patch::IrResource;
     let any = match &state.code {
         ShaderCode::Ir(any) => any,
         ShaderCode::SpirV { .. } => {
-            // SPIR-V passthrough: the descriptors it uses, from the
-            // words, must be ones the fixed layouts have.
-            let stage = ir_stage(state.stage).index();
+            // SPIR-V passthrough: the descriptors it uses, read from the
+            // words, must be in the binding model, with the IR's limits.
+            let what = format!("{} shader (SPIR-V passthrough)", state.stage.short_name());
             for r in spirv_resources(state)? {
-                let ok = match (r.set, r.kind) {
-                    (SET_UBO, K::UniformBuffer) => {
-                        r.binding / MAX_CONSTANT_BUFFERS == stage
-                            && r.binding % MAX_CONSTANT_BUFFERS < ubo_slots
-                    }
-                    (SET_SAMPLER_VIEW, K::SampledImage { buffer: false }) => {
-                        r.binding / MAX_SAMPLER_VIEWS == stage
-                            && r.binding % MAX_SAMPLER_VIEWS < crate::pipeline::TEX_SLOTS
-                    }
-                    _ => false,
-                };
-                if !ok {
-                    return Err(PipeError::unsupported(format!(
-                        "{} shader (SPIR-V passthrough): descriptor set {} binding {} ({:?}) is \
-                         not one pipe-vk binds in draws, which are uniform buffers at set \
-                         {SET_UBO}, binding {stage} * {MAX_CONSTANT_BUFFERS} + slot (slots \
-                         0..{ubo_slots}), and combined image samplers of non-buffer images at \
-                         set {SET_SAMPLER_VIEW}, binding {stage} * {MAX_SAMPLER_VIEWS} + slot \
-                         (slots 0..{})",
-                        state.stage.short_name(),
-                        r.set,
-                        r.binding,
-                        r.kind,
+                let refused = match r {
+                    IrResource::Ubo { slot } if slot >= ubo_slots => format!(
+                        "uniform buffer slot {slot} (pipe-vk binds slots 0..{ubo_slots} so far)"
+                    ),
+                    IrResource::Texture(t) if t.slot >= crate::pipeline::TEX_SLOTS => format!(
+                        "texture slot {} (pipe-vk binds slots 0..{})",
+                        t.slot,
                         crate::pipeline::TEX_SLOTS
-                    )));
-                }
+                    ),
+                    _ => continue,
+                };
+                return Err(PipeError::unsupported(format!(
+                    "{what} uses {refused}, which pipe-vk cannot bind in draws"
+                )));
             }
             return Ok(());
         }
@@ -154,12 +141,19 @@ pub fn check_draw_bindings(state: &ShaderState, ubo_slots: u32) -> PipeResult<()
 }
 
 /// The descriptors a SPIR-V passthrough shader uses, read from its words
-/// (none for IR).
-fn spirv_resources(state: &ShaderState) -> PipeResult<Vec<spirv_gen::patch::ResourceBinding>> {
+/// as IR resources (none for IR); those outside the binding model are
+/// `Unsupported`.
+pub(crate) fn spirv_resources(
+    state: &ShaderState,
+) -> PipeResult<Vec<spirv_gen::patch::IrResource>> {
     match &state.code {
         ShaderCode::SpirV { words, entry_point } => {
-            spirv_gen::patch::resource_bindings(words, ir_stage(state.stage), entry_point)
-                .map_err(|e| PipeError::invalid(format!("shader: {e}")))
+            spirv_gen::patch::ir_resources(words, ir_stage(state.stage), entry_point).map_err(|e| {
+                PipeError::unsupported(format!(
+                    "{} shader (SPIR-V passthrough): {e}, which pipe-vk cannot bind in draws",
+                    state.stage.short_name()
+                ))
+            })
         }
         ShaderCode::Ir(_) => Ok(Vec::new()),
     }
@@ -178,23 +172,12 @@ pub fn texture_slots(state: &ShaderState) -> u32 {
             })
         }),
         ShaderCode::SpirV { .. } => {
-            use spirv_gen::binding::{MAX_SAMPLER_VIEWS, SET_SAMPLER_VIEW};
-            let stage = ir_stage(state.stage).index();
             spirv_resources(state)
                 .unwrap_or_default()
                 .iter()
-                .fold(0, |m, r| {
-                    let ours = r.set == SET_SAMPLER_VIEW
-                        && r.binding / MAX_SAMPLER_VIEWS == stage
-                        && matches!(
-                            r.kind,
-                            spirv_gen::patch::ResourceKind::SampledImage { buffer: false }
-                        );
-                    if ours {
-                        m | bit(r.binding % MAX_SAMPLER_VIEWS)
-                    } else {
-                        m
-                    }
+                .fold(0, |m, r| match r {
+                    spirv_gen::patch::IrResource::Texture(t) => m | bit(t.slot),
+                    _ => m,
                 })
         }
     }

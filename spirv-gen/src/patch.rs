@@ -22,7 +22,7 @@
 //!
 //! It also reads what pipe-vk needs to know of such a module: its entry
 //! points ([`check_entry_point`]), interface locations
-//! ([`interface_locations`]) and descriptors ([`resource_bindings`]).
+//! ([`interface_locations`]) and descriptors ([`ir_resources`]).
 //!
 //! The fix-ups keep the shader's own code intact: each input variable at
 //! a fixed-up location becomes a `Private` variable of the same type, a
@@ -370,64 +370,41 @@ pub fn vertex_outputs(words: &[u32], entry: &str) -> Result<crate::ir::Shader> {
     crate::text::parse(&text)
 }
 
-/// What a descriptor binding of a SPIR-V module holds
-/// ([`resource_bindings`]).
+/// A descriptor of a SPIR-V module, as spirv-gen's IR declares it in
+/// its binding model ([`crate::binding`]): what pipe-vk binds for a
+/// SPIR-V passthrough shader ([`ir_resources`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ResourceKind {
-    /// A combined image sampler (`buffer`: of a `Buffer` image, which a
-    /// combined sampler cannot be in Vulkan; kept for the error).
-    SampledImage { buffer: bool },
-    /// A uniform texel buffer (a sampled `Buffer` image).
-    TexelBuffer,
+pub enum IrResource {
+    /// A uniform buffer in `slot`.
+    Ubo { slot: u32 },
+    /// A sampler view: a combined image sampler or a uniform texel
+    /// buffer (`dim` buffer).
+    Texture(crate::ir::TextureInfo),
     /// A storage image or storage texel buffer.
-    StorageImage,
-    /// A uniform buffer (a `Block` in `Uniform` storage).
-    UniformBuffer,
-    /// A shader storage buffer.
-    StorageBuffer,
-    /// Anything else: separate samplers or images, arrays of
-    /// descriptors, acceleration structures.
-    Other,
-}
-
-/// One descriptor a SPIR-V entry point uses: its set, binding and kind.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ResourceBinding {
-    pub set: u32,
-    pub binding: u32,
-    pub kind: ResourceKind,
+    Image(crate::ir::ImageInfo),
+    /// A shader buffer, read-only when it is `NonWritable`.
+    Ssbo { slot: u32, readonly: bool },
 }
 
 /// The descriptors the `stage` entry point `entry` of a SPIR-V module
-/// uses (variables with a `DescriptorSet` and a `Binding` that the entry
-/// point or a function it calls refers to): what pipe-vk must bind for a
-/// SPIR-V passthrough shader, which declares its resources in the words
-/// only.
-pub fn resource_bindings(
+/// uses, as IR resources: set 0 uniform buffers, set 1 sampler views,
+/// set 2 images, set 3 shader buffers, at binding `stage * slots + slot`
+/// of the entry point's own stage. Anything else (another stage's
+/// binding, a descriptor array, a separate sampler) is an error naming
+/// it.
+pub fn ir_resources(
     words: &[u32],
     stage: crate::ir::Stage,
     entry: &str,
-) -> Result<Vec<ResourceBinding>> {
+) -> Result<Vec<IrResource>> {
+    use crate::binding::{DescClass, SET_IMAGE, SET_SAMPLER_VIEW, SET_SSBO, SET_UBO};
+    use crate::ir::{BaseType, Dim, ImageFormat, ImageInfo, TextureInfo};
     let module = load(words, "resources")?;
     let p = Patcher::new(module, entry, &[model_of(stage)], "resources")?;
-    let m = p.module();
-    let reachable = p.reachable();
-    let mut used: HashSet<Word> = HashSet::new();
-    for f in m.functions.iter().filter(|f| {
-        f.def
-            .as_ref()
-            .and_then(|d| d.result_id)
-            .is_some_and(|id| reachable.contains(&id))
-    }) {
-        for i in f.blocks.iter().flat_map(|b| &b.instructions) {
-            used.extend(i.operands.iter().filter_map(|o| match o {
-                Operand::IdRef(id) => Some(*id),
-                _ => None,
-            }));
-        }
-    }
+    let used = p.used_globals();
     let mut out = Vec::new();
-    for v in m
+    for v in p
+        .module()
         .types_global_values
         .iter()
         .filter(|i| i.class.opcode == Op::Variable)
@@ -442,57 +419,168 @@ pub fn resource_bindings(
         if !used.contains(&var) {
             continue;
         }
-        let class = match v.operands.first() {
+        let bad = |m: &str| {
+            Error::new(format!(
+                "SPIR-V descriptor set {set} binding {binding} (%{var}): {m}"
+            ))
+        };
+        let class = match set {
+            SET_UBO => DescClass::Ubo,
+            SET_SAMPLER_VIEW => DescClass::SamplerView,
+            SET_IMAGE => DescClass::Image,
+            SET_SSBO => DescClass::Ssbo,
+            _ => return Err(bad("not a set of pipe-vk's binding model (0 to 3)")),
+        };
+        let stride = class.max_slots();
+        if binding / stride != stage.index() {
+            return Err(bad(&format!(
+                "not in the {} stage's bindings ({} to {})",
+                stage.name(),
+                stage.index() * stride,
+                stage.index() * stride + stride - 1
+            )));
+        }
+        let slot = binding % stride;
+        let storage = match v.operands.first() {
             Some(Operand::StorageClass(c)) => *c,
             _ => continue,
         };
-        let pointee =
-            v.result_type
-                .and_then(|t| p.global(t))
-                .and_then(|t| match t.operands.as_slice() {
-                    [_, Operand::IdRef(x)] => Some(*x),
+        let pointee = v
+            .result_type
+            .and_then(|t| p.global(t))
+            .and_then(|t| match t.operands.as_slice() {
+                [_, Operand::IdRef(x)] => Some(*x),
+                _ => None,
+            })
+            .ok_or_else(|| bad("no pointer type"))?;
+        let ty = p.global(pointee).ok_or_else(|| bad("no type"))?;
+        // OpTypeImage: Sampled Type, Dim, Depth, Arrayed, MS, Sampled,
+        // Image Format.
+        let image =
+            |t: &Instruction| -> Option<(BaseType, Dim, bool, bool, bool, u32, ImageFormat)> {
+                match t.operands.as_slice() {
+                    [Operand::IdRef(st), Operand::Dim(d), Operand::LiteralBit32(depth), Operand::LiteralBit32(arr), Operand::LiteralBit32(ms), Operand::LiteralBit32(sampled), Operand::ImageFormat(f), ..] =>
+                    {
+                        let n = p.num(*st)?;
+                        let base = match (n.float, n.signed) {
+                            (true, _) => BaseType::Float,
+                            (false, true) => BaseType::Int,
+                            (false, false) => BaseType::Uint,
+                        };
+                        use rspirv::spirv::Dim as D;
+                        let dim = match d {
+                            D::Dim1D => Dim::D1,
+                            D::Dim2D => Dim::D2,
+                            D::Dim3D => Dim::D3,
+                            D::DimCube => Dim::Cube,
+                            D::DimRect => Dim::Rect,
+                            D::DimBuffer => Dim::Buffer,
+                            _ => return None,
+                        };
+                        let format = ImageFormat::ALL
+                            .iter()
+                            .copied()
+                            .find(|x| crate::emit::spirv_format(*x) == *f)?;
+                        Some((
+                            base,
+                            dim,
+                            *depth == 1,
+                            *arr != 0,
+                            *ms != 0,
+                            *sampled,
+                            format,
+                        ))
+                    }
                     _ => None,
-                });
-        let ty = pointee.and_then(|t| p.global(t));
-        // OpTypeImage: Sampled Type, Dim, Depth, Arrayed, MS, Sampled, ...
-        let image = |t: &Instruction| match t.operands.as_slice() {
-            [_, Operand::Dim(d), _, _, _, Operand::LiteralBit32(sampled), ..] => {
-                Some((*d == rspirv::spirv::Dim::DimBuffer, *sampled))
+                }
+            };
+        let nonwritable = p.decoration(var, Decoration::NonWritable).is_some();
+        let r = match (class, storage, ty.class.opcode) {
+            (DescClass::Ubo, StorageClass::Uniform, Op::TypeStruct)
+                if p.decoration(pointee, Decoration::BufferBlock).is_none() =>
+            {
+                IrResource::Ubo { slot }
             }
-            _ => None,
-        };
-        let kind = match (class, ty.map(|t| t.class.opcode)) {
-            (StorageClass::UniformConstant, Some(Op::TypeSampledImage)) => {
-                let img = ty
-                    .and_then(|t| match t.operands.first() {
+            (
+                DescClass::SamplerView,
+                StorageClass::UniformConstant,
+                Op::TypeSampledImage | Op::TypeImage,
+            ) => {
+                let img = if ty.class.opcode == Op::TypeSampledImage {
+                    match ty.operands.first() {
                         Some(Operand::IdRef(i)) => p.global(*i),
                         _ => None,
-                    })
-                    .and_then(image);
-                ResourceKind::SampledImage {
-                    buffer: img.is_some_and(|(buf, _)| buf),
-                }
-            }
-            (StorageClass::UniformConstant, Some(Op::TypeImage)) => match ty.and_then(image) {
-                Some((true, 1)) => ResourceKind::TexelBuffer,
-                Some((_, 2)) => ResourceKind::StorageImage,
-                _ => ResourceKind::Other,
-            },
-            (StorageClass::Uniform, Some(Op::TypeStruct)) => {
-                let buffer_block =
-                    pointee.is_some_and(|t| p.decoration(t, Decoration::BufferBlock).is_some());
-                if buffer_block {
-                    ResourceKind::StorageBuffer
+                    }
                 } else {
-                    ResourceKind::UniformBuffer
+                    Some(ty)
+                };
+                let (sampled, dim, shadow, arrayed, ms, how, _) = img
+                    .and_then(image)
+                    .ok_or_else(|| bad("an image type pipe-vk does not know"))?;
+                let combined = ty.class.opcode == Op::TypeSampledImage;
+                if combined == (dim == Dim::Buffer) || how == 2 {
+                    return Err(bad(
+                        "sampler views are combined image samplers, or sampled images of \
+                         dimension Buffer",
+                    ));
+                }
+                IrResource::Texture(TextureInfo {
+                    slot,
+                    dim,
+                    arrayed,
+                    ms,
+                    shadow,
+                    sampled,
+                })
+            }
+            (DescClass::Image, StorageClass::UniformConstant, Op::TypeImage) => {
+                let (sampled, dim, _, arrayed, ms, how, format) =
+                    image(ty).ok_or_else(|| bad("an image type pipe-vk does not know"))?;
+                if how != 2 {
+                    return Err(bad("images are storage images (Sampled 2)"));
+                }
+                IrResource::Image(ImageInfo {
+                    slot,
+                    dim,
+                    arrayed,
+                    ms,
+                    format,
+                    sampled,
+                    readonly: nonwritable,
+                    writeonly: p.decoration(var, Decoration::NonReadable).is_some(),
+                })
+            }
+            (
+                DescClass::Ssbo,
+                StorageClass::StorageBuffer | StorageClass::Uniform,
+                Op::TypeStruct,
+            ) => {
+                // Read-only: the variable, or every member, NonWritable.
+                let members = ty.operands.len() as u32;
+                let all_members = members > 0
+                    && (0..members).all(|k| {
+                        p.module().annotations.iter().any(|a| {
+                            a.class.opcode == Op::MemberDecorate
+                                && a.operands.first() == Some(&Operand::IdRef(pointee))
+                                && a.operands.get(1) == Some(&Operand::LiteralBit32(k))
+                                && a.operands.get(2)
+                                    == Some(&Operand::Decoration(Decoration::NonWritable))
+                        })
+                    });
+                IrResource::Ssbo {
+                    slot,
+                    readonly: nonwritable || all_members,
                 }
             }
-            (StorageClass::StorageBuffer, Some(Op::TypeStruct)) => ResourceKind::StorageBuffer,
-            _ => ResourceKind::Other,
+            _ => {
+                return Err(bad(
+                    "not what pipe-vk binds in this set (set 0 uniform buffers, 1 sampler \
+                     views, 2 storage images, 3 shader buffers; no descriptor arrays)",
+                ))
+            }
         };
-        out.push(ResourceBinding { set, binding, kind });
+        out.push(r);
     }
-    out.sort_by_key(|b| (b.set, b.binding));
     Ok(out)
 }
 
@@ -1666,6 +1754,27 @@ impl Patcher {
         // shader does not write it; point size adds a variable of its own
         // beside the block, as the IR lowering does.
         Ok(None)
+    }
+
+    /// The ids the entry point's functions (and the functions they call)
+    /// refer to.
+    fn used_globals(&self) -> HashSet<Word> {
+        let reachable = self.reachable();
+        let mut used: HashSet<Word> = HashSet::new();
+        for f in self.module().functions.iter().filter(|f| {
+            f.def
+                .as_ref()
+                .and_then(|d| d.result_id)
+                .is_some_and(|id| reachable.contains(&id))
+        }) {
+            for i in f.blocks.iter().flat_map(|b| &b.instructions) {
+                used.extend(i.operands.iter().filter_map(|o| match o {
+                    Operand::IdRef(id) => Some(*id),
+                    _ => None,
+                }));
+            }
+        }
+        used
     }
 
     /// The functions the entry point calls, itself included.

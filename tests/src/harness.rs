@@ -516,12 +516,30 @@ fn main {
 
 /// A shader CSO template from spirv-gen text IR.
 pub fn shader(stage: ShaderStage, src: &str) -> Result<ShaderState, Outcome> {
+    if AS_SPIRV.with(|c| c.get()) {
+        return spirv_shader(stage, src, spirv_gen::emit::Target::Vulkan1_3);
+    }
     let ir = spirv_gen::text::parse(src).map_err(|e| Outcome::fail(format!("test shader: {e}")))?;
     Ok(ShaderState {
         stage,
         code: ShaderCode::Ir(Arc::new(ir)),
         stream_output: StreamOutputInfo::default(),
     })
+}
+
+thread_local! {
+    /// Set by [`as_spirv`]: [`shader`] gives SPIR-V passthrough shaders.
+    static AS_SPIRV: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with every shader [`shader`] makes given as SPIR-V
+/// passthrough ([`spirv_shader`], SPIR-V 1.6) instead of IR: a case's
+/// `.spirv` variant.
+pub fn as_spirv<T>(f: impl FnOnce() -> T) -> T {
+    AS_SPIRV.with(|c| c.set(true));
+    let r = f();
+    AS_SPIRV.with(|c| c.set(false));
+    r
 }
 
 /// The IR shader `src`, emitted by spirv-gen for `target`, as a SPIR-V

@@ -1327,7 +1327,7 @@ fn builtin_spirv(b: BuiltIn, st: Stage) -> (spirv::BuiltIn, Option<Capability>) 
     }
 }
 
-fn spirv_format(f: ImageFormat) -> spirv::ImageFormat {
+pub(crate) fn spirv_format(f: ImageFormat) -> spirv::ImageFormat {
     use spirv::ImageFormat as F;
     match f {
         ImageFormat::Unknown => F::Unknown,

@@ -25,6 +25,21 @@ use crate::{both_paths, Outcome, TestContext};
 
 type R = Result<(), Outcome>;
 
+/// A case on both memory paths (`both_paths!`), and `.spirv`: the same
+/// with every shader given as SPIR-V passthrough, whose resources pipe-vk
+/// reads from the words (`spirv_gen::patch::ir_resources`).
+macro_rules! gfx_case {
+    ($name:literal, $body:path) => {
+        both_paths!($name, $body);
+        const _: () = {
+            fn spirv(ctx: &mut TestContext) -> Outcome {
+                Outcome::from_result(crate::harness::as_spirv(|| $body(ctx, false)))
+            }
+            crate::test_case!(name = concat!($name, ".spirv"), spirv);
+        };
+    };
+}
+
 const W: u32 = 16;
 const H: u32 = 16;
 
@@ -302,7 +317,7 @@ fn ssbo_fs_read(ctx: &mut TestContext, staging: bool) -> R {
         unorm(if x < 8 { LEFT } else { RIGHT })
     })
 }
-both_paths!("pipe.render.ssbo.fs_read_color", ssbo_fs_read);
+gfx_case!("pipe.render.ssbo.fs_read_color", ssbo_fs_read);
 
 /// Word 0: fragments shaded; word 1 + y * 16 + x: fragments at (x, y).
 const FS_ATOMIC_COUNT: &str = "shader fragment
@@ -400,7 +415,7 @@ fn ssbo_fs_atomics(ctx: &mut TestContext, staging: bool) -> R {
         }
     })
 }
-both_paths!("pipe.render.ssbo.fs_atomic_count", ssbo_fs_atomics);
+gfx_case!("pipe.render.ssbo.fs_atomic_count", ssbo_fs_atomics);
 
 /// The position of vertex `vertex_index` is vec4 `vertex_index` of
 /// shader buffer 0 (no vertex buffers).
@@ -439,7 +454,7 @@ fn ssbo_vs_read(ctx: &mut TestContext, staging: bool) -> R {
         }
     })
 }
-both_paths!("pipe.render.ssbo.vs_read_positions", ssbo_vs_read);
+gfx_case!("pipe.render.ssbo.vs_read_positions", ssbo_vs_read);
 
 /// `frag = image[frag_coord.xy]` from an RGBA8 image.
 const FS_IMAGE_LOAD: &str = "shader fragment
@@ -518,7 +533,7 @@ fn image_fs_load(ctx: &mut TestContext, staging: bool) -> R {
         }
     })
 }
-both_paths!("pipe.render.image.fs_load", image_fs_load);
+gfx_case!("pipe.render.image.fs_load", image_fs_load);
 
 /// `image[frag_coord.xy] = x + 16 y`, R32_UINT.
 const FS_IMAGE_STORE: &str = "shader fragment
@@ -633,7 +648,7 @@ fn image_fs_store(ctx: &mut TestContext, staging: bool) -> R {
         }
     })
 }
-both_paths!("pipe.render.image.fs_store_then_sample", image_fs_store);
+gfx_case!("pipe.render.image.fs_store_then_sample", image_fs_store);
 
 /// `b[y * 16 + x] = x + 16 y` through a buffer image.
 const FS_BUFFER_IMAGE: &str = "shader fragment
@@ -694,7 +709,7 @@ fn image_buffer_store(ctx: &mut TestContext, staging: bool) -> R {
     let got = read_u32s(&mut e, &buf, words)?;
     expect_u32s("buffer image", &got, &want)
 }
-both_paths!("pipe.render.image.buffer_store", image_buffer_store);
+gfx_case!("pipe.render.image.buffer_store", image_buffer_store);
 
 /// Vertex stage: `col = tb[2] / 255` (a flat varying) from texture buffer
 /// slot 1 of the vertex stage.
@@ -793,7 +808,7 @@ fn texbuf_vs_fs(ctx: &mut TestContext, staging: bool) -> R {
         [words[(fs_first + x / 2) as usize] as u8, 8, b, 255]
     })
 }
-both_paths!("pipe.render.texbuf.vs_fs_ranges", texbuf_vs_fs);
+gfx_case!("pipe.render.texbuf.vs_fs_ranges", texbuf_vs_fs);
 
 /// Reads an unbound shader buffer, texture buffer and texture:
 /// `(ssbo[0] + 0.25, tb[3].x + 0.5, tex.x + 0.75, 1)`.
@@ -883,7 +898,7 @@ fn null_slots(ctx: &mut TestContext, staging: bool) -> R {
         },
     )
 }
-both_paths!("pipe.render.ssbo.null_and_unbound_slots", null_slots);
+gfx_case!("pipe.render.ssbo.null_and_unbound_slots", null_slots);
 
 /// `ssbo[y * 16 + x] = x + 16 y + 1`.
 const FS_SSBO_STORE: &str = "shader fragment
@@ -962,7 +977,7 @@ fn write_barrier_read(ctx: &mut TestContext, staging: bool) -> R {
     let got = read_u32s(&mut e, &buf, W * H)?;
     expect_u32s("shader buffer", &got, &want)
 }
-both_paths!("pipe.render.ssbo.write_barrier_read", write_barrier_read);
+gfx_case!("pipe.render.ssbo.write_barrier_read", write_barrier_read);
 
 /// Passes triangles through, counting them in word 0 of shader buffer 0.
 const GS_COUNT: &str =
@@ -1022,7 +1037,7 @@ fn gs_atomic(ctx: &mut TestContext, staging: bool) -> R {
     step("unbind gs", e.ctx.bind_gs_state(None))?;
     step("delete gs", e.ctx.delete_gs_state(g))
 }
-both_paths!("pipe.render.ssbo.gs_atomic_count", gs_atomic);
+gfx_case!("pipe.render.ssbo.gs_atomic_count", gs_atomic);
 
 const TCS: &str = "shader tess_ctrl vertices=3
 in @pos : f32x4[32] builtin=position
@@ -1116,7 +1131,7 @@ fn tes_read(ctx: &mut TestContext, staging: bool) -> R {
     step("unbind tcs", e.ctx.bind_tcs_state(None))?;
     step("unbind tes", e.ctx.bind_tes_state(None))
 }
-both_paths!("pipe.render.ssbo.tes_read", tes_read);
+gfx_case!("pipe.render.ssbo.tes_read", tes_read);
 
 /// `frag = texture(t, (0.25, 0.75))` (texel (0, 1) of a 2x2 texture).
 const FS_TEX: &str = "shader fragment
@@ -1215,7 +1230,7 @@ fn layout_switch(ctx: &mut TestContext, staging: bool) -> R {
         _ => unorm(LEFT),
     })
 }
-both_paths!("pipe.render.ssbo.layout_switch", layout_switch);
+gfx_case!("pipe.render.ssbo.layout_switch", layout_switch);
 
 fn expect_err(what: &str, r: Result<(), PipeError>) -> R {
     match r {
@@ -1344,4 +1359,4 @@ fn bad_input(ctx: &mut TestContext, staging: bool) -> R {
         }
     })
 }
-both_paths!("pipe.render.ssbo.bad_input", bad_input);
+gfx_case!("pipe.render.ssbo.bad_input", bad_input);

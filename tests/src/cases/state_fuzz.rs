@@ -3585,11 +3585,27 @@ fn main {
     expect_rgba8(&mut e, &c[0], "sampled texel", |_, _| [40, 80, 160, 255])
 }
 
+/// `words` with the literal of decoration `deco` (DescriptorSet 34,
+/// Binding 33) of its first such OpDecorate (71) replaced by `value`.
+fn redecorate(mut words: Vec<u32>, deco: u32, value: u32) -> Vec<u32> {
+    let mut i = 5;
+    while i < words.len() {
+        let (len, op) = ((words[i] >> 16) as usize, words[i] & 0xffff);
+        if op == 71 && len == 4 && words[i + 2] == deco {
+            words[i + 3] = value;
+            break;
+        }
+        i += len.max(1);
+    }
+    words
+}
+
 /// SPIR-V passthrough fragment shaders using descriptors the draw path
-/// does not bind (a shader buffer; a texture slot past the sampler set's
-/// 16): the draw is refused as unsupported, naming the binding, rather
-/// than made with a pipeline layout that lacks it. A draw after it, with
-/// an IR shader, works.
+/// does not bind (a shader buffer in set 5, or at the vertex stage's
+/// binding; a texture slot past the sampler set's 16): the draw is
+/// refused as unsupported, naming the binding, rather than made with a
+/// pipeline layout that lacks it. A draw after it, with an IR shader,
+/// works.
 fn spirv_unbindable(ctx: &mut TestContext) -> R {
     let ssbo = "shader fragment
 ssbo @b slot=0
@@ -3625,15 +3641,33 @@ fn main {
         e.ctx
             .create_fs_state(&shader(ShaderStage::Fragment, FS_CONST)?),
     )?;
-    for (what, src, want) in [
-        ("a shader buffer", ssbo, "descriptor set 3 binding 128"),
-        ("texture slot 20", tex20, "descriptor set 1 binding 148"),
-    ] {
-        let f = crate::harness::spirv_shader(
+    let as_spirv = |src: &str, edit: Option<(u32, u32)>| -> Result<ShaderState, Outcome> {
+        let mut f = crate::harness::spirv_shader(
             ShaderStage::Fragment,
             src,
             spirv_gen::emit::Target::Vulkan1_3,
         )?;
+        if let (Some((deco, value)), ShaderCode::SpirV { words, .. }) = (edit, &mut f.code) {
+            *words = Arc::from(redecorate(words.to_vec(), deco, value));
+        }
+        Ok(f)
+    };
+    for (what, src, edit, want) in [
+        (
+            "a shader buffer in set 5",
+            ssbo,
+            Some((34, 5)),
+            "descriptor set 5 binding 128",
+        ),
+        (
+            "a shader buffer at the vertex stage's binding",
+            ssbo,
+            Some((33, 3)),
+            "not in the fragment stage's bindings",
+        ),
+        ("texture slot 20", tex20, None, "texture slot 20"),
+    ] {
+        let f = as_spirv(src, edit)?;
         let h = step("fs", e.ctx.create_fs_state(&f))?;
         step("bind fs", e.ctx.bind_fs_state(Some(h)))?;
         match e.ctx.draw_vbo(
