@@ -231,6 +231,25 @@ impl ShaderInfo {
     }
 }
 
+/// The interface locations a SPIR-V passthrough shader reads (`outputs`
+/// false) or writes, read from its words; `None` for IR or where the
+/// words cannot be read.
+fn spirv_locations(state: &ShaderState, outputs: bool) -> Option<u32> {
+    let ShaderCode::SpirV { words, entry_point } = &state.code else {
+        return None;
+    };
+    spirv_gen::patch::interface_locations(words, ir_stage(state.stage), entry_point, outputs).ok()
+}
+
+/// Locations `l..l + n` of each pair, below 32, as a mask.
+fn location_mask(spans: impl Iterator<Item = (u32, u32)>) -> u32 {
+    spans.fold(0, |m, (l, n)| {
+        (l..l.saturating_add(n))
+            .filter(|&k| k < 32)
+            .fold(m, |m, k| m | 1 << k)
+    })
+}
+
 /// The input locations (bit i = location i, below 32) a vertex shader
 /// reads: its IR inputs (a 64-bit vector of three or four components
 /// takes two), or those read from a SPIR-V shader's words; all of them
@@ -241,39 +260,24 @@ pub fn vertex_input_locations(state: &ShaderState) -> u32 {
     }
     let any = match &state.code {
         ShaderCode::Ir(any) => any,
-        ShaderCode::SpirV { words, entry_point } => {
-            return spirv_gen::patch::interface_locations(
-                words,
-                spirv_gen::ir::Stage::Vertex,
-                entry_point,
-                false,
-            )
-            .unwrap_or(u32::MAX);
-        }
+        ShaderCode::SpirV { .. } => return spirv_locations(state, false).unwrap_or(u32::MAX),
     };
     let Some(ir) = any.downcast_ref::<Ir>() else {
         return u32::MAX;
     };
-    ir.vars
-        .iter()
-        .filter(|v| v.is_input())
-        .filter_map(|v| {
-            let io = v.io()?;
-            if io.builtin.is_some() {
-                return None;
-            }
-            let per = if v.ty.bits == 64 && v.ty.comps > 2 {
-                2
-            } else {
-                1
-            };
-            Some((io.location?, v.array.unwrap_or(1).saturating_mul(per)))
-        })
-        .fold(0u32, |m, (l, n)| {
-            (l..l.saturating_add(n))
-                .filter(|&k| k < 32)
-                .fold(m, |m, k| m | 1 << k)
-        })
+    let spans = ir.vars.iter().filter(|v| v.is_input()).filter_map(|v| {
+        let io = v.io()?;
+        if io.builtin.is_some() {
+            return None;
+        }
+        let per = if v.ty.bits == 64 && v.ty.comps > 2 {
+            2
+        } else {
+            1
+        };
+        Some((io.location?, v.array.unwrap_or(1).saturating_mul(per)))
+    });
+    location_mask(spans)
 }
 
 /// Whether a SPIR-V passthrough shader has the `Xfb` execution mode
@@ -315,27 +319,12 @@ pub fn varying_locations(state: &ShaderState) -> u32 {
     let fs = state.stage == ShaderStage::Fragment;
     let ir = match &state.code {
         ShaderCode::Ir(any) => any.downcast_ref::<Ir>(),
-        ShaderCode::SpirV { words, entry_point } => {
+        ShaderCode::SpirV { .. } => {
             // Read from the words for the stages that meet the fragment
             // shader; a control shader's (or an unreadable module's)
             // count as everything written and nothing read.
-            let reflect = matches!(
-                state.stage,
-                ShaderStage::Vertex
-                    | ShaderStage::TessEval
-                    | ShaderStage::Geometry
-                    | ShaderStage::Fragment
-            );
-            let found = reflect
-                .then(|| {
-                    spirv_gen::patch::interface_locations(
-                        words,
-                        ir_stage(state.stage),
-                        entry_point,
-                        !fs,
-                    )
-                    .ok()
-                })
+            let found = (state.stage != ShaderStage::TessCtrl)
+                .then(|| spirv_locations(state, !fs))
                 .flatten();
             return found.unwrap_or(if fs { 0 } else { u32::MAX });
         }
@@ -343,7 +332,8 @@ pub fn varying_locations(state: &ShaderState) -> u32 {
     let Some(ir) = ir else {
         return if fs { 0 } else { u32::MAX };
     };
-    ir.vars
+    let spans = ir
+        .vars
         .iter()
         .filter(|v| if fs { v.is_input() } else { v.is_output() })
         .filter_map(|v| {
@@ -356,12 +346,8 @@ pub fn varying_locations(state: &ShaderState) -> u32 {
             // Per-vertex outputs of a tessellation control shader are
             // arrays over vertices: their element's locations.
             Some((l, v.locations(ir.stage)))
-        })
-        .fold(0u32, |m, (l, n)| {
-            (l..l.saturating_add(n))
-                .filter(|&k| k < 32)
-                .fold(m, |m, k| m | 1 << k)
-        })
+        });
+    location_mask(spans)
 }
 
 /// The colour output locations (bit i = location i, below 8) of a
@@ -373,14 +359,8 @@ pub fn color_outputs(state: &ShaderState) -> u8 {
     }
     let any = match &state.code {
         ShaderCode::Ir(any) => any,
-        ShaderCode::SpirV { words, entry_point } => {
-            return spirv_gen::patch::interface_locations(
-                words,
-                spirv_gen::ir::Stage::Fragment,
-                entry_point,
-                true,
-            )
-            .map_or(0xff, |m| (m & 0xff) as u8);
+        ShaderCode::SpirV { .. } => {
+            return spirv_locations(state, true).map_or(0xff, |m| (m & 0xff) as u8)
         }
     };
     let Some(ir) = any.downcast_ref::<Ir>() else {

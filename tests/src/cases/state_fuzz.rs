@@ -2977,13 +2977,7 @@ fn main {{
     };
     step("set_framebuffer_state", e.ctx.set_framebuffer_state(&fb))?;
     if spirv {
-        let f = crate::harness::spirv_shader(
-            ShaderStage::Fragment,
-            &fs,
-            spirv_gen::emit::Target::Vulkan1_3,
-        )?;
-        let h = step("fs", e.ctx.create_fs_state(&f))?;
-        step("bind fs", e.ctx.bind_fs_state(Some(h)))?;
+        bind_fs_spirv(&mut e, &fs)?;
     }
     reduced_rasterizer(&mut e, |_| {})?;
     clear_all(
@@ -3275,6 +3269,34 @@ fn bind_vs_as(e: &mut Env, src: &str, how: VsAs, entry: &str) -> R {
     step("bind vs", e.ctx.bind_vs_state(Some(v)))
 }
 
+/// Binds the fragment shader `src` (IR text) as spirv-gen's SPIR-V 1.6,
+/// passed through.
+fn bind_fs_spirv(e: &mut Env, src: &str) -> R {
+    let f = crate::harness::spirv_shader(
+        ShaderStage::Fragment,
+        src,
+        spirv_gen::emit::Target::Vulkan1_3,
+    )?;
+    let h = step("fs", e.ctx.create_fs_state(&f))?;
+    step("bind fs", e.ctx.bind_fs_state(Some(h)))
+}
+
+/// A fragment shader writing the texel at (0.5, 0.5) of the 2D texture
+/// in `slot`.
+fn fs_sampling(slot: u32) -> String {
+    format!(
+        "shader fragment
+texture @t slot={slot} dim=2d sampled=float
+out @frag : f32x4 location=0
+fn main {{
+  %0 : f32x2 = const 0.5, 0.5
+  %1 : f32x4 = tex @t, coord=%0
+  store @frag, %1
+}}
+"
+    )
+}
+
 /// The glslang-style vertex shaders of `per_vertex_spirv.spvasm`, whose
 /// `gl_PointSize` is a member of their `gl_PerVertex` output block:
 /// entry point `main` writes 1.0, `unwritten` nothing. With
@@ -3357,13 +3379,7 @@ fn main {
     )?;
     bind_vs_as(&mut e, VS, vs, "")?;
     if fs_spirv {
-        let f = crate::harness::spirv_shader(
-            ShaderStage::Fragment,
-            FS,
-            spirv_gen::emit::Target::Vulkan1_1,
-        )?;
-        let h = step("fs", e.ctx.create_fs_state(&f))?;
-        step("bind fs", e.ctx.bind_fs_state(Some(h)))?;
+        bind_fs_spirv(&mut e, FS)?;
     }
     reduced_rasterizer(&mut e, |_| {})?;
     clear_all(&mut e, ClearFlags::COLOR0)?;
@@ -3531,15 +3547,6 @@ reduced!("spirv_passthrough.unapplied_lowerings_reported" => spirv_unapplied_mes
 /// an unwritten one (lavapipe crashed). Slot 3, which the shader does not
 /// sample, is left unbound.
 fn spirv_texture(ctx: &mut TestContext) -> R {
-    const FS: &str = "shader fragment
-texture @t slot=2 dim=2d sampled=float
-out @frag : f32x4 location=0
-fn main {
-  %0 : f32x2 = const 0.5, 0.5
-  %1 : f32x4 = tex @t, coord=%0
-  store @frag, %1
-}
-";
     let mut e = env_with(ctx, |_| {})?;
     let c = reduced_setup(
         &mut e,
@@ -3572,13 +3579,7 @@ fn main {
         e.ctx
             .bind_sampler_states(ShaderStage::Fragment, 2, &[Some(sampler)]),
     )?;
-    let f = crate::harness::spirv_shader(
-        ShaderStage::Fragment,
-        FS,
-        spirv_gen::emit::Target::Vulkan1_3,
-    )?;
-    let h = step("fs", e.ctx.create_fs_state(&f))?;
-    step("bind fs", e.ctx.bind_fs_state(Some(h)))?;
+    bind_fs_spirv(&mut e, &fs_sampling(2))?;
     reduced_rasterizer(&mut e, |_| {})?;
     clear_all(&mut e, ClearFlags::COLOR0)?;
     reduced_draw(&mut e, PrimType::Triangles, 3)?;
@@ -3616,15 +3617,7 @@ fn main {
   store @frag, %1
 }
 ";
-    let tex20 = "shader fragment
-texture @t slot=20 dim=2d sampled=float
-out @frag : f32x4 location=0
-fn main {
-  %0 : f32x2 = const 0.5, 0.5
-  %1 : f32x4 = tex @t, coord=%0
-  store @frag, %1
-}
-";
+    let tex20 = fs_sampling(20);
     let mut e = env_with(ctx, |_| {})?;
     let c = reduced_setup(
         &mut e,
@@ -3665,7 +3658,7 @@ fn main {
             Some((33, 3)),
             "not in the fragment stage's bindings",
         ),
-        ("texture slot 20", tex20, None, "texture slot 20"),
+        ("texture slot 20", &tex20, None, "texture slot 20"),
     ] {
         let f = as_spirv(src, edit)?;
         let h = step("fs", e.ctx.create_fs_state(&f))?;
