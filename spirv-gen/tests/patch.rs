@@ -365,14 +365,7 @@ fn size_stores(words: &[u32], size: f32) -> usize {
 #[test]
 fn point_size_on_every_last_stage() {
     use spirv_gen::patch::point_size;
-    let vs = "shader vertex
-in @pos : f32x4 location=0
-out @gl_pos : f32x4 builtin=position
-fn main {
-  %0 : f32x4 = load @pos
-  store @gl_pos, %0
-}
-";
+    let vs = VS_POSITION;
     let vs_writes = "shader vertex
 in @pos : f32x4 location=0
 out @gl_pos : f32x4 builtin=position
@@ -384,19 +377,7 @@ fn main {
   store @ps, %1
 }
 ";
-    let gs = "shader geometry input=points output=points max_vertices=2 invocations=1
-in @pos : f32x4[1] builtin=position
-out @gl_pos : f32x4 builtin=position
-fn main {
-  %0 : i32 = const 0
-  %1 : f32x4 = load @pos, %0
-  store @gl_pos, %1
-  emit_vertex
-  store @gl_pos, %1
-  emit_vertex
-  end_primitive
-}
-";
+    let gs = GS_TWO_POINTS;
     let tes = "shader tess_eval mode=isolines spacing=equal winding=ccw point_mode
 in @pos : f32x4[32] builtin=position
 out @gl_pos : f32x4 builtin=position
@@ -623,14 +604,7 @@ fn main {
   end_primitive
 }
 ";
-    let plain = "shader vertex
-in @pos : f32x4 location=0
-out @gl_pos : f32x4 builtin=position
-fn main {
-  %0 : f32x4 = load @pos
-  store @gl_pos, %0
-}
-";
+    let plain = VS_POSITION;
     // (what, source, enables, 1.0 stores by element).
     for (what, src, enabled, want) in [
         ("vs, all off", vs, 0u8, vec![0, 1, 2]),
@@ -834,27 +808,8 @@ fn halves(words: &[u32]) -> usize {
 #[test]
 fn depth_range_conversion() {
     use spirv_gen::patch::clip_halfz;
-    let vs = "shader vertex
-in @pos : f32x4 location=0
-out @gl_pos : f32x4 builtin=position
-fn main {
-  %0 : f32x4 = load @pos
-  store @gl_pos, %0
-}
-";
-    let gs = "shader geometry input=points output=points max_vertices=2 invocations=1
-in @pos : f32x4[1] builtin=position
-out @gl_pos : f32x4 builtin=position
-fn main {
-  %0 : i32 = const 0
-  %1 : f32x4 = load @pos, %0
-  store @gl_pos, %1
-  emit_vertex
-  store @gl_pos, %1
-  emit_vertex
-  end_primitive
-}
-";
+    let vs = VS_POSITION;
+    let gs = GS_TWO_POINTS;
     let no_pos = "shader vertex
 in @pos : f32x4 location=0
 out @c : f32x4 location=0
@@ -1133,6 +1088,32 @@ fn per_sample_interpolation() {
         assert_eq!(sample_interpolation(&out, "main").unwrap(), out);
     }
 }
+
+/// A vertex shader writing only its position.
+const VS_POSITION: &str = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+}
+";
+
+/// A geometry shader emitting its point twice.
+const GS_TWO_POINTS: &str =
+    "shader geometry input=points output=points max_vertices=2 invocations=1
+in @pos : f32x4[1] builtin=position
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %0 : i32 = const 0
+  %1 : f32x4 = load @pos, %0
+  store @gl_pos, %1
+  emit_vertex
+  store @gl_pos, %1
+  emit_vertex
+  end_primitive
+}
+";
 
 /// A module from `tests/patch/` (the review's probes), assembled.
 fn probe(name: &str, env: TargetEnv) -> Vec<u32> {
