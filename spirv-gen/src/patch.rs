@@ -953,6 +953,33 @@ impl Patcher {
     /// The entry point's interface variables of storage `class`, builtins
     /// left out: (variable, pointee type).
     fn interface_vars(&self, class: StorageClass) -> Vec<(Word, Word)> {
+        self.interface_globals(class)
+            .into_iter()
+            .filter(|&(var, ty)| {
+                if self.decoration(var, Decoration::BuiltIn).is_some() {
+                    return false;
+                }
+                // A block of builtins (gl_PerVertex), or an array of
+                // them (per-vertex inputs).
+                let block = match self.global(ty) {
+                    Some(a) if a.class.opcode == Op::TypeArray => match a.operands.first() {
+                        Some(Operand::IdRef(e)) => *e,
+                        _ => ty,
+                    },
+                    _ => ty,
+                };
+                !self.module().annotations.iter().any(|a| {
+                    a.class.opcode == Op::MemberDecorate
+                        && a.operands.first() == Some(&Operand::IdRef(block))
+                        && a.operands.get(2) == Some(&Operand::Decoration(Decoration::BuiltIn))
+                })
+            })
+            .collect()
+    }
+
+    /// Every interface variable of the entry point of storage `class`,
+    /// builtins included: (variable, pointee type).
+    fn interface_globals(&self, class: StorageClass) -> Vec<(Word, Word)> {
         let iface = self.interface();
         self.module()
             .types_global_values
@@ -963,30 +990,11 @@ impl Patcher {
                     && i.result_id.is_some_and(|id| iface.contains(&id))
             })
             .filter_map(|i| {
-                let var = i.result_id?;
-                if self.decoration(var, Decoration::BuiltIn).is_some() {
-                    return None;
-                }
                 let ptr = self.global(i.result_type?)?;
-                let ty = match ptr.operands.as_slice() {
-                    [_, Operand::IdRef(t)] => *t,
-                    _ => return None,
-                };
-                // A block of builtins (gl_PerVertex), or an array of
-                // them (per-vertex inputs).
-                let block = match self.global(ty) {
-                    Some(a) if a.class.opcode == Op::TypeArray => match a.operands.first() {
-                        Some(Operand::IdRef(e)) => *e,
-                        _ => ty,
-                    },
-                    _ => ty,
-                };
-                let builtin_block = self.module().annotations.iter().any(|a| {
-                    a.class.opcode == Op::MemberDecorate
-                        && a.operands.first() == Some(&Operand::IdRef(block))
-                        && a.operands.get(2) == Some(&Operand::Decoration(Decoration::BuiltIn))
-                });
-                (!builtin_block).then_some((var, ty))
+                match ptr.operands.as_slice() {
+                    [_, Operand::IdRef(t)] => Some((i.result_id?, *t)),
+                    _ => None,
+                }
             })
             .collect()
     }
@@ -1052,25 +1060,9 @@ impl Patcher {
     /// The entry point's `Input` variables with a location: (variable,
     /// pointee type, location).
     fn located_inputs(&self) -> Vec<(Word, Word, u32)> {
-        let iface = self.interface();
-        self.module()
-            .types_global_values
-            .iter()
-            .filter(|i| {
-                i.class.opcode == Op::Variable
-                    && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Input))
-                    && i.result_id.is_some_and(|id| iface.contains(&id))
-            })
-            .filter_map(|i| {
-                let var = i.result_id?;
-                let loc = self.decoration(var, Decoration::Location)??;
-                let ptr = self.global(i.result_type?)?;
-                let ty = match ptr.operands.as_slice() {
-                    [_, Operand::IdRef(t)] => *t,
-                    _ => return None,
-                };
-                Some((var, ty, loc))
-            })
+        self.interface_globals(StorageClass::Input)
+            .into_iter()
+            .filter_map(|(var, ty)| Some((var, ty, self.decoration(var, Decoration::Location)??)))
             .collect()
     }
 
@@ -1708,23 +1700,7 @@ impl Patcher {
     /// block), or `None` when it has none.
     fn find_output_builtin(&self, builtin: u32) -> Result<Option<(Word, Option<u32>)>> {
         let m = self.module();
-        let iface = self.interface();
-        let outputs: Vec<(Word, Word)> = m
-            .types_global_values
-            .iter()
-            .filter(|i| {
-                i.class.opcode == Op::Variable
-                    && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Output))
-                    && i.result_id.is_some_and(|id| iface.contains(&id))
-            })
-            .filter_map(|i| {
-                let ptr = self.global(i.result_type?)?;
-                match ptr.operands.as_slice() {
-                    [_, Operand::IdRef(t)] => Some((i.result_id?, *t)),
-                    _ => None,
-                }
-            })
-            .collect();
+        let outputs = self.interface_globals(StorageClass::Output);
         for &(var, _) in &outputs {
             if self.decorations.get(&var).is_some_and(|d| {
                 d.iter()
