@@ -40,7 +40,7 @@ fn stage_of(s: spirv_gen::ir::Stage) -> ShaderStage {
     }
 }
 
-fn ir_stage(s: ShaderStage) -> spirv_gen::ir::Stage {
+pub(crate) fn ir_stage(s: ShaderStage) -> spirv_gen::ir::Stage {
     use spirv_gen::ir::Stage as S;
     match s {
         ShaderStage::Vertex => S::Vertex,
@@ -206,9 +206,9 @@ pub struct ShaderInfo {
     pub edge_flag: bool,
     /// The texture slots the shader samples ([`texture_slots`]).
     pub textures: u32,
-    /// A SPIR-V passthrough shader declaring transform feedback (the
-    /// `Xfb` execution mode), which pipe-vk does not capture.
-    pub spirv_xfb: bool,
+    /// What the shader captures with stream output when it is the last
+    /// vertex stage (`crate::streamout::SoCapture::of`).
+    pub capture: Option<crate::streamout::SoCapture>,
     /// A vertex shader's input locations ([`vertex_input_locations`]).
     pub vs_inputs: u32,
 }
@@ -225,7 +225,7 @@ impl ShaderInfo {
             varyings: varying_locations(state),
             edge_flag: writes_edge_flag(state),
             textures: texture_slots(state),
-            spirv_xfb: spirv_declares_xfb(state),
+            capture: crate::streamout::SoCapture::of(state),
             vs_inputs: vertex_input_locations(state),
         }
     }
@@ -540,6 +540,22 @@ pub fn compile(
                 state.stage,
                 ShaderStage::Vertex | ShaderStage::TessEval | ShaderStage::Geometry
             );
+            // Transform feedback the module declares: GL captures the last
+            // vertex stage only (Vulkan refuses the mode elsewhere), and
+            // what the shader wrote, before the rewrites below.
+            if pre_raster && spirv_declares_xfb(state) {
+                let w = out.as_deref().unwrap_or(words);
+                out = Some(if key.last_vertex_stage {
+                    let which = spirv_gen::patch::XfbBuiltins {
+                        position: !key.clip_halfz,
+                        point_size: key.point_size.is_some() && key.point_size_fixed,
+                        clip_distance: key.clip_planes != u8::MAX,
+                    };
+                    spirv_gen::patch::xfb_copy_builtins(w, "main", which).map_err(err)?
+                } else {
+                    spirv_gen::patch::drop_xfb(w, ir_stage(state.stage), "main").map_err(err)?
+                });
+            }
             if let (Some(size), true) = (key.point_size, pre_raster) {
                 let w = out.as_deref().unwrap_or(words);
                 out = Some(

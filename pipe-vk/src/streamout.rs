@@ -6,8 +6,13 @@
 //! `spirv_gen::passes::xfb` when that stage's module is compiled (see
 //! [`lower_stream_output`]); it is checked when the CSO is created. A
 //! stream-output register is the shader's n-th output variable in
-//! declaration order. SPIR-V passthrough shaders cannot be given a capture
-//! list (they would have to carry their own decorations).
+//! declaration order. A SPIR-V passthrough shader carries its own `Xfb`
+//! decorations, which Vulkan reads as they are; pipe-vk reads the layout
+//! from them ([`SoCapture::of`]), keeps them to the last vertex stage and
+//! moves captured built-ins that GL state rewrites to copies
+//! (`spirv_gen::patch::{drop_xfb, xfb_copy_builtins}`, applied by
+//! `crate::shader::compile`). A draw knows what it captures into from
+//! [`SoCapture`], made once per CSO.
 //!
 //! Targets ([`VkSoTarget`]): a buffer range plus a 4-byte *counter buffer*
 //! holding the target's internal offset (bytes written from
@@ -174,6 +179,59 @@ impl StreamOut {
     }
 }
 
+/// What a draw binds stream-output targets for: the capture of its last
+/// vertex stage, from the CSO's Gallium capture list (IR) or the
+/// module's own `Xfb` decorations (SPIR-V passthrough). Made once per
+/// CSO ([`SoCapture::of`], kept in `crate::shader::ShaderInfo`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SoCapture {
+    /// Each buffer's vertex stride in bytes; 0 where none is given.
+    pub stride: [u32; MAX_SO_BUFFERS],
+    /// The buffers captured into, as a mask.
+    pub buffers: u8,
+    /// The highest vertex stream captured from.
+    pub max_stream: u8,
+}
+
+impl SoCapture {
+    /// The capture of a vertex, tessellation evaluation or geometry
+    /// shader CSO when it is the last vertex stage; `None` when it
+    /// captures nothing (or its words cannot be read: `check_template`
+    /// refused those).
+    pub fn of(state: &ShaderState) -> Option<SoCapture> {
+        if !matches!(
+            state.stage,
+            ShaderStage::Vertex | ShaderStage::TessEval | ShaderStage::Geometry
+        ) {
+            return None;
+        }
+        match &state.code {
+            ShaderCode::SpirV { words, entry_point } => {
+                let l = spirv_gen::patch::xfb_layout(
+                    words,
+                    crate::shader::ir_stage(state.stage),
+                    entry_point,
+                )
+                .ok()??;
+                Some(SoCapture {
+                    stride: l.strides,
+                    buffers: l.buffers,
+                    max_stream: (7 - l.streams.leading_zeros()) as u8,
+                })
+            }
+            ShaderCode::Ir(_) => {
+                let info = &state.stream_output;
+                let o = &info.output;
+                (!o.is_empty()).then(|| SoCapture {
+                    stride: info.stride.map(|s| u32::from(s) * 4),
+                    buffers: o.iter().fold(0, |m, o| m | 1 << o.output_buffer),
+                    max_stream: o.iter().map(|o| o.stream).max().unwrap_or(0),
+                })
+            }
+        }
+    }
+}
+
 /// Gallium's capture list in spirv-gen's terms (bytes, not dwords).
 fn captures(info: &StreamOutputInfo) -> (Vec<XfbCapture>, [u32; MAX_SO_BUFFERS]) {
     let caps = info
@@ -199,28 +257,59 @@ pub fn lower_stream_output(s: &mut spirv_gen::Shader, info: &StreamOutputInfo) -
         .map_err(|e| PipeError::invalid(format!("stream output: {e}")))
 }
 
-/// Checks a shader template's capture list when its CSO is created: the
-/// lowering runs on a copy and the result must validate (strides, overlaps,
-/// component ranges, registers that exist).
+/// [`check_stream_output`] of a SPIR-V passthrough shader.
+fn check_spirv_xfb(
+    state: &ShaderState,
+    words: &[u32],
+    entry_point: &str,
+    pre_raster: bool,
+    no_outputs: impl FnOnce() -> PipeResult<()>,
+) -> PipeResult<()> {
+    if !state.stream_output.output.is_empty() {
+        return Err(PipeError::invalid(
+            "shader: a SPIR-V passthrough shader takes no ShaderState::stream_output list; \
+             it declares its own capture (Xfb decorations)",
+        ));
+    }
+    let stage = crate::shader::ir_stage(state.stage);
+    let layout = spirv_gen::patch::xfb_layout(words, stage, entry_point)
+        .map_err(|e| PipeError::invalid(format!("shader: {e}")))?;
+    match layout {
+        Some(_) if !pre_raster => no_outputs(),
+        _ => Ok(()),
+    }
+}
+
+/// Checks a shader template's capture when its CSO is created. IR: the
+/// lowering runs on a copy and the result must validate (strides,
+/// overlaps, component ranges, registers that exist). SPIR-V: the
+/// module's own `Xfb` decorations must be well formed
+/// (`spirv_gen::patch::xfb_layout`), on a stage that captures; a Gallium
+/// capture list is refused, the module carrying its own.
 pub fn check_stream_output(state: &ShaderState) -> PipeResult<()> {
+    let pre_raster = matches!(
+        state.stage,
+        ShaderStage::Vertex | ShaderStage::TessEval | ShaderStage::Geometry
+    );
+    let no_outputs = || {
+        Err(PipeError::invalid(format!(
+            "shader: a {} shader has no outputs to capture with stream output",
+            state.stage.short_name()
+        )))
+    };
     let info = &state.stream_output;
+    let any = match &state.code {
+        ShaderCode::Ir(any) => any,
+        ShaderCode::SpirV { words, entry_point } => {
+            return check_spirv_xfb(state, words, entry_point, pre_raster, no_outputs)
+        }
+    };
     if info.output.is_empty() {
         return Ok(());
     }
-    if !matches!(
-        state.stage,
-        ShaderStage::Vertex | ShaderStage::TessEval | ShaderStage::Geometry
-    ) {
-        return Err(PipeError::invalid(format!(
-            "shader: a {} shader has no outputs to capture with stream output",
-            state.stage.short_name()
-        )));
+    if !pre_raster {
+        return no_outputs();
     }
-    let ShaderCode::Ir(any) = &state.code else {
-        return Err(PipeError::unsupported(
-            "shader: stream output of a SPIR-V passthrough shader (decorate its outputs for Xfb instead)",
-        ));
-    };
     let Some(ir) = any.downcast_ref::<crate::shader::Ir>() else {
         return Ok(()); // check_template reports the type
     };
@@ -400,9 +489,9 @@ impl VkContext {
         };
     }
 
-    /// The capture list of the last pre-raster stage when this draw
-    /// captures (targets bound and a list to capture).
-    pub(crate) fn so_capture_info(&self) -> PipeResult<Option<StreamOutputInfo>> {
+    /// The capture of the last pre-raster stage when this draw captures
+    /// (targets bound and something to capture).
+    pub(crate) fn so_capture_info(&self) -> PipeResult<Option<SoCapture>> {
         if !self.streamout.any_target() {
             return Ok(None);
         }
@@ -414,16 +503,7 @@ impl VkContext {
         ]
         .into_iter()
         .find_map(|st| b.shaders[st.index()]);
-        let Some(h) = last else { return Ok(None) };
-        if self.shader_info(h).spirv_xfb {
-            return Err(PipeError::unsupported(
-                "draw_vbo: stream output declared in a SPIR-V passthrough shader (its Xfb \
-                 decorations) is not captured by pipe-vk; give the outputs in \
-                 ShaderState::stream_output of a spirv-gen IR shader",
-            ));
-        }
-        let info = &self.shader_table().get(h.cso)?.stream_output;
-        Ok((!info.output.is_empty()).then(|| info.clone()))
+        Ok(last.and_then(|h| self.shader_info(h).capture))
     }
 
     /// Stores a target's pending offset into its counter buffer (outside
@@ -442,7 +522,7 @@ impl VkContext {
     /// touches. `pipeline` is the draw's pipeline.
     pub(crate) fn so_prepare_draw(
         &mut self,
-        capture: Option<&StreamOutputInfo>,
+        capture: Option<&SoCapture>,
         pipeline: vk::Pipeline,
     ) -> PipeResult<()> {
         if self.streamout.active
@@ -453,28 +533,22 @@ impl VkContext {
             self.so_pause();
         }
         let Some(info) = capture else { return Ok(()) };
-        for o in &info.output {
-            let b = usize::from(o.output_buffer);
+        for b in (0..MAX_SO_BUFFERS).filter(|b| info.buffers >> b & 1 == 1) {
             if self.streamout.targets.get(b).is_none_or(Option::is_none) {
                 return Err(PipeError::invalid(format!(
                     "draw_vbo: the shader captures into stream output buffer {b}, which has no target bound"
                 )));
             }
-            if u32::from(o.stream) >= self.streamout.max_streams {
-                return Err(PipeError::unsupported(format!(
-                    "draw_vbo: vertex stream {} (the device has {})",
-                    o.stream, self.streamout.max_streams
-                )));
-            }
         }
-        if let Some(s) = info
-            .stride
-            .iter()
-            .find(|s| u32::from(**s) * 4 > self.streamout.max_stride)
-        {
+        if u32::from(info.max_stream) >= self.streamout.max_streams {
             return Err(PipeError::unsupported(format!(
-                "draw_vbo: stream output stride of {} bytes exceeds the device's {}",
-                u32::from(*s) * 4,
+                "draw_vbo: vertex stream {} (the device has {})",
+                info.max_stream, self.streamout.max_streams
+            )));
+        }
+        if let Some(s) = info.stride.iter().find(|s| **s > self.streamout.max_stride) {
+            return Err(PipeError::unsupported(format!(
+                "draw_vbo: stream output stride of {s} bytes exceeds the device's {}",
                 self.streamout.max_stride
             )));
         }
@@ -498,11 +572,7 @@ impl VkContext {
 
     /// Step 4 of a capturing draw, with its pipeline bound: binds the
     /// targets and begins (resumes) transform feedback unless active.
-    pub(crate) fn so_resume(
-        &mut self,
-        cmd: vk::CommandBuffer,
-        info: &StreamOutputInfo,
-    ) -> PipeResult<()> {
+    pub(crate) fn so_resume(&mut self, cmd: vk::CommandBuffer, info: &SoCapture) -> PipeResult<()> {
         if self.streamout.active {
             return Ok(());
         }
@@ -541,7 +611,7 @@ impl VkContext {
             end.push(counter);
             st.start = None;
             if info.stride[i] != 0 {
-                st.stride = Some(u32::from(info.stride[i]) * 4);
+                st.stride = Some(info.stride[i]);
             }
         }
         let offsets = [0u64; MAX_SO_BUFFERS];

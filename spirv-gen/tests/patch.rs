@@ -1262,6 +1262,7 @@ fn damaged_spirv_never_panics() {
         (assemble(FS_GLSLANG, TargetEnv::Vulkan_1_0), Stage::Fragment),
         (probe("fs", TargetEnv::Vulkan_1_0), Stage::Fragment),
         (probe("nonsem", TargetEnv::Vulkan_1_3), Stage::Vertex),
+        (assemble(XFB_GLSLANG, TargetEnv::Vulkan_1_0), Stage::Vertex),
     ];
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = move || {
@@ -1292,12 +1293,20 @@ fn damaged_spirv_never_panics() {
                 let _ = interface_locations(&w, *stage, "main", false);
                 let _ = ir_resources(&w, *stage, "main");
                 let _ = entry_point_as_main(&w, *stage, "unwritten");
+                let _ = xfb_layout(&w, *stage, "main");
+                let _ = drop_xfb(&w, *stage, "main");
                 if *stage == Stage::Vertex {
                     let _ = vertex_outputs(&w, "main");
                     let _ = vertex_fixups(&w, "main", &fixups);
                     let _ = point_size(&w, "main", 2.0, true);
                     let _ = clip_disable(&w, "main", 0);
                     let _ = clip_halfz(&w, "main");
+                    let all = XfbBuiltins {
+                        position: true,
+                        point_size: true,
+                        clip_distance: true,
+                    };
+                    let _ = xfb_copy_builtins(&w, "main", all);
                 } else {
                     let _ = zero_inputs(&w, "main", u32::MAX);
                     let _ = unbound_outputs(&w, "main", 0xff);
@@ -1308,5 +1317,280 @@ fn damaged_spirv_never_panics() {
                 panic!("a damaged {stage:?} module panicked:\n{w:?}");
             }
         }
+    }
+}
+
+const XFB_GLSLANG: &str = include_str!("../../tests/src/cases/xfb_spirv.spvasm");
+
+#[test]
+fn xfb_binary_matches_its_text() {
+    assert_eq!(
+        words_of(include_bytes!("../../tests/src/cases/xfb_spirv.spv")),
+        assemble(XFB_GLSLANG, TargetEnv::Vulkan_1_0)
+    );
+}
+
+/// A variable's decorations: (decoration, its literal).
+type Decorations = Vec<(Decoration, Option<u32>)>;
+
+/// The output variables of a module with their decorations.
+fn output_decorations(words: &[u32]) -> Vec<(u32, Decorations)> {
+    let m = dr::load_words(words).unwrap();
+    m.types_global_values
+        .iter()
+        .filter(|i| {
+            i.class.opcode == Op::Variable
+                && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Output))
+        })
+        .map(|v| {
+            let id = v.result_id.unwrap();
+            let decos = m
+                .annotations
+                .iter()
+                .filter(|a| a.class.opcode == Op::Decorate && a.operands[0] == Operand::IdRef(id))
+                .map(|a| {
+                    let lit = match a.operands.get(2) {
+                        Some(Operand::LiteralBit32(x)) => Some(*x),
+                        _ => None,
+                    };
+                    match a.operands[1] {
+                        Operand::Decoration(d) => (d, lit),
+                        _ => unreachable!(),
+                    }
+                })
+                .collect();
+            (id, decos)
+        })
+        .collect()
+}
+
+/// `Offset` member decorations left in a module.
+fn member_offsets(words: &[u32]) -> usize {
+    dr::load_words(words)
+        .unwrap()
+        .annotations
+        .iter()
+        .filter(|a| {
+            a.class.opcode == Op::MemberDecorate
+                && a.operands.get(2) == Some(&Operand::Decoration(Decoration::Offset))
+        })
+        .count()
+}
+
+/// Transform feedback a module declares: its layout (and the
+/// decorations refused), dropped from a stage that is not the last, and
+/// captured built-ins moved to copies written before the patches that
+/// rewrite them.
+#[test]
+fn transform_feedback_of_a_module() {
+    use spirv_gen::ir::Stage;
+    use spirv_gen::patch::{
+        clip_disable, clip_halfz, drop_xfb, point_size, xfb_copy_builtins, xfb_layout, XfbBuiltins,
+        XfbLayout,
+    };
+    let env = TargetEnv::Vulkan_1_0;
+    let words = assemble(XFB_GLSLANG, env);
+    let layout = XfbLayout {
+        strides: [32, 20, 0, 0],
+        buffers: 0b11,
+        streams: 0b1,
+    };
+    assert_eq!(
+        xfb_layout(&words, Stage::Vertex, "main").unwrap(),
+        Some(layout)
+    );
+    // No Xfb mode, no layout.
+    let plain = assemble(GLSLANG, env);
+    assert_eq!(xfb_layout(&plain, Stage::Vertex, "main").unwrap(), None);
+
+    let refused = |from: &str, to: &str, needle: &str| {
+        assert!(XFB_GLSLANG.contains(from), "{from}");
+        let w = assemble(&XFB_GLSLANG.replace(from, to), env);
+        let e = xfb_layout(&w, Stage::Vertex, "main")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(needle), "{from} -> {to}: {e}");
+    };
+    refused(
+        "OpDecorate %v XfbBuffer 1",
+        "OpDecorate %v XfbBuffer 4",
+        "XfbBuffer 4",
+    );
+    refused(
+        "OpDecorate %v Offset 4",
+        "OpDecorate %v Offset 8",
+        "do not fit",
+    );
+    refused(
+        "OpDecorate %v Offset 4",
+        "OpDecorate %v Offset 6",
+        "multiple of 4",
+    );
+    refused("OpDecorate %v XfbStride 20", "", "no XfbStride");
+    refused("OpDecorate %v XfbBuffer 1", "", "no XfbBuffer");
+    refused(
+        "OpDecorate %v XfbBuffer 1",
+        "OpDecorate %v XfbBuffer 0",
+        "strides",
+    );
+
+    // Not the last stage: no Xfb mode and no capture decorations left.
+    let dropped = drop_xfb(&words, Stage::Vertex, "main").unwrap();
+    validate(&dropped, env, "drop_xfb");
+    assert_eq!(xfb_layout(&dropped, Stage::Vertex, "main").unwrap(), None);
+    assert_eq!(member_offsets(&dropped), 0);
+    assert!(output_decorations(&dropped)
+        .iter()
+        .flat_map(|(_, d)| d)
+        .all(|(d, _)| !matches!(
+            d,
+            Decoration::XfbBuffer | Decoration::XfbStride | Decoration::Offset
+        )));
+    assert_eq!(drop_xfb(&plain, Stage::Vertex, "main").unwrap(), plain);
+
+    // Built-ins through copies: each captured one in turn, then all.
+    let all = XfbBuiltins {
+        position: true,
+        point_size: true,
+        clip_distance: true,
+    };
+    for (which, copies) in [
+        (
+            XfbBuiltins {
+                position: true,
+                ..XfbBuiltins::default()
+            },
+            1,
+        ),
+        (
+            XfbBuiltins {
+                point_size: true,
+                ..XfbBuiltins::default()
+            },
+            1,
+        ),
+        (
+            XfbBuiltins {
+                clip_distance: true,
+                ..XfbBuiltins::default()
+            },
+            1,
+        ),
+        (all, 3),
+    ] {
+        let out = xfb_copy_builtins(&words, "main", which).unwrap();
+        validate(&out, env, &format!("{which:?}"));
+        // Same layout, the copies' offsets taken off the block.
+        assert_eq!(
+            xfb_layout(&out, Stage::Vertex, "main").unwrap(),
+            Some(layout)
+        );
+        assert_eq!(member_offsets(&out), 3 - copies, "{which:?}");
+        let outs = output_decorations(&out);
+        assert_eq!(outs.len(), 2 + copies, "{which:?}");
+        for (_, d) in &outs[2..] {
+            assert!(d.contains(&(Decoration::XfbBuffer, Some(0))), "{d:?}");
+            assert!(d.contains(&(Decoration::XfbStride, Some(32))), "{d:?}");
+        }
+    }
+    let out = xfb_copy_builtins(&words, "main", all).unwrap();
+    // Locations past `v` (0): the position at 1, the point size at 2,
+    // the two clip distances at 3 and 4; offsets as the block had them.
+    let outs = output_decorations(&out);
+    let at = |loc: u32, off: u32| {
+        outs.iter().any(|(_, d)| {
+            d.contains(&(Decoration::Location, Some(loc)))
+                && d.contains(&(Decoration::Offset, Some(off)))
+        })
+    };
+    assert!(at(1, 0) && at(2, 24) && at(3, 16), "{outs:?}");
+    // The rewrites come after the copies, and the result validates.
+    let mut w = point_size(&out, "main", 1.0, true).unwrap();
+    w = clip_disable(&w, "main", 0).unwrap();
+    w = clip_halfz(&w, "main").unwrap();
+    validate(&w, env, "rewritten after the copies");
+    let m = dr::load_words(&w).unwrap();
+    let body = &m.functions[0].blocks.last().unwrap().instructions;
+    let copy_ids: Vec<u32> = outs[2..].iter().map(|(id, _)| *id).collect();
+    let last_copy = body
+        .iter()
+        .rposition(|i| {
+            i.class.opcode == Op::Store
+                && matches!(i.operands[0], Operand::IdRef(p) if copy_ids.contains(&p))
+        })
+        .unwrap();
+    let first_rewrite = body
+        .iter()
+        .position(|i| i.class.opcode == Op::FMul)
+        .unwrap();
+    assert!(last_copy < first_rewrite, "{}", disassemble(&w));
+    // Nothing captured: nothing to copy.
+    assert_eq!(xfb_copy_builtins(&plain, "main", all).unwrap(), plain);
+}
+
+/// A geometry shader capturing two vertex streams into two buffers, as
+/// spirv-gen emits it (variables, not a block): the streams and
+/// buffers, and its position copied before each vertex it emits.
+#[test]
+fn transform_feedback_of_geometry_streams() {
+    use spirv_gen::ir::Stage;
+    use spirv_gen::patch::{xfb_copy_builtins, xfb_layout, XfbBuiltins, XfbLayout};
+    let src = "shader geometry input=points output=points max_vertices=2 invocations=1
+in @pin : f32x4[1] builtin=position
+out @gl_pos : f32x4 builtin=position xfb_buffer=0 xfb_offset=16 xfb_stride=32
+out @a : f32x4 location=0 xfb_buffer=0 xfb_offset=0 xfb_stride=32
+out @b : f32x2 location=1 stream=1 xfb_buffer=1 xfb_offset=0 xfb_stride=8
+fn main {
+  %0 : i32 = const 0
+  %1 : f32x4 = load @pin, %0
+  store @gl_pos, %1
+  store @a, %1
+  emit_vertex
+  %3 : f32x2 = swizzle %1, xy
+  store @b, %3
+  emit_vertex stream=1
+}
+";
+    let ir = spirv_gen::text::parse(src).unwrap();
+    for target in [Target::Vulkan1_3, Target::Vulkan1_1] {
+        let env = common::env(target);
+        let words = spirv_gen::emit::emit(&ir, target).unwrap();
+        let layout = XfbLayout {
+            strides: [32, 8, 0, 0],
+            buffers: 0b11,
+            streams: 0b11,
+        };
+        assert_eq!(
+            xfb_layout(&words, Stage::Geometry, "main").unwrap(),
+            Some(layout)
+        );
+        let which = XfbBuiltins {
+            position: true,
+            ..XfbBuiltins::default()
+        };
+        let out = xfb_copy_builtins(&words, "main", which).unwrap();
+        validate(&out, env, "geometry copy");
+        assert_eq!(
+            xfb_layout(&out, Stage::Geometry, "main").unwrap(),
+            Some(layout)
+        );
+        // One copy store before each of the two vertices.
+        let m = dr::load_words(&out).unwrap();
+        let body: Vec<&dr::Instruction> = m
+            .functions
+            .iter()
+            .flat_map(|f| &f.blocks)
+            .flat_map(|b| &b.instructions)
+            .collect();
+        let copy = output_decorations(&out)
+            .into_iter()
+            .find(|(_, d)| d.contains(&(Decoration::Location, Some(2))))
+            .map(|(id, _)| id)
+            .expect("a copy at location 2");
+        let stores = body
+            .iter()
+            .filter(|i| i.class.opcode == Op::Store && i.operands[0] == Operand::IdRef(copy))
+            .count();
+        assert_eq!(stores, 2, "{}", disassemble(&out));
     }
 }

@@ -516,7 +516,7 @@ fn main {
 
 /// A shader CSO template from spirv-gen text IR.
 pub fn shader(stage: ShaderStage, src: &str) -> Result<ShaderState, Outcome> {
-    if AS_SPIRV.with(|c| c.get()) {
+    if is_spirv() {
         return spirv_shader(stage, src, spirv_gen::emit::Target::Vulkan1_3);
     }
     let ir = spirv_gen::text::parse(src).map_err(|e| Outcome::fail(format!("test shader: {e}")))?;
@@ -530,6 +530,11 @@ pub fn shader(stage: ShaderStage, src: &str) -> Result<ShaderState, Outcome> {
 thread_local! {
     /// Set by [`as_spirv`]: [`shader`] gives SPIR-V passthrough shaders.
     static AS_SPIRV: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether [`shader`] gives SPIR-V passthrough shaders (in [`as_spirv`]).
+pub fn is_spirv() -> bool {
+    AS_SPIRV.with(|c| c.get())
 }
 
 /// Runs `f` with every shader [`shader`] makes given as SPIR-V
@@ -551,8 +556,17 @@ pub fn spirv_shader(
     target: spirv_gen::emit::Target,
 ) -> Result<ShaderState, Outcome> {
     let ir = spirv_gen::text::parse(src).map_err(|e| Outcome::fail(format!("test shader: {e}")))?;
+    spirv_shader_of(stage, &ir, target)
+}
+
+/// [`spirv_shader`] of parsed (and perhaps lowered) IR.
+pub fn spirv_shader_of(
+    stage: ShaderStage,
+    ir: &spirv_gen::ir::Shader,
+    target: spirv_gen::emit::Target,
+) -> Result<ShaderState, Outcome> {
     let words =
-        spirv_gen::emit::emit(&ir, target).map_err(|e| Outcome::fail(format!("emit: {e}")))?;
+        spirv_gen::emit::emit(ir, target).map_err(|e| Outcome::fail(format!("emit: {e}")))?;
     Ok(ShaderState {
         stage,
         code: ShaderCode::SpirV {

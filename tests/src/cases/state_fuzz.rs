@@ -858,8 +858,8 @@ impl Fuzz {
     ) -> Option<ShaderHandle> {
         // Sometimes the same shader as SPIR-V passthrough (spirv-gen's
         // SPIR-V 1.3 or 1.6), which takes only the lowerings pipe-vk
-        // patches into SPIR-V (stream output it refuses).
-        let spirv = so.is_none() && self.rng.chance(15);
+        // patches into SPIR-V, and declares its stream output itself.
+        let spirv = self.rng.chance(15);
         let target = if self.rng.chance(50) {
             spirv_gen::emit::Target::Vulkan1_1
         } else {
@@ -869,10 +869,10 @@ impl Fuzz {
         if let Some(h) = self.shaders.get(&key) {
             return Some(*h);
         }
-        let made = if spirv {
-            crate::harness::spirv_shader(stage, text, target)
-        } else {
-            shader(stage, text)
+        let made = match (spirv, so) {
+            (true, Some(so)) => crate::cases::streamout::spirv_with_xfb(stage, text, so, target),
+            (true, None) => crate::harness::spirv_shader(stage, text, target),
+            (false, _) => shader(stage, text),
         };
         let mut st = match made {
             Ok(s) => s,
@@ -883,7 +883,7 @@ impl Fuzz {
                 return None;
             }
         };
-        if let Some(so) = so {
+        if let (false, Some(so)) = (spirv, so) {
             st.stream_output = so.clone();
         }
         let r = match stage {

@@ -20,6 +20,7 @@ use pipe_core::{Format, PipeError, Resource};
 
 use crate::harness::{env, f32s, set_color, shader, step, unorm, Env, FS_UBO_COLOR};
 use crate::{Outcome, TestContext};
+use spirv_gen::passes::xfb::XfbCapture;
 
 type R = Result<(), Outcome>;
 
@@ -131,6 +132,66 @@ pub(crate) fn with_so(
 ) -> ShaderState {
     s.stream_output = StreamOutputInfo { stride, output };
     s
+}
+
+/// The shader `src` capturing `output` with `stride` (dwords): IR with
+/// Gallium's capture list, or, in a case's `.spirv` variant
+/// ([`crate::harness::as_spirv`]), the SPIR-V 1.6 a GL frontend compiles
+/// for it, which declares its capture itself (`Xfb` decorations, made by
+/// the same spirv-gen lowering the IR path applies) and has no list.
+pub(crate) fn so_shader(
+    stage: ShaderStage,
+    src: &str,
+    output: Vec<StreamOutput>,
+    stride: [u16; 4],
+) -> Result<ShaderState, Outcome> {
+    if !crate::harness::is_spirv() {
+        return Ok(with_so(shader(stage, src)?, output, stride));
+    }
+    let info = StreamOutputInfo { stride, output };
+    spirv_with_xfb(stage, src, &info, spirv_gen::emit::Target::Vulkan1_3)
+}
+
+/// The SPIR-V a GL frontend compiles for the IR shader `src` capturing
+/// `info`: its outputs decorated for transform feedback (`Xfb`) by
+/// spirv-gen's lowering, no Gallium capture list.
+pub(crate) fn spirv_with_xfb(
+    stage: ShaderStage,
+    src: &str,
+    info: &StreamOutputInfo,
+    target: spirv_gen::emit::Target,
+) -> Result<ShaderState, Outcome> {
+    let mut ir =
+        spirv_gen::text::parse(src).map_err(|e| Outcome::fail(format!("test shader: {e}")))?;
+    let caps: Vec<XfbCapture> = info
+        .output
+        .iter()
+        .map(|o| XfbCapture {
+            output: u32::from(o.register_index),
+            start_component: u32::from(o.start_component),
+            num_components: u32::from(o.num_components),
+            buffer: u32::from(o.output_buffer),
+            offset: u32::from(o.dst_offset) * 4,
+            stream: u32::from(o.stream),
+        })
+        .collect();
+    spirv_gen::passes::xfb::lower_xfb(&mut ir, &caps, info.stride.map(|s| u32::from(s) * 4))
+        .map_err(|e| Outcome::fail(format!("test shader: xfb: {e}")))?;
+    crate::harness::spirv_shader_of(stage, &ir, target)
+}
+
+/// Registers a case, and its `.spirv` variant: every shader given as
+/// SPIR-V passthrough, the captures declared in the words.
+macro_rules! so_case {
+    ($name:literal, $body:path) => {
+        case!($name, $body);
+        const _: () = {
+            fn spirv(ctx: &mut TestContext) -> Outcome {
+                Outcome::from_result(crate::harness::as_spirv(|| $body(ctx)))
+            }
+            crate::test_case!(name = concat!($name, ".spirv"), spirv);
+        };
+    };
 }
 
 /// The record one vertex leaves in `buffer` under `outs` (dword
@@ -321,7 +382,7 @@ pub(crate) fn words(e: &mut Env, b: &Resource) -> Result<Vec<u32>, Outcome> {
 
 /// Compares a buffer with `want` word by word (padded with `SENTINEL` to
 /// the buffer's size).
-fn check_words(what: &str, got: &[u32], want: &[u32]) -> R {
+pub(crate) fn check_words(what: &str, got: &[u32], want: &[u32]) -> R {
     let mut want = want.to_vec();
     want.resize(got.len(), SENTINEL);
     if let Some(i) = (0..got.len()).find(|&i| got[i] != want[i]) {
@@ -366,11 +427,7 @@ fn interleaved(ctx: &mut TestContext, staging: bool) -> R {
     ];
     bind_vs(
         &mut e,
-        with_so(
-            shader(ShaderStage::Vertex, VS_CAP)?,
-            outs.clone(),
-            [12, 0, 0, 0],
-        ),
+        so_shader(ShaderStage::Vertex, VS_CAP, outs.clone(), [12, 0, 0, 0])?,
     )?;
     bind_verts(&mut e, 0, 5)?;
     let b = so_buffer(&mut e, 48 * 8)?;
@@ -432,7 +489,7 @@ fn main {
     let outs = vec![so(1, 1, 4, 0, 0), so(1, 5, 1, 0, 4), so(2, 5, 3, 0, 5)];
     bind_vs(
         &mut e,
-        with_so(shader(ShaderStage::Vertex, VS_ARR)?, outs, [8, 0, 0, 0]),
+        so_shader(ShaderStage::Vertex, VS_ARR, outs, [8, 0, 0, 0])?,
     )?;
     bind_verts(&mut e, 0, 3)?;
     let b = so_buffer(&mut e, 32 * 4)?;
@@ -484,11 +541,7 @@ fn line_stipple_emulated(ctx: &mut TestContext, staging: bool) -> R {
     let outs = vec![so(1, 0, 4, 0, 0), so(3, 0, 1, 0, 4), so(0, 0, 4, 0, 5)];
     bind_vs(
         &mut e,
-        with_so(
-            shader(ShaderStage::Vertex, VS_CAP)?,
-            outs.clone(),
-            [9, 0, 0, 0],
-        ),
+        so_shader(ShaderStage::Vertex, VS_CAP, outs.clone(), [9, 0, 0, 0])?,
     )?;
     bind_verts(&mut e, 0, 3)?;
     let b = so_buffer(&mut e, 36 * 6)?;
@@ -518,11 +571,7 @@ fn separate(ctx: &mut TestContext) -> R {
     let outs = vec![so(1, 0, 4, 0, 0), so(2, 0, 2, 1, 0), so(0, 0, 4, 2, 0)];
     bind_vs(
         &mut e,
-        with_so(
-            shader(ShaderStage::Vertex, VS_CAP)?,
-            outs.clone(),
-            [4, 2, 4, 0],
-        ),
+        so_shader(ShaderStage::Vertex, VS_CAP, outs.clone(), [4, 2, 4, 0])?,
     )?;
     bind_verts(&mut e, 0, 4)?;
     let b0 = so_buffer(&mut e, 256)?;
@@ -540,7 +589,7 @@ fn separate(ctx: &mut TestContext) -> R {
     want.extend(records(0..4, &outs, 2, 4));
     check_words("buffers 1 and 2 in one resource", &got, &want)
 }
-case!("pipe.streamout.capture.separate", separate);
+so_case!("pipe.streamout.capture.separate", separate);
 
 pub(crate) fn require(e: &Env, buffers: u32) -> R {
     if e.screen.caps().max_stream_output_buffers < buffers {
@@ -566,11 +615,7 @@ fn components(ctx: &mut TestContext) -> R {
     ];
     bind_vs(
         &mut e,
-        with_so(
-            shader(ShaderStage::Vertex, VS_CAP)?,
-            outs.clone(),
-            [4, 5, 0, 0],
-        ),
+        so_shader(ShaderStage::Vertex, VS_CAP, outs.clone(), [4, 5, 0, 0])?,
     )?;
     bind_verts(&mut e, 2, 3)?;
     let b0 = so_buffer(&mut e, 128)?;
@@ -584,7 +629,7 @@ fn components(ctx: &mut TestContext) -> R {
     let got = words(&mut e, &b1)?;
     check_words("buffer 1", &got, &records(2..5, &outs, 1, 5))
 }
-case!("pipe.streamout.capture.components", components);
+so_case!("pipe.streamout.capture.components", components);
 
 const INTERLEAVED_OUTS: [(u8, u8, u8, u8, u16); 2] = [(1, 0, 4, 0, 0), (3, 0, 1, 0, 4)];
 
@@ -605,11 +650,7 @@ fn append(ctx: &mut TestContext) -> R {
     let outs = simple_outs();
     bind_vs(
         &mut e,
-        with_so(
-            shader(ShaderStage::Vertex, VS_CAP)?,
-            outs.clone(),
-            [5, 0, 0, 0],
-        ),
+        so_shader(ShaderStage::Vertex, VS_CAP, outs.clone(), [5, 0, 0, 0])?,
     )?;
     let b = so_buffer(&mut e, 20 * 12)?;
     let t = target(&mut e, &b, 0, 20 * 12)?;
@@ -622,7 +663,7 @@ fn append(ctx: &mut TestContext) -> R {
     let got = words(&mut e, &b)?;
     check_words("appended", &got, &records(0..7, &outs, 0, 5))
 }
-case!("pipe.streamout.append", append);
+so_case!("pipe.streamout.append", append);
 
 /// Capture continues across state changes that pause it: a framebuffer
 /// clear, a buffer upload (a transfer ends the rendering instance), a
@@ -637,11 +678,12 @@ fn pause_resume(ctx: &mut TestContext) -> R {
     let outs = simple_outs();
     let cap = step(
         "vs",
-        e.ctx.create_vs_state(&with_so(
-            shader(ShaderStage::Vertex, VS_CAP)?,
+        e.ctx.create_vs_state(&so_shader(
+            ShaderStage::Vertex,
+            VS_CAP,
             outs.clone(),
             [5, 0, 0, 0],
-        )),
+        )?),
     )?;
     let plain = step(
         "vs",
@@ -696,7 +738,7 @@ fn pause_resume(ctx: &mut TestContext) -> R {
     let got = words(&mut e, &b)?;
     check_words("after pauses", &got, &records(0..9, &outs, 0, 5))
 }
-case!("pipe.streamout.pause_resume", pause_resume);
+so_case!("pipe.streamout.pause_resume", pause_resume);
 
 /// Offset 0 restarts a target at its start (overwriting); a non-zero
 /// offset starts it there; `stream_output_target_offset` follows.
@@ -708,11 +750,7 @@ fn restart_and_offsets(ctx: &mut TestContext) -> R {
     let outs = simple_outs();
     bind_vs(
         &mut e,
-        with_so(
-            shader(ShaderStage::Vertex, VS_CAP)?,
-            outs.clone(),
-            [5, 0, 0, 0],
-        ),
+        so_shader(ShaderStage::Vertex, VS_CAP, outs.clone(), [5, 0, 0, 0])?,
     )?;
     let b = so_buffer(&mut e, 20 * 12)?;
     let t = target(&mut e, &b, 0, 20 * 12)?;
@@ -759,7 +797,7 @@ fn restart_and_offsets(ctx: &mut TestContext) -> R {
     want.extend(records([20, 21, 30].into_iter(), &outs, 0, 5));
     check_words("restart and offsets", &got, &want)
 }
-case!("pipe.streamout.offsets", restart_and_offsets);
+so_case!("pipe.streamout.offsets", restart_and_offsets);
 
 /// Two triangles covering the left half are captured after VS_SHIFT moved
 /// them to the right half, with rasterization discarded; draw-auto then
@@ -769,14 +807,14 @@ case!("pipe.streamout.offsets", restart_and_offsets);
 fn draw_auto(ctx: &mut TestContext) -> R {
     draw_auto_on(ctx, false)
 }
-case!("pipe.streamout.draw_auto", draw_auto);
+so_case!("pipe.streamout.draw_auto", draw_auto);
 
 /// [`draw_auto`] with the vertex count read back on the CPU, as on
 /// devices without `transformFeedbackDraw` (`PIPE_VK_DEBUG=no_xfb_draw`).
 fn draw_auto_cpu(ctx: &mut TestContext) -> R {
     draw_auto_on(ctx, true)
 }
-case!("pipe.streamout.draw_auto_cpu_count", draw_auto_cpu);
+so_case!("pipe.streamout.draw_auto_cpu_count", draw_auto_cpu);
 
 fn draw_auto_on(ctx: &mut TestContext, cpu_count: bool) -> R {
     let mut e = crate::harness::env_with(ctx, |o| o.no_xfb_draw = Some(cpu_count))?;
@@ -788,11 +826,7 @@ fn draw_auto_on(ctx: &mut TestContext, cpu_count: bool) -> R {
     let pos_out = vec![so(0, 0, 4, 0, 0)];
     bind_vs(
         &mut e,
-        with_so(
-            shader(ShaderStage::Vertex, VS_SHIFT)?,
-            pos_out,
-            [4, 0, 0, 0],
-        ),
+        so_shader(ShaderStage::Vertex, VS_SHIFT, pos_out, [4, 0, 0, 0])?,
     )?;
     let quad: [f32; 24] = [
         -1.0, -1.0, 0.0, 1.0, 0.0, -1.0, 0.0, 1.0, -1.0, 1.0, 0.0, 1.0, //
@@ -852,11 +886,12 @@ fn draw_auto_rewritten(ctx: &mut TestContext) -> R {
     bind_fs(&mut e)?;
     bind_vs(
         &mut e,
-        with_so(
-            shader(ShaderStage::Vertex, VS_PASS)?,
+        so_shader(
+            ShaderStage::Vertex,
+            VS_PASS,
             vec![so(0, 0, 4, 0, 0)],
             [4, 0, 0, 0],
-        ),
+        )?,
     )?;
     let corners: [f32; 32] = [
         0.0, -1.0, 0.0, 1.0, 1.0, -1.0, 0.0, 1.0, 1.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, //
@@ -892,7 +927,7 @@ fn draw_auto_rewritten(ctx: &mut TestContext) -> R {
     let got = e.read_texture(&color, 0, &PipeBox::rect(0, 0, W, H))?;
     check_pixels(ctx, &got, |x, _| if x >= W / 2 { red } else { black })
 }
-case!("pipe.streamout.draw_auto_rewritten", draw_auto_rewritten);
+so_case!("pipe.streamout.draw_auto_rewritten", draw_auto_rewritten);
 
 /// A draw-auto draw of `mode` from `t`.
 fn draw_auto_from(e: &mut Env, mode: PrimType, t: &StreamOutputTarget) -> R {
@@ -927,7 +962,7 @@ fn replay_from(e: &mut Env, b: &Resource) -> R {
     )
 }
 
-fn clear_black(e: &mut Env) -> R {
+pub(crate) fn clear_black(e: &mut Env) -> R {
     crate::cases::draw::clear_color(e, [0.0, 0.0, 0.0, 1.0])
 }
 
@@ -951,7 +986,7 @@ fn said(log: &std::sync::Mutex<Vec<String>>, needle: &str) -> bool {
         .unwrap_or(false)
 }
 
-fn check_eq(what: &str, got: u32, want: u32) -> R {
+pub(crate) fn check_eq(what: &str, got: u32, want: u32) -> R {
     if got != want {
         return Err(Outcome::fail(format!("{what}: {got}, want {want}")));
     }
@@ -980,11 +1015,7 @@ fn discard(ctx: &mut TestContext) -> R {
     let outs = simple_outs();
     bind_vs(
         &mut e,
-        with_so(
-            shader(ShaderStage::Vertex, VS_CAP)?,
-            outs.clone(),
-            [5, 0, 0, 0],
-        ),
+        so_shader(ShaderStage::Vertex, VS_CAP, outs.clone(), [5, 0, 0, 0])?,
     )?;
     let b = so_buffer(&mut e, 20 * 8)?;
     let t = target(&mut e, &b, 0, 20 * 8)?;
@@ -1017,7 +1048,7 @@ fn discard(ctx: &mut TestContext) -> R {
         &records(0..6, &outs, 0, 5),
     )
 }
-case!("pipe.streamout.rasterizer_discard", discard);
+so_case!("pipe.streamout.rasterizer_discard", discard);
 
 /// A target with room for 4 vertices inside a larger buffer: of 3
 /// triangles only the first fits whole, and a primitive is captured whole
@@ -1032,11 +1063,7 @@ fn overflow(ctx: &mut TestContext) -> R {
     let outs = vec![so(1, 0, 4, 0, 0)];
     bind_vs(
         &mut e,
-        with_so(
-            shader(ShaderStage::Vertex, VS_CAP)?,
-            outs.clone(),
-            [4, 0, 0, 0],
-        ),
+        so_shader(ShaderStage::Vertex, VS_CAP, outs.clone(), [4, 0, 0, 0])?,
     )?;
     let b = so_buffer(&mut e, 128)?;
     let t = target(&mut e, &b, 16, 64)?;
@@ -1060,7 +1087,7 @@ fn overflow(ctx: &mut TestContext) -> R {
     want.extend(records([0, 1, 2, 0].into_iter(), &outs, 0, 4));
     check_words("overflow", &got, &want)
 }
-case!("pipe.streamout.overflow", overflow);
+so_case!("pipe.streamout.overflow", overflow);
 
 /// Points in; stream 0 gets `a` = 2 * position once per point, stream 1
 /// gets `b` = position.xy + (k, 0) for k = 0, 1: twice as many records.
@@ -1103,11 +1130,12 @@ fn geometry_streams(ctx: &mut TestContext) -> R {
     bind_vs(&mut e, shader(ShaderStage::Vertex, VS_PASS)?)?;
     let mut s1 = so(2, 0, 2, 1, 0);
     s1.stream = 1;
-    let gs = with_so(
-        shader(ShaderStage::Geometry, GS_STREAMS)?,
+    let gs = so_shader(
+        ShaderStage::Geometry,
+        GS_STREAMS,
         vec![so(1, 0, 4, 0, 0), s1],
         [4, 2, 0, 0],
-    );
+    )?;
     let g = step("create_gs_state", e.ctx.create_gs_state(&gs))?;
     step("bind_gs_state", e.ctx.bind_gs_state(Some(g)))?;
     let n = 5;
@@ -1136,11 +1164,11 @@ fn geometry_streams(ctx: &mut TestContext) -> R {
     let o = step("offset", e.ctx.stream_output_target_offset(&t1))?;
     check_eq("stream 1 offset", o, 8 * 2 * n)
 }
-case!("pipe.streamout.geometry.streams", geometry_streams);
+so_case!("pipe.streamout.geometry.streams", geometry_streams);
 
 /// Expects `r` to be `InvalidArgument` (or, with `unsupported`,
 /// `Unsupported`) mentioning `needle`.
-fn rejects<T: std::fmt::Debug>(what: &str, needle: &str, r: Result<T, PipeError>) -> R {
+pub(crate) fn rejects<T: std::fmt::Debug>(what: &str, needle: &str, r: Result<T, PipeError>) -> R {
     match r {
         Err(PipeError::InvalidArgument(m)) | Err(PipeError::Unsupported(m))
             if m.contains(needle) =>
@@ -1298,11 +1326,12 @@ fn bad_input_on(e: &mut Env, wrapped: bool) -> R {
     // count's path and on the CPU count's (quads).
     bind_vs(
         e,
-        with_so(
-            shader(ShaderStage::Vertex, VS_CAP)?,
+        so_shader(
+            ShaderStage::Vertex,
+            VS_CAP,
             vec![so(1, 0, 4, 0, 0)],
             [4, 0, 0, 0],
-        ),
+        )?,
     )?;
     set_targets(e, &[&t], &[Some(0)])?;
     draw(e, PrimType::Points, 1)?;
@@ -1417,11 +1446,12 @@ fn tess_eval(ctx: &mut TestContext) -> R {
     )?;
     let te = step(
         "tes",
-        e.ctx.create_tes_state(&with_so(
-            shader(ShaderStage::TessEval, TES_CAP)?,
+        e.ctx.create_tes_state(&so_shader(
+            ShaderStage::TessEval,
+            TES_CAP,
             vec![so(1, 0, 3, 0, 0), so(0, 0, 4, 0, 3)],
             [7, 0, 0, 0],
-        )),
+        )?),
     )?;
     step("bind tcs", e.ctx.bind_tcs_state(Some(tc)))?;
     step("bind tes", e.ctx.bind_tes_state(Some(te)))?;
@@ -1457,60 +1487,4 @@ fn tess_eval(ctx: &mut TestContext) -> R {
     let o = step("offset", e.ctx.stream_output_target_offset(&t))?;
     check_eq("offset", o, 6 * 28)
 }
-case!("pipe.streamout.tess_eval", tess_eval);
-
-/// A SPIR-V passthrough vertex shader declaring its own transform
-/// feedback (`xfb_buffer`/`xfb_offset` decorations, the `Xfb` execution
-/// mode): pipe-vk does not capture it, so a draw with targets bound is
-/// refused as unsupported (it drew and captured nothing), and the
-/// buffer keeps its contents; without targets it draws.
-fn spirv_xfb_refused(ctx: &mut TestContext) -> R {
-    const VS_XFB: &str = "shader vertex
-in @pos : f32x4 location=0
-out @gl_pos : f32x4 builtin=position xfb_buffer=0 xfb_offset=0 xfb_stride=16
-fn main {
-  %0 : f32x4 = load @pos
-  store @gl_pos, %0
-}
-";
-    let mut e = env(ctx, false)?;
-    require_so(&e)?;
-    let color = setup(&mut e, false)?;
-    bind_fs(&mut e)?;
-    bind_vs(
-        &mut e,
-        crate::harness::spirv_shader(
-            ShaderStage::Vertex,
-            VS_XFB,
-            spirv_gen::emit::Target::Vulkan1_3,
-        )?,
-    )?;
-    bind_verts(&mut e, 0, 3)?;
-    let b = so_buffer(&mut e, 64)?;
-    let t = target(&mut e, &b, 0, 64)?;
-    set_targets(&mut e, &[&t], &[Some(0)])?;
-    let info = DrawInfo {
-        mode: PrimType::Points,
-        ..DrawInfo::default()
-    };
-    let one = [DrawStartCountBias {
-        start: 0,
-        count: 3,
-        index_bias: 0,
-    }];
-    rejects(
-        "draw with a target bound",
-        "Xfb decorations",
-        e.ctx.draw_vbo(&info, 0, None, &one),
-    )?;
-    check_words("the buffer", &words(&mut e, &b)?, &[])?;
-    set_targets(&mut e, &[], &[])?;
-    clear_black(&mut e)?;
-    draw(&mut e, PrimType::Points, 3)?;
-    let px = e.read_texture(&color, 0, &PipeBox::rect(0, 0, W, H))?;
-    if !px.chunks_exact(4).any(|p| p == [255, 0, 0, 255]) {
-        return Err(Outcome::fail("no point drawn without targets"));
-    }
-    Ok(())
-}
-case!("pipe.streamout.spirv_xfb_refused", spirv_xfb_refused);
+so_case!("pipe.streamout.tess_eval", tess_eval);

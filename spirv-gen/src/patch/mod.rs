@@ -20,9 +20,14 @@
 //!   ([`sample_interpolation`]);
 //! - the entry point's name ([`entry_point_as_main`]).
 //!
+//! - transform feedback declared in the module kept to the last vertex
+//!   stage ([`drop_xfb`]) and, for built-ins, captured before the patches
+//!   above rewrite them ([`xfb_copy_builtins`]); see `xfb`.
+//!
 //! It also reads what pipe-vk needs to know of such a module: its entry
 //! points ([`check_entry_point`]), interface locations
-//! ([`interface_locations`]) and descriptors ([`ir_resources`]).
+//! ([`interface_locations`]), descriptors ([`ir_resources`]) and
+//! transform feedback layout ([`xfb_layout`]).
 //!
 //! The fix-ups keep the shader's own code intact: each input variable at
 //! a fixed-up location becomes a `Private` variable of the same type, a
@@ -42,6 +47,9 @@ use std::collections::{HashMap, HashSet};
 
 use crate::passes::{FetchFixup, VertexFixup};
 use crate::{Error, Result};
+
+mod xfb;
+pub use xfb::{drop_xfb, xfb_copy_builtins, xfb_layout, XfbBuiltins, XfbLayout};
 
 /// Loads a SPIR-V module for reading or patching. Non-semantic
 /// extended instructions (debug info such as

@@ -1,0 +1,429 @@
+//! Transform feedback declared in a SPIR-V passthrough shader
+//! (ARB_gl_spirv's `xfb_buffer`, `xfb_offset`, `xfb_stride` and `stream`,
+//! compiled to the `Xfb` execution mode and the `XfbBuffer`, `XfbStride`,
+//! `Offset` and `Stream` decorations).
+//!
+//! Vulkan's VK_EXT_transform_feedback reads those decorations itself, so
+//! the words are captured as they are. What pipe-vk needs is:
+//! - the layout the draw binds targets for ([`xfb_layout`]): each
+//!   buffer's stride, the buffers and the vertex streams captured. It is
+//!   read, and checked, when the CSO is created;
+//! - the capture kept to the last vertex stage ([`drop_xfb`]): GL
+//!   captures the last stage only, Vulkan refuses the mode anywhere else;
+//! - captured built-ins kept as the shader wrote them
+//!   ([`xfb_copy_builtins`]): the depth-range conversion, fixed point
+//!   size and clip distance enables rewrite `Position`, `PointSize` and
+//!   `ClipDistance` where the vertex ends, after the shader. A captured
+//!   one is therefore captured through a copy, a new output at a free
+//!   location written from it first, which takes its decorations, as
+//!   `passes::xfb` does for the IR.
+
+use rspirv::dr::{Instruction, Operand};
+use rspirv::spirv::{Decoration, ExecutionMode, Op, StorageClass, Word};
+
+use super::{literal, load, model_of, Patcher, CLIP_DISTANCE, LAST_STAGES, POINT_SIZE, POSITION};
+use crate::validate::{MAX_VERTEX_STREAMS, MAX_XFB_BUFFERS};
+use crate::{Error, Result};
+
+/// How a SPIR-V shader's transform feedback writes its buffers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct XfbLayout {
+    /// Each buffer's vertex stride in bytes (`XfbStride`); 0 where no
+    /// output names the buffer.
+    pub strides: [u32; MAX_XFB_BUFFERS as usize],
+    /// The buffers something is captured into, as a mask.
+    pub buffers: u8,
+    /// The vertex streams something is captured from, as a mask.
+    pub streams: u8,
+}
+
+/// The built-ins [`xfb_copy_builtins`] captures through a copy (those a
+/// variant rewrites).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct XfbBuiltins {
+    pub position: bool,
+    pub point_size: bool,
+    pub clip_distance: bool,
+}
+
+/// The transform feedback of the `stage` entry point `entry` of a SPIR-V
+/// module: `None` without the `Xfb` execution mode. An error for
+/// decorations Vulkan or GL would not accept: a captured output with no
+/// `XfbBuffer`, a buffer or stream out of range, a buffer with no or two
+/// different strides, an offset that is not a multiple of 4 or a record
+/// that does not fit in its stride.
+pub fn xfb_layout(
+    words: &[u32],
+    stage: crate::ir::Stage,
+    entry: &str,
+) -> Result<Option<XfbLayout>> {
+    let module = load(words, "transform feedback")?;
+    let p = Patcher::new(module, entry, &[model_of(stage)], "transform feedback")?;
+    if !p.declares_xfb() {
+        return Ok(None);
+    }
+    let err = |m: String| Err(Error::new(format!("SPIR-V transform feedback: {m}")));
+    let mut strides: [Option<u32>; MAX_XFB_BUFFERS as usize] = [None; MAX_XFB_BUFFERS as usize];
+    for (buffer, stride) in p.xfb_strides() {
+        let Some(slot) = strides.get_mut(buffer as usize) else {
+            return err(format!(
+                "XfbBuffer {buffer} (there are {MAX_XFB_BUFFERS} buffers)"
+            ));
+        };
+        match *slot {
+            Some(s) if s != stride => {
+                return err(format!("buffer {buffer} has the strides {s} and {stride}"))
+            }
+            _ => *slot = Some(stride),
+        }
+    }
+    let mut layout = XfbLayout::default();
+    for c in p.xfb_captures() {
+        let what = match c.member {
+            Some(k) => format!("member {k} of output %{}", c.var),
+            None => format!("output %{}", c.var),
+        };
+        let Some(buffer) = c.buffer else {
+            return err(format!("{what} has an Offset but no XfbBuffer"));
+        };
+        let Some(stride) = strides.get(buffer as usize).copied() else {
+            return err(format!(
+                "{what}: XfbBuffer {buffer} (there are {MAX_XFB_BUFFERS} buffers)"
+            ));
+        };
+        let Some(stride) = stride else {
+            return err(format!("{what}: buffer {buffer} has no XfbStride"));
+        };
+        let stream = c.stream.unwrap_or(0);
+        if stream >= MAX_VERTEX_STREAMS {
+            return err(format!(
+                "{what}: Stream {stream} (there are {MAX_VERTEX_STREAMS} streams)"
+            ));
+        }
+        if c.offset % 4 != 0 {
+            return err(format!(
+                "{what}: Offset {} is not a multiple of 4",
+                c.offset
+            ));
+        }
+        let size = p.byte_size(c.ty, 0).ok_or_else(|| {
+            Error::new(format!(
+                "SPIR-V transform feedback: {what} has a type that cannot be captured"
+            ))
+        })?;
+        if u64::from(c.offset) + u64::from(size) > u64::from(stride) {
+            return err(format!(
+                "{what}: {size} bytes at Offset {} do not fit in the stride of {stride} bytes",
+                c.offset
+            ));
+        }
+        layout.buffers |= 1 << buffer;
+        layout.streams |= 1 << stream;
+    }
+    for (b, s) in strides.iter().enumerate() {
+        layout.strides[b] = s.unwrap_or(0);
+    }
+    Ok(Some(layout))
+}
+
+/// The `stage` entry point `entry` of a SPIR-V module without its
+/// transform feedback (the `Xfb` mode and the decorations on its
+/// outputs): for a stage that is not the last vertex stage. The words
+/// unchanged where it declares none.
+pub fn drop_xfb(words: &[u32], stage: crate::ir::Stage, entry: &str) -> Result<Vec<u32>> {
+    let module = load(words, "transform feedback")?;
+    let mut p = Patcher::new(module, entry, &[model_of(stage)], "transform feedback")?;
+    if !p.declares_xfb() {
+        return Ok(words.to_vec());
+    }
+    p.b.module_mut().execution_modes.retain(|m| {
+        !matches!(
+            m.operands.get(1),
+            Some(Operand::ExecutionMode(ExecutionMode::Xfb))
+        )
+    });
+    let outputs = p.interface_globals(StorageClass::Output);
+    let vars: Vec<Word> = outputs.iter().map(|&(v, _)| v).collect();
+    let types: Vec<Word> = outputs.iter().map(|&(_, t)| t).collect();
+    let xfb = |d: &Decoration| {
+        matches!(
+            d,
+            Decoration::XfbBuffer | Decoration::XfbStride | Decoration::Offset
+        )
+    };
+    p.b.module_mut()
+        .annotations
+        .retain(|a| match (a.class.opcode, a.operands.as_slice()) {
+            (Op::Decorate, [Operand::IdRef(t), Operand::Decoration(d), ..]) => {
+                !(vars.contains(t) && xfb(d))
+            }
+            (Op::MemberDecorate, [Operand::IdRef(t), _, Operand::Decoration(d), ..]) => {
+                !(types.contains(t) && xfb(d))
+            }
+            _ => true,
+        });
+    p.finish()
+}
+
+/// Captures the built-ins `which` of the last vertex stage `entry` of a
+/// SPIR-V module through copies: each one the shader captures (its
+/// variable or `gl_PerVertex` member has an `Offset`) loses its `Offset`
+/// to a new output variable at the next free location, with its
+/// `XfbBuffer`, `XfbStride`, `Offset` and `Stream`, stored from the
+/// built-in where the vertex ends (before each return, or each
+/// `EmitVertex` of a geometry shader). Run it before the patches that
+/// rewrite those built-ins there, so the capture sees what the shader
+/// wrote. The words unchanged where nothing is to be copied.
+pub fn xfb_copy_builtins(words: &[u32], entry: &str, which: XfbBuiltins) -> Result<Vec<u32>> {
+    let module = load(words, "SPIR-V transform feedback")?;
+    let mut p = Patcher::new(module, entry, &LAST_STAGES, "transform feedback")?;
+    if !p.declares_xfb() {
+        return Ok(words.to_vec());
+    }
+    let wanted: Vec<u32> = [
+        (which.position, POSITION),
+        (which.point_size, POINT_SIZE),
+        (which.clip_distance, CLIP_DISTANCE),
+    ]
+    .into_iter()
+    .filter_map(|(on, b)| on.then_some(b))
+    .collect();
+    let mut copies = Vec::new();
+    for b in wanted {
+        let Some((var, member)) = p.find_output_builtin(b)? else {
+            continue;
+        };
+        let Some(c) = p
+            .xfb_captures()
+            .into_iter()
+            .find(|c| c.var == var && c.member == member)
+        else {
+            continue;
+        };
+        copies.push(c);
+    }
+    if copies.is_empty() {
+        return Ok(words.to_vec());
+    }
+    // Past every location the outputs take.
+    let mut next = p
+        .interface_globals(StorageClass::Output)
+        .into_iter()
+        .flat_map(|(var, ty)| p.var_locations(var, ty))
+        .map(|l| l + 1)
+        .max()
+        .unwrap_or(0);
+    let mut stores: Vec<(Word, Option<u32>, Word, Word)> = Vec::new();
+    for c in copies {
+        let n = p.locations(c.ty);
+        if next.saturating_add(n) > 32 {
+            return Err(Error::new(
+                "SPIR-V transform feedback: no free output location to capture a built-in from",
+            ));
+        }
+        // The built-in keeps its value for the rasterizer, uncaptured.
+        p.b.module_mut()
+            .annotations
+            .retain(|a| !is_offset_of(a, c.var, c.struct_ty, c.member));
+        let copy = p.add_variable(StorageClass::Output, c.ty);
+        p.b.decorate(copy, Decoration::Location, [Operand::LiteralBit32(next)]);
+        let buffer = c.buffer.unwrap_or(0);
+        p.b.decorate(copy, Decoration::XfbBuffer, [Operand::LiteralBit32(buffer)]);
+        let stride = p.xfb_strides().find(|&(b, _)| b == buffer);
+        if let Some((_, s)) = stride {
+            p.b.decorate(copy, Decoration::XfbStride, [Operand::LiteralBit32(s)]);
+        }
+        p.b.decorate(copy, Decoration::Offset, [Operand::LiteralBit32(c.offset)]);
+        if let Some(s) = c.stream {
+            p.b.decorate(copy, Decoration::Stream, [Operand::LiteralBit32(s)]);
+        }
+        next += n;
+        stores.push((c.var, c.member, c.ty, copy));
+    }
+    p.at_vertex_ends(&mut |p| {
+        let mut code = Vec::new();
+        for &(var, member, ty, copy) in &stores {
+            let ptr = match member {
+                Some(k) => {
+                    let it = p.konst(super::Num::int(true, 32, 1), u64::from(k));
+                    let ptr_ty = p.b.type_pointer(None, StorageClass::Output, ty);
+                    let id = p.b.id();
+                    code.push(Instruction::new(
+                        Op::AccessChain,
+                        Some(ptr_ty),
+                        Some(id),
+                        vec![Operand::IdRef(var), Operand::IdRef(it)],
+                    ));
+                    id
+                }
+                None => var,
+            };
+            let value = p.b.id();
+            code.push(Instruction::new(
+                Op::Load,
+                Some(ty),
+                Some(value),
+                vec![Operand::IdRef(ptr)],
+            ));
+            code.push(Instruction::new(
+                Op::Store,
+                None,
+                None,
+                vec![Operand::IdRef(copy), Operand::IdRef(value)],
+            ));
+        }
+        code
+    });
+    p.finish()
+}
+
+/// Whether `a` is the `Offset` of `var` (no `member`) or of member
+/// `member` of its block type `struct_ty`.
+fn is_offset_of(a: &Instruction, var: Word, struct_ty: Word, member: Option<u32>) -> bool {
+    match (member, a.class.opcode, a.operands.as_slice()) {
+        (None, Op::Decorate, [Operand::IdRef(t), Operand::Decoration(Decoration::Offset), ..]) => {
+            *t == var
+        }
+        (
+            Some(k),
+            Op::MemberDecorate,
+            [Operand::IdRef(t), Operand::LiteralBit32(m), Operand::Decoration(Decoration::Offset), ..],
+        ) => *t == struct_ty && *m == k,
+        _ => false,
+    }
+}
+
+/// One captured output, or block member.
+struct Captured {
+    var: Word,
+    /// The variable's pointee type (the block's, for a member).
+    struct_ty: Word,
+    member: Option<u32>,
+    /// The captured value's type.
+    ty: Word,
+    offset: u32,
+    buffer: Option<u32>,
+    stream: Option<u32>,
+}
+
+impl Patcher {
+    /// Whether the entry point has the `Xfb` execution mode.
+    fn declares_xfb(&self) -> bool {
+        self.module().execution_modes.iter().any(|m| {
+            matches!(
+                m.operands.get(1),
+                Some(Operand::ExecutionMode(ExecutionMode::Xfb))
+            )
+        })
+    }
+
+    /// Decoration `d` of member `k` of the struct `ty`: its literal, or
+    /// `Some(None)` for one without.
+    fn member_decoration(&self, ty: Word, k: u32, d: Decoration) -> Option<Option<u32>> {
+        self.module()
+            .annotations
+            .iter()
+            .find_map(|a| match (a.class.opcode, a.operands.as_slice()) {
+                (
+                    Op::MemberDecorate,
+                    [Operand::IdRef(t), Operand::LiteralBit32(m), Operand::Decoration(x), rest @ ..],
+                ) if *t == ty && *m == k && *x == d => Some(rest.first().and_then(literal)),
+                _ => None,
+            })
+    }
+
+    /// The outputs (and output block members) the entry point captures:
+    /// those with an `Offset`.
+    fn xfb_captures(&self) -> Vec<Captured> {
+        let mut out = Vec::new();
+        for (var, ty) in self.interface_globals(StorageClass::Output) {
+            let buffer = self.decoration(var, Decoration::XfbBuffer).flatten();
+            let stream = self.decoration(var, Decoration::Stream).flatten();
+            if let Some(offset) = self.decoration(var, Decoration::Offset).flatten() {
+                out.push(Captured {
+                    var,
+                    struct_ty: ty,
+                    member: None,
+                    ty,
+                    offset,
+                    buffer,
+                    stream,
+                });
+                continue;
+            }
+            let Some(t) = self.global(ty).filter(|t| t.class.opcode == Op::TypeStruct) else {
+                continue;
+            };
+            for (k, m) in t.operands.iter().enumerate() {
+                let (Operand::IdRef(mty), Ok(k)) = (m, u32::try_from(k)) else {
+                    continue;
+                };
+                let Some(offset) = self.member_decoration(ty, k, Decoration::Offset).flatten()
+                else {
+                    continue;
+                };
+                let member = |d| self.member_decoration(ty, k, d).flatten();
+                out.push(Captured {
+                    var,
+                    struct_ty: ty,
+                    member: Some(k),
+                    ty: *mty,
+                    offset,
+                    buffer: member(Decoration::XfbBuffer).or(buffer),
+                    stream: member(Decoration::Stream).or(stream),
+                });
+            }
+        }
+        out
+    }
+
+    /// Every (buffer, stride) the outputs declare (`XfbBuffer` with
+    /// `XfbStride`, on a variable or a block member).
+    fn xfb_strides(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.interface_globals(StorageClass::Output)
+            .into_iter()
+            .flat_map(move |(var, ty)| {
+                let own = (
+                    self.decoration(var, Decoration::XfbBuffer).flatten(),
+                    self.decoration(var, Decoration::XfbStride).flatten(),
+                );
+                let members = self
+                    .global(ty)
+                    .filter(|t| t.class.opcode == Op::TypeStruct)
+                    .map_or(0, |t| t.operands.len() as u32);
+                let per_member = (0..members).map(move |k| {
+                    let d = |x| self.member_decoration(ty, k, x).flatten();
+                    (d(Decoration::XfbBuffer).or(own.0), d(Decoration::XfbStride))
+                });
+                std::iter::once(own).chain(per_member.collect::<Vec<_>>())
+            })
+            .filter_map(|(b, s)| Some((b?, s?)))
+    }
+
+    /// The bytes a value of type `ty` takes in a transform feedback
+    /// record (components packed, as captured); `None` for a type that
+    /// is not scalars, vectors, matrices, arrays and structs of them.
+    fn byte_size(&self, ty: Word, depth: u32) -> Option<u32> {
+        if depth > 16 {
+            return None;
+        }
+        if let Some(n) = self.num(ty) {
+            return (n.bits / 8).checked_mul(n.comps);
+        }
+        let t = self.global(ty)?;
+        match (t.class.opcode, t.operands.as_slice()) {
+            (Op::TypeArray, [Operand::IdRef(e), Operand::IdRef(len)]) => {
+                let n = self.global(*len)?.operands.first().and_then(literal)?;
+                self.byte_size(*e, depth + 1)?.checked_mul(n)
+            }
+            (Op::TypeMatrix, [Operand::IdRef(col), Operand::LiteralBit32(n)]) => {
+                self.byte_size(*col, depth + 1)?.checked_mul(*n)
+            }
+            (Op::TypeStruct, members) => members.iter().try_fold(0u32, |sum, m| match m {
+                Operand::IdRef(mt) => sum.checked_add(self.byte_size(*mt, depth + 1)?),
+                _ => None,
+            }),
+            _ => None,
+        }
+    }
+}
