@@ -731,7 +731,7 @@ fn main {
             1
         );
         // Location 1 and the matrix zeroed; the block only partly in the
-        // mask, and blocks are left alone anyway.
+        // mask, so left alone.
         let out = zero_inputs(&w, "main", 1 << 1 | 1 << 2 | 1 << 6 | 1 << 7).unwrap();
         validate(&out, env, "zeroed");
         let m = dr::load_words(&out).unwrap();
@@ -773,6 +773,15 @@ fn main {
         assert_eq!(
             interface_locations(&w2, Stage::Fragment, "main", false).unwrap(),
             1 << 1 | 1 << 2 | 1 << 3 | 1 << 6 | 1 << 7
+        );
+        // The whole block unwritten: it goes too.
+        let out = zero_inputs(&w, "main", 1 << 2 | 1 << 5).unwrap();
+        validate(&out, env, "block zeroed");
+        assert_eq!(
+            interface_locations(&out, Stage::Fragment, "main", false).unwrap(),
+            1 << 1 | 1 << 6 | 1 << 7,
+            "{}",
+            disassemble(&out)
         );
         // Nothing in the mask: unchanged.
         assert_eq!(zero_inputs(&w, "main", 1 << 3).unwrap(), w);
@@ -1327,6 +1336,19 @@ fn xfb_binary_matches_its_text() {
     assert_eq!(
         words_of(include_bytes!("../../tests/src/cases/xfb_spirv.spv")),
         assemble(XFB_GLSLANG, TargetEnv::Vulkan_1_0)
+    );
+}
+
+#[test]
+fn input_block_binary_matches_its_text() {
+    assert_eq!(
+        words_of(include_bytes!(
+            "../../tests/src/cases/input_block_spirv.spv"
+        )),
+        assemble(
+            include_str!("../../tests/src/cases/input_block_spirv.spvasm"),
+            TargetEnv::Vulkan_1_0
+        )
     );
 }
 

@@ -620,7 +620,8 @@ pub fn interface_locations(
 /// (the last vertex stage writes none of them) read zero: each becomes a
 /// `Private` variable set to zero at the entry point, as
 /// `passes::gl::lower_unwritten_inputs` does for the IR (Vulkan rejects
-/// an input no stage writes). Input blocks are left alone.
+/// an input no stage writes). An input block is zeroed when all its
+/// members' locations are in `mask`; one partly written is left alone.
 pub fn zero_inputs(words: &[u32], entry: &str, mask: u32) -> Result<Vec<u32>> {
     if mask == 0 {
         return Ok(words.to_vec());
@@ -629,11 +630,9 @@ pub fn zero_inputs(words: &[u32], entry: &str, mask: u32) -> Result<Vec<u32>> {
     let mut p = Patcher::new(module, entry, &[ExecutionModel::Fragment], "zero inputs")?;
     let mut changed = false;
     for (var, ty) in p.interface_vars(StorageClass::Input) {
-        let is_block = p
-            .global(ty)
-            .is_some_and(|t| t.class.opcode == Op::TypeStruct);
+        // A block goes whole, when no member of it is written.
         let locs = p.var_locations(var, ty);
-        if is_block || locs.is_empty() || !locs.iter().all(|&l| l < 32 && mask >> l & 1 == 1) {
+        if locs.is_empty() || !locs.iter().all(|&l| l < 32 && mask >> l & 1 == 1) {
             continue;
         }
         let null = p.b.id();

@@ -3386,6 +3386,48 @@ fn main {
     reduced_draw(&mut e, PrimType::Triangles, 3)?;
     expect_rgba8(&mut e, &c[0], "unwritten varying", |_, _| [0, 255, 0, 255])
 }
+/// [`unwritten_varying`] with glslang's fragment shader reading an input
+/// block (locations 1 and 2, `input_block_spirv.spvasm`) that the vertex
+/// shader does not write: the whole block reads zero. It was left alone
+/// (a validation error).
+fn unwritten_block(ctx: &mut TestContext, vs: VsAs) -> R {
+    let mut e = env_with(ctx, |_| {})?;
+    let c = reduced_setup(
+        &mut e,
+        Format::R8G8B8A8Unorm,
+        1,
+        None,
+        1,
+        (VS_POS, FS_CONST),
+        &FULL_TRI,
+    )?;
+    bind_vs_as(&mut e, VS_POS, vs, "")?;
+    let words: Vec<u32> = include_bytes!("input_block_spirv.spv")
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let fs = ShaderState {
+        stage: ShaderStage::Fragment,
+        code: ShaderCode::SpirV {
+            words: Arc::from(words),
+            entry_point: "main".into(),
+        },
+        stream_output: Default::default(),
+    };
+    let h = step("fs", e.ctx.create_fs_state(&fs))?;
+    step("bind fs", e.ctx.bind_fs_state(Some(h)))?;
+    reduced_rasterizer(&mut e, |_| {})?;
+    clear_all(&mut e, ClearFlags::COLOR0)?;
+    reduced_draw(&mut e, PrimType::Triangles, 3)?;
+    expect_rgba8(&mut e, &c[0], "unwritten input block", |_, _| {
+        [0, 255, 0, 255]
+    })
+}
+reduced!(
+    "unwritten_varying.block_ir_vs" => |c| unwritten_block(c, VsAs::Ir),
+    "unwritten_varying.block_spirv_vs" => |c| unwritten_block(c, VsAs::SpirV),
+);
+
 reduced!(
     "unwritten_varying.spirv_fs" => |c| unwritten_varying(c, VsAs::Ir, true),
     "unwritten_varying.spirv_vs" => |c| unwritten_varying(c, VsAs::SpirV, false),
