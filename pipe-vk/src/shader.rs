@@ -568,20 +568,10 @@ pub fn compile(
                     .map_err(err)?,
                 );
             }
-            if key.unbound_outputs != 0 && state.stage == ShaderStage::Fragment {
-                let w = out.as_deref().unwrap_or(words);
-                out = Some(
-                    spirv_gen::patch::unbound_outputs(w, "main", key.unbound_outputs)
-                        .map_err(err)?,
-                );
-            }
-            if key.sample_shading && state.stage == ShaderStage::Fragment {
-                let w = out.as_deref().unwrap_or(words);
-                out = Some(spirv_gen::patch::sample_interpolation(w, "main").map_err(err)?);
-            }
-            if key.zero_inputs != 0 && state.stage == ShaderStage::Fragment {
-                let w = out.as_deref().unwrap_or(words);
-                out = Some(spirv_gen::patch::zero_inputs(w, "main", key.zero_inputs).map_err(err)?);
+            if state.stage == ShaderStage::Fragment {
+                out = fragment_patches(out.as_deref().unwrap_or(words), key)
+                    .map_err(err)?
+                    .or(out);
             }
             if key.last_vertex_stage && pre_raster {
                 let w = out.as_deref().unwrap_or(words);
@@ -613,38 +603,63 @@ pub fn compile(
     }
 }
 
+/// The fragment state `key` asks of a SPIR-V passthrough fragment shader
+/// (`words`), patched in the IR lowerings' order
+/// (`spirv_gen::passes::lower`): the alpha test reads colour output 0
+/// before unbound outputs go, the fixed-function discards read the
+/// Vulkan `FragCoord` after the shader's own reads are adjusted. `None`
+/// where nothing applies.
+fn fragment_patches(words: &[u32], key: &VariantKey) -> spirv_gen::Result<Option<Vec<u32>>> {
+    use spirv_gen::patch as p;
+    let mut out: Option<Vec<u32>> = None;
+    let mut apply = |f: &dyn Fn(&[u32]) -> spirv_gen::Result<Vec<u32>>| {
+        let w = f(out.as_deref().unwrap_or(words))?;
+        out = Some(w);
+        spirv_gen::Result::Ok(())
+    };
+    if key.sample_shading {
+        apply(&|w| p::sample_interpolation(w, "main"))?;
+    }
+    if key.zero_inputs != 0 {
+        apply(&|w| p::zero_inputs(w, "main", key.zero_inputs))?;
+    }
+    if key.pixel_center_integer {
+        apply(&|w| p::pixel_center_integer(w, "main"))?;
+    }
+    if let Some((include, count)) = key.window_rects {
+        apply(&|w| p::window_rects(w, "main", include, count))?;
+    }
+    if key.polygon_stipple {
+        apply(&|w| p::polygon_stipple(w, "main"))?;
+    }
+    if let Some((f, r)) = key.alpha_test {
+        apply(&|w| p::alpha_test(w, "main", f, f32::from_bits(r)))?;
+    }
+    if key.unbound_outputs != 0 {
+        apply(&|w| p::unbound_outputs(w, "main", key.unbound_outputs))?;
+    }
+    Ok(out)
+}
+
 /// The GL lowerings `key` asks for that a SPIR-V passthrough shader does
 /// not get (`compile` patches in the vertex fetch fix-ups, point size,
-/// clip distance enables, depth range, unwritten inputs and unbound
-/// outputs): what its frontend must do in its own SPIR-V. Reported as a
+/// clip distance enables, depth range, transform feedback, unwritten
+/// inputs, unbound outputs, per-sample interpolation, integer pixel
+/// centres, window rectangles, polygon stipple and the alpha test): what
+/// its frontend must do in its own SPIR-V. Reported as a
 /// Fallback debug message when a pipeline is made.
 pub fn spirv_unapplied(key: &VariantKey) -> Vec<&'static str> {
-    use spirv_gen::passes::CompareFunc;
     let mut out = Vec::new();
     let mut say = |on: bool, what| {
         if on {
             out.push(what);
         }
     };
-    say(
-        key.alpha_test
-            .is_some_and(|(f, _)| f != CompareFunc::Always),
-        "alpha test",
-    );
     say(key.flat_shade, "flat-shaded colours (flatshade)");
     say(key.two_side, "two-sided colours (light_twoside)");
     say(
         key.sprite_coord != 0,
         "point sprite coordinates (sprite_coord_enable)",
-    );
-    say(key.polygon_stipple, "polygon stipple");
-    say(
-        key.pixel_center_integer,
-        "integer pixel centres (half_pixel_center off)",
-    );
-    say(
-        key.window_rects.is_some(),
-        "window rectangles (the device has no VK_EXT_discard_rectangles)",
     );
     say(
         key.line_stipple || key.line_stipple_polygon,

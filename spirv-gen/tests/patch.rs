@@ -1134,6 +1134,7 @@ fn probe(name: &str, env: TargetEnv) -> Vec<u32> {
         "clipless" => include_str!("patch/clipless.spvasm"),
         "fs" => include_str!("patch/fs.spvasm"),
         "nonsem" => include_str!("patch/nonsem.spvasm"),
+        "early_return" => include_str!("patch/early_return.spvasm"),
         _ => include_str!("patch/interp.spvasm"),
     };
     assemble(text, env)
@@ -1272,6 +1273,10 @@ fn damaged_spirv_never_panics() {
         (probe("fs", TargetEnv::Vulkan_1_0), Stage::Fragment),
         (probe("nonsem", TargetEnv::Vulkan_1_3), Stage::Vertex),
         (assemble(XFB_GLSLANG, TargetEnv::Vulkan_1_0), Stage::Vertex),
+        (
+            probe("early_return", TargetEnv::Vulkan_1_3),
+            Stage::Fragment,
+        ),
     ];
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = move || {
@@ -1320,6 +1325,10 @@ fn damaged_spirv_never_panics() {
                     let _ = zero_inputs(&w, "main", u32::MAX);
                     let _ = unbound_outputs(&w, "main", 0xff);
                     let _ = sample_interpolation(&w, "main");
+                    let _ = pixel_center_integer(&w, "main");
+                    let _ = polygon_stipple(&w, "main");
+                    let _ = window_rects(&w, "main", true, 2);
+                    let _ = alpha_test(&w, "main", spirv_gen::passes::CompareFunc::Less, 0.5);
                 }
             });
             if r.is_err() {
@@ -1615,4 +1624,108 @@ fn main {
             .count();
         assert_eq!(stores, 2, "{}", disassemble(&out));
     }
+}
+
+/// The instructions of opcode `op` in a module's functions.
+fn count_op(words: &[u32], op: Op) -> usize {
+    dr::load_words(words)
+        .unwrap()
+        .functions
+        .iter()
+        .flat_map(|f| &f.blocks)
+        .flat_map(|b| &b.instructions)
+        .filter(|i| i.class.opcode == op)
+        .count()
+}
+
+/// GL's fixed-function fragment state patched into fragment shaders of
+/// every shape at hand (spirv-gen's SPIR-V 1.3 and 1.6, glslang's 1.0
+/// with an input block, an early return and a function variable): each
+/// validates, discards where it should (one discard at the start, or
+/// one per return for the alpha test), reads the driver's constant
+/// buffer at its binding, and stacks with the others.
+#[test]
+fn fixed_function_fragment_tests() {
+    use spirv_gen::binding::{self, DescClass};
+    use spirv_gen::ir::Stage;
+    use spirv_gen::passes::CompareFunc;
+    use spirv_gen::patch::{alpha_test, pixel_center_integer, polygon_stipple, window_rects};
+    let ir = "shader fragment
+in @c : f32x4 location=0
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x4 = load @c
+  store @frag, %0
+}
+";
+    let ir = spirv_gen::text::parse(ir).unwrap();
+    let mut shaders: Vec<(Vec<u32>, TargetEnv, usize)> = Vec::new();
+    for target in [Target::Vulkan1_1, Target::Vulkan1_3] {
+        let env = common::env(target);
+        shaders.push((spirv_gen::emit::emit(&ir, target).unwrap(), env, 1));
+    }
+    for env in [TargetEnv::Vulkan_1_0, TargetEnv::Vulkan_1_3] {
+        shaders.push((probe("early_return", env), env, 2));
+        shaders.push((
+            assemble(
+                include_str!("../../tests/src/cases/input_block_spirv.spvasm"),
+                env,
+            ),
+            env,
+            1,
+        ));
+    }
+    let (set, bind) =
+        binding::binding_for(DescClass::Ubo, Stage::Fragment, binding::DRIVER_UBO_SLOT).unwrap();
+    for (words, env, returns) in shaders {
+        let kills = |w: &[u32]| count_op(w, Op::Kill) + count_op(w, Op::TerminateInvocation);
+        let before = kills(&words);
+        let stippled = polygon_stipple(&words, "main").unwrap();
+        validate(&stippled, env, "polygon stipple");
+        assert_eq!(kills(&stippled), before + 1);
+        let ubo = spirv_gen::patch::ir_resources(&stippled, Stage::Fragment, "main").unwrap();
+        assert!(
+            ubo.iter().any(|r| matches!(
+                r,
+                spirv_gen::patch::IrResource::Ubo { slot } if *slot == binding::DRIVER_UBO_SLOT
+            )),
+            "{ubo:?} (set {set} binding {bind})"
+        );
+        for (include, count) in [(true, 0), (true, 3), (false, 8)] {
+            let w = window_rects(&words, "main", include, count).unwrap();
+            validate(&w, env, &format!("window rects {include} {count}"));
+            assert_eq!(kills(&w), before + 1);
+        }
+        assert!(window_rects(&words, "main", true, 9).is_err());
+        for f in [CompareFunc::Less, CompareFunc::Never, CompareFunc::Notequal] {
+            let w = alpha_test(&words, "main", f, 0.5).unwrap();
+            validate(&w, env, &format!("alpha test {f:?}"));
+            assert_eq!(kills(&w), before + returns, "{}", disassemble(&w));
+        }
+        assert_eq!(
+            alpha_test(&words, "main", CompareFunc::Always, 0.5).unwrap(),
+            words
+        );
+        let centred = pixel_center_integer(&words, "main").unwrap();
+        validate(&centred, env, "pixel centres");
+        // All of them, in pipe-vk's order.
+        let mut w = pixel_center_integer(&words, "main").unwrap();
+        w = window_rects(&w, "main", false, 2).unwrap();
+        w = polygon_stipple(&w, "main").unwrap();
+        w = alpha_test(&w, "main", CompareFunc::Gequal, 0.25).unwrap();
+        validate(&w, env, "all");
+        assert_eq!(kills(&w), before + 2 + returns);
+    }
+    // No vec4 colour output at location 0: refused, unless no alpha is
+    // read.
+    let fs = assemble(
+        &include_str!("patch/early_return.spvasm")
+            .replace("OpDecorate %frag Location 0", "OpDecorate %frag Location 1"),
+        TargetEnv::Vulkan_1_0,
+    );
+    assert!(alpha_test(&fs, "main", CompareFunc::Less, 0.5)
+        .unwrap_err()
+        .msg
+        .contains("colour output"));
+    assert!(alpha_test(&fs, "main", CompareFunc::Never, 0.5).is_ok());
 }

@@ -489,6 +489,23 @@ macro_rules! both_paths {
     };
 }
 
+/// Registers the `.spirv` variant of a `both_paths!` body: `body(ctx,
+/// false, args...)` with every shader [`shader`] makes given as SPIR-V
+/// passthrough ([`as_spirv`]).
+#[macro_export]
+macro_rules! spirv_variant {
+    ($name:expr, $body:path $(, $arg:expr)* $(,)?) => {
+        const _: () = {
+            fn spirv(ctx: &mut $crate::TestContext) -> $crate::Outcome {
+                $crate::Outcome::from_result($crate::harness::as_spirv(|| {
+                    $body(ctx, false $(, $arg)*)
+                }))
+            }
+            $crate::test_case!(name = concat!($name, ".spirv"), spirv);
+        };
+    };
+}
+
 // ---------------------------------------------------------------------------
 // Rendering helpers shared by the draw, primitive and compute cases.
 // ---------------------------------------------------------------------------

@@ -18,7 +18,11 @@
 //!   outputs with no colour buffer dropped ([`unbound_outputs`]);
 //! - per-sample interpolation under GL's sample shading
 //!   ([`sample_interpolation`]);
-//! - the entry point's name ([`entry_point_as_main`]).
+//! - the entry point's name ([`entry_point_as_main`]);
+//! - integer pixel centres, polygon stipple, window rectangles and the
+//!   alpha test in the fragment shader ([`pixel_center_integer`],
+//!   [`polygon_stipple`], [`window_rects`], [`alpha_test`]; see
+//!   `fragment`).
 //!
 //! - transform feedback declared in the module kept to the last vertex
 //!   stage ([`drop_xfb`]) and, for built-ins, captured before the patches
@@ -48,7 +52,9 @@ use std::collections::{HashMap, HashSet};
 use crate::passes::{FetchFixup, VertexFixup};
 use crate::{Error, Result};
 
+mod fragment;
 mod xfb;
+pub use fragment::{alpha_test, pixel_center_integer, polygon_stipple, window_rects};
 pub use xfb::{drop_xfb, xfb_copy_builtins, xfb_layout, XfbBuiltins, XfbLayout};
 
 /// Loads a SPIR-V module for reading or patching. Non-semantic
@@ -1510,8 +1516,9 @@ impl Patcher {
         Ok(var)
     }
 
-    /// A new interface variable of storage `class` and type `ty`, in the
-    /// entry point's interface.
+    /// A new global variable of storage `class` and type `ty`, in the
+    /// entry point's interface where SPIR-V lists it there (inputs and
+    /// outputs; every global from SPIR-V 1.4).
     fn add_variable(&mut self, class: StorageClass, ty: Word) -> Word {
         let ptr = self.b.type_pointer(None, class, ty);
         let var = self.b.id();
@@ -1524,10 +1531,13 @@ impl Patcher {
                 Some(var),
                 vec![Operand::StorageClass(class)],
             ));
-        let entry = self.entry;
-        self.b.module_mut().entry_points[entry]
-            .operands
-            .push(Operand::IdRef(var));
+        if self.private_in_interface || matches!(class, StorageClass::Input | StorageClass::Output)
+        {
+            let entry = self.entry;
+            self.b.module_mut().entry_points[entry]
+                .operands
+                .push(Operand::IdRef(var));
+        }
         var
     }
 

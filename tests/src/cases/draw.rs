@@ -955,6 +955,7 @@ fn alpha_test(ctx: &mut TestContext, staging: bool) -> R {
     Ok(())
 }
 both_paths!("pipe.draw.gl.alpha_test", alpha_test);
+crate::spirv_variant!("pipe.draw.gl.alpha_test", alpha_test);
 
 /// User clip plane 0 = (1, 0, 0, 0) keeps x >= 0 in clip space: pixel
 /// centres at NDC x = (x + 0.5) / 8 - 1 >= 0, i.e. x >= 8.
@@ -1003,6 +1004,48 @@ fn polygon_stipple(ctx: &mut TestContext, staging: bool) -> R {
     })
 }
 both_paths!("pipe.draw.gl.polygon_stipple", polygon_stipple);
+crate::spirv_variant!("pipe.draw.gl.polygon_stipple", polygon_stipple);
+
+/// `(fract(x), fract(y), x / 16, 1)` of `gl_FragCoord`.
+const FS_FRAG_COORD: &str = "shader fragment
+in @fc : f32x4 builtin=frag_coord
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x4 = load @fc
+  %1 : f32x4 = ffract %0
+  %2 : f32 = swizzle %0, x
+  %3 : f32 = const 0.0625
+  %4 : f32 = fmul %2, %3
+  %5 : f32 = swizzle %1, x
+  %6 : f32 = swizzle %1, y
+  %7 : f32 = const 1.0
+  %8 : f32x4 = vec %5, %6, %4, %7
+  store @frag, %8
+}
+";
+
+/// GL's pixel centres as `gl_FragCoord` reads them: half-integers with
+/// Gallium's `half_pixel_center`, integers without (GLSL's
+/// `pixel_center_integer`, a fragment shader lowering: `xy - 0.5`).
+fn pixel_centers(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_FRAG_COORD)?;
+    bind_vertices(&mut e, &FULL, None)?;
+    for half in [true, false] {
+        bind_rasterizer(&mut e, |r| r.half_pixel_center = half)?;
+        clear_color(&mut e, [0.0; 4])?;
+        draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
+        let off = if half { 0.5 } else { 0.0 };
+        check_image(ctx, &mut e, &t, |x, _| {
+            Some(unorm([off, off, (x as f32 + off) / 16.0, 1.0]))
+        })
+        .map_err(|o| Outcome::fail(format!("half_pixel_center {half}: {o:?}")))?;
+    }
+    Ok(())
+}
+both_paths!("pipe.draw.gl.pixel_centers", pixel_centers);
+crate::spirv_variant!("pipe.draw.gl.pixel_centers", pixel_centers);
 
 /// GL's clip-space depth [-1, 1] (clip_halfz off): a quad at z = 0 with a
 /// GL viewport (z scale 0.5, translate 0.5) lands at depth 0.5.
@@ -2589,6 +2632,11 @@ both_paths!(
     false
 );
 both_paths!(
+    "pipe.draw.window_rectangles.modes_shader_discard",
+    window_rectangles,
+    true
+);
+crate::spirv_variant!(
     "pipe.draw.window_rectangles.modes_shader_discard",
     window_rectangles,
     true

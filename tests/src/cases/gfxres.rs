@@ -31,12 +31,7 @@ type R = Result<(), Outcome>;
 macro_rules! gfx_case {
     ($name:literal, $body:path) => {
         both_paths!($name, $body);
-        const _: () = {
-            fn spirv(ctx: &mut TestContext) -> Outcome {
-                Outcome::from_result(crate::harness::as_spirv(|| $body(ctx, false)))
-            }
-            crate::test_case!(name = concat!($name, ".spirv"), spirv);
-        };
+        crate::spirv_variant!($name, $body);
     };
 }
 

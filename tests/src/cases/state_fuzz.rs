@@ -3490,8 +3490,8 @@ reduced!(
     "depth_range.halfz.glslang" => |c| depth_range(c, VsAs::Glslang, true),
 );
 
-/// State asking for lowerings pipe-vk does not patch into SPIR-V (alpha
-/// test and polygon stipple here) with a SPIR-V passthrough fragment
+/// State asking for lowerings pipe-vk does not patch into SPIR-V (flat
+/// and two-sided colours here, which apply to GL's colour varyings) with a SPIR-V passthrough fragment
 /// shader: a Fallback debug message names them, once per pipeline; none
 /// with the IR shader (which gets them) or without that state.
 fn spirv_unapplied_message(ctx: &mut TestContext) -> R {
@@ -3527,13 +3527,6 @@ fn spirv_unapplied_message(ctx: &mut TestContext) -> R {
             spirv_gen::emit::Target::Vulkan1_1,
         )?),
     )?;
-    let dsa = DepthStencilAlphaState {
-        alpha_enabled: true,
-        alpha_func: CompareFunc::GEqual,
-        alpha_ref_value: 0.5,
-        ..Default::default()
-    };
-    let alpha = step("dsa", e.ctx.create_depth_stencil_alpha_state(&dsa))?;
     let fallbacks = |log: &std::sync::Mutex<Vec<(DebugType, String)>>| -> Vec<String> {
         let mut l = log
             .lock()
@@ -3542,7 +3535,7 @@ fn spirv_unapplied_message(ctx: &mut TestContext) -> R {
         l.retain(|(k, t)| *k == DebugType::Fallback && t.contains("SPIR-V passthrough"));
         l.into_iter().map(|(_, t)| t).collect()
     };
-    // (fragment shader, stipple and alpha test on, messages wanted).
+    // (fragment shader, flat and two-sided colours on, messages wanted).
     for (what, fs, on, want) in [
         ("SPIR-V, state on", spirv_fs, true, 1),
         ("SPIR-V, state on, same pipeline", spirv_fs, true, 0),
@@ -3550,16 +3543,10 @@ fn spirv_unapplied_message(ctx: &mut TestContext) -> R {
         ("SPIR-V, state off", spirv_fs, false, 0),
     ] {
         step("bind fs", e.ctx.bind_fs_state(Some(fs)))?;
-        step(
-            "bind dsa",
-            e.ctx.bind_depth_stencil_alpha_state(on.then_some(alpha)),
-        )?;
-        reduced_rasterizer(&mut e, |r| r.poly_stipple_enable = on)?;
-        step(
-            "set_polygon_stipple",
-            e.ctx
-                .set_polygon_stipple(&PolyStipple { stipple: [!0; 32] }),
-        )?;
+        reduced_rasterizer(&mut e, |r| {
+            r.flatshade = on;
+            r.light_twoside = on;
+        })?;
         clear_all(&mut e, ClearFlags::COLOR0)?;
         reduced_draw(&mut e, PrimType::Triangles, 3)?;
         let got = fallbacks(&log);
@@ -3570,14 +3557,14 @@ fn spirv_unapplied_message(ctx: &mut TestContext) -> R {
             )));
         }
         if let Some(m) = got.first() {
-            for needle in ["fragment", "alpha test", "polygon stipple"] {
+            for needle in ["fragment", "flatshade", "light_twoside"] {
                 if !m.contains(needle) {
                     return Err(Outcome::fail(format!("{what}: no \"{needle}\" in: {m}")));
                 }
             }
         }
     }
-    // The draws themselves: alpha 1.0 passes, the stipple is all ones.
+    // The draws themselves (the constant colour is no GL colour).
     expect_rgba8(&mut e, &c[0], "last draw", |_, _| [0, 255, 0, 255])
 }
 reduced!("spirv_passthrough.unapplied_lowerings_reported" => spirv_unapplied_message);

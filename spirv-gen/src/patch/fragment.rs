@@ -1,0 +1,487 @@
+//! GL's fixed-function fragment state for a SPIR-V passthrough fragment
+//! shader, as `passes::gl` lowers it for the IR:
+//! - integer pixel centres ([`pixel_center_integer`]): `gl_FragCoord.xy`
+//!   reads 0.5 less;
+//! - polygon stipple ([`polygon_stipple`]) and window rectangles on
+//!   devices without VK_EXT_discard_rectangles ([`window_rects`]): a test
+//!   at the start of the entry point discards the fragment, reading the
+//!   Vulkan `FragCoord` and the driver's constant buffer
+//!   (`binding::driver_ubo`, declared here in spirv-gen's binding model,
+//!   which pipe-vk binds for every pipeline);
+//! - the alpha test ([`alpha_test`]): before each return of the entry
+//!   point, the fragment is discarded when colour output 0's alpha fails
+//!   the comparison.
+//!
+//! A discard is a new selection construct: the test's block branches to a
+//! block holding `OpKill` (`OpTerminateInvocation` from SPIR-V 1.6) or on
+//! to the rest. At the start, the entry block is split: its variables and
+//! the test stay in a new first block, and the old one, which has no
+//! predecessors, becomes the construct's merge block. At a return, the
+//! return's block ends in the test and a new merge block returns.
+
+use rspirv::dr::{Block, Instruction, Operand};
+use rspirv::spirv::{
+    BuiltIn, Decoration, ExecutionModel, Op, SelectionControl, StorageClass, Word,
+};
+
+use super::{load, Num, Patcher};
+use crate::binding::{self, driver_ubo, DescClass};
+use crate::passes::CompareFunc;
+use crate::{Error, Result};
+
+/// GL's integer pixel centres (Gallium's `half_pixel_center` off) for the
+/// fragment shader `entry`: `FragCoord` becomes a private variable set at
+/// entry from the Vulkan one, `xy` less 0.5, as
+/// `passes::gl::lower_frag_coord` does. A shader not reading it is left
+/// alone.
+pub fn pixel_center_integer(words: &[u32], entry: &str) -> Result<Vec<u32>> {
+    patch_fragment(words, entry, "pixel centres", |p| {
+        let Some(old) = p.input_builtin(BuiltIn::FragCoord) else {
+            return Ok(false);
+        };
+        let v4 = Num::float(32, 4);
+        let v4t = p.ty(v4);
+        let real = p.add_frag_coord(v4t);
+        let c = p.load(v4, real);
+        let half = p.konst(Num::float(32, 1), u64::from(0.5f32.to_bits()));
+        let zero = p.konst(Num::float(32, 1), 0);
+        let d = p.b.constant_composite(v4t, [half, half, zero, zero]);
+        let moved = p.op(Op::FSub, v4t, vec![Operand::IdRef(c), Operand::IdRef(d)]);
+        p.privatize(old, v4t, StorageClass::Input, Some(moved))?;
+        Ok(true)
+    })
+}
+
+/// GL's polygon stipple for the fragment shader `entry`: at its start,
+/// the fragment is discarded when bit `31 - (x mod 32)` of pattern word
+/// `y mod 32` ([`driver_ubo::POLYGON_STIPPLE`]) is 0, `(x, y)` its Vulkan
+/// pixel, as `passes::gl::lower_polygon_stipple` does.
+pub fn polygon_stipple(words: &[u32], entry: &str) -> Result<Vec<u32>> {
+    patch_fragment(words, entry, "polygon stipple", |p| {
+        let mut code = Vec::new();
+        let ubo = p.driver_ubo();
+        let (x, y) = p.pixel(&mut code);
+        let u = Num::int(false, 32, 1);
+        let ut = p.ty(u);
+        let m31 = p.konst(u, 31);
+        let xm = p.emit(&mut code, Op::BitwiseAnd, ut, &[x, m31]);
+        let ym = p.emit(&mut code, Op::BitwiseAnd, ut, &[y, m31]);
+        let base = p.konst(u, u64::from(driver_ubo::POLYGON_STIPPLE / 4));
+        let word = p.emit(&mut code, Op::IAdd, ut, &[ym, base]);
+        let row = p.ubo_word(&mut code, ubo, word);
+        let msb = p.konst(u, 0x8000_0000);
+        let bit = p.emit(&mut code, Op::ShiftRightLogical, ut, &[msb, xm]);
+        let on = p.emit(&mut code, Op::BitwiseAnd, ut, &[row, bit]);
+        let zero = p.konst(u, 0);
+        let bt = p.b.type_bool();
+        let off = p.emit(&mut code, Op::IEqual, bt, &[on, zero]);
+        p.discard_first_if(code, off)?;
+        Ok(true)
+    })
+}
+
+/// Window rectangles in the fragment shader `entry` (for devices without
+/// VK_EXT_discard_rectangles): at its start, the fragment is discarded
+/// when its pixel is inside none of the first `count` rectangles of
+/// [`driver_ubo::WINDOW_RECTS`] (`include`), or inside one (exclude), as
+/// `passes::gl::lower_window_rects` does.
+pub fn window_rects(words: &[u32], entry: &str, include: bool, count: u8) -> Result<Vec<u32>> {
+    if u32::from(count) > driver_ubo::MAX_WINDOW_RECTS {
+        return Err(Error::new(format!(
+            "window rectangles: {count} rectangles (at most {})",
+            driver_ubo::MAX_WINDOW_RECTS
+        )));
+    }
+    patch_fragment(words, entry, "window rectangles", |p| {
+        let mut code = Vec::new();
+        let ubo = p.driver_ubo();
+        let (x, y) = p.pixel(&mut code);
+        let u = Num::int(false, 32, 1);
+        let bt = p.b.type_bool();
+        let mut inside_any = None;
+        for i in 0..u32::from(count) {
+            let at = |k: u32| driver_ubo::WINDOW_RECTS / 4 + 4 * i + k;
+            let mut c = [0; 4];
+            for (k, c) in c.iter_mut().enumerate() {
+                let w = p.konst(u, u64::from(at(k as u32)));
+                *c = p.ubo_word(&mut code, ubo, w);
+            }
+            let a = p.emit(&mut code, Op::UGreaterThanEqual, bt, &[x, c[0]]);
+            let b = p.emit(&mut code, Op::ULessThan, bt, &[x, c[2]]);
+            let cy = p.emit(&mut code, Op::UGreaterThanEqual, bt, &[y, c[1]]);
+            let d = p.emit(&mut code, Op::ULessThan, bt, &[y, c[3]]);
+            let ab = p.emit(&mut code, Op::LogicalAnd, bt, &[a, b]);
+            let cd = p.emit(&mut code, Op::LogicalAnd, bt, &[cy, d]);
+            let inside = p.emit(&mut code, Op::LogicalAnd, bt, &[ab, cd]);
+            inside_any = Some(match inside_any {
+                None => inside,
+                Some(prev) => p.emit(&mut code, Op::LogicalOr, bt, &[prev, inside]),
+            });
+        }
+        let inside_any = match inside_any {
+            Some(v) => v,
+            None => p.b.constant_false(bt),
+        };
+        let cull = if include {
+            p.emit(&mut code, Op::LogicalNot, bt, &[inside_any])
+        } else {
+            inside_any
+        };
+        p.discard_first_if(code, cull)?;
+        Ok(true)
+    })
+}
+
+/// GL's alpha test for the fragment shader `entry`: before each return of
+/// the entry point, the fragment is discarded when the alpha of colour
+/// output 0 (a 32-bit float `vec4` at location 0) compared with
+/// `reference` by `func` fails, as `passes::gl::lower_alpha_test` does.
+/// An error without such an output, unless `func` needs no alpha.
+pub fn alpha_test(
+    words: &[u32],
+    entry: &str,
+    func: CompareFunc,
+    reference: f32,
+) -> Result<Vec<u32>> {
+    if func == CompareFunc::Always {
+        return Ok(words.to_vec());
+    }
+    patch_fragment(words, entry, "alpha test", |p| {
+        let f = Num::float(32, 1);
+        let ft = p.ty(f);
+        let bt = p.b.type_bool();
+        let color = if func == CompareFunc::Never {
+            None
+        } else {
+            Some(p.color0().ok_or_else(|| {
+                Error::new("SPIR-V alpha test: no 32-bit float vec4 colour output at location 0")
+            })?)
+        };
+        let r = p.konst(f, u64::from(reference.to_bits()));
+        let v4t = p.ty(Num::float(32, 4));
+        let sites = p.discard_at_returns_if(&mut |p| {
+            let mut code = Vec::new();
+            let Some(color) = color else {
+                let t = p.b.constant_true(bt);
+                return (code, t);
+            };
+            let c = p.emit(&mut code, Op::Load, v4t, &[color]);
+            let a = p.id();
+            code.push(Instruction::new(
+                Op::CompositeExtract,
+                Some(ft),
+                Some(a),
+                vec![Operand::IdRef(c), Operand::LiteralBit32(3)],
+            ));
+            let pass = match func {
+                CompareFunc::Less => p.emit(&mut code, Op::FOrdLessThan, bt, &[a, r]),
+                CompareFunc::Lequal => p.emit(&mut code, Op::FOrdLessThanEqual, bt, &[a, r]),
+                CompareFunc::Greater => p.emit(&mut code, Op::FOrdGreaterThan, bt, &[a, r]),
+                CompareFunc::Gequal => p.emit(&mut code, Op::FOrdGreaterThanEqual, bt, &[a, r]),
+                CompareFunc::Equal => p.emit(&mut code, Op::FOrdEqual, bt, &[a, r]),
+                _ => p.emit(&mut code, Op::FUnordNotEqual, bt, &[a, r]),
+            };
+            let fail = p.emit(&mut code, Op::LogicalNot, bt, &[pass]);
+            (code, fail)
+        });
+        if sites == 0 {
+            return Err(Error::new(
+                "SPIR-V alpha test: the entry point has no return to test before",
+            ));
+        }
+        Ok(true)
+    })
+}
+
+/// Runs `patch` on the fragment shader entry point `entry` of `words`;
+/// the words unchanged where it changes nothing.
+fn patch_fragment(
+    words: &[u32],
+    entry: &str,
+    what: &str,
+    patch: impl FnOnce(&mut Patcher) -> Result<bool>,
+) -> Result<Vec<u32>> {
+    let module = load(words, &format!("SPIR-V {what}"))?;
+    let mut p = Patcher::new(module, entry, &[ExecutionModel::Fragment], what)?;
+    if !patch(&mut p)? {
+        return Ok(words.to_vec());
+    }
+    p.finish()
+}
+
+impl Patcher {
+    fn id(&mut self) -> Word {
+        self.b.id()
+    }
+
+    /// Appends `op` (result type `ty`, id operands `args`) to `code`.
+    fn emit(&mut self, code: &mut Vec<Instruction>, op: Op, ty: Word, args: &[Word]) -> Word {
+        let id = self.b.id();
+        code.push(Instruction::new(
+            op,
+            Some(ty),
+            Some(id),
+            args.iter().map(|&a| Operand::IdRef(a)).collect(),
+        ));
+        id
+    }
+
+    /// The entry point's input variable decorated `builtin`.
+    fn input_builtin(&self, builtin: BuiltIn) -> Option<Word> {
+        self.interface_globals(StorageClass::Input)
+            .into_iter()
+            .map(|(v, _)| v)
+            .find(|&v| self.decoration(v, Decoration::BuiltIn) == Some(Some(builtin as u32)))
+    }
+
+    /// A new `FragCoord` input of type `v4t`.
+    fn add_frag_coord(&mut self, v4t: Word) -> Word {
+        let var = self.add_variable(StorageClass::Input, v4t);
+        self.b.decorate(
+            var,
+            Decoration::BuiltIn,
+            [Operand::BuiltIn(BuiltIn::FragCoord)],
+        );
+        self.decorations
+            .entry(var)
+            .or_default()
+            .push((Decoration::BuiltIn, Some(BuiltIn::FragCoord as u32)));
+        var
+    }
+
+    /// The fragment's Vulkan pixel as unsigned integers, loaded in `code`
+    /// from the shader's `FragCoord` input (or a new one).
+    fn pixel(&mut self, code: &mut Vec<Instruction>) -> (Word, Word) {
+        let v4 = Num::float(32, 4);
+        let v4t = self.ty(v4);
+        let fc = match self.input_builtin(BuiltIn::FragCoord) {
+            Some(v) => v,
+            None => self.add_frag_coord(v4t),
+        };
+        let ft = self.ty(Num::float(32, 1));
+        let ut = self.ty(Num::int(false, 32, 1));
+        let c = self.emit(code, Op::Load, v4t, &[fc]);
+        let mut out = [0; 2];
+        for (k, o) in out.iter_mut().enumerate() {
+            let comp = self.id();
+            code.push(Instruction::new(
+                Op::CompositeExtract,
+                Some(ft),
+                Some(comp),
+                vec![Operand::IdRef(c), Operand::LiteralBit32(k as u32)],
+            ));
+            *o = self.emit(code, Op::ConvertFToU, ut, &[comp]);
+        }
+        (out[0], out[1])
+    }
+
+    /// The driver's constant buffer (`binding::driver_ubo`) as a new
+    /// `uvec4` array in a block, at its binding in spirv-gen's model.
+    fn driver_ubo(&mut self) -> Word {
+        let (set, bind) = binding::binding_for(
+            DescClass::Ubo,
+            crate::ir::Stage::Fragment,
+            binding::DRIVER_UBO_SLOT,
+        )
+        .unwrap_or((0, 0));
+        let u = Num::int(false, 32, 1);
+        let u4 = self.ty(Num::int(false, 32, 4));
+        let len = self.konst(u, u64::from(driver_ubo::SIZE / 16));
+        // A new array type: the stride decoration must not reach one of
+        // the shader's.
+        let arr = self.id();
+        self.b
+            .module_mut()
+            .types_global_values
+            .push(Instruction::new(
+                Op::TypeArray,
+                None,
+                Some(arr),
+                vec![Operand::IdRef(u4), Operand::IdRef(len)],
+            ));
+        self.b
+            .decorate(arr, Decoration::ArrayStride, [Operand::LiteralBit32(16)]);
+        let st = self.id();
+        self.b
+            .module_mut()
+            .types_global_values
+            .push(Instruction::new(
+                Op::TypeStruct,
+                None,
+                Some(st),
+                vec![Operand::IdRef(arr)],
+            ));
+        self.b.decorate(st, Decoration::Block, []);
+        self.b
+            .member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+        let var = self.add_variable(StorageClass::Uniform, st);
+        self.b
+            .decorate(var, Decoration::DescriptorSet, [Operand::LiteralBit32(set)]);
+        self.b
+            .decorate(var, Decoration::Binding, [Operand::LiteralBit32(bind)]);
+        var
+    }
+
+    /// Loads 32-bit word `word` (an unsigned id) of the driver constant
+    /// buffer `ubo` in `code`.
+    fn ubo_word(&mut self, code: &mut Vec<Instruction>, ubo: Word, word: Word) -> Word {
+        let u = Num::int(false, 32, 1);
+        let ut = self.ty(u);
+        let two = self.konst(u, 2);
+        let three = self.konst(u, 3);
+        let zero = self.konst(u, 0);
+        let vec = self.emit(code, Op::ShiftRightLogical, ut, &[word, two]);
+        let comp = self.emit(code, Op::BitwiseAnd, ut, &[word, three]);
+        let ptr_t = self.b.type_pointer(None, StorageClass::Uniform, ut);
+        let ptr = self.emit(code, Op::AccessChain, ptr_t, &[ubo, zero, vec, comp]);
+        self.emit(code, Op::Load, ut, &[ptr])
+    }
+
+    /// Colour output 0: a 32-bit float `vec4` output at location 0.
+    fn color0(&self) -> Option<Word> {
+        self.interface_globals(StorageClass::Output)
+            .into_iter()
+            .find(|&(v, ty)| {
+                self.decoration(v, Decoration::Location) == Some(Some(0))
+                    && self.decoration(v, Decoration::Index).flatten().unwrap_or(0) == 0
+                    && self.num(ty) == Some(Num::float(32, 4))
+            })
+            .map(|(v, _)| v)
+    }
+
+    /// The instruction that discards the fragment.
+    fn kill(&self) -> Instruction {
+        let v16 = self
+            .module()
+            .header
+            .as_ref()
+            .is_some_and(|h| h.version() >= (1, 6));
+        let op = if v16 {
+            Op::TerminateInvocation
+        } else {
+            Op::Kill
+        };
+        Instruction::new(op, None, None, vec![])
+    }
+
+    /// A selection on `cond` ending `code`: the kill block and the merge
+    /// block's label, and the instructions that end the test's block.
+    fn discard_if(&mut self, code: &mut Vec<Instruction>, cond: Word) -> (Block, Word) {
+        let kill = self.id();
+        let merge = self.id();
+        code.push(Instruction::new(
+            Op::SelectionMerge,
+            None,
+            None,
+            vec![
+                Operand::IdRef(merge),
+                Operand::SelectionControl(SelectionControl::NONE),
+            ],
+        ));
+        code.push(Instruction::new(
+            Op::BranchConditional,
+            None,
+            None,
+            vec![
+                Operand::IdRef(cond),
+                Operand::IdRef(kill),
+                Operand::IdRef(merge),
+            ],
+        ));
+        let block = Block {
+            label: Some(Instruction::new(Op::Label, None, Some(kill), vec![])),
+            instructions: vec![self.kill()],
+        };
+        (block, merge)
+    }
+
+    /// The entry function's index among the module's functions.
+    fn entry_function(&self) -> Result<usize> {
+        let f = self.entry_fn;
+        self.module()
+            .functions
+            .iter()
+            .position(|x| x.def.as_ref().and_then(|d| d.result_id) == Some(f))
+            .ok_or_else(|| Error::new("SPIR-V: the entry point has no function"))
+    }
+
+    /// Runs `code` (ending in `cond`) first in the entry point and
+    /// discards the fragment where `cond` holds: the entry block splits
+    /// (see the module documentation).
+    fn discard_first_if(&mut self, mut code: Vec<Instruction>, cond: Word) -> Result<()> {
+        let fi = self.entry_function()?;
+        let (kill, merge) = self.discard_if(&mut code, cond);
+        let first = self.module().functions[fi]
+            .blocks
+            .first()
+            .ok_or_else(|| Error::new("SPIR-V: the entry point has no body"))?;
+        let old_label = first.label.as_ref().and_then(|l| l.result_id);
+        let old_label = old_label.ok_or_else(|| Error::new("SPIR-V: a block has no label"))?;
+        // The merge block keeps the old entry block's label (its
+        // successors' OpPhi name it); the new entry block gets `merge`'s
+        // fresh id instead, and branches to the old label.
+        let f = &mut self.b.module_mut().functions[fi];
+        let old = &mut f.blocks[0];
+        let vars = old
+            .instructions
+            .iter()
+            .take_while(|i| i.class.opcode == Op::Variable)
+            .count();
+        let mut head: Vec<Instruction> = old.instructions.drain(..vars).collect();
+        for i in &mut code {
+            if i.class.opcode == Op::SelectionMerge {
+                i.operands[0] = Operand::IdRef(old_label);
+            }
+            if i.class.opcode == Op::BranchConditional {
+                i.operands[2] = Operand::IdRef(old_label);
+            }
+        }
+        head.extend(code);
+        let entry = Block {
+            label: Some(Instruction::new(Op::Label, None, Some(merge), vec![])),
+            instructions: head,
+        };
+        f.blocks.insert(0, entry);
+        f.blocks.insert(1, kill);
+        Ok(())
+    }
+
+    /// Before each return of the entry point, runs the code `make` gives
+    /// (ending in a condition) and discards the fragment where it holds;
+    /// returns how many returns there were.
+    fn discard_at_returns_if(
+        &mut self,
+        make: &mut dyn FnMut(&mut Patcher) -> (Vec<Instruction>, Word),
+    ) -> usize {
+        let Ok(fi) = self.entry_function() else {
+            return 0;
+        };
+        let mut sites = 0;
+        let mut bi = 0;
+        while bi < self.module().functions[fi].blocks.len() {
+            let ends_in_return = self.module().functions[fi].blocks[bi]
+                .instructions
+                .last()
+                .is_some_and(|i| i.class.opcode == Op::Return);
+            if !ends_in_return {
+                bi += 1;
+                continue;
+            }
+            let (mut code, cond) = make(self);
+            let (kill, merge) = self.discard_if(&mut code, cond);
+            let ret = Block {
+                label: Some(Instruction::new(Op::Label, None, Some(merge), vec![])),
+                instructions: vec![Instruction::new(Op::Return, None, None, vec![])],
+            };
+            let blocks = &mut self.b.module_mut().functions[fi].blocks;
+            let b = &mut blocks[bi];
+            b.instructions.pop();
+            b.instructions.extend(code);
+            blocks.insert(bi + 1, kill);
+            blocks.insert(bi + 2, ret);
+            sites += 1;
+            bi += 3;
+        }
+        sites
+    }
+}
