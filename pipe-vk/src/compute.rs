@@ -63,7 +63,6 @@
 //!   counts as read and written by each dispatch; one whose storage was
 //!   renamed since binding is refused at launch (its address changed).
 
-use std::ffi::CString;
 use std::sync::Arc;
 
 use ash::vk;
@@ -129,8 +128,6 @@ pub struct Interface {
     pub variable_block: bool,
     /// Shared memory the shader declares, in bytes (0 when unknown).
     pub shared: u32,
-    /// Entry point name.
-    pub entry: String,
 }
 
 /// Bindings of one layout: per set, (binding, type), sorted.
@@ -400,7 +397,6 @@ fn ir_interface(ir: &crate::shader::Ir) -> PipeResult<Interface> {
             .then_some(ir.info.local_size)
             .flatten(),
         variable_block: ir.info.local_size_variable,
-        entry: "main".into(),
         ..Default::default()
     };
     for v in &ir.vars {
@@ -528,7 +524,6 @@ fn spirv_interface(words: &[u32], entry: &str, push_limit: u32) -> PipeResult<In
         // (spec-constant) sizing if any; pipe-vk specializes nothing.
         variable_block: false,
         shared: 0,
-        entry: entry.to_string(),
     })
 }
 
@@ -573,12 +568,14 @@ impl VkContext {
             .compute_state
             .modules
             .get(&dev, id, &shader_state(state), &variant)?;
-        let entry = CString::new(program.iface.entry.as_str())
-            .map_err(|_| PipeError::invalid("compute shader: entry point name contains NUL"))?;
+        // `crate::shader::compile` names every module's entry point
+        // `main` (a SPIR-V module's own name reached the pipeline before,
+        // which the module no longer had: lavapipe crashed).
+        let entry = c"main";
         let stage = vk::PipelineShaderStageCreateInfo::default()
             .stage(vk::ShaderStageFlags::COMPUTE)
             .module(module)
-            .name(&entry);
+            .name(entry);
         let info = vk::ComputePipelineCreateInfo::default()
             .flags(vk::PipelineCreateFlags::DISPATCH_BASE)
             .stage(stage)

@@ -909,7 +909,35 @@ fn spirv_passthrough(ctx: &mut TestContext, staging: bool) -> R {
     )?;
     launch(&mut e, &grid(IDS_BLOCK, [3, 2, 2]))?;
     let got = read_u32s(&mut e, &out, IDS_LEN)?;
-    expect_u32s("ids", &got, &ids_expected([0; 3], [3, 2, 2]))
+    expect_u32s("ids", &got, &ids_expected([0; 3], [3, 2, 2]))?;
+    // The same module with its entry point called "cids" (the name
+    // takes as many words as "main").
+    let main = u32::from_le_bytes(*b"main");
+    let renamed: Vec<u32> = words
+        .iter()
+        .map(|&w| if w == main { u32::from_le_bytes(*b"cids") } else { w })
+        .collect();
+    let h2 = step(
+        "create_compute_state",
+        e.ctx.create_compute_state(&ComputeState {
+            code: ShaderCode::SpirV {
+                words: renamed.into(),
+                entry_point: "cids".into(),
+            },
+            static_shared_mem: 0,
+            req_input_mem: 0,
+        }),
+    )?;
+    step("bind_compute_state", e.ctx.bind_compute_state(Some(h2)))?;
+    let out2 = sentinel_buffer(&mut e, IDS_LEN)?;
+    bind_ssbos(&mut e, &[&out2], 1)?;
+    launch(&mut e, &grid(IDS_BLOCK, [2, 1, 2]))?;
+    let got = read_u32s(&mut e, &out2, IDS_LEN)?;
+    expect_u32s(
+        "ids, entry point cids",
+        &got[..],
+        &ids_expected([0; 3], [2, 1, 2]),
+    )
 }
 both_paths!("pipe.compute.spirv_passthrough", spirv_passthrough);
 
