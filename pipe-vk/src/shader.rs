@@ -518,12 +518,22 @@ pub fn compile(
             // interpolation, zeros for unwritten inputs and no unbound
             // colour outputs patched in; the other lowerings are its own.
             let err = |e: spirv_gen::Error| PipeError::unsupported(format!("shader variant: {e}"));
+            // Descriptor arrays: one variable per element, at the
+            // bindings the model gives its slots.
+            let mut out: Option<Vec<u32>> = Some(
+                spirv_gen::patch::split_descriptor_arrays(
+                    words,
+                    ir_stage(state.stage),
+                    entry_point,
+                )
+                .map_err(err)?,
+            )
+            .filter(|w| w[..] != words[..]);
             // Pipelines name every stage's entry point `main`.
-            let mut out: Option<Vec<u32>> = None;
             if entry_point != "main" {
                 out = Some(
                     spirv_gen::patch::entry_point_as_main(
-                        words,
+                        out.as_deref().unwrap_or(words),
                         ir_stage(state.stage),
                         entry_point,
                     )

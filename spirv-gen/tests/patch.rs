@@ -1135,6 +1135,7 @@ fn probe(name: &str, env: TargetEnv) -> Vec<u32> {
         "fs" => include_str!("patch/fs.spvasm"),
         "nonsem" => include_str!("patch/nonsem.spvasm"),
         "early_return" => include_str!("patch/early_return.spvasm"),
+        "arrays" => include_str!("../../tests/src/cases/arrays_spirv.spvasm"),
         _ => include_str!("patch/interp.spvasm"),
     };
     assemble(text, env)
@@ -1308,6 +1309,7 @@ fn damaged_spirv_never_panics() {
                 let _ = ir_resources(&w, *stage, "main");
                 let _ = entry_point_as_main(&w, *stage, "unwritten");
                 let _ = xfb_layout(&w, *stage, "main");
+                let _ = split_descriptor_arrays(&w, *stage, "main");
                 let _ = drop_xfb(&w, *stage, "main");
                 if *stage == Stage::Vertex {
                     let _ = vertex_outputs(&w, "main");
@@ -1345,6 +1347,17 @@ fn xfb_binary_matches_its_text() {
     assert_eq!(
         words_of(include_bytes!("../../tests/src/cases/xfb_spirv.spv")),
         assemble(XFB_GLSLANG, TargetEnv::Vulkan_1_0)
+    );
+}
+
+#[test]
+fn arrays_binary_matches_its_text() {
+    assert_eq!(
+        words_of(include_bytes!("../../tests/src/cases/arrays_spirv.spv")),
+        assemble(
+            include_str!("../../tests/src/cases/arrays_spirv.spvasm"),
+            TargetEnv::Vulkan_1_0
+        )
     );
 }
 
@@ -1728,4 +1741,87 @@ fn main {
         .msg
         .contains("colour output"));
     assert!(alpha_test(&fs, "main", CompareFunc::Never, 0.5).is_ok());
+}
+
+/// Descriptor arrays (GL's consecutive binding points): read as one
+/// resource per element, split into one variable per element at
+/// consecutive bindings, on SPIR-V 1.0 and (with every global in the
+/// interface) 1.6; a dynamic index is refused.
+#[test]
+fn descriptor_arrays_by_element() {
+    use spirv_gen::ir::Stage;
+    use spirv_gen::patch::{ir_resources, split_descriptor_arrays, IrResource};
+    let slots = |r: &[IrResource]| -> (Vec<u32>, Vec<u32>) {
+        let mut t = Vec::new();
+        let mut u = Vec::new();
+        for r in r {
+            match r {
+                IrResource::Texture(x) => t.push(x.slot),
+                IrResource::Ubo { slot } => u.push(*slot),
+                _ => panic!("{r:?}"),
+            }
+        }
+        t.sort();
+        u.sort();
+        (t, u)
+    };
+    let text = include_str!("../../tests/src/cases/arrays_spirv.spvasm");
+    let v16 = text.replace(
+        "OpEntryPoint Fragment %main \"main\" %frag %uv %idx",
+        "OpEntryPoint Fragment %main \"main\" %frag %uv %idx %s %ubos",
+    );
+    for (src, env) in [
+        (text.to_string(), TargetEnv::Vulkan_1_0),
+        (v16, TargetEnv::Vulkan_1_3),
+    ] {
+        let w = assemble(&src, env);
+        validate(&w, env, "arrays");
+        assert_eq!(
+            slots(&ir_resources(&w, Stage::Fragment, "main").unwrap()),
+            (vec![2, 3, 4], vec![1, 2])
+        );
+        let out = split_descriptor_arrays(&w, Stage::Fragment, "main").unwrap();
+        validate(&out, env, "split");
+        // The elements used: textures 2 and 4, buffer 2.
+        assert_eq!(
+            slots(&ir_resources(&out, Stage::Fragment, "main").unwrap()),
+            (vec![2, 4], vec![2]),
+            "{}",
+            disassemble(&out)
+        );
+        // No descriptor variable of an array type is left.
+        let m = dr::load_words(&out).unwrap();
+        let global = |id: u32| {
+            m.types_global_values
+                .iter()
+                .find(|i| i.result_id == Some(id))
+        };
+        let pointee = |v: &dr::Instruction| match global(v.result_type?)?.operands.get(1) {
+            Some(Operand::IdRef(t)) => global(*t),
+            _ => None,
+        };
+        assert!(m
+            .types_global_values
+            .iter()
+            .filter(|i| i.class.opcode == Op::Variable)
+            .filter_map(pointee)
+            .all(|t| t.class.opcode != Op::TypeArray));
+        // Nothing to split: unchanged.
+        let plain = probe("early_return", env);
+        assert_eq!(
+            split_descriptor_arrays(&plain, Stage::Fragment, "main").unwrap(),
+            plain
+        );
+    }
+    let dynamic = text.replace(
+        "%p2 = OpAccessChain %psi %s %int_2",
+        "%iv = OpLoad %int %idx\n%p2 = OpAccessChain %psi %s %iv",
+    );
+    let w = assemble(&dynamic, TargetEnv::Vulkan_1_0);
+    for e in [
+        ir_resources(&w, Stage::Fragment, "main").unwrap_err(),
+        split_descriptor_arrays(&w, Stage::Fragment, "main").unwrap_err(),
+    ] {
+        assert!(e.msg.contains("constant index"), "{e}");
+    }
 }

@@ -19,6 +19,8 @@
 //! - per-sample interpolation under GL's sample shading
 //!   ([`sample_interpolation`]);
 //! - the entry point's name ([`entry_point_as_main`]);
+//! - descriptor arrays split into one variable per element
+//!   ([`split_descriptor_arrays`]; see `arrays`);
 //! - integer pixel centres, polygon stipple, window rectangles and the
 //!   alpha test in the fragment shader ([`pixel_center_integer`],
 //!   [`polygon_stipple`], [`window_rects`], [`alpha_test`]; see
@@ -52,8 +54,10 @@ use std::collections::{HashMap, HashSet};
 use crate::passes::{FetchFixup, VertexFixup};
 use crate::{Error, Result};
 
+mod arrays;
 mod fragment;
 mod xfb;
+pub use arrays::split_descriptor_arrays;
 pub use fragment::{alpha_test, pixel_center_integer, polygon_stipple, window_rects};
 pub use xfb::{drop_xfb, xfb_copy_builtins, xfb_layout, XfbBuiltins, XfbLayout};
 
@@ -403,9 +407,10 @@ pub enum IrResource {
 /// The descriptors the `stage` entry point `entry` of a SPIR-V module
 /// uses, as IR resources: set 0 uniform buffers, set 1 sampler views,
 /// set 2 images, set 3 shader buffers, at binding `stage * slots + slot`
-/// of the entry point's own stage. Anything else (another stage's
-/// binding, a descriptor array, a separate sampler) is an error naming
-/// it.
+/// of the entry point's own stage; a descriptor array of `n` at `slot`
+/// is `n` resources at `slot..slot + n` (see `arrays`). Anything else
+/// (another stage's binding, a dynamically indexed or runtime array, a
+/// separate sampler) is an error naming it.
 pub fn ir_resources(
     words: &[u32],
     stage: crate::ir::Stage,
@@ -416,6 +421,12 @@ pub fn ir_resources(
     let module = load(words, "resources")?;
     let p = Patcher::new(module, entry, &[model_of(stage)], "resources")?;
     let used = p.used_globals();
+    // Descriptor arrays: element k at slot + k (`arrays`).
+    let arrays: HashMap<Word, (Word, u32)> = p
+        .descriptor_arrays()?
+        .into_iter()
+        .map(|a| (a.var, (a.elem, a.len)))
+        .collect();
     let mut out = Vec::new();
     for v in p
         .module()
@@ -467,6 +478,12 @@ pub fn ir_resources(
                 _ => None,
             })
             .ok_or_else(|| bad("no pointer type"))?;
+        let (pointee, count) = arrays.get(&var).copied().unwrap_or((pointee, 1));
+        if slot.saturating_add(count) > stride {
+            return Err(bad(&format!(
+                "an array of {count} past the stage's {stride} bindings of the set"
+            )));
+        }
         let ty = p.global(pointee).ok_or_else(|| bad("no type"))?;
         // OpTypeImage: Sampled Type, Dim, Depth, Arrayed, MS, Sampled,
         // Image Format.
@@ -589,13 +606,25 @@ pub fn ir_resources(
             _ => {
                 return Err(bad(
                     "not what pipe-vk binds in this set (set 0 uniform buffers, 1 sampler \
-                     views, 2 storage images, 3 shader buffers; no descriptor arrays)",
+                     views, 2 storage images, 3 shader buffers)",
                 ))
             }
         };
-        out.push(r);
+        out.extend((0..count).map(|k| r.at_slot(slot + k)));
     }
     Ok(out)
+}
+
+impl IrResource {
+    /// The same resource in `slot`.
+    fn at_slot(&self, slot: u32) -> IrResource {
+        match *self {
+            IrResource::Ubo { .. } => IrResource::Ubo { slot },
+            IrResource::Texture(t) => IrResource::Texture(crate::ir::TextureInfo { slot, ..t }),
+            IrResource::Image(i) => IrResource::Image(crate::ir::ImageInfo { slot, ..i }),
+            IrResource::Ssbo { readonly, .. } => IrResource::Ssbo { slot, readonly },
+        }
+    }
 }
 
 /// The locations (bit `i` = location `i`, below 32) the `stage` entry

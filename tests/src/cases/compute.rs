@@ -915,7 +915,13 @@ fn spirv_passthrough(ctx: &mut TestContext, staging: bool) -> R {
     let main = u32::from_le_bytes(*b"main");
     let renamed: Vec<u32> = words
         .iter()
-        .map(|&w| if w == main { u32::from_le_bytes(*b"cids") } else { w })
+        .map(|&w| {
+            if w == main {
+                u32::from_le_bytes(*b"cids")
+            } else {
+                w
+            }
+        })
         .collect();
     let h2 = step(
         "create_compute_state",

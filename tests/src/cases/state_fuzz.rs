@@ -3615,6 +3615,94 @@ fn spirv_texture(ctx: &mut TestContext) -> R {
     expect_rgba8(&mut e, &c[0], "sampled texel", |_, _| [40, 80, 160, 255])
 }
 
+/// A SPIR-V passthrough fragment shader with descriptor arrays
+/// (`arrays_spirv.spvasm`): `sampler2D s[3]` at texture slot 2 and a
+/// uniform block array `ubos[2]` at constant buffer slot 1, as GL gives
+/// an array consecutive binding points. It samples `s[0]` (slot 2) and
+/// `s[2]` (slot 4) and adds `ubos[1]` (slot 2); slot 3 and buffer 1 hold
+/// values that would show if an element went to the wrong slot. The
+/// arrays are split into one variable per element
+/// (`spirv_gen::patch::split_descriptor_arrays`); they were refused.
+fn spirv_descriptor_arrays(ctx: &mut TestContext) -> R {
+    let mut e = env_with(ctx, |_| {})?;
+    let c = reduced_setup(
+        &mut e,
+        Format::R8G8B8A8Unorm,
+        1,
+        None,
+        1,
+        (VS_POS, FS_CONST),
+        &FULL_TRI,
+    )?;
+    let tt = ResourceTemplate::texture_2d(Format::R8G8B8A8Unorm, 1, 1, BindFlags::SAMPLER_VIEW);
+    let mut views = Vec::new();
+    for texel in [[64, 0, 0, 0], [255, 255, 255, 255], [0, 128, 0, 0]] {
+        let tex = e.texture(&tt)?;
+        e.write_texture(&tex, 0, &PipeBox::rect(0, 0, 1, 1), &texel)?;
+        views.push(Some(step(
+            "create_sampler_view",
+            e.ctx
+                .create_sampler_view(&tex, &SamplerViewTemplate::whole(&tt)),
+        )?));
+    }
+    step(
+        "set_sampler_views",
+        e.ctx.set_sampler_views(ShaderStage::Fragment, 2, &views, 0),
+    )?;
+    let sampler = step(
+        "sampler",
+        e.ctx.create_sampler_state(&SamplerState::default()),
+    )?;
+    step(
+        "bind_sampler_states",
+        e.ctx
+            .bind_sampler_states(ShaderStage::Fragment, 2, &[Some(sampler); 3]),
+    )?;
+    for (slot, v) in [(1, [1.0f32; 4]), (2, [0.0, 0.0, 0.5, 1.0])] {
+        let data = crate::harness::f32s(&v);
+        step(
+            "set_constant_buffer",
+            e.ctx.set_constant_buffer(
+                ShaderStage::Fragment,
+                slot,
+                Some(pipe_core::state::ConstantBuffer {
+                    buffer: None,
+                    buffer_offset: 0,
+                    buffer_size: 16,
+                    user_buffer: Some(&data),
+                }),
+            ),
+        )?;
+    }
+    let words: Vec<u32> = include_bytes!("arrays_spirv.spv")
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let fs = ShaderState {
+        stage: ShaderStage::Fragment,
+        code: ShaderCode::SpirV {
+            words: Arc::from(words),
+            entry_point: "main".into(),
+        },
+        stream_output: Default::default(),
+    };
+    let h = step("fs", e.ctx.create_fs_state(&fs))?;
+    step("bind fs", e.ctx.bind_fs_state(Some(h)))?;
+    reduced_rasterizer(&mut e, |_| {})?;
+    clear_all(&mut e, ClearFlags::COLOR0)?;
+    reduced_draw(&mut e, PrimType::Triangles, 3)?;
+    let want = crate::harness::unorm([64.0 / 255.0, 128.0 / 255.0, 0.5, 1.0]);
+    let got = e.read_texture(&c[0], 0, &PipeBox::rect(0, 0, 1, 1))?;
+    let px = [got[0], got[1], got[2], got[3]];
+    if !want.contains(px) {
+        return Err(Outcome::fail(format!(
+            "pixel (0, 0) is {px:?}, want {want:?} (s[0] + s[2] + ubos[1])"
+        )));
+    }
+    expect_rgba8(&mut e, &c[0], "descriptor arrays", |_, _| px)
+}
+reduced!("spirv_passthrough.descriptor_arrays" => spirv_descriptor_arrays);
+
 /// `words` with the literal of decoration `deco` (DescriptorSet 34,
 /// Binding 33) of its first such OpDecorate (71) replaced by `value`.
 fn redecorate(mut words: Vec<u32>, deco: u32, value: u32) -> Vec<u32> {
