@@ -112,6 +112,12 @@ fn load(words: &[u32], what: &str) -> Result<dr::Module> {
     dr::load_words(&keep).map_err(|e| bad(e.to_string()))
 }
 
+/// Locations `at..at + n`, cut at 64 (only those below 32 matter; a
+/// location at or past 32 keeps a variable out of every mask).
+fn location_span(at: u32, n: u32) -> Vec<u32> {
+    (at.min(64)..at.saturating_add(n).min(64)).collect()
+}
+
 /// The last vertex stage's execution models.
 const LAST_STAGES: [ExecutionModel; 3] = [
     ExecutionModel::Vertex,
@@ -655,8 +661,9 @@ pub fn interface_locations(
 /// (the last vertex stage writes none of them) read zero: each becomes a
 /// `Private` variable set to zero at the entry point, as
 /// `passes::gl::lower_unwritten_inputs` does for the IR (Vulkan rejects
-/// an input no stage writes). An input block is zeroed when all its
-/// members' locations are in `mask`; one partly written is left alone.
+/// an input no stage writes). An input block whose members are all in
+/// `mask` is zeroed whole; one written in part keeps its written members
+/// as inputs of their own, and reads zeros in the others.
 pub fn zero_inputs(words: &[u32], entry: &str, mask: u32) -> Result<Vec<u32>> {
     if mask == 0 {
         return Ok(words.to_vec());
@@ -664,20 +671,94 @@ pub fn zero_inputs(words: &[u32], entry: &str, mask: u32) -> Result<Vec<u32>> {
     let module = load(words, "SPIR-V zero inputs")?;
     let mut p = Patcher::new(module, entry, &[ExecutionModel::Fragment], "zero inputs")?;
     let mut changed = false;
+    let unwritten =
+        |locs: &[u32]| !locs.is_empty() && locs.iter().all(|&l| l < 32 && mask >> l & 1 == 1);
     for (var, ty) in p.interface_vars(StorageClass::Input) {
-        // A block goes whole, when no member of it is written.
         let locs = p.var_locations(var, ty);
-        if locs.is_empty() || !locs.iter().all(|&l| l < 32 && mask >> l & 1 == 1) {
+        if unwritten(&locs) {
+            let null = p.null(ty);
+            p.privatize(var, ty, StorageClass::Input, Some(null))?;
+            changed = true;
             continue;
         }
-        let null = p.b.id();
-        p.b.module_mut().types_global_values.push(Instruction::new(
-            Op::ConstantNull,
-            Some(ty),
-            Some(null),
-            vec![],
-        ));
-        p.privatize(var, ty, StorageClass::Input, Some(null))?;
+        // A block some of whose members nothing writes: each written
+        // member becomes an input of its own, and the block a private
+        // variable built from them and zeros at entry.
+        let Some(members) = p.member_locations(var, ty) else {
+            continue;
+        };
+        if !members.iter().any(|l| unwritten(l)) || members.iter().any(Vec::is_empty) {
+            continue;
+        }
+        let types: Vec<Word> = p.global(ty).map_or(Vec::new(), |t| {
+            t.operands
+                .iter()
+                .filter_map(|o| match o {
+                    Operand::IdRef(m) => Some(*m),
+                    _ => None,
+                })
+                .collect()
+        });
+        let mut parts = Vec::new();
+        for (k, (mty, locs)) in types.iter().zip(&members).enumerate() {
+            if unwritten(locs) {
+                parts.push(p.null(*mty));
+                continue;
+            }
+            let input = p.add_variable(StorageClass::Input, *mty);
+            p.b.decorate(
+                input,
+                Decoration::Location,
+                [Operand::LiteralBit32(locs[0])],
+            );
+            // Interpolation, as the member or the block had it.
+            let copied: Vec<(Decoration, Vec<Operand>)> = p
+                .module()
+                .annotations
+                .iter()
+                .filter_map(|a| match (a.class.opcode, a.operands.as_slice()) {
+                    (Op::MemberDecorate, [Operand::IdRef(t), Operand::LiteralBit32(m), Operand::Decoration(d), rest @ ..])
+                        if *t == ty && *m == k as u32 =>
+                    {
+                        Some((*d, rest.to_vec()))
+                    }
+                    (Op::Decorate, [Operand::IdRef(t), Operand::Decoration(d), rest @ ..])
+                        if *t == var =>
+                    {
+                        Some((*d, rest.to_vec()))
+                    }
+                    _ => None,
+                })
+                .filter(|(d, _)| {
+                    matches!(
+                        d,
+                        Decoration::Flat
+                            | Decoration::NoPerspective
+                            | Decoration::Centroid
+                            | Decoration::Sample
+                            | Decoration::Component
+                            | Decoration::RelaxedPrecision
+                    )
+                })
+                .collect();
+            for (d, rest) in copied {
+                p.b.decorate(input, d, rest);
+            }
+            let v = p.b.id();
+            p.code.push(Instruction::new(
+                Op::Load,
+                Some(*mty),
+                Some(v),
+                vec![Operand::IdRef(input)],
+            ));
+            parts.push(v);
+        }
+        let value = p.op(
+            Op::CompositeConstruct,
+            ty,
+            parts.into_iter().map(Operand::IdRef).collect(),
+        );
+        p.privatize(var, ty, StorageClass::Input, Some(value))?;
         changed = true;
     }
     if !changed {
@@ -1045,6 +1126,32 @@ impl Patcher {
     /// `ty`) takes: from its `Location`, or a block's members' (none for
     /// a block of builtins).
     fn var_locations(&self, var: Word, ty: Word) -> Vec<u32> {
+        if let Some(members) = self.member_locations(var, ty) {
+            return members.into_iter().flatten().collect();
+        }
+        match self.decoration(var, Decoration::Location).flatten() {
+            Some(l) => location_span(l, self.locations(ty)),
+            None => Vec::new(),
+        }
+    }
+
+    /// The locations each member of the block `var` (of struct type `ty`)
+    /// takes: its own `Location`, or the one after the previous member's
+    /// (the first follows the variable's); empty for a member with
+    /// neither. `None` when `ty` is no struct; no members for a block of
+    /// builtins.
+    fn member_locations(&self, var: Word, ty: Word) -> Option<Vec<Vec<u32>>> {
+        let members: Vec<Word> = self.global(ty).and_then(|t| {
+            (t.class.opcode == Op::TypeStruct).then(|| {
+                t.operands
+                    .iter()
+                    .filter_map(|o| match o {
+                        Operand::IdRef(m) => Some(*m),
+                        _ => None,
+                    })
+                    .collect()
+            })
+        })?;
         let member_decos = |d: Decoration| -> HashMap<u32, u32> {
             self.module()
                 .annotations
@@ -1060,43 +1167,22 @@ impl Patcher {
                 })
                 .collect()
         };
-        let base = self.decoration(var, Decoration::Location).flatten();
-        let members: Option<Vec<Word>> = self.global(ty).and_then(|t| {
-            (t.class.opcode == Op::TypeStruct).then(|| {
-                t.operands
-                    .iter()
-                    .filter_map(|o| match o {
-                        Operand::IdRef(m) => Some(*m),
-                        _ => None,
-                    })
-                    .collect()
-            })
-        });
-        // Locations past 64 are cut (only those below 32 matter; a
-        // location at or past 32 keeps a variable out of every mask).
-        let span =
-            |at: u32, n: u32| (at.min(64)..at.saturating_add(n).min(64)).collect::<Vec<u32>>();
-        match (members, base) {
-            (None, Some(l)) => span(l, self.locations(ty)),
-            (None, None) => Vec::new(),
-            (Some(members), base) => {
-                if !member_decos(Decoration::BuiltIn).is_empty() {
-                    return Vec::new();
-                }
-                let own = member_decos(Decoration::Location);
-                let mut next = base;
-                let mut out = Vec::new();
-                for (k, m) in members.iter().enumerate() {
-                    let Some(at) = own.get(&(k as u32)).copied().or(next) else {
-                        continue;
-                    };
-                    let n = self.locations(*m);
-                    out.extend(span(at, n));
-                    next = Some(at.saturating_add(n));
-                }
-                out
-            }
+        if !member_decos(Decoration::BuiltIn).is_empty() {
+            return Some(Vec::new());
         }
+        let own = member_decos(Decoration::Location);
+        let mut next = self.decoration(var, Decoration::Location).flatten();
+        let mut out = Vec::new();
+        for (k, m) in members.iter().enumerate() {
+            let Some(at) = own.get(&(k as u32)).copied().or(next) else {
+                out.push(Vec::new());
+                continue;
+            };
+            let n = self.locations(*m);
+            out.push(location_span(at, n));
+            next = Some(at.saturating_add(n));
+        }
+        Some(out)
     }
 
     /// The entry point's `Input` variables with a location: (variable,
@@ -1470,6 +1556,21 @@ impl Patcher {
         } else {
             self.b.constant_bit32(t, v as u32)
         }
+    }
+
+    /// A new `OpConstantNull` of type `ty`.
+    fn null(&mut self, ty: Word) -> Word {
+        let id = self.b.id();
+        self.b
+            .module_mut()
+            .types_global_values
+            .push(Instruction::new(
+                Op::ConstantNull,
+                Some(ty),
+                Some(id),
+                vec![],
+            ));
+        id
     }
 
     /// Appends `op` to the entry code; returns its result.

@@ -3387,10 +3387,23 @@ fn main {
     expect_rgba8(&mut e, &c[0], "unwritten varying", |_, _| [0, 255, 0, 255])
 }
 /// [`unwritten_varying`] with glslang's fragment shader reading an input
-/// block (locations 1 and 2, `input_block_spirv.spvasm`) that the vertex
-/// shader does not write: the whole block reads zero. It was left alone
-/// (a validation error).
-fn unwritten_block(ctx: &mut TestContext, vs: VsAs) -> R {
+/// block `{ a; b; }` (locations 1 and 2, `input_block_spirv.spvasm`)
+/// that the vertex shader does not write: the whole block reads zero.
+/// With `partial`, the vertex shader writes `a` (location 1, (0.5, 0, 0,
+/// 0)) and only `b` reads zero. Both were left alone (the block read
+/// garbage; partly written, a validation error).
+fn unwritten_block(ctx: &mut TestContext, vs: VsAs, partial: bool) -> R {
+    const VS_A: &str = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+out @a : f32x4 location=1
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  %1 : f32x4 = const 0.5, 0.0, 0.0, 0.0
+  store @a, %1
+}
+";
     let mut e = env_with(ctx, |_| {})?;
     let c = reduced_setup(
         &mut e,
@@ -3398,10 +3411,10 @@ fn unwritten_block(ctx: &mut TestContext, vs: VsAs) -> R {
         1,
         None,
         1,
-        (VS_POS, FS_CONST),
+        (if partial { VS_A } else { VS_POS }, FS_CONST),
         &FULL_TRI,
     )?;
-    bind_vs_as(&mut e, VS_POS, vs, "")?;
+    bind_vs_as(&mut e, if partial { VS_A } else { VS_POS }, vs, "")?;
     let words: Vec<u32> = include_bytes!("input_block_spirv.spv")
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -3419,13 +3432,29 @@ fn unwritten_block(ctx: &mut TestContext, vs: VsAs) -> R {
     reduced_rasterizer(&mut e, |_| {})?;
     clear_all(&mut e, ClearFlags::COLOR0)?;
     reduced_draw(&mut e, PrimType::Triangles, 3)?;
+    if partial {
+        let want = crate::harness::unorm([0.5, 1.0, 0.0, 1.0]);
+        let got = e.read_texture(&c[0], 0, &PipeBox::rect(0, 0, W, H))?;
+        return match got
+            .chunks_exact(4)
+            .position(|p| !want.contains([p[0], p[1], p[2], p[3]]))
+        {
+            None => Ok(()),
+            Some(i) => Err(Outcome::fail(format!(
+                "pixel {i} is {:?}, want {want:?} (a + 0 + green)",
+                &got[4 * i..4 * i + 4]
+            ))),
+        };
+    }
     expect_rgba8(&mut e, &c[0], "unwritten input block", |_, _| {
         [0, 255, 0, 255]
     })
 }
 reduced!(
-    "unwritten_varying.block_ir_vs" => |c| unwritten_block(c, VsAs::Ir),
-    "unwritten_varying.block_spirv_vs" => |c| unwritten_block(c, VsAs::SpirV),
+    "unwritten_varying.block_ir_vs" => |c| unwritten_block(c, VsAs::Ir, false),
+    "unwritten_varying.block_spirv_vs" => |c| unwritten_block(c, VsAs::SpirV, false),
+    "unwritten_varying.block_partly_ir_vs" => |c| unwritten_block(c, VsAs::Ir, true),
+    "unwritten_varying.block_partly_spirv_vs" => |c| unwritten_block(c, VsAs::SpirV, true),
 );
 
 reduced!(
