@@ -213,10 +213,11 @@ impl SoCapture {
                     entry_point,
                 )
                 .ok()??;
-                Some(SoCapture {
+                // The mode with nothing captured captures nothing.
+                (l.buffers != 0).then(|| SoCapture {
                     stride: l.strides,
                     buffers: l.buffers,
-                    max_stream: (7 - l.streams.leading_zeros()) as u8,
+                    max_stream: l.streams.checked_ilog2().map_or(0, |s| s as u8),
                 })
             }
             ShaderCode::Ir(_) => {

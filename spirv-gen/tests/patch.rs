@@ -1136,6 +1136,15 @@ fn probe(name: &str, env: TargetEnv) -> Vec<u32> {
         "fs" => include_str!("patch/fs.spvasm"),
         "nonsem" => include_str!("patch/nonsem.spvasm"),
         "early_return" => include_str!("patch/early_return.spvasm"),
+        "opline" => include_str!("patch/opline.spvasm"),
+        "loopret" => include_str!("patch/loopret.spvasm"),
+        "unreach" => include_str!("patch/unreach.spvasm"),
+        "xfbnocap" => include_str!("patch/xfbnocap.spvasm"),
+        "xfbarr" => include_str!("patch/xfbarr.spvasm"),
+        "xfbstride" => include_str!("patch/xfbstride.spvasm"),
+        "xfb64" => include_str!("patch/xfb64.spvasm"),
+        "gsstream" => include_str!("patch/gsstream.spvasm"),
+        "gspos" => include_str!("patch/gspos.spvasm"),
         "arrays" => include_str!("../../tests/src/cases/arrays_spirv.spvasm"),
         _ => include_str!("patch/interp.spvasm"),
     };
@@ -1680,6 +1689,11 @@ fn main {
     }
     for env in [TargetEnv::Vulkan_1_0, TargetEnv::Vulkan_1_3] {
         shaders.push((probe("early_return", env), env, 2));
+        // OpLine among the entry block's variables (DXC's shape), returns
+        // in a loop, a switch and an unreachable merge block.
+        shaders.push((probe("opline", env), env, 1));
+        shaders.push((probe("loopret", env), env, 3));
+        shaders.push((probe("unreach", env), env, 3));
         shaders.push((
             assemble(
                 include_str!("../../tests/src/cases/input_block_spirv.spvasm"),
@@ -1825,4 +1839,44 @@ fn descriptor_arrays_by_element() {
     ] {
         assert!(e.msg.contains("constant index"), "{e}");
     }
+}
+
+/// Transform feedback layouts the IR's validation would refuse are
+/// refused (a stride of 18, a double at offset 4, one buffer from two
+/// streams, captured members of an array of blocks), and the mode with
+/// nothing captured is a layout of no buffers; a geometry shader's
+/// position is copied past a 64-bit output's two locations, keeping its
+/// stream.
+#[test]
+fn transform_feedback_refusals() {
+    use spirv_gen::ir::Stage;
+    use spirv_gen::patch::{xfb_copy_builtins, xfb_layout, XfbBuiltins};
+    let env = TargetEnv::Vulkan_1_0;
+    for (name, stage, needle) in [
+        ("xfbstride", Stage::Vertex, "multiple of 4"),
+        ("xfb64", Stage::Vertex, "multiple of 8"),
+        ("gsstream", Stage::Geometry, "streams 0 and 1"),
+        ("xfbarr", Stage::Vertex, "array of blocks"),
+    ] {
+        let w = probe(name, env);
+        validate(&w, env, name);
+        let e = xfb_layout(&w, stage, "main").unwrap_err().to_string();
+        assert!(e.contains(needle), "{name}: {e}");
+    }
+    let w = probe("xfbnocap", env);
+    // pipe-cts's `pipe.streamout.spirv.nothing_captured` draws this.
+    assert_eq!(words_of(include_bytes!("patch/xfbnocap.spv")), w);
+    let l = xfb_layout(&w, Stage::Vertex, "main").unwrap().unwrap();
+    assert_eq!((l.buffers, l.streams), (0, 0));
+    let w = probe("gspos", env);
+    let which = XfbBuiltins {
+        position: true,
+        ..XfbBuiltins::default()
+    };
+    let out = xfb_copy_builtins(&w, "main", which).unwrap();
+    validate(&out, env, "gspos copy");
+    assert_eq!(
+        xfb_layout(&out, Stage::Geometry, "main").unwrap(),
+        xfb_layout(&w, Stage::Geometry, "main").unwrap()
+    );
 }

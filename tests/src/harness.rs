@@ -533,7 +533,7 @@ fn main {
 
 /// A shader CSO template from spirv-gen text IR.
 pub fn shader(stage: ShaderStage, src: &str) -> Result<ShaderState, Outcome> {
-    if is_spirv() {
+    if is_spirv(stage) {
         return spirv_shader(stage, src, spirv_gen::emit::Target::Vulkan1_3);
     }
     let ir = spirv_gen::text::parse(src).map_err(|e| Outcome::fail(format!("test shader: {e}")))?;
@@ -545,23 +545,36 @@ pub fn shader(stage: ShaderStage, src: &str) -> Result<ShaderState, Outcome> {
 }
 
 thread_local! {
-    /// Set by [`as_spirv`]: [`shader`] gives SPIR-V passthrough shaders.
-    static AS_SPIRV: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Set by [`as_spirv`] and [`as_spirv_vs`]: the stages (bit
+    /// `stage.index()`) whose shaders [`shader`] gives as SPIR-V
+    /// passthrough.
+    static AS_SPIRV: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
-/// Whether [`shader`] gives SPIR-V passthrough shaders (in [`as_spirv`]).
-pub fn is_spirv() -> bool {
-    AS_SPIRV.with(|c| c.get())
+/// Whether [`shader`] gives `stage`'s shaders as SPIR-V passthrough.
+pub fn is_spirv(stage: ShaderStage) -> bool {
+    AS_SPIRV.with(|c| c.get() >> stage.index() & 1 == 1)
+}
+
+/// Runs `f` with the shaders [`shader`] makes for the stages in `mask`
+/// given as SPIR-V passthrough ([`spirv_shader`], SPIR-V 1.6).
+fn with_spirv<T>(mask: u32, f: impl FnOnce() -> T) -> T {
+    AS_SPIRV.with(|c| c.set(mask));
+    let r = f();
+    AS_SPIRV.with(|c| c.set(0));
+    r
 }
 
 /// Runs `f` with every shader [`shader`] makes given as SPIR-V
-/// passthrough ([`spirv_shader`], SPIR-V 1.6) instead of IR: a case's
-/// `.spirv` variant.
+/// passthrough instead of IR: a case's `.spirv` variant.
 pub fn as_spirv<T>(f: impl FnOnce() -> T) -> T {
-    AS_SPIRV.with(|c| c.set(true));
-    let r = f();
-    AS_SPIRV.with(|c| c.set(false));
-    r
+    with_spirv(u32::MAX, f)
+}
+
+/// Runs `f` with the vertex shaders [`shader`] makes given as SPIR-V
+/// passthrough, the others as IR: a case's `.spirv_vs` variant.
+pub fn as_spirv_vs<T>(f: impl FnOnce() -> T) -> T {
+    with_spirv(1 << ShaderStage::Vertex.index(), f)
 }
 
 /// The IR shader `src`, emitted by spirv-gen for `target`, as a SPIR-V

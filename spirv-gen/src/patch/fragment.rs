@@ -422,10 +422,11 @@ impl Patcher {
         // fresh id instead, and branches to the old label.
         let f = &mut self.b.module_mut().functions[fi];
         let old = &mut f.blocks[0];
+        // The variables, with the OpLines before them (SPIR-V 2.4).
         let vars = old
             .instructions
             .iter()
-            .take_while(|i| i.class.opcode == Op::Variable)
+            .take_while(|i| matches!(i.class.opcode, Op::Variable | Op::Line | Op::NoLine))
             .count();
         let mut head: Vec<Instruction> = old.instructions.drain(..vars).collect();
         for i in &mut code {

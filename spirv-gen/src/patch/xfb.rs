@@ -48,10 +48,13 @@ pub struct XfbBuiltins {
 
 /// The transform feedback of the `stage` entry point `entry` of a SPIR-V
 /// module: `None` without the `Xfb` execution mode. An error for
-/// decorations Vulkan or GL would not accept: a captured output with no
-/// `XfbBuffer`, a buffer or stream out of range, a buffer with no or two
-/// different strides, an offset that is not a multiple of 4 or a record
-/// that does not fit in its stride.
+/// decorations Vulkan or GL would not accept, as the IR's validation
+/// refuses them: a captured output with no `XfbBuffer`, a buffer or
+/// stream out of range, a buffer with no, two or a misaligned stride or
+/// fed from two streams, an offset not aligned to its components (4
+/// bytes, 8 for 64-bit ones), captures that overlap or do not fit in
+/// the stride; and captured members of an array of blocks, which GL
+/// spreads over several buffers.
 pub fn xfb_layout(
     words: &[u32],
     stage: crate::ir::Stage,
@@ -77,7 +80,17 @@ pub fn xfb_layout(
             _ => *slot = Some(stride),
         }
     }
+    if let Some(var) = p.arrayed_block_capture() {
+        return err(format!(
+            "output %{var} is an array of blocks with captured members (each element in a \
+             buffer of its own), which pipe-vk does not bind"
+        ));
+    }
     let mut layout = XfbLayout::default();
+    // What each buffer's records hold: (offset, size, what), and its stream.
+    let mut spans: [Vec<(u32, u32, String)>; MAX_XFB_BUFFERS as usize] = Default::default();
+    let mut buffer_stream: [Option<u32>; MAX_XFB_BUFFERS as usize] =
+        [None; MAX_XFB_BUFFERS as usize];
     for c in p.xfb_captures() {
         let what = match c.member {
             Some(k) => format!("member {k} of output %{}", c.var),
@@ -94,17 +107,31 @@ pub fn xfb_layout(
         let Some(stride) = stride else {
             return err(format!("{what}: buffer {buffer} has no XfbStride"));
         };
+        if stride == 0 || stride % 4 != 0 {
+            return err(format!(
+                "buffer {buffer} has the stride {stride}, not a positive multiple of 4"
+            ));
+        }
         let stream = c.stream.unwrap_or(0);
         if stream >= MAX_VERTEX_STREAMS {
             return err(format!(
                 "{what}: Stream {stream} (there are {MAX_VERTEX_STREAMS} streams)"
             ));
         }
-        if c.offset % 4 != 0 {
+        let align = p.xfb_alignment(c.ty, 0);
+        if c.offset % align != 0 {
             return err(format!(
-                "{what}: Offset {} is not a multiple of 4",
+                "{what}: Offset {} is not a multiple of {align}",
                 c.offset
             ));
+        }
+        match buffer_stream[buffer as usize] {
+            Some(s) if s != stream => {
+                return err(format!(
+                    "{what}: buffer {buffer} is fed from the streams {s} and {stream}"
+                ))
+            }
+            _ => buffer_stream[buffer as usize] = Some(stream),
         }
         let size = p.byte_size(c.ty, 0).ok_or_else(|| {
             Error::new(format!(
@@ -117,6 +144,15 @@ pub fn xfb_layout(
                 c.offset
             ));
         }
+        if let Some((_, _, other)) = spans[buffer as usize]
+            .iter()
+            .find(|(o, n, _)| c.offset < o + n && *o < c.offset + size)
+        {
+            return err(format!(
+                "{what} and {other} overlap in the records of buffer {buffer}"
+            ));
+        }
+        spans[buffer as usize].push((c.offset, size, what));
         layout.buffers |= 1 << buffer;
         layout.streams |= 1 << stream;
     }
@@ -398,6 +434,56 @@ impl Patcher {
                 std::iter::once(own).chain(per_member.collect::<Vec<_>>())
             })
             .filter_map(|(b, s)| Some((b?, s?)))
+    }
+
+    /// An output the entry point captures that is an array of blocks
+    /// with `Offset` members.
+    fn arrayed_block_capture(&self) -> Option<Word> {
+        self.interface_globals(StorageClass::Output)
+            .into_iter()
+            .find(|&(_, ty)| {
+                let elem = match self.global(ty) {
+                    Some(a) if a.class.opcode == Op::TypeArray => match a.operands.first() {
+                        Some(Operand::IdRef(e)) => *e,
+                        _ => return false,
+                    },
+                    _ => return false,
+                };
+                self.module().annotations.iter().any(|a| {
+                    a.class.opcode == Op::MemberDecorate
+                        && a.operands.first() == Some(&Operand::IdRef(elem))
+                        && a.operands.get(2) == Some(&Operand::Decoration(Decoration::Offset))
+                })
+            })
+            .map(|(v, _)| v)
+    }
+
+    /// The alignment of a captured value of type `ty`: 8 bytes when it
+    /// holds 64-bit components, else 4.
+    fn xfb_alignment(&self, ty: Word, depth: u32) -> u32 {
+        if depth > 16 {
+            return 4;
+        }
+        if let Some(n) = self.num(ty) {
+            return if n.bits == 64 { 8 } else { 4 };
+        }
+        let Some(t) = self.global(ty) else { return 4 };
+        let parts: Vec<Word> = match (t.class.opcode, t.operands.as_slice()) {
+            (Op::TypeArray | Op::TypeMatrix, [Operand::IdRef(e), ..]) => vec![*e],
+            (Op::TypeStruct, members) => members
+                .iter()
+                .filter_map(|m| match m {
+                    Operand::IdRef(x) => Some(*x),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        parts
+            .into_iter()
+            .map(|p| self.xfb_alignment(p, depth + 1))
+            .max()
+            .unwrap_or(4)
     }
 
     /// The bytes a value of type `ty` takes in a transform feedback

@@ -145,7 +145,7 @@ pub(crate) fn so_shader(
     output: Vec<StreamOutput>,
     stride: [u16; 4],
 ) -> Result<ShaderState, Outcome> {
-    if !crate::harness::is_spirv() {
+    if !crate::harness::is_spirv(stage) {
         return Ok(with_so(shader(stage, src)?, output, stride));
     }
     let info = StreamOutputInfo { stride, output };

@@ -215,3 +215,49 @@ fn bad_input(ctx: &mut TestContext) -> R {
     check_eq("buffer 0 offset", o, 32)
 }
 case!("pipe.streamout.spirv.bad_input", bad_input);
+
+/// A vertex shader with the `Xfb` mode and a buffer's stride but no
+/// captured output (`spirv-gen/tests/patch/xfbnocap.spvasm`): it
+/// captures nothing, so a draw with a target bound draws and leaves the
+/// buffer alone. Making its CSO panicked (a debug build's overflow while
+/// reading the streams it captures from).
+fn nothing_captured(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    require_so(&e)?;
+    let color = setup(&mut e, false)?;
+    bind_fs(&mut e)?;
+    let module: Vec<u32> = include_bytes!("../../../spirv-gen/tests/patch/xfbnocap.spv")
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    bind_vs(
+        &mut e,
+        ShaderState {
+            stage: ShaderStage::Vertex,
+            code: ShaderCode::SpirV {
+                words: Arc::from(module),
+                entry_point: "main".into(),
+            },
+            stream_output: Default::default(),
+        },
+    )?;
+    bind_verts(&mut e, 0, 1)?;
+    let b = so_buffer(&mut e, 64)?;
+    let t = target(&mut e, &b, 0, 64)?;
+    set_targets(&mut e, &[&t], &[Some(0)])?;
+    clear_black(&mut e)?;
+    draw(&mut e, PrimType::Points, 1)?;
+    check_words("the buffer", &words(&mut e, &b)?, &[])?;
+    check_eq(
+        "offset",
+        step("offset", e.ctx.stream_output_target_offset(&t))?,
+        0,
+    )?;
+    // The point at (1, 1, 1, 1): the top right pixel.
+    let px = e.read_texture(&color, 0, &PipeBox::rect(15, 15, 1, 1))?;
+    if px != [255, 0, 0, 255] {
+        return Err(Outcome::fail(format!("the point's pixel is {px:?}")));
+    }
+    Ok(())
+}
+case!("pipe.streamout.spirv.nothing_captured", nothing_captured);
