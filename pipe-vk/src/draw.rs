@@ -2651,15 +2651,24 @@ impl VkContext {
 
     /// Whether the aliased-triangle geometry shader can follow the bound
     /// vertex or tessellation evaluation shader (`variant_keys`): no
-    /// application geometry shader, spirv-gen IR shaders, no stream
-    /// output capture, geometry shaders on the device, and outputs it can
+    /// application geometry shader, an IR fragment shader (or none), a
+    /// previous stage of IR or a SPIR-V vertex shader, no stream output
+    /// capture, geometry shaders on the device, and outputs it can
     /// forward (below the device's geometry-shader inputs, or a vertex
     /// shader's movable there).
     fn aliased_triangles_possible(&self) -> PipeResult<bool> {
         let b = self.bound();
+        // The fragment shader's half of the emulation is an IR lowering.
+        let fs_ir = match b.shaders[ShaderStage::Fragment.index()] {
+            Some(h) => matches!(
+                self.shader_table().get(h.cso)?.code,
+                pipe_core::shader::ShaderCode::Ir(_)
+            ),
+            None => true,
+        };
         if b.shaders[ShaderStage::Geometry.index()].is_some()
             || self.dev().device.features.core.geometry_shader != vk::TRUE
-            || !self.stages_are_ir()?
+            || !fs_ir
             || self.so_capture_info()?.is_some()
         {
             return Ok(false);
@@ -2671,12 +2680,9 @@ impl VkContext {
             return Ok(false);
         };
         let state = self.shader_table().get(prev.cso)?;
-        let pipe_core::shader::ShaderCode::Ir(any) = &state.code else {
-            return Ok(false);
-        };
-        let forwardable = any
-            .downcast_ref::<spirv_gen::Shader>()
-            .is_some_and(spirv_gen::passes::aliased::can_expand);
+        // Its outputs, a SPIR-V vertex shader's read from its words.
+        let forwardable = crate::shader::outputs_ir(state)
+            .is_ok_and(|ir| spirv_gen::passes::aliased::can_expand(&ir));
         // Outputs past the geometry stage's inputs must be movable below
         // them (`ModuleCache::generated_gs_relocation`).
         let relocation = crate::shader::ModuleCache::generated_gs_relocation(self.dev(), state);

@@ -280,6 +280,29 @@ pub fn vertex_input_locations(state: &ShaderState) -> u32 {
     location_mask(spans)
 }
 
+/// The outputs of `prev`, the stage a generated pass-through control or
+/// geometry shader follows, as IR: its own, or a SPIR-V vertex shader's
+/// read from its words (`spirv_gen::patch::vertex_outputs`: an IR
+/// vertex shader with those outputs and no body). An error (its text)
+/// for what cannot be read that way.
+pub(crate) fn outputs_ir(prev: &ShaderState) -> Result<std::borrow::Cow<'_, Ir>, String> {
+    match &prev.code {
+        ShaderCode::Ir(any) => any
+            .downcast_ref::<Ir>()
+            .map(std::borrow::Cow::Borrowed)
+            .ok_or_else(|| "not spirv-gen IR".to_string()),
+        ShaderCode::SpirV { .. } if prev.stage != ShaderStage::Vertex => Err(format!(
+            "a SPIR-V {} shader's outputs are not read",
+            prev.stage.short_name()
+        )),
+        ShaderCode::SpirV { words, entry_point } => {
+            spirv_gen::patch::vertex_outputs(words, entry_point)
+                .map(std::borrow::Cow::Owned)
+                .map_err(|e| e.to_string())
+        }
+    }
+}
+
 /// Whether a SPIR-V passthrough shader has the `Xfb` execution mode
 /// (OpExecutionMode (16) %entry Xfb (11)).
 fn spirv_declares_xfb(state: &ShaderState) -> bool {
@@ -770,23 +793,13 @@ impl ModuleCache {
         if let Some(m) = self.passthrough_tcs.get(&(vs, vertices)) {
             return Ok(*m);
         }
-        // A SPIR-V vertex shader's outputs are read from its words.
-        let from_spirv;
-        let ir = match &vs_state.code {
-            ShaderCode::Ir(any) => any
-                .downcast_ref::<Ir>()
-                .ok_or_else(|| PipeError::invalid("shader: not spirv-gen IR"))?,
-            ShaderCode::SpirV { words, entry_point } => {
-                from_spirv = spirv_gen::patch::vertex_outputs(words, entry_point).map_err(|e| {
-                    PipeError::unsupported(format!(
-                        "tessellation without a control shader: the pass-through control \
-                         shader cannot forward the SPIR-V vertex shader's outputs: {e}"
-                    ))
-                })?;
-                &from_spirv
-            }
-        };
-        let tcs = spirv_gen::passes::tess::passthrough_tcs(ir, u32::from(vertices))
+        let ir = outputs_ir(vs_state).map_err(|e| {
+            PipeError::unsupported(format!(
+                "tessellation without a control shader: the pass-through control shader \
+                 cannot forward the vertex shader's outputs: {e}"
+            ))
+        })?;
+        let tcs = spirv_gen::passes::tess::passthrough_tcs(&ir, u32::from(vertices))
             .map_err(|e| PipeError::unsupported(format!("draw_vbo: {e}")))?;
         let words = spirv_gen::emit::emit(&tcs, target_for(dev))
             .map_err(|e| PipeError::invalid(format!("pass-through TCS: {e}")))?;
@@ -817,10 +830,13 @@ impl ModuleCache {
         prev: &ShaderState,
     ) -> Option<Vec<(u32, u32)>> {
         use spirv_gen::binding::{EDGE_MASK_LOCATION, STIPPLE_POS_LOCATION};
-        let ShaderCode::Ir(any) = &prev.code else {
+        // A SPIR-V vertex shader's capture would have to move into the
+        // generated shader, and its outputs cannot move.
+        let spirv = matches!(prev.code, ShaderCode::SpirV { .. });
+        if spirv && spirv_declares_xfb(prev) {
             return None;
-        };
-        let ir = any.downcast_ref::<Ir>()?;
+        }
+        let ir = outputs_ir(prev).ok()?;
         let limit = dev.physical.properties.limits.max_geometry_input_components / 4;
         let mut used = Vec::new();
         let mut high = Vec::new();
@@ -855,6 +871,9 @@ impl ModuleCache {
         }
         high.sort_unstable();
         high.dedup();
+        if spirv && !high.is_empty() {
+            return None;
+        }
         let mut free = (0..limit).filter(|l| !used.contains(l));
         high.into_iter()
             .map(|from| free.next().map(|to| (from, to)))
@@ -896,15 +915,13 @@ impl ModuleCache {
         if let Some(m) = self.stipple_gs.get(&k) {
             return Ok(*m);
         }
-        let ShaderCode::Ir(any) = &prev_state.code else {
-            return Err(PipeError::unsupported(
-                "line stipple emulation: the geometry shader is generated from the previous \
-                 stage's IR, and this one is SPIR-V",
-            ));
-        };
-        let ir = any
-            .downcast_ref::<Ir>()
-            .ok_or_else(|| PipeError::invalid("shader: not spirv-gen IR"))?;
+        let ir = outputs_ir(prev_state).map_err(|e| {
+            PipeError::unsupported(format!(
+                "line stipple emulation: the generated geometry shader cannot forward the \
+                 previous stage's outputs: {e}"
+            ))
+        })?;
+        let ir = &*ir;
         // The generated shader reads every output of `prev`, those past
         // the device's geometry-shader inputs moved down (`pipeline_for`
         // gives the vertex or evaluation shader the same `relocate` key).

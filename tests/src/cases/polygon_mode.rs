@@ -261,6 +261,33 @@ cases! {
     "polygon.point_first" => (Polygon, Point, true, false),
 }
 
+/// [`cases!`]'s cases with the vertex shader given as SPIR-V passthrough
+/// (`harness::as_spirv_vs`), the fragment shader IR: the generated
+/// geometry shader takes the vertex shader's outputs from its words
+/// (`spirv_gen::patch::vertex_outputs`). Case `$prefix$name.spirv_vs`.
+macro_rules! spirv_vs_cases {
+    ($run:ident, $kind:ident, $prefix:literal:
+     $($name:literal => ($which:ident, $mode:ident, $first:expr, $stipple:expr)),+ $(,)?) => {
+        $(
+            const _: () = {
+                fn run(ctx: &mut TestContext) -> Outcome {
+                    Outcome::from_result(crate::harness::as_spirv_vs(|| {
+                        $run(ctx, $kind::$which, PolygonMode::$mode, $first, $stipple)
+                    }))
+                }
+                test_case!(name = concat!($prefix, $name, ".spirv_vs"), run);
+            };
+        )+
+    };
+}
+
+spirv_vs_cases! {
+    case, Shape, "pipe.draw.polygon_mode.":
+    "quads.line" => (Quads, Line, false, false),
+    "quads.line_stipple_emulated" => (Quads, Line, false, true),
+    "polygon.point" => (Polygon, Point, false, false),
+}
+
 /// Passes a per-vertex edge flag (location 1's x) to `slot=edge`.
 const VS_EDGE_FLAG: &str = "shader vertex
 in @pos : f32x4 location=0

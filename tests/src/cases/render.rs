@@ -3081,6 +3081,25 @@ crate::result_case!(
     aliased_triangles_varyings
 );
 
+/// [`aliased_triangles`] and [`aliased_triangles_varyings`] with their
+/// vertex shaders as SPIR-V passthrough (`harness::as_spirv_vs`): the
+/// generated geometry shader takes the vertex shader's outputs from its
+/// words. Multisampling stayed on for them before.
+fn aliased_triangles_spirv_vs(ctx: &mut TestContext, varyings: bool) -> R {
+    crate::harness::as_spirv_vs(|| {
+        if varyings {
+            aliased_triangles_varyings(ctx)
+        } else {
+            aliased_triangles(ctx)
+        }
+    })
+}
+crate::bool_cases!(
+    aliased_triangles_spirv_vs,
+    "pipe.render.msaa.aliased_triangles.coverage.spirv_vs",
+    "pipe.render.msaa.aliased_triangles.varyings.spirv_vs"
+);
+
 /// Aliased triangles after tessellation: the geometry shader follows
 /// the evaluation shader (levels 1: each patch is its triangle).
 fn aliased_triangles_tess(ctx: &mut TestContext) -> R {
