@@ -2658,17 +2658,9 @@ impl VkContext {
     /// shader's movable there).
     fn aliased_triangles_possible(&self) -> PipeResult<bool> {
         let b = self.bound();
-        // The fragment shader's half of the emulation is an IR lowering.
-        let fs_ir = match b.shaders[ShaderStage::Fragment.index()] {
-            Some(h) => matches!(
-                self.shader_table().get(h.cso)?.code,
-                pipe_core::shader::ShaderCode::Ir(_)
-            ),
-            None => true,
-        };
         if b.shaders[ShaderStage::Geometry.index()].is_some()
             || self.dev().device.features.core.geometry_shader != vk::TRUE
-            || !fs_ir
+            || !self.fragment_is_ir()?
             || self.so_capture_info()?.is_some()
         {
             return Ok(false);
@@ -2739,18 +2731,17 @@ impl VkContext {
         Ok(())
     }
 
-    /// Whether the bound shaders of every graphics stage are spirv-gen IR
-    /// (lowerings apply to them; SPIR-V passes through as it is).
-    fn stages_are_ir(&self) -> PipeResult<bool> {
-        for h in self.bound().shaders.iter().flatten() {
-            if !matches!(
+    /// Whether the bound fragment shader is spirv-gen IR, or there is
+    /// none: the fragment halves of the multisampling-off emulations are
+    /// IR lowerings (the last vertex stage's are patched into SPIR-V too).
+    fn fragment_is_ir(&self) -> PipeResult<bool> {
+        Ok(match self.bound().shaders[ShaderStage::Fragment.index()] {
+            Some(h) => matches!(
                 self.shader_table().get(h.cso)?.code,
                 pipe_core::shader::ShaderCode::Ir(_)
-            ) {
-                return Ok(false);
-            }
-        }
-        Ok(true)
+            ),
+            None => true,
+        })
     }
 
     /// The GL lowerings the bound state asks of the vertex (the last
@@ -2891,7 +2882,7 @@ impl VkContext {
             && !rast.multisample
             && !a2c
             && !rast.point_smooth
-            && self.stages_are_ir()?
+            && self.fragment_is_ir()?
         {
             let max = self.dev().physical.properties.limits.point_size_range[1];
             vs.aliased_points = Some(max.to_bits());

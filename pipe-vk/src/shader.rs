@@ -601,6 +601,13 @@ pub fn compile(
                     .map_err(err)?,
                 );
             }
+            if let (Some(max), true) = (key.aliased_points, key.last_vertex_stage && pre_raster) {
+                let w = out.as_deref().unwrap_or(words);
+                out = Some(
+                    spirv_gen::patch::aliased_points(w, "main", f32::from_bits(max))
+                        .map_err(err)?,
+                );
+            }
             if state.stage == ShaderStage::Fragment {
                 out = fragment_patches(out.as_deref().unwrap_or(words), key)
                     .map_err(err)?

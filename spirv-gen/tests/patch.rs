@@ -1333,6 +1333,7 @@ fn damaged_spirv_never_panics() {
                         clip_distance: true,
                     };
                     let _ = xfb_copy_builtins(&w, "main", all);
+                    let _ = aliased_points(&w, "main", 64.0);
                 } else {
                     let _ = zero_inputs(&w, "main", u32::MAX);
                     let _ = unbound_outputs(&w, "main", 0xff);
@@ -1879,4 +1880,68 @@ fn transform_feedback_refusals() {
         xfb_layout(&out, Stage::Geometry, "main").unwrap(),
         xfb_layout(&w, Stage::Geometry, "main").unwrap()
     );
+}
+
+/// Multisampling off for points in the last vertex stage: after the
+/// point size patch, a vertex shader (spirv-gen's, and glslang's with a
+/// `gl_PerVertex` block) and a geometry shader pass the clamped size at
+/// location 27, flat, and validate; a module using that location, or
+/// with no `PointSize`, is refused.
+#[test]
+fn aliased_points_last_stage() {
+    use spirv_gen::binding::ALIASED_POINT_LOCATION;
+    use spirv_gen::patch::{aliased_points, point_size};
+    let mut modules = Vec::new();
+    for target in [Target::Vulkan1_1, Target::Vulkan1_3] {
+        for src in [VS_POSITION, GS_TWO_POINTS] {
+            let ir = spirv_gen::text::parse(src).unwrap();
+            modules.push((
+                spirv_gen::emit::emit(&ir, target).unwrap(),
+                common::env(target),
+            ));
+        }
+    }
+    for env in [TargetEnv::Vulkan_1_0, TargetEnv::Vulkan_1_3] {
+        modules.push((assemble(PER_VERTEX_GLSLANG, env), env));
+    }
+    for (words, env) in modules {
+        let sized = point_size(&words, "main", 3.0, true).unwrap();
+        let out = aliased_points(&sized, "main", 64.0).unwrap();
+        validate(&out, env, "aliased points");
+        let outs = output_decorations(&out);
+        assert!(
+            outs.iter().any(|(_, d)| d
+                .contains(&(Decoration::Location, Some(ALIASED_POINT_LOCATION)))
+                && d.contains(&(Decoration::Flat, None))),
+            "{}",
+            disassemble(&out)
+        );
+    }
+    // No PointSize.
+    let ir = spirv_gen::text::parse(VS_POSITION).unwrap();
+    let w = spirv_gen::emit::emit(&ir, Target::Vulkan1_3).unwrap();
+    assert!(aliased_points(&w, "main", 64.0)
+        .unwrap_err()
+        .msg
+        .contains("PointSize"));
+    // Location 27 taken.
+    let taken = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+out @ps : f32 builtin=point_size
+out @x : f32x4 location=27
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  store @x, %0
+  %1 : f32 = const 2.0
+  store @ps, %1
+}
+";
+    let ir = spirv_gen::text::parse(taken).unwrap();
+    let w = spirv_gen::emit::emit(&ir, Target::Vulkan1_3).unwrap();
+    assert!(aliased_points(&w, "main", 64.0)
+        .unwrap_err()
+        .msg
+        .contains("taken"));
 }

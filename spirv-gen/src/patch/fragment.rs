@@ -214,18 +214,6 @@ impl Patcher {
         self.b.id()
     }
 
-    /// Appends `op` (result type `ty`, id operands `args`) to `code`.
-    fn emit(&mut self, code: &mut Vec<Instruction>, op: Op, ty: Word, args: &[Word]) -> Word {
-        let id = self.b.id();
-        code.push(Instruction::new(
-            op,
-            Some(ty),
-            Some(id),
-            args.iter().map(|&a| Operand::IdRef(a)).collect(),
-        ));
-        id
-    }
-
     /// The entry point's input variable decorated `builtin`.
     fn input_builtin(&self, builtin: BuiltIn) -> Option<Word> {
         self.interface_globals(StorageClass::Input)

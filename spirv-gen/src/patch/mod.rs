@@ -19,6 +19,8 @@
 //! - per-sample interpolation under GL's sample shading
 //!   ([`sample_interpolation`]);
 //! - the entry point's name ([`entry_point_as_main`]);
+//! - multisampling off for points in the last vertex stage
+//!   ([`aliased_points`]);
 //! - descriptor arrays split into one variable per element
 //!   ([`split_descriptor_arrays`]; see `arrays`);
 //! - integer pixel centres, polygon stipple, window rectangles and the
@@ -54,9 +56,11 @@ use std::collections::{HashMap, HashSet};
 use crate::passes::{FetchFixup, VertexFixup};
 use crate::{Error, Result};
 
+mod aliased;
 mod arrays;
 mod fragment;
 mod xfb;
+pub use aliased::aliased_points;
 pub use arrays::split_descriptor_arrays;
 pub use fragment::{alpha_test, pixel_center_integer, polygon_stipple, window_rects};
 pub use xfb::{drop_xfb, xfb_copy_builtins, xfb_layout, XfbBuiltins, XfbLayout};
@@ -1570,6 +1574,19 @@ impl Patcher {
                 Some(id),
                 vec![],
             ));
+        id
+    }
+
+    /// Appends `op` (result type `ty`, id operands `args`) to `code`;
+    /// returns its result.
+    fn emit(&mut self, code: &mut Vec<Instruction>, op: Op, ty: Word, args: &[Word]) -> Word {
+        let id = self.b.id();
+        code.push(Instruction::new(
+            op,
+            Some(ty),
+            Some(id),
+            args.iter().map(|&a| Operand::IdRef(a)).collect(),
+        ));
         id
     }
 

@@ -2910,6 +2910,19 @@ crate::result_case!(
     aliased_points_coord
 );
 
+/// [`aliased_points`] with the vertex shader as SPIR-V passthrough
+/// (`harness::as_spirv_vs`): its half of the emulation is patched into
+/// the words (`spirv_gen::patch::aliased_points`). Multisampling stayed
+/// on for them before.
+fn aliased_points_spirv_vs(ctx: &mut TestContext, per_vertex: bool) -> R {
+    crate::harness::as_spirv_vs(|| aliased_points(ctx, per_vertex))
+}
+crate::bool_cases!(
+    aliased_points_spirv_vs,
+    "pipe.render.msaa.aliased_points.fixed_size.spirv_vs",
+    "pipe.render.msaa.aliased_points.per_vertex_size.spirv_vs"
+);
+
 /// The screen-space barycentric weights of point `p` in triangle `t`
 /// (window coordinates).
 pub(crate) fn barycentric(t: &[(f64, f64); 3], p: (f64, f64)) -> [f64; 3] {
