@@ -1288,6 +1288,14 @@ fn damaged_spirv_never_panics() {
             probe("early_return", TargetEnv::Vulkan_1_3),
             Stage::Fragment,
         ),
+        (probe("arrays", TargetEnv::Vulkan_1_0), Stage::Fragment),
+        (
+            assemble(
+                include_str!("../../tests/src/cases/array_loop_spirv.spvasm"),
+                TargetEnv::Vulkan_1_0,
+            ),
+            Stage::Fragment,
+        ),
     ];
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = move || {
@@ -1762,7 +1770,8 @@ fn main {
 /// Descriptor arrays (GL's consecutive binding points): read as one
 /// resource per element, split into one variable per element at
 /// consecutive bindings, on SPIR-V 1.0 and (with every global in the
-/// interface) 1.6; a dynamic index is refused.
+/// interface) 1.6; dynamic indices (also in a loop) unrolled into a
+/// switch per access.
 #[test]
 fn descriptor_arrays_by_element() {
     use spirv_gen::ir::Stage;
@@ -1829,16 +1838,57 @@ fn descriptor_arrays_by_element() {
             plain
         );
     }
-    let dynamic = text.replace(
-        "%p2 = OpAccessChain %psi %s %int_2",
-        "%iv = OpLoad %int %idx\n%p2 = OpAccessChain %psi %s %iv",
-    );
+    // Dynamic indices: the sampled texture and the uniform buffer's
+    // value, each repeated per element in a switch.
+    let dynamic = text
+        .replace(
+            "%p2 = OpAccessChain %psi %s %int_2",
+            "%iv = OpLoad %int %idx\n%p2 = OpAccessChain %psi %s %iv",
+        )
+        .replace(
+            "%pu = OpAccessChain %pv4u %ubos %int_1 %int_0",
+            "%pu = OpAccessChain %pv4u %ubos %iv %int_0",
+        );
     let w = assemble(&dynamic, TargetEnv::Vulkan_1_0);
+    assert_eq!(
+        slots(&ir_resources(&w, Stage::Fragment, "main").unwrap()),
+        (vec![2, 3, 4], vec![1, 2])
+    );
+    let out = split_descriptor_arrays(&w, Stage::Fragment, "main").unwrap();
+    validate(&out, TargetEnv::Vulkan_1_0, "dynamic indices");
+    assert_eq!(count_op(&out, Op::Switch), 2, "{}", disassemble(&out));
+    assert_eq!(
+        slots(&ir_resources(&out, Stage::Fragment, "main").unwrap()),
+        (vec![2, 3, 4], vec![1, 2])
+    );
+    // The loop of glslang's shape: the body repeats per element.
+    let looped = include_str!("../../tests/src/cases/array_loop_spirv.spvasm");
+    assert_eq!(
+        words_of(include_bytes!("../../tests/src/cases/array_loop_spirv.spv")),
+        assemble(looped, TargetEnv::Vulkan_1_0)
+    );
+    let looped16 = looped.replace("%frag %uv\n", "%frag %uv %s\n");
+    for (src, env) in [
+        (looped, TargetEnv::Vulkan_1_0),
+        (&looped16[..], TargetEnv::Vulkan_1_3),
+    ] {
+        let w = assemble(src, env);
+        validate(&w, env, "loop itself");
+        let out = split_descriptor_arrays(&w, Stage::Fragment, "main").unwrap();
+        validate(&out, env, "loop");
+        assert_eq!(count_op(&out, Op::ImageSampleImplicitLod), 3);
+    }
+    // A store between the element's load and its use is refused.
+    let store = dynamic.replace(
+        "%r2 = OpImageSampleImplicitLod %v4 %t2 %c",
+        "OpStore %frag %r0\n%r2 = OpImageSampleImplicitLod %v4 %t2 %c",
+    );
+    let w = assemble(&store, TargetEnv::Vulkan_1_0);
     for e in [
         ir_resources(&w, Stage::Fragment, "main").unwrap_err(),
         split_descriptor_arrays(&w, Stage::Fragment, "main").unwrap_err(),
     ] {
-        assert!(e.msg.contains("constant index"), "{e}");
+        assert!(e.msg.contains("Store"), "{e}");
     }
 }
 

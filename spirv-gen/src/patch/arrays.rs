@@ -9,17 +9,32 @@
 //! array at binding `b` is the descriptor at `b + k`:
 //! [`split_descriptor_arrays`] turns each array variable into one
 //! variable per element, and [`super::ir_resources`] reads it as that
-//! many resources. Only constant indices can be split; an array indexed
-//! with anything else (GL allows dynamically uniform indices) is an
-//! error, naming the variable.
+//! many resources.
+//!
+//! A dynamic index (GL allows dynamically uniform ones: `texture(s[i],
+//! uv)` in a loop) is unrolled first ([`Patcher::unroll_dynamic_indices`]):
+//! the instructions from the access chain to the last one depending on
+//! it, in its block, are repeated in the cases of an `OpSwitch` on the
+//! index, one per element with a constant index, and the values they
+//! leave for the rest of the shader meet in `OpPhi`s of the switch's
+//! merge block, which takes the rest of the block. Images and pointers
+//! cannot meet in an `OpPhi`, so they must not be used past the repeated
+//! instructions; a side effect (a store, a call, an atomic) among the
+//! instructions between that does not depend on the element, or the
+//! access in a loop header block, is refused too. An index out of range
+//! takes the last element (GL leaves it undefined).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use rspirv::dr::{Instruction, Operand};
-use rspirv::spirv::{Decoration, Op, StorageClass, Word};
+use rspirv::dr::{self, Instruction, Operand};
+use rspirv::spirv::{Decoration, Op, SelectionControl, StorageClass, Word};
 
 use super::{literal, load, model_of, Patcher};
 use crate::{Error, Result};
+
+/// The longest descriptor array: a stage's bindings in the widest set
+/// of the binding model.
+const MAX_ELEMENTS: u32 = 32;
 
 /// One descriptor array: its variable, element type and length.
 pub(crate) struct DescriptorArray {
@@ -42,6 +57,7 @@ pub fn split_descriptor_arrays(
 ) -> Result<Vec<u32>> {
     let module = load(words, "SPIR-V descriptor arrays")?;
     let mut p = Patcher::new(module, entry, &[model_of(stage)], "descriptor arrays")?;
+    p.unroll_dynamic_indices()?;
     let arrays = p.descriptor_arrays()?;
     if arrays.is_empty() {
         return Ok(words.to_vec());
@@ -56,7 +72,8 @@ impl Patcher {
     /// The module's descriptor arrays (variables with a descriptor set
     /// and binding whose type is a sized array), with their uses; an
     /// error for a use pipe-vk cannot split (not an access chain with a
-    /// constant first index in range) and for runtime arrays.
+    /// constant first index in range: dynamic indices are unrolled
+    /// first) and for runtime arrays.
     pub(crate) fn descriptor_arrays(&self) -> Result<Vec<DescriptorArray>> {
         let mut out = Vec::new();
         for v in self
@@ -98,6 +115,12 @@ impl Patcher {
                         .ok_or_else(|| {
                             bad("an array whose length is not a plain constant".into())
                         })?;
+                    if len > MAX_ELEMENTS {
+                        return Err(bad(format!(
+                            "an array of {len}, more than a stage has bindings in any set \
+                             ({MAX_ELEMENTS})"
+                        )));
+                    }
                     (*e, len)
                 }
                 (Op::TypeRuntimeArray, _) => {
@@ -280,6 +303,344 @@ impl Patcher {
             }
         }
         self.decorations.remove(&var);
+        Ok(())
+    }
+}
+
+/// A dynamically indexed access chain into a descriptor array: function,
+/// block and instruction, the array's length and the index.
+struct DynamicChain {
+    f: usize,
+    b: usize,
+    i: usize,
+    len: u32,
+    index: Word,
+}
+
+/// Whether `op` ends a block, or is the merge instruction before the end.
+fn ends_block(op: Op) -> bool {
+    matches!(
+        op,
+        Op::SelectionMerge
+            | Op::LoopMerge
+            | Op::Branch
+            | Op::BranchConditional
+            | Op::Switch
+            | Op::Return
+            | Op::ReturnValue
+            | Op::Kill
+            | Op::TerminateInvocation
+            | Op::Unreachable
+    )
+}
+
+impl Patcher {
+    /// Unrolls every dynamically indexed access chain into a descriptor
+    /// array (see the module documentation).
+    pub(crate) fn unroll_dynamic_indices(&mut self) -> Result<()> {
+        // Each unrolling removes one dynamic chain (its copies index
+        // constants); the bound keeps a damaged module from looping.
+        for _ in 0..4096 {
+            let Some(site) = self.dynamic_chain() else {
+                return Ok(());
+            };
+            self.unroll(site)?;
+        }
+        Err(Error::new(
+            "SPIR-V descriptor arrays: too many dynamically indexed accesses",
+        ))
+    }
+
+    /// The first access chain into a descriptor array whose first index
+    /// is not a constant.
+    fn dynamic_chain(&self) -> Option<DynamicChain> {
+        let m = self.module();
+        let arrays: HashMap<Word, u32> = m
+            .types_global_values
+            .iter()
+            .filter(|i| i.class.opcode == Op::Variable)
+            .filter_map(|v| {
+                let var = v.result_id?;
+                self.decoration(var, Decoration::DescriptorSet)??;
+                self.decoration(var, Decoration::Binding)??;
+                let pointee = match self.global(v.result_type?)?.operands.as_slice() {
+                    [_, Operand::IdRef(x)] => *x,
+                    _ => return None,
+                };
+                let t = self.global(pointee)?;
+                match (t.class.opcode, t.operands.as_slice()) {
+                    (Op::TypeArray, [_, Operand::IdRef(n)]) => {
+                        let len = self
+                            .global(*n)
+                            .filter(|c| c.class.opcode == Op::Constant)
+                            .and_then(|c| c.operands.first().and_then(literal))?;
+                        Some((var, len))
+                    }
+                    _ => None,
+                }
+            })
+            .collect();
+        if arrays.is_empty() {
+            return None;
+        }
+        for (f, func) in m.functions.iter().enumerate() {
+            for (b, block) in func.blocks.iter().enumerate() {
+                for (i, inst) in block.instructions.iter().enumerate() {
+                    if !matches!(inst.class.opcode, Op::AccessChain | Op::InBoundsAccessChain) {
+                        continue;
+                    }
+                    let (Some(Operand::IdRef(base)), Some(Operand::IdRef(index))) =
+                        (inst.operands.first(), inst.operands.get(1))
+                    else {
+                        continue;
+                    };
+                    let Some(&len) = arrays.get(base) else {
+                        continue;
+                    };
+                    let constant = self
+                        .global(*index)
+                        .is_some_and(|c| c.class.opcode == Op::Constant);
+                    if !constant && len > 0 {
+                        return Some(DynamicChain {
+                            f,
+                            b,
+                            i,
+                            len,
+                            index: *index,
+                        });
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// The type of the value `id` of function `f` (a result of one of its
+    /// instructions or parameters, or a global).
+    fn type_of(&self, f: usize, id: Word) -> Option<Word> {
+        let func = &self.module().functions[f];
+        func.parameters
+            .iter()
+            .chain(func.blocks.iter().flat_map(|b| &b.instructions))
+            .chain(&self.module().types_global_values)
+            .find(|i| i.result_id == Some(id))
+            .and_then(|i| i.result_type)
+    }
+
+    /// Unrolls the dynamic access chain at `site` (see the module
+    /// documentation).
+    fn unroll(&mut self, site: DynamicChain) -> Result<()> {
+        let DynamicChain {
+            f,
+            b,
+            i,
+            len,
+            index,
+        } = site;
+        let bad = |m: &str| {
+            Error::new(format!(
+                "SPIR-V descriptor array indexed with %{index}: {m}; pipe-vk repeats such an \
+                 access once per element"
+            ))
+        };
+        if len > MAX_ELEMENTS {
+            return Err(bad(&format!("an array of {len}")));
+        }
+        let block = self.module().functions[f].blocks[b].clone();
+        let label = block
+            .label
+            .as_ref()
+            .and_then(|l| l.result_id)
+            .ok_or_else(|| bad("a block has no label"))?;
+        let insts = &block.instructions;
+        if insts.iter().any(|x| x.class.opcode == Op::LoopMerge) {
+            return Err(bad("the access is in a loop header block"));
+        }
+        let end = (i..insts.len())
+            .find(|&j| ends_block(insts[j].class.opcode))
+            .ok_or_else(|| bad("a block has no end"))?;
+        let uses = |x: &Instruction, set: &HashSet<Word>| {
+            x.operands
+                .iter()
+                .any(|o| matches!(o, Operand::IdRef(id) if set.contains(id)))
+        };
+        let mut tainted: HashSet<Word> = HashSet::new();
+        tainted.extend(insts[i].result_id);
+        let mut in_region = vec![i];
+        let mut last = i;
+        for (j, x) in insts.iter().enumerate().take(end).skip(i + 1) {
+            if uses(x, &tainted) {
+                tainted.extend(x.result_id);
+                in_region.push(j);
+                last = j;
+            }
+        }
+        if insts[end..].iter().any(|x| uses(x, &tainted)) {
+            return Err(bad("the block's branch depends on the element"));
+        }
+        // Instructions between that do not depend on the element go
+        // before the switch; they must have no side effect.
+        let mut hoisted = Vec::new();
+        for (j, x) in insts.iter().enumerate().take(last + 1).skip(i) {
+            if in_region.contains(&j) {
+                continue;
+            }
+            let pure = matches!(x.class.opcode, Op::Line | Op::NoLine)
+                || (x.result_id.is_some()
+                    && x.class.opcode != Op::FunctionCall
+                    && !format!("{:?}", x.class.opcode).starts_with("Atomic"));
+            if !pure {
+                return Err(bad(&format!(
+                    "{:?} among the instructions that depend on the element",
+                    x.class.opcode
+                )));
+            }
+            hoisted.push(x.clone());
+        }
+        // Values of the repeated instructions used after them meet in
+        // OpPhis; pointers and images cannot.
+        let after: Vec<&Instruction> = insts[last + 1..]
+            .iter()
+            .chain(
+                self.module().functions[f]
+                    .blocks
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, _)| *k != b)
+                    .flat_map(|(_, x)| &x.instructions),
+            )
+            .collect();
+        let mut escaping: Vec<(Word, Word)> = Vec::new();
+        for &j in &in_region {
+            let Some(id) = insts[j].result_id else {
+                continue;
+            };
+            if !after
+                .iter()
+                .any(|x| x.operands.contains(&Operand::IdRef(id)))
+            {
+                continue;
+            }
+            let ty = insts[j]
+                .result_type
+                .ok_or_else(|| bad("a value has no type"))?;
+            let opaque = self.global(ty).is_some_and(|t| {
+                matches!(
+                    t.class.opcode,
+                    Op::TypePointer | Op::TypeImage | Op::TypeSampler | Op::TypeSampledImage
+                )
+            });
+            if opaque {
+                return Err(bad(
+                    "a pointer or image from the array is used past the instructions that \
+                     use it",
+                ));
+            }
+            escaping.push((id, ty));
+        }
+        let index_ty = self
+            .type_of(f, index)
+            .ok_or_else(|| bad("the index has no type"))?;
+        let n = self
+            .num(index_ty)
+            .filter(|n| !n.float && n.bits == 32 && n.comps == 1)
+            .ok_or_else(|| bad("the index is not a 32-bit integer"))?;
+        let merge = self.b.id();
+        let cases: Vec<Word> = (0..len).map(|_| self.b.id()).collect();
+        let mut case_blocks = Vec::new();
+        let mut phis: HashMap<Word, Vec<Operand>> = HashMap::new();
+        for (k, &case) in cases.iter().enumerate() {
+            let konst = self.konst(n, k as u64);
+            let mut remap: HashMap<Word, Word> = HashMap::new();
+            let mut code = Vec::new();
+            for (r, &j) in in_region.iter().enumerate() {
+                let mut x = insts[j].clone();
+                if r == 0 {
+                    x.operands[1] = Operand::IdRef(konst);
+                }
+                for o in &mut x.operands {
+                    if let Operand::IdRef(id) = o {
+                        if let Some(to) = remap.get(id) {
+                            *id = *to;
+                        }
+                    }
+                }
+                if let Some(old) = x.result_id {
+                    let new = self.b.id();
+                    remap.insert(old, new);
+                    x.result_id = Some(new);
+                }
+                code.push(x);
+            }
+            code.push(Instruction::new(
+                Op::Branch,
+                None,
+                None,
+                vec![Operand::IdRef(merge)],
+            ));
+            for (id, _) in &escaping {
+                phis.entry(*id)
+                    .or_default()
+                    .extend([Operand::IdRef(remap[id]), Operand::IdRef(case)]);
+            }
+            case_blocks.push(dr::Block {
+                label: Some(Instruction::new(Op::Label, None, Some(case), vec![])),
+                instructions: code,
+            });
+        }
+        let mut head: Vec<Instruction> = insts[..i].to_vec();
+        head.extend(hoisted);
+        head.push(Instruction::new(
+            Op::SelectionMerge,
+            None,
+            None,
+            vec![
+                Operand::IdRef(merge),
+                Operand::SelectionControl(SelectionControl::NONE),
+            ],
+        ));
+        // The last element is the default.
+        let mut switch = vec![
+            Operand::IdRef(index),
+            Operand::IdRef(cases[cases.len() - 1]),
+        ];
+        for (k, &case) in cases.iter().enumerate().take(cases.len() - 1) {
+            switch.extend([Operand::LiteralBit32(k as u32), Operand::IdRef(case)]);
+        }
+        head.push(Instruction::new(Op::Switch, None, None, switch));
+        let mut tail: Vec<Instruction> = escaping
+            .iter()
+            .map(|(id, ty)| {
+                Instruction::new(
+                    Op::Phi,
+                    Some(*ty),
+                    Some(*id),
+                    phis.remove(id).unwrap_or_default(),
+                )
+            })
+            .collect();
+        tail.extend(insts[last + 1..].iter().cloned());
+        let merge_block = dr::Block {
+            label: Some(Instruction::new(Op::Label, None, Some(merge), vec![])),
+            instructions: tail,
+        };
+        let blocks = &mut self.b.module_mut().functions[f].blocks;
+        blocks[b].instructions = head;
+        // The block's successors now follow the merge block.
+        for x in blocks.iter_mut().flat_map(|x| &mut x.instructions) {
+            if x.class.opcode == Op::Phi {
+                for pair in x.operands.chunks_mut(2) {
+                    if pair.get(1) == Some(&Operand::IdRef(label)) {
+                        pair[1] = Operand::IdRef(merge);
+                    }
+                }
+            }
+        }
+        let at = b + 1;
+        blocks.insert(at, merge_block);
+        for (k, cb) in case_blocks.into_iter().enumerate() {
+            blocks.insert(at + k, cb);
+        }
         Ok(())
     }
 }

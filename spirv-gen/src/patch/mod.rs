@@ -419,8 +419,8 @@ pub enum IrResource {
 /// set 2 images, set 3 shader buffers, at binding `stage * slots + slot`
 /// of the entry point's own stage; a descriptor array of `n` at `slot`
 /// is `n` resources at `slot..slot + n` (see `arrays`). Anything else
-/// (another stage's binding, a dynamically indexed or runtime array, a
-/// separate sampler) is an error naming it.
+/// (another stage's binding, a runtime array, a dynamic index pipe-vk
+/// cannot unroll, a separate sampler) is an error naming it.
 pub fn ir_resources(
     words: &[u32],
     stage: crate::ir::Stage,
@@ -429,7 +429,9 @@ pub fn ir_resources(
     use crate::binding::{DescClass, SET_IMAGE, SET_SAMPLER_VIEW, SET_SSBO, SET_UBO};
     use crate::ir::{BaseType, Dim, ImageFormat, ImageInfo, TextureInfo};
     let module = load(words, "resources")?;
-    let p = Patcher::new(module, entry, &[model_of(stage)], "resources")?;
+    let mut p = Patcher::new(module, entry, &[model_of(stage)], "resources")?;
+    // Dynamic indices as the variant will have them (or the error).
+    p.unroll_dynamic_indices()?;
     let used = p.used_globals();
     // Descriptor arrays: element k at slot + k (`arrays`).
     let arrays: HashMap<Word, (Word, u32)> = p

@@ -3732,6 +3732,69 @@ fn spirv_descriptor_arrays(ctx: &mut TestContext) -> R {
 }
 reduced!("spirv_passthrough.descriptor_arrays" => spirv_descriptor_arrays);
 
+/// A SPIR-V passthrough fragment shader indexing `sampler2D s[3]` (slot
+/// 2) in a loop (`array_loop_spirv.spvasm`): the sum of the three
+/// textures. The dynamic index is unrolled into a switch over the
+/// elements (`spirv_gen::patch::split_descriptor_arrays`); it was
+/// refused.
+fn spirv_array_loop(ctx: &mut TestContext) -> R {
+    let mut e = env_with(ctx, |_| {})?;
+    let c = reduced_setup(
+        &mut e,
+        Format::R8G8B8A8Unorm,
+        1,
+        None,
+        1,
+        (VS_POS, FS_CONST),
+        &FULL_TRI,
+    )?;
+    let tt = ResourceTemplate::texture_2d(Format::R8G8B8A8Unorm, 1, 1, BindFlags::SAMPLER_VIEW);
+    let mut views = Vec::new();
+    for texel in [[32, 0, 0, 0], [0, 64, 0, 0], [0, 0, 128, 255]] {
+        let tex = e.texture(&tt)?;
+        e.write_texture(&tex, 0, &PipeBox::rect(0, 0, 1, 1), &texel)?;
+        views.push(Some(step(
+            "create_sampler_view",
+            e.ctx
+                .create_sampler_view(&tex, &SamplerViewTemplate::whole(&tt)),
+        )?));
+    }
+    step(
+        "set_sampler_views",
+        e.ctx.set_sampler_views(ShaderStage::Fragment, 2, &views, 0),
+    )?;
+    let sampler = step(
+        "sampler",
+        e.ctx.create_sampler_state(&SamplerState::default()),
+    )?;
+    step(
+        "bind_sampler_states",
+        e.ctx
+            .bind_sampler_states(ShaderStage::Fragment, 2, &[Some(sampler); 3]),
+    )?;
+    let words: Vec<u32> = include_bytes!("array_loop_spirv.spv")
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let fs = ShaderState {
+        stage: ShaderStage::Fragment,
+        code: ShaderCode::SpirV {
+            words: Arc::from(words),
+            entry_point: "main".into(),
+        },
+        stream_output: Default::default(),
+    };
+    let h = step("fs", e.ctx.create_fs_state(&fs))?;
+    step("bind fs", e.ctx.bind_fs_state(Some(h)))?;
+    reduced_rasterizer(&mut e, |_| {})?;
+    clear_all(&mut e, ClearFlags::COLOR0)?;
+    reduced_draw(&mut e, PrimType::Triangles, 3)?;
+    expect_rgba8(&mut e, &c[0], "s[0] + s[1] + s[2]", |_, _| {
+        [32, 64, 128, 255]
+    })
+}
+reduced!("spirv_passthrough.descriptor_array_loop" => spirv_array_loop);
+
 /// `words` with the literal of decoration `deco` (DescriptorSet 34,
 /// Binding 33) of its first such OpDecorate (71) replaced by `value`.
 fn redecorate(mut words: Vec<u32>, deco: u32, value: u32) -> Vec<u32> {
