@@ -233,8 +233,9 @@ impl SoCapture {
     }
 }
 
-/// Gallium's capture list in spirv-gen's terms (bytes, not dwords).
-fn captures(info: &StreamOutputInfo) -> (Vec<XfbCapture>, [u32; MAX_SO_BUFFERS]) {
+/// Gallium's capture list in spirv-gen's terms (bytes, not dwords), for
+/// `spirv_gen::passes::xfb::lower_xfb`.
+pub fn captures(info: &StreamOutputInfo) -> (Vec<XfbCapture>, [u32; MAX_SO_BUFFERS]) {
     let caps = info
         .output
         .iter()

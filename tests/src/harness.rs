@@ -589,6 +589,23 @@ pub fn spirv_shader(
     spirv_shader_of(stage, &ir, target)
 }
 
+/// A SPIR-V passthrough shader from a module's bytes (a `.spv` file
+/// made from the `.spvasm` beside it), entry point `main`.
+pub fn spirv_module(stage: ShaderStage, bytes: &[u8]) -> ShaderState {
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    ShaderState {
+        stage,
+        code: ShaderCode::SpirV {
+            words: Arc::from(words),
+            entry_point: "main".into(),
+        },
+        stream_output: StreamOutputInfo::default(),
+    }
+}
+
 /// [`spirv_shader`] of parsed (and perhaps lowered) IR.
 pub fn spirv_shader_of(
     stage: ShaderStage,

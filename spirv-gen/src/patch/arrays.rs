@@ -27,9 +27,9 @@
 use std::collections::{HashMap, HashSet};
 
 use rspirv::dr::{self, Instruction, Operand};
-use rspirv::spirv::{Decoration, Op, SelectionControl, StorageClass, Word};
+use rspirv::spirv::{Decoration, Op, StorageClass, Word};
 
-use super::{literal, load, model_of, Patcher};
+use super::{literal, load, model_of, selection_merge, Patcher};
 use crate::{Error, Result};
 
 /// The longest descriptor array: a stage's bindings in the widest set
@@ -68,7 +68,47 @@ pub fn split_descriptor_arrays(
     p.finish()
 }
 
+/// A global variable with a descriptor set and binding.
+pub(crate) struct DescriptorVar {
+    pub var: Word,
+    pub set: u32,
+    pub binding: u32,
+    pub class: StorageClass,
+    /// Its pointee type (`None` in a damaged module).
+    pub pointee: Option<Word>,
+}
+
 impl Patcher {
+    /// The module's variables with a descriptor set and binding.
+    pub(crate) fn descriptor_vars(&self) -> Vec<DescriptorVar> {
+        self.module()
+            .types_global_values
+            .iter()
+            .filter(|i| i.class.opcode == Op::Variable)
+            .filter_map(|v| {
+                let var = v.result_id?;
+                let set = self.decoration(var, Decoration::DescriptorSet)??;
+                let binding = self.decoration(var, Decoration::Binding)??;
+                let Some(Operand::StorageClass(class)) = v.operands.first() else {
+                    return None;
+                };
+                let pointee = v.result_type.and_then(|t| self.global(t)).and_then(|t| {
+                    match t.operands.as_slice() {
+                        [_, Operand::IdRef(x)] => Some(*x),
+                        _ => None,
+                    }
+                });
+                Some(DescriptorVar {
+                    var,
+                    set,
+                    binding,
+                    class: *class,
+                    pointee,
+                })
+            })
+            .collect()
+    }
+
     /// The module's descriptor arrays (variables with a descriptor set
     /// and binding whose type is a sized array), with their uses; an
     /// error for a use pipe-vk cannot split (not an access chain with a
@@ -76,28 +116,14 @@ impl Patcher {
     /// first) and for runtime arrays.
     pub(crate) fn descriptor_arrays(&self) -> Result<Vec<DescriptorArray>> {
         let mut out = Vec::new();
-        for v in self
-            .module()
-            .types_global_values
-            .iter()
-            .filter(|i| i.class.opcode == Op::Variable)
-        {
-            let Some(var) = v.result_id else { continue };
-            let (Some(Some(set)), Some(Some(binding))) = (
-                self.decoration(var, Decoration::DescriptorSet),
-                self.decoration(var, Decoration::Binding),
-            ) else {
-                continue;
-            };
-            let Some(Operand::StorageClass(class)) = v.operands.first() else {
-                continue;
-            };
-            let pointee = v.result_type.and_then(|t| self.global(t)).and_then(|t| {
-                match t.operands.as_slice() {
-                    [_, Operand::IdRef(x)] => Some(*x),
-                    _ => None,
-                }
-            });
+        for d in self.descriptor_vars() {
+            let DescriptorVar {
+                var,
+                set,
+                binding,
+                class,
+                pointee,
+            } = d;
             let Some(ty) = pointee.and_then(|t| self.global(t)) else {
                 continue;
             };
@@ -166,7 +192,7 @@ impl Patcher {
             }
             out.push(DescriptorArray {
                 var,
-                class: *class,
+                class,
                 elem,
                 len,
                 uses,
@@ -355,26 +381,18 @@ impl Patcher {
     /// is not a constant.
     fn dynamic_chain(&self) -> Option<DynamicChain> {
         let m = self.module();
-        let arrays: HashMap<Word, u32> = m
-            .types_global_values
-            .iter()
-            .filter(|i| i.class.opcode == Op::Variable)
-            .filter_map(|v| {
-                let var = v.result_id?;
-                self.decoration(var, Decoration::DescriptorSet)??;
-                self.decoration(var, Decoration::Binding)??;
-                let pointee = match self.global(v.result_type?)?.operands.as_slice() {
-                    [_, Operand::IdRef(x)] => *x,
-                    _ => return None,
-                };
-                let t = self.global(pointee)?;
+        let arrays: HashMap<Word, u32> = self
+            .descriptor_vars()
+            .into_iter()
+            .filter_map(|d| {
+                let t = self.global(d.pointee?)?;
                 match (t.class.opcode, t.operands.as_slice()) {
                     (Op::TypeArray, [_, Operand::IdRef(n)]) => {
                         let len = self
                             .global(*n)
                             .filter(|c| c.class.opcode == Op::Constant)
                             .and_then(|c| c.operands.first().and_then(literal))?;
-                        Some((var, len))
+                        Some((d.var, len))
                     }
                     _ => None,
                 }
@@ -590,15 +608,7 @@ impl Patcher {
         }
         let mut head: Vec<Instruction> = insts[..i].to_vec();
         head.extend(hoisted);
-        head.push(Instruction::new(
-            Op::SelectionMerge,
-            None,
-            None,
-            vec![
-                Operand::IdRef(merge),
-                Operand::SelectionControl(SelectionControl::NONE),
-            ],
-        ));
+        head.push(selection_merge(merge));
         // The last element is the default.
         let mut switch = vec![
             Operand::IdRef(index),

@@ -20,11 +20,9 @@
 //! return's block ends in the test and a new merge block returns.
 
 use rspirv::dr::{Block, Instruction, Operand};
-use rspirv::spirv::{
-    BuiltIn, Decoration, ExecutionModel, Op, SelectionControl, StorageClass, Word,
-};
+use rspirv::spirv::{BuiltIn, Decoration, ExecutionModel, Op, StorageClass, Word};
 
-use super::{load, Num, Patcher};
+use super::{patch_entry, selection_merge, Num, Patcher};
 use crate::binding::{self, driver_ubo, DescClass};
 use crate::passes::CompareFunc;
 use crate::{Error, Result};
@@ -201,12 +199,7 @@ fn patch_fragment(
     what: &str,
     patch: impl FnOnce(&mut Patcher) -> Result<bool>,
 ) -> Result<Vec<u32>> {
-    let module = load(words, &format!("SPIR-V {what}"))?;
-    let mut p = Patcher::new(module, entry, &[ExecutionModel::Fragment], what)?;
-    if !patch(&mut p)? {
-        return Ok(words.to_vec());
-    }
-    p.finish()
+    patch_entry(words, entry, &[ExecutionModel::Fragment], what, patch)
 }
 
 impl Patcher {
@@ -357,15 +350,7 @@ impl Patcher {
     fn discard_if(&mut self, code: &mut Vec<Instruction>, cond: Word) -> (Block, Word) {
         let kill = self.id();
         let merge = self.id();
-        code.push(Instruction::new(
-            Op::SelectionMerge,
-            None,
-            None,
-            vec![
-                Operand::IdRef(merge),
-                Operand::SelectionControl(SelectionControl::NONE),
-            ],
-        ));
+        code.push(selection_merge(merge));
         code.push(Instruction::new(
             Op::BranchConditional,
             None,

@@ -138,12 +138,36 @@ fn patch_last_stage(
     what: &str,
     patch: impl FnOnce(&mut Patcher) -> Result<bool>,
 ) -> Result<Vec<u32>> {
+    patch_entry(words, entry, &LAST_STAGES, what, patch)
+}
+
+/// [`patch_last_stage`] for an entry point of one of `models`.
+fn patch_entry(
+    words: &[u32],
+    entry: &str,
+    models: &[ExecutionModel],
+    what: &str,
+    patch: impl FnOnce(&mut Patcher) -> Result<bool>,
+) -> Result<Vec<u32>> {
     let module = load(words, &format!("SPIR-V {what}"))?;
-    let mut p = Patcher::new(module, entry, &LAST_STAGES, what)?;
+    let mut p = Patcher::new(module, entry, models, what)?;
     if !patch(&mut p)? {
         return Ok(words.to_vec());
     }
     p.finish()
+}
+
+/// `OpSelectionMerge %merge None`.
+fn selection_merge(merge: Word) -> Instruction {
+    Instruction::new(
+        Op::SelectionMerge,
+        None,
+        None,
+        vec![
+            Operand::IdRef(merge),
+            Operand::SelectionControl(rspirv::spirv::SelectionControl::NONE),
+        ],
+    )
 }
 
 /// GLSL.std.450's FMax.
@@ -440,19 +464,14 @@ pub fn ir_resources(
         .map(|a| (a.var, (a.elem, a.len)))
         .collect();
     let mut out = Vec::new();
-    for v in p
-        .module()
-        .types_global_values
-        .iter()
-        .filter(|i| i.class.opcode == Op::Variable)
-    {
-        let Some(var) = v.result_id else { continue };
-        let (Some(Some(set)), Some(Some(binding))) = (
-            p.decoration(var, Decoration::DescriptorSet),
-            p.decoration(var, Decoration::Binding),
-        ) else {
-            continue;
-        };
+    for d in p.descriptor_vars() {
+        let arrays::DescriptorVar {
+            var,
+            set,
+            binding,
+            class: storage,
+            pointee,
+        } = d;
         if !used.contains(&var) {
             continue;
         }
@@ -478,18 +497,7 @@ pub fn ir_resources(
             )));
         }
         let slot = binding % stride;
-        let storage = match v.operands.first() {
-            Some(Operand::StorageClass(c)) => *c,
-            _ => continue,
-        };
-        let pointee = v
-            .result_type
-            .and_then(|t| p.global(t))
-            .and_then(|t| match t.operands.as_slice() {
-                [_, Operand::IdRef(x)] => Some(*x),
-                _ => None,
-            })
-            .ok_or_else(|| bad("no pointer type"))?;
+        let pointee = pointee.ok_or_else(|| bad("no pointer type"))?;
         let (pointee, count) = arrays.get(&var).copied().unwrap_or((pointee, 1));
         if slot.saturating_add(count) > stride {
             return Err(bad(&format!(
@@ -696,15 +704,7 @@ pub fn zero_inputs(words: &[u32], entry: &str, mask: u32) -> Result<Vec<u32>> {
         if !members.iter().any(|l| unwritten(l)) || members.iter().any(Vec::is_empty) {
             continue;
         }
-        let types: Vec<Word> = p.global(ty).map_or(Vec::new(), |t| {
-            t.operands
-                .iter()
-                .filter_map(|o| match o {
-                    Operand::IdRef(m) => Some(*m),
-                    _ => None,
-                })
-                .collect()
-        });
+        let types = p.struct_members(ty).unwrap_or_default();
         let mut parts = Vec::new();
         for (k, (mty, locs)) in types.iter().zip(&members).enumerate() {
             if unwritten(locs) {
@@ -1141,23 +1141,29 @@ impl Patcher {
         }
     }
 
+    /// The member types of the struct `ty`; `None` when it is no struct.
+    fn struct_members(&self, ty: Word) -> Option<Vec<Word>> {
+        let t = self
+            .global(ty)
+            .filter(|t| t.class.opcode == Op::TypeStruct)?;
+        Some(
+            t.operands
+                .iter()
+                .filter_map(|o| match o {
+                    Operand::IdRef(m) => Some(*m),
+                    _ => None,
+                })
+                .collect(),
+        )
+    }
+
     /// The locations each member of the block `var` (of struct type `ty`)
     /// takes: its own `Location`, or the one after the previous member's
     /// (the first follows the variable's); empty for a member with
     /// neither. `None` when `ty` is no struct; no members for a block of
     /// builtins.
     fn member_locations(&self, var: Word, ty: Word) -> Option<Vec<Vec<u32>>> {
-        let members: Vec<Word> = self.global(ty).and_then(|t| {
-            (t.class.opcode == Op::TypeStruct).then(|| {
-                t.operands
-                    .iter()
-                    .filter_map(|o| match o {
-                        Operand::IdRef(m) => Some(*m),
-                        _ => None,
-                    })
-                    .collect()
-            })
-        })?;
+        let members = self.struct_members(ty)?;
         let member_decos = |d: Decoration| -> HashMap<u32, u32> {
             self.module()
                 .annotations

@@ -3415,18 +3415,10 @@ fn main {
         &FULL_TRI,
     )?;
     bind_vs_as(&mut e, if partial { VS_A } else { VS_POS }, vs, "")?;
-    let words: Vec<u32> = include_bytes!("input_block_spirv.spv")
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    let fs = ShaderState {
-        stage: ShaderStage::Fragment,
-        code: ShaderCode::SpirV {
-            words: Arc::from(words),
-            entry_point: "main".into(),
-        },
-        stream_output: Default::default(),
-    };
+    let fs = crate::harness::spirv_module(
+        ShaderStage::Fragment,
+        include_bytes!("input_block_spirv.spv"),
+    );
     let h = step("fs", e.ctx.create_fs_state(&fs))?;
     step("bind fs", e.ctx.bind_fs_state(Some(h)))?;
     reduced_rasterizer(&mut e, |_| {})?;
@@ -3615,28 +3607,7 @@ fn spirv_texture(ctx: &mut TestContext) -> R {
         (VS_POS, FS_CONST),
         &FULL_TRI,
     )?;
-    let tt = ResourceTemplate::texture_2d(Format::R8G8B8A8Unorm, 1, 1, BindFlags::SAMPLER_VIEW);
-    let tex = e.texture(&tt)?;
-    e.write_texture(&tex, 0, &PipeBox::rect(0, 0, 1, 1), &[40, 80, 160, 255])?;
-    let view = step(
-        "create_sampler_view",
-        e.ctx
-            .create_sampler_view(&tex, &SamplerViewTemplate::whole(&tt)),
-    )?;
-    step(
-        "set_sampler_views",
-        e.ctx
-            .set_sampler_views(ShaderStage::Fragment, 2, &[Some(view)], 0),
-    )?;
-    let sampler = step(
-        "sampler",
-        e.ctx.create_sampler_state(&SamplerState::default()),
-    )?;
-    step(
-        "bind_sampler_states",
-        e.ctx
-            .bind_sampler_states(ShaderStage::Fragment, 2, &[Some(sampler)]),
-    )?;
+    bind_texels(&mut e, 2, &[[40, 80, 160, 255]])?;
     bind_fs_spirv(&mut e, &fs_sampling(2))?;
     reduced_rasterizer(&mut e, |_| {})?;
     clear_all(&mut e, ClearFlags::COLOR0)?;
@@ -3663,29 +3634,10 @@ fn spirv_descriptor_arrays(ctx: &mut TestContext) -> R {
         (VS_POS, FS_CONST),
         &FULL_TRI,
     )?;
-    let tt = ResourceTemplate::texture_2d(Format::R8G8B8A8Unorm, 1, 1, BindFlags::SAMPLER_VIEW);
-    let mut views = Vec::new();
-    for texel in [[64, 0, 0, 0], [255, 255, 255, 255], [0, 128, 0, 0]] {
-        let tex = e.texture(&tt)?;
-        e.write_texture(&tex, 0, &PipeBox::rect(0, 0, 1, 1), &texel)?;
-        views.push(Some(step(
-            "create_sampler_view",
-            e.ctx
-                .create_sampler_view(&tex, &SamplerViewTemplate::whole(&tt)),
-        )?));
-    }
-    step(
-        "set_sampler_views",
-        e.ctx.set_sampler_views(ShaderStage::Fragment, 2, &views, 0),
-    )?;
-    let sampler = step(
-        "sampler",
-        e.ctx.create_sampler_state(&SamplerState::default()),
-    )?;
-    step(
-        "bind_sampler_states",
-        e.ctx
-            .bind_sampler_states(ShaderStage::Fragment, 2, &[Some(sampler); 3]),
+    bind_texels(
+        &mut e,
+        2,
+        &[[64, 0, 0, 0], [255, 255, 255, 255], [0, 128, 0, 0]],
     )?;
     for (slot, v) in [(1, [1.0f32; 4]), (2, [0.0, 0.0, 0.5, 1.0])] {
         let data = crate::harness::f32s(&v);
@@ -3703,18 +3655,8 @@ fn spirv_descriptor_arrays(ctx: &mut TestContext) -> R {
             ),
         )?;
     }
-    let words: Vec<u32> = include_bytes!("arrays_spirv.spv")
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    let fs = ShaderState {
-        stage: ShaderStage::Fragment,
-        code: ShaderCode::SpirV {
-            words: Arc::from(words),
-            entry_point: "main".into(),
-        },
-        stream_output: Default::default(),
-    };
+    let fs =
+        crate::harness::spirv_module(ShaderStage::Fragment, include_bytes!("arrays_spirv.spv"));
     let h = step("fs", e.ctx.create_fs_state(&fs))?;
     step("bind fs", e.ctx.bind_fs_state(Some(h)))?;
     reduced_rasterizer(&mut e, |_| {})?;
@@ -3748,42 +3690,11 @@ fn spirv_array_loop(ctx: &mut TestContext) -> R {
         (VS_POS, FS_CONST),
         &FULL_TRI,
     )?;
-    let tt = ResourceTemplate::texture_2d(Format::R8G8B8A8Unorm, 1, 1, BindFlags::SAMPLER_VIEW);
-    let mut views = Vec::new();
-    for texel in [[32, 0, 0, 0], [0, 64, 0, 0], [0, 0, 128, 255]] {
-        let tex = e.texture(&tt)?;
-        e.write_texture(&tex, 0, &PipeBox::rect(0, 0, 1, 1), &texel)?;
-        views.push(Some(step(
-            "create_sampler_view",
-            e.ctx
-                .create_sampler_view(&tex, &SamplerViewTemplate::whole(&tt)),
-        )?));
-    }
-    step(
-        "set_sampler_views",
-        e.ctx.set_sampler_views(ShaderStage::Fragment, 2, &views, 0),
-    )?;
-    let sampler = step(
-        "sampler",
-        e.ctx.create_sampler_state(&SamplerState::default()),
-    )?;
-    step(
-        "bind_sampler_states",
-        e.ctx
-            .bind_sampler_states(ShaderStage::Fragment, 2, &[Some(sampler); 3]),
-    )?;
-    let words: Vec<u32> = include_bytes!("array_loop_spirv.spv")
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    let fs = ShaderState {
-        stage: ShaderStage::Fragment,
-        code: ShaderCode::SpirV {
-            words: Arc::from(words),
-            entry_point: "main".into(),
-        },
-        stream_output: Default::default(),
-    };
+    bind_texels(&mut e, 2, &[[32, 0, 0, 0], [0, 64, 0, 0], [0, 0, 128, 255]])?;
+    let fs = crate::harness::spirv_module(
+        ShaderStage::Fragment,
+        include_bytes!("array_loop_spirv.spv"),
+    );
     let h = step("fs", e.ctx.create_fs_state(&fs))?;
     step("bind fs", e.ctx.bind_fs_state(Some(h)))?;
     reduced_rasterizer(&mut e, |_| {})?;
@@ -3794,6 +3705,37 @@ fn spirv_array_loop(ctx: &mut TestContext) -> R {
     })
 }
 reduced!("spirv_passthrough.descriptor_array_loop" => spirv_array_loop);
+
+/// Fragment sampler views in slots `first..`, one 1x1 RGBA8 texture of
+/// each texel, with default samplers.
+fn bind_texels(e: &mut Env, first: u32, texels: &[[u8; 4]]) -> R {
+    let tt = ResourceTemplate::texture_2d(Format::R8G8B8A8Unorm, 1, 1, BindFlags::SAMPLER_VIEW);
+    let mut views = Vec::new();
+    for texel in texels {
+        let tex = e.texture(&tt)?;
+        e.write_texture(&tex, 0, &PipeBox::rect(0, 0, 1, 1), texel)?;
+        views.push(Some(step(
+            "create_sampler_view",
+            e.ctx
+                .create_sampler_view(&tex, &SamplerViewTemplate::whole(&tt)),
+        )?));
+    }
+    step(
+        "set_sampler_views",
+        e.ctx
+            .set_sampler_views(ShaderStage::Fragment, first, &views, 0),
+    )?;
+    let sampler = step(
+        "sampler",
+        e.ctx.create_sampler_state(&SamplerState::default()),
+    )?;
+    let samplers = vec![Some(sampler); texels.len()];
+    step(
+        "bind_sampler_states",
+        e.ctx
+            .bind_sampler_states(ShaderStage::Fragment, first, &samplers),
+    )
+}
 
 /// `words` with the literal of decoration `deco` (DescriptorSet 34,
 /// Binding 33) of its first such OpDecorate (71) replaced by `value`.

@@ -20,7 +20,6 @@ use pipe_core::{Format, PipeError, Resource};
 
 use crate::harness::{env, f32s, set_color, shader, step, unorm, Env, FS_UBO_COLOR};
 use crate::{Outcome, TestContext};
-use spirv_gen::passes::xfb::XfbCapture;
 
 type R = Result<(), Outcome>;
 
@@ -163,19 +162,8 @@ pub(crate) fn spirv_with_xfb(
 ) -> Result<ShaderState, Outcome> {
     let mut ir =
         spirv_gen::text::parse(src).map_err(|e| Outcome::fail(format!("test shader: {e}")))?;
-    let caps: Vec<XfbCapture> = info
-        .output
-        .iter()
-        .map(|o| XfbCapture {
-            output: u32::from(o.register_index),
-            start_component: u32::from(o.start_component),
-            num_components: u32::from(o.num_components),
-            buffer: u32::from(o.output_buffer),
-            offset: u32::from(o.dst_offset) * 4,
-            stream: u32::from(o.stream),
-        })
-        .collect();
-    spirv_gen::passes::xfb::lower_xfb(&mut ir, &caps, info.stride.map(|s| u32::from(s) * 4))
+    let (caps, strides) = pipe_vk::streamout::captures(info);
+    spirv_gen::passes::xfb::lower_xfb(&mut ir, &caps, strides)
         .map_err(|e| Outcome::fail(format!("test shader: xfb: {e}")))?;
     crate::harness::spirv_shader_of(stage, &ir, target)
 }

@@ -33,19 +33,7 @@ use crate::result_case as case;
 /// (2.0, -1.0) at 16 and the point size (3.0) at 24; buffer 1 (stride
 /// 20) gets `v` = 2 * position at 4.
 fn glslang_vs() -> ShaderState {
-    let bin = include_bytes!("xfb_spirv.spv");
-    let words: Vec<u32> = bin
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    ShaderState {
-        stage: ShaderStage::Vertex,
-        code: ShaderCode::SpirV {
-            words: Arc::from(words),
-            entry_point: "main".into(),
-        },
-        stream_output: Default::default(),
-    }
+    crate::harness::spirv_module(ShaderStage::Vertex, include_bytes!("xfb_spirv.spv"))
 }
 
 fn bits(v: &[f32]) -> Vec<u32> {
@@ -226,20 +214,12 @@ fn nothing_captured(ctx: &mut TestContext) -> R {
     require_so(&e)?;
     let color = setup(&mut e, false)?;
     bind_fs(&mut e)?;
-    let module: Vec<u32> = include_bytes!("../../../spirv-gen/tests/patch/xfbnocap.spv")
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
     bind_vs(
         &mut e,
-        ShaderState {
-            stage: ShaderStage::Vertex,
-            code: ShaderCode::SpirV {
-                words: Arc::from(module),
-                entry_point: "main".into(),
-            },
-            stream_output: Default::default(),
-        },
+        crate::harness::spirv_module(
+            ShaderStage::Vertex,
+            include_bytes!("../../../spirv-gen/tests/patch/xfbnocap.spv"),
+        ),
     )?;
     bind_verts(&mut e, 0, 1)?;
     let b = so_buffer(&mut e, 64)?;
