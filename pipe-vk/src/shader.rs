@@ -581,7 +581,9 @@ pub fn compile(
                 out = Some(if key.last_vertex_stage {
                     let which = spirv_gen::patch::XfbBuiltins {
                         position: !key.clip_halfz,
-                        point_size: key.point_size.is_some() && key.point_size_fixed,
+                        // Rewritten when fixed, or widened for aliased points.
+                        point_size: key.point_size.is_some()
+                            && (key.point_size_fixed || key.aliased_points.is_some()),
                         clip_distance: key.clip_planes != u8::MAX,
                     };
                     spirv_gen::patch::xfb_copy_builtins(w, "main", which).map_err(err)?

@@ -17,12 +17,14 @@
 //! it, in its block, are repeated in the cases of an `OpSwitch` on the
 //! index, one per element with a constant index, and the values they
 //! leave for the rest of the shader meet in `OpPhi`s of the switch's
-//! merge block, which takes the rest of the block. Images and pointers
+//! merge block, which takes the rest of the block. The instructions
+//! between that do not depend on the element are repeated too, so
+//! side effects keep their order (one case runs). Images and pointers
 //! cannot meet in an `OpPhi`, so they must not be used past the repeated
-//! instructions; a side effect (a store, a call, an atomic) among the
-//! instructions between that does not depend on the element, or the
-//! access in a loop header block, is refused too. An index out of range
-//! takes the last element (GL leaves it undefined).
+//! instructions; an access in a loop header block, or an index read from
+//! another element (which would multiply the copies), is refused too,
+//! and the copies of a module are bounded. An index out of range takes
+//! the last element (GL leaves it undefined).
 
 use std::collections::{HashMap, HashSet};
 
@@ -35,6 +37,10 @@ use crate::{Error, Result};
 /// The longest descriptor array: a stage's bindings in the widest set
 /// of the binding model.
 const MAX_ELEMENTS: u32 = 32;
+
+/// The most instructions the unrolling of a module's dynamic indices
+/// copies.
+const MAX_COPIES: usize = 1 << 16;
 
 /// One descriptor array: its variable, element type and length.
 pub(crate) struct DescriptorArray {
@@ -79,6 +85,37 @@ pub(crate) struct DescriptorVar {
 }
 
 impl Patcher {
+    /// Drops the decorations and debug names of `ids`, which leave the
+    /// module.
+    fn forget_ids(&mut self, ids: &HashSet<Word>) {
+        if ids.is_empty() {
+            return;
+        }
+        let m = self.b.module_mut();
+        let on = |i: &Instruction| matches!(i.operands.first(), Some(Operand::IdRef(t)) if ids.contains(t));
+        m.annotations.retain(|a| {
+            !(matches!(
+                a.class.opcode,
+                Op::Decorate | Op::DecorateId | Op::DecorateString
+            ) && on(a))
+        });
+        m.debug_names.retain(|n| !on(n));
+        for a in &mut m.annotations {
+            if a.class.opcode == Op::GroupDecorate {
+                let mut k = 0;
+                a.operands.retain(|o| {
+                    k += 1;
+                    k == 1 || !matches!(o, Operand::IdRef(t) if ids.contains(t))
+                });
+            }
+        }
+        m.annotations
+            .retain(|a| a.class.opcode != Op::GroupDecorate || a.operands.len() > 1);
+        for id in ids {
+            self.decorations.remove(id);
+        }
+    }
+
     /// The module's variables with a descriptor set and binding.
     pub(crate) fn descriptor_vars(&self) -> Vec<DescriptorVar> {
         self.module()
@@ -269,6 +306,20 @@ impl Patcher {
         // is the element's variable.
         let replaced: HashMap<Word, Word> =
             uses.iter().map(|&(id, k)| (id, vars[k as usize])).collect();
+        // Chains of the array and one index go: their decorations and
+        // names too.
+        let removed: HashSet<Word> = self
+            .module()
+            .functions
+            .iter()
+            .flat_map(|f| &f.blocks)
+            .flat_map(|b| &b.instructions)
+            .filter(|i| {
+                i.operands.len() <= 2 && i.result_id.is_some_and(|id| replaced.contains_key(&id))
+            })
+            .filter_map(|i| i.result_id)
+            .collect();
+        self.forget_ids(&removed);
         let m = self.b.module_mut();
         for f in &mut m.functions {
             for b in &mut f.blocks {
@@ -365,16 +416,13 @@ impl Patcher {
     /// array (see the module documentation).
     pub(crate) fn unroll_dynamic_indices(&mut self) -> Result<()> {
         // Each unrolling removes one dynamic chain (its copies index
-        // constants); the bound keeps a damaged module from looping.
-        for _ in 0..4096 {
-            let Some(site) = self.dynamic_chain() else {
-                return Ok(());
-            };
-            self.unroll(site)?;
+        // constants). The instructions copied are bounded, so that no
+        // module, damaged or not, asks for unbounded work.
+        let mut budget = MAX_COPIES;
+        while let Some(site) = self.dynamic_chain() {
+            self.unroll(site, &mut budget)?;
         }
-        Err(Error::new(
-            "SPIR-V descriptor arrays: too many dynamically indexed accesses",
-        ))
+        Ok(())
     }
 
     /// The first access chain into a descriptor array whose first index
@@ -447,7 +495,7 @@ impl Patcher {
 
     /// Unrolls the dynamic access chain at `site` (see the module
     /// documentation).
-    fn unroll(&mut self, site: DynamicChain) -> Result<()> {
+    fn unroll(&mut self, site: DynamicChain, budget: &mut usize) -> Result<()> {
         let DynamicChain {
             f,
             b,
@@ -484,37 +532,37 @@ impl Patcher {
         };
         let mut tainted: HashSet<Word> = HashSet::new();
         tainted.extend(insts[i].result_id);
-        let mut in_region = vec![i];
         let mut last = i;
         for (j, x) in insts.iter().enumerate().take(end).skip(i + 1) {
             if uses(x, &tainted) {
                 tainted.extend(x.result_id);
-                in_region.push(j);
                 last = j;
             }
         }
         if insts[end..].iter().any(|x| uses(x, &tainted)) {
             return Err(bad("the block's branch depends on the element"));
         }
-        // Instructions between that do not depend on the element go
-        // before the switch; they must have no side effect.
-        let mut hoisted = Vec::new();
-        for (j, x) in insts.iter().enumerate().take(last + 1).skip(i) {
-            if in_region.contains(&j) {
-                continue;
-            }
-            let pure = matches!(x.class.opcode, Op::Line | Op::NoLine)
-                || (x.result_id.is_some()
-                    && x.class.opcode != Op::FunctionCall
-                    && !format!("{:?}", x.class.opcode).starts_with("Atomic"));
-            if !pure {
-                return Err(bad(&format!(
-                    "{:?} among the instructions that depend on the element",
-                    x.class.opcode
-                )));
-            }
-            hoisted.push(x.clone());
+        // The instructions from the chain to the last one depending on
+        // it are repeated whole, those between that do not depend on it
+        // too: exactly one case runs, so side effects keep their order.
+        let in_region: Vec<usize> = (i..=last).collect();
+        // An index read from an element (`b[b[i].x]`) would multiply the
+        // copies at each level.
+        let arrays: HashSet<Word> = self.descriptor_vars().iter().map(|d| d.var).collect();
+        let nested = in_region.iter().skip(1).any(|&j| {
+            matches!(insts[j].class.opcode, Op::AccessChain | Op::InBoundsAccessChain)
+                && matches!(insts[j].operands.first(), Some(Operand::IdRef(a)) if arrays.contains(a))
+                && matches!(insts[j].operands.get(1), Some(Operand::IdRef(k)) if tainted.contains(k))
+        });
+        if nested {
+            return Err(bad(
+                "another descriptor array is indexed with the element's value",
+            ));
         }
+        let copies = in_region.len().saturating_mul(len as usize);
+        *budget = budget
+            .checked_sub(copies)
+            .ok_or_else(|| bad("the shader's dynamic indices need too many copies"))?;
         // Values of the repeated instructions used after them meet in
         // OpPhis; pointers and images cannot.
         let after: Vec<&Instruction> = insts[last + 1..]
@@ -528,15 +576,20 @@ impl Patcher {
                     .flat_map(|(_, x)| &x.instructions),
             )
             .collect();
+        let used_after: HashSet<Word> = after
+            .iter()
+            .flat_map(|x| &x.operands)
+            .filter_map(|o| match o {
+                Operand::IdRef(id) => Some(*id),
+                _ => None,
+            })
+            .collect();
         let mut escaping: Vec<(Word, Word)> = Vec::new();
         for &j in &in_region {
             let Some(id) = insts[j].result_id else {
                 continue;
             };
-            if !after
-                .iter()
-                .any(|x| x.operands.contains(&Operand::IdRef(id)))
-            {
+            if !used_after.contains(&id) {
                 continue;
             }
             let ty = insts[j]
@@ -563,6 +616,23 @@ impl Patcher {
             .num(index_ty)
             .filter(|n| !n.float && n.bits == 32 && n.comps == 1)
             .ok_or_else(|| bad("the index is not a 32-bit integer"))?;
+        // Decorations of the repeated results go to each copy; the
+        // originals that do not live on as an OpPhi lose theirs (and
+        // their names).
+        let region_ids: HashSet<Word> = in_region
+            .iter()
+            .filter_map(|&j| insts[j].result_id)
+            .collect();
+        let decorations: Vec<Instruction> = self
+            .module()
+            .annotations
+            .iter()
+            .filter(|a| {
+                a.class.opcode == Op::Decorate
+                    && matches!(a.operands.first(), Some(Operand::IdRef(t)) if region_ids.contains(t))
+            })
+            .cloned()
+            .collect();
         let merge = self.b.id();
         let cases: Vec<Word> = (0..len).map(|_| self.b.id()).collect();
         let mut case_blocks = Vec::new();
@@ -590,6 +660,13 @@ impl Patcher {
                 }
                 code.push(x);
             }
+            for d in &decorations {
+                if let Some(Operand::IdRef(t)) = d.operands.first() {
+                    let mut d = d.clone();
+                    d.operands[0] = Operand::IdRef(remap[t]);
+                    self.b.module_mut().annotations.push(d);
+                }
+            }
             code.push(Instruction::new(
                 Op::Branch,
                 None,
@@ -607,7 +684,6 @@ impl Patcher {
             });
         }
         let mut head: Vec<Instruction> = insts[..i].to_vec();
-        head.extend(hoisted);
         head.push(selection_merge(merge));
         // The last element is the default.
         let mut switch = vec![
@@ -634,6 +710,12 @@ impl Patcher {
             label: Some(Instruction::new(Op::Label, None, Some(merge), vec![])),
             instructions: tail,
         };
+        let gone: HashSet<Word> = region_ids
+            .iter()
+            .copied()
+            .filter(|id| !escaping.iter().any(|(e, _)| e == id))
+            .collect();
+        self.forget_ids(&gone);
         let blocks = &mut self.b.module_mut().functions[f].blocks;
         blocks[b].instructions = head;
         // The block's successors now follow the merge block.
