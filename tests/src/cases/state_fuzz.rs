@@ -3517,16 +3517,7 @@ reduced!(
 /// with the IR shader (which gets them) or without that state.
 fn spirv_unapplied_message(ctx: &mut TestContext) -> R {
     use pipe_core::state::{DebugCallback, DebugMessage, DebugType};
-    let mut e = env_with(ctx, |_| {})?;
-    let c = reduced_setup(
-        &mut e,
-        Format::R8G8B8A8Unorm,
-        1,
-        None,
-        1,
-        (VS_POS, FS_CONST),
-        &FULL_TRI,
-    )?;
+    let (mut e, c) = full_triangle(ctx)?;
     let log: Arc<std::sync::Mutex<Vec<(DebugType, String)>>> = Arc::default();
     let sink = log.clone();
     let cb: DebugCallback = Arc::new(move |m: &DebugMessage| {
@@ -3597,16 +3588,7 @@ reduced!("spirv_passthrough.unapplied_lowerings_reported" => spirv_unapplied_mes
 /// an unwritten one (lavapipe crashed). Slot 3, which the shader does not
 /// sample, is left unbound.
 fn spirv_texture(ctx: &mut TestContext) -> R {
-    let mut e = env_with(ctx, |_| {})?;
-    let c = reduced_setup(
-        &mut e,
-        Format::R8G8B8A8Unorm,
-        1,
-        None,
-        1,
-        (VS_POS, FS_CONST),
-        &FULL_TRI,
-    )?;
+    let (mut e, c) = full_triangle(ctx)?;
     bind_texels(&mut e, 2, &[[40, 80, 160, 255]])?;
     bind_fs_spirv(&mut e, &fs_sampling(2))?;
     reduced_rasterizer(&mut e, |_| {})?;
@@ -3624,16 +3606,7 @@ fn spirv_texture(ctx: &mut TestContext) -> R {
 /// arrays are split into one variable per element
 /// (`spirv_gen::patch::split_descriptor_arrays`); they were refused.
 fn spirv_descriptor_arrays(ctx: &mut TestContext) -> R {
-    let mut e = env_with(ctx, |_| {})?;
-    let c = reduced_setup(
-        &mut e,
-        Format::R8G8B8A8Unorm,
-        1,
-        None,
-        1,
-        (VS_POS, FS_CONST),
-        &FULL_TRI,
-    )?;
+    let (mut e, c) = full_triangle(ctx)?;
     bind_texels(
         &mut e,
         2,
@@ -3680,16 +3653,7 @@ reduced!("spirv_passthrough.descriptor_arrays" => spirv_descriptor_arrays);
 /// elements (`spirv_gen::patch::split_descriptor_arrays`); it was
 /// refused.
 fn spirv_array_loop(ctx: &mut TestContext) -> R {
-    let mut e = env_with(ctx, |_| {})?;
-    let c = reduced_setup(
-        &mut e,
-        Format::R8G8B8A8Unorm,
-        1,
-        None,
-        1,
-        (VS_POS, FS_CONST),
-        &FULL_TRI,
-    )?;
+    let (mut e, c) = full_triangle(ctx)?;
     bind_texels(&mut e, 2, &[[32, 0, 0, 0], [0, 64, 0, 0], [0, 0, 128, 255]])?;
     let fs = crate::harness::spirv_module(
         ShaderStage::Fragment,
@@ -3705,6 +3669,22 @@ fn spirv_array_loop(ctx: &mut TestContext) -> R {
     })
 }
 reduced!("spirv_passthrough.descriptor_array_loop" => spirv_array_loop);
+
+/// The reduced cases' common set-up: one RGBA8 colour buffer, no depth,
+/// `VS_POS` and `FS_CONST` bound, a triangle covering the target.
+fn full_triangle(ctx: &mut TestContext) -> Result<(Env, Vec<Resource>), Outcome> {
+    let mut e = env_with(ctx, |_| {})?;
+    let c = reduced_setup(
+        &mut e,
+        Format::R8G8B8A8Unorm,
+        1,
+        None,
+        1,
+        (VS_POS, FS_CONST),
+        &FULL_TRI,
+    )?;
+    Ok((e, c))
+}
 
 /// Fragment sampler views in slots `first..`, one 1x1 RGBA8 texture of
 /// each texel, with default samplers.
@@ -3769,16 +3749,7 @@ fn main {
 }
 ";
     let tex20 = fs_sampling(20);
-    let mut e = env_with(ctx, |_| {})?;
-    let c = reduced_setup(
-        &mut e,
-        Format::R8G8B8A8Unorm,
-        1,
-        None,
-        1,
-        (VS_POS, FS_CONST),
-        &FULL_TRI,
-    )?;
+    let (mut e, c) = full_triangle(ctx)?;
     reduced_rasterizer(&mut e, |_| {})?;
     let ir_fs = step(
         "fs",
