@@ -674,6 +674,9 @@ fn fragment_patches(words: &[u32], key: &VariantKey) -> spirv_gen::Result<Option
     if key.polygon_stipple {
         apply(&|w| p::polygon_stipple(w, "main"))?;
     }
+    if key.line_stipple {
+        apply(&|w| p::line_stipple(w, "main", key.line_stipple_polygon))?;
+    }
     if let Some((f, r)) = key.alpha_test {
         apply(&|w| p::alpha_test(w, "main", f, f32::from_bits(r)))?;
     }
@@ -687,7 +690,8 @@ fn fragment_patches(words: &[u32], key: &VariantKey) -> spirv_gen::Result<Option
 /// not get (`compile` patches in the vertex fetch fix-ups, point size,
 /// clip distance enables, depth range, transform feedback, unwritten
 /// inputs, unbound outputs, per-sample interpolation, integer pixel
-/// centres, window rectangles, polygon stipple and the alpha test): what
+/// centres, window rectangles, polygon stipple, the fragment half of
+/// emulated line stipple and the alpha test): what
 /// its frontend must do in its own SPIR-V. Reported as a
 /// Fallback debug message when a pipeline is made.
 pub fn spirv_unapplied(key: &VariantKey) -> Vec<&'static str> {
@@ -702,10 +706,6 @@ pub fn spirv_unapplied(key: &VariantKey) -> Vec<&'static str> {
     say(
         key.sprite_coord != 0,
         "point sprite coordinates (sprite_coord_enable)",
-    );
-    say(
-        key.line_stipple || key.line_stipple_polygon,
-        "line stipple (the device cannot stipple these lines)",
     );
     say(
         key.polygon_edges.is_some(),

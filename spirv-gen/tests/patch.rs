@@ -1350,6 +1350,7 @@ fn damaged_spirv_never_panics() {
                     let _ = polygon_stipple(&w, "main");
                     let _ = window_rects(&w, "main", true, 2);
                     let _ = alpha_test(&w, "main", spirv_gen::passes::CompareFunc::Less, 0.5);
+                    let _ = line_stipple(&w, "main", true);
                 }
             });
             if r.is_err() {
@@ -2093,4 +2094,89 @@ fn descriptor_arrays_review_shapes() {
         }
         assert!(t.elapsed().as_secs() < 5, "{name}: {:?}", t.elapsed());
     }
+}
+
+/// The fragment half of emulated line stipple on the fragment shaders of
+/// every shape at hand, for lines and polygon outlines: each validates
+/// with one discard more and the stipple position at location 29,
+/// noperspective. A shader using location 29, or with push constants of
+/// its own, is refused.
+#[test]
+fn line_stipple_fragment_half() {
+    use spirv_gen::binding::STIPPLE_POS_LOCATION;
+    use spirv_gen::patch::line_stipple;
+    let ir = spirv_gen::text::parse(
+        "shader fragment
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x4 = const 0.0, 1.0, 0.0, 1.0
+  store @frag, %0
+}
+",
+    )
+    .unwrap();
+    let mut shaders = Vec::new();
+    for target in [Target::Vulkan1_1, Target::Vulkan1_3] {
+        shaders.push((
+            spirv_gen::emit::emit(&ir, target).unwrap(),
+            common::env(target),
+        ));
+    }
+    for env in [TargetEnv::Vulkan_1_0, TargetEnv::Vulkan_1_3] {
+        shaders.push((probe("early_return", env), env));
+        shaders.push((probe("opline", env), env));
+    }
+    for (words, env) in shaders {
+        let kills = |w: &[u32]| count_op(w, Op::Kill) + count_op(w, Op::TerminateInvocation);
+        for polygon in [false, true] {
+            let out = line_stipple(&words, "main", polygon).unwrap();
+            validate(&out, env, &format!("line stipple, polygon {polygon}"));
+            assert_eq!(kills(&out), kills(&words) + 1);
+            let m = dr::load_words(&out).unwrap();
+            let at = m.annotations.iter().find_map(|a| match a.operands.as_slice() {
+                [Operand::IdRef(t), Operand::Decoration(Decoration::Location), Operand::LiteralBit32(l)]
+                    if *l == STIPPLE_POS_LOCATION =>
+                {
+                    Some(*t)
+                }
+                _ => None,
+            });
+            let at = at.expect("an input at location 29");
+            assert!(m.annotations.iter().any(|a| a.operands
+                == [
+                    Operand::IdRef(at),
+                    Operand::Decoration(Decoration::NoPerspective)
+                ]));
+        }
+    }
+    // Location 29 taken; push constants of its own.
+    let taken = "shader fragment
+in @x : f32x4 location=29
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x4 = load @x
+  store @frag, %0
+}
+";
+    let w =
+        spirv_gen::emit::emit(&spirv_gen::text::parse(taken).unwrap(), Target::Vulkan1_3).unwrap();
+    assert!(line_stipple(&w, "main", false)
+        .unwrap_err()
+        .msg
+        .contains("taken"));
+    let pushes = "shader fragment
+push @p size=16
+out @frag : f32x4 location=0
+fn main {
+  %0 : u32 = const 0
+  %1 : f32x4 = load_push @p, %0
+  store @frag, %1
+}
+";
+    let w =
+        spirv_gen::emit::emit(&spirv_gen::text::parse(pushes).unwrap(), Target::Vulkan1_3).unwrap();
+    assert!(line_stipple(&w, "main", false)
+        .unwrap_err()
+        .msg
+        .contains("push constants"));
 }

@@ -191,6 +191,98 @@ pub fn alpha_test(
     })
 }
 
+/// Emulated line stipple in the fragment shader `entry`, as
+/// `passes::line_stipple::lower_line_stipple_fs` does: at its start, the
+/// fragment is discarded when bit `floor(stipple_pos / factor) mod 16` of
+/// the pattern is 0. `stipple_pos` is a new `noperspective` input at
+/// [`binding::STIPPLE_POS_LOCATION`] that pipe-vk's generated geometry
+/// shader writes (with `polygon`, the `(q, r, b0, b1)` of a polygon's
+/// outline, `r` on the edge where `b0` is smallest); the pattern and
+/// factor are the driver's push constant word
+/// [`binding::push::LINE_STIPPLE`], declared here as the driver's push
+/// block. An error when the shader uses that location or has push
+/// constants of its own.
+pub fn line_stipple(words: &[u32], entry: &str, polygon: bool) -> Result<Vec<u32>> {
+    patch_fragment(words, entry, "line stipple", |p| {
+        let taken = p
+            .interface_globals(StorageClass::Input)
+            .into_iter()
+            .flat_map(|(v, t)| p.var_locations(v, t))
+            .any(|l| l == binding::STIPPLE_POS_LOCATION);
+        if taken {
+            return Err(Error::new(format!(
+                "SPIR-V line stipple: input location {} is taken (pipe-vk passes the stipple \
+                 position there)",
+                binding::STIPPLE_POS_LOCATION
+            )));
+        }
+        let f = Num::float(32, 1);
+        let u = Num::int(false, 32, 1);
+        let (ft, ut, v4t) = (p.ty(f), p.ty(u), p.ty(Num::float(32, 4)));
+        let bt = p.b.type_bool();
+        let sp = p.add_variable(StorageClass::Input, if polygon { v4t } else { ft });
+        p.b.decorate(
+            sp,
+            Decoration::Location,
+            [Operand::LiteralBit32(binding::STIPPLE_POS_LOCATION)],
+        );
+        p.b.decorate(sp, Decoration::NoPerspective, []);
+        let push = p.driver_push_block()?;
+        let mut code = Vec::new();
+        let raw = p.emit(&mut code, Op::Load, if polygon { v4t } else { ft }, &[sp]);
+        let pos = if polygon {
+            let mut c = [0; 4];
+            for (k, c) in c.iter_mut().enumerate() {
+                *c = p.id();
+                code.push(Instruction::new(
+                    Op::CompositeExtract,
+                    Some(ft),
+                    Some(*c),
+                    vec![Operand::IdRef(raw), Operand::LiteralBit32(k as u32)],
+                ));
+            }
+            let [q, r, b0, b1] = c;
+            let one = p.konst(f, u64::from(1.0f32.to_bits()));
+            let b01 = p.emit(&mut code, Op::FAdd, ft, &[b0, b1]);
+            let b2 = p.emit(&mut code, Op::FSub, ft, &[one, b01]);
+            let lt1 = p.emit(&mut code, Op::FOrdLessThan, bt, &[b0, b1]);
+            let lt2 = p.emit(&mut code, Op::FOrdLessThan, bt, &[b0, b2]);
+            let third = p.emit(&mut code, Op::LogicalAnd, bt, &[lt1, lt2]);
+            p.emit(&mut code, Op::Select, ft, &[third, r, q])
+        } else {
+            raw
+        };
+        // As the IR lowering: 1/256 pixel further on.
+        let eps = p.konst(f, u64::from((1.0f32 / 256.0).to_bits()));
+        let pos = p.emit(&mut code, Op::FAdd, ft, &[pos, eps]);
+        let zero = p.konst(u, 0);
+        let at = p.konst(u, u64::from(binding::push::LINE_STIPPLE / 4));
+        let ptr_t = p.b.type_pointer(None, StorageClass::PushConstant, ut);
+        let ptr = p.emit(&mut code, Op::AccessChain, ptr_t, &[push, zero, at]);
+        let word = p.emit(&mut code, Op::Load, ut, &[ptr]);
+        let m16 = p.konst(u, 0xffff);
+        let pattern = p.emit(&mut code, Op::BitwiseAnd, ut, &[word, m16]);
+        let sixteen = p.konst(u, 16);
+        let hi = p.emit(&mut code, Op::ShiftRightLogical, ut, &[word, sixteen]);
+        let m8 = p.konst(u, 0xff);
+        let f_minus_1 = p.emit(&mut code, Op::BitwiseAnd, ut, &[hi, m8]);
+        let one = p.konst(u, 1);
+        let fu = p.emit(&mut code, Op::IAdd, ut, &[f_minus_1, one]);
+        let factor = p.emit(&mut code, Op::ConvertUToF, ft, &[fu]);
+        let q = p.emit(&mut code, Op::FDiv, ft, &[pos, factor]);
+        let sixteen_f = p.konst(f, u64::from(16.0f32.to_bits()));
+        let m = p.emit(&mut code, Op::FMod, ft, &[q, sixteen_f]);
+        let mi = p.emit(&mut code, Op::ConvertFToU, ut, &[m]);
+        let m15 = p.konst(u, 15);
+        let index = p.emit(&mut code, Op::BitwiseAnd, ut, &[mi, m15]);
+        let shifted = p.emit(&mut code, Op::ShiftRightLogical, ut, &[pattern, index]);
+        let bit = p.emit(&mut code, Op::BitwiseAnd, ut, &[shifted, one]);
+        let off = p.emit(&mut code, Op::IEqual, bt, &[bit, zero]);
+        p.discard_first_if(code, off)?;
+        Ok(true)
+    })
+}
+
 /// Runs `patch` on the fragment shader entry point `entry` of `words`;
 /// the words unchanged where it changes nothing.
 fn patch_fragment(
@@ -254,6 +346,50 @@ impl Patcher {
             *o = self.emit(code, Op::ConvertFToU, ut, &[comp]);
         }
         (out[0], out[1])
+    }
+
+    /// The driver's push constants (`binding::push`) as a new block of
+    /// 32-bit words; an error when the shader has push constants.
+    fn driver_push_block(&mut self) -> Result<Word> {
+        let own = self.module().types_global_values.iter().any(|i| {
+            i.class.opcode == Op::Variable
+                && i.operands.first() == Some(&Operand::StorageClass(StorageClass::PushConstant))
+        });
+        if own {
+            return Err(Error::new(
+                "SPIR-V: the shader has push constants of its own, where pipe-vk's lowering \
+                 reads the driver's",
+            ));
+        }
+        let u = Num::int(false, 32, 1);
+        let ut = self.ty(u);
+        let len = self.konst(u, u64::from(binding::push::SIZE / 4));
+        let arr = self.id();
+        self.b
+            .module_mut()
+            .types_global_values
+            .push(Instruction::new(
+                Op::TypeArray,
+                None,
+                Some(arr),
+                vec![Operand::IdRef(ut), Operand::IdRef(len)],
+            ));
+        self.b
+            .decorate(arr, Decoration::ArrayStride, [Operand::LiteralBit32(4)]);
+        let st = self.id();
+        self.b
+            .module_mut()
+            .types_global_values
+            .push(Instruction::new(
+                Op::TypeStruct,
+                None,
+                Some(st),
+                vec![Operand::IdRef(arr)],
+            ));
+        self.b.decorate(st, Decoration::Block, []);
+        self.b
+            .member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+        Ok(self.add_variable(StorageClass::PushConstant, st))
     }
 
     /// The driver's constant buffer (`binding::driver_ubo`) as a new

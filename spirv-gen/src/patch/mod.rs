@@ -62,7 +62,7 @@ mod fragment;
 mod xfb;
 pub use aliased::aliased_points;
 pub use arrays::split_descriptor_arrays;
-pub use fragment::{alpha_test, pixel_center_integer, polygon_stipple, window_rects};
+pub use fragment::{alpha_test, line_stipple, pixel_center_integer, polygon_stipple, window_rects};
 pub use xfb::{drop_xfb, xfb_copy_builtins, xfb_layout, XfbBuiltins, XfbLayout};
 
 /// Loads a SPIR-V module for reading or patching. Non-semantic

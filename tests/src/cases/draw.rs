@@ -1810,6 +1810,10 @@ both_paths!(
     "pipe.draw.line_stipple.emulated.factor2_3333",
     line_stipple_emulated
 );
+crate::spirv_variant!(
+    "pipe.draw.line_stipple.emulated.factor2_3333",
+    line_stipple_emulated
+);
 
 fn line_stipple_on(ctx: &mut TestContext, mut e: Env) -> R {
     if !e.screen.caps().line_stipple {

@@ -405,6 +405,18 @@ stipple_cases!(
     "polygon_line_stipple_adjacency" => polygon_line_stipple_adjacency,
 );
 
+/// [`polygon_line_stipple`] emulated with every shader as SPIR-V
+/// passthrough: the generated geometry shader reads the vertex shader's
+/// outputs from its words, and the fragment shader's half of the
+/// emulation (polygon outlines) is patched into its words.
+fn polygon_line_stipple_spirv(ctx: &mut TestContext) -> R {
+    crate::harness::as_spirv(|| polygon_line_stipple(ctx, true))
+}
+crate::result_case!(
+    "pipe.draw.rast_prim.polygon_line_stipple.emulated.spirv",
+    polygon_line_stipple_spirv
+);
+
 /// Line stipple on lines with adjacency: the segment p1 -> p2 of
 /// (p0, p1, p2, p3) along row 8, as a lines-adjacency list and as a
 /// line strip with adjacency, then, in the same command buffer, a plain
