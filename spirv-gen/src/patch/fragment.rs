@@ -361,35 +361,40 @@ impl Patcher {
                  reads the driver's",
             ));
         }
-        let u = Num::int(false, 32, 1);
-        let ut = self.ty(u);
-        let len = self.konst(u, u64::from(binding::push::SIZE / 4));
+        let ut = self.ty(Num::int(false, 32, 1));
+        let st = self.block_of_array(ut, binding::push::SIZE / 4, 4);
+        Ok(self.add_variable(StorageClass::PushConstant, st))
+    }
+
+    /// A new `Block` struct of one member at offset 0: an array of `len`
+    /// `elem` with `stride` bytes between them. The types are new, so the
+    /// decorations reach none of the shader's.
+    fn block_of_array(&mut self, elem: Word, len: u32, stride: u32) -> Word {
+        let n = self.konst(Num::int(false, 32, 1), u64::from(len));
         let arr = self.id();
-        self.b
-            .module_mut()
-            .types_global_values
-            .push(Instruction::new(
-                Op::TypeArray,
-                None,
-                Some(arr),
-                vec![Operand::IdRef(ut), Operand::IdRef(len)],
-            ));
-        self.b
-            .decorate(arr, Decoration::ArrayStride, [Operand::LiteralBit32(4)]);
         let st = self.id();
-        self.b
-            .module_mut()
-            .types_global_values
-            .push(Instruction::new(
-                Op::TypeStruct,
-                None,
-                Some(st),
-                vec![Operand::IdRef(arr)],
-            ));
+        let globals = &mut self.b.module_mut().types_global_values;
+        globals.push(Instruction::new(
+            Op::TypeArray,
+            None,
+            Some(arr),
+            vec![Operand::IdRef(elem), Operand::IdRef(n)],
+        ));
+        globals.push(Instruction::new(
+            Op::TypeStruct,
+            None,
+            Some(st),
+            vec![Operand::IdRef(arr)],
+        ));
+        self.b.decorate(
+            arr,
+            Decoration::ArrayStride,
+            [Operand::LiteralBit32(stride)],
+        );
         self.b.decorate(st, Decoration::Block, []);
         self.b
             .member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
-        Ok(self.add_variable(StorageClass::PushConstant, st))
+        st
     }
 
     /// The driver's constant buffer (`binding::driver_ubo`) as a new
@@ -401,36 +406,8 @@ impl Patcher {
             binding::DRIVER_UBO_SLOT,
         )
         .unwrap_or((0, 0));
-        let u = Num::int(false, 32, 1);
         let u4 = self.ty(Num::int(false, 32, 4));
-        let len = self.konst(u, u64::from(driver_ubo::SIZE / 16));
-        // A new array type: the stride decoration must not reach one of
-        // the shader's.
-        let arr = self.id();
-        self.b
-            .module_mut()
-            .types_global_values
-            .push(Instruction::new(
-                Op::TypeArray,
-                None,
-                Some(arr),
-                vec![Operand::IdRef(u4), Operand::IdRef(len)],
-            ));
-        self.b
-            .decorate(arr, Decoration::ArrayStride, [Operand::LiteralBit32(16)]);
-        let st = self.id();
-        self.b
-            .module_mut()
-            .types_global_values
-            .push(Instruction::new(
-                Op::TypeStruct,
-                None,
-                Some(st),
-                vec![Operand::IdRef(arr)],
-            ));
-        self.b.decorate(st, Decoration::Block, []);
-        self.b
-            .member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+        let st = self.block_of_array(u4, driver_ubo::SIZE / 16, 16);
         let var = self.add_variable(StorageClass::Uniform, st);
         self.b
             .decorate(var, Decoration::DescriptorSet, [Operand::LiteralBit32(set)]);
