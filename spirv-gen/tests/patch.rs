@@ -19,6 +19,15 @@ use spirv_tools::TargetEnv;
 
 const GLSLANG: &str = include_str!("../../tests/src/cases/vertex_format_spirv.spvasm");
 
+/// A fragment shader writing green.
+const FS_GREEN: &str = "shader fragment
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x4 = const 0.0, 1.0, 0.0, 1.0
+  store @frag, %0
+}
+";
+
 fn assemble(text: &str, env: TargetEnv) -> Vec<u32> {
     let a = assembler::create(Some(env));
     a.assemble(text, assembler::AssemblerOptions::default())
@@ -468,16 +477,7 @@ OpFunctionEnd
     );
     assert_eq!(size_stores(&out, 2.5), 1);
     // A fragment shader is not a vertex stage.
-    let fs = spirv_gen::text::parse(
-        "shader fragment
-out @frag : f32x4 location=0
-fn main {
-  %0 : f32x4 = const 0.0, 1.0, 0.0, 1.0
-  store @frag, %0
-}
-",
-    )
-    .unwrap();
+    let fs = spirv_gen::text::parse(FS_GREEN).unwrap();
     let w = spirv_gen::emit::emit(&fs, Target::Vulkan1_1).unwrap();
     assert!(point_size(&w, "main", 2.5, false)
         .unwrap_err()
@@ -2105,16 +2105,7 @@ fn descriptor_arrays_review_shapes() {
 fn line_stipple_fragment_half() {
     use spirv_gen::binding::STIPPLE_POS_LOCATION;
     use spirv_gen::patch::line_stipple;
-    let ir = spirv_gen::text::parse(
-        "shader fragment
-out @frag : f32x4 location=0
-fn main {
-  %0 : f32x4 = const 0.0, 1.0, 0.0, 1.0
-  store @frag, %0
-}
-",
-    )
-    .unwrap();
+    let ir = spirv_gen::text::parse(FS_GREEN).unwrap();
     let mut shaders = Vec::new();
     for target in [Target::Vulkan1_1, Target::Vulkan1_3] {
         shaders.push((

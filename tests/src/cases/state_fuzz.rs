@@ -3367,16 +3367,7 @@ fn main {
   store @c, %0
 }
 ";
-    let mut e = env_with(ctx, |_| {})?;
-    let c = reduced_setup(
-        &mut e,
-        Format::R8G8B8A8Unorm,
-        1,
-        None,
-        1,
-        (VS, FS),
-        &FULL_TRI,
-    )?;
+    let (mut e, c) = full_triangle(ctx, (VS, FS))?;
     bind_vs_as(&mut e, VS, vs, "")?;
     if fs_spirv {
         bind_fs_spirv(&mut e, FS)?;
@@ -3386,6 +3377,7 @@ fn main {
     reduced_draw(&mut e, PrimType::Triangles, 3)?;
     expect_rgba8(&mut e, &c[0], "unwritten varying", |_, _| [0, 255, 0, 255])
 }
+
 /// [`unwritten_varying`] with glslang's fragment shader reading an input
 /// block `{ a; b; }` (locations 1 and 2, `input_block_spirv.spvasm`)
 /// that the vertex shader does not write: the whole block reads zero.
@@ -3404,26 +3396,9 @@ fn main {
   store @a, %1
 }
 ";
-    let mut e = env_with(ctx, |_| {})?;
-    let c = reduced_setup(
-        &mut e,
-        Format::R8G8B8A8Unorm,
-        1,
-        None,
-        1,
-        (if partial { VS_A } else { VS_POS }, FS_CONST),
-        &FULL_TRI,
-    )?;
+    let (mut e, c) = full_triangle(ctx, (if partial { VS_A } else { VS_POS }, FS_CONST))?;
     bind_vs_as(&mut e, if partial { VS_A } else { VS_POS }, vs, "")?;
-    let fs = crate::harness::spirv_module(
-        ShaderStage::Fragment,
-        include_bytes!("input_block_spirv.spv"),
-    );
-    let h = step("fs", e.ctx.create_fs_state(&fs))?;
-    step("bind fs", e.ctx.bind_fs_state(Some(h)))?;
-    reduced_rasterizer(&mut e, |_| {})?;
-    clear_all(&mut e, ClearFlags::COLOR0)?;
-    reduced_draw(&mut e, PrimType::Triangles, 3)?;
+    draw_spirv_fs(&mut e, include_bytes!("input_block_spirv.spv"))?;
     if partial {
         let want = crate::harness::unorm([0.5, 1.0, 0.0, 1.0]);
         let got = e.read_texture(&c[0], 0, &PipeBox::rect(0, 0, W, H))?;
@@ -3517,7 +3492,7 @@ reduced!(
 /// with the IR shader (which gets them) or without that state.
 fn spirv_unapplied_message(ctx: &mut TestContext) -> R {
     use pipe_core::state::{DebugCallback, DebugMessage, DebugType};
-    let (mut e, c) = full_triangle(ctx)?;
+    let (mut e, c) = full_triangle(ctx, (VS_POS, FS_CONST))?;
     let log: Arc<std::sync::Mutex<Vec<(DebugType, String)>>> = Arc::default();
     let sink = log.clone();
     let cb: DebugCallback = Arc::new(move |m: &DebugMessage| {
@@ -3588,7 +3563,7 @@ reduced!("spirv_passthrough.unapplied_lowerings_reported" => spirv_unapplied_mes
 /// an unwritten one (lavapipe crashed). Slot 3, which the shader does not
 /// sample, is left unbound.
 fn spirv_texture(ctx: &mut TestContext) -> R {
-    let (mut e, c) = full_triangle(ctx)?;
+    let (mut e, c) = full_triangle(ctx, (VS_POS, FS_CONST))?;
     bind_texels(&mut e, 2, &[[40, 80, 160, 255]])?;
     bind_fs_spirv(&mut e, &fs_sampling(2))?;
     reduced_rasterizer(&mut e, |_| {})?;
@@ -3606,7 +3581,7 @@ fn spirv_texture(ctx: &mut TestContext) -> R {
 /// arrays are split into one variable per element
 /// (`spirv_gen::patch::split_descriptor_arrays`); they were refused.
 fn spirv_descriptor_arrays(ctx: &mut TestContext) -> R {
-    let (mut e, c) = full_triangle(ctx)?;
+    let (mut e, c) = full_triangle(ctx, (VS_POS, FS_CONST))?;
     bind_texels(
         &mut e,
         2,
@@ -3653,17 +3628,9 @@ reduced!("spirv_passthrough.descriptor_arrays" => spirv_descriptor_arrays);
 /// elements (`spirv_gen::patch::split_descriptor_arrays`); it was
 /// refused.
 fn spirv_array_loop(ctx: &mut TestContext) -> R {
-    let (mut e, c) = full_triangle(ctx)?;
+    let (mut e, c) = full_triangle(ctx, (VS_POS, FS_CONST))?;
     bind_texels(&mut e, 2, &[[32, 0, 0, 0], [0, 64, 0, 0], [0, 0, 128, 255]])?;
-    let fs = crate::harness::spirv_module(
-        ShaderStage::Fragment,
-        include_bytes!("array_loop_spirv.spv"),
-    );
-    let h = step("fs", e.ctx.create_fs_state(&fs))?;
-    step("bind fs", e.ctx.bind_fs_state(Some(h)))?;
-    reduced_rasterizer(&mut e, |_| {})?;
-    clear_all(&mut e, ClearFlags::COLOR0)?;
-    reduced_draw(&mut e, PrimType::Triangles, 3)?;
+    draw_spirv_fs(&mut e, include_bytes!("array_loop_spirv.spv"))?;
     expect_rgba8(&mut e, &c[0], "s[0] + s[1] + s[2]", |_, _| {
         [32, 64, 128, 255]
     })
@@ -3671,8 +3638,11 @@ fn spirv_array_loop(ctx: &mut TestContext) -> R {
 reduced!("spirv_passthrough.descriptor_array_loop" => spirv_array_loop);
 
 /// The reduced cases' common set-up: one RGBA8 colour buffer, no depth,
-/// `VS_POS` and `FS_CONST` bound, a triangle covering the target.
-fn full_triangle(ctx: &mut TestContext) -> Result<(Env, Vec<Resource>), Outcome> {
+/// the IR shaders `(vs, fs)` bound, a triangle covering the target.
+fn full_triangle(
+    ctx: &mut TestContext,
+    shaders: (&str, &str),
+) -> Result<(Env, Vec<Resource>), Outcome> {
     let mut e = env_with(ctx, |_| {})?;
     let c = reduced_setup(
         &mut e,
@@ -3680,10 +3650,22 @@ fn full_triangle(ctx: &mut TestContext) -> Result<(Env, Vec<Resource>), Outcome>
         1,
         None,
         1,
-        (VS_POS, FS_CONST),
+        shaders,
         &FULL_TRI,
     )?;
     Ok((e, c))
+}
+
+/// Draws [`full_triangle`]'s triangle with the SPIR-V fragment shader
+/// module `bytes` (entry point `main`), the default reduced rasterizer,
+/// on a cleared target.
+fn draw_spirv_fs(e: &mut Env, bytes: &[u8]) -> R {
+    let fs = crate::harness::spirv_module(ShaderStage::Fragment, bytes);
+    let h = step("fs", e.ctx.create_fs_state(&fs))?;
+    step("bind fs", e.ctx.bind_fs_state(Some(h)))?;
+    reduced_rasterizer(e, |_| {})?;
+    clear_all(e, ClearFlags::COLOR0)?;
+    reduced_draw(e, PrimType::Triangles, 3)
 }
 
 /// Fragment sampler views in slots `first..`, one 1x1 RGBA8 texture of
@@ -3749,7 +3731,7 @@ fn main {
 }
 ";
     let tex20 = fs_sampling(20);
-    let (mut e, c) = full_triangle(ctx)?;
+    let (mut e, c) = full_triangle(ctx, (VS_POS, FS_CONST))?;
     reduced_rasterizer(&mut e, |_| {})?;
     let ir_fs = step(
         "fs",
