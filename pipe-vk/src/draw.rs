@@ -2651,8 +2651,9 @@ impl VkContext {
 
     /// Whether the aliased-triangle geometry shader can follow the bound
     /// vertex or tessellation evaluation shader (`variant_keys`): no
-    /// application geometry shader, an IR fragment shader (or none), a
-    /// previous stage of IR or a SPIR-V vertex shader, no stream output
+    /// application geometry shader, a previous stage of IR or a SPIR-V
+    /// vertex shader (the fragment shader's half is a lowering of the IR
+    /// or a patch of SPIR-V, `shader::fragment_patches`), no stream output
     /// capture, geometry shaders on the device, and outputs it can
     /// forward (below the device's geometry-shader inputs, or a vertex
     /// shader's movable there).
@@ -2660,7 +2661,6 @@ impl VkContext {
         let b = self.bound();
         if b.shaders[ShaderStage::Geometry.index()].is_some()
             || self.dev().device.features.core.geometry_shader != vk::TRUE
-            || !self.fragment_is_ir()?
             || self.so_capture_info()?.is_some()
         {
             return Ok(false);
@@ -2729,19 +2729,6 @@ impl VkContext {
             }
         }
         Ok(())
-    }
-
-    /// Whether the bound fragment shader is spirv-gen IR, or there is
-    /// none: the fragment halves of the multisampling-off emulations are
-    /// IR lowerings (the last vertex stage's are patched into SPIR-V too).
-    fn fragment_is_ir(&self) -> PipeResult<bool> {
-        Ok(match self.bound().shaders[ShaderStage::Fragment.index()] {
-            Some(h) => matches!(
-                self.shader_table().get(h.cso)?.code,
-                pipe_core::shader::ShaderCode::Ir(_)
-            ),
-            None => true,
-        })
     }
 
     /// The GL lowerings the bound state asks of the vertex (the last
@@ -2863,8 +2850,8 @@ impl VkContext {
         // Multisampling off on a multisampled framebuffer: GL rasterizes
         // points single-sampled and covers the whole pixel; Vulkan has no
         // such mode for points (lines take Bresenham mode, which does
-        // it). The shaders emulate it when they are spirv-gen IR and the
-        // last vertex stage can size points.
+        // it). The shaders emulate it (lowered into IR, patched into
+        // SPIR-V) when the last vertex stage can size points.
         // Alpha-to-coverage and alpha-to-one need the sample coverage the
         // emulation replaces (GL ignores them with multisampling off, and
         // st/mesa clears them then): with either on, the draw keeps sample
@@ -2876,14 +2863,7 @@ impl VkContext {
             }
             None => false,
         };
-        if points
-            && psize_ok
-            && samples > 1
-            && !rast.multisample
-            && !a2c
-            && !rast.point_smooth
-            && self.fragment_is_ir()?
-        {
+        if points && psize_ok && samples > 1 && !rast.multisample && !a2c && !rast.point_smooth {
             let max = self.dev().physical.properties.limits.point_size_range[1];
             vs.aliased_points = Some(max.to_bits());
             fs.aliased_points = vs.aliased_points;
@@ -2910,12 +2890,8 @@ impl VkContext {
             // clip edges are aliased too (`aliased_triangles_gs`), unless
             // the fragment shader reads the distances, which the
             // hardware then keeps (clipping by sample).
-            let reads_distances = match b.shaders[ShaderStage::Fragment.index()] {
-                Some(h) => {
-                    crate::shader::reads_distances(self.shader_table().get(h.cso)?).is_some()
-                }
-                None => false,
-            };
+            let reads_distances = b.shaders[ShaderStage::Fragment.index()]
+                .is_some_and(|h| self.shader_info(h).reads_distances);
             if !reads_distances {
                 fs.aliased_clip_planes = rast.clip_plane_enable;
                 // The near and far planes likewise, where the hardware's

@@ -211,6 +211,9 @@ pub struct ShaderInfo {
     pub capture: Option<crate::streamout::SoCapture>,
     /// A vertex shader's input locations ([`vertex_input_locations`]).
     pub vs_inputs: u32,
+    /// A fragment shader reads clip or cull distances
+    /// ([`reads_distances`]).
+    pub reads_distances: bool,
 }
 
 impl ShaderInfo {
@@ -227,6 +230,8 @@ impl ShaderInfo {
             textures: texture_slots(state),
             capture: crate::streamout::SoCapture::of(state),
             vs_inputs: vertex_input_locations(state),
+            reads_distances: state.stage == pipe_core::state::ShaderStage::Fragment
+                && reads_distances(state),
         }
     }
 }
@@ -677,6 +682,22 @@ fn fragment_patches(words: &[u32], key: &VariantKey) -> spirv_gen::Result<Option
     if key.line_stipple {
         apply(&|w| p::line_stipple(w, "main", key.line_stipple_polygon))?;
     }
+    if let Some(edges) = key.polygon_edges {
+        let points = edges == spirv_gen::passes::PolygonEdges::Points;
+        let shared = key.line_stipple && key.line_stipple_polygon;
+        apply(&|w| p::polygon_edges(w, "main", points, shared))?;
+    }
+    if key.aliased_points.is_some() {
+        apply(&|w| p::aliased_points_fs(w, "main"))?;
+    }
+    if key.aliased_triangles {
+        let depth = if key.aliased_depth_clip.is_some() {
+            spirv_gen::passes::DEPTH_CLIP_MASK
+        } else {
+            0
+        };
+        apply(&|w| p::aliased_triangles_fs(w, "main", key.aliased_clip_planes | depth))?;
+    }
     if let Some((f, r)) = key.alpha_test {
         apply(&|w| p::alpha_test(w, "main", f, f32::from_bits(r)))?;
     }
@@ -690,10 +711,15 @@ fn fragment_patches(words: &[u32], key: &VariantKey) -> spirv_gen::Result<Option
 /// not get (`compile` patches in the vertex fetch fix-ups, point size,
 /// clip distance enables, depth range, transform feedback, unwritten
 /// inputs, unbound outputs, per-sample interpolation, integer pixel
-/// centres, window rectangles, polygon stipple, the fragment half of
-/// emulated line stipple and the alpha test): what
-/// its frontend must do in its own SPIR-V. Reported as a
-/// Fallback debug message when a pipeline is made.
+/// centres, window rectangles, polygon stipple, the fragment halves of
+/// emulated line stipple, polygon-mode edges and multisampling off, and
+/// the alpha test): what its frontend must do in its own SPIR-V.
+/// Reported as a Fallback debug message when a pipeline is made.
+///
+/// What is left acts on GL's compatibility-profile colour and texture
+/// coordinate varyings, which ARB_gl_spirv's SPIR-V cannot declare
+/// (glslang refuses the compatibility profile for SPIR-V); a frontend
+/// that emulates them in SPIR-V applies the state itself.
 pub fn spirv_unapplied(key: &VariantKey) -> Vec<&'static str> {
     let mut out = Vec::new();
     let mut say = |on: bool, what| {
@@ -707,30 +733,26 @@ pub fn spirv_unapplied(key: &VariantKey) -> Vec<&'static str> {
         key.sprite_coord != 0,
         "point sprite coordinates (sprite_coord_enable)",
     );
-    say(
-        key.polygon_edges.is_some(),
-        "polygon-mode edges of quads and polygons",
-    );
-    say(
-        key.aliased_triangles || key.aliased_points.is_some(),
-        "single-sample rasterization (multisample off)",
-    );
     out
 }
 
-/// The clip- or cull-distance input `state` (spirv-gen IR) reads, if
-/// any: what the generated pass-through control shader does not forward.
-pub fn reads_distances(state: &ShaderState) -> Option<spirv_gen::ir::BuiltIn> {
+/// Whether `state` reads clip or cull distances (an input decorated
+/// so; read from a SPIR-V passthrough shader's words, where a module
+/// that cannot be read counts as one that does).
+fn reads_distances(state: &ShaderState) -> bool {
     use spirv_gen::ir::BuiltIn;
-    let ShaderCode::Ir(any) = &state.code else {
-        return None;
-    };
-    let ir = any.downcast_ref::<Ir>()?;
-    ir.vars
-        .iter()
-        .filter(|v| v.is_input())
-        .filter_map(|v| v.builtin())
-        .find(|b| matches!(b, BuiltIn::ClipDistance | BuiltIn::CullDistance))
+    match &state.code {
+        ShaderCode::Ir(any) => any.downcast_ref::<Ir>().is_some_and(|ir| {
+            ir.vars
+                .iter()
+                .filter(|v| v.is_input())
+                .filter_map(|v| v.builtin())
+                .any(|b| matches!(b, BuiltIn::ClipDistance | BuiltIn::CullDistance))
+        }),
+        ShaderCode::SpirV { words, entry_point } => {
+            spirv_gen::patch::reads_distances(words, entry_point).unwrap_or(true)
+        }
+    }
 }
 
 /// What a generated geometry shader is for (`ModuleCache::line_stipple_gs`).

@@ -1351,6 +1351,9 @@ fn damaged_spirv_never_panics() {
                     let _ = window_rects(&w, "main", true, 2);
                     let _ = alpha_test(&w, "main", spirv_gen::passes::CompareFunc::Less, 0.5);
                     let _ = line_stipple(&w, "main", true);
+                    let _ = polygon_edges(&w, "main", true, true);
+                    let _ = aliased_points_fs(&w, "main");
+                    let _ = aliased_triangles_fs(&w, "main", 0xff);
                 }
             });
             if r.is_err() {
@@ -2170,4 +2173,181 @@ fn main {
         .unwrap_err()
         .msg
         .contains("push constants"));
+}
+
+/// Inputs (variable, pointee type, location) and the `FragDepth`
+/// outputs and `DepthReplacing` modes of a fragment shader.
+fn fs_interface(words: &[u32]) -> (Vec<u32>, usize, usize) {
+    let m = dr::load_words(words).unwrap();
+    let locations: Vec<u32> = m
+        .annotations
+        .iter()
+        .filter(|a| a.operands.get(1) == Some(&Operand::Decoration(Decoration::Location)))
+        .filter_map(|a| match a.operands.get(2) {
+            Some(Operand::LiteralBit32(l)) => Some(*l),
+            _ => None,
+        })
+        .collect();
+    let depth = m
+        .annotations
+        .iter()
+        .filter(|a| a.operands.get(2) == Some(&Operand::BuiltIn(rspirv::spirv::BuiltIn::FragDepth)))
+        .count();
+    let replacing = m
+        .execution_modes
+        .iter()
+        .filter(|e| {
+            e.operands.get(1)
+                == Some(&Operand::ExecutionMode(
+                    rspirv::spirv::ExecutionMode::DepthReplacing,
+                ))
+        })
+        .count();
+    (locations, depth, replacing)
+}
+
+/// The fragment halves of polygon-mode edges and of multisampling off
+/// (points and triangles), patched into fragment shaders of every shape
+/// at hand: each validates, adds one discard at the start and declares
+/// its inputs at the driver's locations. Edges share the stipple
+/// position with line stipple; the triangles' depth write is left out
+/// where the shader writes its own, tests early or runs per sample; a
+/// shader's own `PointCoord` reads go through a private copy; a shader
+/// using a driver location is refused.
+#[test]
+fn multisampling_off_and_edge_fragment_patches() {
+    use spirv_gen::binding::{
+        ALIASED_CLIP_LOCATION, ALIASED_EDGES_LOCATION, ALIASED_POINT_LOCATION, EDGE_MASK_LOCATION,
+        STIPPLE_POS_LOCATION,
+    };
+    use spirv_gen::patch::{
+        aliased_points_fs, aliased_triangles_fs, line_stipple, polygon_edges, sample_interpolation,
+    };
+    let ir = |extra: &str, store: &str| {
+        format!(
+            "shader fragment{extra}
+in @c : f32x4 location=0
+in @pc : f32x2 builtin=point_coord
+out @frag : f32x4 location=0
+out @d : f32 builtin=frag_depth
+fn main {{
+  %0 : f32x4 = load @c
+  %1 : f32x2 = load @pc
+  %2 : f32 = swizzle %1, x
+  %3 : f32x4 = vec %2, %2, %2, %2
+  %4 : f32x4 = fadd %0, %3
+  store @frag, %4
+{store}}}
+"
+        )
+    };
+    let emit = |src: &str, target| {
+        let ir = spirv_gen::text::parse(src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+        spirv_gen::emit::emit(&ir, target).unwrap()
+    };
+    let plain = ir("", "").replace("out @d : f32 builtin=frag_depth\n", "");
+    let mut shaders: Vec<(Vec<u32>, TargetEnv)> = Vec::new();
+    for target in [Target::Vulkan1_1, Target::Vulkan1_3] {
+        shaders.push((emit(&plain, target), common::env(target)));
+    }
+    for env in [TargetEnv::Vulkan_1_0, TargetEnv::Vulkan_1_3] {
+        for name in ["early_return", "opline", "loopret", "unreach"] {
+            shaders.push((probe(name, env), env));
+        }
+        shaders.push((
+            assemble(
+                include_str!("../../tests/src/cases/input_block_spirv.spvasm"),
+                env,
+            ),
+            env,
+        ));
+    }
+    let kills = |w: &[u32]| count_op(w, Op::Kill) + count_op(w, Op::TerminateInvocation);
+    let at = |w: &[u32], loc: u32| fs_interface(w).0.iter().filter(|&&l| l == loc).count();
+    for (words, env) in &shaders {
+        let before = kills(words);
+        for points in [false, true] {
+            let w = polygon_edges(words, "main", points, false).unwrap();
+            validate(&w, *env, &format!("polygon edges, points {points}"));
+            assert_eq!(kills(&w), before + 1);
+            assert_eq!(
+                (at(&w, STIPPLE_POS_LOCATION), at(&w, EDGE_MASK_LOCATION)),
+                (1, 1)
+            );
+        }
+        // After polygon line stipple: one input at the stipple position,
+        // both discards.
+        let w = line_stipple(words, "main", true).unwrap();
+        let w = polygon_edges(&w, "main", false, true).unwrap();
+        validate(&w, *env, "stipple and edges");
+        assert_eq!(kills(&w), before + 2);
+        assert_eq!(at(&w, STIPPLE_POS_LOCATION), 1);
+        let w = aliased_points_fs(words, "main").unwrap();
+        validate(&w, *env, "aliased points");
+        assert_eq!(kills(&w), before + 1);
+        assert_eq!(at(&w, ALIASED_POINT_LOCATION), 1);
+        for planes in [0u8, 0x01, 0x31, 0xff] {
+            let w = aliased_triangles_fs(words, "main", planes).unwrap();
+            validate(&w, *env, &format!("aliased triangles, planes {planes:#x}"));
+            assert_eq!(kills(&w), before + 1);
+            let (locs, depth, replacing) = fs_interface(&w);
+            assert_eq!((depth, replacing), (1, 1), "{}", disassemble(&w));
+            assert!(locs.contains(&ALIASED_EDGES_LOCATION));
+            assert_eq!(locs.contains(&ALIASED_CLIP_LOCATION), planes != 0);
+        }
+        // All of them stacked, as pipe-vk applies them (edges and
+        // triangles never come together, points and triangles neither).
+        let mut w = line_stipple(words, "main", true).unwrap();
+        w = polygon_edges(&w, "main", true, true).unwrap();
+        w = aliased_points_fs(&w, "main").unwrap();
+        validate(&w, *env, "stacked");
+        assert_eq!(kills(&w), before + 3);
+    }
+    let target = Target::Vulkan1_3;
+    let env = common::env(target);
+    // PointCoord: the shader's own reads take a private copy, rescaled;
+    // the discard reads a new input.
+    let w = aliased_points_fs(&emit(&plain, target), "main").unwrap();
+    let m = dr::load_words(&w).unwrap();
+    let point_coord_vars = m
+        .annotations
+        .iter()
+        .filter(|a| {
+            a.operands.get(2) == Some(&Operand::BuiltIn(rspirv::spirv::BuiltIn::PointCoord))
+        })
+        .count();
+    assert_eq!(point_coord_vars, 1, "{}", disassemble(&w));
+    assert!(disassemble(&w).contains("Private"), "{}", disassemble(&w));
+    assert_eq!(count_op(&w, Op::FDiv), 1);
+    // No depth write where the shader writes its own, tests early, or
+    // runs per sample (after GL's sample shading).
+    let own = emit(&ir("", "  %5 : f32 = const 0.5\n  store @d, %5\n"), target);
+    let early = emit(
+        &ir(" early_fragment_tests", "").replace("out @d : f32 builtin=frag_depth\n", ""),
+        target,
+    );
+    let per_sample = sample_interpolation(&emit(&plain, target), "main").unwrap();
+    for (what, words, depth) in [
+        ("own depth", own, 1),
+        ("early", early, 0),
+        ("per sample", per_sample, 0),
+    ] {
+        let w = aliased_triangles_fs(&words, "main", 0x3).unwrap();
+        validate(&w, env, what);
+        let (_, d, r) = fs_interface(&w);
+        assert_eq!((d, r), (depth, depth), "{what}: {}", disassemble(&w));
+    }
+    // A shader using a driver location is refused.
+    let at_loc = |loc: u32| {
+        emit(
+            &plain.replace("location=0\nin", &format!("location={loc}\nin")),
+            target,
+        )
+    };
+    assert!(aliased_triangles_fs(&at_loc(ALIASED_EDGES_LOCATION), "main", 0).is_err());
+    assert!(aliased_triangles_fs(&at_loc(ALIASED_CLIP_LOCATION + 1), "main", 0x10).is_err());
+    assert!(aliased_triangles_fs(&at_loc(ALIASED_CLIP_LOCATION + 1), "main", 0).is_ok());
+    assert!(aliased_points_fs(&at_loc(ALIASED_POINT_LOCATION), "main").is_err());
+    assert!(polygon_edges(&at_loc(EDGE_MASK_LOCATION), "main", false, false).is_err());
+    assert!(polygon_edges(&at_loc(STIPPLE_POS_LOCATION), "main", false, false).is_err());
 }

@@ -506,6 +506,23 @@ macro_rules! spirv_variant {
     };
 }
 
+/// `.spirv` variants of cases whose bodies take only the context: case
+/// `$name.spirv` runs `$body` with every shader given as SPIR-V
+/// passthrough ([`as_spirv`]).
+#[macro_export]
+macro_rules! spirv_result_cases {
+    ($($name:literal => $body:expr),+ $(,)?) => {
+        $(
+            const _: () = {
+                fn spirv(ctx: &mut $crate::TestContext) -> $crate::Outcome {
+                    $crate::Outcome::from_result($crate::harness::as_spirv(|| ($body)(ctx)))
+                }
+                $crate::test_case!(name = concat!($name, ".spirv"), spirv);
+            };
+        )+
+    };
+}
+
 // ---------------------------------------------------------------------------
 // Rendering helpers shared by the draw, primitive and compute cases.
 // ---------------------------------------------------------------------------

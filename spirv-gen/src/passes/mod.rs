@@ -45,7 +45,7 @@ use crate::ir::{named_enum, Shader};
 
 /// The `aliased_clip` components the fragment shader tests for the depth
 /// planes ([`aliased::DEPTH_CLIP_COMPONENTS`]).
-const DEPTH_CLIP_MASK: u8 =
+pub const DEPTH_CLIP_MASK: u8 =
     (1 << aliased::DEPTH_CLIP_COMPONENTS[0]) | (1 << aliased::DEPTH_CLIP_COMPONENTS[1]);
 
 pub use opt::{constant_fold, copy_prop, dce, optimize};

@@ -1,18 +1,34 @@
-//! GL's multisampling off for points drawn by a SPIR-V passthrough last
-//! vertex stage, as `passes::aliased::lower_aliased_points` gives it to
-//! the IR: where the vertex ends, the point size (clamped to
-//! `1..=max_size - 1`) goes to a flat output at
+//! GL's multisampling off (`passes::aliased`) for SPIR-V passthrough
+//! shaders.
+//!
+//! Points: where the last vertex stage's vertex ends ([`aliased_points`],
+//! as `passes::aliased::lower_aliased_points` gives it to the IR), the
+//! point size (clamped to `1..=max_size - 1`) goes to a flat output at
 //! [`ALIASED_POINT_LOCATION`] and `PointSize` becomes one more, so that
 //! every sample of a pixel whose centre is in the original square is
-//! covered; the fragment shader's half (an IR lowering) keeps those
-//! pixels.
+//! covered; the fragment shader ([`aliased_points_fs`]) keeps those
+//! pixels and reads `PointCoord` over the original square.
+//!
+//! Triangles: pipe-vk's generated geometry shader widens them (an IR
+//! shader, `passes::aliased::aliased_triangles_gs`) and passes each
+//! edge's window-space distance; the fragment shader
+//! ([`aliased_triangles_fs`]) discards the pixels whose centre is outside
+//! (or clipped) and gives every sample the centre's depth.
+//!
+//! The fragment halves add their inputs at the driver's locations and a
+//! discard at the start of the entry point, as `fragment` does for the
+//! fixed-function state.
 
 use rspirv::dr::{Instruction, Operand};
-use rspirv::spirv::{Decoration, Op, StorageClass};
+use rspirv::spirv::{BuiltIn, Capability, Decoration, ExecutionMode, Op, StorageClass, Word};
 
+use super::fragment::patch_fragment;
 use super::{patch_last_stage, Num, Patcher, POINT_SIZE};
-use crate::binding::ALIASED_POINT_LOCATION;
+use crate::binding::{ALIASED_CLIP_LOCATION, ALIASED_EDGES_LOCATION, ALIASED_POINT_LOCATION};
 use crate::{Error, Result};
+
+/// GLSL.std.450's `InterpolateAtOffset`.
+const INTERPOLATE_AT_OFFSET: u32 = 78;
 
 /// Aliased points for the last vertex stage `entry` of a SPIR-V module
 /// (see the module documentation). Run after [`super::point_size`], so
@@ -24,7 +40,207 @@ pub fn aliased_points(words: &[u32], entry: &str, max_size: f32) -> Result<Vec<u
     })
 }
 
+/// Aliased points for the fragment shader `entry` (see the module
+/// documentation), as `passes::aliased::lower_aliased_points_fs` does:
+/// at its start, the fragment is discarded unless its pixel centre is in
+/// the point's original square (half-open, shifted by 1/512 pixel), the
+/// offset from the point's centre being `(PointCoord - 0.5) * (size +
+/// 1)`; the shader's own `PointCoord` reads the coordinate over the
+/// original square. An error when the shader uses
+/// [`ALIASED_POINT_LOCATION`] itself.
+pub fn aliased_points_fs(words: &[u32], entry: &str) -> Result<Vec<u32>> {
+    patch_fragment(words, entry, "aliased points", |p| p.aliased_points_fs())
+}
+
+/// Aliased triangles for the fragment shader `entry` (see the module
+/// documentation), as `passes::aliased::lower_aliased_triangles_fs`
+/// does: at its start, the fragment is discarded when an edge distance
+/// (a `noperspective` `vec3` at [`ALIASED_EDGES_LOCATION`]) or, for the
+/// planes in `clip_planes`, a clip distance (component `i` of the
+/// `noperspective` `vec4[2]` at [`ALIASED_CLIP_LOCATION`]), read at the
+/// pixel centre, is negative; and `FragDepth` takes the depth at the
+/// pixel centre (`FragCoord.z`), unless the shader writes its own, runs
+/// its fragment tests early or runs per sample (it reads `SampleId`,
+/// `SamplePosition` or a `Sample` input). An error when the shader uses
+/// those locations itself.
+pub fn aliased_triangles_fs(words: &[u32], entry: &str, clip_planes: u8) -> Result<Vec<u32>> {
+    patch_fragment(words, entry, "aliased triangles", |p| {
+        p.aliased_triangles_fs(clip_planes)
+    })
+}
+
 impl Patcher {
+    fn aliased_points_fs(&mut self) -> Result<bool> {
+        if self.input_at(ALIASED_POINT_LOCATION).is_some() {
+            return Err(Error::new(format!(
+                "SPIR-V aliased points: input location {ALIASED_POINT_LOCATION} is taken \
+                 (pipe-vk passes the point size there)"
+            )));
+        }
+        let f = Num::float(32, 1);
+        let (ft, v2t) = (self.ty(f), self.ty(Num::float(32, 2)));
+        let bt = self.b.type_bool();
+        let size_in = self.add_driver_input(ft, ALIASED_POINT_LOCATION, Decoration::Flat);
+        let one = self.konst(f, u64::from(1.0f32.to_bits()));
+        let half = self.konst(f, u64::from(0.5f32.to_bits()));
+        let real = self.add_builtin(StorageClass::Input, BuiltIn::PointCoord, v2t);
+        // The shader's own reads: over the original square,
+        // `(pc - 0.5) * (size + 1) / size + 0.5`.
+        if let Some(old) = self
+            .input_builtin(BuiltIn::PointCoord)
+            .filter(|&v| v != real)
+        {
+            let pc = self.load(Num::float(32, 2), real);
+            let size = self.load(f, size_in);
+            let wide = self.op(Op::FAdd, ft, ids(&[size, one]));
+            let scale = self.op(Op::FDiv, ft, ids(&[wide, size]));
+            let halves = self.b.constant_composite(v2t, [half, half]);
+            let d = self.op(Op::FSub, v2t, ids(&[pc, halves]));
+            let d = self.op(Op::VectorTimesScalar, v2t, ids(&[d, scale]));
+            let moved = self.op(Op::FAdd, v2t, ids(&[d, halves]));
+            self.privatize(old, v2t, StorageClass::Input, Some(moved))?;
+        }
+        let mut code = Vec::new();
+        let pc = self.emit(&mut code, Op::Load, v2t, &[real]);
+        let size = self.emit(&mut code, Op::Load, ft, &[size_in]);
+        let wide = self.emit(&mut code, Op::FAdd, ft, &[size, one]);
+        let h = self.emit(&mut code, Op::FMul, ft, &[size, half]);
+        let neg_h = self.emit(&mut code, Op::FNegate, ft, &[h]);
+        let eps = self.konst(f, u64::from((1.0f32 / 512.0).to_bits()));
+        let mut outside = self.b.constant_false(bt);
+        for c in 0..2 {
+            let x = self.extract_in(&mut code, ft, pc, c);
+            let d = self.emit(&mut code, Op::FSub, ft, &[x, half]);
+            let d = self.emit(&mut code, Op::FMul, ft, &[d, wide]);
+            let d = self.emit(&mut code, Op::FAdd, ft, &[d, eps]);
+            let below = self.emit(&mut code, Op::FOrdLessThan, bt, &[d, neg_h]);
+            let above = self.emit(&mut code, Op::FOrdGreaterThanEqual, bt, &[d, h]);
+            let o = self.emit(&mut code, Op::LogicalOr, bt, &[below, above]);
+            outside = self.emit(&mut code, Op::LogicalOr, bt, &[outside, o]);
+        }
+        self.discard_first_if(code, outside)?;
+        Ok(true)
+    }
+
+    fn aliased_triangles_fs(&mut self, clip_planes: u8) -> Result<bool> {
+        let mut reserved = vec![ALIASED_EDGES_LOCATION];
+        if clip_planes != 0 {
+            reserved.extend([ALIASED_CLIP_LOCATION, ALIASED_CLIP_LOCATION + 1]);
+        }
+        if let Some(&loc) = reserved.iter().find(|&&l| self.input_at(l).is_some()) {
+            return Err(Error::new(format!(
+                "SPIR-V aliased triangles: input location {loc} is taken (pipe-vk passes the \
+                 edge and clip distances at {ALIASED_EDGES_LOCATION}..={})",
+                ALIASED_CLIP_LOCATION + 1
+            )));
+        }
+        let inputs = self.interface_globals(StorageClass::Input);
+        let per_sample = inputs.iter().any(|&(v, _)| {
+            self.decoration(v, Decoration::Sample).is_some()
+                || [BuiltIn::SampleId, BuiltIn::SamplePosition]
+                    .iter()
+                    .any(|&b| self.decoration(v, Decoration::BuiltIn) == Some(Some(b as u32)))
+        }) || self.module().annotations.iter().any(|a| {
+            a.class.opcode == Op::MemberDecorate
+                && a.operands.get(2) == Some(&Operand::Decoration(Decoration::Sample))
+        });
+        let writes_depth = self
+            .interface_globals(StorageClass::Output)
+            .iter()
+            .any(|&(v, _)| {
+                self.decoration(v, Decoration::BuiltIn) == Some(Some(BuiltIn::FragDepth as u32))
+            });
+        let entry_fn = self.entry_fn;
+        let early = self.module().execution_modes.iter().any(|m| {
+            m.operands.first() == Some(&Operand::IdRef(entry_fn))
+                && m.operands.get(1)
+                    == Some(&Operand::ExecutionMode(ExecutionMode::EarlyFragmentTests))
+        });
+        self.capability(Capability::InterpolationFunction);
+        let set = self.glsl_set();
+        let f = Num::float(32, 1);
+        let (ft, v2t, v3t, v4t) = (
+            self.ty(f),
+            self.ty(Num::float(32, 2)),
+            self.ty(Num::float(32, 3)),
+            self.ty(Num::float(32, 4)),
+        );
+        let bt = self.b.type_bool();
+        let mut code = Vec::new();
+        // GL gives every sample of the pixel the triangle's depth at its
+        // centre (see `passes::aliased::lower_aliased_triangles_fs`).
+        if !writes_depth && !early && !per_sample {
+            let fc = match self.input_builtin(BuiltIn::FragCoord) {
+                Some(v) => v,
+                None => self.add_builtin(StorageClass::Input, BuiltIn::FragCoord, v4t),
+            };
+            let depth = self.add_builtin(StorageClass::Output, BuiltIn::FragDepth, ft);
+            self.b
+                .execution_mode(entry_fn, ExecutionMode::DepthReplacing, []);
+            let c = self.emit(&mut code, Op::Load, v4t, &[fc]);
+            let z = self.extract_in(&mut code, ft, c, 2);
+            code.push(Instruction::new(Op::Store, None, None, ids(&[depth, z])));
+        }
+        let edges = self.add_driver_input(v3t, ALIASED_EDGES_LOCATION, Decoration::NoPerspective);
+        let zero = self.konst(f, 0);
+        let centre = self.b.constant_composite(v2t, [zero, zero]);
+        let at_centre = |p: &mut Patcher, code: &mut Vec<Instruction>, ty: Word, ptr: Word| {
+            let id = p.id();
+            code.push(Instruction::new(
+                Op::ExtInst,
+                Some(ty),
+                Some(id),
+                vec![
+                    Operand::IdRef(set),
+                    Operand::LiteralExtInstInteger(INTERPOLATE_AT_OFFSET),
+                    Operand::IdRef(ptr),
+                    Operand::IdRef(centre),
+                ],
+            ));
+            id
+        };
+        let mut outside = self.b.constant_false(bt);
+        let mut test = |p: &mut Patcher, code: &mut Vec<Instruction>, v: Word, k: u32| {
+            let x = p.extract_in(code, ft, v, k);
+            let neg = p.emit(code, Op::FOrdLessThan, bt, &[x, zero]);
+            outside = p.emit(code, Op::LogicalOr, bt, &[outside, neg]);
+        };
+        let t = at_centre(self, &mut code, v3t, edges);
+        for k in 0..3 {
+            test(self, &mut code, t, k);
+        }
+        if clip_planes != 0 {
+            // A new array type: the module's own one may carry an
+            // ArrayStride, which an input must not.
+            let two = self.konst(Num::int(false, 32, 1), 2);
+            let arr = self.id();
+            self.b
+                .module_mut()
+                .types_global_values
+                .push(Instruction::new(
+                    Op::TypeArray,
+                    None,
+                    Some(arr),
+                    ids(&[v4t, two]),
+                ));
+            let clip = self.add_driver_input(arr, ALIASED_CLIP_LOCATION, Decoration::NoPerspective);
+            let ptr_t = self.b.type_pointer(None, StorageClass::Input, v4t);
+            for half in 0..2u32 {
+                if clip_planes >> (4 * half) & 0xf == 0 {
+                    continue;
+                }
+                let idx = self.konst(Num::int(true, 32, 1), u64::from(half));
+                let ptr = self.emit(&mut code, Op::AccessChain, ptr_t, &[clip, idx]);
+                let c = at_centre(self, &mut code, v4t, ptr);
+                for k in (0..4).filter(|k| clip_planes & (1 << (4 * half + k)) != 0) {
+                    test(self, &mut code, c, k);
+                }
+            }
+        }
+        self.discard_first_if(code, outside)?;
+        Ok(true)
+    }
+
     fn aliased_points(&mut self, max_size: f32) -> Result<bool> {
         let (var, member) = self.find_output_builtin(POINT_SIZE)?.ok_or_else(|| {
             Error::new("SPIR-V aliased points: the shader has no PointSize output")
@@ -78,4 +294,9 @@ impl Patcher {
         }
         Ok(true)
     }
+}
+
+/// Id operands.
+fn ids(v: &[Word]) -> Vec<Operand> {
+    v.iter().map(|&i| Operand::IdRef(i)).collect()
 }

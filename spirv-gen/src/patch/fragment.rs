@@ -10,7 +10,11 @@
 //!   which pipe-vk binds for every pipeline);
 //! - the alpha test ([`alpha_test`]): before each return of the entry
 //!   point, the fragment is discarded when colour output 0's alpha fails
-//!   the comparison.
+//!   the comparison;
+//! - the fragment halves of emulated line stipple ([`line_stipple`]) and
+//!   of polygon-mode edges ([`polygon_edges`]): a discard at the start,
+//!   by what pipe-vk's generated geometry shader passes at the driver's
+//!   varying locations.
 //!
 //! A discard is a new selection construct: the test's block branches to a
 //! block holding `OpKill` (`OpTerminateInvocation` from SPIR-V 1.6) or on
@@ -164,13 +168,7 @@ pub fn alpha_test(
                 return (code, t);
             };
             let c = p.emit(&mut code, Op::Load, v4t, &[color]);
-            let a = p.id();
-            code.push(Instruction::new(
-                Op::CompositeExtract,
-                Some(ft),
-                Some(a),
-                vec![Operand::IdRef(c), Operand::LiteralBit32(3)],
-            ));
+            let a = p.extract_in(&mut code, ft, c, 3);
             let pass = match func {
                 CompareFunc::Less => p.emit(&mut code, Op::FOrdLessThan, bt, &[a, r]),
                 CompareFunc::Lequal => p.emit(&mut code, Op::FOrdLessThanEqual, bt, &[a, r]),
@@ -204,12 +202,7 @@ pub fn alpha_test(
 /// constants of its own.
 pub fn line_stipple(words: &[u32], entry: &str, polygon: bool) -> Result<Vec<u32>> {
     patch_fragment(words, entry, "line stipple", |p| {
-        let taken = p
-            .interface_globals(StorageClass::Input)
-            .into_iter()
-            .flat_map(|(v, t)| p.var_locations(v, t))
-            .any(|l| l == binding::STIPPLE_POS_LOCATION);
-        if taken {
+        if p.input_at(binding::STIPPLE_POS_LOCATION).is_some() {
             return Err(Error::new(format!(
                 "SPIR-V line stipple: input location {} is taken (pipe-vk passes the stipple \
                  position there)",
@@ -220,28 +213,16 @@ pub fn line_stipple(words: &[u32], entry: &str, polygon: bool) -> Result<Vec<u32
         let u = Num::int(false, 32, 1);
         let (ft, ut, v4t) = (p.ty(f), p.ty(u), p.ty(Num::float(32, 4)));
         let bt = p.b.type_bool();
-        let sp = p.add_variable(StorageClass::Input, if polygon { v4t } else { ft });
-        p.b.decorate(
-            sp,
-            Decoration::Location,
-            [Operand::LiteralBit32(binding::STIPPLE_POS_LOCATION)],
+        let sp = p.add_driver_input(
+            if polygon { v4t } else { ft },
+            binding::STIPPLE_POS_LOCATION,
+            Decoration::NoPerspective,
         );
-        p.b.decorate(sp, Decoration::NoPerspective, []);
         let push = p.driver_push_block()?;
         let mut code = Vec::new();
         let raw = p.emit(&mut code, Op::Load, if polygon { v4t } else { ft }, &[sp]);
         let pos = if polygon {
-            let mut c = [0; 4];
-            for (k, c) in c.iter_mut().enumerate() {
-                *c = p.id();
-                code.push(Instruction::new(
-                    Op::CompositeExtract,
-                    Some(ft),
-                    Some(*c),
-                    vec![Operand::IdRef(raw), Operand::LiteralBit32(k as u32)],
-                ));
-            }
-            let [q, r, b0, b1] = c;
+            let [q, r, b0, b1] = [0, 1, 2, 3].map(|k| p.extract_in(&mut code, ft, raw, k));
             let one = p.konst(f, u64::from(1.0f32.to_bits()));
             let b01 = p.emit(&mut code, Op::FAdd, ft, &[b0, b1]);
             let b2 = p.emit(&mut code, Op::FSub, ft, &[one, b01]);
@@ -283,9 +264,98 @@ pub fn line_stipple(words: &[u32], entry: &str, polygon: bool) -> Result<Vec<u32
     })
 }
 
+/// The fragment half of GL's polygon modes for quads and polygons (and
+/// triangles with explicit edge flags), drawn as triangles whose hidden
+/// edges a generated geometry shader marks, as
+/// `passes::polygon_edges::lower_polygon_edges_fs` does for the IR: at
+/// the start of `entry`, the fragment is discarded unless it is on a
+/// shown edge (lines) or at a shown vertex (`points`). The geometry
+/// shader passes the fragment's barycentric coordinates (`b0`, `b1` in
+/// the `z`, `w` of a `noperspective` `vec4` at
+/// [`binding::STIPPLE_POS_LOCATION`]) and the hidden-edge mask (a flat
+/// `uint` at [`binding::EDGE_MASK_LOCATION`]). With `after_line_stipple`,
+/// [`line_stipple`] (polygon form) has declared that `vec4` input, and it
+/// is read; otherwise, and for the mask, an error when the shader uses
+/// the location itself.
+pub fn polygon_edges(
+    words: &[u32],
+    entry: &str,
+    points: bool,
+    after_line_stipple: bool,
+) -> Result<Vec<u32>> {
+    patch_fragment(words, entry, "polygon edges", |p| {
+        let f = Num::float(32, 1);
+        let u = Num::int(false, 32, 1);
+        let (ft, ut, v4t) = (p.ty(f), p.ty(u), p.ty(Num::float(32, 4)));
+        let bt = p.b.type_bool();
+        let taken = |loc: u32, what: &str| {
+            Error::new(format!(
+                "SPIR-V polygon edges: input location {loc} is taken (pipe-vk passes the {what} \
+                 there)"
+            ))
+        };
+        let bary = match p.input_at(binding::STIPPLE_POS_LOCATION) {
+            Some((v, ty)) if after_line_stipple && ty == v4t => v,
+            Some(_) => return Err(taken(binding::STIPPLE_POS_LOCATION, "edge coordinates")),
+            None => p.add_driver_input(
+                v4t,
+                binding::STIPPLE_POS_LOCATION,
+                Decoration::NoPerspective,
+            ),
+        };
+        if p.input_at(binding::EDGE_MASK_LOCATION).is_some() {
+            return Err(taken(binding::EDGE_MASK_LOCATION, "hidden-edge mask"));
+        }
+        let mask = p.add_driver_input(ut, binding::EDGE_MASK_LOCATION, Decoration::Flat);
+        let mut code = Vec::new();
+        let raw = p.emit(&mut code, Op::Load, v4t, &[bary]);
+        let m = p.emit(&mut code, Op::Load, ut, &[mask]);
+        let b0 = p.extract_in(&mut code, ft, raw, 2);
+        let b1 = p.extract_in(&mut code, ft, raw, 3);
+        let one = p.konst(f, u64::from(1.0f32.to_bits()));
+        let b01 = p.emit(&mut code, Op::FAdd, ft, &[b0, b1]);
+        let b2 = p.emit(&mut code, Op::FSub, ft, &[one, b01]);
+        // As the IR lowering: edge i (vertex i to i + 1) is opposite
+        // vertex i + 2, whose coordinate is the smallest on it; at vertex
+        // i coordinate i is the largest. A tolerance keeps rounding from
+        // splitting a tie.
+        let eps = p.konst(f, u64::from(1e-5f32.to_bits()));
+        let (pick, extreme) = if points {
+            let hi = p.emit(&mut code, Op::FOrdGreaterThan, bt, &[b0, b1]);
+            let hi = p.emit(&mut code, Op::Select, ft, &[hi, b0, b1]);
+            let top = p.emit(&mut code, Op::FOrdGreaterThan, bt, &[hi, b2]);
+            let hi = p.emit(&mut code, Op::Select, ft, &[top, hi, b2]);
+            ([b0, b1, b2], p.emit(&mut code, Op::FSub, ft, &[hi, eps]))
+        } else {
+            let lo = p.emit(&mut code, Op::FOrdLessThan, bt, &[b0, b1]);
+            let lo = p.emit(&mut code, Op::Select, ft, &[lo, b0, b1]);
+            let low = p.emit(&mut code, Op::FOrdLessThan, bt, &[lo, b2]);
+            let lo = p.emit(&mut code, Op::Select, ft, &[low, lo, b2]);
+            ([b2, b0, b1], p.emit(&mut code, Op::FAdd, ft, &[lo, eps]))
+        };
+        let zero = p.konst(u, 0);
+        let mut visible = p.b.constant_false(bt);
+        for (i, &c) in pick.iter().enumerate() {
+            let on = if points {
+                p.emit(&mut code, Op::FOrdGreaterThanEqual, bt, &[c, extreme])
+            } else {
+                p.emit(&mut code, Op::FOrdGreaterThanEqual, bt, &[extreme, c])
+            };
+            let bit = p.konst(u, 1 << i);
+            let hidden = p.emit(&mut code, Op::BitwiseAnd, ut, &[m, bit]);
+            let shown = p.emit(&mut code, Op::IEqual, bt, &[hidden, zero]);
+            let v = p.emit(&mut code, Op::LogicalAnd, bt, &[on, shown]);
+            visible = p.emit(&mut code, Op::LogicalOr, bt, &[visible, v]);
+        }
+        let hidden = p.emit(&mut code, Op::LogicalNot, bt, &[visible]);
+        p.discard_first_if(code, hidden)?;
+        Ok(true)
+    })
+}
+
 /// Runs `patch` on the fragment shader entry point `entry` of `words`;
 /// the words unchanged where it changes nothing.
-fn patch_fragment(
+pub(super) fn patch_fragment(
     words: &[u32],
     entry: &str,
     what: &str,
@@ -295,12 +365,48 @@ fn patch_fragment(
 }
 
 impl Patcher {
-    fn id(&mut self) -> Word {
+    pub(super) fn id(&mut self) -> Word {
         self.b.id()
     }
 
+    /// The entry point's input variable (and its pointee type) that
+    /// takes location `loc`, if any.
+    pub(super) fn input_at(&self, loc: u32) -> Option<(Word, Word)> {
+        self.interface_globals(StorageClass::Input)
+            .into_iter()
+            .find(|&(v, t)| self.var_locations(v, t).contains(&loc))
+    }
+
+    /// A new input of the driver's (a generated shader's varying) of type
+    /// `ty` at `loc`, with the interpolation decoration `interp`.
+    pub(super) fn add_driver_input(&mut self, ty: Word, loc: u32, interp: Decoration) -> Word {
+        let var = self.add_variable(StorageClass::Input, ty);
+        self.b
+            .decorate(var, Decoration::Location, [Operand::LiteralBit32(loc)]);
+        self.b.decorate(var, interp, []);
+        var
+    }
+
+    /// Component `k` (of type `ty`) of the composite `v`, in `code`.
+    pub(super) fn extract_in(
+        &mut self,
+        code: &mut Vec<Instruction>,
+        ty: Word,
+        v: Word,
+        k: u32,
+    ) -> Word {
+        let id = self.id();
+        code.push(Instruction::new(
+            Op::CompositeExtract,
+            Some(ty),
+            Some(id),
+            vec![Operand::IdRef(v), Operand::LiteralBit32(k)],
+        ));
+        id
+    }
+
     /// The entry point's input variable decorated `builtin`.
-    fn input_builtin(&self, builtin: BuiltIn) -> Option<Word> {
+    pub(super) fn input_builtin(&self, builtin: BuiltIn) -> Option<Word> {
         self.interface_globals(StorageClass::Input)
             .into_iter()
             .map(|(v, _)| v)
@@ -309,16 +415,18 @@ impl Patcher {
 
     /// A new `FragCoord` input of type `v4t`.
     fn add_frag_coord(&mut self, v4t: Word) -> Word {
-        let var = self.add_variable(StorageClass::Input, v4t);
-        self.b.decorate(
-            var,
-            Decoration::BuiltIn,
-            [Operand::BuiltIn(BuiltIn::FragCoord)],
-        );
+        self.add_builtin(StorageClass::Input, BuiltIn::FragCoord, v4t)
+    }
+
+    /// A new `builtin` variable of storage `class` and type `ty`.
+    pub(super) fn add_builtin(&mut self, class: StorageClass, builtin: BuiltIn, ty: Word) -> Word {
+        let var = self.add_variable(class, ty);
+        self.b
+            .decorate(var, Decoration::BuiltIn, [Operand::BuiltIn(builtin)]);
         self.decorations
             .entry(var)
             .or_default()
-            .push((Decoration::BuiltIn, Some(BuiltIn::FragCoord as u32)));
+            .push((Decoration::BuiltIn, Some(builtin as u32)));
         var
     }
 
@@ -336,13 +444,7 @@ impl Patcher {
         let c = self.emit(code, Op::Load, v4t, &[fc]);
         let mut out = [0; 2];
         for (k, o) in out.iter_mut().enumerate() {
-            let comp = self.id();
-            code.push(Instruction::new(
-                Op::CompositeExtract,
-                Some(ft),
-                Some(comp),
-                vec![Operand::IdRef(c), Operand::LiteralBit32(k as u32)],
-            ));
+            let comp = self.extract_in(code, ft, c, k as u32);
             *o = self.emit(code, Op::ConvertFToU, ut, &[comp]);
         }
         (out[0], out[1])
@@ -494,7 +596,11 @@ impl Patcher {
     /// Runs `code` (ending in `cond`) first in the entry point and
     /// discards the fragment where `cond` holds: the entry block splits
     /// (see the module documentation).
-    fn discard_first_if(&mut self, mut code: Vec<Instruction>, cond: Word) -> Result<()> {
+    pub(super) fn discard_first_if(
+        &mut self,
+        mut code: Vec<Instruction>,
+        cond: Word,
+    ) -> Result<()> {
         let fi = self.entry_function()?;
         let (kill, merge) = self.discard_if(&mut code, cond);
         let first = self.module().functions[fi]

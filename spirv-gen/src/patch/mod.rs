@@ -19,14 +19,17 @@
 //! - per-sample interpolation under GL's sample shading
 //!   ([`sample_interpolation`]);
 //! - the entry point's name ([`entry_point_as_main`]);
-//! - multisampling off for points in the last vertex stage
-//!   ([`aliased_points`]);
+//! - multisampling off: for points in the last vertex stage
+//!   ([`aliased_points`]) and the fragment shader ([`aliased_points_fs`]),
+//!   for triangles in the fragment shader ([`aliased_triangles_fs`]; see
+//!   `aliased`);
 //! - descriptor arrays split into one variable per element
 //!   ([`split_descriptor_arrays`]; see `arrays`);
-//! - integer pixel centres, polygon stipple, window rectangles and the
-//!   alpha test in the fragment shader ([`pixel_center_integer`],
-//!   [`polygon_stipple`], [`window_rects`], [`alpha_test`]; see
-//!   `fragment`).
+//! - integer pixel centres, polygon stipple, window rectangles, the
+//!   alpha test, and the fragment halves of emulated line stipple and of
+//!   polygon-mode edges in the fragment shader ([`pixel_center_integer`],
+//!   [`polygon_stipple`], [`window_rects`], [`alpha_test`],
+//!   [`line_stipple`], [`polygon_edges`]; see `fragment`).
 //!
 //! - transform feedback declared in the module kept to the last vertex
 //!   stage ([`drop_xfb`]) and, for built-ins, captured before the patches
@@ -60,9 +63,11 @@ mod aliased;
 mod arrays;
 mod fragment;
 mod xfb;
-pub use aliased::aliased_points;
+pub use aliased::{aliased_points, aliased_points_fs, aliased_triangles_fs};
 pub use arrays::split_descriptor_arrays;
-pub use fragment::{alpha_test, line_stipple, pixel_center_integer, polygon_stipple, window_rects};
+pub use fragment::{
+    alpha_test, line_stipple, pixel_center_integer, polygon_edges, polygon_stipple, window_rects,
+};
 pub use xfb::{drop_xfb, xfb_copy_builtins, xfb_layout, XfbBuiltins, XfbLayout};
 
 /// Loads a SPIR-V module for reading or patching. Non-semantic
@@ -669,6 +674,45 @@ pub fn interface_locations(
         .flat_map(|(var, ty)| p.var_locations(var, ty))
         .filter(|&l| l < 32)
         .fold(0, |m, l| m | 1 << l))
+}
+
+/// Whether the fragment shader entry point `entry` of a SPIR-V module
+/// reads a clip or cull distance: an input decorated `ClipDistance` or
+/// `CullDistance`, or an input block with such a member.
+pub fn reads_distances(words: &[u32], entry: &str) -> Result<bool> {
+    use rspirv::spirv::BuiltIn;
+    let module = load(words, "interface")?;
+    let p = Patcher::new(module, entry, &[ExecutionModel::Fragment], "interface")?;
+    let distance = |o: Option<&Operand>| {
+        matches!(
+            o,
+            Some(Operand::BuiltIn(
+                BuiltIn::ClipDistance | BuiltIn::CullDistance
+            ))
+        )
+    };
+    Ok(p.interface_globals(StorageClass::Input)
+        .into_iter()
+        .any(|(var, ty)| {
+            // The type, or an array's element type.
+            let elem = p
+                .global(ty)
+                .filter(|i| i.class.opcode == Op::TypeArray)
+                .and_then(|i| match i.operands.first() {
+                    Some(Operand::IdRef(e)) => Some(*e),
+                    _ => None,
+                })
+                .unwrap_or(ty);
+            p.module().annotations.iter().any(|a| match a.class.opcode {
+                Op::Decorate => {
+                    a.operands.first() == Some(&Operand::IdRef(var)) && distance(a.operands.get(2))
+                }
+                Op::MemberDecorate => {
+                    a.operands.first() == Some(&Operand::IdRef(elem)) && distance(a.operands.get(3))
+                }
+                _ => false,
+            })
+        }))
 }
 
 /// Fragment shader inputs whose locations all have their bit in `mask`
@@ -1510,18 +1554,23 @@ impl Patcher {
         }
     }
 
-    /// `max(v, -1.0)` (SNORM's clamp).
-    fn fmax_minus_one(&mut self, v: Word) -> Word {
-        let f32t = Num::float(32, 1);
-        let lo = self.konst(f32t, u64::from((-1.0f32).to_bits()));
-        let set = match self.glsl {
+    /// The module's `GLSL.std.450` import, found or added.
+    fn glsl_set(&mut self) -> Word {
+        match self.glsl {
             Some(s) => s,
             None => {
                 let s = self.b.ext_inst_import("GLSL.std.450");
                 self.glsl = Some(s);
                 s
             }
-        };
+        }
+    }
+
+    /// `max(v, -1.0)` (SNORM's clamp).
+    fn fmax_minus_one(&mut self, v: Word) -> Word {
+        let f32t = Num::float(32, 1);
+        let lo = self.konst(f32t, u64::from((-1.0f32).to_bits()));
+        let set = self.glsl_set();
         let ft = self.ty(f32t);
         self.op(
             Op::ExtInst,

@@ -1441,3 +1441,31 @@ crate::result_case!(
     "pipe.render.msaa.aliased_review.per_sample_shader",
     per_sample_shader
 );
+
+// The cases above with every shader SPIR-V passthrough, where their
+// shaders need nothing of GL's compatibility profile (not
+// `sprite_lower_left`, `two_side*`, `flat_*`: GL's colour and texture
+// coordinate varyings) and that have a fragment shader: the fragment
+// shader's half of the emulation is patched into its words
+// (`spirv_gen::patch::{aliased_points_fs, aliased_triangles_fs}`).
+crate::spirv_result_cases! {
+    "pipe.render.msaa.aliased_review.min_samples" => sample_shading,
+    "pipe.render.msaa.aliased_review.y_flip" => y_flip,
+    "pipe.render.msaa.aliased_review.thin_triangles" => thin_triangles,
+    "pipe.render.msaa.aliased_review.adjacency" => adjacency,
+    "pipe.render.msaa.aliased_review.array_varying" => array_varying,
+    "pipe.render.msaa.aliased_review.vs_clip_distance" => vs_clip_distance,
+    "pipe.render.msaa.aliased_review.per_pixel_depth" => per_pixel_depth_per_pixel_shader,
+    "pipe.render.msaa.aliased_review.gs_point_sizes" => gs_point_sizes,
+    "pipe.render.msaa.aliased_review.alpha_test" => alpha_test,
+    "pipe.render.msaa.aliased_review.varying_types" => varying_types,
+    "pipe.render.msaa.aliased_review.behind_eye" => behind_eye,
+    "pipe.render.msaa.aliased_review.clip_planes" => clip_planes,
+    "pipe.render.msaa.aliased_review.depth_clip_far" => depth_clip_far,
+    "pipe.render.msaa.aliased_review.depth_clip_near" => depth_clip_near,
+    "pipe.render.msaa.aliased_review.depth_clip_near_halfz" => depth_clip_near_halfz,
+    "pipe.render.msaa.aliased_review.cull_offset.less_offset" => |c| cull_offset(c, false),
+    "pipe.render.msaa.aliased_review.clip_distance_read" => clip_distance_read,
+    "pipe.render.msaa.aliased_review.depth_clip_unexpanded" => depth_clip_unexpanded,
+    "pipe.render.msaa.aliased_review.per_sample_shader" => per_sample_shader,
+}

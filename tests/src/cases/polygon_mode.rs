@@ -261,30 +261,43 @@ cases! {
     "polygon.point_first" => (Polygon, Point, true, false),
 }
 
-/// [`cases!`]'s cases with the vertex shader given as SPIR-V passthrough
-/// (`harness::as_spirv_vs`), the fragment shader IR: the generated
-/// geometry shader takes the vertex shader's outputs from its words
-/// (`spirv_gen::patch::vertex_outputs`). Case `$prefix$name.spirv_vs`.
-macro_rules! spirv_vs_cases {
-    ($run:ident, $kind:ident, $prefix:literal:
+/// [`cases!`]'s cases with shaders given as SPIR-V passthrough: case
+/// `$prefix$name$suffix` runs the case under `$wrap`.
+/// - `.spirv_vs` (`harness::as_spirv_vs`): the vertex shader only, the
+///   fragment shader IR; the generated geometry shader takes the vertex
+///   shader's outputs from its words (`spirv_gen::patch::vertex_outputs`).
+/// - `.spirv` (`harness::as_spirv`): every shader, so the fragment
+///   shader's half (the hidden-edge discard, and the stipple with it) is
+///   patched into its words (`spirv_gen::patch::polygon_edges`).
+macro_rules! spirv_cases {
+    ($run:ident, $kind:ident, $prefix:literal, $wrap:path, $suffix:literal:
      $($name:literal => ($which:ident, $mode:ident, $first:expr, $stipple:expr)),+ $(,)?) => {
         $(
             const _: () = {
                 fn run(ctx: &mut TestContext) -> Outcome {
-                    Outcome::from_result(crate::harness::as_spirv_vs(|| {
+                    Outcome::from_result($wrap(|| {
                         $run(ctx, $kind::$which, PolygonMode::$mode, $first, $stipple)
                     }))
                 }
-                test_case!(name = concat!($prefix, $name, ".spirv_vs"), run);
+                test_case!(name = concat!($prefix, $name, $suffix), run);
             };
         )+
     };
 }
 
-spirv_vs_cases! {
-    case, Shape, "pipe.draw.polygon_mode.":
+spirv_cases! {
+    case, Shape, "pipe.draw.polygon_mode.", crate::harness::as_spirv_vs, ".spirv_vs":
     "quads.line" => (Quads, Line, false, false),
     "quads.line_stipple_emulated" => (Quads, Line, false, true),
+    "polygon.point" => (Polygon, Point, false, false),
+}
+
+spirv_cases! {
+    case, Shape, "pipe.draw.polygon_mode.", crate::harness::as_spirv, ".spirv":
+    "quads.line" => (Quads, Line, false, false),
+    "quads.line_first" => (Quads, Line, true, false),
+    "quads.line_stipple_emulated" => (Quads, Line, false, true),
+    "quads.point" => (Quads, Point, false, false),
     "polygon.point" => (Polygon, Point, false, false),
 }
 

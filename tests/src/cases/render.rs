@@ -3113,6 +3113,18 @@ crate::bool_cases!(
     "pipe.render.msaa.aliased_triangles.varyings.spirv_vs"
 );
 
+// Multisampling off with every shader SPIR-V passthrough: the fragment
+// shader's half of the emulation is patched into its words
+// (`spirv_gen::patch::{aliased_points_fs, aliased_triangles_fs}`); the
+// draws kept sample coverage before.
+crate::spirv_result_cases! {
+    "pipe.render.msaa.aliased_points.fixed_size" => |c| aliased_points(c, false),
+    "pipe.render.msaa.aliased_points.per_vertex_size" => |c| aliased_points(c, true),
+    "pipe.render.msaa.aliased_points.coord" => aliased_points_coord,
+    "pipe.render.msaa.aliased_triangles.coverage" => aliased_triangles,
+    "pipe.render.msaa.aliased_triangles.varyings" => aliased_triangles_varyings,
+}
+
 /// Aliased triangles after tessellation: the geometry shader follows
 /// the evaluation shader (levels 1: each patch is its triangle).
 fn aliased_triangles_tess(ctx: &mut TestContext) -> R {
