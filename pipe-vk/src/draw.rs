@@ -2651,8 +2651,8 @@ impl VkContext {
 
     /// Whether the aliased-triangle geometry shader can follow the bound
     /// vertex or tessellation evaluation shader (`variant_keys`): no
-    /// application geometry shader, a previous stage of IR or a SPIR-V
-    /// vertex shader (the fragment shader's half is a lowering of the IR
+    /// application geometry shader, a previous stage of IR or SPIR-V
+    /// (the fragment shader's half is a lowering of the IR
     /// or a patch of SPIR-V, `shader::fragment_patches`), no stream output
     /// capture, geometry shaders on the device, and outputs it can
     /// forward (below the device's geometry-shader inputs, or a vertex
@@ -2672,7 +2672,7 @@ impl VkContext {
             return Ok(false);
         };
         let state = self.shader_table().get(prev.cso)?;
-        // Its outputs, a SPIR-V vertex shader's read from its words.
+        // Its outputs, a SPIR-V shader's read from its words.
         let forwardable = crate::shader::outputs_ir(state)
             .is_ok_and(|ir| spirv_gen::passes::aliased::can_expand(&ir));
         // Outputs past the geometry stage's inputs must be movable below

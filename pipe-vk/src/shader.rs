@@ -286,20 +286,25 @@ pub fn vertex_input_locations(state: &ShaderState) -> u32 {
 }
 
 /// The outputs of `prev`, the stage a generated pass-through control or
-/// geometry shader follows, as IR: its own, or a SPIR-V vertex shader's
-/// read from its words (`spirv_gen::patch::vertex_outputs`: an IR
-/// vertex shader with those outputs and no body). An error (its text)
-/// for what cannot be read that way.
+/// geometry shader follows, as IR: its own, or a SPIR-V vertex or
+/// evaluation shader's read from its words
+/// (`spirv_gen::patch::vertex_outputs`: an IR vertex shader with those
+/// outputs and no body). An error (its text) for what cannot be read
+/// that way.
 pub(crate) fn outputs_ir(prev: &ShaderState) -> Result<std::borrow::Cow<'_, Ir>, String> {
     match &prev.code {
         ShaderCode::Ir(any) => any
             .downcast_ref::<Ir>()
             .map(std::borrow::Cow::Borrowed)
             .ok_or_else(|| "not spirv-gen IR".to_string()),
-        ShaderCode::SpirV { .. } if prev.stage != ShaderStage::Vertex => Err(format!(
-            "a SPIR-V {} shader's outputs are not read",
-            prev.stage.short_name()
-        )),
+        ShaderCode::SpirV { .. }
+            if !matches!(prev.stage, ShaderStage::Vertex | ShaderStage::TessEval) =>
+        {
+            Err(format!(
+                "a SPIR-V {} shader's outputs are not read",
+                prev.stage.short_name()
+            ))
+        }
         ShaderCode::SpirV { words, entry_point } => {
             spirv_gen::patch::vertex_outputs(words, entry_point)
                 .map(std::borrow::Cow::Owned)
@@ -861,7 +866,7 @@ impl ModuleCache {
         prev: &ShaderState,
     ) -> Option<Vec<(u32, u32)>> {
         use spirv_gen::binding::{EDGE_MASK_LOCATION, STIPPLE_POS_LOCATION};
-        // A SPIR-V vertex shader's capture would have to move into the
+        // A SPIR-V shader's capture would have to move into the
         // generated shader, and its outputs cannot move.
         let spirv = matches!(prev.code, ShaderCode::SpirV { .. });
         if spirv && spirv_declares_xfb(prev) {

@@ -1039,6 +1039,31 @@ fn main {
         text.contains("@clip_distance : f32[1] builtin=clip_distance"),
         "{text}"
     );
+    // An evaluation shader's, which the generated geometry shaders
+    // forward; the aliased-triangle one builds from them and validates.
+    let tes = "shader tess_eval mode=triangles spacing=equal winding=ccw
+in @pos : f32x4[32] builtin=position
+in @c : f32x4[32] location=0
+out @gl_pos : f32x4 builtin=position
+out @o : f32x4 location=2 noperspective
+fn main {
+  %0 : i32 = const 0
+  %1 : f32x4 = load @pos, %0
+  store @gl_pos, %1
+  %2 : f32x4 = load @c, %0
+  store @o, %2
+}
+";
+    let w =
+        spirv_gen::emit::emit(&spirv_gen::text::parse(tes).unwrap(), Target::Vulkan1_3).unwrap();
+    let ir = vertex_outputs(&w, "main").unwrap();
+    let text = spirv_gen::text::print(&ir);
+    assert!(text.contains(": f32x4 location=2 noperspective"), "{text}");
+    assert!(text.contains("builtin=position"), "{text}");
+    assert!(spirv_gen::passes::aliased::can_expand(&ir));
+    let gs = spirv_gen::passes::aliased::aliased_triangles_gs(&ir, false, 0x1, Some(false), false)
+        .unwrap();
+    common::emit_and_validate("aliased gs from SPIR-V evaluation outputs", &gs);
     // A fragment shader has no vertex outputs to give.
     assert!(vertex_outputs(&assemble(FS_GLSLANG, TargetEnv::Vulkan_1_0), "main").is_err());
 }

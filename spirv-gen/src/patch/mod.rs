@@ -320,18 +320,25 @@ pub fn clip_halfz(words: &[u32], entry: &str) -> Result<Vec<u32>> {
     patch_last_stage(words, entry, "depth range", |p| p.clip_halfz())
 }
 
-/// The outputs of the vertex shader `entry` of a SPIR-V module, as a
-/// spirv-gen IR vertex shader with those outputs and an empty body: what
-/// pipe-vk's generated shaders that forward a vertex shader's outputs
-/// (the pass-through control shader, `passes::tess::passthrough_tcs`)
-/// are built from. User outputs keep their location, component,
+/// The outputs of the vertex (or tessellation evaluation) shader `entry`
+/// of a SPIR-V module, as a spirv-gen IR vertex shader with those
+/// outputs and an empty body: what pipe-vk's generated shaders that
+/// forward a vertex shader's outputs (the pass-through control shader,
+/// `passes::tess::passthrough_tcs`) or the last vertex stage's (the
+/// generated geometry shaders of `passes::line_stipple` and
+/// `passes::aliased`) are built from; the IR shader stands for either
+/// stage, as both hand on one vertex at a time. User outputs keep their location, component,
 /// interpolation and type (scalars, vectors, arrays of them); the
 /// position, point size and clip and cull distances it writes (plain or
 /// in its `gl_PerVertex` block) become IR builtins. Output blocks and
 /// matrices are refused.
 pub fn vertex_outputs(words: &[u32], entry: &str) -> Result<crate::ir::Shader> {
     let module = load(words, "vertex outputs")?;
-    let p = Patcher::new(module, entry, &[ExecutionModel::Vertex], "vertex outputs")?;
+    let models = [
+        ExecutionModel::Vertex,
+        ExecutionModel::TessellationEvaluation,
+    ];
+    let p = Patcher::new(module, entry, &models, "vertex outputs")?;
     let ir_type = |n: Num| -> Option<crate::ir::Type> {
         let bits = u8::try_from(n.bits).ok()?;
         let comps = u8::try_from(n.comps).ok()?;

@@ -162,6 +162,14 @@ stipple_cases!(
     "isolines_stipple" => isolines_stipple,
 );
 
+// Emulated stipple on the isolines of a SPIR-V evaluation shader (every
+// shader SPIR-V): the generated geometry shader reads its outputs from
+// its words, and the fragment half is patched in. It failed every draw
+// (Unsupported) before.
+crate::spirv_result_cases! {
+    "pipe.draw.rast_prim.isolines_stipple.emulated" => |c| isolines_stipple(c, true),
+}
+
 /// Emits one point, at the first vertex of each triangle, without
 /// writing a point size.
 const GS_FIRST_POINT: &str =

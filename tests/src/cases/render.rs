@@ -3123,6 +3123,9 @@ crate::spirv_result_cases! {
     "pipe.render.msaa.aliased_points.coord" => aliased_points_coord,
     "pipe.render.msaa.aliased_triangles.coverage" => aliased_triangles,
     "pipe.render.msaa.aliased_triangles.varyings" => aliased_triangles_varyings,
+    // The generated geometry shader reads a SPIR-V evaluation shader's
+    // outputs from its words too.
+    "pipe.render.msaa.aliased_triangles.tessellation" => aliased_triangles_tess,
 }
 
 /// Aliased triangles after tessellation: the geometry shader follows
