@@ -778,12 +778,36 @@ fn main {
         // The whole block unwritten: it goes too.
         let out = zero_inputs(&w, "main", 1 << 2 | 1 << 5).unwrap();
         validate(&out, env, "block zeroed");
+        // Its struct, now a private variable's, is no interface block:
+        // no Block, no member locations.
+        let m = dr::load_words(&out).unwrap();
+        let left: Vec<String> = m
+            .annotations
+            .iter()
+            .filter(|a| {
+                matches!(
+                    a.operands.get(1).or(a.operands.get(2)),
+                    Some(Operand::Decoration(Decoration::Block))
+                ) || (a.class.opcode == Op::MemberDecorate
+                    && a.operands.get(2) == Some(&Operand::Decoration(Decoration::Location)))
+            })
+            .map(|a| format!("{:?} {:?}", a.class.opcode, a.operands))
+            .collect();
+        assert!(left.is_empty(), "{left:?}\n{}", disassemble(&out));
         assert_eq!(
             interface_locations(&out, Stage::Fragment, "main", false).unwrap(),
             1 << 1 | 1 << 6 | 1 << 7,
             "{}",
             disassemble(&out)
         );
+        // Written in part, likewise (its members are inputs of their own).
+        let out = zero_inputs(&w, "main", 1 << 2).unwrap();
+        validate(&out, env, "block zeroed in part");
+        let m = dr::load_words(&out).unwrap();
+        assert!(!m
+            .annotations
+            .iter()
+            .any(|a| a.operands.get(1) == Some(&Operand::Decoration(Decoration::Block))));
         // Nothing in the mask: unchanged.
         assert_eq!(zero_inputs(&w, "main", 1 << 3).unwrap(), w);
         assert_eq!(zero_inputs(&w, "main", 0).unwrap(), w);

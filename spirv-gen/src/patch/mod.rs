@@ -1921,7 +1921,86 @@ impl Patcher {
                 vec![Operand::IdRef(var), Operand::IdRef(value)],
             ));
         }
+        self.undecorate_block(ty);
         Ok(())
+    }
+
+    /// After a privatized variable of pointee `ty`: when `ty` (or its
+    /// element type) is a `Block` struct no interface variable uses any
+    /// more, it loses `Block` and its members' interface decorations
+    /// (locations, interpolation, built-ins, capture), which belong to
+    /// interface blocks only.
+    fn undecorate_block(&mut self, ty: Word) {
+        let elem = match self.global(ty) {
+            Some(i) if i.class.opcode == Op::TypeArray => match i.operands.first() {
+                Some(Operand::IdRef(e)) => *e,
+                _ => return,
+            },
+            _ => ty,
+        };
+        if self.decoration(elem, Decoration::Block).is_none() {
+            return;
+        }
+        let m = self.module();
+        let pointee = |ptr: Word| {
+            m.types_global_values
+                .iter()
+                .find(|i| i.result_id == Some(ptr) && i.class.opcode == Op::TypePointer)
+                .and_then(|i| match i.operands.as_slice() {
+                    [Operand::StorageClass(_), Operand::IdRef(t)] => Some(*t),
+                    _ => None,
+                })
+        };
+        let still_used = m.types_global_values.iter().any(|i| {
+            i.class.opcode == Op::Variable
+                && matches!(
+                    i.operands.first(),
+                    Some(Operand::StorageClass(
+                        StorageClass::Input | StorageClass::Output
+                    ))
+                )
+                && i.result_type.and_then(pointee).is_some_and(|t| {
+                    t == elem
+                        || self.global(t).is_some_and(|a| {
+                            a.class.opcode == Op::TypeArray
+                                && a.operands.first() == Some(&Operand::IdRef(elem))
+                        })
+                })
+        });
+        if still_used {
+            return;
+        }
+        let interface = |d: &Operand| {
+            matches!(
+                d,
+                Operand::Decoration(
+                    Decoration::Block
+                        | Decoration::Location
+                        | Decoration::Component
+                        | Decoration::Flat
+                        | Decoration::NoPerspective
+                        | Decoration::Centroid
+                        | Decoration::Sample
+                        | Decoration::Patch
+                        | Decoration::BuiltIn
+                        | Decoration::Invariant
+                        | Decoration::Stream
+                        | Decoration::XfbBuffer
+                        | Decoration::XfbStride
+                )
+            )
+        };
+        self.b.module_mut().annotations.retain(|a| {
+            let d = match (a.class.opcode, a.operands.as_slice()) {
+                (Op::Decorate, [Operand::IdRef(t), d, ..]) if *t == elem => d,
+                (Op::MemberDecorate, [Operand::IdRef(t), _, d, ..]) if *t == elem => d,
+                _ => return true,
+            };
+            !interface(d)
+        });
+        if let Some(ds) = self.decorations.get_mut(&elem) {
+            ds.retain(|(d, _)| *d != Decoration::Block);
+        }
     }
 
     /// The entry point's `builtin` output: (variable, member of its
