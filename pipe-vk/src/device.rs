@@ -52,6 +52,7 @@ pub const WANTED_EXTENSIONS: &[&CStr] = &[
     ash::ext::non_seamless_cube_map::NAME,
     ash::ext::primitives_generated_query::NAME,
     ash::ext::image_2d_view_of_3d::NAME,
+    ash::khr::shader_non_semantic_info::NAME,
 ];
 
 /// Everything known about the chosen physical device.
@@ -377,7 +378,8 @@ impl Device {
             .filter(|e| {
                 !(api_13
                     && (*e == ash::khr::dynamic_rendering::NAME
-                        || *e == ash::khr::synchronization2::NAME))
+                        || *e == ash::khr::synchronization2::NAME
+                        || *e == ash::khr::shader_non_semantic_info::NAME))
             })
             .filter(|e| *e != ash::khr::timeline_semaphore::NAME)
             // One calibrated-timestamps extension is enough, and it is the

@@ -202,6 +202,17 @@ impl DeviceShared {
         self.device.features.depth_clip_enable.depth_clip_enable == vk::TRUE
     }
 
+    /// Whether shader modules may carry non-semantic instructions (debug
+    /// info such as NonSemantic.Shader.DebugInfo.100): Vulkan 1.3, or
+    /// VK_KHR_shader_non_semantic_info (enabled where the device has it;
+    /// RenderDoc reports lavapipe as 1.2 with it).
+    pub fn non_semantic_info(&self) -> bool {
+        self.physical.properties.api_version >= vk::API_VERSION_1_3
+            || self
+                .physical
+                .has_extension(ash::khr::shader_non_semantic_info::NAME)
+    }
+
     /// Whether a fragment shader can sample one slice of a 3D image through
     /// a 2D view (VK_EXT_image_2d_view_of_3d's `sampler2DViewOf3D`), as
     /// framebuffer fetch of a 3D colour buffer does: such images are

@@ -807,7 +807,13 @@ impl ModuleCache {
         if let Some(m) = self.modules.get(&(cso, key.clone())) {
             return Ok(*m);
         }
-        let words = compile(state, key, target_for(dev))?;
+        let mut words = compile(state, key, target_for(dev))?;
+        // A frontend's debug info, where the device cannot take it.
+        if !dev.non_semantic_info() {
+            if let Some(w) = spirv_gen::patch::without_nonsemantic(&words) {
+                words = w.into();
+            }
+        }
         let info = vk::ShaderModuleCreateInfo::default().code(&words);
         // SAFETY: the words are a SPIR-V module (emitted by spirv-gen, whose
         // output passes spirv-val, or passed through after a header check).

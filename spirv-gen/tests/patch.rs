@@ -1195,6 +1195,10 @@ fn probe(name: &str, env: TargetEnv) -> Vec<u32> {
         "gsstream" => include_str!("patch/gsstream.spvasm"),
         "gspos" => include_str!("patch/gspos.spvasm"),
         "arrays" => include_str!("../../tests/src/cases/arrays_spirv.spvasm"),
+        "dbg_vs" => include_str!("patch/dbg_vs.spvasm"),
+        "dbg_fs" => include_str!("patch/dbg_fs.spvasm"),
+        "dbg_vs13" => include_str!("patch/dbg_vs13.spvasm"),
+        "dbg_fs13" => include_str!("patch/dbg_fs13.spvasm"),
         _ => include_str!("patch/interp.spvasm"),
     };
     assemble(text, env)
@@ -1216,7 +1220,8 @@ fn real_compiler_shapes() {
     validate(&out, env, "clipless, depth range");
     assert_eq!(halves(&out), 1);
     // NonSemantic debug info at module level (glslang -gV, DXC): read
-    // and patched (the debug info dropped), where rspirv refused it.
+    // and patched (the debug info kept; `debug_info_kept`), where rspirv
+    // refused it.
     let w = probe("nonsem", TargetEnv::Vulkan_1_3);
     validate(&w, TargetEnv::Vulkan_1_3, "nonsem itself");
     check_entry_point(&w, Stage::Vertex, "main").unwrap();
@@ -1338,6 +1343,9 @@ fn damaged_spirv_never_panics() {
             Stage::Fragment,
         ),
         (probe("arrays", TargetEnv::Vulkan_1_0), Stage::Fragment),
+        // Debug info, which the patches take out and put back.
+        (probe("dbg_fs", TargetEnv::Vulkan_1_0), Stage::Fragment),
+        (probe("dbg_vs13", TargetEnv::Vulkan_1_3), Stage::Vertex),
         (
             assemble(
                 include_str!("../../tests/src/cases/array_loop_spirv.spvasm"),
@@ -1378,6 +1386,7 @@ fn damaged_spirv_never_panics() {
                 let _ = xfb_layout(&w, *stage, "main");
                 let _ = split_descriptor_arrays(&w, *stage, "main");
                 let _ = drop_xfb(&w, *stage, "main");
+                let _ = without_nonsemantic(&w);
                 if *stage == Stage::Vertex {
                     let _ = vertex_outputs(&w, "main");
                     let _ = vertex_fixups(&w, "main", &fixups);
@@ -1444,6 +1453,22 @@ fn input_block_binary_matches_its_text() {
             TargetEnv::Vulkan_1_0
         )
     );
+}
+
+#[test]
+fn debug_info_binaries_match_their_text() {
+    for (bin, text) in [
+        (
+            &include_bytes!("../../tests/src/cases/debug_info_vs_spirv.spv")[..],
+            include_str!("../../tests/src/cases/debug_info_vs_spirv.spvasm"),
+        ),
+        (
+            &include_bytes!("../../tests/src/cases/debug_info_fs_spirv.spv")[..],
+            include_str!("../../tests/src/cases/debug_info_fs_spirv.spvasm"),
+        ),
+    ] {
+        assert_eq!(words_of(bin), assemble(text, TargetEnv::Vulkan_1_0));
+    }
 }
 
 /// A variable's decorations: (decoration, its literal).
@@ -2399,4 +2424,127 @@ fn main {{
     assert!(aliased_points_fs(&at_loc(ALIASED_POINT_LOCATION), "main").is_err());
     assert!(polygon_edges(&at_loc(EDGE_MASK_LOCATION), "main", false, false).is_err());
     assert!(polygon_edges(&at_loc(STIPPLE_POS_LOCATION), "main", false, false).is_err());
+}
+
+/// The non-semantic instructions of a module: (DebugInfo instruction
+/// number, count) over every `OpExtInst` of a `NonSemantic.` set.
+fn nonsemantic_counts(words: &[u32]) -> std::collections::BTreeMap<u32, usize> {
+    let mut sets = std::collections::HashSet::new();
+    let mut out = std::collections::BTreeMap::new();
+    let mut i = 5;
+    while i < words.len() {
+        let len = (words[i] >> 16) as usize;
+        let op = words[i] & 0xffff;
+        let inst = &words[i..i + len];
+        if op == 11 {
+            let name: Vec<u8> = inst[2..]
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .take_while(|&b| b != 0)
+                .collect();
+            if name.starts_with(b"NonSemantic.") {
+                sets.insert(inst[1]);
+            }
+        }
+        if op == 12 && sets.contains(&inst[3]) {
+            *out.entry(inst[4]).or_default() += 1;
+        }
+        i += len;
+    }
+    out
+}
+
+/// glslang `-gVS` shaders (NonSemantic.Shader.DebugInfo.100: source,
+/// types, functions, scopes, lines, declarations), through every patch
+/// that applies to them: each result validates (spirv-val checks the
+/// debug instructions too) and keeps every debug instruction, except,
+/// after a descriptor array's split, those about the removed array.
+#[test]
+fn debug_info_kept() {
+    use spirv_gen::passes::CompareFunc;
+    use spirv_gen::patch::*;
+    // glslang's SPIR-V 1.0 and (for Vulkan 1.3) 1.6.
+    for (env, suffix) in [(TargetEnv::Vulkan_1_0, ""), (TargetEnv::Vulkan_1_3, "13")] {
+        let vs = probe(&format!("dbg_vs{suffix}"), env);
+        validate(&vs, env, "dbg_vs itself");
+        let want = nonsemantic_counts(&vs);
+        assert!(want.values().sum::<usize>() > 20, "{want:?}");
+        let all = XfbBuiltins {
+            position: true,
+            point_size: true,
+            clip_distance: true,
+        };
+        for (what, out) in [
+            ("point size", point_size(&vs, "main", 2.0, true)),
+            ("depth range", clip_halfz(&vs, "main")),
+            ("clip enables", clip_disable(&vs, "main", 0)),
+            (
+                "fix-up",
+                vertex_fixups(&vs, "main", &[FetchFixup::new(1, VertexFixup::SwapRb)]),
+            ),
+            ("aliased points", aliased_points(&vs, "main", 64.0)),
+            ("xfb copies", xfb_copy_builtins(&vs, "main", all)),
+        ] {
+            let out = out.unwrap_or_else(|e| panic!("{what}: {e}"));
+            validate(&out, env, what);
+            assert_eq!(
+                nonsemantic_counts(&out),
+                want,
+                "{what}: {}",
+                disassemble(&out)
+            );
+        }
+        let fs = probe(&format!("dbg_fs{suffix}"), env);
+        validate(&fs, env, "dbg_fs itself");
+        let want = nonsemantic_counts(&fs);
+        let stage = spirv_gen::ir::Stage::Fragment;
+        for (what, out) in [
+            ("zero inputs", zero_inputs(&fs, "main", 1)),
+            ("unbound outputs", unbound_outputs(&fs, "main", 1)),
+            ("per sample", sample_interpolation(&fs, "main")),
+            ("pixel centres", pixel_center_integer(&fs, "main")),
+            ("polygon stipple", polygon_stipple(&fs, "main")),
+            ("window rectangles", window_rects(&fs, "main", true, 2)),
+            (
+                "alpha test",
+                alpha_test(&fs, "main", CompareFunc::Less, 0.5),
+            ),
+            ("aliased points", aliased_points_fs(&fs, "main")),
+            ("aliased triangles", aliased_triangles_fs(&fs, "main", 0x3)),
+            ("polygon edges", polygon_edges(&fs, "main", false, false)),
+        ] {
+            let out = out.unwrap_or_else(|e| panic!("{what}: {e}"));
+            validate(&out, env, what);
+            assert_eq!(
+                nonsemantic_counts(&out),
+                want,
+                "{what}: {}",
+                disassemble(&out)
+            );
+        }
+        // For a device that cannot take it: all of it gone, the
+        // extension and imports too.
+        for (what, w) in [("vs", &vs), ("fs", &fs)] {
+            let bare = without_nonsemantic(w).unwrap();
+            validate(&bare, env, what);
+            let text = disassemble(&bare);
+            assert!(
+                !text.contains("NonSemantic") && !text.contains("non_semantic"),
+                "{text}"
+            );
+            assert!(text.contains("GLSL.std.450"), "{text}");
+            assert!(without_nonsemantic(&bare).is_none());
+        }
+        // `s[pc.i]`: split into three variables and unrolled; the debug
+        // info about the array variable goes, the rest stays.
+        let out = split_descriptor_arrays(&fs, stage, "main").unwrap();
+        validate(&out, env, "arrays");
+        let got = nonsemantic_counts(&out);
+        let total = |c: &std::collections::BTreeMap<u32, usize>| c.values().sum::<usize>();
+        assert!(
+            total(&got) < total(&want) && total(&got) + 3 >= total(&want),
+            "{got:?} of {want:?}: {}",
+            disassemble(&out)
+        );
+    }
 }

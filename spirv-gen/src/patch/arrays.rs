@@ -31,7 +31,7 @@ use std::collections::{HashMap, HashSet};
 use rspirv::dr::{self, Instruction, Operand};
 use rspirv::spirv::{Decoration, Op, StorageClass, Word};
 
-use super::{literal, load, model_of, selection_merge, Patcher};
+use super::{literal, model_of, selection_merge, Patcher};
 use crate::{Error, Result};
 
 /// The longest descriptor array: a stage's bindings in the widest set
@@ -61,8 +61,13 @@ pub fn split_descriptor_arrays(
     stage: crate::ir::Stage,
     entry: &str,
 ) -> Result<Vec<u32>> {
-    let module = load(words, "SPIR-V descriptor arrays")?;
-    let mut p = Patcher::new(module, entry, &[model_of(stage)], "descriptor arrays")?;
+    let mut p = Patcher::open(
+        words,
+        "SPIR-V descriptor arrays",
+        entry,
+        &[model_of(stage)],
+        "descriptor arrays",
+    )?;
     p.unroll_dynamic_indices()?;
     let arrays = p.descriptor_arrays()?;
     if arrays.is_empty() {

@@ -61,6 +61,8 @@ use crate::{Error, Result};
 
 mod aliased;
 mod arrays;
+mod debug;
+pub use debug::without_nonsemantic;
 mod fragment;
 mod xfb;
 pub use aliased::{aliased_points, aliased_points_fs, aliased_triangles_fs};
@@ -73,9 +75,10 @@ pub use xfb::{drop_xfb, xfb_copy_builtins, xfb_layout, XfbBuiltins, XfbLayout};
 /// Loads a SPIR-V module for reading or patching. Non-semantic
 /// extended instructions (debug info such as
 /// `NonSemantic.Shader.DebugInfo.100`, which glslang `-gV` and DXC emit,
-/// some at module level where rspirv's loader refuses them) are dropped
-/// first: they change nothing the shader computes. `what` names the
-/// caller in errors.
+/// some at module level where rspirv's loader refuses them) are taken
+/// out first: they change nothing the shader computes, and a patch puts
+/// them back where they were ([`Patcher::finish`], `debug`). `what`
+/// names the caller in errors.
 fn load(words: &[u32], what: &str) -> Result<dr::Module> {
     let bad = |m: String| Error::new(format!("{what}: the SPIR-V module does not parse: {m}"));
     if words.len() < 5 || words[0] != 0x0723_0203 {
@@ -86,38 +89,17 @@ fn load(words: &[u32], what: &str) -> Result<dr::Module> {
     if words[3] > 0x3f_ffff {
         return Err(bad(format!("id bound {} exceeds 4194303", words[3])));
     }
-    let mut nonsemantic: HashSet<u32> = HashSet::new();
-    let mut keep = Vec::with_capacity(words.len());
-    keep.extend_from_slice(&words[..5]);
+    // Every instruction must fit (the splitting below stops at one that
+    // does not).
     let mut i = 5;
     while i < words.len() {
-        let (len, op) = ((words[i] >> 16) as usize, words[i] & 0xffff);
+        let len = (words[i] >> 16) as usize;
         if len == 0 || i + len > words.len() {
             return Err(bad(format!("instruction at word {i} runs past the end")));
         }
-        let inst = &words[i..i + len];
-        // OpExtInstImport (11) %id "NonSemantic...".
-        let drop = if op == 11 && len >= 3 {
-            let name: Vec<u8> = inst[2..]
-                .iter()
-                .flat_map(|w| w.to_le_bytes())
-                .take_while(|&b| b != 0)
-                .collect();
-            let ns = name.starts_with(b"NonSemantic.");
-            if ns {
-                nonsemantic.insert(inst[1]);
-            }
-            ns
-        } else {
-            // OpExtInst (12) and OpExtInstWithForwardRefsKHR (4433):
-            // %type %id %set ...
-            (op == 12 || op == 4433) && len >= 4 && nonsemantic.contains(&inst[3])
-        };
-        if !drop {
-            keep.extend_from_slice(inst);
-        }
         i += len;
     }
+    let keep = debug::strip(words);
     dr::load_words(&keep).map_err(|e| bad(e.to_string()))
 }
 
@@ -154,8 +136,7 @@ fn patch_entry(
     what: &str,
     patch: impl FnOnce(&mut Patcher) -> Result<bool>,
 ) -> Result<Vec<u32>> {
-    let module = load(words, &format!("SPIR-V {what}"))?;
-    let mut p = Patcher::new(module, entry, models, what)?;
+    let mut p = Patcher::open(words, &format!("SPIR-V {what}"), entry, models, what)?;
     if !patch(&mut p)? {
         return Ok(words.to_vec());
     }
@@ -210,8 +191,13 @@ pub fn vertex_fixups(words: &[u32], entry: &str, fixups: &[FetchFixup]) -> Resul
     if fixups.is_empty() {
         return Ok(words.to_vec());
     }
-    let module = load(words, "SPIR-V vertex fix-up")?;
-    let mut p = Patcher::new(module, entry, &[ExecutionModel::Vertex], "vertex fix-up")?;
+    let mut p = Patcher::open(
+        words,
+        "SPIR-V vertex fix-up",
+        entry,
+        &[ExecutionModel::Vertex],
+        "vertex fix-up",
+    )?;
     for f in fixups {
         p.fixup(f)?;
     }
@@ -296,7 +282,7 @@ pub fn entry_point_as_main(
             }
         }
     }
-    Ok(m.assemble())
+    Ok(debug::NonSemantic::of(words).restore(m.assemble()))
 }
 
 /// GL's point size for the last vertex stage `entry` (vertex,
@@ -464,8 +450,12 @@ pub fn ir_resources(
 ) -> Result<Vec<IrResource>> {
     use crate::binding::{DescClass, SET_IMAGE, SET_SAMPLER_VIEW, SET_SSBO, SET_UBO};
     use crate::ir::{BaseType, Dim, ImageFormat, ImageInfo, TextureInfo};
-    let module = load(words, "resources")?;
-    let mut p = Patcher::new(module, entry, &[model_of(stage)], "resources")?;
+    let mut p = Patcher::new(
+        load(words, "resources")?,
+        entry,
+        &[model_of(stage)],
+        "resources",
+    )?;
     // Dynamic indices as the variant will have them (or the error).
     p.unroll_dynamic_indices()?;
     let used = p.used_globals();
@@ -669,8 +659,12 @@ pub fn interface_locations(
     entry: &str,
     outputs: bool,
 ) -> Result<u32> {
-    let module = load(words, "interface")?;
-    let p = Patcher::new(module, entry, &[model_of(stage)], "interface")?;
+    let p = Patcher::new(
+        load(words, "interface")?,
+        entry,
+        &[model_of(stage)],
+        "interface",
+    )?;
     let class = if outputs {
         StorageClass::Output
     } else {
@@ -688,8 +682,12 @@ pub fn interface_locations(
 /// `CullDistance`, or an input block with such a member.
 pub fn reads_distances(words: &[u32], entry: &str) -> Result<bool> {
     use rspirv::spirv::BuiltIn;
-    let module = load(words, "interface")?;
-    let p = Patcher::new(module, entry, &[ExecutionModel::Fragment], "interface")?;
+    let p = Patcher::new(
+        load(words, "interface")?,
+        entry,
+        &[ExecutionModel::Fragment],
+        "interface",
+    )?;
     let distance = |o: Option<&Operand>| {
         matches!(
             o,
@@ -733,8 +731,13 @@ pub fn zero_inputs(words: &[u32], entry: &str, mask: u32) -> Result<Vec<u32>> {
     if mask == 0 {
         return Ok(words.to_vec());
     }
-    let module = load(words, "SPIR-V zero inputs")?;
-    let mut p = Patcher::new(module, entry, &[ExecutionModel::Fragment], "zero inputs")?;
+    let mut p = Patcher::open(
+        words,
+        "SPIR-V zero inputs",
+        entry,
+        &[ExecutionModel::Fragment],
+        "zero inputs",
+    )?;
     let mut changed = false;
     let unwritten =
         |locs: &[u32]| !locs.is_empty() && locs.iter().all(|&l| l < 32 && mask >> l & 1 == 1);
@@ -831,8 +834,13 @@ pub fn zero_inputs(words: &[u32], entry: &str, mask: u32) -> Result<Vec<u32>> {
 /// alone may interpolate them at the pixel centre (lavapipe does).
 /// Input blocks get it on their members.
 pub fn sample_interpolation(words: &[u32], entry: &str) -> Result<Vec<u32>> {
-    let module = load(words, "SPIR-V sample shading")?;
-    let mut p = Patcher::new(module, entry, &[ExecutionModel::Fragment], "sample shading")?;
+    let mut p = Patcher::open(
+        words,
+        "SPIR-V sample shading",
+        entry,
+        &[ExecutionModel::Fragment],
+        "sample shading",
+    )?;
     let mut changed = false;
     for (var, ty) in p.interface_vars(StorageClass::Input) {
         if p.decoration(var, Decoration::Flat).is_some()
@@ -902,9 +910,9 @@ pub fn unbound_outputs(words: &[u32], entry: &str, mask: u8) -> Result<Vec<u32>>
     if mask == 0 {
         return Ok(words.to_vec());
     }
-    let module = load(words, "SPIR-V unbound outputs")?;
-    let mut p = Patcher::new(
-        module,
+    let mut p = Patcher::open(
+        words,
+        "SPIR-V unbound outputs",
         entry,
         &[ExecutionModel::Fragment],
         "unbound outputs",
@@ -951,6 +959,9 @@ struct Patcher {
     glsl: Option<Word>,
     /// Inputs already rewritten (each location once).
     done: HashSet<u32>,
+    /// The module's non-semantic instructions, which [`Patcher::finish`]
+    /// puts back (set by [`Patcher::open`]).
+    debug: debug::NonSemantic,
 }
 
 fn literal(op: &Operand) -> Option<u32> {
@@ -1031,7 +1042,23 @@ impl Patcher {
             code: Vec::new(),
             glsl,
             done: HashSet::new(),
+            debug: debug::NonSemantic::default(),
         })
+    }
+
+    /// [`Patcher::new`] for the module `words` (loaded as [`load`] does,
+    /// `load_what` naming it in errors), keeping its non-semantic
+    /// instructions for [`Patcher::finish`].
+    fn open(
+        words: &[u32],
+        load_what: &str,
+        entry: &str,
+        models: &[ExecutionModel],
+        what: &str,
+    ) -> Result<Patcher> {
+        let mut p = Patcher::new(load(words, load_what)?, entry, models, what)?;
+        p.debug = debug::NonSemantic::of(words);
+        Ok(p)
     }
 
     fn module(&self) -> &dr::Module {
@@ -1881,8 +1908,8 @@ impl Patcher {
             }
         }
         // What may use those pointers: loads, stores and copies, and the
-        // access chains retyped above (non-semantic debug info is dropped
-        // on loading). Anything else (which spirv-val rejects for an
+        // access chains retyped above (non-semantic debug info is out of
+        // the module while it is patched, see `debug`). Anything else (which spirv-val rejects for an
         // interface variable in the first place) is refused.
         for f in &m.functions {
             for b in &f.blocks {
@@ -2424,7 +2451,7 @@ impl Patcher {
     }
 
     /// Inserts the entry code after the entry function's variables and
-    /// assembles the module.
+    /// assembles the module, with its non-semantic instructions put back.
     fn finish(mut self) -> Result<Vec<u32>> {
         let entry_fn = self.entry_fn;
         let code = std::mem::take(&mut self.code);
@@ -2444,7 +2471,7 @@ impl Patcher {
             .rposition(|i| i.class.opcode == Op::Variable)
             .map_or(0, |p| p + 1);
         block.instructions.splice(at..at, code);
-        Ok(self.b.module().assemble())
+        Ok(self.debug.restore(self.b.module().assemble()))
     }
 }
 

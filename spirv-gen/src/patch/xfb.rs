@@ -60,8 +60,12 @@ pub fn xfb_layout(
     stage: crate::ir::Stage,
     entry: &str,
 ) -> Result<Option<XfbLayout>> {
-    let module = load(words, "transform feedback")?;
-    let p = Patcher::new(module, entry, &[model_of(stage)], "transform feedback")?;
+    let p = Patcher::new(
+        load(words, "transform feedback")?,
+        entry,
+        &[model_of(stage)],
+        "transform feedback",
+    )?;
     if !p.declares_xfb() {
         return Ok(None);
     }
@@ -167,8 +171,13 @@ pub fn xfb_layout(
 /// outputs): for a stage that is not the last vertex stage. The words
 /// unchanged where it declares none.
 pub fn drop_xfb(words: &[u32], stage: crate::ir::Stage, entry: &str) -> Result<Vec<u32>> {
-    let module = load(words, "transform feedback")?;
-    let mut p = Patcher::new(module, entry, &[model_of(stage)], "transform feedback")?;
+    let mut p = Patcher::open(
+        words,
+        "transform feedback",
+        entry,
+        &[model_of(stage)],
+        "transform feedback",
+    )?;
     if !p.declares_xfb() {
         return Ok(words.to_vec());
     }
@@ -211,8 +220,13 @@ pub fn drop_xfb(words: &[u32], stage: crate::ir::Stage, entry: &str) -> Result<V
 /// rewrite those built-ins there, so the capture sees what the shader
 /// wrote. The words unchanged where nothing is to be copied.
 pub fn xfb_copy_builtins(words: &[u32], entry: &str, which: XfbBuiltins) -> Result<Vec<u32>> {
-    let module = load(words, "SPIR-V transform feedback")?;
-    let mut p = Patcher::new(module, entry, &LAST_STAGES, "transform feedback")?;
+    let mut p = Patcher::open(
+        words,
+        "SPIR-V transform feedback",
+        entry,
+        &LAST_STAGES,
+        "transform feedback",
+    )?;
     if !p.declares_xfb() {
         return Ok(words.to_vec());
     }

@@ -3656,6 +3656,58 @@ fn full_triangle(
     Ok((e, c))
 }
 
+/// SPIR-V passthrough shaders carrying glslang's `-gVS` debug info
+/// (NonSemantic.Shader.DebugInfo.100, what RenderDoc's source-level
+/// shader debugging reads; `debug_info_{vs,fs}_spirv.spvasm`), drawn
+/// with state that patches both (GL's depth range in the vertex shader,
+/// polygon stipple and the alpha test in the fragment shader). The
+/// patched variants keep the debug info (`spirv_gen::patch`'s `debug`;
+/// it was dropped), the validation layer checks the modules, and the
+/// image is the stipple's checkerboard of the shader's green: bit
+/// `31 - (x mod 32)` of row `y` is set where `x + y` is even. A second
+/// draw, whose alpha test fails everywhere, changes nothing.
+fn spirv_debug_info(ctx: &mut TestContext) -> R {
+    let (mut e, c) = full_triangle(ctx, (VS_POS, FS_CONST))?;
+    let vs = crate::harness::spirv_module(
+        ShaderStage::Vertex,
+        include_bytes!("debug_info_vs_spirv.spv"),
+    );
+    let fs = crate::harness::spirv_module(
+        ShaderStage::Fragment,
+        include_bytes!("debug_info_fs_spirv.spv"),
+    );
+    let vs = step("vs", e.ctx.create_vs_state(&vs))?;
+    let fs = step("fs", e.ctx.create_fs_state(&fs))?;
+    step("bind vs", e.ctx.bind_vs_state(Some(vs)))?;
+    step("bind fs", e.ctx.bind_fs_state(Some(fs)))?;
+    reduced_rasterizer(&mut e, |r| r.poly_stipple_enable = true)?;
+    let mut p = PolyStipple::default();
+    for (y, w) in p.stipple.iter_mut().enumerate() {
+        *w = if y % 2 == 0 { 0xAAAA_AAAA } else { 0x5555_5555 };
+    }
+    step("set_polygon_stipple", e.ctx.set_polygon_stipple(&p))?;
+    clear_all(&mut e, ClearFlags::COLOR0)?;
+    for func in [CompareFunc::GEqual, CompareFunc::Less] {
+        let dsa = DepthStencilAlphaState {
+            alpha_enabled: true,
+            alpha_func: func,
+            alpha_ref_value: 0.5,
+            ..Default::default()
+        };
+        let h = step("dsa", e.ctx.create_depth_stencil_alpha_state(&dsa))?;
+        step("bind dsa", e.ctx.bind_depth_stencil_alpha_state(Some(h)))?;
+        reduced_draw(&mut e, PrimType::Triangles, 3)?;
+    }
+    expect_rgba8(&mut e, &c[0], "debug-info shaders", |x, y| {
+        if (x + y) % 2 == 0 {
+            [0, 255, 0, 255]
+        } else {
+            [0, 0, 0, 0]
+        }
+    })
+}
+reduced!("spirv_passthrough.debug_info" => spirv_debug_info);
+
 /// Draws [`full_triangle`]'s triangle with the SPIR-V fragment shader
 /// module `bytes` (entry point `main`), the default reduced rasterizer,
 /// on a cleared target.
