@@ -2330,10 +2330,11 @@ fn aliased_triangles() {
             "vertex {k}: depth off the plane"
         );
         assert_eq!(e["id"], vec![100 + k as u32], "flat output of vertex {k}");
+        // Each distance times the vertex's w (perspective-correct).
         let t = f(e, ALIASED_EDGES_NAME);
         for (i, ti) in t.iter().enumerate() {
             assert!(
-                (ti - edge(i, px, py)).abs() <= 1.0 / 512.0 + 1e-4,
+                (ti / pos[3] - edge(i, px, py)).abs() <= 1.0 / 512.0 + 1e-4,
                 "edge {i} at {k}"
             );
         }
@@ -2595,7 +2596,8 @@ fn aliased_triangles_clip_planes() {
     for (k, e) in run(&p).iter().enumerate() {
         let pos = f(e, "gl_pos");
         let (px, py) = (pos[0] / pos[3] * scale[0], pos[1] / pos[3] * scale[1]);
-        let want = a * px + b * py + c0;
+        // Over w, window-linear, times the vertex's w.
+        let want = (a * px + b * py + c0) * pos[3];
         let clip = f(e, ALIASED_CLIP_NAME);
         assert!(
             (clip[0] - want).abs() < 1e-4 * want.abs().max(1.0),

@@ -26,10 +26,17 @@
 //!    screen-linear for `noperspective` ones; flat and integer varyings
 //!    (and GL's colours under flat shading, which the fragment shader
 //!    reads flat) are copied from the corresponding vertex, so the
-//!    provoking vertex's values are unchanged. It also writes the `noperspective` `f32x3`
+//!    provoking vertex's values are unchanged. It also writes the `f32x3`
 //!    `aliased_edges` at [`ALIASED_EDGES_LOCATION`]: each original edge's
-//!    signed window-space distance, positive inside, which the rasterizer
-//!    interpolates exactly (it is linear in window space).
+//!    signed window-space distance, positive inside, times the new
+//!    vertex's `w`. Interpolated perspective-correctly, that gives the
+//!    distance at the fragment (linear in window space) over the
+//!    interpolated `1 / w`: the distance times a positive factor, whose
+//!    sign is all the fragment shader reads. (Passed `noperspective`,
+//!    the distance itself would interpolate exactly, but lavapipe's
+//!    clipper interpolates `noperspective` attributes wrongly for
+//!    triangles far outside the viewport: `clipped_triangle` in
+//!    pipe-cts.)
 //! 2. [`lower_aliased_triangles_fs`] discards the fragment when a
 //!    distance at the pixel centre is negative, and writes the
 //!    triangle's depth at the pixel centre (`FragCoord.z`), so that every
@@ -91,7 +98,7 @@ fn clip_var(output: bool) -> Variable {
     let mut v = driver_varying(
         ALIASED_CLIP_NAME,
         ALIASED_CLIP_LOCATION,
-        Interp::NoPerspective,
+        Interp::Smooth,
         Type::vec4(),
         output,
     );
@@ -111,7 +118,7 @@ fn edges_var(output: bool) -> Variable {
     driver_varying(
         ALIASED_EDGES_NAME,
         ALIASED_EDGES_LOCATION,
-        Interp::NoPerspective,
+        Interp::Smooth,
         Type::float(32, 3),
         output,
     )
@@ -171,10 +178,11 @@ pub fn can_expand(prev: &Shader) -> bool {
 /// by sample. The shader writes `ClipDistance` 1 instead (no hardware
 /// clipping of a widened triangle) and `aliased_clip` at
 /// [`ALIASED_CLIP_LOCATION`], component `i` for plane `i`: the plane's
-/// distance over `w`, extrapolated screen-linearly. Its sign at a pixel
-/// centre is that of the perspective-correct distance there (they differ
-/// by the positive factor `1 / w`), and the fragment shader discards
-/// where it is negative. A triangle left unchanged (see the module docs)
+/// distance over `w`, extrapolated screen-linearly, times the new
+/// vertex's `w` (perspective-correct, as `aliased_edges`; it is the
+/// plane's distance at the new vertex). Its sign at a pixel centre is
+/// that of the distance there, and the fragment shader discards where it
+/// is negative. A triangle left unchanged (see the module docs)
 /// keeps its real distances for the hardware. Where `prev` writes clip
 /// distances itself (`gl_ClipDistance`), enabled distance `i` takes user
 /// plane `i`'s place (its per-vertex value in place of the plane's dot
@@ -396,17 +404,19 @@ pub fn aliased_triangles_gs(
         let qs = e.alu(AluOp::Fadd, f, &[qs, q[2]]);
         let front = e.alu(AluOp::Flt, Type::BOOL, &[tiny, qs]);
         let mu: Vec<ValueId> = (0..3).map(|i| e.alu(AluOp::Fdiv, f, &[q[i], qs])).collect();
+        // Times the new vertex's w, `1 / qs` (see the module docs).
         let t: Vec<ValueId> = (0..3)
             .map(|i| {
                 let d = dist(&mut e, i, x);
-                e.alu(AluOp::Fadd, f, &[d, shift[i]])
+                let d = e.alu(AluOp::Fadd, f, &[d, shift[i]]);
+                e.alu(AluOp::Fdiv, f, &[d, qs])
             })
             .collect();
         let vok = e.alu(AluOp::Band, Type::BOOL, &[not_parallel, front]);
-        verts.push((beta, mu, t, vok));
+        verts.push((beta, mu, t, vok, qs));
     }
     // One decision for the whole triangle.
-    for (_, _, _, vok) in &verts {
+    for (_, _, _, vok, _) in &verts {
         ok = e.alu(AluOp::Band, Type::BOOL, &[ok, *vok]);
     }
     // Each plane's distance at the vertices, and over w, with its
@@ -466,7 +476,7 @@ pub fn aliased_triangles_gs(
         planes.push((comp, hw_index, d, dw));
     }
     let prim = e.load(prim_in, None);
-    for (k, (beta, mu, t, _)) in verts.into_iter().enumerate() {
+    for (k, (beta, mu, t, _, qs)) in verts.into_iter().enumerate() {
         if let Some((hw_var, clip_var)) = clip_out {
             let mut comps = [big; 8];
             let mut hw = vec![one; n_hw as usize];
@@ -479,8 +489,10 @@ pub fn aliased_triangles_gs(
                         Some(a) => e.alu(AluOp::Fadd, f, &[a, term]),
                     });
                 }
+                // Over w, screen-linear; times the new vertex's w.
                 let screen = acc.unwrap_or(zero);
-                comps[*comp] = e.alu(AluOp::Bcsel, f, &[ok, screen, big]);
+                let at_vertex = e.alu(AluOp::Fdiv, f, &[screen, qs]);
+                comps[*comp] = e.alu(AluOp::Bcsel, f, &[ok, at_vertex, big]);
                 hw[*hw_index] = e.alu(AluOp::Bcsel, f, &[ok, one, d[k]]);
             }
             for (i, &v) in hw.iter().enumerate() {

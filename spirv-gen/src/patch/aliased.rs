@@ -55,10 +55,11 @@ pub fn aliased_points_fs(words: &[u32], entry: &str) -> Result<Vec<u32>> {
 /// Aliased triangles for the fragment shader `entry` (see the module
 /// documentation), as `passes::aliased::lower_aliased_triangles_fs`
 /// does: at its start, the fragment is discarded when an edge distance
-/// (a `noperspective` `vec3` at [`ALIASED_EDGES_LOCATION`]) or, for the
-/// planes in `clip_planes`, a clip distance (component `i` of the
-/// `noperspective` `vec4[2]` at [`ALIASED_CLIP_LOCATION`]), read at the
-/// pixel centre, is negative; and `FragDepth` takes the depth at the
+/// (a `vec3` at [`ALIASED_EDGES_LOCATION`]) or, for the planes in
+/// `clip_planes`, a clip distance (component `i` of the `vec4[2]` at
+/// [`ALIASED_CLIP_LOCATION`]), read at the pixel centre, is negative
+/// (their signs; both scaled by a positive factor, see
+/// `passes::aliased`); and `FragDepth` takes the depth at the
 /// pixel centre (`FragCoord.z`), unless the shader writes its own, runs
 /// its fragment tests early or runs per sample (it reads `SampleId`,
 /// `SamplePosition` or a `Sample` input). An error when the shader uses
@@ -80,7 +81,7 @@ impl Patcher {
         let f = Num::float(32, 1);
         let (ft, v2t) = (self.ty(f), self.ty(Num::float(32, 2)));
         let bt = self.b.type_bool();
-        let size_in = self.add_driver_input(ft, ALIASED_POINT_LOCATION, Decoration::Flat);
+        let size_in = self.add_driver_input(ft, ALIASED_POINT_LOCATION, Some(Decoration::Flat));
         let one = self.konst(f, u64::from(1.0f32.to_bits()));
         let half = self.konst(f, u64::from(0.5f32.to_bits()));
         let real = self.add_builtin(StorageClass::Input, BuiltIn::PointCoord, v2t);
@@ -181,7 +182,7 @@ impl Patcher {
             let z = self.extract_in(&mut code, ft, c, 2);
             code.push(Instruction::new(Op::Store, None, None, ids(&[depth, z])));
         }
-        let edges = self.add_driver_input(v3t, ALIASED_EDGES_LOCATION, Decoration::NoPerspective);
+        let edges = self.add_driver_input(v3t, ALIASED_EDGES_LOCATION, None);
         let zero = self.konst(f, 0);
         let centre = self.b.constant_composite(v2t, [zero, zero]);
         let at_centre = |p: &mut Patcher, code: &mut Vec<Instruction>, ty: Word, ptr: Word| {
@@ -223,7 +224,7 @@ impl Patcher {
                     Some(arr),
                     ids(&[v4t, two]),
                 ));
-            let clip = self.add_driver_input(arr, ALIASED_CLIP_LOCATION, Decoration::NoPerspective);
+            let clip = self.add_driver_input(arr, ALIASED_CLIP_LOCATION, None);
             let ptr_t = self.b.type_pointer(None, StorageClass::Input, v4t);
             for half in 0..2u32 {
                 if clip_planes >> (4 * half) & 0xf == 0 {

@@ -216,7 +216,7 @@ pub fn line_stipple(words: &[u32], entry: &str, polygon: bool) -> Result<Vec<u32
         let sp = p.add_driver_input(
             if polygon { v4t } else { ft },
             binding::STIPPLE_POS_LOCATION,
-            Decoration::NoPerspective,
+            Some(Decoration::NoPerspective),
         );
         let push = p.driver_push_block()?;
         let mut code = Vec::new();
@@ -300,13 +300,13 @@ pub fn polygon_edges(
             None => p.add_driver_input(
                 v4t,
                 binding::STIPPLE_POS_LOCATION,
-                Decoration::NoPerspective,
+                Some(Decoration::NoPerspective),
             ),
         };
         if p.input_at(binding::EDGE_MASK_LOCATION).is_some() {
             return Err(taken(binding::EDGE_MASK_LOCATION, "hidden-edge mask"));
         }
-        let mask = p.add_driver_input(ut, binding::EDGE_MASK_LOCATION, Decoration::Flat);
+        let mask = p.add_driver_input(ut, binding::EDGE_MASK_LOCATION, Some(Decoration::Flat));
         let mut code = Vec::new();
         let raw = p.emit(&mut code, Op::Load, v4t, &[bary]);
         let m = p.emit(&mut code, Op::Load, ut, &[mask]);
@@ -378,12 +378,20 @@ impl Patcher {
     }
 
     /// A new input of the driver's (a generated shader's varying) of type
-    /// `ty` at `loc`, with the interpolation decoration `interp`.
-    pub(super) fn add_driver_input(&mut self, ty: Word, loc: u32, interp: Decoration) -> Word {
+    /// `ty` at `loc`, with the interpolation decoration `interp` (none:
+    /// smooth).
+    pub(super) fn add_driver_input(
+        &mut self,
+        ty: Word,
+        loc: u32,
+        interp: Option<Decoration>,
+    ) -> Word {
         let var = self.add_variable(StorageClass::Input, ty);
         self.b
             .decorate(var, Decoration::Location, [Operand::LiteralBit32(loc)]);
-        self.b.decorate(var, interp, []);
+        if let Some(d) = interp {
+            self.b.decorate(var, d, []);
+        }
         var
     }
 

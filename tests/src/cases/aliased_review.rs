@@ -491,8 +491,11 @@ crate::result_case!(
 );
 
 /// A triangle reaching far outside the viewport (which lavapipe clips at
-/// the frustum) keeps its aliased edges where they cross the target.
-/// A known gap on lavapipe ([`KNOWN_GAPS`]).
+/// the frustum) keeps its aliased edges where they cross the target. On
+/// lavapipe it lost the pixels left of a line through about (9, 0) and
+/// (1, 15) while the edge distances were `noperspective` varyings, which
+/// lavapipe's clipper interpolates wrongly for such triangles; they are
+/// perspective-correct now (`spirv_gen::passes::aliased`).
 fn clipped_triangle(ctx: &mut TestContext) -> R {
     for tri in [
         [(1.3, 2.2), (60.0, 7.1), (5.4, 13.7)],
@@ -510,6 +513,10 @@ fn clipped_triangle(ctx: &mut TestContext) -> R {
     }
     Ok(())
 }
+crate::result_case!(
+    "pipe.render.msaa.aliased_review.clipped_triangle",
+    clipped_triangle
+);
 
 /// GL's single-sample rasterization gives each pixel one depth, the
 /// triangle's at the pixel centre, in every sample it covers (not a
@@ -1101,26 +1108,13 @@ fn depth_clip_case(ctx: &mut TestContext, z: [f64; 3], halfz: bool) -> R {
 /// Cases kept out of the registered table because the driver cannot pass
 /// them yet: (name, reason, body). Register one when its gap closes.
 #[allow(dead_code)]
-const KNOWN_GAPS: &[(&str, &str, Body)] = &[
-    (
-        "pipe.render.msaa.aliased_review.per_pixel_depth.per_sample_shader",
-        "a fragment shader that runs per sample gets each sample's depth; moving \
+const KNOWN_GAPS: &[(&str, &str, Body)] = &[(
+    "pipe.render.msaa.aliased_review.per_pixel_depth.per_sample_shader",
+    "a fragment shader that runs per sample gets each sample's depth; moving \
      FragCoord.z to the pixel centre by its derivatives passed on lavapipe and failed \
      on NVIDIA, so it is not done",
-        |ctx| per_pixel_depth(ctx, true),
-    ),
-    (
-        "pipe.render.msaa.aliased_review.clipped_triangle",
-        "on lavapipe, the second triangle (vertices 30 to 50 pixels outside the 16-pixel \
-     target) loses the pixels left of a line through about (9, 0) and (1, 15), inside it; \
-     the same triangle with multisampling on is drawn whole, and spirv-gen's interpreter \
-     gives the generated shader's vertices and edge distances right. It passes on the \
-     NVIDIA H200 (registered for one run there), which does not clip such triangles; \
-     the edge distances are linear in window space, so a correct clipper keeps them: \
-     a lavapipe clipping problem, not analysed further",
-        clipped_triangle,
-    ),
-];
+    |ctx| per_pixel_depth(ctx, true),
+)];
 
 /// Flat shading with two-sided colour: a back-facing aliased triangle
 /// shows its provoking vertex's back colour (GL's BFC0 at location 30,
@@ -1467,5 +1461,6 @@ crate::spirv_result_cases! {
     "pipe.render.msaa.aliased_review.cull_offset.less_offset" => |c| cull_offset(c, false),
     "pipe.render.msaa.aliased_review.clip_distance_read" => clip_distance_read,
     "pipe.render.msaa.aliased_review.depth_clip_unexpanded" => depth_clip_unexpanded,
+    "pipe.render.msaa.aliased_review.clipped_triangle" => clipped_triangle,
     "pipe.render.msaa.aliased_review.per_sample_shader" => per_sample_shader,
 }
