@@ -2847,10 +2847,18 @@ impl VkContext {
             fs.sprite_coord = (rast.sprite_coord_enable & 0xff) as u8;
             fs.sprite_upper_left = !rast.sprite_coord_mode_lower_left;
         }
-        // Multisampling off on a multisampled framebuffer: GL rasterizes
-        // points single-sampled and covers the whole pixel; Vulkan has no
-        // such mode for points (lines take Bresenham mode, which does
-        // it). The shaders emulate it (lowered into IR, patched into
+        // Multisampling off on a multisampled framebuffer: a fragment
+        // shader that reads sample inputs sees one sample per pixel
+        // (sample id 0, position at the centre;
+        // `spirv_gen::passes::gl::lower_single_sample`) and runs once per
+        // pixel.
+        fs.single_sample = samples > 1
+            && !rast.multisample
+            && b.shaders[ShaderStage::Fragment.index()]
+                .is_some_and(|h| self.shader_info(h).reads_samples);
+        // GL also rasterizes points single-sampled and covers the whole
+        // pixel; Vulkan has no such mode for points (lines take Bresenham
+        // mode, which does it). The shaders emulate it (lowered into IR, patched into
         // SPIR-V) when the last vertex stage can size points.
         // Alpha-to-coverage and alpha-to-one need the sample coverage the
         // emulation replaces (GL ignores them with multisampling off, and

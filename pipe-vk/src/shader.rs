@@ -214,6 +214,8 @@ pub struct ShaderInfo {
     /// A fragment shader reads clip or cull distances
     /// ([`reads_distances`]).
     pub reads_distances: bool,
+    /// A fragment shader reads per-sample inputs ([`reads_samples`]).
+    pub reads_samples: bool,
 }
 
 impl ShaderInfo {
@@ -232,6 +234,8 @@ impl ShaderInfo {
             vs_inputs: vertex_input_locations(state),
             reads_distances: state.stage == pipe_core::state::ShaderStage::Fragment
                 && reads_distances(state),
+            reads_samples: state.stage == pipe_core::state::ShaderStage::Fragment
+                && reads_samples(state),
         }
     }
 }
@@ -672,6 +676,9 @@ fn fragment_patches(words: &[u32], key: &VariantKey) -> spirv_gen::Result<Option
     if key.sample_shading {
         apply(&|w| p::sample_interpolation(w, "main"))?;
     }
+    if key.single_sample {
+        apply(&|w| p::single_sample(w, "main"))?;
+    }
     if key.zero_inputs != 0 {
         apply(&|w| p::zero_inputs(w, "main", key.zero_inputs))?;
     }
@@ -739,6 +746,50 @@ pub fn spirv_unapplied(key: &VariantKey) -> Vec<&'static str> {
         "point sprite coordinates (sprite_coord_enable)",
     );
     out
+}
+
+/// Whether `state` has inputs that differ per sample: the sample id,
+/// position or coverage mask, or `sample`-qualified inputs (what
+/// `spirv_gen::passes::gl::lower_single_sample` changes). For SPIR-V, a
+/// scan of the words for those decorations (a `SampleMask` output counts
+/// too: one variant more, never a wrong one).
+fn reads_samples(state: &ShaderState) -> bool {
+    use spirv_gen::ir::{BuiltIn, Sampling, VarKind};
+    match &state.code {
+        ShaderCode::Ir(any) => any.downcast_ref::<Ir>().is_some_and(|ir| {
+            ir.vars.iter().any(|v| match &v.kind {
+                VarKind::Input(io) => {
+                    matches!(
+                        io.builtin,
+                        Some(BuiltIn::SampleId | BuiltIn::SamplePos | BuiltIn::SampleMask)
+                    ) || io.sampling == Sampling::Sample
+                }
+                _ => false,
+            })
+        }),
+        ShaderCode::SpirV { words, .. } => {
+            // OpDecorate (71) %x Sample (17), or BuiltIn (11) SampleId
+            // (18), SamplePosition (19), SampleMask (20); OpMemberDecorate
+            // (72) %t m Sample.
+            let mut i = 5;
+            while let Some(&w) = words.get(i) {
+                let (len, op) = ((w >> 16) as usize, w & 0xffff);
+                let at = |k: usize| words.get(i + k).copied();
+                let hit = match op {
+                    71 => {
+                        at(2) == Some(17) || (at(2) == Some(11) && matches!(at(3), Some(18..=20)))
+                    }
+                    72 => at(3) == Some(17),
+                    _ => false,
+                };
+                if hit {
+                    return true;
+                }
+                i += len.max(1);
+            }
+            false
+        }
+    }
 }
 
 /// Whether `state` reads clip or cull distances (an input decorated

@@ -1196,6 +1196,7 @@ fn probe(name: &str, env: TargetEnv) -> Vec<u32> {
         "gspos" => include_str!("patch/gspos.spvasm"),
         "arrays" => include_str!("../../tests/src/cases/arrays_spirv.spvasm"),
         "dbg_vs" => include_str!("patch/dbg_vs.spvasm"),
+        "sample_inputs" => include_str!("patch/sample_inputs.spvasm"),
         "dbg_fs" => include_str!("patch/dbg_fs.spvasm"),
         "dbg_vs13" => include_str!("patch/dbg_vs13.spvasm"),
         "dbg_fs13" => include_str!("patch/dbg_fs13.spvasm"),
@@ -1343,6 +1344,10 @@ fn damaged_spirv_never_panics() {
             Stage::Fragment,
         ),
         (probe("arrays", TargetEnv::Vulkan_1_0), Stage::Fragment),
+        (
+            probe("sample_inputs", TargetEnv::Vulkan_1_0),
+            Stage::Fragment,
+        ),
         // Debug info, which the patches take out and put back.
         (probe("dbg_fs", TargetEnv::Vulkan_1_0), Stage::Fragment),
         (probe("dbg_vs13", TargetEnv::Vulkan_1_3), Stage::Vertex),
@@ -1404,6 +1409,7 @@ fn damaged_spirv_never_panics() {
                     let _ = zero_inputs(&w, "main", u32::MAX);
                     let _ = unbound_outputs(&w, "main", 0xff);
                     let _ = sample_interpolation(&w, "main");
+                    let _ = single_sample(&w, "main");
                     let _ = pixel_center_integer(&w, "main");
                     let _ = polygon_stipple(&w, "main");
                     let _ = window_rects(&w, "main", true, 2);
@@ -2546,5 +2552,93 @@ fn debug_info_kept() {
             "{got:?} of {want:?}: {}",
             disassemble(&out)
         );
+    }
+}
+
+/// Multisampling off: glslang's fragment shader reading `gl_SampleID`,
+/// `gl_SamplePosition`, `gl_SampleMaskIn`, a `sample` input and a block
+/// with a `sample` member (`patch/sample_inputs.spvasm`, SPIR-V 1.0 and,
+/// assembled for it, 1.6): the built-ins become private variables set to
+/// 0, (0.5, 0.5) and {1}, no `Sample` decoration is left, and the result
+/// validates; a shader without them is unchanged. The IR lowering does
+/// the same (`lower_single_sample`).
+#[test]
+fn single_sample_inputs() {
+    use rspirv::spirv::BuiltIn;
+    use spirv_gen::patch::single_sample;
+    for env in [TargetEnv::Vulkan_1_0, TargetEnv::Vulkan_1_3] {
+        // Its interface lists every global, as SPIR-V 1.4+ wants.
+        let w = probe("sample_inputs", env);
+        validate(&w, env, "sample inputs itself");
+        let out = single_sample(&w, "main").unwrap();
+        validate(&out, env, "single sample");
+        let m = dr::load_words(&out).unwrap();
+        let left: Vec<String> = m
+            .annotations
+            .iter()
+            .filter(|a| {
+                a.operands.iter().any(|o| {
+                    matches!(
+                        o,
+                        Operand::Decoration(Decoration::Sample)
+                            | Operand::BuiltIn(
+                                BuiltIn::SampleId | BuiltIn::SamplePosition | BuiltIn::SampleMask
+                            )
+                    )
+                })
+            })
+            .map(|a| format!("{:?} {:?}", a.class.opcode, a.operands))
+            .collect();
+        assert!(left.is_empty(), "{left:?}\n{}", disassemble(&out));
+        let private = m
+            .types_global_values
+            .iter()
+            .filter(|i| {
+                i.class.opcode == Op::Variable
+                    && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Private))
+            })
+            .count();
+        assert_eq!(private, 3, "{}", disassemble(&out));
+        let text = disassemble(&out);
+        assert!(text.contains(" 0.5"), "0.5 stored: {text}");
+        // Nothing to change: the words as they were.
+        let plain = probe("early_return", env);
+        assert_eq!(single_sample(&plain, "main").unwrap(), plain);
+    }
+    // The IR lowering: the built-ins become locals, `sample` goes.
+    let ir = "shader fragment
+in @sid : i32 builtin=sample_id
+in @spos : f32x2 builtin=sample_pos
+in @smask : i32[1] builtin=sample_mask
+in @a : f32x4 location=0 sample
+out @frag : f32x4 location=0
+fn main {
+  %0 : i32 = load @sid
+  %1 : f32 = i2f %0
+  %2 : f32x2 = load @spos
+  %3 : f32 = swizzle %2, x
+  %4 : i32 = const 0
+  %5 : i32 = load @smask, %4
+  %6 : f32 = i2f %5
+  %7 : f32x4 = load @a
+  %8 : f32x4 = vec %1, %3, %6, %6
+  %9 : f32x4 = fadd %7, %8
+  store @frag, %9
+}
+";
+    let mut s = spirv_gen::text::parse(ir).unwrap();
+    let key = spirv_gen::passes::VariantKey::parse("single_sample").unwrap();
+    spirv_gen::passes::lower(&mut s, &key).unwrap();
+    let words = spirv_gen::emit::emit(&s, Target::Vulkan1_3).unwrap();
+    validate(&words, common::env(Target::Vulkan1_3), "IR single sample");
+    let text = disassemble(&words);
+    for gone in [
+        "SampleId",
+        "SamplePosition",
+        "BuiltIn SampleMask",
+        "Sample\n",
+        "SampleRateShading",
+    ] {
+        assert!(!text.contains(gone), "{gone} left:\n{text}");
     }
 }

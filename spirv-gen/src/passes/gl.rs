@@ -518,6 +518,60 @@ pub fn lower_sample_shading(s: &mut Shader) {
     }
 }
 
+/// GL's fragment shader inputs with multisample rasterization disabled on
+/// a multisampled framebuffer (GL 4.6, 15.2.2; GLSL's `gl_SampleID`):
+/// the pixel is one sample, so `gl_SampleID` is 0, `gl_SamplePosition`
+/// (0.5, 0.5), `gl_SampleMaskIn` has bit 0 alone (the fragment covers
+/// it), and `sample` inputs are interpolated at the pixel centre. The
+/// built-ins become locals set at entry, so Vulkan does not run the
+/// shader per sample for reading them (the aliased emulations then
+/// give the pixel one depth, `aliased::lower_aliased_triangles_fs`).
+pub fn lower_single_sample(s: &mut Shader) {
+    if s.stage != Stage::Fragment {
+        return;
+    }
+    let mut set = Vec::new();
+    for (i, v) in s.vars.iter_mut().enumerate() {
+        let VarKind::Input(io) = &mut v.kind else {
+            continue;
+        };
+        match io.builtin {
+            Some(b @ (BuiltIn::SampleId | BuiltIn::SamplePos | BuiltIn::SampleMask)) => {
+                v.kind = VarKind::Local;
+                set.push((VarId(i as u32), b, v.ty, v.array));
+            }
+            None if io.sampling == Sampling::Sample => io.sampling = Sampling::Center,
+            _ => {}
+        }
+    }
+    if set.is_empty() {
+        return;
+    }
+    let mut e = Emit::new(s);
+    for (var, b, ty, array) in set {
+        let value = |e: &mut Emit, first: bool| match b {
+            BuiltIn::SamplePos => e.konst(ty, vec![u64::from(0.5f32.to_bits()); ty.comps as usize]),
+            BuiltIn::SampleMask if first => e.konst(ty, vec![1; ty.comps as usize]),
+            _ => e.konst(ty, vec![0; ty.comps as usize]),
+        };
+        match array {
+            None => {
+                let v = value(&mut e, true);
+                e.store(var, None, v);
+            }
+            Some(n) => {
+                for k in 0..n as i32 {
+                    let v = value(&mut e, k == 0);
+                    let idx = e.i32(k);
+                    e.store(var, Some(idx), v);
+                }
+            }
+        }
+    }
+    let code = e.out;
+    s.body.splice(0..0, code);
+}
+
 /// `draw_index` as Gallium defines it: the call's `drawid_offset` (in
 /// [`push::DRAW_ID`], which the driver also steps per draw when the call
 /// increments the id) plus Vulkan's `DrawIndex`, which counts the draws

@@ -8,7 +8,7 @@
 //!
 //! ```text
 //! alpha=less:0.5,clip=0x3,flat,two_side,two_side_front_only=0x2,
-//! point_size=1.0,point_size_fixed,sample_shading,
+//! point_size=1.0,point_size_fixed,sample_shading,single_sample,
 //! sprite=0x1,sprite_upper_left,inline=0:1065353216,vfetch=0:swap_rb,
 //! polygon_stipple,ubo0_push_offset,lower_left_origin,pixel_center_integer,
 //! last_vertex_stage,clip_halfz,line_stipple,line_stipple_polygon,line_rectangular,
@@ -240,6 +240,10 @@ pub struct VariantKey {
     pub aliased_depth_clip: Option<bool>,
     /// Force per-sample shading of interpolated inputs.
     pub sample_shading: bool,
+    /// Multisample rasterization is off on a multisampled framebuffer: the
+    /// fragment shader sees one sample per pixel
+    /// ([`gl::lower_single_sample`]).
+    pub single_sample: bool,
     /// Texture coordinate slots replaced by the point sprite coordinate.
     pub sprite_coord: u8,
     /// Sprite coordinate origin is upper-left (else lower-left).
@@ -379,6 +383,7 @@ impl VariantKey {
                 }
                 "aliased_depth_clip" => k.aliased_depth_clip = Some(val == Some("halfz")),
                 "sample_shading" => k.sample_shading = true,
+                "single_sample" => k.single_sample = true,
                 "sprite" => {
                     k.sprite_coord = u8::try_from(num(need()?)?)
                         .map_err(|_| Error::new("key: sprite mask > 0xff"))?
@@ -470,6 +475,7 @@ impl VariantKey {
                         | "point_size_fixed"
                         | "aliased_triangles"
                         | "sample_shading"
+                        | "single_sample"
                         | "sprite_upper_left"
                         | "polygon_stipple"
                         | "ubo0_push_offset"
@@ -561,6 +567,9 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     }
     if key.sample_shading {
         gl::lower_sample_shading(s);
+    }
+    if key.single_sample {
+        gl::lower_single_sample(s);
     }
     gl::lower_unwritten_inputs(s, key.zero_inputs);
     gl::lower_fbfetch(s);

@@ -827,6 +827,97 @@ pub fn zero_inputs(words: &[u32], entry: &str, mask: u32) -> Result<Vec<u32>> {
     p.finish()
 }
 
+/// GL's fragment shader inputs with multisample rasterization disabled
+/// on a multisampled framebuffer, as `passes::gl::lower_single_sample`
+/// gives them to the IR: `SampleId` reads 0, `SamplePosition` (0.5,
+/// 0.5), `SampleMask` bit 0 alone (each a private variable set at
+/// entry), and inputs decorated `Sample` (members too) lose it, so they
+/// are interpolated at the pixel centre and Vulkan runs the shader once
+/// per pixel. A shader with none of them is left alone.
+pub fn single_sample(words: &[u32], entry: &str) -> Result<Vec<u32>> {
+    use rspirv::spirv::BuiltIn;
+    let mut p = Patcher::open(
+        words,
+        "SPIR-V single sample",
+        entry,
+        &[ExecutionModel::Fragment],
+        "single sample",
+    )?;
+    let mut changed = false;
+    for (var, ty) in p.interface_globals(StorageClass::Input) {
+        let builtin = p.decoration(var, Decoration::BuiltIn).flatten();
+        let is = |b: BuiltIn| builtin == Some(b as u32);
+        if !(is(BuiltIn::SampleId) || is(BuiltIn::SamplePosition) || is(BuiltIn::SampleMask)) {
+            continue;
+        }
+        // The value: scalars of the variable's type (an array's element
+        // type for the mask).
+        let (elem, len) = match p.global(ty).map(|t| (t.class.opcode, t.operands.clone())) {
+            Some((Op::TypeArray, ops)) => {
+                let (Some(Operand::IdRef(e)), Some(Operand::IdRef(n))) = (ops.first(), ops.get(1))
+                else {
+                    continue;
+                };
+                let n = p
+                    .global(*n)
+                    .and_then(|c| c.operands.first().and_then(literal));
+                (*e, n)
+            }
+            _ => (ty, None),
+        };
+        let Some(num) = p.num(elem) else {
+            return Err(Error::new(format!(
+                "SPIR-V single sample: the sample input %{var} has a type pipe-vk cannot set"
+            )));
+        };
+        let scalar = Num { comps: 1, ..num };
+        let bits = if is(BuiltIn::SamplePosition) {
+            u64::from(0.5f32.to_bits())
+        } else {
+            0
+        };
+        let comp = p.konst(scalar, bits);
+        let mut v = if num.comps > 1 {
+            let comps: Vec<Word> = vec![comp; num.comps as usize];
+            p.b.constant_composite(elem, comps)
+        } else {
+            comp
+        };
+        if is(BuiltIn::SampleMask) && len.is_none() {
+            v = p.konst(scalar, 1);
+        }
+        if let Some(n) = len {
+            let one = p.konst(scalar, 1);
+            let parts: Vec<Word> = (0..n).map(|k| if k == 0 { one } else { v }).collect();
+            v = p.b.constant_composite(ty, parts);
+        }
+        p.privatize(var, ty, StorageClass::Input, Some(v))?;
+        changed = true;
+    }
+    // `Sample` interpolation, on variables and block members.
+    let inputs: Vec<(Word, Word)> = p.interface_vars(StorageClass::Input);
+    let before = p.module().annotations.len();
+    p.b.module_mut().annotations.retain(|a| {
+        let target = match a.operands.first() {
+            Some(Operand::IdRef(t)) => *t,
+            _ => return true,
+        };
+        let sample = match a.class.opcode {
+            Op::Decorate => a.operands.get(1) == Some(&Operand::Decoration(Decoration::Sample)),
+            Op::MemberDecorate => {
+                a.operands.get(2) == Some(&Operand::Decoration(Decoration::Sample))
+            }
+            _ => false,
+        };
+        !(sample && inputs.iter().any(|&(v, t)| v == target || t == target))
+    });
+    changed |= p.module().annotations.len() != before;
+    if !changed {
+        return Ok(words.to_vec());
+    }
+    p.finish()
+}
+
 /// GL's per-sample shading for a fragment shader (`set_min_samples`
 /// above 1, `force_persample_interp`): its interpolated inputs (not flat,
 /// not builtins) are decorated `Sample`, replacing `Centroid`, as

@@ -523,9 +523,10 @@ crate::result_case!(
 /// depth per sample): a triangle sloped in depth crossing a flat one
 /// inside pixels makes each pixel wholly the one nearer at the centre.
 /// With a depth per sample, pixels on the crossing line resolved to a
-/// mix. With `per_sample` the fragment shader reads the sample id, so it
-/// runs per sample and `FragCoord` is at the sample (a known gap, in
-/// [`KNOWN_GAPS`]).
+/// mix. With `per_sample` the fragment shader reads the sample id, which
+/// GL makes 0 with multisampling off (the shader runs per pixel then;
+/// `spirv_gen::passes::gl::lower_single_sample`): it ran per sample, each
+/// sample with its own depth, and the case was a known gap.
 fn per_pixel_depth(ctx: &mut TestContext, per_sample: bool) -> R {
     if per_sample && !crate::harness::screen(ctx)?.caps().sample_shading {
         return Err(Outcome::skip("no sample shading"));
@@ -580,6 +581,67 @@ fn per_pixel_depth_per_pixel_shader(ctx: &mut TestContext) -> R {
 crate::result_case!(
     "pipe.render.msaa.aliased_review.per_pixel_depth",
     per_pixel_depth_per_pixel_shader
+);
+fn per_pixel_depth_per_sample_shader(ctx: &mut TestContext) -> R {
+    per_pixel_depth(ctx, true)
+}
+crate::result_case!(
+    "pipe.render.msaa.aliased_review.per_pixel_depth.per_sample_shader",
+    per_pixel_depth_per_sample_shader
+);
+
+/// A fragment shader reading `gl_SampleID`, `gl_SamplePosition` and
+/// `gl_SampleMaskIn` with multisampling off sees one sample per pixel
+/// (GL 4.6, 15.2.2; GLSL: "if multisample rasterization is disabled,
+/// gl_SampleID will always be zero"): id 0, position (0.5, 0.5), mask
+/// bit 0 alone. It writes (id / 4, position, mask / 4), so every pixel
+/// whose centre is in the triangle resolves to (0, 0.5, 0.5, 0.25). Run
+/// per sample (as it was), the resolve averaged ids 0..3 (0.375), the
+/// sample positions and masks 1, 2, 4, 8.
+fn sample_inputs(ctx: &mut TestContext) -> R {
+    const FS: &str = "shader fragment
+in @sid : i32 builtin=sample_id
+in @spos : f32x2 builtin=sample_pos
+in @smask : i32[1] builtin=sample_mask
+out @frag : f32x4 location=0
+fn main {
+  %0 : i32 = load @sid
+  %1 : f32 = i2f %0
+  %2 : f32x2 = load @spos
+  %3 : i32 = const 0
+  %4 : i32 = load @smask, %3
+  %5 : f32 = i2f %4
+  %6 : f32 = const 0.25
+  %7 : f32 = fmul %1, %6
+  %8 : f32 = fmul %5, %6
+  %9 : f32 = swizzle %2, x
+  %10 : f32 = swizzle %2, y
+  %11 : f32x4 = vec %7, %9, %10, %8
+  store @frag, %11
+}
+";
+    if !crate::harness::screen(ctx)?.caps().sample_shading {
+        return Err(Outcome::skip("no sample shading"));
+    }
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS)?;
+    rasterizer(&mut e, |r| r.multisample = false)?;
+    draw(&mut e, &tris(&f32_tri(&TRI), 0.5), false)?;
+    super::render::check_resolved(
+        ctx,
+        &mut e,
+        &t.color,
+        &resolved,
+        "sample inputs",
+        TOL_U8,
+        |x, y| {
+            centre_in(&TRI, x, y).map(|inside| if inside { [0.0, 0.5, 0.5, 0.25] } else { BLACK })
+        },
+    )
+}
+crate::result_case!(
+    "pipe.render.msaa.aliased_review.sample_inputs",
+    sample_inputs
 );
 
 /// Two-sided colour (`light_twoside`) with a back colour at GL's BFC0
@@ -1108,13 +1170,7 @@ fn depth_clip_case(ctx: &mut TestContext, z: [f64; 3], halfz: bool) -> R {
 /// Cases kept out of the registered table because the driver cannot pass
 /// them yet: (name, reason, body). Register one when its gap closes.
 #[allow(dead_code)]
-const KNOWN_GAPS: &[(&str, &str, Body)] = &[(
-    "pipe.render.msaa.aliased_review.per_pixel_depth.per_sample_shader",
-    "a fragment shader that runs per sample gets each sample's depth; moving \
-     FragCoord.z to the pixel centre by its derivatives passed on lavapipe and failed \
-     on NVIDIA, so it is not done",
-    |ctx| per_pixel_depth(ctx, true),
-)];
+const KNOWN_GAPS: &[(&str, &str, Body)] = &[];
 
 /// Flat shading with two-sided colour: a back-facing aliased triangle
 /// shows its provoking vertex's back colour (GL's BFC0 at location 30,
@@ -1463,4 +1519,7 @@ crate::spirv_result_cases! {
     "pipe.render.msaa.aliased_review.depth_clip_unexpanded" => depth_clip_unexpanded,
     "pipe.render.msaa.aliased_review.clipped_triangle" => clipped_triangle,
     "pipe.render.msaa.aliased_review.per_sample_shader" => per_sample_shader,
+    "pipe.render.msaa.aliased_review.per_pixel_depth.per_sample_shader" =>
+        per_pixel_depth_per_sample_shader,
+    "pipe.render.msaa.aliased_review.sample_inputs" => sample_inputs,
 }
