@@ -283,19 +283,83 @@ pub fn aliased_triangles_gs(
         (hw, gs.add_var(clip_var(true)))
     });
     let pc = get_push(&mut gs);
+    let mut e = Emit::new(&mut gs);
+    // The input vertex of triangle vertex i.
+    let vtx = [0, 1, 2].map(|i| e.i32(i * stride));
+    let prim = e.load(prim_in, None);
+    let x = Expand {
+        vtx,
+        pos: pos_in,
+        app_clip: app_clip_in,
+        pairs: pairs
+            .into_iter()
+            .zip(outs)
+            .map(|((inp, io, ty), out)| (inp, io, ty, out))
+            .collect(),
+        prim: Some((prim, prim_out)),
+        edges_out,
+        clip_out,
+        pc,
+        flat_colors,
+        clip_planes,
+        depth_clip,
+    };
+    emit_expanded(&mut e, &x);
+    gs.body = e.out;
+    crate::validate::validate(&gs)?;
+    Ok(gs)
+}
 
+/// Where [`emit_expanded`] reads a triangle's vertices and writes the
+/// widened one: the generated shader's inputs ([`aliased_triangles_gs`])
+/// or an application geometry shader's last three vertices
+/// ([`lower_aliased_gs`]).
+struct Expand {
+    /// Triangle vertex i's index into the sources (for an array source,
+    /// its elements start at `vtx[i] * len`).
+    vtx: [ValueId; 3],
+    /// The `f32x4` clip positions.
+    pos: VarId,
+    /// Clip distances the shader wrote, and how many.
+    app_clip: Option<(VarId, u32)>,
+    /// Each forwarded value: (source, its qualifiers, type, output).
+    pairs: Vec<(VarId, IoInfo, Type, VarId)>,
+    /// The primitive id value and its output.
+    prim: Option<(ValueId, VarId)>,
+    edges_out: VarId,
+    /// The hardware `ClipDistance` output and `aliased_clip`.
+    clip_out: Option<(VarId, VarId)>,
+    pc: VarId,
+    flat_colors: bool,
+    clip_planes: u8,
+    depth_clip: Option<bool>,
+}
+
+/// Element `j` of an array source's vertex `v` (`len` elements each).
+fn element(e: &mut Emit, v: ValueId, len: u32, j: u32) -> ValueId {
+    let n = e.i32(len as i32);
+    let base = e.alu(AluOp::Imul, Type::I32, &[v, n]);
+    let j = e.i32(j as i32);
+    e.alu(AluOp::Iadd, Type::I32, &[base, j])
+}
+
+/// The widened triangle of `x`'s three vertices, emitted as a strip of
+/// three in their order (see [`aliased_triangles_gs`]), then
+/// `end_primitive`.
+fn emit_expanded(e: &mut Emit, x: &Expand) {
+    let n_clip = 8 - x.clip_planes.leading_zeros();
+    let n_hw = n_clip + if x.depth_clip.is_some() { 2 } else { 0 };
+    let (clip_planes, depth_clip, flat_colors) = (x.clip_planes, x.depth_clip, x.flat_colors);
     let f = Type::F32;
     let f2 = Type::float(32, 2);
-    let mut e = Emit::new(&mut gs);
     let idx: Vec<ValueId> = (0..3).map(|i| e.i32(i)).collect();
-    // The input vertex of triangle vertex i.
-    let vtx: Vec<ValueId> = (0..3).map(|i| e.i32(i * stride)).collect();
-    let p: Vec<ValueId> = vtx.iter().map(|&i| e.load(pos_in, Some(i))).collect();
+    let vtx = x.vtx;
+    let p: Vec<ValueId> = vtx.iter().map(|&i| e.load(x.pos, Some(i))).collect();
     let off = e.u32(push::VIEWPORT_SCALE);
     let scale = e.def(
         f2,
         Op::Intrinsic(Intrinsic::LoadPush {
-            var: pc,
+            var: x.pc,
             offset: off,
         }),
     );
@@ -326,7 +390,7 @@ pub fn aliased_triangles_gs(
     };
     let e01 = e.alu(AluOp::Fsub, f2, &[win[1], win[0]]);
     let e02 = e.alu(AluOp::Fsub, f2, &[win[2], win[0]]);
-    let area = cross(&mut e, e01, e02);
+    let area = cross(e, e01, e02);
     let abs_area = e.alu(AluOp::Fabs, f, &[area]);
     let has_area = e.alu(AluOp::Flt, Type::BOOL, &[tiny, abs_area]);
     ok = e.alu(AluOp::Band, Type::BOOL, &[ok, has_area]);
@@ -375,7 +439,7 @@ pub fn aliased_triangles_gs(
         let (a, b) = ((k + 2) % 3, k);
         let (gax, gay) = (e.swizzle(f, g[a], &[0]), e.swizzle(f, g[a], &[1]));
         let (gbx, gby) = (e.swizzle(f, g[b], &[0]), e.swizzle(f, g[b], &[1]));
-        let det = cross(&mut e, g[a], g[b]);
+        let det = cross(e, g[a], g[b]);
         let abs_det = e.alu(AluOp::Fabs, f, &[det]);
         let min_det = e.f32(1e-3);
         let not_parallel = e.alu(AluOp::Flt, Type::BOOL, &[min_det, abs_det]);
@@ -394,7 +458,7 @@ pub fn aliased_triangles_gs(
         for i in 0..3 {
             let u = e.alu(AluOp::Fsub, f2, &[win[(i + 1) % 3], x]);
             let v = e.alu(AluOp::Fsub, f2, &[win[(i + 2) % 3], x]);
-            let c = cross(&mut e, u, v);
+            let c = cross(e, u, v);
             beta.push(e.alu(AluOp::Fdiv, f, &[c, area]));
         }
         let q: Vec<ValueId> = (0..3)
@@ -407,7 +471,7 @@ pub fn aliased_triangles_gs(
         // Times the new vertex's w, `1 / qs` (see the module docs).
         let t: Vec<ValueId> = (0..3)
             .map(|i| {
-                let d = dist(&mut e, i, x);
+                let d = dist(e, i, x);
                 let d = e.alu(AluOp::Fadd, f, &[d, shift[i]]);
                 e.alu(AluOp::Fdiv, f, &[d, qs])
             })
@@ -426,12 +490,12 @@ pub fn aliased_triangles_gs(
     let mut plane_defs = Vec::new();
     let mut app_planes = Vec::new();
     for i in (0..n_clip).filter(|i| clip_planes & (1 << i) != 0) {
-        if let Some((var, n)) = app_clip_in {
+        if let Some((var, n)) = x.app_clip {
             // A distance it does not write does not clip.
             let d: Vec<ValueId> = (0..3)
                 .map(|j| {
                     if i < n {
-                        let idx = e.i32(stride * j * n as i32 + i as i32);
+                        let idx = element(e, vtx[j], n, i);
                         e.load(var, Some(idx))
                     } else {
                         one
@@ -445,7 +509,7 @@ pub fn aliased_triangles_gs(
         let plane = e.def(
             Type::vec4(),
             Op::Intrinsic(Intrinsic::LoadPush {
-                var: pc,
+                var: x.pc,
                 offset: off,
             }),
         );
@@ -475,9 +539,8 @@ pub fn aliased_triangles_gs(
             .collect();
         planes.push((comp, hw_index, d, dw));
     }
-    let prim = e.load(prim_in, None);
     for (k, (beta, mu, t, _, qs)) in verts.into_iter().enumerate() {
-        if let Some((hw_var, clip_var)) = clip_out {
+        if let Some((hw_var, clip_var)) = x.clip_out {
             let mut comps = [big; 8];
             let mut hw = vec![one; n_hw as usize];
             for (comp, hw_index, d, dw) in &planes {
@@ -508,13 +571,13 @@ pub fn aliased_triangles_gs(
             let keep = if i == k { one } else { zero };
             e.alu(AluOp::Bcsel, f, &[ok, calc, keep])
         };
-        let beta: Vec<ValueId> = (0..3).map(|i| pick(&mut e, beta[i], i)).collect();
-        let mu: Vec<ValueId> = (0..3).map(|i| pick(&mut e, mu[i], i)).collect();
+        let beta: Vec<ValueId> = (0..3).map(|i| pick(e, beta[i], i)).collect();
+        let mu: Vec<ValueId> = (0..3).map(|i| pick(e, mu[i], i)).collect();
         let t: Vec<ValueId> = t
             .into_iter()
             .map(|ti| e.alu(AluOp::Bcsel, f, &[ok, ti, big]))
             .collect();
-        for (&(inp, ref io, ty), &out) in pairs.iter().zip(&outs) {
+        for &(inp, ref io, ty, out) in &x.pairs {
             let flat_color = flat_colors
                 && matches!(
                     io.slot,
@@ -533,13 +596,13 @@ pub fn aliased_triangles_gs(
             for j in 0..len.unwrap_or(1) {
                 let at = |e: &mut Emit, i: usize| match len {
                     None => vtx[i],
-                    Some(n) => e.i32(stride * i as i32 * n as i32 + j as i32),
+                    Some(n) => element(e, vtx[i], n, j),
                 };
                 let value = match weights {
                     Some(wts) if ty.is_float() && ty.bits == 32 => {
                         let mut acc = None;
                         for (i, &wi) in wts.iter().enumerate() {
-                            let index = at(&mut e, i);
+                            let index = at(e, i);
                             let vi = e.load(inp, Some(index));
                             let splat = if ty.comps > 1 {
                                 e.alu(AluOp::Vec, ty, &vec![wi; ty.comps as usize])
@@ -555,7 +618,7 @@ pub fn aliased_triangles_gs(
                         acc.unwrap_or(zero)
                     }
                     _ => {
-                        let index = at(&mut e, k);
+                        let index = at(e, k);
                         e.load(inp, Some(index))
                     }
                 };
@@ -563,15 +626,14 @@ pub fn aliased_triangles_gs(
                 e.store(out, element, value);
             }
         }
-        e.store(prim_out, None, prim);
+        if let Some((prim, prim_out)) = x.prim {
+            e.store(prim_out, None, prim);
+        }
         let tv = e.alu(AluOp::Vec, Type::float(32, 3), &t);
-        e.store(edges_out, None, tv);
+        e.store(x.edges_out, None, tv);
         e.void(Op::Intrinsic(Intrinsic::EmitVertex { stream: 0 }));
     }
     e.void(Op::Intrinsic(Intrinsic::EndPrimitive { stream: 0 }));
-    gs.body = e.out;
-    crate::validate::validate(&gs)?;
-    Ok(gs)
 }
 
 /// Step 2 (see the module docs): at the start of `main`, discards the
