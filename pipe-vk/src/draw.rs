@@ -264,6 +264,28 @@ fn sample_shading(rast: &RasterizerState, min_samples: u32) -> bool {
     rast.multisample && (rast.force_persample_interp || min_samples > 1)
 }
 
+/// The last-stage key `last` of a geometry shader that widens aliased
+/// triangles (generated, or the application's), with the fragment key
+/// `fs`'s items: flat-shaded colours keep their provoking vertex's
+/// value, the user and depth planes the fragment shader tests, and the
+/// depth planes' `ClipDistance` elements of a triangle left unchanged
+/// stay as the shader writes them.
+fn aliased_gs_key(fs: &VariantKey, last: &VariantKey) -> VariantKey {
+    VariantKey {
+        flat_shade: fs.flat_shade,
+        aliased_clip_planes: fs.aliased_clip_planes,
+        aliased_depth_clip: fs.aliased_depth_clip,
+        clip_planes: match fs.aliased_depth_clip {
+            Some(_) => {
+                last.clip_planes
+                    | spirv_gen::passes::aliased::depth_clip_distance_bits(fs.aliased_clip_planes)
+            }
+            None => last.clip_planes,
+        },
+        ..last.clone()
+    }
+}
+
 fn compare_op(f: CompareFunc) -> vk::CompareOp {
     match f {
         CompareFunc::Never => vk::CompareOp::NEVER,
@@ -2396,6 +2418,21 @@ impl VkContext {
             relocate_outputs: tes_relocation,
             ..VariantKey::default()
         };
+        // An application geometry shader widening its own triangles
+        // (multisampling off, `variant_keys`): the generated shader's
+        // key items (below), and the provoking vertex Vulkan uses.
+        let app_gs_key = if aliased && gs.is_some() {
+            let rast = self.rasterizer_or_default()?;
+            let last_provoking = !rast.flatshade_first
+                && dev.device.features.provoking_vertex.provoking_vertex_last == vk::TRUE;
+            VariantKey {
+                aliased_triangles: true,
+                aliased_first_provoking: !last_provoking,
+                ..aliased_gs_key(&fs_key, &last_key)
+            }
+        } else {
+            last_key.clone()
+        };
         // Each stage's module, with `key` where it is the last vertex
         // stage (else the default key; the evaluation shader's relocation).
         let mut stage_mod =
@@ -2416,7 +2453,7 @@ impl VkContext {
             };
         let mut tcs_mod = stage_mod(tcs, None)?;
         let tes_mod = stage_mod(tes, (gs.is_none() && !stipple_gs).then_some(&last_key))?;
-        let mut gs_mod = stage_mod(gs, Some(&last_key))?;
+        let mut gs_mod = stage_mod(gs, Some(&app_gs_key))?;
         if stipple_gs {
             let prev = match tes {
                 Some(id) => {
@@ -2431,26 +2468,10 @@ impl VkContext {
             let rectangular = self.rasterizer_or_default()?.line_rectangular;
             // Flat-shaded colours keep their provoking vertex's value
             // through the aliased-triangle shader (`line_stipple_gs`).
-            let gs_key = VariantKey {
-                flat_shade: aliased && fs_key.flat_shade,
-                aliased_clip_planes: if aliased {
-                    fs_key.aliased_clip_planes
-                } else {
-                    0
-                },
-                aliased_depth_clip: fs_key.aliased_depth_clip.filter(|_| aliased),
-                // The depth planes' `ClipDistance` elements of a triangle
-                // the shader leaves unchanged stay as it writes them.
-                clip_planes: match fs_key.aliased_depth_clip.filter(|_| aliased) {
-                    Some(_) => {
-                        last_key.clip_planes
-                            | spirv_gen::passes::aliased::depth_clip_distance_bits(
-                                fs_key.aliased_clip_planes,
-                            )
-                    }
-                    None => last_key.clip_planes,
-                },
-                ..last_key.clone()
+            let gs_key = if aliased {
+                aliased_gs_key(&fs_key, &last_key)
+            } else {
+                last_key.clone()
             };
             gs_mod = Some(self.modules.line_stipple_gs(
                 &dev,
@@ -2650,8 +2671,9 @@ impl VkContext {
     }
 
     /// Whether the aliased-triangle geometry shader can follow the bound
-    /// vertex or tessellation evaluation shader (`variant_keys`): no
-    /// application geometry shader, a previous stage of IR or SPIR-V
+    /// vertex or tessellation evaluation shader, or the application's
+    /// geometry shader can widen its own triangles (`variant_keys`): for
+    /// the generated one, a previous stage of IR or SPIR-V
     /// (the fragment shader's half is a lowering of the IR
     /// or a patch of SPIR-V, `shader::fragment_patches`), no stream output
     /// capture, geometry shaders on the device, and outputs it can
@@ -2659,11 +2681,24 @@ impl VkContext {
     /// shader's movable there).
     fn aliased_triangles_possible(&self) -> PipeResult<bool> {
         let b = self.bound();
-        if b.shaders[ShaderStage::Geometry.index()].is_some()
-            || self.dev().device.features.core.geometry_shader != vk::TRUE
+        if self.dev().device.features.core.geometry_shader != vk::TRUE
             || self.so_capture_info()?.is_some()
         {
             return Ok(false);
+        }
+        // An application geometry shader widens its own triangles
+        // (`spirv_gen::passes::aliased::lower_aliased_gs`): an IR one
+        // whose outputs allow it, and whose tripled vertices (with the
+        // edge and clip distances added, at most 21 components) fit the
+        // device's geometry output limits.
+        if let Some(h) = b.shaders[ShaderStage::Geometry.index()] {
+            let Some((max, comps)) = self.shader_info(h).expandable_gs else {
+                return Ok(false);
+            };
+            let limits = &self.dev().physical.properties.limits;
+            let vertices = 3 * max.saturating_sub(2).max(1);
+            return Ok(vertices <= limits.max_geometry_output_vertices
+                && vertices * (comps + 21) <= limits.max_geometry_total_output_components);
         }
         // The stage the geometry shader follows: the evaluation shader
         // with tessellation, else the vertex shader.

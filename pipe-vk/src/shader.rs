@@ -216,6 +216,10 @@ pub struct ShaderInfo {
     pub reads_distances: bool,
     /// A fragment shader reads per-sample inputs ([`reads_samples`]).
     pub reads_samples: bool,
+    /// A geometry shader of IR whose triangles multisampling off can
+    /// widen (`spirv_gen::passes::aliased::can_expand_gs`): its
+    /// `max_vertices` and its output components per vertex.
+    pub expandable_gs: Option<(u32, u32)>,
 }
 
 impl ShaderInfo {
@@ -236,6 +240,7 @@ impl ShaderInfo {
                 && reads_distances(state),
             reads_samples: state.stage == pipe_core::state::ShaderStage::Fragment
                 && reads_samples(state),
+            expandable_gs: expandable_gs(state),
         }
     }
 }
@@ -746,6 +751,24 @@ pub fn spirv_unapplied(key: &VariantKey) -> Vec<&'static str> {
         "point sprite coordinates (sprite_coord_enable)",
     );
     out
+}
+
+/// See [`ShaderInfo::expandable_gs`].
+fn expandable_gs(state: &ShaderState) -> Option<(u32, u32)> {
+    let ShaderCode::Ir(any) = &state.code else {
+        return None;
+    };
+    let ir = any.downcast_ref::<Ir>()?;
+    if !spirv_gen::passes::aliased::can_expand_gs(ir) {
+        return None;
+    }
+    let comps = ir
+        .vars
+        .iter()
+        .filter(|v| v.is_output())
+        .map(|v| u32::from(v.ty.comps) * v.array.unwrap_or(1))
+        .sum();
+    Some((ir.info.gs_max_vertices.unwrap_or(0), comps))
 }
 
 /// Whether `state` has inputs that differ per sample: the sample id,

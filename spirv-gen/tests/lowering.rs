@@ -1153,6 +1153,8 @@ mod interp {
                 }
                 AluOp::Fdot => vec![fb((0..n).map(|k| f(a[0].1[k]) * f(a[1].1[k])).sum())],
                 AluOp::Iadd => map2(&|x, y| x.wrapping_add(y)),
+                AluOp::Isub => map2(&|x, y| x.wrapping_sub(y)),
+                AluOp::Imod => map2(&|x, y| (x as i32).rem_euclid(y as i32) as u32),
                 AluOp::Imul => map2(&|x, y| x.wrapping_mul(y)),
                 AluOp::Iand => map2(&|x, y| x & y),
                 AluOp::Ushr => map2(&|x, y| x.checked_shr(y).unwrap_or(0)),
@@ -2633,4 +2635,136 @@ fn aliased_triangles_clip_planes() {
     assert!(keeps([0.1, -5.0, -5.0, -5.0], [-5.0, 0.2, -5.0, -5.0]));
     assert!(!keeps([-0.1, 5.0, 5.0, 5.0], [5.0, 0.2, 5.0, 5.0]));
     assert!(!keeps([0.1, 5.0, 5.0, 5.0], [5.0, -0.2, 5.0, 5.0]));
+}
+
+/// An application geometry shader emitting a strip of five vertices
+/// (three triangles), then one more triangle after `end_primitive`,
+/// widened by `lower_aliased_gs`: each triangle of the strip comes out as
+/// three vertices and an `end_primitive`, in the strip's orientation (an
+/// odd triangle reordered), with its provoking vertex's flat output in
+/// the provoking place (first or last), each vertex outside the
+/// triangle's edges by the pixel half-extent, and the edge distances (times
+/// w) of [`aliased_triangles`]. The result validates and passes spirv-val.
+#[test]
+fn aliased_triangles_app_gs() {
+    use spirv_gen::passes::aliased::{can_expand_gs, lower_aliased_gs, ALIASED_EDGES_NAME};
+    // Window positions of the strip's vertices (the push scale is 8).
+    let strip = [
+        [-4.0f32, -3.0],
+        [-3.0, 4.0],
+        [2.0, -3.5],
+        [3.0, 5.0],
+        [6.0, -2.0],
+    ];
+    let extra = [[-6.0f32, -6.0], [-2.0, -6.0], [-4.0, -1.0]];
+    let mut src = String::from(
+        "shader geometry input=points output=triangle_strip max_vertices=8 invocations=1
+in @pos : f32x4[1] builtin=position
+out @gl_pos : f32x4 builtin=position
+out @id : u32 location=0 flat
+out @c : f32x2 location=1
+fn main {
+",
+    );
+    let mut n = 0;
+    let mut vertex = |src: &mut String, k: u32, q: [f32; 2]| {
+        let (x, y) = (q[0] / 8.0, q[1] / -8.0);
+        src.push_str(&format!(
+            "  %{a} : f32x4 = const {x:?}, {y:?}, 0.5, 1.0\n  store @gl_pos, %{a}\n  \
+             %{b} : u32 = const {k}\n  store @id, %{b}\n  %{c} : f32x2 = const {x:?}, {y:?}\n  \
+             store @c, %{c}\n  emit_vertex\n",
+            a = n,
+            b = n + 1,
+            c = n + 2
+        ));
+        n += 3;
+    };
+    for (k, q) in strip.iter().enumerate() {
+        vertex(&mut src, k as u32, *q);
+    }
+    src.push_str("  end_primitive\n");
+    for (k, q) in extra.iter().enumerate() {
+        vertex(&mut src, 10 + k as u32, *q);
+    }
+    src.push_str("  end_primitive\n}\n");
+    let app = parse(&src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    assert!(can_expand_gs(&app));
+    let cross = |a: [f32; 2], b: [f32; 2], c: [f32; 2]| {
+        (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+    };
+    for first in [false, true] {
+        let mut gs = app.clone();
+        lower_aliased_gs(&mut gs, false, 0, None, first).unwrap();
+        validate(&gs).unwrap_or_else(|e| panic!("{e}\n{}", print(&gs)));
+        common::emit_and_validate("lower_aliased_gs", &gs);
+        assert_eq!(gs.info.gs_max_vertices, Some(18));
+        let mut m = interp::Machine::new(&gs);
+        let o = (pc::VIEWPORT_SCALE / 4) as usize;
+        m.push[o] = 8.0f32.to_bits();
+        m.push[o + 1] = (-8.0f32).to_bits();
+        m.run();
+        // Four triangles of three vertices, each ended.
+        let prims: Vec<Vec<_>> = m
+            .emitted
+            .split(Option::is_none)
+            .filter(|p| !p.is_empty())
+            .map(|p| p.iter().flatten().cloned().collect())
+            .collect();
+        assert_eq!(prims.len(), 4, "{:?}", m.emitted.len());
+        // The triangles GL draws: the strip's (t, t + 1, t + 2), odd ones
+        // as (t + 1, t, t + 2), and the extra one.
+        let mut want: Vec<([[f32; 2]; 3], u32)> = Vec::new();
+        for t in 0..3 {
+            let tri = if t % 2 == 0 {
+                [strip[t], strip[t + 1], strip[t + 2]]
+            } else {
+                [strip[t + 1], strip[t], strip[t + 2]]
+            };
+            // GL's provoking vertex of strip triangle t: t (first) or
+            // t + 2 (last).
+            want.push((tri, if first { t as u32 } else { t as u32 + 2 }));
+        }
+        want.push((extra, if first { 10 } else { 12 }));
+        for (p, (tri, provoking)) in prims.iter().zip(&want) {
+            assert_eq!(p.len(), 3);
+            let win: Vec<[f32; 2]> = p
+                .iter()
+                .map(|v| {
+                    let pos = emitted_f32(v, "gl_pos");
+                    [pos[0] / pos[3] * 8.0, pos[1] / pos[3] * -8.0]
+                })
+                .collect();
+            // Same orientation as GL's triangle.
+            let (a, b) = (cross(win[0], win[1], win[2]), cross(tri[0], tri[1], tri[2]));
+            assert!(a * b > 0.0, "orientation: {win:?} for {tri:?}");
+            // The provoking place holds the provoking vertex's id.
+            let place = if first { 0 } else { 2 };
+            assert_eq!(p[place]["id"], vec![*provoking], "first {first}");
+            // Each emitted vertex is its original's, moved outward: it
+            // lies outside both adjacent edges, and the edge distances
+            // over w match the original edges' distances there.
+            let edge = |i: usize, q: [f32; 2]| {
+                let (a, b, c) = (tri[i], tri[(i + 1) % 3], tri[(i + 2) % 3]);
+                let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+                let side = (dx * (c[1] - a[1]) - dy * (c[0] - a[0])).signum();
+                side * (dx * (q[1] - a[1]) - dy * (q[0] - a[0])) / dx.hypot(dy)
+            };
+            for (k, v) in p.iter().enumerate() {
+                let pos = emitted_f32(v, "gl_pos");
+                let t = emitted_f32(v, ALIASED_EDGES_NAME);
+                let outside = (0..3).filter(|&i| edge(i, win[k]) < -0.49).count();
+                assert_eq!(outside, 2, "vertex {k} of {tri:?}: {:?}", win[k]);
+                for ti in &t {
+                    let got = ti / pos[3];
+                    // The emitted order may rotate the edges; compare the
+                    // set of distances.
+                    let any = (0..3).any(|e| (got - edge(e, win[k])).abs() <= 1.0 / 512.0 + 1e-4);
+                    assert!(any, "edge distance {got} at {:?}", win[k]);
+                }
+            }
+        }
+    }
+    // Not for points, or a stream other than 0.
+    let points = src.replace("output=triangle_strip", "output=points");
+    assert!(!can_expand_gs(&parse(&points).unwrap()));
 }

@@ -130,34 +130,38 @@ fn edges_var(output: bool) -> Variable {
 /// cull distances, and nothing at [`ALIASED_EDGES_LOCATION`] or the two
 /// locations from [`ALIASED_CLIP_LOCATION`].
 pub fn can_expand(prev: &Shader) -> bool {
-    matches!(prev.stage, Stage::Vertex | Stage::TessEval)
-        && prev.vars.iter().all(|v| {
-            let Some(io) = v.io().filter(|_| v.is_output()) else {
-                return true;
-            };
-            let builtin_ok = matches!(
-                io.builtin,
-                None | Some(
-                    BuiltIn::Position
-                        | BuiltIn::PointSize
-                        | BuiltIn::ClipDistance
-                        | BuiltIn::CullDistance
-                )
-            );
-            // Arrays of user varyings are extrapolated element by element;
-            // clip and cull distances are arrays too (see
-            // `aliased_triangles_gs`).
-            builtin_ok
-                && (v.array.is_none()
-                    || matches!(
-                        io.builtin,
-                        None | Some(BuiltIn::ClipDistance | BuiltIn::CullDistance)
-                    ))
-                && !io.patch
-                && !io
-                    .location
-                    .is_some_and(|l| reserved(l, v.array.unwrap_or(1)))
-        })
+    matches!(prev.stage, Stage::Vertex | Stage::TessEval) && outputs_expandable(&prev.vars)
+}
+
+/// [`can_expand`]'s test of the outputs among `vars`.
+fn outputs_expandable(vars: &[Variable]) -> bool {
+    vars.iter().all(|v| {
+        let Some(io) = v.io().filter(|_| v.is_output()) else {
+            return true;
+        };
+        let builtin_ok = matches!(
+            io.builtin,
+            None | Some(
+                BuiltIn::Position
+                    | BuiltIn::PointSize
+                    | BuiltIn::ClipDistance
+                    | BuiltIn::CullDistance
+            )
+        );
+        // Arrays of user varyings are extrapolated element by element;
+        // clip and cull distances are arrays too (see
+        // `aliased_triangles_gs`).
+        builtin_ok
+            && (v.array.is_none()
+                || matches!(
+                    io.builtin,
+                    None | Some(BuiltIn::ClipDistance | BuiltIn::CullDistance)
+                ))
+            && !io.patch
+            && !io
+                .location
+                .is_some_and(|l| reserved(l, v.array.unwrap_or(1)))
+    })
 }
 
 /// The geometry shader of step 1 (see the module docs): input
@@ -634,6 +638,264 @@ fn emit_expanded(e: &mut Emit, x: &Expand) {
         e.void(Op::Intrinsic(Intrinsic::EmitVertex { stream: 0 }));
     }
     e.void(Op::Intrinsic(Intrinsic::EndPrimitive { stream: 0 }));
+}
+
+/// Whether [`lower_aliased_gs`] can widen the triangles of the geometry
+/// shader `s`: it emits triangle strips on stream 0 only, writes an
+/// `f32x4` position, and its other outputs are ones [`can_expand`]
+/// allows (user varyings, point size, clip and cull distances, nothing at
+/// the driver's aliased locations).
+pub fn can_expand_gs(s: &Shader) -> bool {
+    fn streams_ok(body: &[Node]) -> bool {
+        body.iter().all(|n| match n {
+            Node::Instr(Instr {
+                op:
+                    Op::Intrinsic(
+                        Intrinsic::EmitVertex { stream } | Intrinsic::EndPrimitive { stream },
+                    ),
+                ..
+            }) => *stream == 0,
+            Node::If(f) => streams_ok(&f.then_body) && streams_ok(&f.else_body),
+            Node::Loop(l) => streams_ok(&l.body),
+            _ => true,
+        })
+    }
+    s.stage == Stage::Geometry
+        && s.info.gs_output == Some(GsOutput::TriangleStrip)
+        && s.vars.iter().any(|v| {
+            v.is_output() && v.builtin() == Some(BuiltIn::Position) && v.ty == Type::vec4()
+        })
+        && outputs_expandable(&s.vars)
+        && streams_ok(&s.body)
+}
+
+/// Aliased triangles drawn by an application geometry shader (its half
+/// of step 1; see the module docs): the shader's outputs become locals
+/// it writes as before, and at each `emit_vertex` their values go into a
+/// ring of the strip's last three vertices; from the strip's third
+/// vertex on, each triangle is widened as [`aliased_triangles_gs`] widens
+/// its input ([`emit_expanded`]) and emitted as a strip of its own,
+/// through outputs declared like the old ones, with `aliased_edges` and,
+/// with `clip_planes` or `depth_clip`, `aliased_clip` and the hardware
+/// clip distances. `end_primitive` starts a new strip. A strip's odd
+/// triangles keep their orientation and their provoking vertex (the
+/// strip's first vertex of the triangle with `first_provoking`, else
+/// its last). `max_vertices` triples (less two strips' worth: at most
+/// `3 * (max - 2)`). Errors unless [`can_expand_gs`]; lower the last
+/// vertex stage's state (clip planes, depth range, point size)
+/// afterwards, as for the generated shader.
+pub fn lower_aliased_gs(
+    s: &mut Shader,
+    flat_colors: bool,
+    clip_planes: u8,
+    depth_clip: Option<bool>,
+    first_provoking: bool,
+) -> Result<()> {
+    if depth_clip.is_some() && !depth_clip_fits(clip_planes) {
+        return Err(Error::new(
+            "aliased triangles GS: user clip planes 6 and 7 leave no room for the depth planes",
+        ));
+    }
+    if !can_expand_gs(s) {
+        return Err(Error::new(
+            "aliased triangles: the geometry shader must emit triangle strips on stream 0 with \
+             outputs it can widen",
+        ));
+    }
+    // Each output becomes a local (the shader's writes stay), with a
+    // ring of three vertices' values and a new output like it.
+    let olds: Vec<VarId> = (0..s.vars.len() as u32)
+        .map(VarId)
+        .filter(|&v| s.var(v).is_output())
+        .collect();
+    let mut pairs = Vec::new();
+    let mut rings = Vec::new();
+    let mut pos = None;
+    let mut app_clip = None;
+    for old in olds {
+        let v = s.var(old).clone();
+        let io = v.io().cloned().unwrap_or_default();
+        let len = v.array.unwrap_or(1);
+        s.vars[old.0 as usize].kind = VarKind::Local;
+        s.vars[old.0 as usize].name = format!("{}_written", v.name);
+        let ring = s.add_var(Variable {
+            name: format!("{}_ring", v.name),
+            kind: VarKind::Local,
+            ty: v.ty,
+            array: Some(3 * len),
+            inner: None,
+        });
+        rings.push((old, ring, v.array));
+        match io.builtin {
+            Some(BuiltIn::Position) => pos = Some(ring),
+            // Taken as the user planes' distances (as the generated
+            // shader takes the previous stage's), not forwarded.
+            Some(BuiltIn::ClipDistance) => {
+                app_clip = Some((ring, len));
+                continue;
+            }
+            _ => {}
+        }
+        let out = s.add_var(Variable {
+            name: v.name.clone(),
+            kind: v.kind.clone(),
+            ty: v.ty,
+            array: v.array,
+            inner: None,
+        });
+        pairs.push((ring, io, v.ty, out));
+    }
+    let pos = pos.ok_or_else(|| Error::new("aliased triangles GS: no position"))?;
+    let edges_out = s.add_var(edges_var(true));
+    let n_clip = 8 - clip_planes.leading_zeros();
+    let n_hw = n_clip + if depth_clip.is_some() { 2 } else { 0 };
+    let clip_out = (n_hw != 0).then(|| {
+        let hw = get_builtin(s, true, BuiltIn::ClipDistance, Type::F32, Some(n_hw));
+        (hw, s.add_var(clip_var(true)))
+    });
+    let pc = get_push(s);
+    let count = s.add_var(Variable {
+        name: "aliased_strip_vertices".into(),
+        kind: VarKind::Local,
+        ty: Type::I32,
+        array: None,
+        inner: None,
+    });
+    let max = s.info.gs_max_vertices.unwrap_or(3);
+    s.info.gs_max_vertices = Some(3 * max.saturating_sub(2).max(1));
+    let i32t = Type::I32;
+    let mut on_emit = |s: &mut Shader| -> Vec<Node> {
+        let mut e = Emit::new(s);
+        let c = e.load(count, None);
+        let three = e.i32(3);
+        let slot = e.alu(AluOp::Imod, i32t, &[c, three]);
+        for &(old, ring, array) in &rings {
+            match array {
+                None => {
+                    let v = e.load(old, None);
+                    e.store(ring, Some(slot), v);
+                }
+                Some(n) => {
+                    for j in 0..n {
+                        let jv = e.i32(j as i32);
+                        let v = e.load(old, Some(jv));
+                        let at = element(&mut e, slot, n, j);
+                        e.store(ring, Some(at), v);
+                    }
+                }
+            }
+        }
+        let one = e.i32(1);
+        let c1 = e.alu(AluOp::Iadd, i32t, &[c, one]);
+        e.store(count, None, c1);
+        let full = e.alu(AluOp::Ige, Type::BOOL, &[c1, three]);
+        let outer = std::mem::take(&mut e.out);
+        // The strip's triangle t = c1 - 3: vertices t, t + 1, t + 2 at
+        // ring slots t % 3, ...; an odd one's order keeps its
+        // orientation and its provoking vertex in place.
+        let mut e = Emit::new(e.s);
+        let t = e.alu(AluOp::Isub, i32t, &[c1, three]);
+        let slots: Vec<ValueId> = (0..3)
+            .map(|k| {
+                let kv = e.i32(k);
+                let tk = e.alu(AluOp::Iadd, i32t, &[t, kv]);
+                e.alu(AluOp::Imod, i32t, &[tk, three])
+            })
+            .collect();
+        let odd_bit = e.alu(AluOp::Iand, i32t, &[t, one]);
+        let odd = e.alu(AluOp::Ieq, Type::BOOL, &[odd_bit, one]);
+        let pick = |e: &mut Emit, odd_slot: ValueId, even_slot: ValueId| {
+            e.alu(AluOp::Bcsel, i32t, &[odd, odd_slot, even_slot])
+        };
+        let vtx = if first_provoking {
+            // Odd: (t, t + 2, t + 1).
+            let v1 = pick(&mut e, slots[2], slots[1]);
+            let v2 = pick(&mut e, slots[1], slots[2]);
+            [slots[0], v1, v2]
+        } else {
+            // Odd: (t + 1, t, t + 2).
+            let v0 = pick(&mut e, slots[1], slots[0]);
+            let v1 = pick(&mut e, slots[0], slots[1]);
+            [v0, v1, slots[2]]
+        };
+        let x = Expand {
+            vtx,
+            pos,
+            app_clip,
+            pairs: pairs.clone(),
+            prim: None,
+            edges_out,
+            clip_out,
+            pc,
+            flat_colors,
+            clip_planes,
+            depth_clip,
+        };
+        emit_expanded(&mut e, &x);
+        let then_body = e.out;
+        let mut out = outer;
+        out.push(Node::If(Box::new(If {
+            cond: full,
+            then_body,
+            else_body: Vec::new(),
+            loc: None,
+        })));
+        out
+    };
+    let mut on_end = |s: &mut Shader| -> Vec<Node> {
+        let mut e = Emit::new(s);
+        let zero = e.i32(0);
+        e.store(count, None, zero);
+        e.out
+    };
+    fn walk(
+        body: &mut Vec<Node>,
+        s: &mut Shader,
+        on_emit: &mut dyn FnMut(&mut Shader) -> Vec<Node>,
+        on_end: &mut dyn FnMut(&mut Shader) -> Vec<Node>,
+    ) {
+        let mut i = 0;
+        while i < body.len() {
+            let code = match &mut body[i] {
+                Node::Instr(Instr {
+                    op: Op::Intrinsic(Intrinsic::EmitVertex { .. }),
+                    ..
+                }) => Some(on_emit(s)),
+                Node::Instr(Instr {
+                    op: Op::Intrinsic(Intrinsic::EndPrimitive { .. }),
+                    ..
+                }) => Some(on_end(s)),
+                Node::If(f) => {
+                    walk(&mut f.then_body, s, on_emit, on_end);
+                    walk(&mut f.else_body, s, on_emit, on_end);
+                    None
+                }
+                Node::Loop(l) => {
+                    walk(&mut l.body, s, on_emit, on_end);
+                    None
+                }
+                _ => None,
+            };
+            match code {
+                Some(code) => {
+                    let n = code.len();
+                    body.splice(i..=i, code);
+                    i += n;
+                }
+                None => i += 1,
+            }
+        }
+    }
+    let mut body = std::mem::take(&mut s.body);
+    walk(&mut body, s, &mut on_emit, &mut on_end);
+    let mut e = Emit::new(s);
+    let zero = e.i32(0);
+    e.store(count, None, zero);
+    let mut code = e.out;
+    code.append(&mut body);
+    s.body = code;
+    crate::validate::validate(s)?;
+    Ok(())
 }
 
 /// Step 2 (see the module docs): at the start of `main`, discards the

@@ -234,6 +234,10 @@ pub struct VariantKey {
     /// stage's `clip_planes`), which the generated geometry shader does
     /// not let the hardware clip (see [`aliased::aliased_triangles_gs`]).
     pub aliased_clip_planes: u8,
+    /// With `aliased_triangles` on a geometry shader (which then widens
+    /// its own triangles, [`aliased::lower_aliased_gs`]): the provoking
+    /// vertex is a triangle's first (else its last).
+    pub aliased_first_provoking: bool,
     /// With `aliased_triangles`: the near and far planes are tested at the
     /// pixel centre too, with the hardware's depth clipping off
     /// (`Some(clip_halfz)`, see [`aliased::aliased_triangles_gs`]).
@@ -377,6 +381,7 @@ impl VariantKey {
                 "point_size_fixed" => k.point_size_fixed = true,
                 "aliased_points" => k.aliased_points = Some(float(need()?)?),
                 "aliased_triangles" => k.aliased_triangles = true,
+                "aliased_first_provoking" => k.aliased_first_provoking = true,
                 "aliased_clip_planes" => {
                     k.aliased_clip_planes = u8::try_from(num(need()?)?)
                         .map_err(|_| Error::new("key: aliased_clip_planes mask > 0xff"))?
@@ -474,6 +479,7 @@ impl VariantKey {
                         | "two_side"
                         | "point_size_fixed"
                         | "aliased_triangles"
+                        | "aliased_first_provoking"
                         | "sample_shading"
                         | "single_sample"
                         | "sprite_upper_left"
@@ -604,6 +610,13 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     }
     if let Some((f, r)) = key.alpha_test {
         gl::lower_alpha_test(s, f, f32::from_bits(r))?;
+    }
+    // An application geometry shader widening its triangles, before the
+    // last-stage lowerings below (as the generated one is).
+    if key.aliased_triangles && s.stage == crate::ir::Stage::Geometry {
+        let depth = key.aliased_depth_clip;
+        let first = key.aliased_first_provoking;
+        aliased::lower_aliased_gs(s, key.flat_shade, key.aliased_clip_planes, depth, first)?;
     }
     if key.clip_planes != 0 || key.last_vertex_stage {
         gl::lower_clip_planes(s, key.clip_planes)?;

@@ -590,6 +590,152 @@ crate::result_case!(
     per_pixel_depth_per_sample_shader
 );
 
+/// Multisampling off with an application geometry shader: it emits a
+/// strip of four vertices (two triangles sharing a diagonal) with a flat
+/// colour per vertex, and widens its own triangles
+/// (`spirv_gen::passes::aliased::lower_aliased_gs`): exactly the pixels
+/// whose centre is in a triangle get that triangle's provoking vertex's
+/// colour, on every sample: the strip's second triangle, whose vertices
+/// the shader reorders to keep its orientation, keeps its provoking
+/// vertex (its first with `first`, else its last, GL's default). Draws
+/// with an application geometry shader kept sample coverage before (the
+/// edge pixels resolved to mixes).
+fn app_gs_case(ctx: &mut TestContext, first: bool, cull: bool, clip: bool) -> R {
+    if !crate::harness::screen(ctx)?.caps().shader[ShaderStage::Geometry.index()].supported {
+        return Err(Outcome::skip("no geometry shaders"));
+    }
+    let v: [(f64, f64); 4] = [(2.3, 2.2), (1.6, 13.7), (13.6, 2.9), (14.2, 13.1)];
+    let col: [Px; 4] = [
+        [1.0, 0.0, 0.0, 1.0],
+        [0.0, 1.0, 0.0, 1.0],
+        [0.0, 0.0, 1.0, 1.0],
+        [1.0, 1.0, 0.0, 1.0],
+    ];
+    let mut gs = String::from(
+        "shader geometry input=points output=triangle_strip max_vertices=4 invocations=1
+in @p : f32x4[1] builtin=position
+out @gl_pos : f32x4 builtin=position
+out @c : f32x4 location=0 flat
+fn main {
+",
+    );
+    for (k, ((x, y), c)) in v.iter().zip(&col).enumerate() {
+        let (x, y) = (ndc(*x as f32), ndc(*y as f32));
+        gs.push_str(&format!(
+            "  %{a} : f32x4 = const {x:?}, {y:?}, 0.0, 1.0\n  store @gl_pos, %{a}\n  \
+             %{b} : f32x4 = const {:?}, {:?}, {:?}, {:?}\n  store @c, %{b}\n  emit_vertex\n",
+            c[0],
+            c[1],
+            c[2],
+            c[3],
+            a = 2 * k,
+            b = 2 * k + 1
+        ));
+    }
+    gs.push_str("  end_primitive\n}\n");
+    const FS: &str = "shader fragment
+in @c : f32x4 location=0 flat
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x4 = load @c
+  store @frag, %0
+}
+";
+    let draw_with = |ctx: &mut TestContext, face: Face| {
+        let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+        bind_program(&mut e, VS_PASSTHROUGH, FS)?;
+        crate::harness::bind_stage(&mut e, ShaderStage::Geometry, &gs)?;
+        rasterizer(&mut e, |r| {
+            r.multisample = false;
+            r.flatshade_first = first;
+            r.cull_face = face;
+            r.clip_plane_enable = u8::from(clip);
+        })?;
+        if clip {
+            // Keeps clip-space x <= 0.0375 w: window x <= 8.3, so pixel
+            // column 8 (centre 8.5) is out, though partly inside.
+            let mut ucp = [[0.0; 4]; 8];
+            ucp[0] = [-1.0, 0.0, 0.0, 0.0375];
+            step("set_clip_state", e.ctx.set_clip_state(&ClipState { ucp }))?;
+        }
+        draw_mode(
+            &mut e,
+            &[0.0, 0.0, 0.0, 1.0],
+            false,
+            pipe_core::draw::PrimType::Points,
+        )?;
+        Ok::<_, Outcome>((e, t, resolved))
+    };
+    // Culling one face: the strip's two triangles face the same way
+    // (the second one's reordered vertices keep its orientation), so one
+    // of the two draws shows both and the other nothing.
+    let mut faces = vec![Face::empty()];
+    if cull {
+        faces = vec![Face::BACK, Face::FRONT];
+    }
+    let mut drawn = 0;
+    let mut last = None;
+    for face in faces {
+        let (mut e, t, resolved) = draw_with(ctx, face)?;
+        resolve(&mut e, &t.color, &resolved)?;
+        let got = read_color(&mut e, &resolved)?;
+        if got.iter().all(|p| *p == BLACK) {
+            continue;
+        }
+        drawn += 1;
+        last = Some(got);
+    }
+    if drawn != 1 {
+        return Err(Outcome::fail(format!(
+            "{drawn} of the draws (each culling one face) drew something; want one"
+        )));
+    }
+    let got = last.unwrap_or_default();
+    // The strip's triangles and their provoking vertices.
+    let tris: [(Tri, usize); 2] = [
+        ([v[0], v[1], v[2]], if first { 0 } else { 2 }),
+        ([v[1], v[2], v[3]], if first { 1 } else { 3 }),
+    ];
+    check(ctx, "application geometry shader", &got, TOL_U8, |x, y| {
+        let mut got = Some(BLACK);
+        if clip && x >= 8 {
+            return got;
+        }
+        for (tri, provoking) in &tris {
+            match centre_in(tri, x, y) {
+                None => return None,
+                Some(true) => got = Some(col[*provoking]),
+                Some(false) => {}
+            }
+        }
+        got
+    })
+}
+fn app_gs(ctx: &mut TestContext, first: bool) -> R {
+    app_gs_case(ctx, first, false, false)
+}
+fn app_gs_culled(ctx: &mut TestContext) -> R {
+    app_gs_case(ctx, false, true, false)
+}
+crate::result_case!(
+    "pipe.render.msaa.aliased_review.app_gs.culled",
+    app_gs_culled
+);
+/// [`app_gs`] with user clip plane 0 keeping window x <= 8.3: the clip
+/// edge is aliased too (column 8, a third inside, stays unlit).
+fn app_gs_clip_plane(ctx: &mut TestContext) -> R {
+    app_gs_case(ctx, false, false, true)
+}
+crate::result_case!(
+    "pipe.render.msaa.aliased_review.app_gs.clip_plane",
+    app_gs_clip_plane
+);
+crate::bool_cases!(
+    app_gs,
+    "pipe.render.msaa.aliased_review.app_gs.last",
+    "pipe.render.msaa.aliased_review.app_gs.first"
+);
+
 /// A fragment shader reading `gl_SampleID`, `gl_SamplePosition` and
 /// `gl_SampleMaskIn` with multisampling off sees one sample per pixel
 /// (GL 4.6, 15.2.2; GLSL: "if multisample rasterization is disabled,
@@ -1498,6 +1644,8 @@ crate::result_case!(
 // coordinate varyings) and that have a fragment shader: the fragment
 // shader's half of the emulation is patched into its words
 // (`spirv_gen::patch::{aliased_points_fs, aliased_triangles_fs}`).
+// Not the `app_gs` ones: the geometry shader must be IR to widen its
+// triangles.
 crate::spirv_result_cases! {
     "pipe.render.msaa.aliased_review.min_samples" => sample_shading,
     "pipe.render.msaa.aliased_review.y_flip" => y_flip,
