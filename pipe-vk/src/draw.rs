@@ -2915,10 +2915,10 @@ impl VkContext {
         // the vertex shader widens each triangle and the fragment shader
         // keeps the pixels whose centre is in it
         // (`spirv_gen::passes::aliased`; of an adjacency topology it
-        // takes the triangle's vertices and drops the adjacent ones). Not
-        // with an application geometry shader, stream output or a vertex
-        // (or evaluation) shader whose outputs a geometry shader cannot
-        // forward.
+        // takes the triangle's vertices and drops the adjacent ones), or
+        // an application geometry shader widens its own. Not with stream
+        // output, a SPIR-V geometry shader, or outputs a geometry shader
+        // cannot forward (`aliased_triangles_possible`).
         if fill(PolygonMode::Fill)
             && samples > 1
             && !rast.multisample

@@ -10,6 +10,9 @@
 //! coverage, so the emulation draws a larger primitive and removes what
 //! GL would not draw.
 //!
+//! An application geometry shader widens its own triangles in the same
+//! way ([`lower_aliased_gs`]), through the same code ([`emit_expanded`]).
+//!
 //! Points ([`lower_aliased_points`], [`lower_aliased_points_fs`]) are
 //! drawn one pixel larger, and the fragment shader keeps the pixels whose
 //! centre is in the original square. Triangles:
