@@ -2642,3 +2642,63 @@ fn main {
         assert!(!text.contains(gone), "{gone} left:\n{text}");
     }
 }
+
+/// An input array written in part (`zero_inputs`): the written elements
+/// become inputs of their own at their locations, with the array's
+/// interpolation, and the array a private variable; SPIR-V 1.1 and 1.6
+/// validate. The IR lowering does the same (`lower_unwritten_inputs`).
+#[test]
+fn zeroed_array_elements() {
+    use spirv_gen::ir::Stage;
+    use spirv_gen::patch::{interface_locations, zero_inputs};
+    let fs = "shader fragment
+in @a : f32x4[3] location=4 noperspective
+out @frag : f32x4 location=0
+fn main {
+  %0 : i32 = const 2
+  %1 : f32x4 = load @a, %0
+  store @frag, %1
+}
+";
+    let ir = spirv_gen::text::parse(fs).unwrap();
+    for target in [Target::Vulkan1_1, Target::Vulkan1_3] {
+        let env = common::env(target);
+        let w = spirv_gen::emit::emit(&ir, target).unwrap();
+        let out = zero_inputs(&w, "main", 1 << 5).unwrap();
+        validate(&out, env, "array written in part");
+        assert_eq!(
+            interface_locations(&out, Stage::Fragment, "main", false).unwrap(),
+            1 << 4 | 1 << 6,
+            "{}",
+            disassemble(&out)
+        );
+        let m = dr::load_words(&out).unwrap();
+        let noperspective = m
+            .annotations
+            .iter()
+            .filter(|a| a.operands.get(1) == Some(&Operand::Decoration(Decoration::NoPerspective)))
+            .count();
+        assert_eq!(noperspective, 2, "{}", disassemble(&out));
+        // Every element written: unchanged; none: zeroed whole.
+        assert_eq!(zero_inputs(&w, "main", 1 << 3).unwrap(), w);
+        let none = zero_inputs(&w, "main", 0b111 << 4).unwrap();
+        assert_eq!(
+            interface_locations(&none, Stage::Fragment, "main", false).unwrap(),
+            0
+        );
+    }
+    let mut s = ir.clone();
+    spirv_gen::passes::lower(
+        &mut s,
+        &spirv_gen::passes::VariantKey::parse("zero_inputs=0x20").unwrap(),
+    )
+    .unwrap();
+    let locs: Vec<u32> = s
+        .vars
+        .iter()
+        .filter(|v| v.is_input())
+        .filter_map(|v| v.io()?.location)
+        .collect();
+    assert_eq!(locs, vec![4, 6]);
+    common::emit_and_validate("IR array written in part", &s);
+}

@@ -608,15 +608,22 @@ pub fn reads_draw_index(s: &Shader) -> bool {
 
 /// Fragment inputs the previous stage does not write (`mask`, bit i =
 /// location i) become locals holding 0, as Zink's `rewrite_read_as_0`:
-/// an input is turned when every location it spans is in `mask`. Runs
+/// an input is turned when every location it spans is in `mask`; an
+/// array of one location per element written in part keeps its written
+/// elements as inputs of their own (Vulkan's validation refuses an input
+/// location the previous stage does not write). Runs
 /// after the lowerings that replace inputs (sprite coordinates, two-sided
 /// colour), so those keep what they need.
 pub fn lower_unwritten_inputs(s: &mut Shader, mask: u32) {
     if s.stage != Stage::Fragment || mask == 0 {
         return;
     }
+    let unwritten = |k: u32| k < 32 && mask >> k & 1 == 1;
+    // (variable, type, array length, its written elements' new inputs).
     let mut zeroed = Vec::new();
-    for (i, v) in s.vars.iter_mut().enumerate() {
+    let n_vars = s.vars.len();
+    for i in 0..n_vars {
+        let v = &s.vars[i];
         let VarKind::Input(io) = &v.kind else {
             continue;
         };
@@ -625,29 +632,89 @@ pub fn lower_unwritten_inputs(s: &mut Shader, mask: u32) {
         }
         let Some(l) = io.location else { continue };
         let n = v.array.unwrap_or(1);
-        if (l..l.saturating_add(n)).all(|k| k < 32 && mask >> k & 1 == 1) {
-            v.kind = VarKind::Local;
-            zeroed.push((VarId(i as u32), v.ty, v.array));
+        let locs = l..l.saturating_add(n);
+        if locs.clone().all(unwritten) {
+            let (ty, array) = (v.ty, v.array);
+            s.vars[i].kind = VarKind::Local;
+            zeroed.push((VarId(i as u32), ty, array, Vec::new()));
+            continue;
         }
+        // An array written in part, one location per element: the
+        // written elements become inputs of their own, the others read
+        // zero.
+        let one_each = v.array.is_some() && v.locations(s.stage) == n;
+        if !one_each || !locs.clone().any(unwritten) {
+            continue;
+        }
+        let (ty, array, name, io) = (v.ty, v.array, v.name.clone(), io.clone());
+        let mut parts = Vec::new();
+        for k in 0..n {
+            if unwritten(l + k) {
+                parts.push(None);
+                continue;
+            }
+            let part = s.add_var(Variable {
+                name: format!("{name}_{k}"),
+                kind: VarKind::Input(IoInfo {
+                    location: Some(l + k),
+                    ..io.clone()
+                }),
+                ty,
+                array: None,
+                inner: None,
+            });
+            parts.push(Some(part));
+        }
+        s.vars[i].kind = VarKind::Local;
+        zeroed.push((VarId(i as u32), ty, array, parts));
     }
     if zeroed.is_empty() {
         return;
     }
+    // Interpolation functions of a variable now local read it as it is.
+    for &(var, ..) in &zeroed {
+        interp_as_loads(&mut s.body, var);
+    }
     let mut e = Emit::new(s);
-    for (var, ty, array) in zeroed {
+    for (var, ty, array, parts) in zeroed {
         let zero = e.konst(ty, vec![0; ty.comps as usize]);
         match array {
             None => e.store(var, None, zero),
             Some(n) => {
-                for k in 0..n as i32 {
-                    let idx = e.i32(k);
-                    e.store(var, Some(idx), zero);
+                for k in 0..n {
+                    let value = match parts.get(k as usize).copied().flatten() {
+                        Some(part) => e.load(part, None),
+                        None => zero,
+                    };
+                    let idx = e.i32(k as i32);
+                    e.store(var, Some(idx), value);
                 }
             }
         }
     }
     let code = e.out;
     s.body.splice(0..0, code);
+}
+
+/// Turns each `interp_at_offset` of `var` in `body` into a `load`.
+fn interp_as_loads(body: &mut [Node], var: VarId) {
+    for n in body {
+        match n {
+            Node::Instr(i) => {
+                if let Op::Intrinsic(Intrinsic::InterpAtOffset { var: v, index, .. }) = i.op {
+                    if v == var {
+                        i.op = Op::Intrinsic(Intrinsic::Load { var, index });
+                    }
+                }
+            }
+            Node::If(f) => {
+                interp_as_loads(&mut f.then_body, var);
+                interp_as_loads(&mut f.else_body, var);
+            }
+            Node::Loop(l) => interp_as_loads(&mut l.body, var),
+            Node::Jump(..) => {}
+        }
+    }
 }
 
 /// Framebuffer fetch reads at the fragment's pixel: declares the

@@ -749,6 +749,43 @@ pub fn zero_inputs(words: &[u32], entry: &str, mask: u32) -> Result<Vec<u32>> {
             changed = true;
             continue;
         }
+        // An array of one location per element written in part: the
+        // written elements become inputs of their own, and the array a
+        // private variable built from them and zeros at entry.
+        if let Some((elem, len)) = p.array_of(ty) {
+            if locs.len() as u32 != len || !locs.iter().any(|&l| unwritten(&[l])) {
+                continue;
+            }
+            let copied = p.interface_decorations(var, None);
+            let mut parts = Vec::new();
+            for &l in &locs {
+                if unwritten(&[l]) {
+                    parts.push(p.null(elem));
+                    continue;
+                }
+                let input = p.add_variable(StorageClass::Input, elem);
+                p.b.decorate(input, Decoration::Location, [Operand::LiteralBit32(l)]);
+                for (d, rest) in &copied {
+                    p.b.decorate(input, *d, rest.clone());
+                }
+                let v = p.b.id();
+                p.code.push(Instruction::new(
+                    Op::Load,
+                    Some(elem),
+                    Some(v),
+                    vec![Operand::IdRef(input)],
+                ));
+                parts.push(v);
+            }
+            let value = p.op(
+                Op::CompositeConstruct,
+                ty,
+                parts.into_iter().map(Operand::IdRef).collect(),
+            );
+            p.privatize(var, ty, StorageClass::Input, Some(value))?;
+            changed = true;
+            continue;
+        }
         // A block some of whose members nothing writes: each written
         // member becomes an input of its own, and the block a private
         // variable built from them and zeros at entry.
@@ -772,36 +809,7 @@ pub fn zero_inputs(words: &[u32], entry: &str, mask: u32) -> Result<Vec<u32>> {
                 [Operand::LiteralBit32(locs[0])],
             );
             // Interpolation, as the member or the block had it.
-            let copied: Vec<(Decoration, Vec<Operand>)> = p
-                .module()
-                .annotations
-                .iter()
-                .filter_map(|a| match (a.class.opcode, a.operands.as_slice()) {
-                    (Op::MemberDecorate, [Operand::IdRef(t), Operand::LiteralBit32(m), Operand::Decoration(d), rest @ ..])
-                        if *t == ty && *m == k as u32 =>
-                    {
-                        Some((*d, rest.to_vec()))
-                    }
-                    (Op::Decorate, [Operand::IdRef(t), Operand::Decoration(d), rest @ ..])
-                        if *t == var =>
-                    {
-                        Some((*d, rest.to_vec()))
-                    }
-                    _ => None,
-                })
-                .filter(|(d, _)| {
-                    matches!(
-                        d,
-                        Decoration::Flat
-                            | Decoration::NoPerspective
-                            | Decoration::Centroid
-                            | Decoration::Sample
-                            | Decoration::Component
-                            | Decoration::RelaxedPrecision
-                    )
-                })
-                .collect();
-            for (d, rest) in copied {
+            for (d, rest) in p.interface_decorations(var, Some((ty, k as u32))) {
                 p.b.decorate(input, d, rest);
             }
             let v = p.b.id();
@@ -1818,6 +1826,56 @@ impl Patcher {
             ty,
             comps.iter().map(|&c| Operand::IdRef(c)).collect(),
         )
+    }
+
+    /// The interpolation decorations (and `Component`,
+    /// `RelaxedPrecision`) of the input `var`, and with `member` (its
+    /// block type and index) that member's: what an input taking part of
+    /// it keeps.
+    fn interface_decorations(
+        &self,
+        var: Word,
+        member: Option<(Word, u32)>,
+    ) -> Vec<(Decoration, Vec<Operand>)> {
+        self.module()
+            .annotations
+            .iter()
+            .filter_map(|a| match (a.class.opcode, a.operands.as_slice()) {
+                (
+                    Op::MemberDecorate,
+                    [Operand::IdRef(t), Operand::LiteralBit32(m), Operand::Decoration(d), rest @ ..],
+                ) if member == Some((*t, *m)) => Some((*d, rest.to_vec())),
+                (Op::Decorate, [Operand::IdRef(t), Operand::Decoration(d), rest @ ..])
+                    if *t == var =>
+                {
+                    Some((*d, rest.to_vec()))
+                }
+                _ => None,
+            })
+            .filter(|(d, _)| {
+                matches!(
+                    d,
+                    Decoration::Flat
+                        | Decoration::NoPerspective
+                        | Decoration::Centroid
+                        | Decoration::Sample
+                        | Decoration::Component
+                        | Decoration::RelaxedPrecision
+                )
+            })
+            .collect()
+    }
+
+    /// An `OpTypeArray` `ty`'s element type and length.
+    fn array_of(&self, ty: Word) -> Option<(Word, u32)> {
+        let t = self.global(ty)?;
+        match (t.class.opcode, t.operands.as_slice()) {
+            (Op::TypeArray, [Operand::IdRef(e), Operand::IdRef(n)]) => {
+                let n = self.global(*n)?.operands.first().and_then(literal)?;
+                Some((*e, n))
+            }
+            _ => None,
+        }
     }
 
     /// A new `Input` variable of type `n` at `loc`, in the interface; an

@@ -3424,7 +3424,65 @@ reduced!(
     "unwritten_varying.block_partly_spirv_vs" => |c| unwritten_block(c, VsAs::SpirV, true),
 );
 
+/// An input array (locations 1 and 2) of which the vertex shader writes
+/// only location 1, (0.5, 0, 0, 0), and an `interp_at_offset` of its
+/// element 1: the written element keeps its value, the other reads zero,
+/// so the colour is (0.5, 1, 0, 1) (the elements' sum plus green). It
+/// was left alone, a validation error (the fragment shader consumed
+/// location 2, which nothing writes). With `fs_spirv` the fragment
+/// shader is SPIR-V passthrough (`spirv_gen::patch::zero_inputs`).
+fn unwritten_array_element(ctx: &mut TestContext, fs_spirv: bool) -> R {
+    const VS: &str = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+out @a : f32x4 location=1
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  %1 : f32x4 = const 0.5, 0.0, 0.0, 0.0
+  store @a, %1
+}
+";
+    const FS: &str = "shader fragment
+in @a : f32x4[2] location=1
+out @frag : f32x4 location=0
+fn main {
+  %0 : i32 = const 0
+  %1 : f32x4 = load @a, %0
+  %2 : i32 = const 1
+  %3 : f32 = const 0.0
+  %4 : f32x2 = vec %3, %3
+  %5 : f32x4 = interp_at_offset @a, %2, %4
+  %6 : f32x4 = fadd %1, %5
+  %7 : f32x4 = const 0.0, 1.0, 0.0, 1.0
+  %8 : f32x4 = fadd %6, %7
+  store @frag, %8
+}
+";
+    let (mut e, c) = full_triangle(ctx, (VS, FS))?;
+    if fs_spirv {
+        bind_fs_spirv(&mut e, FS)?;
+    }
+    reduced_rasterizer(&mut e, |_| {})?;
+    clear_all(&mut e, ClearFlags::COLOR0)?;
+    reduced_draw(&mut e, PrimType::Triangles, 3)?;
+    let want = crate::harness::unorm([0.5, 1.0, 0.0, 1.0]);
+    let got = e.read_texture(&c[0], 0, &PipeBox::rect(0, 0, W, H))?;
+    match got
+        .chunks_exact(4)
+        .position(|p| !want.contains([p[0], p[1], p[2], p[3]]))
+    {
+        None => Ok(()),
+        Some(i) => Err(Outcome::fail(format!(
+            "pixel {i} is {:?}, want {want:?}",
+            &got[4 * i..4 * i + 4]
+        ))),
+    }
+}
+
 reduced!(
+    "unwritten_varying.array_element" => |c| unwritten_array_element(c, false),
+    "unwritten_varying.array_element.spirv_fs" => |c| unwritten_array_element(c, true),
     "unwritten_varying.spirv_fs" => |c| unwritten_varying(c, VsAs::Ir, true),
     "unwritten_varying.spirv_vs" => |c| unwritten_varying(c, VsAs::SpirV, false),
     "unwritten_varying.spirv_both" => |c| unwritten_varying(c, VsAs::SpirV, true),
