@@ -1197,6 +1197,7 @@ fn probe(name: &str, env: TargetEnv) -> Vec<u32> {
         "arrays" => include_str!("../../tests/src/cases/arrays_spirv.spvasm"),
         "dbg_vs" => include_str!("patch/dbg_vs.spvasm"),
         "sample_inputs" => include_str!("patch/sample_inputs.spvasm"),
+        "block_array" => include_str!("patch/block_array.spvasm"),
         "dbg_fs" => include_str!("patch/dbg_fs.spvasm"),
         "dbg_vs13" => include_str!("patch/dbg_vs13.spvasm"),
         "dbg_fs13" => include_str!("patch/dbg_fs13.spvasm"),
@@ -2686,6 +2687,31 @@ fn main {
             interface_locations(&none, Stage::Fragment, "main", false).unwrap(),
             0
         );
+    }
+    // A block member array written in part (glslang: `in B { vec4 x;
+    // flat vec4 arr[2]; }` at location 1): x and arr[0] stay inputs,
+    // arr[1] reads zero.
+    for env in [TargetEnv::Vulkan_1_0, TargetEnv::Vulkan_1_3] {
+        let w = probe("block_array", env);
+        validate(&w, env, "block array itself");
+        let out = zero_inputs(&w, "main", 1 << 3).unwrap();
+        validate(&out, env, "block member array written in part");
+        assert_eq!(
+            interface_locations(&out, Stage::Fragment, "main", false).unwrap(),
+            1 << 1 | 1 << 2,
+            "{}",
+            disassemble(&out)
+        );
+        let m = dr::load_words(&out).unwrap();
+        let flat = m
+            .annotations
+            .iter()
+            .filter(|a| {
+                a.class.opcode == Op::Decorate
+                    && a.operands.get(1) == Some(&Operand::Decoration(Decoration::Flat))
+            })
+            .count();
+        assert_eq!(flat, 1, "arr[0]'s input keeps Flat: {}", disassemble(&out));
     }
     let mut s = ir.clone();
     spirv_gen::passes::lower(

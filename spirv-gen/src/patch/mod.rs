@@ -752,74 +752,33 @@ pub fn zero_inputs(words: &[u32], entry: &str, mask: u32) -> Result<Vec<u32>> {
         // An array of one location per element written in part: the
         // written elements become inputs of their own, and the array a
         // private variable built from them and zeros at entry.
-        if let Some((elem, len)) = p.array_of(ty) {
+        if let Some((_, len)) = p.array_of(ty) {
             if locs.len() as u32 != len || !locs.iter().any(|&l| unwritten(&[l])) {
                 continue;
             }
-            let copied = p.interface_decorations(var, None);
-            let mut parts = Vec::new();
-            for &l in &locs {
-                if unwritten(&[l]) {
-                    parts.push(p.null(elem));
-                    continue;
-                }
-                let input = p.add_variable(StorageClass::Input, elem);
-                p.b.decorate(input, Decoration::Location, [Operand::LiteralBit32(l)]);
-                for (d, rest) in &copied {
-                    p.b.decorate(input, *d, rest.clone());
-                }
-                let v = p.b.id();
-                p.code.push(Instruction::new(
-                    Op::Load,
-                    Some(elem),
-                    Some(v),
-                    vec![Operand::IdRef(input)],
-                ));
-                parts.push(v);
-            }
-            let value = p.op(
-                Op::CompositeConstruct,
-                ty,
-                parts.into_iter().map(Operand::IdRef).collect(),
-            );
+            let decos = p.interface_decorations(var, None);
+            let value = p.rebuilt_input(ty, &locs, &|l| unwritten(&[l]), &decos);
             p.privatize(var, ty, StorageClass::Input, Some(value))?;
             changed = true;
             continue;
         }
-        // A block some of whose members nothing writes: each written
-        // member becomes an input of its own, and the block a private
-        // variable built from them and zeros at entry.
+        // A block some of whose members (or their array elements)
+        // nothing writes: each written member (element) becomes an input
+        // of its own, and the block a private variable built from them
+        // and zeros at entry.
         let Some(members) = p.member_locations(var, ty) else {
             continue;
         };
-        if !members.iter().any(|l| unwritten(l)) || members.iter().any(Vec::is_empty) {
+        if !members.iter().flatten().any(|&l| unwritten(&[l])) || members.iter().any(Vec::is_empty)
+        {
             continue;
         }
         let types = p.struct_members(ty).unwrap_or_default();
         let mut parts = Vec::new();
         for (k, (mty, locs)) in types.iter().zip(&members).enumerate() {
-            if unwritten(locs) {
-                parts.push(p.null(*mty));
-                continue;
-            }
-            let input = p.add_variable(StorageClass::Input, *mty);
-            p.b.decorate(
-                input,
-                Decoration::Location,
-                [Operand::LiteralBit32(locs[0])],
-            );
             // Interpolation, as the member or the block had it.
-            for (d, rest) in p.interface_decorations(var, Some((ty, k as u32))) {
-                p.b.decorate(input, d, rest);
-            }
-            let v = p.b.id();
-            p.code.push(Instruction::new(
-                Op::Load,
-                Some(*mty),
-                Some(v),
-                vec![Operand::IdRef(input)],
-            ));
-            parts.push(v);
+            let decos = p.interface_decorations(var, Some((ty, k as u32)));
+            parts.push(p.rebuilt_input(*mty, locs, &|l| unwritten(&[l]), &decos));
         }
         let value = p.op(
             Op::CompositeConstruct,
@@ -873,7 +832,7 @@ pub fn single_sample(words: &[u32], entry: &str) -> Result<Vec<u32>> {
             }
             _ => (ty, None),
         };
-        let Some(num) = p.num(elem) else {
+        let Some(num) = p.num(elem).filter(|n| n.comps <= 4) else {
             return Err(Error::new(format!(
                 "SPIR-V single sample: the sample input %{var} has a type pipe-vk cannot set"
             )));
@@ -895,6 +854,12 @@ pub fn single_sample(words: &[u32], entry: &str) -> Result<Vec<u32>> {
             v = p.konst(scalar, 1);
         }
         if let Some(n) = len {
+            // `SampleMask` has a word per 32 samples.
+            if n > 4 {
+                return Err(Error::new(format!(
+                    "SPIR-V single sample: the sample mask input %{var} has {n} words"
+                )));
+            }
             let one = p.konst(scalar, 1);
             let parts: Vec<Word> = (0..n).map(|k| if k == 0 { one } else { v }).collect();
             v = p.b.constant_composite(ty, parts);
@@ -1864,6 +1829,53 @@ impl Patcher {
                 )
             })
             .collect()
+    }
+
+    /// The value, built in the entry code, of an input part of type `ty`
+    /// at locations `locs` (in order; an array's one per element): zero
+    /// where every location is `unwritten`, else a load of a new input
+    /// at its first location with the decorations `decos`, or, for an
+    /// array written in part, its elements' values.
+    fn rebuilt_input(
+        &mut self,
+        ty: Word,
+        locs: &[u32],
+        unwritten: &dyn Fn(u32) -> bool,
+        decos: &[(Decoration, Vec<Operand>)],
+    ) -> Word {
+        if locs.iter().all(|&l| unwritten(l)) {
+            return self.null(ty);
+        }
+        if locs.iter().any(|&l| unwritten(l)) {
+            if let Some((elem, _)) = self.array_of(ty).filter(|&(_, n)| n as usize == locs.len()) {
+                let parts: Vec<Word> = locs
+                    .iter()
+                    .map(|&l| self.rebuilt_input(elem, &[l], unwritten, decos))
+                    .collect();
+                return self.op(
+                    Op::CompositeConstruct,
+                    ty,
+                    parts.into_iter().map(Operand::IdRef).collect(),
+                );
+            }
+        }
+        let input = self.add_variable(StorageClass::Input, ty);
+        self.b.decorate(
+            input,
+            Decoration::Location,
+            [Operand::LiteralBit32(locs[0])],
+        );
+        for (d, rest) in decos {
+            self.b.decorate(input, *d, rest.clone());
+        }
+        let v = self.b.id();
+        self.code.push(Instruction::new(
+            Op::Load,
+            Some(ty),
+            Some(v),
+            vec![Operand::IdRef(input)],
+        ));
+        v
     }
 
     /// An `OpTypeArray` `ty`'s element type and length.
