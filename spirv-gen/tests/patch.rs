@@ -1349,6 +1349,7 @@ fn damaged_spirv_never_panics() {
             probe("sample_inputs", TargetEnv::Vulkan_1_0),
             Stage::Fragment,
         ),
+        (probe("block_array", TargetEnv::Vulkan_1_0), Stage::Fragment),
         // Debug info, which the patches take out and put back.
         (probe("dbg_fs", TargetEnv::Vulkan_1_0), Stage::Fragment),
         (probe("dbg_vs13", TargetEnv::Vulkan_1_3), Stage::Vertex),
