@@ -69,6 +69,7 @@ use super::gl::{
     discard_first_if, driver_varying, get_builtin, get_push, insert_at_vertex_end, replace_loads,
     Emit,
 };
+use super::strips::element;
 use crate::binding::{push, ALIASED_CLIP_LOCATION, ALIASED_EDGES_LOCATION, ALIASED_POINT_LOCATION};
 use crate::error::{Error, Result};
 use crate::ir::*;
@@ -340,14 +341,6 @@ struct Expand {
     flat_colors: bool,
     clip_planes: u8,
     depth_clip: Option<bool>,
-}
-
-/// Element `j` of an array source's vertex `v` (`len` elements each).
-fn element(e: &mut Emit, v: ValueId, len: u32, j: u32) -> ValueId {
-    let n = e.i32(len as i32);
-    let base = e.alu(AluOp::Imul, Type::I32, &[v, n]);
-    let j = e.i32(j as i32);
-    e.alu(AluOp::Iadd, Type::I32, &[base, j])
 }
 
 /// The widened triangle of `x`'s three vertices, emitted as a strip of
@@ -705,127 +698,56 @@ pub fn lower_aliased_gs(
              outputs it can widen",
         ));
     }
-    // Each output becomes a local (the shader's writes stay), with a
-    // ring of three vertices' values and a new output like it.
-    let olds: Vec<VarId> = (0..s.vars.len() as u32)
-        .map(VarId)
-        .filter(|&v| s.var(v).is_output())
-        .collect();
-    let mut pairs = Vec::new();
-    let mut rings = Vec::new();
-    let mut pos = None;
-    let mut app_clip = None;
-    for old in olds {
-        let v = s.var(old).clone();
-        let io = v.io().cloned().unwrap_or_default();
-        let len = v.array.unwrap_or(1);
-        s.vars[old.0 as usize].kind = VarKind::Local;
-        s.vars[old.0 as usize].name = format!("{}_written", v.name);
-        let ring = s.add_var(Variable {
-            name: format!("{}_ring", v.name),
-            kind: VarKind::Local,
-            ty: v.ty,
-            array: Some(3 * len),
-            inner: None,
-        });
-        rings.push((old, ring, v.array));
-        match io.builtin {
-            Some(BuiltIn::Position) => pos = Some(ring),
-            // Taken as the user planes' distances (as the generated
-            // shader takes the previous stage's), not forwarded.
-            Some(BuiltIn::ClipDistance) => {
-                app_clip = Some((ring, len));
-                continue;
-            }
-            _ => {}
-        }
-        let out = s.add_var(Variable {
-            name: v.name.clone(),
-            kind: v.kind.clone(),
-            ty: v.ty,
-            array: v.array,
-            inner: None,
-        });
-        pairs.push((ring, io, v.ty, out));
-    }
-    let pos = pos.ok_or_else(|| Error::new("aliased triangles GS: no position"))?;
+    let own = s.vars.len();
     let edges_out = s.add_var(edges_var(true));
     let n_clip = 8 - clip_planes.leading_zeros();
     let n_hw = n_clip + if depth_clip.is_some() { 2 } else { 0 };
+    // The shader's clip distances are read as the user planes' (as the
+    // generated shader reads the previous stage's), not forwarded.
+    let app_clip_len = s
+        .vars
+        .iter()
+        .find(|v| v.is_output() && v.builtin() == Some(BuiltIn::ClipDistance))
+        .map(|v| v.array.unwrap_or(1));
+    // A new ClipDistance output: the shader's own becomes a local.
     let clip_out = (n_hw != 0).then(|| {
-        let hw = get_builtin(s, true, BuiltIn::ClipDistance, Type::F32, Some(n_hw));
+        let hw = s.add_var(Variable {
+            name: "aliased_clip_distance".into(),
+            kind: VarKind::Output(IoInfo {
+                builtin: Some(BuiltIn::ClipDistance),
+                ..Default::default()
+            }),
+            ty: Type::F32,
+            array: Some(n_hw),
+            inner: None,
+        });
         (hw, s.add_var(clip_var(true)))
     });
     let pc = get_push(s);
-    let count = s.add_var(Variable {
-        name: "aliased_strip_vertices".into(),
-        kind: VarKind::Local,
-        ty: Type::I32,
-        array: None,
-        inner: None,
-    });
-    let max = s.info.gs_max_vertices.unwrap_or(3);
-    s.info.gs_max_vertices = Some(3 * max.saturating_sub(2).max(1));
-    let i32t = Type::I32;
-    let mut on_emit = |s: &mut Shader| -> Vec<Node> {
-        let mut e = Emit::new(s);
-        let c = e.load(count, None);
-        let three = e.i32(3);
-        let slot = e.alu(AluOp::Imod, i32t, &[c, three]);
-        for &(old, ring, array) in &rings {
-            match array {
-                None => {
-                    let v = e.load(old, None);
-                    e.store(ring, Some(slot), v);
-                }
-                Some(n) => {
-                    for j in 0..n {
-                        let jv = e.i32(j as i32);
-                        let v = e.load(old, Some(jv));
-                        let at = element(&mut e, slot, n, j);
-                        e.store(ring, Some(at), v);
-                    }
-                }
-            }
-        }
-        let one = e.i32(1);
-        let c1 = e.alu(AluOp::Iadd, i32t, &[c, one]);
-        e.store(count, None, c1);
-        let full = e.alu(AluOp::Ige, Type::BOOL, &[c1, three]);
-        let outer = std::mem::take(&mut e.out);
-        // The strip's triangle t = c1 - 3: vertices t, t + 1, t + 2 at
-        // ring slots t % 3, ...; an odd one's order keeps its
-        // orientation and its provoking vertex in place.
-        let mut e = Emit::new(e.s);
-        let t = e.alu(AluOp::Isub, i32t, &[c1, three]);
-        let slots: Vec<ValueId> = (0..3)
-            .map(|k| {
-                let kv = e.i32(k);
-                let tk = e.alu(AluOp::Iadd, i32t, &[t, kv]);
-                e.alu(AluOp::Imod, i32t, &[tk, three])
-            })
+    let keep = |io: &IoInfo| io.builtin != Some(BuiltIn::ClipDistance);
+    let mut failed = None;
+    super::strips::each_strip_triangle(s, own, &keep, first_provoking, 3, &mut |e, vtx, rings| {
+        let ring_of = |b: BuiltIn| rings.iter().find(|r| r.io.builtin == Some(b));
+        let Some(pos) = ring_of(BuiltIn::Position).filter(|r| r.ty == Type::vec4()) else {
+            failed = Some("no f32x4 position");
+            return;
+        };
+        // Rings of the shader's outputs (not the driver's new ones).
+        let app_clip = app_clip_len.and_then(|n| {
+            rings
+                .iter()
+                .find(|r| r.io.builtin == Some(BuiltIn::ClipDistance))
+                .map(|r| (r.ring, n))
+        });
+        let pairs = rings
+            .iter()
+            .filter_map(|r| Some((r.ring, r.io.clone(), r.ty, r.out?)))
             .collect();
-        let odd_bit = e.alu(AluOp::Iand, i32t, &[t, one]);
-        let odd = e.alu(AluOp::Ieq, Type::BOOL, &[odd_bit, one]);
-        let pick = |e: &mut Emit, odd_slot: ValueId, even_slot: ValueId| {
-            e.alu(AluOp::Bcsel, i32t, &[odd, odd_slot, even_slot])
-        };
-        let vtx = if first_provoking {
-            // Odd: (t, t + 2, t + 1).
-            let v1 = pick(&mut e, slots[2], slots[1]);
-            let v2 = pick(&mut e, slots[1], slots[2]);
-            [slots[0], v1, v2]
-        } else {
-            // Odd: (t + 1, t, t + 2).
-            let v0 = pick(&mut e, slots[1], slots[0]);
-            let v1 = pick(&mut e, slots[0], slots[1]);
-            [v0, v1, slots[2]]
-        };
         let x = Expand {
             vtx,
-            pos,
+            pos: pos.ring,
             app_clip,
-            pairs: pairs.clone(),
+            pairs,
             prim: None,
             edges_out,
             clip_out,
@@ -834,69 +756,11 @@ pub fn lower_aliased_gs(
             clip_planes,
             depth_clip,
         };
-        emit_expanded(&mut e, &x);
-        let then_body = e.out;
-        let mut out = outer;
-        out.push(Node::If(Box::new(If {
-            cond: full,
-            then_body,
-            else_body: Vec::new(),
-            loc: None,
-        })));
-        out
-    };
-    let mut on_end = |s: &mut Shader| -> Vec<Node> {
-        let mut e = Emit::new(s);
-        let zero = e.i32(0);
-        e.store(count, None, zero);
-        e.out
-    };
-    fn walk(
-        body: &mut Vec<Node>,
-        s: &mut Shader,
-        on_emit: &mut dyn FnMut(&mut Shader) -> Vec<Node>,
-        on_end: &mut dyn FnMut(&mut Shader) -> Vec<Node>,
-    ) {
-        let mut i = 0;
-        while i < body.len() {
-            let code = match &mut body[i] {
-                Node::Instr(Instr {
-                    op: Op::Intrinsic(Intrinsic::EmitVertex { .. }),
-                    ..
-                }) => Some(on_emit(s)),
-                Node::Instr(Instr {
-                    op: Op::Intrinsic(Intrinsic::EndPrimitive { .. }),
-                    ..
-                }) => Some(on_end(s)),
-                Node::If(f) => {
-                    walk(&mut f.then_body, s, on_emit, on_end);
-                    walk(&mut f.else_body, s, on_emit, on_end);
-                    None
-                }
-                Node::Loop(l) => {
-                    walk(&mut l.body, s, on_emit, on_end);
-                    None
-                }
-                _ => None,
-            };
-            match code {
-                Some(code) => {
-                    let n = code.len();
-                    body.splice(i..=i, code);
-                    i += n;
-                }
-                None => i += 1,
-            }
-        }
+        emit_expanded(e, &x);
+    })?;
+    if let Some(why) = failed {
+        return Err(Error::new(format!("aliased triangles GS: {why}")));
     }
-    let mut body = std::mem::take(&mut s.body);
-    walk(&mut body, s, &mut on_emit, &mut on_end);
-    let mut e = Emit::new(s);
-    let zero = e.i32(0);
-    e.store(count, None, zero);
-    let mut code = e.out;
-    code.append(&mut body);
-    s.body = code;
     crate::validate::validate(s)?;
     Ok(())
 }

@@ -37,6 +37,7 @@ pub mod line_stipple;
 pub mod opt;
 pub mod polygon_edges;
 pub mod split;
+mod strips;
 pub mod tess;
 pub mod xfb;
 
