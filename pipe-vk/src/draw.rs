@@ -2940,11 +2940,28 @@ impl VkContext {
                 // The near and far planes likewise, where the hardware's
                 // depth clipping can be turned off apart from clamping.
                 let dev = self.dev();
+                // Their two `ClipDistance` elements must fit beside the
+                // user planes' and the last vertex stage's cull distances.
+                let last = [
+                    ShaderStage::Geometry,
+                    ShaderStage::TessEval,
+                    ShaderStage::Vertex,
+                ]
+                .into_iter()
+                .find_map(|st| b.shaders[st.index()]);
+                let culls = last.map_or(0, |h| self.shader_info(h).cull_distances);
+                let n_clip = 8 - rast.clip_plane_enable.leading_zeros();
+                let combined = dev
+                    .physical
+                    .properties
+                    .limits
+                    .max_combined_clip_and_cull_distances;
                 if rast.depth_clip_near
                     && !rast.depth_clamp
                     && dev.separate_depth_clip()
                     && dev.device.features.core.depth_clamp == vk::TRUE
                     && spirv_gen::passes::aliased::depth_clip_fits(rast.clip_plane_enable)
+                    && n_clip + 2 + culls <= combined
                 {
                     fs.aliased_depth_clip = Some(rast.clip_halfz);
                 }

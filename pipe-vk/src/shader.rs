@@ -216,6 +216,9 @@ pub struct ShaderInfo {
     pub reads_distances: bool,
     /// A fragment shader reads per-sample inputs ([`reads_samples`]).
     pub reads_samples: bool,
+    /// The cull distances a vertex-processing shader writes (of IR, or
+    /// read from a SPIR-V vertex or evaluation shader's words).
+    pub cull_distances: u32,
     /// A geometry shader of IR whose triangles multisampling off can
     /// widen (`spirv_gen::passes::aliased::can_expand_gs`): its
     /// `max_vertices` and its output components per vertex.
@@ -241,6 +244,7 @@ impl ShaderInfo {
             reads_samples: state.stage == pipe_core::state::ShaderStage::Fragment
                 && reads_samples(state),
             expandable_gs: expandable_gs(state),
+            cull_distances: cull_distances(state),
         }
     }
 }
@@ -751,6 +755,24 @@ pub fn spirv_unapplied(key: &VariantKey) -> Vec<&'static str> {
         "point sprite coordinates (sprite_coord_enable)",
     );
     out
+}
+
+/// See [`ShaderInfo::cull_distances`].
+fn cull_distances(state: &ShaderState) -> u32 {
+    use spirv_gen::ir::BuiltIn;
+    if !matches!(
+        state.stage,
+        ShaderStage::Vertex | ShaderStage::TessEval | ShaderStage::Geometry
+    ) {
+        return 0;
+    }
+    outputs_ir(state).map_or(0, |ir| {
+        ir.vars
+            .iter()
+            .filter(|v| v.is_output() && v.builtin() == Some(BuiltIn::CullDistance))
+            .map(|v| v.array.unwrap_or(1))
+            .sum()
+    })
 }
 
 /// See [`ShaderInfo::expandable_gs`].

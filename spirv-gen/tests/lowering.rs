@@ -2764,6 +2764,37 @@ fn main {
             }
         }
     }
+    // Outputs and locals named like the renamed outputs (`c_written`):
+    // fresh names, no clash.
+    let clash = "shader geometry input=triangles output=triangle_strip max_vertices=3 invocations=1
+in @pos : f32x4[3] builtin=position
+out @gl_pos : f32x4 builtin=position
+out @c_written : f32x4 location=1
+out @c : f32x4 location=0
+fn main {
+  %0 : i32 = const 0
+  %1 : f32x4 = load @pos, %0
+  store @gl_pos, %1
+  store @c, %1
+  store @c_written, %1
+  emit_vertex
+  emit_vertex
+  emit_vertex
+}
+";
+    let mut gs = parse(clash).unwrap();
+    lower_aliased_gs(&mut gs, false, 0, None, false).unwrap();
+    common::emit_and_validate("lower_aliased_gs, name clash", &gs);
+    // The shader's own clip distances feed the user planes (a new
+    // ClipDistance output is the driver's).
+    let cd = src.replace(
+        "out @c : f32x2 location=1\n",
+        "out @c : f32x2 location=1\nout @cd : f32[1] builtin=clip_distance\n",
+    );
+    let mut gs = parse(&cd).unwrap();
+    lower_aliased_gs(&mut gs, false, 0x1, Some(false), true).unwrap();
+    validate(&gs).unwrap_or_else(|e| panic!("{e}\n{}", print(&gs)));
+    common::emit_and_validate("lower_aliased_gs, clip distances", &gs);
     // Not for points, or a stream other than 0.
     let points = src.replace("output=triangle_strip", "output=points");
     assert!(!can_expand_gs(&parse(&points).unwrap()));

@@ -1196,7 +1196,11 @@ fn probe(name: &str, env: TargetEnv) -> Vec<u32> {
         "gspos" => include_str!("patch/gspos.spvasm"),
         "arrays" => include_str!("../../tests/src/cases/arrays_spirv.spvasm"),
         "dbg_vs" => include_str!("patch/dbg_vs.spvasm"),
+        "dbg_nolocals" => include_str!("patch/dbg_nolocals.spvasm"),
+        "dbg_rich" => include_str!("patch/dbg_rich.spvasm"),
+        "dbg_phi" => include_str!("patch/dbg_phi.spvasm"),
         "sample_inputs" => include_str!("patch/sample_inputs.spvasm"),
+        "sample_block_array" => include_str!("patch/sample_block_array.spvasm"),
         "block_array" => include_str!("patch/block_array.spvasm"),
         "dbg_fs" => include_str!("patch/dbg_fs.spvasm"),
         "dbg_vs13" => include_str!("patch/dbg_vs13.spvasm"),
@@ -2606,6 +2610,16 @@ fn single_sample_inputs() {
         // Nothing to change: the words as they were.
         let plain = probe("early_return", env);
         assert_eq!(single_sample(&plain, "main").unwrap(), plain);
+        // An array of blocks with a `sample` member: the member
+        // decoration (on the element struct) goes too.
+        let w = probe("sample_block_array", env);
+        let out = single_sample(&w, "main").unwrap();
+        validate(&out, env, "single sample, array of blocks");
+        assert!(
+            !disassemble(&out).contains(" Sample\n"),
+            "{}",
+            disassemble(&out)
+        );
     }
     // The IR lowering: the built-ins become locals, `sample` goes.
     let ir = "shader fragment
@@ -2728,4 +2742,103 @@ fn main {
         .collect();
     assert_eq!(locs, vec![4, 6]);
     common::emit_and_validate("IR array written in part", &s);
+}
+
+/// Whether every NonSemantic.Shader.DebugInfo.100 `DebugFunctionDefinition`
+/// (101) of `words` is in its function's first block (the debug-info
+/// spec's rule; spirv-val 2023.1 does not check it).
+fn function_definitions_in_entry_blocks(words: &[u32]) -> bool {
+    let mut debug_set = None;
+    let mut in_function = false;
+    let mut labels = 0;
+    let mut i = 5;
+    let mut ok = true;
+    while i < words.len() {
+        let (len, op) = ((words[i] >> 16) as usize, words[i] & 0xffff);
+        let inst = &words[i..i + len];
+        match op {
+            11 => {
+                let name: Vec<u8> = inst[2..]
+                    .iter()
+                    .flat_map(|w| w.to_le_bytes())
+                    .take_while(|&b| b != 0)
+                    .collect();
+                if name == b"NonSemantic.Shader.DebugInfo.100" {
+                    debug_set = Some(inst[1]);
+                }
+            }
+            54 => {
+                in_function = true;
+                labels = 0;
+            }
+            56 => in_function = false,
+            248 => labels += 1,
+            12 if in_function && Some(inst[3]) == debug_set && inst[4] == 101 => {
+                ok &= labels == 1;
+            }
+            _ => {}
+        }
+        i += len;
+    }
+    ok
+}
+
+/// The review's debug-info shapes: a `main` with no variables, whose
+/// `DebugFunctionDefinition` must stay in the entry block that the
+/// discards at the start replace; glslang `-gVS` of a shader with
+/// helper functions, loops, phis, input blocks, sample inputs and a
+/// sampler array through every fragment patch; DXC-style code whose
+/// unrolled array access turns values into `OpPhi`s, which a debug line
+/// must not come before or between.
+#[test]
+fn debug_info_review_shapes() {
+    use spirv_gen::ir::Stage;
+    use spirv_gen::passes::CompareFunc;
+    use spirv_gen::patch::*;
+    // (dbg_rich is SPIR-V 1.0: its interface lists inputs and outputs
+    // only.)
+    for (env, name) in [
+        (TargetEnv::Vulkan_1_0, "dbg_nolocals"),
+        (TargetEnv::Vulkan_1_3, "dbg_nolocals"),
+        (TargetEnv::Vulkan_1_0, "dbg_rich"),
+    ] {
+        {
+            let w = probe(name, env);
+            validate(&w, env, name);
+            assert!(function_definitions_in_entry_blocks(&w));
+            let mut outs = vec![
+                ("polygon stipple", polygon_stipple(&w, "main")),
+                ("window rectangles", window_rects(&w, "main", true, 1)),
+                ("edges", polygon_edges(&w, "main", true, false)),
+                ("aliased points", aliased_points_fs(&w, "main")),
+                ("aliased triangles", aliased_triangles_fs(&w, "main", 1)),
+                ("alpha", alpha_test(&w, "main", CompareFunc::Less, 0.5)),
+                ("centres", pixel_center_integer(&w, "main")),
+                ("zero", zero_inputs(&w, "main", u32::MAX)),
+                ("single sample", single_sample(&w, "main")),
+                ("per sample", sample_interpolation(&w, "main")),
+                ("unbound", unbound_outputs(&w, "main", 1)),
+                (
+                    "arrays",
+                    split_descriptor_arrays(&w, Stage::Fragment, "main"),
+                ),
+            ];
+            if name == "dbg_nolocals" {
+                outs.push(("line stipple", line_stipple(&w, "main", true)));
+            }
+            for (what, out) in outs {
+                let out = out.unwrap_or_else(|e| panic!("{name} {what}: {e}"));
+                validate(&out, env, &format!("{name} {what}"));
+                assert!(
+                    function_definitions_in_entry_blocks(&out),
+                    "{name} {what}: DebugFunctionDefinition left the entry block"
+                );
+            }
+        }
+    }
+    let env = TargetEnv::Vulkan_1_0;
+    let w = probe("dbg_phi", env);
+    validate(&w, env, "dbg_phi itself");
+    let out = split_descriptor_arrays(&w, Stage::Fragment, "main").unwrap();
+    validate(&out, env, "dbg_phi split");
 }

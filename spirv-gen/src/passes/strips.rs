@@ -96,8 +96,16 @@ pub(crate) fn each_strip_triangle(
         let v = s.var(old).clone();
         let io = v.io().cloned().unwrap_or_default();
         let len = v.array.unwrap_or(1);
+        // Renamed (to a name no variable has), so the new output takes
+        // the old name.
+        let mut name = format!("{}_written", v.name);
+        let mut n = 1;
+        while s.find_var(&name).is_some() {
+            name = format!("{}_written_{n}", v.name);
+            n += 1;
+        }
         s.vars[old.0 as usize].kind = VarKind::Local;
-        s.vars[old.0 as usize].name = format!("{}_written", v.name);
+        s.vars[old.0 as usize].name = name;
         let ring = s.add_var(Variable {
             name: format!("{}_ring", v.name),
             kind: VarKind::Local,

@@ -28,11 +28,19 @@ const OP_EXT_INST_IMPORT: u32 = 11;
 const OP_EXT_INST: u32 = 12;
 const OP_EXT_INST_FORWARD: u32 = 4433;
 
+/// `OpPhi`.
+const OP_PHI: u32 = 245;
+/// NonSemantic.Shader.DebugInfo.100's `DebugFunctionDefinition`, which
+/// must stay in its function's entry block.
+const DEBUG_FUNCTION_DEFINITION: u32 = 101;
+
 /// The non-semantic instructions of a module, by anchor.
 #[derive(Default)]
 pub(super) struct NonSemantic {
     /// (anchor, id-less instructions after it, the instruction's words).
     insts: Vec<(Word, u32, Vec<u32>)>,
+    /// The module's NonSemantic.Shader.DebugInfo.100 imports.
+    debug_info: HashSet<Word>,
 }
 
 /// Each instruction of `words` (after the header): (opcode, its words).
@@ -170,6 +178,18 @@ impl NonSemantic {
     /// the module documentation).
     pub(super) fn of(words: &[u32]) -> NonSemantic {
         let sets = nonsemantic_sets(words);
+        let debug_info = instructions(words)
+            .filter(|(op, inst)| *op == OP_EXT_INST_IMPORT && inst.len() >= 3)
+            .filter(|(_, inst)| {
+                let name: Vec<u8> = inst[2..]
+                    .iter()
+                    .flat_map(|w| w.to_le_bytes())
+                    .take_while(|&b| b != 0)
+                    .collect();
+                name == b"NonSemantic.Shader.DebugInfo.100"
+            })
+            .map(|(_, inst)| inst[1])
+            .collect();
         let mut insts = Vec::new();
         let mut anchor = None;
         let mut skip = 0;
@@ -188,7 +208,24 @@ impl NonSemantic {
                 None => skip += 1,
             }
         }
-        NonSemantic { insts }
+        NonSemantic { insts, debug_info }
+    }
+
+    /// A patch moved the start of a function's entry block from the
+    /// block labelled `old` (now a later block) to after `new` (the new
+    /// entry block's label or its last variable): the
+    /// `DebugFunctionDefinition`s anchored to `old` follow it there.
+    pub(super) fn entry_block_moved(&mut self, old: Word, new: Word) {
+        let debug_info = &self.debug_info;
+        for (anchor, skip, inst) in &mut self.insts {
+            if *anchor == old
+                && debug_info.contains(&inst[3])
+                && inst[4] == DEBUG_FUNCTION_DEFINITION
+            {
+                *anchor = new;
+                *skip = 0;
+            }
+        }
     }
 
     /// The patched module `words` with the instructions put back (see
@@ -249,25 +286,35 @@ impl NonSemantic {
                 }
             });
         };
-        for (op, inst) in instructions(&words) {
+        // A block's `OpPhi`s come first: nothing goes before or between
+        // them, so an anchor's instructions wait for the last one (an
+        // anchor among them, or the label before them, included).
+        let all: Vec<(u32, &[u32])> = instructions(&words).collect();
+        for (i, &(op, inst)) in all.iter().enumerate() {
             let id = result_id(op, inst);
-            if id.is_some() || ends_block(op) {
+            let phi = op == OP_PHI;
+            if (id.is_some() && !phi) || ends_block(op) {
                 flush(&mut out, &mut pending, None);
             }
             out.extend_from_slice(inst);
+            let mine = |id: Word| {
+                by_anchor
+                    .get(&id)
+                    .into_iter()
+                    .flatten()
+                    .copied()
+                    .filter(|k| kept.contains(k))
+            };
             match id {
+                Some(id) if phi => pending.extend(mine(id)),
                 Some(id) => {
                     seen = 0;
-                    pending = by_anchor
-                        .get(&id)
-                        .map(|v| v.iter().copied().filter(|k| kept.contains(k)).collect())
-                        .unwrap_or_default();
-                    flush(&mut out, &mut pending, Some(0));
+                    pending = mine(id).collect();
                 }
-                None => {
-                    seen += 1;
-                    flush(&mut out, &mut pending, Some(seen));
-                }
+                None => seen += 1,
+            }
+            if all.get(i + 1).is_none_or(|&(next, _)| next != OP_PHI) {
+                flush(&mut out, &mut pending, Some(seen));
             }
         }
         flush(&mut out, &mut pending, None);

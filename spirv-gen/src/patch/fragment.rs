@@ -637,6 +637,14 @@ impl Patcher {
                 i.operands[2] = Operand::IdRef(old_label);
             }
         }
+        // Debug info that must stay in the entry block (after its
+        // variables, or its label) moves with it.
+        let new_anchor = head
+            .iter()
+            .rev()
+            .find(|i| i.class.opcode == Op::Variable)
+            .and_then(|i| i.result_id)
+            .unwrap_or(merge);
         head.extend(code);
         let entry = Block {
             label: Some(Instruction::new(Op::Label, None, Some(merge), vec![])),
@@ -644,6 +652,7 @@ impl Patcher {
         };
         f.blocks.insert(0, entry);
         f.blocks.insert(1, kill);
+        self.debug.entry_block_moved(old_label, new_anchor);
         Ok(())
     }
 

@@ -867,8 +867,14 @@ pub fn single_sample(words: &[u32], entry: &str) -> Result<Vec<u32>> {
         p.privatize(var, ty, StorageClass::Input, Some(v))?;
         changed = true;
     }
-    // `Sample` interpolation, on variables and block members.
-    let inputs: Vec<(Word, Word)> = p.interface_vars(StorageClass::Input);
+    // `Sample` interpolation, on variables and block members (of a
+    // block or an array of blocks).
+    let inputs: Vec<(Word, Word)> = p
+        .interface_vars(StorageClass::Input)
+        .into_iter()
+        .map(|(v, t)| (v, p.array_of(t).map_or(t, |(e, _)| e)))
+        .chain(p.interface_vars(StorageClass::Input))
+        .collect();
     let before = p.module().annotations.len();
     p.b.module_mut().annotations.retain(|a| {
         let target = match a.operands.first() {
