@@ -2421,14 +2421,23 @@ impl VkContext {
         // An application geometry shader widening its own triangles
         // (multisampling off, `variant_keys`): the generated shader's
         // key items (below), and the provoking vertex Vulkan uses.
-        let app_gs_key = if aliased && gs.is_some() {
+        // Likewise one stippling its polygon-mode lines (`variant_keys`
+        // sets the last-stage key's `line_stipple_polygon`).
+        let app_gs_key = if (aliased || last_key.line_stipple_polygon) && gs.is_some() {
             let rast = self.rasterizer_or_default()?;
             let last_provoking = !rast.flatshade_first
                 && dev.device.features.provoking_vertex.provoking_vertex_last == vk::TRUE;
+            let base = if aliased {
+                VariantKey {
+                    aliased_triangles: true,
+                    ..aliased_gs_key(&fs_key, &last_key)
+                }
+            } else {
+                last_key.clone()
+            };
             VariantKey {
-                aliased_triangles: true,
-                aliased_first_provoking: !last_provoking,
-                ..aliased_gs_key(&fs_key, &last_key)
+                gs_first_provoking: !last_provoking,
+                ..base
             }
         } else {
             last_key.clone()
@@ -3029,8 +3038,12 @@ impl VkContext {
                     .to_string()
             });
         }
-        let polygon_lines =
-            fill(PolygonMode::Line) && b.shaders[ShaderStage::Geometry.index()].is_none();
+        // Polygon-mode lines: of the draw's triangles (a generated
+        // geometry shader), or an application geometry shader's
+        // (re-emitted triangle by triangle, `strip_gs`).
+        let app_gs_strips =
+            b.shaders[ShaderStage::Geometry.index()].map(|h| self.shader_info(h).strip_gs);
+        let polygon_lines = fill(PolygonMode::Line) && app_gs_strips != Some(false);
         if rast.line_stipple_enable && (prim == TopologyClass::Line || polygon_lines) {
             let blend = match b.blend {
                 Some(h) => Some(*self.blend_table().get(h)?),
@@ -3059,6 +3072,10 @@ impl VkContext {
                     fs.line_stipple = true;
                     fs.line_stipple_polygon = true;
                     vs.line_rectangular = rast.line_rectangular;
+                    if app_gs_strips.is_some() {
+                        vs.line_stipple = true;
+                        vs.line_stipple_polygon = true;
+                    }
                 } else if let Some(app_gs) =
                     // An application geometry shader computes the
                     // stipple position from what it emits, whatever its

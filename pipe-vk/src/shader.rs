@@ -216,6 +216,10 @@ pub struct ShaderInfo {
     pub reads_distances: bool,
     /// A fragment shader reads per-sample inputs ([`reads_samples`]).
     pub reads_samples: bool,
+    /// A geometry shader of IR whose strips' triangles can be re-emitted
+    /// one by one for polygon-mode line stipple
+    /// (`spirv_gen::passes::line_stipple::can_restrip`).
+    pub strip_gs: bool,
     /// The cull distances a vertex-processing shader writes (of IR, or
     /// read from a SPIR-V vertex or evaluation shader's words).
     pub cull_distances: u32,
@@ -245,6 +249,12 @@ impl ShaderInfo {
                 && reads_samples(state),
             expandable_gs: expandable_gs(state),
             cull_distances: cull_distances(state),
+            strip_gs: match &state.code {
+                ShaderCode::Ir(any) => any
+                    .downcast_ref::<Ir>()
+                    .is_some_and(spirv_gen::passes::line_stipple::can_restrip),
+                ShaderCode::SpirV { .. } => false,
+            },
         }
     }
 }

@@ -2799,3 +2799,75 @@ fn main {
     let points = src.replace("output=triangle_strip", "output=points");
     assert!(!can_expand_gs(&parse(&points).unwrap()));
 }
+
+/// Polygon-mode line stipple in an application geometry shader emitting
+/// a strip of four vertices: two triangles come out, each with
+/// `stipple_poly` (the vertices' places along the triangle's outline,
+/// and the barycentric markers) as the generated shader gives them; the
+/// second triangle in GL's order (1, 0, 2 of its strip vertices).
+#[test]
+fn polygon_line_stipple_app_gs() {
+    use spirv_gen::passes::line_stipple::{lower_polygon_line_stipple_gs, STIPPLE_POLY_NAME};
+    let src = "shader geometry input=points output=triangle_strip max_vertices=4 invocations=1
+in @pos : f32x4[1] builtin=position
+out @gl_pos : f32x4 builtin=position
+out @id : u32 location=0 flat
+fn main {
+  %0 : f32x4 = const -0.5, -0.5, 0.0, 1.0
+  store @gl_pos, %0
+  %1 : u32 = const 0
+  store @id, %1
+  emit_vertex
+  %2 : f32x4 = const -0.5, 0.5, 0.0, 1.0
+  store @gl_pos, %2
+  %3 : u32 = const 1
+  store @id, %3
+  emit_vertex
+  %4 : f32x4 = const 0.5, -0.5, 0.0, 1.0
+  store @gl_pos, %4
+  %5 : u32 = const 2
+  store @id, %5
+  emit_vertex
+  %6 : f32x4 = const 0.5, 0.5, 0.0, 1.0
+  store @gl_pos, %6
+  %7 : u32 = const 3
+  store @id, %7
+  emit_vertex
+  end_primitive
+}
+";
+    let mut gs = parse(src).unwrap();
+    lower_polygon_line_stipple_gs(&mut gs, false, false).unwrap();
+    validate(&gs).unwrap_or_else(|e| panic!("{e}\n{}", print(&gs)));
+    common::emit_and_validate("lower_polygon_line_stipple_gs", &gs);
+    let mut m = interp::Machine::new(&gs);
+    let o = (pc::VIEWPORT_SCALE / 4) as usize;
+    m.push[o] = 8.0f32.to_bits();
+    m.push[o + 1] = 8.0f32.to_bits();
+    m.run();
+    let prims: Vec<Vec<_>> = m
+        .emitted
+        .split(Option::is_none)
+        .filter(|p| !p.is_empty())
+        .map(|p| p.iter().flatten().cloned().collect())
+        .collect();
+    assert_eq!(prims.len(), 2);
+    let ids: Vec<Vec<u32>> = prims
+        .iter()
+        .map(|p| p.iter().map(|v| v["id"][0]).collect())
+        .collect();
+    assert_eq!(ids, vec![vec![0, 1, 2], vec![2, 1, 3]]);
+    for p in &prims {
+        let s: Vec<Vec<f32>> = p
+            .iter()
+            .map(|v| emitted_f32(v, STIPPLE_POLY_NAME))
+            .collect();
+        // (a, a, 1, 0), (a + b, a + b, 0, 1), (0, a + b + c, 0, 0).
+        assert_eq!((s[0][2], s[0][3], s[1][2], s[1][3]), (1.0, 0.0, 0.0, 1.0));
+        assert_eq!((s[2][0], s[2][2], s[2][3]), (0.0, 0.0, 0.0));
+        assert!(
+            s[0][0] > 0.0 && s[1][0] > s[0][0] && s[2][1] > s[1][1],
+            "{s:?}"
+        );
+    }
+}

@@ -697,6 +697,112 @@ pub fn lower_line_stipple_gs(s: &mut Shader, rectangular: bool) -> Result<()> {
     Ok(())
 }
 
+/// Whether [`lower_polygon_line_stipple_gs`] can re-emit the triangles
+/// of the geometry shader `s`: it emits triangle strips, on stream 0
+/// only.
+pub fn can_restrip(s: &Shader) -> bool {
+    s.stage == Stage::Geometry
+        && s.info.gs_output == Some(GsOutput::TriangleStrip)
+        && super::strips::stream0_only(&s.body)
+}
+
+/// Line stipple on the polygon-mode lines of an application geometry
+/// shader that emits triangle strips (devices without stippled lines):
+/// each triangle of its strips is emitted on its own
+/// (`strips::each_strip_triangle`, keeping orientation and provoking
+/// vertex, `first_provoking`) with `stipple_poly`, its vertices' places
+/// along the triangle's outline, as [`polygon_line_stipple_gs`] gives
+/// the generated shader's; the fragment shader's half is
+/// [`lower_line_stipple_fs`] with `polygon`. Does nothing unless
+/// [`can_restrip`]; an error when an output uses
+/// [`STIPPLE_POS_LOCATION`] or there is no `f32x4` position.
+pub fn lower_polygon_line_stipple_gs(
+    s: &mut Shader,
+    rectangular: bool,
+    first_provoking: bool,
+) -> Result<()> {
+    if !can_restrip(s) {
+        return Ok(());
+    }
+    for v in s.vars.iter().filter(|v| v.is_output()) {
+        let Some(loc) = v.io().and_then(|io| io.location) else {
+            continue;
+        };
+        if (loc..loc.saturating_add(v.locations(s.stage))).contains(&STIPPLE_POS_LOCATION) {
+            return Err(Error::new(format!(
+                "polygon line stipple: location {STIPPLE_POS_LOCATION} (@{}) is reserved for \
+                 {STIPPLE_POLY_NAME}",
+                v.name
+            )));
+        }
+    }
+    let own = s.vars.len();
+    let stipple = s.add_var(Variable {
+        name: STIPPLE_POLY_NAME.into(),
+        ty: Type::vec4(),
+        ..stipple_var(true)
+    });
+    let pc = get_push(s);
+    let mut failed = false;
+    super::strips::each_strip_triangle(
+        s,
+        own,
+        &|_| true,
+        first_provoking,
+        3,
+        &mut |e, vtx, rings| {
+            let Some(pos) = rings
+                .iter()
+                .find(|r| r.io.builtin == Some(BuiltIn::Position) && r.ty == Type::vec4())
+            else {
+                failed = true;
+                return;
+            };
+            let p: Vec<ValueId> = vtx.iter().map(|&v| e.load(pos.ring, Some(v))).collect();
+            // As `stipple_gs`: edges v2 -> v0 (a), v0 -> v1 (b), v1 -> v2 (c).
+            let a = window_len(e, pc, p[2], p[0], rectangular);
+            let b = window_len(e, pc, p[0], p[1], rectangular);
+            let c = window_len(e, pc, p[1], p[2], rectangular);
+            let ab = e.alu(AluOp::Fadd, Type::F32, &[a, b]);
+            let abc = e.alu(AluOp::Fadd, Type::F32, &[ab, c]);
+            let (zero, one) = (e.f32(0.0), e.f32(1.0));
+            let values = [
+                e.alu(AluOp::Vec, Type::vec4(), &[a, a, one, zero]),
+                e.alu(AluOp::Vec, Type::vec4(), &[ab, ab, zero, one]),
+                e.alu(AluOp::Vec, Type::vec4(), &[zero, abc, zero, zero]),
+            ];
+            for k in 0..3 {
+                for r in rings {
+                    let Some(out) = r.out else { continue };
+                    match r.array {
+                        None => {
+                            let v = e.load(r.ring, Some(vtx[k]));
+                            e.store(out, None, v);
+                        }
+                        Some(n) => {
+                            for j in 0..n {
+                                let at = super::strips::element(e, vtx[k], n, j);
+                                let v = e.load(r.ring, Some(at));
+                                let jv = e.i32(j as i32);
+                                e.store(out, Some(jv), v);
+                            }
+                        }
+                    }
+                }
+                e.store(stipple, None, values[k]);
+                e.void(Op::Intrinsic(Intrinsic::EmitVertex { stream: 0 }));
+            }
+            e.void(Op::Intrinsic(Intrinsic::EndPrimitive { stream: 0 }));
+        },
+    )?;
+    if failed {
+        return Err(Error::new(
+            "polygon line stipple: the shader writes no f32x4 position",
+        ));
+    }
+    crate::validate::validate(s)
+}
+
 /// Line stipple in the fragment shader (see the module docs): at the start
 /// of `main`, discard the fragment when bit `floor(stipple_pos / factor)
 /// mod 16` of the pattern is 0. The word at [`push::LINE_STIPPLE`] holds

@@ -235,10 +235,11 @@ pub struct VariantKey {
     /// stage's `clip_planes`), which the generated geometry shader does
     /// not let the hardware clip (see [`aliased::aliased_triangles_gs`]).
     pub aliased_clip_planes: u8,
-    /// With `aliased_triangles` on a geometry shader (which then widens
-    /// its own triangles, [`aliased::lower_aliased_gs`]): the provoking
-    /// vertex is a triangle's first (else its last).
-    pub aliased_first_provoking: bool,
+    /// A geometry shader re-emitting its strips' triangles one by one
+    /// (`aliased_triangles`, [`aliased::lower_aliased_gs`], or polygon
+    /// line stipple, [`line_stipple::lower_polygon_line_stipple_gs`]):
+    /// the provoking vertex is a triangle's first (else its last).
+    pub gs_first_provoking: bool,
     /// With `aliased_triangles`: the near and far planes are tested at the
     /// pixel centre too, with the hardware's depth clipping off
     /// (`Some(clip_halfz)`, see [`aliased::aliased_triangles_gs`]).
@@ -382,7 +383,7 @@ impl VariantKey {
                 "point_size_fixed" => k.point_size_fixed = true,
                 "aliased_points" => k.aliased_points = Some(float(need()?)?),
                 "aliased_triangles" => k.aliased_triangles = true,
-                "aliased_first_provoking" => k.aliased_first_provoking = true,
+                "gs_first_provoking" => k.gs_first_provoking = true,
                 "aliased_clip_planes" => {
                     k.aliased_clip_planes = u8::try_from(num(need()?)?)
                         .map_err(|_| Error::new("key: aliased_clip_planes mask > 0xff"))?
@@ -480,7 +481,7 @@ impl VariantKey {
                         | "two_side"
                         | "point_size_fixed"
                         | "aliased_triangles"
-                        | "aliased_first_provoking"
+                        | "gs_first_provoking"
                         | "sample_shading"
                         | "single_sample"
                         | "sprite_upper_left"
@@ -616,8 +617,13 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     // last-stage lowerings below (as the generated one is).
     if key.aliased_triangles && s.stage == crate::ir::Stage::Geometry {
         let depth = key.aliased_depth_clip;
-        let first = key.aliased_first_provoking;
+        let first = key.gs_first_provoking;
         aliased::lower_aliased_gs(s, key.flat_shade, key.aliased_clip_planes, depth, first)?;
+    }
+    // Likewise, polygon-mode lines stippled in the shader.
+    if key.line_stipple && key.line_stipple_polygon && s.stage == crate::ir::Stage::Geometry {
+        let first = key.gs_first_provoking;
+        line_stipple::lower_polygon_line_stipple_gs(s, key.line_rectangular, first)?;
     }
     if key.clip_planes != 0 || key.last_vertex_stage {
         gl::lower_clip_planes(s, key.clip_planes)?;

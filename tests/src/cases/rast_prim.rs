@@ -315,20 +315,57 @@ crate::result_case!(
 /// A second, back-facing triangle near (13, 13) is culled: the emulation
 /// keeps triangles, so culling still applies.
 fn polygon_line_stipple(ctx: &mut TestContext, emulated: bool) -> R {
-    polygon_line_stipple_as(ctx, emulated, false)
+    polygon_line_stipple_as(ctx, emulated, false, false)
 }
+
+/// [`polygon_line_stipple`] through an application geometry shader that
+/// passes each triangle on as a strip: emulated, the shader re-emits its
+/// triangles with their places along the outline
+/// (`spirv_gen::passes::line_stipple::lower_polygon_line_stipple_gs`);
+/// the lines were drawn solid before.
+fn polygon_line_stipple_gs(ctx: &mut TestContext, emulated: bool) -> R {
+    polygon_line_stipple_as(ctx, emulated, false, true)
+}
+
+/// A geometry shader passing each triangle on.
+const GS_TRIANGLE: &str =
+    "shader geometry input=triangles output=triangle_strip max_vertices=3 invocations=1
+in @pos : f32x4[3] builtin=position
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %0 : i32 = const 0
+  %1 : f32x4 = load @pos, %0
+  store @gl_pos, %1
+  emit_vertex
+  %2 : i32 = const 1
+  %3 : f32x4 = load @pos, %2
+  store @gl_pos, %3
+  emit_vertex
+  %4 : i32 = const 2
+  %5 : f32x4 = load @pos, %4
+  store @gl_pos, %5
+  emit_vertex
+  end_primitive
+}
+";
 
 /// [`polygon_line_stipple`] drawn as triangles with adjacency (the
 /// adjacent vertices far off; without a geometry shader they are not
 /// drawn): the emulation's generated geometry shader takes that input.
 fn polygon_line_stipple_adjacency(ctx: &mut TestContext, emulated: bool) -> R {
-    polygon_line_stipple_as(ctx, emulated, true)
+    polygon_line_stipple_as(ctx, emulated, true, false)
 }
 
-fn polygon_line_stipple_as(ctx: &mut TestContext, emulated: bool, adjacency: bool) -> R {
+fn polygon_line_stipple_as(ctx: &mut TestContext, emulated: bool, adjacency: bool, gs: bool) -> R {
     let mut e = stipple_env(ctx, emulated)?;
+    if gs && !e.screen.caps().shader[ShaderStage::Geometry.index()].supported {
+        return Err(Outcome::skip("no geometry shaders"));
+    }
     let t = setup(&mut e, false)?;
     bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    if gs {
+        bind_stage(&mut e, ShaderStage::Geometry, GS_TRIANGLE)?;
+    }
     const POLY_PATTERN: u16 = 0x00ff;
     bind_rasterizer(&mut e, |r| {
         r.fill_front = PolygonMode::Line;
@@ -410,6 +447,7 @@ fn polygon_line_stipple_as(ctx: &mut TestContext, emulated: bool, adjacency: boo
 }
 stipple_cases!(
     "polygon_line_stipple" => polygon_line_stipple,
+    "polygon_line_stipple.app_gs" => polygon_line_stipple_gs,
     "polygon_line_stipple_adjacency" => polygon_line_stipple_adjacency,
 );
 
