@@ -2704,10 +2704,7 @@ impl VkContext {
             let Some((max, comps)) = self.shader_info(h).expandable_gs else {
                 return Ok(false);
             };
-            let limits = &self.dev().physical.properties.limits;
-            let vertices = 3 * max.saturating_sub(2).max(1);
-            return Ok(vertices <= limits.max_geometry_output_vertices
-                && vertices * (comps + 21) <= limits.max_geometry_total_output_components);
+            return Ok(self.restrip_fits(max, comps + 21));
         }
         // The stage the geometry shader follows: the evaluation shader
         // with tessellation, else the vertex shader.
@@ -2723,6 +2720,17 @@ impl VkContext {
         // them (`ModuleCache::generated_gs_relocation`).
         let relocation = crate::shader::ModuleCache::generated_gs_relocation(self.dev(), state);
         Ok(forwardable && relocation.is_some())
+    }
+
+    /// Whether a geometry shader of `max` vertices, re-emitting its
+    /// strips' triangles one by one (`spirv_gen::passes::strips`: up to
+    /// `3 * (max - 2)` vertices) with `comps` output components each,
+    /// fits the device's geometry output limits.
+    fn restrip_fits(&self, max: u32, comps: u32) -> bool {
+        let limits = &self.dev().physical.properties.limits;
+        let vertices = 3 * max.saturating_sub(2).max(1);
+        vertices <= limits.max_geometry_output_vertices
+            && vertices * comps <= limits.max_geometry_total_output_components
     }
 
     /// A Fallback debug message for each bound SPIR-V passthrough shader
@@ -3041,8 +3049,16 @@ impl VkContext {
         // Polygon-mode lines: of the draw's triangles (a generated
         // geometry shader), or an application geometry shader's
         // (re-emitted triangle by triangle, `strip_gs`).
-        let app_gs_strips =
-            b.shaders[ShaderStage::Geometry.index()].map(|h| self.shader_info(h).strip_gs);
+        let app_gs_strips = match b.shaders[ShaderStage::Geometry.index()] {
+            None => None,
+            Some(h) => Some(
+                self.so_capture_info()?.is_none()
+                    && self
+                        .shader_info(h)
+                        .strip_gs
+                        .is_some_and(|(max, comps)| self.restrip_fits(max, comps + 4)),
+            ),
+        };
         let polygon_lines = fill(PolygonMode::Line) && app_gs_strips != Some(false);
         if rast.line_stipple_enable && (prim == TopologyClass::Line || polygon_lines) {
             let blend = match b.blend {

@@ -218,8 +218,9 @@ pub struct ShaderInfo {
     pub reads_samples: bool,
     /// A geometry shader of IR whose strips' triangles can be re-emitted
     /// one by one for polygon-mode line stipple
-    /// (`spirv_gen::passes::line_stipple::can_restrip`).
-    pub strip_gs: bool,
+    /// (`spirv_gen::passes::line_stipple::can_restrip`): its
+    /// `max_vertices` and output components per vertex.
+    pub strip_gs: Option<(u32, u32)>,
     /// The cull distances a vertex-processing shader writes (of IR, or
     /// read from a SPIR-V vertex or evaluation shader's words).
     pub cull_distances: u32,
@@ -252,8 +253,9 @@ impl ShaderInfo {
             strip_gs: match &state.code {
                 ShaderCode::Ir(any) => any
                     .downcast_ref::<Ir>()
-                    .is_some_and(spirv_gen::passes::line_stipple::can_restrip),
-                ShaderCode::SpirV { .. } => false,
+                    .filter(|ir| spirv_gen::passes::line_stipple::can_restrip(ir))
+                    .map(|ir| (ir.info.gs_max_vertices.unwrap_or(0), output_components(ir))),
+                ShaderCode::SpirV { .. } => None,
             },
         }
     }
@@ -794,13 +796,16 @@ fn expandable_gs(state: &ShaderState) -> Option<(u32, u32)> {
     if !spirv_gen::passes::aliased::can_expand_gs(ir) {
         return None;
     }
-    let comps = ir
-        .vars
+    Some((ir.info.gs_max_vertices.unwrap_or(0), output_components(ir)))
+}
+
+/// The output components per vertex of `ir`.
+fn output_components(ir: &Ir) -> u32 {
+    ir.vars
         .iter()
         .filter(|v| v.is_output())
         .map(|v| u32::from(v.ty.comps) * v.array.unwrap_or(1))
-        .sum();
-    Some((ir.info.gs_max_vertices.unwrap_or(0), comps))
+        .sum()
 }
 
 /// Whether `state` has inputs that differ per sample: the sample id,

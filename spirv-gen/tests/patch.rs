@@ -2728,6 +2728,22 @@ fn main {
             .count();
         assert_eq!(flat, 1, "arr[0]'s input keeps Flat: {}", disassemble(&out));
     }
+    // Interpolated at an offset: left as it is (its written elements'
+    // inputs would have to be interpolated there), in SPIR-V and IR.
+    let interp = fs.replace(
+        "  %1 : f32x4 = load @a, %0\n",
+        "  %9 : f32 = const 0.25\n  %8 : f32x2 = vec %9, %9\n  %1 : f32x4 = interp_at_offset @a, %0, %8\n",
+    );
+    let ir2 = spirv_gen::text::parse(&interp).unwrap_or_else(|e| panic!("{e}\n{interp}"));
+    let w = spirv_gen::emit::emit(&ir2, Target::Vulkan1_3).unwrap();
+    assert_eq!(zero_inputs(&w, "main", 1 << 5).unwrap(), w);
+    let mut s2 = ir2.clone();
+    spirv_gen::passes::lower(
+        &mut s2,
+        &spirv_gen::passes::VariantKey::parse("zero_inputs=0x20").unwrap(),
+    )
+    .unwrap();
+    assert!(s2.vars.iter().any(|v| v.is_input() && v.name == "a"));
     let mut s = ir.clone();
     spirv_gen::passes::lower(
         &mut s,

@@ -642,8 +642,12 @@ pub fn lower_unwritten_inputs(s: &mut Shader, mask: u32) {
         // An array written in part, one location per element: the
         // written elements become inputs of their own, the others read
         // zero.
+        // Not where the shader interpolates it at an offset: the
+        // written elements' own inputs would have to be interpolated
+        // there (left as it was, the unwritten locations read undefined
+        // values).
         let one_each = v.array.is_some() && v.locations(s.stage) == n;
-        if !one_each || !locs.clone().any(unwritten) {
+        if !one_each || !locs.clone().any(unwritten) || interpolates(&s.body, VarId(i as u32)) {
             continue;
         }
         let (ty, array, name, io) = (v.ty, v.array, v.name.clone(), io.clone());
@@ -694,6 +698,18 @@ pub fn lower_unwritten_inputs(s: &mut Shader, mask: u32) {
     }
     let code = e.out;
     s.body.splice(0..0, code);
+}
+
+/// Whether `body` has an `interp_at_offset` of `var`.
+fn interpolates(body: &[Node], var: VarId) -> bool {
+    body.iter().any(|n| match n {
+        Node::Instr(i) => {
+            matches!(i.op, Op::Intrinsic(Intrinsic::InterpAtOffset { var: v, .. }) if v == var)
+        }
+        Node::If(f) => interpolates(&f.then_body, var) || interpolates(&f.else_body, var),
+        Node::Loop(l) => interpolates(&l.body, var),
+        Node::Jump(..) => false,
+    })
 }
 
 /// Turns each `interp_at_offset` of `var` in `body` into a `load`.

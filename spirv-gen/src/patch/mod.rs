@@ -752,6 +752,12 @@ pub fn zero_inputs(words: &[u32], entry: &str, mask: u32) -> Result<Vec<u32>> {
         // An array of one location per element written in part: the
         // written elements become inputs of their own, and the array a
         // private variable built from them and zeros at entry.
+        // Not where the shader interpolates it at an offset or sample
+        // (see `passes::gl::lower_unwritten_inputs`), for arrays and
+        // blocks alike.
+        if p.interpolated(var) {
+            continue;
+        }
         if let Some((_, len)) = p.array_of(ty) {
             if locs.len() as u32 != len || !locs.iter().any(|&l| unwritten(&[l])) {
                 continue;
@@ -1834,7 +1840,49 @@ impl Patcher {
                         | Decoration::RelaxedPrecision
                 )
             })
-            .collect()
+            // Once each (the variable's and the member's may repeat).
+            .fold(Vec::new(), |mut out, d| {
+                if !out.iter().any(|(x, _)| *x == d.0) {
+                    out.push(d);
+                }
+                out
+            })
+    }
+
+    /// Whether the entry point's code interpolates `var` (or a part of
+    /// it) with GLSL.std.450's `InterpolateAt*` (76..=78).
+    fn interpolated(&self, var: Word) -> bool {
+        let Some(glsl) = self.glsl else {
+            return false;
+        };
+        let mut derived: HashSet<Word> = HashSet::from_iter([var]);
+        let insts = || {
+            self.module()
+                .functions
+                .iter()
+                .flat_map(|f| &f.blocks)
+                .flat_map(|b| &b.instructions)
+        };
+        // Access chains from `var`, in definition order (a chain's base
+        // comes first in a valid module).
+        for i in insts() {
+            let chain = matches!(
+                i.class.opcode,
+                Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject
+            ) && matches!(i.operands.first(), Some(Operand::IdRef(b)) if derived.contains(b));
+            if let (true, Some(id)) = (chain, i.result_id) {
+                derived.insert(id);
+            }
+        }
+        insts().any(|i| {
+            i.class.opcode == Op::ExtInst
+                && i.operands.first() == Some(&Operand::IdRef(glsl))
+                && matches!(
+                    i.operands.get(1),
+                    Some(Operand::LiteralExtInstInteger(76..=78))
+                )
+                && matches!(i.operands.get(2), Some(Operand::IdRef(p)) if derived.contains(p))
+        })
     }
 
     /// The value, built in the entry code, of an input part of type `ty`

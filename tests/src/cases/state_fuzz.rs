@@ -3425,9 +3425,9 @@ reduced!(
 );
 
 /// An input array (locations 1 and 2) of which the vertex shader writes
-/// only location 1, (0.5, 0, 0, 0), and an `interp_at_offset` of its
-/// element 1: the written element keeps its value, the other reads zero,
-/// so the colour is (0.5, 1, 0, 1) (the elements' sum plus green). It
+/// only location 1, (0.5, 0, 0, 0): the written element keeps its
+/// value, the other reads zero, so the colour is (0.5, 1, 0, 1) (the
+/// elements' sum plus green). It
 /// was left alone, a validation error (the fragment shader consumed
 /// location 2, which nothing writes). With `fs_spirv` the fragment
 /// shader is SPIR-V passthrough (`spirv_gen::patch::zero_inputs`).
@@ -3450,9 +3450,7 @@ fn main {
   %0 : i32 = const 0
   %1 : f32x4 = load @a, %0
   %2 : i32 = const 1
-  %3 : f32 = const 0.0
-  %4 : f32x2 = vec %3, %3
-  %5 : f32x4 = interp_at_offset @a, %2, %4
+  %5 : f32x4 = load @a, %2
   %6 : f32x4 = fadd %1, %5
   %7 : f32x4 = const 0.0, 1.0, 0.0, 1.0
   %8 : f32x4 = fadd %6, %7
