@@ -2688,13 +2688,12 @@ fn main {
             "{}",
             disassemble(&out)
         );
-        let m = dr::load_words(&out).unwrap();
-        let noperspective = m
-            .annotations
-            .iter()
-            .filter(|a| a.operands.get(1) == Some(&Operand::Decoration(Decoration::NoPerspective)))
-            .count();
-        assert_eq!(noperspective, 2, "{}", disassemble(&out));
+        assert_eq!(
+            decorated(&out, Decoration::NoPerspective),
+            2,
+            "{}",
+            disassemble(&out)
+        );
         // Every element written: unchanged; none: zeroed whole.
         assert_eq!(zero_inputs(&w, "main", 1 << 3).unwrap(), w);
         let none = zero_inputs(&w, "main", 0b111 << 4).unwrap();
@@ -2717,16 +2716,12 @@ fn main {
             "{}",
             disassemble(&out)
         );
-        let m = dr::load_words(&out).unwrap();
-        let flat = m
-            .annotations
-            .iter()
-            .filter(|a| {
-                a.class.opcode == Op::Decorate
-                    && a.operands.get(1) == Some(&Operand::Decoration(Decoration::Flat))
-            })
-            .count();
-        assert_eq!(flat, 1, "arr[0]'s input keeps Flat: {}", disassemble(&out));
+        assert_eq!(
+            decorated(&out, Decoration::Flat),
+            1,
+            "arr[0]'s input keeps Flat: {}",
+            disassemble(&out)
+        );
     }
     // Interpolated at an offset: left as it is (its written elements'
     // inputs would have to be interpolated there), in SPIR-V and IR.
@@ -2857,4 +2852,16 @@ fn debug_info_review_shapes() {
     validate(&w, env, "dbg_phi itself");
     let out = split_descriptor_arrays(&w, Stage::Fragment, "main").unwrap();
     validate(&out, env, "dbg_phi split");
+}
+
+/// How many variables (`OpDecorate`, not members) of `words` carry `d`.
+fn decorated(words: &[u32], d: Decoration) -> usize {
+    dr::load_words(words)
+        .unwrap()
+        .annotations
+        .iter()
+        .filter(|a| {
+            a.class.opcode == Op::Decorate && a.operands.get(1) == Some(&Operand::Decoration(d))
+        })
+        .count()
 }

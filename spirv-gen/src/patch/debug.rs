@@ -90,20 +90,28 @@ fn is_nonsemantic(op: u32, inst: &[u32], sets: &HashSet<Word>) -> bool {
     (op == OP_EXT_INST || op == OP_EXT_INST_FORWARD) && inst.len() >= 5 && sets.contains(&inst[3])
 }
 
-/// The non-semantic instruction sets a module imports.
-fn nonsemantic_sets(words: &[u32]) -> HashSet<Word> {
+/// A literal string's bytes (before its terminating 0).
+fn string_of(words: &[u32]) -> Vec<u8> {
+    words
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .take_while(|&b| b != 0)
+        .collect()
+}
+
+/// The extended instruction sets a module imports whose name satisfies
+/// `pred`.
+fn imports(words: &[u32], pred: impl Fn(&[u8]) -> bool) -> HashSet<Word> {
     instructions(words)
         .filter(|(op, inst)| *op == OP_EXT_INST_IMPORT && inst.len() >= 3)
-        .filter(|(_, inst)| {
-            let name: Vec<u8> = inst[2..]
-                .iter()
-                .flat_map(|w| w.to_le_bytes())
-                .take_while(|&b| b != 0)
-                .collect();
-            name.starts_with(b"NonSemantic.")
-        })
+        .filter(|(_, inst)| pred(&string_of(&inst[2..])))
         .map(|(_, inst)| inst[1])
         .collect()
+}
+
+/// The non-semantic instruction sets a module imports.
+fn nonsemantic_sets(words: &[u32]) -> HashSet<Word> {
+    imports(words, |name| name.starts_with(b"NonSemantic."))
 }
 
 /// `words` without the instructions of non-semantic sets (their imports
@@ -134,14 +142,7 @@ pub fn without_nonsemantic(words: &[u32]) -> Option<Vec<u32>> {
     for (op, inst) in instructions(words) {
         let import = op == OP_EXT_INST_IMPORT && inst.len() >= 2 && sets.contains(&inst[1]);
         // OpExtension (10) "SPV_KHR_non_semantic_info".
-        let extension = op == 10 && {
-            let name: Vec<u8> = inst[1..]
-                .iter()
-                .flat_map(|w| w.to_le_bytes())
-                .take_while(|&b| b != 0)
-                .collect();
-            name == b"SPV_KHR_non_semantic_info"
-        };
+        let extension = op == 10 && string_of(&inst[1..]) == b"SPV_KHR_non_semantic_info";
         if !(import || extension || is_nonsemantic(op, inst, &sets)) {
             out.extend_from_slice(inst);
         }
@@ -178,18 +179,7 @@ impl NonSemantic {
     /// the module documentation).
     pub(super) fn of(words: &[u32]) -> NonSemantic {
         let sets = nonsemantic_sets(words);
-        let debug_info = instructions(words)
-            .filter(|(op, inst)| *op == OP_EXT_INST_IMPORT && inst.len() >= 3)
-            .filter(|(_, inst)| {
-                let name: Vec<u8> = inst[2..]
-                    .iter()
-                    .flat_map(|w| w.to_le_bytes())
-                    .take_while(|&b| b != 0)
-                    .collect();
-                name == b"NonSemantic.Shader.DebugInfo.100"
-            })
-            .map(|(_, inst)| inst[1])
-            .collect();
+        let debug_info = imports(words, |name| name == b"NonSemantic.Shader.DebugInfo.100");
         let mut insts = Vec::new();
         let mut anchor = None;
         let mut skip = 0;

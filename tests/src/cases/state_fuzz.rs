@@ -2812,6 +2812,23 @@ fn msaa_rasterizer_discard(ctx: &mut TestContext) -> R {
 
 /// Reads back colour buffer `c` (RGBA8, single-sampled) and compares
 /// it with `want(x, y)`.
+/// Every pixel of RGBA8 `c` is `color`, as UNORM8 may round it
+/// (`harness::unorm`).
+fn expect_unorm(e: &mut Env, c: &Resource, what: &str, color: [f32; 4]) -> R {
+    let want = crate::harness::unorm(color);
+    let got = e.read_texture(c, 0, &PipeBox::rect(0, 0, W, H))?;
+    match got
+        .chunks_exact(4)
+        .position(|p| !want.contains([p[0], p[1], p[2], p[3]]))
+    {
+        None => Ok(()),
+        Some(i) => Err(Outcome::fail(format!(
+            "{what}: pixel {i} is {:?}, want {want:?}",
+            &got[4 * i..4 * i + 4]
+        ))),
+    }
+}
+
 fn expect_rgba8(e: &mut Env, c: &Resource, what: &str, want: impl Fn(u32, u32) -> [u8; 4]) -> R {
     let got = e.read_texture(c, 0, &PipeBox::rect(0, 0, W, H))?;
     for y in 0..H {
@@ -3400,18 +3417,7 @@ fn main {
     bind_vs_as(&mut e, if partial { VS_A } else { VS_POS }, vs, "")?;
     draw_spirv_fs(&mut e, include_bytes!("input_block_spirv.spv"))?;
     if partial {
-        let want = crate::harness::unorm([0.5, 1.0, 0.0, 1.0]);
-        let got = e.read_texture(&c[0], 0, &PipeBox::rect(0, 0, W, H))?;
-        return match got
-            .chunks_exact(4)
-            .position(|p| !want.contains([p[0], p[1], p[2], p[3]]))
-        {
-            None => Ok(()),
-            Some(i) => Err(Outcome::fail(format!(
-                "pixel {i} is {:?}, want {want:?} (a + 0 + green)",
-                &got[4 * i..4 * i + 4]
-            ))),
-        };
+        return expect_unorm(&mut e, &c[0], "a + 0 + green", [0.5, 1.0, 0.0, 1.0]);
     }
     expect_rgba8(&mut e, &c[0], "unwritten input block", |_, _| {
         [0, 255, 0, 255]
@@ -3464,18 +3470,12 @@ fn main {
     reduced_rasterizer(&mut e, |_| {})?;
     clear_all(&mut e, ClearFlags::COLOR0)?;
     reduced_draw(&mut e, PrimType::Triangles, 3)?;
-    let want = crate::harness::unorm([0.5, 1.0, 0.0, 1.0]);
-    let got = e.read_texture(&c[0], 0, &PipeBox::rect(0, 0, W, H))?;
-    match got
-        .chunks_exact(4)
-        .position(|p| !want.contains([p[0], p[1], p[2], p[3]]))
-    {
-        None => Ok(()),
-        Some(i) => Err(Outcome::fail(format!(
-            "pixel {i} is {:?}, want {want:?}",
-            &got[4 * i..4 * i + 4]
-        ))),
-    }
+    expect_unorm(
+        &mut e,
+        &c[0],
+        "written element + 0 + green",
+        [0.5, 1.0, 0.0, 1.0],
+    )
 }
 
 reduced!(
