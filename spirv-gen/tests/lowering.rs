@@ -910,6 +910,18 @@ fn run_aliased_gs(
     out
 }
 
+/// The interpreter's emitted vertices, by primitive (`end_primitive`
+/// ends one).
+fn primitives(
+    emitted: &[Option<std::collections::HashMap<String, Vec<u32>>>],
+) -> Vec<Vec<std::collections::HashMap<String, Vec<u32>>>> {
+    emitted
+        .split(Option::is_none)
+        .filter(|p| !p.is_empty())
+        .map(|p| p.iter().flatten().cloned().collect())
+        .collect()
+}
+
 /// An emitted vertex's output `n` as floats.
 fn emitted_f32(e: &std::collections::HashMap<String, Vec<u32>>, n: &str) -> Vec<f32> {
     e[n].iter().map(|w| f32::from_bits(*w)).collect()
@@ -2704,12 +2716,7 @@ fn main {
         m.push[o + 1] = (-8.0f32).to_bits();
         m.run();
         // Four triangles of three vertices, each ended.
-        let prims: Vec<Vec<_>> = m
-            .emitted
-            .split(Option::is_none)
-            .filter(|p| !p.is_empty())
-            .map(|p| p.iter().flatten().cloned().collect())
-            .collect();
+        let prims = primitives(&m.emitted);
         assert_eq!(prims.len(), 4, "{:?}", m.emitted.len());
         // The triangles GL draws: the strip's (t, t + 1, t + 2), odd ones
         // as (t + 1, t, t + 2), and the extra one.
@@ -2845,12 +2852,7 @@ fn main {
     m.push[o] = 8.0f32.to_bits();
     m.push[o + 1] = 8.0f32.to_bits();
     m.run();
-    let prims: Vec<Vec<_>> = m
-        .emitted
-        .split(Option::is_none)
-        .filter(|p| !p.is_empty())
-        .map(|p| p.iter().flatten().cloned().collect())
-        .collect();
+    let prims = primitives(&m.emitted);
     assert_eq!(prims.len(), 2);
     let ids: Vec<Vec<u32>> = prims
         .iter()
