@@ -758,8 +758,9 @@ pub fn zero_inputs(words: &[u32], entry: &str, mask: u32) -> Result<Vec<u32>> {
         if p.interpolated(var) {
             continue;
         }
-        if let Some((_, len)) = p.array_of(ty) {
-            if locs.len() as u32 != len || !locs.iter().any(|&l| unwritten(&[l])) {
+        if p.array_of(ty).is_some() {
+            let unwritten_at = |l: u32| unwritten(&[l]);
+            if !locs.iter().any(|&l| unwritten(&[l])) || !p.rebuildable(ty, &locs, &unwritten_at) {
                 continue;
             }
             let decos = p.interface_decorations(var, None);
@@ -775,11 +776,17 @@ pub fn zero_inputs(words: &[u32], entry: &str, mask: u32) -> Result<Vec<u32>> {
         let Some(members) = p.member_locations(var, ty) else {
             continue;
         };
-        if !members.iter().flatten().any(|&l| unwritten(&[l])) || members.iter().any(Vec::is_empty)
+        let types = p.struct_members(ty).unwrap_or_default();
+        let unwritten_at = |l: u32| unwritten(&[l]);
+        if !members.iter().flatten().any(|&l| unwritten(&[l]))
+            || members.iter().any(Vec::is_empty)
+            || !types
+                .iter()
+                .zip(&members)
+                .all(|(&t, locs)| p.rebuildable(t, locs, &unwritten_at))
         {
             continue;
         }
-        let types = p.struct_members(ty).unwrap_or_default();
         let mut parts = Vec::new();
         for (k, (mty, locs)) in types.iter().zip(&members).enumerate() {
             // Interpolation, as the member or the block had it.
@@ -1900,18 +1907,22 @@ impl Patcher {
         if locs.iter().all(|&l| unwritten(l)) {
             return self.null(ty);
         }
-        if locs.iter().any(|&l| unwritten(l)) {
-            if let Some((elem, _)) = self.array_of(ty).filter(|&(_, n)| n as usize == locs.len()) {
-                let parts: Vec<Word> = locs
-                    .iter()
-                    .map(|&l| self.rebuilt_input(elem, &[l], unwritten, decos))
-                    .collect();
-                return self.op(
-                    Op::CompositeConstruct,
-                    ty,
-                    parts.into_iter().map(Operand::IdRef).collect(),
-                );
-            }
+        // An array (of elements taking the same number of locations
+        // each) or a matrix (a location per column): part by part.
+        let parts = self.array_of(ty).or_else(|| self.columns_of(ty));
+        if let Some((elem, n)) =
+            parts.filter(|&(_, n)| n > 0 && locs.len().is_multiple_of(n as usize))
+        {
+            let per = locs.len() / n as usize;
+            let parts: Vec<Word> = locs
+                .chunks(per)
+                .map(|chunk| self.rebuilt_input(elem, chunk, unwritten, decos))
+                .collect();
+            return self.op(
+                Op::CompositeConstruct,
+                ty,
+                parts.into_iter().map(Operand::IdRef).collect(),
+            );
         }
         let input = self.add_variable(StorageClass::Input, ty);
         self.b.decorate(
@@ -1930,6 +1941,42 @@ impl Patcher {
             vec![Operand::IdRef(input)],
         ));
         v
+    }
+
+    /// Whether [`Patcher::rebuilt_input`] can rebuild an input part of
+    /// type `ty` at `locs` with new inputs at its written locations only:
+    /// it is wholly written or unwritten, or an array or matrix whose
+    /// parts are; not a struct (an input of its own would carry the
+    /// block's member locations), not a vector spanning two locations.
+    fn rebuildable(&self, ty: Word, locs: &[u32], unwritten: &dyn Fn(u32) -> bool) -> bool {
+        if locs.iter().all(|&l| unwritten(l)) {
+            return true;
+        }
+        let is_struct = self
+            .global(ty)
+            .is_some_and(|t| t.class.opcode == Op::TypeStruct);
+        if is_struct {
+            return false;
+        }
+        if !locs.iter().any(|&l| unwritten(l)) {
+            return true;
+        }
+        let parts = self.array_of(ty).or_else(|| self.columns_of(ty));
+        match parts.filter(|&(_, n)| n > 0 && locs.len().is_multiple_of(n as usize)) {
+            Some((elem, n)) => locs
+                .chunks(locs.len() / n as usize)
+                .all(|chunk| self.rebuildable(elem, chunk, unwritten)),
+            None => false,
+        }
+    }
+
+    /// An `OpTypeMatrix` `ty`'s column type and column count.
+    fn columns_of(&self, ty: Word) -> Option<(Word, u32)> {
+        let t = self.global(ty)?;
+        match (t.class.opcode, t.operands.as_slice()) {
+            (Op::TypeMatrix, [Operand::IdRef(c), Operand::LiteralBit32(n)]) => Some((*c, *n)),
+            _ => None,
+        }
     }
 
     /// An `OpTypeArray` `ty`'s element type and length.
