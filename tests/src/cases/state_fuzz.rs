@@ -3395,14 +3395,9 @@ fn main {
     expect_rgba8(&mut e, &c[0], "unwritten varying", |_, _| [0, 255, 0, 255])
 }
 
-/// [`unwritten_varying`] with glslang's fragment shader reading an input
-/// block `{ a; b; }` (locations 1 and 2, `input_block_spirv.spvasm`)
-/// that the vertex shader does not write: the whole block reads zero.
-/// With `partial`, the vertex shader writes `a` (location 1, (0.5, 0, 0,
-/// 0)) and only `b` reads zero. Both were left alone (the block read
-/// garbage; partly written, a validation error).
-fn unwritten_block(ctx: &mut TestContext, vs: VsAs, partial: bool) -> R {
-    const VS_A: &str = "shader vertex
+/// A vertex shader writing location 1 (`a`) with (0.5, 0, 0, 0), and
+/// nothing else: what the unwritten-input cases leave in part unwritten.
+const VS_WRITES_A: &str = "shader vertex
 in @pos : f32x4 location=0
 out @gl_pos : f32x4 builtin=position
 out @a : f32x4 location=1
@@ -3413,8 +3408,16 @@ fn main {
   store @a, %1
 }
 ";
-    let (mut e, c) = full_triangle(ctx, (if partial { VS_A } else { VS_POS }, FS_CONST))?;
-    bind_vs_as(&mut e, if partial { VS_A } else { VS_POS }, vs, "")?;
+
+/// [`unwritten_varying`] with glslang's fragment shader reading an input
+/// block `{ a; b; }` (locations 1 and 2, `input_block_spirv.spvasm`)
+/// that the vertex shader does not write: the whole block reads zero.
+/// With `partial`, the vertex shader writes `a` (location 1, (0.5, 0, 0,
+/// 0)) and only `b` reads zero. Both were left alone (the block read
+/// garbage; partly written, a validation error).
+fn unwritten_block(ctx: &mut TestContext, vs: VsAs, partial: bool) -> R {
+    let (mut e, c) = full_triangle(ctx, (if partial { VS_WRITES_A } else { VS_POS }, FS_CONST))?;
+    bind_vs_as(&mut e, if partial { VS_WRITES_A } else { VS_POS }, vs, "")?;
     draw_spirv_fs(&mut e, include_bytes!("input_block_spirv.spv"))?;
     if partial {
         return expect_unorm(&mut e, &c[0], "a + 0 + green", [0.5, 1.0, 0.0, 1.0]);
@@ -3438,17 +3441,6 @@ reduced!(
 /// location 2, which nothing writes). With `fs_spirv` the fragment
 /// shader is SPIR-V passthrough (`spirv_gen::patch::zero_inputs`).
 fn unwritten_array_element(ctx: &mut TestContext, fs_spirv: bool) -> R {
-    const VS: &str = "shader vertex
-in @pos : f32x4 location=0
-out @gl_pos : f32x4 builtin=position
-out @a : f32x4 location=1
-fn main {
-  %0 : f32x4 = load @pos
-  store @gl_pos, %0
-  %1 : f32x4 = const 0.5, 0.0, 0.0, 0.0
-  store @a, %1
-}
-";
     const FS: &str = "shader fragment
 in @a : f32x4[2] location=1
 out @frag : f32x4 location=0
@@ -3463,7 +3455,7 @@ fn main {
   store @frag, %8
 }
 ";
-    let (mut e, c) = full_triangle(ctx, (VS, FS))?;
+    let (mut e, c) = full_triangle(ctx, (VS_WRITES_A, FS))?;
     if fs_spirv {
         bind_fs_spirv(&mut e, FS)?;
     }
