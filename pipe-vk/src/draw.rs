@@ -2684,23 +2684,26 @@ impl VkContext {
     /// geometry shader can widen its own triangles (`variant_keys`): for
     /// the generated one, a previous stage of IR or SPIR-V
     /// (the fragment shader's half is a lowering of the IR
-    /// or a patch of SPIR-V, `shader::fragment_patches`), no stream output
-    /// capture, geometry shaders on the device, and outputs it can
-    /// forward (below the device's geometry-shader inputs, or a vertex
-    /// shader's movable there).
+    /// or a patch of SPIR-V, `shader::fragment_patches`), geometry shaders
+    /// on the device, and outputs it can forward (below the device's
+    /// geometry-shader inputs, or a vertex shader's movable there). With
+    /// stream output the generated shader captures what the previous
+    /// stage wrote (`aliased_triangles_gs_xfb`).
     fn aliased_triangles_possible(&self) -> PipeResult<bool> {
         let b = self.bound();
-        if self.dev().device.features.core.geometry_shader != vk::TRUE
-            || self.so_capture_info()?.is_some()
-        {
+        if self.dev().device.features.core.geometry_shader != vk::TRUE {
             return Ok(false);
         }
         // An application geometry shader widens its own triangles
         // (`spirv_gen::passes::aliased::lower_aliased_gs`): an IR one
         // whose outputs allow it, and whose tripled vertices (with the
         // edge and clip distances added, at most 21 components) fit the
-        // device's geometry output limits.
+        // device's geometry output limits; not while it is captured (its
+        // strips would be re-emitted as separate triangles).
         if let Some(h) = b.shaders[ShaderStage::Geometry.index()] {
+            if self.so_capture_info()?.is_some() {
+                return Ok(false);
+            }
             let Some((max, comps)) = self.shader_info(h).expandable_gs else {
                 return Ok(false);
             };
@@ -2933,9 +2936,11 @@ impl VkContext {
         // keeps the pixels whose centre is in it
         // (`spirv_gen::passes::aliased`; of an adjacency topology it
         // takes the triangle's vertices and drops the adjacent ones), or
-        // an application geometry shader widens its own. Not with stream
-        // output, a SPIR-V geometry shader, or outputs a geometry shader
-        // cannot forward (`aliased_triangles_possible`).
+        // an application geometry shader widens its own. With stream
+        // output the generated shader captures what the vertex shader
+        // wrote. Not with a SPIR-V geometry shader, a captured application
+        // one, or outputs a geometry shader cannot forward
+        // (`aliased_triangles_possible`).
         if fill(PolygonMode::Fill)
             && samples > 1
             && !rast.multisample

@@ -338,6 +338,30 @@ pub(crate) fn outputs_ir(prev: &ShaderState) -> Result<std::borrow::Cow<'_, Ir>,
     }
 }
 
+/// The stream outputs `prev` captures, for a generated geometry shader
+/// that follows it to capture in its place (`ModuleCache::line_stipple_gs`):
+/// Gallium's list of an IR shader, or the `Xfb` decorations of a SPIR-V
+/// one (`spirv_gen::patch::vertex_output_captures`), their registers
+/// numbered among [`outputs_ir`]'s outputs; with the strides in bytes.
+pub(crate) fn generated_gs_captures(
+    prev: &ShaderState,
+) -> PipeResult<(Vec<spirv_gen::passes::xfb::XfbCapture>, [u32; 4])> {
+    match &prev.code {
+        ShaderCode::SpirV { words, entry_point } => {
+            spirv_gen::patch::vertex_output_captures(words, entry_point)
+                .map(Option::unwrap_or_default)
+                .map_err(|e| {
+                    PipeError::unsupported(format!(
+                        "a generated geometry shader cannot capture in place of the SPIR-V \
+                         {} shader: {e}",
+                        prev.stage.short_name()
+                    ))
+                })
+        }
+        ShaderCode::Ir(_) => Ok(crate::streamout::captures(&prev.stream_output)),
+    }
+}
+
 /// Whether a SPIR-V passthrough shader has the `Xfb` execution mode
 /// (OpExecutionMode (16) %entry Xfb (11)).
 fn spirv_declares_xfb(state: &ShaderState) -> bool {
@@ -983,10 +1007,11 @@ impl ModuleCache {
         prev: &ShaderState,
     ) -> Option<Vec<(u32, u32)>> {
         use spirv_gen::binding::{EDGE_MASK_LOCATION, STIPPLE_POS_LOCATION};
-        // A SPIR-V shader's capture would have to move into the
-        // generated shader, and its outputs cannot move.
+        // A SPIR-V shader's capture moves into the generated shader,
+        // where its decorations can say it (`generated_gs_captures`); its
+        // outputs cannot move (below).
         let spirv = matches!(prev.code, ShaderCode::SpirV { .. });
-        if spirv && spirv_declares_xfb(prev) {
+        if spirv && spirv_declares_xfb(prev) && generated_gs_captures(prev).is_err() {
             return None;
         }
         let ir = outputs_ir(prev).ok()?;
@@ -1106,13 +1131,24 @@ impl ModuleCache {
             (true, false) => GsInput::Triangles,
             (true, true) => GsInput::TrianglesAdjacency,
         };
+        // As the last vertex stage it captures the previous stage's
+        // stream outputs (it declares that stage's outputs first, in
+        // order, so the capture's register numbers are the same). The
+        // aliased-triangle shader captures the values that stage wrote,
+        // not those of its widened vertices.
+        let (caps, strides) = match key.last_vertex_stage {
+            true => generated_gs_captures(prev_state)?,
+            false => (Vec::new(), [0; 4]),
+        };
         let mut gs = if aliased {
-            spirv_gen::passes::aliased::aliased_triangles_gs(
+            spirv_gen::passes::aliased::aliased_triangles_gs_xfb(
                 ir,
                 key.flat_shade,
                 key.aliased_clip_planes,
                 key.aliased_depth_clip,
                 adjacency,
+                &caps,
+                strides,
             )
         } else if edges && adjacency {
             spirv_gen::passes::line_stipple::polygon_edges_gs(ir, rectangular, edge_flags)
@@ -1124,11 +1160,9 @@ impl ModuleCache {
         }
         .map_err(err)?;
         spirv_gen::passes::gl::relocate_varyings(&mut gs, &relocate, false).map_err(err)?;
-        // It is the last vertex stage: it captures the previous stage's
-        // stream outputs (it declares that stage's outputs first, in
-        // order, so the capture's register numbers are the same).
-        if key.last_vertex_stage {
-            crate::streamout::lower_stream_output(&mut gs, &prev_state.stream_output)?;
+        if !aliased {
+            spirv_gen::passes::xfb::lower_xfb(&mut gs, &caps, strides)
+                .map_err(|e| PipeError::invalid(format!("stream output: {e}")))?;
         }
         // It computes `stipple_pos` itself: only the last-stage lowerings.
         let key = VariantKey {

@@ -1405,6 +1405,7 @@ fn damaged_spirv_never_panics() {
                 let _ = without_nonsemantic(&w);
                 if *stage == Stage::Vertex {
                     let _ = vertex_outputs(&w, "main");
+                    let _ = vertex_output_captures(&w, "main");
                     let _ = vertex_fixups(&w, "main", &fixups);
                     let _ = point_size(&w, "main", 2.0, true);
                     let _ = clip_disable(&w, "main", 0);
@@ -1446,6 +1447,58 @@ fn xfb_binary_matches_its_text() {
         words_of(include_bytes!("../../tests/src/cases/xfb_spirv.spv")),
         assemble(XFB_GLSLANG, TargetEnv::Vulkan_1_0)
     );
+}
+
+/// The glslang capture as captures of `vertex_outputs`' registers (`v`,
+/// then the position, point size and clip distances the shader writes),
+/// for a generated geometry shader to take over; refused where a
+/// captured built-in is not written (no register names it).
+#[test]
+fn vertex_output_captures_of_glslang_block() {
+    use spirv_gen::passes::xfb::XfbCapture;
+    use spirv_gen::patch::{vertex_output_captures, vertex_outputs};
+    let env = TargetEnv::Vulkan_1_0;
+    let words = assemble(XFB_GLSLANG, env);
+    let outs = vertex_outputs(&words, "main").unwrap();
+    let names: Vec<&str> = outs
+        .vars
+        .iter()
+        .filter(|v| v.is_output())
+        .map(|v| v.name.as_str())
+        .collect();
+    assert_eq!(names, ["o0", "position", "point_size", "clip_distance"]);
+    let cap = |output, n, buffer, offset| XfbCapture {
+        output,
+        start_component: 0,
+        num_components: n,
+        buffer,
+        offset,
+        stream: 0,
+    };
+    let (mut caps, strides) = vertex_output_captures(&words, "main").unwrap().unwrap();
+    caps.sort_by_key(|c| (c.buffer, c.offset));
+    assert_eq!(
+        caps,
+        [
+            cap(1, 4, 0, 0),
+            cap(3, 2, 0, 16),
+            cap(2, 1, 0, 24),
+            cap(0, 4, 1, 4)
+        ]
+    );
+    assert_eq!(strides, [32, 20, 0, 0]);
+    // Without the Xfb mode: nothing.
+    assert_eq!(
+        vertex_output_captures(&assemble(GLSLANG, env), "main").unwrap(),
+        None
+    );
+    // The point size captured but never written.
+    let unwritten = XFB_GLSLANG.replace("               OpStore %23 %float_3\n", "");
+    assert_ne!(unwritten, XFB_GLSLANG);
+    let e = vertex_output_captures(&assemble(&unwritten, env), "main")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("member 1") && e.contains("not written"), "{e}");
 }
 
 #[test]

@@ -134,6 +134,31 @@ fn component_subsets_and_builtins_go_through_copies() {
     assert!(copy_store < halfz, "{txt}");
 }
 
+/// Copies take the locations past the shader's outputs first, then the
+/// gaps below them: a shader with an output at location 30 (GL's back
+/// colour) still has room for its captured copies.
+#[test]
+fn copies_fill_gaps_when_the_top_is_taken() {
+    let src = VS.replace(
+        "out @id : u32 location=2 flat",
+        "out @id : u32 location=30 flat",
+    );
+    let caps: Vec<XfbCapture> = (0..4).map(|i| cap(0, i, 1, 0, 4 * i)).collect();
+    let s = captured(&src, &caps, [16, 0, 0, 0], "last_vertex_stage");
+    let locs: Vec<Option<u32>> = (0..4)
+        .map(|i| {
+            let v = s.find_var(&format!("xfb{i}_pos")).expect("copy");
+            s.var(v).io().unwrap().location
+        })
+        .collect();
+    assert_eq!(locs, [Some(31), Some(2), Some(3), Some(4)]);
+    // Past 32 locations in all: an error, not a location out of range.
+    let caps: Vec<XfbCapture> = (0..30).map(|i| cap(0, i % 4, 1, 0, 4 * i)).collect();
+    let mut s = parse(&src).unwrap();
+    let e = lower_xfb(&mut s, &caps, [120, 0, 0, 0]).unwrap_err();
+    assert!(e.to_string().contains("no free output location"), "{e}");
+}
+
 #[test]
 fn a_second_capture_of_one_output_is_a_copy() {
     let s = captured(

@@ -27,6 +27,7 @@ mod screen;
 mod state_fuzz;
 mod state_reuse;
 mod streamout;
+mod streamout_aliased;
 mod streamout_spirv;
 mod transfer;
 mod user_constants;

@@ -223,6 +223,36 @@ pub fn aliased_triangles_gs(
     depth_clip: Option<bool>,
     adjacency: bool,
 ) -> Result<Shader> {
+    aliased_triangles_gs_xfb(
+        prev,
+        flat_colors,
+        clip_planes,
+        depth_clip,
+        adjacency,
+        &[],
+        [0; 4],
+    )
+}
+
+/// [`aliased_triangles_gs`] as the last vertex stage of a draw with
+/// stream output: it captures `captures` (their registers numbered among
+/// `prev`'s outputs, as `prev`'s own capture list names them; `strides`
+/// in bytes). GL captures what `prev` wrote, so each captured register
+/// is copied from the input vertex before each vertex is emitted (into a
+/// local, [`super::xfb::lower_xfb_from`]'s source), not from the widened
+/// vertex's outputs, and clip distances are captured though they are not
+/// forwarded. The shader emits one triangle per input triangle, its
+/// vertices in the input's order, so the records and the primitive counts
+/// are those of the draw without it.
+pub fn aliased_triangles_gs_xfb(
+    prev: &Shader,
+    flat_colors: bool,
+    clip_planes: u8,
+    depth_clip: Option<bool>,
+    adjacency: bool,
+    captures: &[super::xfb::XfbCapture],
+    strides: [u32; crate::validate::MAX_XFB_BUFFERS as usize],
+) -> Result<Shader> {
     if depth_clip.is_some() && !depth_clip_fits(clip_planes) {
         return Err(Error::new(
             "aliased triangles GS: user clip planes 6 and 7 leave no room for the depth planes",
@@ -291,11 +321,43 @@ pub fn aliased_triangles_gs(
         (hw, gs.add_var(clip_var(true)))
     });
     let pc = get_push(&mut gs);
+    // The captured registers' sources: a local per captured output of
+    // `prev`, set from its input (see `Expand::shadows`).
+    let mut sources = Vec::new();
+    let mut shadows = Vec::new();
+    let mut forwarded = fw.ins.iter();
+    for (r, v) in prev.vars.iter().filter(|v| v.is_output()).enumerate() {
+        let input = if v.builtin() == Some(BuiltIn::ClipDistance) {
+            app_clip_in.map(|(i, _)| i)
+        } else {
+            forwarded.next().copied()
+        };
+        let Some(input) = input else {
+            return Err(Error::new(format!(
+                "aliased triangles GS: output @{} is not forwarded",
+                v.name
+            )));
+        };
+        if !captures.iter().any(|c| c.output as usize == r) {
+            sources.push(input);
+            continue;
+        }
+        let local = gs.add_var(Variable {
+            name: format!("xfb_src_{}", v.name),
+            kind: VarKind::Local,
+            ty: v.ty,
+            array: v.array,
+            inner: None,
+        });
+        shadows.push((local, input, v.array));
+        sources.push(local);
+    }
     let mut e = Emit::new(&mut gs);
     // The input vertex of triangle vertex i.
     let vtx = [0, 1, 2].map(|i| e.i32(i * stride));
     let prim = e.load(prim_in, None);
     let x = Expand {
+        shadows,
         vtx,
         pos: pos_in,
         app_clip: app_clip_in,
@@ -315,6 +377,10 @@ pub fn aliased_triangles_gs(
     emit_expanded(&mut e, &x);
     gs.body = e.out;
     crate::validate::validate(&gs)?;
+    if !captures.is_empty() {
+        super::xfb::lower_xfb_from(&mut gs, captures, strides, &sources)?;
+        crate::validate::validate(&gs)?;
+    }
     Ok(gs)
 }
 
@@ -323,6 +389,10 @@ pub fn aliased_triangles_gs(
 /// or an application geometry shader's last three vertices
 /// ([`lower_aliased_gs`]).
 struct Expand {
+    /// Captured values: (local, input, array length). Before vertex k is
+    /// emitted, the local gets input vertex k's value, which transform
+    /// feedback captures (see [`aliased_triangles_gs_xfb`]).
+    shadows: Vec<(VarId, VarId, Option<u32>)>,
     /// Triangle vertex i's index into the sources (for an array source,
     /// its elements start at `vtx[i] * len`).
     vtx: [ValueId; 3],
@@ -631,6 +701,22 @@ fn emit_expanded(e: &mut Emit, x: &Expand) {
         }
         let tv = e.alu(AluOp::Vec, Type::float(32, 3), &t);
         e.store(x.edges_out, None, tv);
+        for &(local, input, len) in &x.shadows {
+            match len {
+                None => {
+                    let v = e.load(input, Some(vtx[k]));
+                    e.store(local, None, v);
+                }
+                Some(n) => {
+                    for j in 0..n {
+                        let at = element(e, vtx[k], n, j);
+                        let v = e.load(input, Some(at));
+                        let to = e.i32(j as i32);
+                        e.store(local, Some(to), v);
+                    }
+                }
+            }
+        }
         e.void(Op::Intrinsic(Intrinsic::EmitVertex { stream: 0 }));
     }
     e.void(Op::Intrinsic(Intrinsic::EndPrimitive { stream: 0 }));
@@ -744,6 +830,7 @@ pub fn lower_aliased_gs(
             .filter_map(|r| Some((r.ring, r.io.clone(), r.ty, r.out?)))
             .collect();
         let x = Expand {
+            shadows: Vec::new(),
             vtx,
             pos: pos.ring,
             app_clip,

@@ -57,17 +57,24 @@ pub fn nth_output(s: &Shader, index: u32) -> Option<VarId> {
         .map(|(i, _)| VarId(i as u32))
 }
 
-/// One past the highest location the shader's outputs use.
-fn free_location(s: &Shader) -> u32 {
-    s.vars
-        .iter()
-        .filter(|v| v.is_output())
-        .filter_map(|v| {
-            let io = v.io()?;
-            Some(io.location? + v.locations(s.stage))
-        })
-        .max()
-        .unwrap_or(0)
+/// The locations free for captured copies, in the order they are taken:
+/// those past the highest location the shader's outputs use, then the
+/// gaps below it (a fragment shader input at a location the previous
+/// stage does not write reads zero and leaves the interface, so a copy
+/// there is not consumed).
+fn free_locations(s: &Shader) -> Vec<u32> {
+    let mut used = 0u32;
+    for v in s.vars.iter().filter(|v| v.is_output()) {
+        if let Some(loc) = v.io().and_then(|io| io.location) {
+            for l in loc..loc.saturating_add(v.locations(s.stage)).min(32) {
+                used |= 1 << l;
+            }
+        }
+    }
+    let above = 32 - used.leading_zeros();
+    (above..32)
+        .chain((0..above).filter(|l| used & (1 << l) == 0))
+        .collect()
 }
 
 /// Decorates or copies the outputs `captures` names; `strides` are the
@@ -76,6 +83,21 @@ pub fn lower_xfb(
     s: &mut Shader,
     captures: &[XfbCapture],
     strides: [u32; MAX_XFB_BUFFERS as usize],
+) -> Result<()> {
+    let outputs: Vec<VarId> = (0..).map_while(|i| nth_output(s, i)).collect();
+    lower_xfb_from(s, captures, strides, &outputs)
+}
+
+/// [`lower_xfb`] with register `r` held by `sources[r]` where each vertex
+/// ends: an output, or a variable of the same type that the shader sets
+/// to the value to capture (a generated shader that rasterizes other
+/// values than the previous stage wrote; always captured through a
+/// copy).
+pub fn lower_xfb_from(
+    s: &mut Shader,
+    captures: &[XfbCapture],
+    strides: [u32; MAX_XFB_BUFFERS as usize],
+    sources: &[VarId],
 ) -> Result<()> {
     if captures.is_empty() {
         return Ok(());
@@ -86,12 +108,12 @@ pub fn lower_xfb(
             s.stage.name()
         )));
     }
-    let mut next_location = free_location(s);
+    let mut locations = free_locations(s).into_iter();
     // (source, copy, first component, component count) of each copy.
     let mut copies: Vec<(VarId, VarId, u32, u32)> = Vec::new();
     for (i, c) in captures.iter().enumerate() {
         let e = |m: String| Err(Error::new(format!("stream output {i}: {m}")));
-        let Some(var) = nth_output(s, c.output) else {
+        let Some(&var) = sources.get(c.output as usize) else {
             return e(format!("the shader has no output {}", c.output));
         };
         let v = s.var(var).clone();
@@ -138,17 +160,20 @@ pub fn lower_xfb(
             stride: strides[c.buffer as usize],
         };
         let whole = c.start_component == 0 && c.num_components == comps && v.array.is_none();
-        if whole && io.builtin.is_none() && io.xfb.is_none() && io.stream == c.stream {
+        if whole
+            && v.is_output()
+            && io.builtin.is_none()
+            && io.xfb.is_none()
+            && io.stream == c.stream
+        {
             if let Some(io) = s.var_mut(var).io_mut() {
                 io.xfb = Some(xfb);
             }
             continue;
         }
-        let location = next_location;
-        next_location += 1;
-        if location >= 32 {
+        let Some(location) = locations.next() else {
             return e("no free output location left for the captured copy".into());
-        }
+        };
         let copy = s.add_var(Variable {
             name: format!("xfb{i}_{}", v.name),
             kind: VarKind::Output(IoInfo {

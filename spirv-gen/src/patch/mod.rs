@@ -70,7 +70,9 @@ pub use arrays::split_descriptor_arrays;
 pub use fragment::{
     alpha_test, line_stipple, pixel_center_integer, polygon_edges, polygon_stipple, window_rects,
 };
-pub use xfb::{drop_xfb, xfb_copy_builtins, xfb_layout, XfbBuiltins, XfbLayout};
+pub use xfb::{
+    drop_xfb, vertex_output_captures, xfb_copy_builtins, xfb_layout, XfbBuiltins, XfbLayout,
+};
 
 /// Loads a SPIR-V module for reading or patching. Non-semantic
 /// extended instructions (debug info such as
@@ -320,104 +322,122 @@ pub fn clip_halfz(words: &[u32], entry: &str) -> Result<Vec<u32>> {
 /// matrices are refused.
 pub fn vertex_outputs(words: &[u32], entry: &str) -> Result<crate::ir::Shader> {
     let module = load(words, "vertex outputs")?;
-    let models = [
-        ExecutionModel::Vertex,
-        ExecutionModel::TessellationEvaluation,
-    ];
-    let p = Patcher::new(module, entry, &models, "vertex outputs")?;
-    let ir_type = |n: Num| -> Option<crate::ir::Type> {
-        let bits = u8::try_from(n.bits).ok()?;
-        let comps = u8::try_from(n.comps).ok()?;
-        Some(match (n.float, n.signed) {
-            (true, _) => crate::ir::Type::float(bits, comps),
-            (false, true) => crate::ir::Type::int(bits, comps),
-            (false, false) => crate::ir::Type::uint(bits, comps),
-        })
-    };
-    // (element type, array length) of `ty`.
-    let shape = |ty: Word| -> Option<(crate::ir::Type, Option<u32>)> {
-        if let Some(n) = p.num(ty) {
-            return Some((ir_type(n)?, None));
-        }
-        let t = p.global(ty)?;
-        match (t.class.opcode, t.operands.as_slice()) {
-            (Op::TypeArray, [Operand::IdRef(e), Operand::IdRef(len)]) => {
-                let len = p.global(*len)?.operands.first().and_then(literal)?;
-                Some((ir_type(p.num(*e)?)?, Some(len)))
-            }
-            _ => None,
-        }
-    };
-    let mut text = String::from("shader vertex\n");
-    for (k, (var, ty)) in p
-        .interface_vars(StorageClass::Output)
-        .into_iter()
-        .enumerate()
-    {
-        let what = |m: &str| Error::new(format!("SPIR-V vertex output %{var}: {m}"));
-        let (elem, array) = shape(ty)
-            .ok_or_else(|| what("a block, matrix or struct, which pipe-vk cannot forward"))?;
-        if array.is_some_and(|n| n == 0 || n > 32) {
-            return Err(what("an array of more than 32 elements (or none)"));
-        }
-        let loc = p
-            .decoration(var, Decoration::Location)
-            .flatten()
-            .ok_or_else(|| what("no location"))?;
-        let mut line = format!("out @o{k} : {elem}");
-        if let Some(n) = array {
-            line += &format!("[{n}]");
-        }
-        line += &format!(" location={loc}");
-        if let Some(Some(c)) = p.decoration(var, Decoration::Component) {
-            if c != 0 {
-                line += &format!(" component={c}");
-            }
-        }
-        if p.decoration(var, Decoration::Flat).is_some() {
-            line += " flat";
-        } else if p.decoration(var, Decoration::NoPerspective).is_some() {
-            line += " noperspective";
-        }
-        if p.decoration(var, Decoration::Centroid).is_some() {
-            line += " centroid";
-        }
-        text += &line;
-        text.push('\n');
-    }
-    for (builtin, name) in [
-        (POSITION, "position"),
-        (POINT_SIZE, "point_size"),
-        (CLIP_DISTANCE, "clip_distance"),
-        (rspirv::spirv::BuiltIn::CullDistance as u32, "cull_distance"),
-    ] {
-        let Some((var, member)) = p.find_output_builtin(builtin).ok().flatten() else {
-            continue;
+    let p = Patcher::new(module, entry, &VERTEX_OUTPUT_STAGES, "vertex outputs")?;
+    Ok(p.vertex_outputs()?.0)
+}
+
+/// The SPIR-V output an output of [`vertex_outputs`] stands for: its
+/// variable, and the member of an output block.
+type OutputSource = (Word, Option<u32>);
+
+/// The stages [`vertex_outputs`] reads.
+const VERTEX_OUTPUT_STAGES: [ExecutionModel; 2] = [
+    ExecutionModel::Vertex,
+    ExecutionModel::TessellationEvaluation,
+];
+
+impl Patcher {
+    /// [`vertex_outputs`], and the SPIR-V output each of its outputs
+    /// stands for, in order: (variable, block member).
+    fn vertex_outputs(&self) -> Result<(crate::ir::Shader, Vec<OutputSource>)> {
+        let p = self;
+        let mut sources = Vec::new();
+        let ir_type = |n: Num| -> Option<crate::ir::Type> {
+            let bits = u8::try_from(n.bits).ok()?;
+            let comps = u8::try_from(n.comps).ok()?;
+            Some(match (n.float, n.signed) {
+                (true, _) => crate::ir::Type::float(bits, comps),
+                (false, true) => crate::ir::Type::int(bits, comps),
+                (false, false) => crate::ir::Type::uint(bits, comps),
+            })
         };
-        if !p.writes_output(var, member) {
-            continue;
-        }
-        let ty = match builtin {
-            POSITION => "f32x4".to_string(),
-            POINT_SIZE => "f32".to_string(),
-            _ => {
-                // The array's length, from the variable's (or member's)
-                // type.
-                let len = p
-                    .output_builtin_len(var, member)
-                    .filter(|&n| (1..=8).contains(&n))
-                    .ok_or_else(|| {
-                        Error::new(format!(
-                            "SPIR-V vertex output {name}: not an array of 1 to 8 floats"
-                        ))
-                    })?;
-                format!("f32[{len}]")
+        // (element type, array length) of `ty`.
+        let shape = |ty: Word| -> Option<(crate::ir::Type, Option<u32>)> {
+            if let Some(n) = p.num(ty) {
+                return Some((ir_type(n)?, None));
+            }
+            let t = p.global(ty)?;
+            match (t.class.opcode, t.operands.as_slice()) {
+                (Op::TypeArray, [Operand::IdRef(e), Operand::IdRef(len)]) => {
+                    let len = p.global(*len)?.operands.first().and_then(literal)?;
+                    Some((ir_type(p.num(*e)?)?, Some(len)))
+                }
+                _ => None,
             }
         };
-        text += &format!("out @{name} : {ty} builtin={name}\n");
+        let mut text = String::from("shader vertex\n");
+        for (k, (var, ty)) in p
+            .interface_vars(StorageClass::Output)
+            .into_iter()
+            .enumerate()
+        {
+            let what = |m: &str| Error::new(format!("SPIR-V vertex output %{var}: {m}"));
+            let (elem, array) = shape(ty)
+                .ok_or_else(|| what("a block, matrix or struct, which pipe-vk cannot forward"))?;
+            if array.is_some_and(|n| n == 0 || n > 32) {
+                return Err(what("an array of more than 32 elements (or none)"));
+            }
+            let loc = p
+                .decoration(var, Decoration::Location)
+                .flatten()
+                .ok_or_else(|| what("no location"))?;
+            let mut line = format!("out @o{k} : {elem}");
+            if let Some(n) = array {
+                line += &format!("[{n}]");
+            }
+            line += &format!(" location={loc}");
+            if let Some(Some(c)) = p.decoration(var, Decoration::Component) {
+                if c != 0 {
+                    line += &format!(" component={c}");
+                }
+            }
+            if p.decoration(var, Decoration::Flat).is_some() {
+                line += " flat";
+            } else if p.decoration(var, Decoration::NoPerspective).is_some() {
+                line += " noperspective";
+            }
+            if p.decoration(var, Decoration::Centroid).is_some() {
+                line += " centroid";
+            }
+            text += &line;
+            text.push('\n');
+            sources.push((var, None));
+        }
+        for (builtin, name) in [
+            (POSITION, "position"),
+            (POINT_SIZE, "point_size"),
+            (CLIP_DISTANCE, "clip_distance"),
+            (rspirv::spirv::BuiltIn::CullDistance as u32, "cull_distance"),
+        ] {
+            let Some((var, member)) = p.find_output_builtin(builtin).ok().flatten() else {
+                continue;
+            };
+            if !p.writes_output(var, member) {
+                continue;
+            }
+            let ty = match builtin {
+                POSITION => "f32x4".to_string(),
+                POINT_SIZE => "f32".to_string(),
+                _ => {
+                    // The array's length, from the variable's (or member's)
+                    // type.
+                    let len = p
+                        .output_builtin_len(var, member)
+                        .filter(|&n| (1..=8).contains(&n))
+                        .ok_or_else(|| {
+                            Error::new(format!(
+                                "SPIR-V vertex output {name}: not an array of 1 to 8 floats"
+                            ))
+                        })?;
+                    format!("f32[{len}]")
+                }
+            };
+            text += &format!("out @{name} : {ty} builtin={name}\n");
+            sources.push((var, member));
+        }
+        text += "fn main {\n}\n";
+        Ok((crate::text::parse(&text)?, sources))
     }
-    text += "fn main {\n}\n";
-    crate::text::parse(&text)
 }
 
 /// A descriptor of a SPIR-V module, as spirv-gen's IR declares it in

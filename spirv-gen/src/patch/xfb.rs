@@ -19,9 +19,10 @@
 //!   `passes::xfb` does for the IR.
 
 use rspirv::dr::{Instruction, Operand};
-use rspirv::spirv::{Decoration, ExecutionMode, Op, StorageClass, Word};
+use rspirv::spirv::{Decoration, ExecutionMode, ExecutionModel, Op, StorageClass, Word};
 
 use super::{literal, load, model_of, Patcher, CLIP_DISTANCE, LAST_STAGES, POINT_SIZE, POSITION};
+use crate::passes::xfb::XfbCapture;
 use crate::validate::{MAX_VERTEX_STREAMS, MAX_XFB_BUFFERS};
 use crate::{Error, Result};
 
@@ -164,6 +165,93 @@ pub fn xfb_layout(
         layout.strides[b] = s.unwrap_or(0);
     }
     Ok(Some(layout))
+}
+
+/// The transform feedback of the vertex or tessellation evaluation shader
+/// `entry` of a SPIR-V module as captures of the outputs
+/// [`super::vertex_outputs`] lists (their registers in its order, at most
+/// 4 components in one array element each, as
+/// [`crate::passes::xfb::lower_xfb`] takes them), with the buffers'
+/// strides: what a generated geometry shader that follows it captures in
+/// its place (its own capture then dropped, [`drop_xfb`]). `None` without
+/// the `Xfb` mode. An error where [`xfb_layout`] gives one, and for what
+/// the captures cannot say: a value that is not 32-bit, a stream other
+/// than 0, or a captured output [`super::vertex_outputs`] does not list
+/// (a built-in the shader never writes).
+pub fn vertex_output_captures(
+    words: &[u32],
+    entry: &str,
+) -> Result<Option<(Vec<XfbCapture>, [u32; MAX_XFB_BUFFERS as usize])>> {
+    let p = Patcher::new(
+        load(words, "transform feedback")?,
+        entry,
+        &super::VERTEX_OUTPUT_STAGES,
+        "transform feedback",
+    )?;
+    if !p.declares_xfb() {
+        return Ok(None);
+    }
+    let stage = match p.model {
+        ExecutionModel::Vertex => crate::ir::Stage::Vertex,
+        _ => crate::ir::Stage::TessEval,
+    };
+    let Some(layout) = xfb_layout(words, stage, entry)? else {
+        return Ok(None);
+    };
+    let (_, sources) = p.vertex_outputs()?;
+    let mut caps = Vec::new();
+    for c in p.xfb_captures() {
+        let what = match c.member {
+            Some(k) => format!("member {k} of output %{}", c.var),
+            None => format!("output %{}", c.var),
+        };
+        let err = |m: &str| Err(Error::new(format!("SPIR-V transform feedback: {what} {m}")));
+        let Some(register) = sources.iter().position(|&v| v == (c.var, c.member)) else {
+            return err("is captured but not written");
+        };
+        let (num, len) = match p.num(c.ty) {
+            Some(n) => (n, 1),
+            None => match p
+                .global(c.ty)
+                .map(|t| (t.class.opcode, t.operands.as_slice()))
+            {
+                Some((Op::TypeArray, [Operand::IdRef(e), Operand::IdRef(n)])) => {
+                    let n = p
+                        .global(*n)
+                        .and_then(|k| k.operands.first().and_then(literal));
+                    match (p.num(*e), n) {
+                        (Some(e), Some(n)) => (e, n),
+                        _ => return err("has a type that cannot be captured here"),
+                    }
+                }
+                _ => return err("has a type that cannot be captured here"),
+            },
+        };
+        if num.bits != 32 {
+            return err("is not 32-bit");
+        }
+        let stream = c.stream.unwrap_or(0);
+        if stream != 0 {
+            return err(&format!("is captured from stream {stream}"));
+        }
+        let buffer = c.buffer.unwrap_or(0);
+        // Element by element; scalars four at a time.
+        let (width, total) = (num.comps, num.comps.saturating_mul(len));
+        let mut k = 0;
+        while k < total {
+            let n = if width > 1 { width } else { (total - k).min(4) };
+            caps.push(XfbCapture {
+                output: register as u32,
+                start_component: k,
+                num_components: n,
+                buffer,
+                offset: c.offset + 4 * k,
+                stream: 0,
+            });
+            k += n;
+        }
+    }
+    Ok(Some((caps, layout.strides)))
 }
 
 /// The `stage` entry point `entry` of a SPIR-V module without its

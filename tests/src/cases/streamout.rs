@@ -547,6 +547,11 @@ crate::both_paths!(
     "pipe.streamout.capture.line_stipple_emulated",
     line_stipple_emulated
 );
+// The SPIR-V shader's capture moves into the generated geometry shader.
+crate::spirv_variant!(
+    "pipe.streamout.capture.line_stipple_emulated",
+    line_stipple_emulated
+);
 
 /// One output per buffer, three targets; two of them share a resource
 /// (disjoint ranges, the second at a byte offset).

@@ -241,3 +241,67 @@ fn nothing_captured(ctx: &mut TestContext) -> R {
     Ok(())
 }
 case!("pipe.streamout.spirv.nothing_captured", nothing_captured);
+
+/// The glslang vertex shader drawing a triangle on a 4x target with
+/// multisampling off: a generated geometry shader widens the triangle
+/// (`spirv_gen::passes::aliased`) and becomes the last vertex stage, so
+/// the module's capture moves into it (`patch::vertex_output_captures`:
+/// the `gl_PerVertex` members' `Offset`s, `v`'s), and it captures what
+/// the vertex shader wrote, not the widened vertices. The buffers hold
+/// the same records as with no geometry shader (`builtins`), and the
+/// image is GL's aliased coverage: the pixels whose centre is inside.
+fn aliased_triangles(ctx: &mut TestContext) -> R {
+    use super::render::{begin_4x, check_lit, ndc, rasterizer, set_src, tri_inside, UNORM};
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    require_so(&e)?;
+    require(&e, 2)?;
+    bind_vs(&mut e, glslang_vs())?;
+    rasterizer(&mut e, |r| r.multisample = false)?;
+    let fg = [1.0, 0.0, 0.0, 1.0];
+    set_src(&mut e, UNORM, fg)?;
+    let tri = [(1.3, 2.2), (13.7, 4.1), (5.2, 13.6)];
+    let pos: Vec<[f32; 4]> = tri
+        .iter()
+        .map(|&(x, y)| [ndc(x as f32), ndc(y as f32), 0.5, 1.0])
+        .collect();
+    let flat: Vec<f32> = pos.iter().flatten().copied().collect();
+    super::streamout::bind_streams(&mut e, &[&flat])?;
+    let b0 = so_buffer(&mut e, 32 * 4)?;
+    let b1 = so_buffer(&mut e, 20 * 4)?;
+    let t0 = target(&mut e, &b0, 0, 32 * 4)?;
+    let t1 = target(&mut e, &b1, 0, 20 * 4)?;
+    set_targets(&mut e, &[&t0, &t1], &[Some(0), Some(0)])?;
+    draw(&mut e, PrimType::Triangles, 3)?;
+    let want0: Vec<u32> = pos
+        .iter()
+        .flat_map(|p| {
+            let mut r = bits(p);
+            r.extend(bits(&[2.0, -1.0, 3.0]));
+            r.push(SENTINEL);
+            r
+        })
+        .collect();
+    let want1: Vec<u32> = pos
+        .iter()
+        .flat_map(|p| {
+            let mut r = vec![SENTINEL];
+            r.extend(bits(&p.map(|x| x * 2.0)));
+            r
+        })
+        .collect();
+    check_words("buffer 0", &words(&mut e, &b0)?, &want0)?;
+    check_words("buffer 1", &words(&mut e, &b1)?, &want1)?;
+    check_lit(
+        ctx,
+        &mut e,
+        &t.color,
+        &resolved,
+        "aliased triangle",
+        fg,
+        |x, y| {
+            let (inside, near) = tri_inside(&tri, x as f64 + 0.5, y as f64 + 0.5);
+            (near >= 0.01).then_some(inside)
+        },
+    )
+}
+case!("pipe.streamout.spirv.aliased_triangles", aliased_triangles);

@@ -1,0 +1,449 @@
+//! `pipe.streamout.aliased.*`: stream output while GL's multisampling is
+//! off on a multisampled framebuffer (rasterizer `multisample` false).
+//!
+//! pipe-vk then rasterizes points and filled triangles enlarged and
+//! removes in the fragment shader what GL would not draw
+//! (`spirv_gen::passes::aliased`). What the rasterizer gets is not what
+//! the shader wrote: the point size is one pixel larger, and a generated
+//! geometry shader moves each triangle's vertices outward and
+//! extrapolates its varyings. Transform feedback must still capture the
+//! values the application's shader wrote, and the primitives it drew, in
+//! their order.
+//!
+//! Each case checks both halves: the captured words, computed here from
+//! the vertex data (or, for the order of strip triangles, which GL leaves
+//! to the implementation, the words the same draw captures with
+//! multisampling on), and the resolved image, from pixel-centre tests.
+
+use pipe_core::draw::PrimType;
+use pipe_core::shader::StreamOutput;
+use pipe_core::state::*;
+
+use super::render::{begin_4x, check_lit, ndc, rasterizer, set_src, tri_inside, Px, UNORM};
+use super::streamout::{
+    bind_streams, check_words, draw, so, so_buffer, so_shader, target, words, SENTINEL,
+};
+use crate::harness::{step, Env, FS_UBO_COLOR};
+use crate::{Outcome, TestContext};
+
+type R = Result<(), Outcome>;
+type Tri = [(f64, f64); 3];
+
+const FG: Px = [1.0, 0.0, 0.0, 1.0];
+
+/// Outputs: 0 position (= pos), 1 `a` = attr * 2 + (1, 2, 3, 4)
+/// (smooth, extrapolated by the widening), 2 `id` = attr.x as an
+/// integer plus 100 (flat).
+const VS: &str = "shader vertex
+in @pos : f32x4 location=0
+in @attr : f32x4 location=1
+out @gl_pos : f32x4 builtin=position
+out @a : f32x4 location=0
+out @id : u32 location=1 flat
+fn main {
+  %0 : f32x4 = load @pos
+  %1 : f32x4 = load @attr
+  store @gl_pos, %0
+  %2 : f32x4 = const 2.0, 2.0, 2.0, 2.0
+  %3 : f32x4 = fmul %1, %2
+  %4 : f32x4 = const 1.0, 2.0, 3.0, 4.0
+  %5 : f32x4 = fadd %3, %4
+  store @a, %5
+  %6 : f32 = swizzle %1, x
+  %7 : u32 = f2u %6
+  %8 : u32 = const 100
+  %9 : u32 = iadd %7, %8
+  store @id, %9
+}
+";
+
+/// `a` at dword 0, `id` at 4, the position at 5: stride 9.
+fn outs() -> Vec<StreamOutput> {
+    vec![so(1, 0, 4, 0, 0), so(2, 0, 1, 0, 4), so(0, 0, 4, 0, 5)]
+}
+const STRIDE: u16 = 9;
+
+/// One vertex: window position (z = 0.5, w = 1) and attribute.
+struct Vert {
+    pos: [f32; 4],
+    attr: [f32; 4],
+}
+
+fn verts(window: &[(f64, f64)]) -> Vec<Vert> {
+    window
+        .iter()
+        .enumerate()
+        .map(|(i, &(x, y))| {
+            let f = i as f32;
+            Vert {
+                pos: [ndc(x as f32), ndc(y as f32), 0.5, 1.0],
+                attr: [f, 10.0 * f + 0.5, -3.0 * f, 0.25 * f],
+            }
+        })
+        .collect()
+}
+
+/// The record VS leaves for `v` under [`outs`].
+fn record(v: &Vert) -> Vec<u32> {
+    let mut r = Vec::with_capacity(STRIDE as usize);
+    r.extend(
+        v.attr
+            .iter()
+            .zip([1.0f32, 2.0, 3.0, 4.0])
+            .map(|(x, k)| (x * 2.0 + k).to_bits()),
+    );
+    r.push(v.attr[0] as u32 + 100);
+    r.extend(v.pos.map(f32::to_bits));
+    r
+}
+
+/// A 4x target cleared to black, drawing `VS` (capturing [`outs`]) with
+/// the colour FG, multisampling `multisample`, and a stream-output buffer
+/// of `records` records bound at offset 0.
+fn begin(
+    ctx: &mut TestContext,
+    multisample: bool,
+    records: u32,
+) -> Result<
+    (
+        Env,
+        super::render::Rt,
+        pipe_core::Resource,
+        pipe_core::Resource,
+    ),
+    Outcome,
+> {
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    super::streamout::require_so(&e)?;
+    let vs = so_shader(ShaderStage::Vertex, VS, outs(), [STRIDE, 0, 0, 0])?;
+    let h = step("create_vs_state", e.ctx.create_vs_state(&vs))?;
+    step("bind_vs_state", e.ctx.bind_vs_state(Some(h)))?;
+    let fs = crate::harness::shader(ShaderStage::Fragment, FS_UBO_COLOR)?;
+    let h = step("create_fs_state", e.ctx.create_fs_state(&fs))?;
+    step("bind_fs_state", e.ctx.bind_fs_state(Some(h)))?;
+    rasterizer(&mut e, |r| r.multisample = multisample)?;
+    set_src(&mut e, UNORM, FG)?;
+    let size = 4 * u32::from(STRIDE) * records;
+    let b = so_buffer(&mut e, size)?;
+    let tg = target(&mut e, &b, 0, size)?;
+    super::streamout::set_targets(&mut e, &[&tg], &[Some(0)])?;
+    Ok((e, t, resolved, b))
+}
+
+fn bind(e: &mut Env, vs: &[Vert]) -> R {
+    let pos: Vec<f32> = vs.iter().flat_map(|v| v.pos).collect();
+    let attr: Vec<f32> = vs.iter().flat_map(|v| v.attr).collect();
+    bind_streams(e, &[&pos, &attr])
+}
+
+/// Whether pixel (x, y)'s centre is inside one of `tris`; `None` near
+/// an edge.
+fn lit(tris: &[Tri], x: u32, y: u32) -> Option<bool> {
+    let mut any = false;
+    for t in tris {
+        let (inside, near) = tri_inside(t, x as f64 + 0.5, y as f64 + 0.5);
+        if near < 0.01 {
+            return None;
+        }
+        any |= inside;
+    }
+    Some(any)
+}
+
+/// Two triangles of a list: the capture holds the six vertices' records
+/// as the vertex shader wrote them (not the widened positions or the
+/// extrapolated `a`), and the image is GL's aliased coverage.
+fn triangles(ctx: &mut TestContext) -> R {
+    let tris: [Tri; 2] = [
+        [(1.3, 2.2), (13.7, 4.1), (5.2, 13.6)],
+        [(9.6, 8.3), (15.4, 14.9), (10.1, 15.2)],
+    ];
+    let window: Vec<(f64, f64)> = tris.iter().flatten().copied().collect();
+    let vs = verts(&window);
+    let (mut e, t, resolved, b) = begin(ctx, false, 8)?;
+    bind(&mut e, &vs)?;
+    draw(&mut e, PrimType::Triangles, 6)?;
+    let got = words(&mut e, &b)?;
+    let want: Vec<u32> = vs.iter().flat_map(record).collect();
+    check_words("captured triangles", &got, &want)?;
+    check_lit(
+        ctx,
+        &mut e,
+        &t.color,
+        &resolved,
+        "aliased triangles",
+        FG,
+        |x, y| lit(&tris, x, y),
+    )
+}
+crate::result_case!("pipe.streamout.aliased.triangles", triangles);
+
+/// A triangle strip of five vertices, drawn with flat shading's
+/// provoking vertex last and first: the three triangles' records are
+/// those the same draw captures with multisampling on (GL leaves the
+/// order of a strip triangle's vertices to the implementation, and
+/// Vulkan's follows the provoking vertex), each triangle holds the
+/// vertices `i..i + 3`, and nothing past them is written.
+fn triangle_strip(ctx: &mut TestContext) -> R {
+    let window = [
+        (1.2, 1.4),
+        (2.3, 14.6),
+        (8.1, 2.2),
+        (9.3, 13.7),
+        (15.2, 3.3),
+    ];
+    let vs = verts(&window);
+    let tris: Vec<Tri> = (0..3)
+        .map(|i| [window[i], window[i + 1], window[i + 2]])
+        .collect();
+    for first in [false, true] {
+        let mut captured = Vec::new();
+        for multisample in [true, false] {
+            let (mut e, t, resolved, b) = begin(ctx, multisample, 10)?;
+            rasterizer(&mut e, |r| {
+                r.multisample = multisample;
+                r.flatshade_first = first;
+            })?;
+            bind(&mut e, &vs)?;
+            draw(&mut e, PrimType::TriangleStrip, 5)?;
+            captured.push(words(&mut e, &b)?);
+            if !multisample {
+                check_lit(
+                    ctx,
+                    &mut e,
+                    &t.color,
+                    &resolved,
+                    "aliased strip",
+                    FG,
+                    |x, y| lit(&tris, x, y),
+                )?;
+            }
+        }
+        let what = format!(
+            "strip, provoking vertex {}",
+            if first { "first" } else { "last" }
+        );
+        let stride = STRIDE as usize;
+        // Each triangle of the reference holds the strip's vertices
+        // i..i + 3, whole records.
+        let reference = &captured[0];
+        for tri in 0..3 {
+            let mut got: Vec<Vec<u32>> = (0..3)
+                .map(|v| {
+                    let at = (3 * tri + v) * stride;
+                    reference[at..at + stride].to_vec()
+                })
+                .collect();
+            let mut want: Vec<Vec<u32>> = vs[tri..tri + 3].iter().map(record).collect();
+            got.sort();
+            want.sort();
+            if got != want {
+                return Err(Outcome::fail(format!(
+                    "{what}, multisampling on: triangle {tri} does not hold strip vertices \
+                     {tri}..{}",
+                    tri + 3
+                )));
+            }
+        }
+        if reference[9 * stride..].iter().any(|&w| w != SENTINEL) {
+            return Err(Outcome::fail(format!(
+                "{what}, multisampling on: words past the three triangles were written"
+            )));
+        }
+        check_words(
+            &format!("{what}, multisampling off"),
+            &captured[1],
+            reference,
+        )?;
+    }
+    Ok(())
+}
+crate::result_case!("pipe.streamout.aliased.triangle_strip", triangle_strip);
+
+/// Clip distances the vertex shader writes, captured, with user clip
+/// plane 0 enabled: the generated geometry shader does not forward them
+/// (the fragment shader tests plane 0 at the pixel centre), yet the
+/// capture holds both distances as written, and the outputs declared
+/// after them keep their registers. Distance 0 is `x + 0.5` in
+/// normalized coordinates: pixel centres from window x = 4 on are
+/// inside; distance 1 (`3 y`, never enabled) is captured only.
+fn clip_distances(ctx: &mut TestContext) -> R {
+    const VS_CD: &str = "shader vertex
+in @pos : f32x4 location=0
+in @attr : f32x4 location=1
+out @gl_pos : f32x4 builtin=position
+out @cd : f32[2] builtin=clip_distance
+out @a : f32x4 location=0
+fn main {
+  %0 : f32x4 = load @pos
+  %1 : f32x4 = load @attr
+  store @gl_pos, %0
+  %2 : f32 = swizzle %0, x
+  %3 : f32 = const 0.5
+  %4 : f32 = fadd %2, %3
+  %5 : i32 = const 0
+  store @cd, %5, %4
+  %6 : f32 = swizzle %0, y
+  %7 : f32 = const 3.0
+  %8 : f32 = fmul %6, %7
+  %9 : i32 = const 1
+  store @cd, %9, %8
+  store @a, %1
+}
+";
+    let tri: Tri = [(1.3, 2.2), (14.6, 6.1), (5.4, 13.7)];
+    let vs = verts(&tri);
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    super::streamout::require_so(&e)?;
+    let outs = vec![so(1, 0, 2, 0, 0), so(2, 0, 4, 0, 2), so(0, 0, 4, 0, 6)];
+    let vsh = so_shader(ShaderStage::Vertex, VS_CD, outs, [10, 0, 0, 0])?;
+    let h = step("create_vs_state", e.ctx.create_vs_state(&vsh))?;
+    step("bind_vs_state", e.ctx.bind_vs_state(Some(h)))?;
+    let fs = crate::harness::shader(ShaderStage::Fragment, FS_UBO_COLOR)?;
+    let h = step("create_fs_state", e.ctx.create_fs_state(&fs))?;
+    step("bind_fs_state", e.ctx.bind_fs_state(Some(h)))?;
+    rasterizer(&mut e, |r| {
+        r.multisample = false;
+        r.clip_plane_enable = 1;
+    })?;
+    set_src(&mut e, UNORM, FG)?;
+    let b = so_buffer(&mut e, 4 * 10 * 4)?;
+    let tg = target(&mut e, &b, 0, 4 * 10 * 4)?;
+    super::streamout::set_targets(&mut e, &[&tg], &[Some(0)])?;
+    bind(&mut e, &vs)?;
+    draw(&mut e, PrimType::Triangles, 3)?;
+    let got = words(&mut e, &b)?;
+    let want: Vec<u32> = vs
+        .iter()
+        .flat_map(|v| {
+            let cd = [v.pos[0] + 0.5, v.pos[1] * 3.0];
+            cd.into_iter().chain(v.attr).chain(v.pos).map(f32::to_bits)
+        })
+        .collect();
+    check_words("captured clip distances", &got, &want)?;
+    check_lit(
+        ctx,
+        &mut e,
+        &t.color,
+        &resolved,
+        "clipped triangle",
+        FG,
+        |x, y| Some(lit(&[tri], x, y)? && x >= 4),
+    )
+}
+crate::result_case!("pipe.streamout.aliased.clip_distances", clip_distances);
+
+/// Points whose size the vertex shader writes (`program_point_size`),
+/// `gl_PointSize` captured: the capture holds the sizes written, not the
+/// widened size the rasterizer gets nor one clamped to the device's
+/// range (GL clamps at rasterization), and each point covers the pixels
+/// whose centre is in its square.
+fn point_size(ctx: &mut TestContext) -> R {
+    const VS_PSIZE: &str = "shader vertex
+in @pos : f32x4 location=0
+in @attr : f32x4 location=1
+out @gl_pos : f32x4 builtin=position
+out @psize : f32 builtin=point_size
+fn main {
+  %0 : f32x4 = load @pos
+  %1 : f32x4 = load @attr
+  store @gl_pos, %0
+  %2 : f32 = swizzle %1, x
+  store @psize, %2
+}
+";
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    super::streamout::require_so(&e)?;
+    let max = e.screen.caps().max_point_size;
+    if max < 4.0 {
+        return Err(Outcome::skip(format!("largest point size {max}")));
+    }
+    // Size, window centre. The last is far above the device's largest
+    // size: it is captured as written, drawn at the largest size, at the
+    // target's centre, so it covers the whole target.
+    let points = [
+        (3.0f32, (4.0f32, 4.0f32)),
+        (2.5, (11.3, 4.6)),
+        (1e4, (8.0, 8.0)),
+    ];
+    let outs = vec![so(1, 0, 1, 0, 0), so(0, 0, 4, 0, 1)];
+    let vs = so_shader(ShaderStage::Vertex, VS_PSIZE, outs, [5, 0, 0, 0])?;
+    let h = step("create_vs_state", e.ctx.create_vs_state(&vs))?;
+    step("bind_vs_state", e.ctx.bind_vs_state(Some(h)))?;
+    let fs = crate::harness::shader(ShaderStage::Fragment, FS_UBO_COLOR)?;
+    let h = step("create_fs_state", e.ctx.create_fs_state(&fs))?;
+    step("bind_fs_state", e.ctx.bind_fs_state(Some(h)))?;
+    rasterizer(&mut e, |r| {
+        r.multisample = false;
+        r.point_size_per_vertex = true;
+    })?;
+    set_src(&mut e, UNORM, FG)?;
+    let b = so_buffer(&mut e, 4 * 5 * 4)?;
+    let tg = target(&mut e, &b, 0, 4 * 5 * 4)?;
+    super::streamout::set_targets(&mut e, &[&tg], &[Some(0)])?;
+    let pos: Vec<f32> = points
+        .iter()
+        .flat_map(|&(_, (x, y))| [ndc(x), ndc(y), 0.5, 1.0])
+        .collect();
+    let attr: Vec<f32> = points
+        .iter()
+        .flat_map(|&(s, _)| [s, 0.0, 0.0, 0.0])
+        .collect();
+    // The first two points alone, then the large one alone.
+    bind_streams(&mut e, &[&pos[..8], &attr[..8]])?;
+    draw(&mut e, PrimType::Points, 2)?;
+    let small = |x: u32, y: u32| {
+        let c = (x as f32 + 0.5, y as f32 + 0.5);
+        let mut any = false;
+        for &(s, (px, py)) in &points[..2] {
+            let h = s / 2.0;
+            let (dx, dy) = (c.0 - px, c.1 - py);
+            if (dx.abs() - h).abs() < 0.01 || (dy.abs() - h).abs() < 0.01 {
+                return None;
+            }
+            any |= dx >= -h && dx < h && dy >= -h && dy < h;
+        }
+        Some(any)
+    };
+    check_lit(
+        ctx,
+        &mut e,
+        &t.color,
+        &resolved,
+        "aliased points",
+        FG,
+        small,
+    )?;
+    bind_streams(&mut e, &[&pos[8..], &attr[8..]])?;
+    draw(&mut e, PrimType::Points, 1)?;
+    let got = words(&mut e, &b)?;
+    let want: Vec<u32> = points
+        .iter()
+        .zip(pos.chunks(4))
+        .flat_map(|(&(s, _), p)| {
+            [s.to_bits()]
+                .into_iter()
+                .chain(p.iter().map(|f| f.to_bits()))
+        })
+        .collect();
+    check_words("captured point sizes", &got, &want)?;
+    // The largest point covers the whole 16x16 target.
+    check_lit(
+        ctx,
+        &mut e,
+        &t.color,
+        &resolved,
+        "largest point",
+        FG,
+        |_, _| Some(true),
+    )?;
+    Ok(())
+}
+crate::result_case!("pipe.streamout.aliased.point_size", point_size);
+
+crate::spirv_result_cases! {
+    "pipe.streamout.aliased.triangles" => triangles,
+    "pipe.streamout.aliased.triangle_strip" => triangle_strip,
+    "pipe.streamout.aliased.point_size" => point_size,
+    "pipe.streamout.aliased.clip_distances" => clip_distances,
+}
