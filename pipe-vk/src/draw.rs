@@ -2698,12 +2698,11 @@ impl VkContext {
         // (`spirv_gen::passes::aliased::lower_aliased_gs`): an IR one
         // whose outputs allow it, and whose tripled vertices (with the
         // edge and clip distances added, at most 21 components) fit the
-        // device's geometry output limits; not while it is captured (its
-        // strips would be re-emitted as separate triangles).
+        // device's geometry output limits. Its capture goes through
+        // copies it re-emits unchanged (`shader::compile`): GL captures a
+        // strip's triangles separately, as re-emitted, in the order Vulkan
+        // captures a strip's (`spirv_gen::passes::strips`).
         if let Some(h) = b.shaders[ShaderStage::Geometry.index()] {
-            if self.so_capture_info()?.is_some() {
-                return Ok(false);
-            }
             let Some((max, comps)) = self.shader_info(h).expandable_gs else {
                 return Ok(false);
             };
@@ -2938,9 +2937,9 @@ impl VkContext {
         // takes the triangle's vertices and drops the adjacent ones), or
         // an application geometry shader widens its own. With stream
         // output the generated shader captures what the vertex shader
-        // wrote. Not with a SPIR-V geometry shader, a captured application
-        // one, or outputs a geometry shader cannot forward
-        // (`aliased_triangles_possible`).
+        // wrote, or the application's geometry shader captures what it
+        // wrote. Not with a SPIR-V geometry shader, or outputs a geometry
+        // shader cannot forward (`aliased_triangles_possible`).
         if fill(PolygonMode::Fill)
             && samples > 1
             && !rast.multisample

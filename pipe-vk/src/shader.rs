@@ -226,7 +226,8 @@ pub struct ShaderInfo {
     pub cull_distances: u32,
     /// A geometry shader of IR whose triangles multisampling off can
     /// widen (`spirv_gen::passes::aliased::can_expand_gs`): its
-    /// `max_vertices` and its output components per vertex.
+    /// `max_vertices` and its output components per vertex (with the
+    /// copies its stream output capture takes then).
     pub expandable_gs: Option<(u32, u32)>,
 }
 
@@ -693,7 +694,17 @@ pub fn compile(
             let err = |e: spirv_gen::Error| PipeError::invalid(format!("shader variant: {e}"));
             // The last pre-raster stage captures its stream outputs; the
             // capture sees what the shader wrote, before the GL lowerings.
-            if key.last_vertex_stage {
+            // A geometry shader that widens its triangles for aliased
+            // rasterization captures through copies, which it re-emits
+            // unchanged (`spirv_gen::passes::aliased::lower_aliased_gs`).
+            if key.last_vertex_stage
+                && key.aliased_triangles
+                && state.stage == ShaderStage::Geometry
+            {
+                let (caps, strides) = crate::streamout::captures(&state.stream_output);
+                spirv_gen::passes::xfb::lower_xfb_copies(&mut s, &caps, strides)
+                    .map_err(|e| PipeError::invalid(format!("stream output: {e}")))?;
+            } else if key.last_vertex_stage {
                 crate::streamout::lower_stream_output(&mut s, &state.stream_output)?;
             }
             spirv_gen::passes::lower(&mut s, key).map_err(err)?;
@@ -820,7 +831,17 @@ fn expandable_gs(state: &ShaderState) -> Option<(u32, u32)> {
     if !spirv_gen::passes::aliased::can_expand_gs(ir) {
         return None;
     }
-    Some((ir.info.gs_max_vertices.unwrap_or(0), output_components(ir)))
+    // Captured outputs go through copies of their own (`compile`).
+    let copies: u32 = state
+        .stream_output
+        .output
+        .iter()
+        .map(|o| u32::from(o.num_components))
+        .sum();
+    Some((
+        ir.info.gs_max_vertices.unwrap_or(0),
+        output_components(ir) + copies,
+    ))
 }
 
 /// The output components per vertex of `ir`.

@@ -134,6 +134,22 @@ fn component_subsets_and_builtins_go_through_copies() {
     assert!(copy_store < halfz, "{txt}");
 }
 
+/// `lower_xfb_copies` decorates no output in place: a whole user output
+/// is captured through a copy too, and the output itself stays
+/// undecorated for the rasterizer.
+#[test]
+fn copies_only_decorate_no_output() {
+    let mut s = parse(VS).unwrap();
+    let caps = [cap(1, 0, 4, 0, 0), cap(3, 0, 1, 0, 16)];
+    spirv_gen::passes::xfb::lower_xfb_copies(&mut s, &caps, [20, 0, 0, 0]).unwrap();
+    validate(&s).unwrap_or_else(|e| panic!("{e}\n{}", print(&s)));
+    assert_eq!(xfb_of(&s, "col"), None);
+    assert_eq!(xfb_of(&s, "id"), None);
+    let offset = |n: &str| xfb_of(&s, n).map(|(x, _)| x.offset);
+    assert_eq!((offset("xfb0_col"), offset("xfb1_id")), (Some(0), Some(16)));
+    common::emit_and_validate("xfb copies", &s);
+}
+
 /// Copies take the locations past the shader's outputs first, then the
 /// gaps below them: a shader with an output at location 30 (GL's back
 /// colour) still has room for its captured copies.

@@ -654,6 +654,9 @@ fn emit_expanded(e: &mut Emit, x: &Expand) {
                     Some(GlSlot::Col0 | GlSlot::Col1 | GlSlot::Bfc0 | GlSlot::Bfc1)
                 );
             let weights = match io.interp {
+                // A captured copy (`xfb::lower_xfb_copies`): transform
+                // feedback gets the vertex's own value.
+                _ if io.xfb.is_some() => None,
                 _ if io.builtin == Some(BuiltIn::Position) => Some(&mu),
                 _ if io.builtin.is_some() || flat_color => None,
                 Interp::Flat => None,

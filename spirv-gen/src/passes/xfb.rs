@@ -99,6 +99,29 @@ pub fn lower_xfb_from(
     strides: [u32; MAX_XFB_BUFFERS as usize],
     sources: &[VarId],
 ) -> Result<()> {
+    lower(s, captures, strides, sources, false)
+}
+
+/// [`lower_xfb`] with every capture through a copy: no output the next
+/// stage reads is decorated, so a later pass can change what is
+/// rasterized without changing what is captured (the copies are
+/// captured only; `aliased::lower_aliased_gs` re-emits them unchanged).
+pub fn lower_xfb_copies(
+    s: &mut Shader,
+    captures: &[XfbCapture],
+    strides: [u32; MAX_XFB_BUFFERS as usize],
+) -> Result<()> {
+    let outputs: Vec<VarId> = (0..).map_while(|i| nth_output(s, i)).collect();
+    lower(s, captures, strides, &outputs, true)
+}
+
+fn lower(
+    s: &mut Shader,
+    captures: &[XfbCapture],
+    strides: [u32; MAX_XFB_BUFFERS as usize],
+    sources: &[VarId],
+    copy_all: bool,
+) -> Result<()> {
     if captures.is_empty() {
         return Ok(());
     }
@@ -161,6 +184,7 @@ pub fn lower_xfb_from(
         };
         let whole = c.start_component == 0 && c.num_components == comps && v.array.is_none();
         if whole
+            && !copy_all
             && v.is_output()
             && io.builtin.is_none()
             && io.xfb.is_none()

@@ -260,6 +260,159 @@ fn triangle_strip(ctx: &mut TestContext) -> R {
 }
 crate::result_case!("pipe.streamout.aliased.triangle_strip", triangle_strip);
 
+/// An application geometry shader after [`VS`] that turns each triangle
+/// into a parallelogram: a strip of its three vertices and a fourth,
+/// `v1 + v2 - v0` (position and `a`; `id` the sum of the three).
+const GS_PARALLELOGRAM: &str =
+    "shader geometry input=triangles output=triangle_strip max_vertices=4 invocations=1
+in @p : f32x4[3] builtin=position
+in @ia : f32x4[3] location=0
+in @iid : u32[3] location=1 flat
+out @gl_pos : f32x4 builtin=position
+out @a : f32x4 location=0
+out @id : u32 location=1 flat
+fn main {
+  %0 : i32 = const 0
+  %1 : i32 = const 1
+  %2 : i32 = const 2
+  %10 : f32x4 = load @p, %0
+  %11 : f32x4 = load @p, %1
+  %12 : f32x4 = load @p, %2
+  %13 : f32x4 = load @ia, %0
+  %14 : f32x4 = load @ia, %1
+  %15 : f32x4 = load @ia, %2
+  %16 : u32 = load @iid, %0
+  %17 : u32 = load @iid, %1
+  %18 : u32 = load @iid, %2
+  store @gl_pos, %10
+  store @a, %13
+  store @id, %16
+  emit_vertex
+  store @gl_pos, %11
+  store @a, %14
+  store @id, %17
+  emit_vertex
+  store @gl_pos, %12
+  store @a, %15
+  store @id, %18
+  emit_vertex
+  %19 : f32x4 = fadd %11, %12
+  %20 : f32x4 = fsub %19, %10
+  %21 : f32x4 = fadd %14, %15
+  %22 : f32x4 = fsub %21, %13
+  %23 : u32 = iadd %16, %17
+  %24 : u32 = iadd %23, %18
+  store @gl_pos, %20
+  store @a, %22
+  store @id, %24
+  emit_vertex
+  end_primitive
+}
+";
+
+/// [`GS_PARALLELOGRAM`] capturing `a`, `id` and the position ([`outs`],
+/// its registers numbered alike) with multisampling off: the shader
+/// re-emits its strip's two triangles one by one, widened
+/// (`spirv_gen::passes::aliased::lower_aliased_gs`), and captures through
+/// copies it re-emits unchanged. The records are those the same draw
+/// captures with multisampling on (two triangles, in Vulkan's order for
+/// a strip's second triangle, with the provoking vertex first and last),
+/// each triangle holds the vertices computed here, and the image is the
+/// parallelogram's aliased coverage.
+fn app_gs(ctx: &mut TestContext) -> R {
+    if !crate::harness::screen(ctx)?.caps().shader[ShaderStage::Geometry.index()].supported {
+        return Err(Outcome::skip("no geometry shaders"));
+    }
+    let tri = [(2.3, 2.2), (1.6, 13.7), (13.6, 2.9)];
+    let vs = verts(&tri);
+    // The four vertices' records, as the shaders compute them.
+    let mut recs: Vec<Vec<u32>> = vs.iter().map(record).collect();
+    let f = |k: usize| -> Vec<f32> { recs[k].iter().map(|&w| f32::from_bits(w)).collect() };
+    let (r0, r1, r2) = (f(0), f(1), f(2));
+    let mut r3: Vec<u32> = (0..STRIDE as usize)
+        .map(|i| ((r1[i] + r2[i]) - r0[i]).to_bits())
+        .collect();
+    r3[4] = recs[0][4] + recs[1][4] + recs[2][4];
+    recs.push(r3);
+    let p3 = (
+        tri[1].0 + tri[2].0 - tri[0].0,
+        tri[1].1 + tri[2].1 - tri[0].1,
+    );
+    let tris: [Tri; 2] = [tri, [tri[1], tri[2], p3]];
+    for first in [false, true] {
+        let mut captured = Vec::new();
+        for multisample in [true, false] {
+            let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+            super::streamout::require_so(&e)?;
+            let vsh = crate::harness::shader(ShaderStage::Vertex, VS)?;
+            let h = step("create_vs_state", e.ctx.create_vs_state(&vsh))?;
+            step("bind_vs_state", e.ctx.bind_vs_state(Some(h)))?;
+            let gs = so_shader(
+                ShaderStage::Geometry,
+                GS_PARALLELOGRAM,
+                outs(),
+                [STRIDE, 0, 0, 0],
+            )?;
+            let h = step("create_gs_state", e.ctx.create_gs_state(&gs))?;
+            step("bind_gs_state", e.ctx.bind_gs_state(Some(h)))?;
+            let fs = crate::harness::shader(ShaderStage::Fragment, FS_UBO_COLOR)?;
+            let h = step("create_fs_state", e.ctx.create_fs_state(&fs))?;
+            step("bind_fs_state", e.ctx.bind_fs_state(Some(h)))?;
+            rasterizer(&mut e, |r| {
+                r.multisample = multisample;
+                r.flatshade_first = first;
+            })?;
+            set_src(&mut e, UNORM, FG)?;
+            let size = 4 * u32::from(STRIDE) * 8;
+            let b = so_buffer(&mut e, size)?;
+            let tg = target(&mut e, &b, 0, size)?;
+            super::streamout::set_targets(&mut e, &[&tg], &[Some(0)])?;
+            bind(&mut e, &vs)?;
+            draw(&mut e, PrimType::Triangles, 3)?;
+            captured.push(words(&mut e, &b)?);
+            if !multisample {
+                check_lit(
+                    ctx,
+                    &mut e,
+                    &t.color,
+                    &resolved,
+                    "parallelogram",
+                    FG,
+                    |x, y| lit(&tris, x, y),
+                )?;
+            }
+        }
+        let what = format!("provoking vertex {}", if first { "first" } else { "last" });
+        let stride = STRIDE as usize;
+        let reference = &captured[0];
+        for (n, want) in [[0usize, 1, 2], [1, 2, 3]].iter().enumerate() {
+            let mut got: Vec<&[u32]> = (0..3)
+                .map(|v| &reference[(3 * n + v) * stride..(3 * n + v + 1) * stride])
+                .collect();
+            let mut want: Vec<&[u32]> = want.iter().map(|&k| recs[k].as_slice()).collect();
+            got.sort();
+            want.sort();
+            if got != want {
+                return Err(Outcome::fail(format!(
+                    "{what}, multisampling on: triangle {n} holds other records"
+                )));
+            }
+        }
+        if reference[6 * stride..].iter().any(|&w| w != SENTINEL) {
+            return Err(Outcome::fail(format!(
+                "{what}, multisampling on: words past the two triangles were written"
+            )));
+        }
+        check_words(
+            &format!("{what}, multisampling off"),
+            &captured[1],
+            reference,
+        )?;
+    }
+    Ok(())
+}
+crate::result_case!("pipe.streamout.aliased.app_gs", app_gs);
+
 /// Clip distances the vertex shader writes, captured, with user clip
 /// plane 0 enabled: the generated geometry shader does not forward them
 /// (the fragment shader tests plane 0 at the pixel centre), yet the
