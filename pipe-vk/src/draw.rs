@@ -3052,17 +3052,14 @@ impl VkContext {
         }
         // Polygon-mode lines: of the draw's triangles (a generated
         // geometry shader), or an application geometry shader's
-        // (re-emitted triangle by triangle, `strip_gs`).
-        let app_gs_strips = match b.shaders[ShaderStage::Geometry.index()] {
-            None => None,
-            Some(h) => Some(
-                self.so_capture_info()?.is_none()
-                    && self
-                        .shader_info(h)
-                        .strip_gs
-                        .is_some_and(|(max, comps)| self.restrip_fits(max, comps + 4)),
-            ),
-        };
+        // (re-emitted triangle by triangle, `strip_gs`; its capture is
+        // re-emitted unchanged, each strip triangle once, in the order
+        // Vulkan captures a strip's).
+        let app_gs_strips = b.shaders[ShaderStage::Geometry.index()].map(|h| {
+            self.shader_info(h)
+                .strip_gs
+                .is_some_and(|(max, comps)| self.restrip_fits(max, comps + 4))
+        });
         let polygon_lines = fill(PolygonMode::Line) && app_gs_strips != Some(false);
         if rast.line_stipple_enable && (prim == TopologyClass::Line || polygon_lines) {
             let blend = match b.blend {

@@ -219,7 +219,8 @@ pub struct ShaderInfo {
     /// A geometry shader of IR whose strips' triangles can be re-emitted
     /// one by one for polygon-mode line stipple
     /// (`spirv_gen::passes::line_stipple::can_restrip`): its
-    /// `max_vertices` and output components per vertex.
+    /// `max_vertices` and output components per vertex (with the copies
+    /// its stream output capture may take).
     pub strip_gs: Option<(u32, u32)>,
     /// The cull distances a vertex-processing shader writes (of IR, or
     /// read from a SPIR-V vertex or evaluation shader's words).
@@ -255,7 +256,10 @@ impl ShaderInfo {
                 ShaderCode::Ir(any) => any
                     .downcast_ref::<Ir>()
                     .filter(|ir| spirv_gen::passes::line_stipple::can_restrip(ir))
-                    .map(|ir| (ir.info.gs_max_vertices.unwrap_or(0), output_components(ir))),
+                    .map(|ir| {
+                        let comps = output_components(ir) + capture_components(state);
+                        (ir.info.gs_max_vertices.unwrap_or(0), comps)
+                    }),
                 ShaderCode::SpirV { .. } => None,
             },
         }
@@ -832,16 +836,16 @@ fn expandable_gs(state: &ShaderState) -> Option<(u32, u32)> {
         return None;
     }
     // Captured outputs go through copies of their own (`compile`).
-    let copies: u32 = state
-        .stream_output
-        .output
-        .iter()
-        .map(|o| u32::from(o.num_components))
-        .sum();
-    Some((
-        ir.info.gs_max_vertices.unwrap_or(0),
-        output_components(ir) + copies,
-    ))
+    let comps = output_components(ir) + capture_components(state);
+    Some((ir.info.gs_max_vertices.unwrap_or(0), comps))
+}
+
+/// The components of the copies `state`'s stream output capture can add
+/// to its outputs (at most: an output captured whole is decorated in
+/// place, unless every capture goes through a copy).
+fn capture_components(state: &ShaderState) -> u32 {
+    let outputs = &state.stream_output.output;
+    outputs.iter().map(|o| u32::from(o.num_components)).sum()
 }
 
 /// The output components per vertex of `ir`.

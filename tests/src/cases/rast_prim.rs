@@ -315,7 +315,7 @@ crate::result_case!(
 /// A second, back-facing triangle near (13, 13) is culled: the emulation
 /// keeps triangles, so culling still applies.
 fn polygon_line_stipple(ctx: &mut TestContext, emulated: bool) -> R {
-    polygon_line_stipple_as(ctx, emulated, false, false)
+    polygon_line_stipple_as(ctx, emulated, false, false, false)
 }
 
 /// [`polygon_line_stipple`] through an application geometry shader that
@@ -324,7 +324,17 @@ fn polygon_line_stipple(ctx: &mut TestContext, emulated: bool) -> R {
 /// (`spirv_gen::passes::line_stipple::lower_polygon_line_stipple_gs`);
 /// the lines were drawn solid before.
 fn polygon_line_stipple_gs(ctx: &mut TestContext, emulated: bool) -> R {
-    polygon_line_stipple_as(ctx, emulated, false, true)
+    polygon_line_stipple_as(ctx, emulated, false, true, false)
+}
+
+/// [`polygon_line_stipple_gs`] with the geometry shader's position
+/// captured by stream output: emulated, the shader re-emits its strips'
+/// triangles one by one with their places along the outline
+/// (`line_stipple::lower_polygon_line_stipple_gs`), and the capture holds
+/// the six vertices as written (the culled triangle's too: capture comes
+/// before culling), as natively.
+fn polygon_line_stipple_gs_captured(ctx: &mut TestContext, emulated: bool) -> R {
+    polygon_line_stipple_as(ctx, emulated, false, true, true)
 }
 
 /// A geometry shader passing each triangle on.
@@ -353,17 +363,41 @@ fn main {
 /// adjacent vertices far off; without a geometry shader they are not
 /// drawn): the emulation's generated geometry shader takes that input.
 fn polygon_line_stipple_adjacency(ctx: &mut TestContext, emulated: bool) -> R {
-    polygon_line_stipple_as(ctx, emulated, true, false)
+    polygon_line_stipple_as(ctx, emulated, true, false, false)
 }
 
-fn polygon_line_stipple_as(ctx: &mut TestContext, emulated: bool, adjacency: bool, gs: bool) -> R {
+fn polygon_line_stipple_as(
+    ctx: &mut TestContext,
+    emulated: bool,
+    adjacency: bool,
+    gs: bool,
+    capture: bool,
+) -> R {
+    use super::streamout::{check_words, so, so_buffer, so_shader, target, words};
     let mut e = stipple_env(ctx, emulated)?;
     if gs && !e.screen.caps().shader[ShaderStage::Geometry.index()].supported {
         return Err(Outcome::skip("no geometry shaders"));
     }
+    if capture {
+        super::streamout::require_so(&e)?;
+    }
     let t = setup(&mut e, false)?;
     bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
-    if gs {
+    let mut so_target = None;
+    if gs && capture {
+        let s = so_shader(
+            ShaderStage::Geometry,
+            GS_TRIANGLE,
+            vec![so(0, 0, 4, 0, 0)],
+            [4, 0, 0, 0],
+        )?;
+        let h = crate::harness::step("create_gs_state", e.ctx.create_gs_state(&s))?;
+        crate::harness::step("bind_gs_state", e.ctx.bind_gs_state(Some(h)))?;
+        let b = so_buffer(&mut e, 16 * 8)?;
+        let tg = target(&mut e, &b, 0, 16 * 8)?;
+        super::streamout::set_targets(&mut e, &[&tg], &[Some(0)])?;
+        so_target = Some(b);
+    } else if gs {
         bind_stage(&mut e, ShaderStage::Geometry, GS_TRIANGLE)?;
     }
     const POLY_PATTERN: u16 = 0x00ff;
@@ -399,6 +433,10 @@ fn polygon_line_stipple_as(ctx: &mut TestContext, emulated: bool, adjacency: boo
     set_color(&mut e, COLOR)?;
     clear_color(&mut e, [0.0; 4])?;
     draw(&mut e, mode, 0, (tris.len() / 4) as u32, 1)?;
+    if let Some(b) = &so_target {
+        let want: Vec<u32> = tris.iter().map(|f| f.to_bits()).collect();
+        check_words("captured positions", &words(&mut e, b)?, &want)?;
+    }
     let lit = |counter: u32| POLY_PATTERN & (1 << (counter % 16)) != 0;
     // The emulation's counter order (Mesa's): row 2 at 12 + x - 2, column
     // 2 at 14 - y. Vulkan specifies the counter of line strips and lists
@@ -448,6 +486,7 @@ fn polygon_line_stipple_as(ctx: &mut TestContext, emulated: bool, adjacency: boo
 stipple_cases!(
     "polygon_line_stipple" => polygon_line_stipple,
     "polygon_line_stipple.app_gs" => polygon_line_stipple_gs,
+    "polygon_line_stipple.app_gs_captured" => polygon_line_stipple_gs_captured,
     "polygon_line_stipple_adjacency" => polygon_line_stipple_adjacency,
 );
 
