@@ -3010,6 +3010,17 @@ impl VkContext {
             let fetches = self.shader_info(h).fbfetch != 0;
             fs.fbfetch_ms = fetches && samples > 1;
             fs.fbfetch_layered = fetches && b.framebuffer.layers > 1;
+            if fetches {
+                let (one_d, three_d) = crate::view::colour_buffer_dims(&b.framebuffer)?;
+                let fetched = self.shader_info(h).fbfetch as u8;
+                fs.fbfetch_1d = one_d & fetched;
+                // One slice of a 3D image is read as 2D.
+                fs.fbfetch_3d = if fs.fbfetch_layered {
+                    three_d & fetched
+                } else {
+                    0
+                };
+            }
         }
         // Line stipple in shaders (spirv_gen::passes::line_stipple) where
         // the device cannot stipple this line mode: the fragment shader

@@ -309,14 +309,32 @@ pub fn create_surface(texture: &Resource, t: &SurfaceTemplate) -> PipeResult<Sur
     ))
 }
 
+/// The colour buffers (bit i = colour buffer i) of `fb` that are 1D images,
+/// and those that are 3D images: the dimensions framebuffer fetch reads
+/// them in (`fetch_view`; a 3D one as 3D only when layered).
+pub(crate) fn colour_buffer_dims(fb: &pipe_core::state::FramebufferState) -> PipeResult<(u8, u8)> {
+    let (mut one_d, mut three_d) = (0u8, 0u8);
+    for (i, c) in fb.cbufs.iter().enumerate().take(8) {
+        let Some(s) = c else { continue };
+        match vk_surface(s)?.obj.image().map(|img| img.ty) {
+            Some(vk::ImageType::TYPE_1D) => one_d |= 1 << i,
+            Some(vk::ImageType::TYPE_3D) => three_d |= 1 << i,
+            _ => {}
+        }
+    }
+    Ok((one_d, three_d))
+}
+
 /// The view framebuffer fetch samples a colour surface through (at the
 /// fragment's pixel): a 2D view of its layer, or on a layered
 /// framebuffer (`layered`, the fragment shader's `fbfetch_layered`
 /// variant) a 2D array view of its layers, read at the fragment's layer.
 /// A slice of a 3D image is read through a 2D view of it
-/// (VK_EXT_image_2d_view_of_3d, `DeviceShared::sampled_2d_view_of_3d`);
-/// layered 3D framebuffers and 1D images are refused (the fetch reads 2D
-/// images, and a 2D array view of a 3D image cannot be sampled).
+/// (VK_EXT_image_2d_view_of_3d, `DeviceShared::sampled_2d_view_of_3d`),
+/// the slices of a layered one through a 3D view (a 2D array view of a 3D
+/// image cannot be sampled), and a 1D image through a 1D (array) view:
+/// the shader's `fbfetch_1d` and `fbfetch_3d` variants read those
+/// (`colour_buffer_dims`).
 pub(crate) fn fetch_view(
     dev: &crate::memory::DeviceShared,
     s: &VkSurface,
@@ -326,22 +344,35 @@ pub(crate) fn fetch_view(
         .obj
         .image()
         .ok_or_else(|| PipeError::invalid("framebuffer fetch of a buffer"))?;
-    // Colour-attachment 3D images are created 2D_VIEW_COMPATIBLE where
-    // the device samples such views (`resource`).
-    let slice_of_3d = img.ty == vk::ImageType::TYPE_3D && !layered && dev.sampled_2d_view_of_3d();
-    if img.ty != vk::ImageType::TYPE_2D && !slice_of_3d {
-        return Err(PipeError::unsupported(
-            "framebuffer fetch reads 2D, 2D array and cube colour buffers, and one slice of a \
-             3D one with VK_EXT_image_2d_view_of_3d (not 1D ones or layered 3D ones)",
-        ));
-    }
-    let (view_type, layers) = if layered {
-        (
-            vk::ImageViewType::TYPE_2D_ARRAY,
-            (s.first_layer, s.layer_count),
-        )
-    } else {
-        (vk::ImageViewType::TYPE_2D, (s.first_layer, 1))
+    use vk::{ImageType as I, ImageViewType as V};
+    let (view_type, layers) = match (img.ty, layered) {
+        (I::TYPE_2D, true) => (V::TYPE_2D_ARRAY, (s.first_layer, s.layer_count)),
+        (I::TYPE_2D, false) => (V::TYPE_2D, (s.first_layer, 1)),
+        // Read at x (and the layer): `FbFetchInfo::dim`, key item
+        // `fbfetch_1d`.
+        (I::TYPE_1D, true) => (V::TYPE_1D_ARRAY, (s.first_layer, s.layer_count)),
+        (I::TYPE_1D, false) => (V::TYPE_1D, (s.first_layer, 1)),
+        // The slices of a layered 3D framebuffer: a 3D view, read at
+        // slice `Layer` (key item `fbfetch_3d`), so the surface's first
+        // slice must be the image's.
+        (I::TYPE_3D, true) if s.first_layer == 0 => (V::TYPE_3D, (0, 1)),
+        (I::TYPE_3D, true) => {
+            return Err(PipeError::unsupported(format!(
+                "framebuffer fetch from a layered 3D colour buffer starting at slice {} (it \
+                 reads slices from 0)",
+                s.first_layer
+            )))
+        }
+        // One slice: a 2D view of it, where the device samples such
+        // views (colour-attachment 3D images are then created
+        // 2D_VIEW_COMPATIBLE, `resource`).
+        (I::TYPE_3D, false) if dev.sampled_2d_view_of_3d() => (V::TYPE_2D, (s.first_layer, 1)),
+        _ => {
+            return Err(PipeError::unsupported(
+                "framebuffer fetch from one slice of a 3D colour buffer needs \
+                 VK_EXT_image_2d_view_of_3d",
+            ))
+        }
     };
     s.obj.views.get(
         &s.obj,

@@ -534,6 +534,12 @@ pub struct FbFetchInfo {
     /// The framebuffer is layered: the fetch reads a 2D array image at
     /// the fragment's `Layer` ([`crate::passes::gl::lower_fbfetch_layered`]).
     pub layered: bool,
+    /// The colour buffer's image: [`Dim::D2`] (2D, 2D array, cube, or a
+    /// slice of a 3D image), [`Dim::D1`] (1D, read at `x`, with `layered`
+    /// a 1D array at `(x, Layer)`), or [`Dim::D3`] (the slices of a 3D
+    /// image bound as a layered framebuffer, read at `(x, y, Layer)`;
+    /// `layered` only). See [`crate::passes::gl::lower_fbfetch_dims`].
+    pub dim: Dim,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -544,6 +544,17 @@ impl<'a> Validator<'a> {
                 if f.sampled == BaseType::Bool {
                     return e("fbfetch type must be float, int or uint".into());
                 }
+                match f.dim {
+                    Dim::D2 => {}
+                    Dim::D1 if !f.ms => {}
+                    Dim::D3 if !f.ms && f.layered => {}
+                    d => {
+                        return e(format!(
+                            "fbfetch of dim {} (2d; 1d without ms; 3d layered, without ms)",
+                            d.name()
+                        ))
+                    }
+                }
             }
         }
         Ok(())

@@ -372,4 +372,31 @@ fn fbfetch_errors() {
     assert!(e.contains("not an fbfetch variable"), "{e}");
     let e = parse_err("shader fragment\nfbfetch @f slot=0\nfn main {\n}\n");
     assert!(e.contains("fbfetch needs sampled="), "{e}");
+    // 1D and 3D colour buffers: 3D only layered, neither multisampled.
+    for decl in [
+        "dim=3d",
+        "dim=1d ms",
+        "dim=3d layered ms",
+        "dim=cube",
+        "dim=buffer",
+    ] {
+        let e = invalid(&format!(
+            "shader fragment\nfbfetch @f slot=0 sampled=float {decl}\nfn main {{\n}}\n"
+        ));
+        assert!(e.contains("fbfetch of dim"), "{decl}: {e}");
+    }
+    for decl in [
+        "dim=1d",
+        "dim=1d layered",
+        "dim=3d layered",
+        "dim=2d ms layered",
+    ] {
+        let src =
+            format!("shader fragment\nfbfetch @f slot=0 sampled=float {decl}\nfn main {{\n}}\n");
+        let s = spirv_gen::text::parse(&src).unwrap();
+        spirv_gen::validate::validate(&s).unwrap_or_else(|e| panic!("{decl}: {e}"));
+        // The text form keeps the dimension.
+        let again = spirv_gen::text::parse(&spirv_gen::text::print(&s)).unwrap();
+        assert_eq!(again.vars, s.vars, "{decl}");
+    }
 }

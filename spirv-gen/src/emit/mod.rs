@@ -952,15 +952,18 @@ impl<'a> Emitter<'a> {
                     bits: 32,
                     comps: 1,
                 });
-                let img = self.image_ty_dim(
-                    st,
-                    spirv::Dim::Dim2D,
-                    false,
-                    f.layered,
-                    f.ms,
-                    false,
-                    ImageFormat::Unknown,
-                );
+                let dim = match f.dim {
+                    Dim::D1 => {
+                        self.cap(Capability::Sampled1D);
+                        spirv::Dim::Dim1D
+                    }
+                    Dim::D3 => spirv::Dim::Dim3D,
+                    _ => spirv::Dim::Dim2D,
+                };
+                // A 3D image's slices are its layers, not an array.
+                let arrayed = f.layered && f.dim != Dim::D3;
+                let img =
+                    self.image_ty_dim(st, dim, false, arrayed, f.ms, false, ImageFormat::Unknown);
                 if f.ms && f.layered {
                     self.cap(Capability::ImageMSArray);
                 }

@@ -753,6 +753,7 @@ impl Emitter<'_> {
             FbFetch { var, sample } => {
                 // OpImageFetch at ivec2(FragCoord.xy): the fragment's own
                 // pixel (and sample). `passes::lower` declares FragCoord.
+                // A 1D colour buffer is read at x alone.
                 let fc = self
                     .s
                     .find_builtin(false, BuiltIn::FragCoord)
@@ -760,24 +761,33 @@ impl Emitter<'_> {
                 let fci = self.vars[fc.0 as usize];
                 let v4 = self.ty(Type::vec4());
                 let fcv = self.op(SOp::Load, v4, &[fci.id]);
-                let v2 = self.ty(Type::F32.with_comps(2));
-                let xy = self.op(SOp::VectorShuffle, v2, &[fcv, fcv, 0, 1]);
-                let i2 = self.ty(Type::int(32, 2));
-                let mut c = self.op(SOp::ConvertFToS, i2, &[xy]);
-                let layered = matches!(
-                    &self.s.var(*var).kind,
-                    VarKind::FbFetch(f) if f.layered
-                );
+                let (layered, one_d) = match &self.s.var(*var).kind {
+                    VarKind::FbFetch(f) => (f.layered, f.dim == Dim::D1),
+                    _ => (false, false),
+                };
+                let mut c = if one_d {
+                    let f1 = self.ty(Type::F32);
+                    let x = self.op(SOp::CompositeExtract, f1, &[fcv, 0]);
+                    let i1 = self.ty(Type::I32);
+                    self.op(SOp::ConvertFToS, i1, &[x])
+                } else {
+                    let v2 = self.ty(Type::F32.with_comps(2));
+                    let xy = self.op(SOp::VectorShuffle, v2, &[fcv, fcv, 0, 1]);
+                    let i2 = self.ty(Type::int(32, 2));
+                    self.op(SOp::ConvertFToS, i2, &[xy])
+                };
                 if layered {
-                    // ivec3(xy, Layer): `passes::lower` declares Layer.
+                    // (x[, y], Layer): `passes::lower` declares Layer. A 3D
+                    // image's slice is its third coordinate.
                     let l = self.s.find_builtin(false, BuiltIn::Layer).ok_or_else(|| {
                         Error::new("layered fbfetch needs layer (run passes::lower)")
                     })?;
                     let li = self.vars[l.0 as usize];
                     let i1 = self.ty(Type::I32);
                     let lv = self.op(SOp::Load, i1, &[li.id]);
-                    let i3 = self.ty(Type::int(32, 3));
-                    c = self.op(SOp::CompositeConstruct, i3, &[c, lv]);
+                    let n = if one_d { 2 } else { 3 };
+                    let iv = self.ty(Type::int(32, n));
+                    c = self.op(SOp::CompositeConstruct, iv, &[c, lv]);
                 }
                 let info = self.vars[var.0 as usize];
                 let img = self.op(SOp::Load, info.elem, &[info.id]);

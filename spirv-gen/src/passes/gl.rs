@@ -757,6 +757,28 @@ pub fn lower_fbfetch_layered(s: &mut Shader) {
     get_builtin(s, false, BuiltIn::Layer, Type::I32, None);
 }
 
+/// Framebuffer fetch from colour buffers that are not 2D: the `fbfetch`
+/// variables of the slots in `one_d` read a 1D image (at the fragment's
+/// `x`; a 1D array at `(x, Layer)` when layered), those in `three_d` the
+/// slices of a 3D image bound as a layered framebuffer (at `(x, y,
+/// Layer)`, so they must be layered: run after
+/// [`lower_fbfetch_layered`]).
+pub fn lower_fbfetch_dims(s: &mut Shader, one_d: u8, three_d: u8) {
+    if s.stage != Stage::Fragment || (one_d | three_d) == 0 {
+        return;
+    }
+    for v in &mut s.vars {
+        if let VarKind::FbFetch(f) = &mut v.kind {
+            let bit = 1u32.checked_shl(f.slot).unwrap_or(0);
+            if u32::from(one_d) & bit != 0 {
+                f.dim = Dim::D1;
+            } else if u32::from(three_d) & bit != 0 {
+                f.dim = Dim::D3;
+            }
+        }
+    }
+}
+
 /// Framebuffer fetch on a multisampled framebuffer: every `fbfetch`
 /// variable becomes `ms`, and every fetch without a sample reads the
 /// fragment's own (`SampleId`, added when missing; reading it makes the

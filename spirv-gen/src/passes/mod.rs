@@ -322,6 +322,12 @@ pub struct VariantKey {
     /// The framebuffer is layered: `fbfetch` variables read the
     /// fragment's layer of a 2D array view ([`gl::lower_fbfetch_layered`]).
     pub fbfetch_layered: bool,
+    /// `fbfetch` slots (bit i = slot i) whose colour buffer is a 1D image
+    /// ([`gl::lower_fbfetch_dims`]).
+    pub fbfetch_1d: u8,
+    /// `fbfetch` slots whose colour buffer is a 3D image bound as a layered
+    /// framebuffer, its slices the layers ([`gl::lower_fbfetch_dims`]).
+    pub fbfetch_3d: u8,
     /// Fragment colour output locations (bit i = location i) with no
     /// colour buffer bound (GL draw buffers set to `GL_NONE`, or past the
     /// bound ones): the outputs become local variables
@@ -373,6 +379,14 @@ impl VariantKey {
                         .map_err(|_| Error::new("key: unbound_outputs mask > 0xff"))?
                 }
                 "zero_inputs" => k.zero_inputs = num(need()?)?,
+                "fbfetch_1d" => {
+                    k.fbfetch_1d = u8::try_from(num(need()?)?)
+                        .map_err(|_| Error::new("key: fbfetch_1d mask > 0xff"))?
+                }
+                "fbfetch_3d" => {
+                    k.fbfetch_3d = u8::try_from(num(need()?)?)
+                        .map_err(|_| Error::new("key: fbfetch_3d mask > 0xff"))?
+                }
                 "two_side_front_only" => {
                     k.two_side_front_only = u8::try_from(num(need()?)?)
                         .ok()
@@ -587,6 +601,7 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     if key.fbfetch_layered {
         gl::lower_fbfetch_layered(s);
     }
+    gl::lower_fbfetch_dims(s, key.fbfetch_1d, key.fbfetch_3d);
     if key.lower_left_origin || key.pixel_center_integer {
         gl::lower_frag_coord(s, key.lower_left_origin, key.pixel_center_integer)?;
     }

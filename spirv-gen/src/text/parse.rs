@@ -569,7 +569,10 @@ impl<'t, 'a> Parser<'t, 'a> {
                     )
                 }
                 f if v.is_none()
-                    && matches!(f, "readonly" | "writeonly" | "array" | "ms" | "shadow") =>
+                    && matches!(
+                        f,
+                        "readonly" | "writeonly" | "array" | "ms" | "shadow" | "layered"
+                    ) =>
                 {
                     flags.push((f.to_string(), loc))
                 }
@@ -702,13 +705,14 @@ impl<'t, 'a> Parser<'t, 'a> {
             }
             "fbfetch" => {
                 allow(&["ms", "layered"])?;
-                nores(size.is_some() || dim.is_some() || format.is_some())?;
+                nores(size.is_some() || format.is_some())?;
                 VarKind::FbFetch(FbFetchInfo {
                     slot: needv(slot, "slot")?,
                     sampled: sampled
                         .ok_or_else(|| Error::at(Some(line[0].loc), "fbfetch needs sampled="))?,
                     ms: has("ms"),
                     layered: has("layered"),
+                    dim: dim.unwrap_or(Dim::D2),
                 })
             }
             _ => return err(line[0].loc, format!("unknown declaration `{kw}`")),

@@ -195,6 +195,9 @@ fn var(o: &mut String, v: &Variable) {
                 f.slot,
                 sampled_name(f.sampled)
             );
+            if f.dim != Dim::D2 {
+                let _ = write!(o, " dim={}", f.dim.name());
+            }
             if f.ms {
                 o.push_str(" ms");
             }

@@ -1080,7 +1080,8 @@ fn main {
   %s : u32x4 = iadd %u, %one
   store @ifrag, %s
 }
-""", "fbfetch_ms", "fbfetch_layered", "fbfetch_ms,fbfetch_layered")
+""", "fbfetch_ms", "fbfetch_layered", "fbfetch_1d=0x1", "fbfetch_1d=0x3,fbfetch_layered",
+   "fbfetch_layered,fbfetch_3d=0x1", "fbfetch_ms,fbfetch_layered")
 
 sh("fs_images", """shader fragment
 in @fc : f32x4 builtin=frag_coord
@@ -2043,6 +2044,26 @@ fn main {
   store_ssbo @b, %o48, %g
 }
 """)
+
+# Hand-written first (5c53e36), kept here so that this script writes it too.
+sh("fs_interp_at_offset", """shader fragment
+in @col : f32x4 location=0
+in @uv : f32x2[2] location=1 noperspective
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32 = const 0.25
+  %1 : f32 = const -0.125
+  %2 : f32x2 = vec %0, %1
+  %3 : f32x4 = interp_at_offset @col, %2
+  %4 : i32 = const 1
+  %5 : f32x2 = interp_at_offset @uv, %4, %2
+  %6 : f32 = swizzle %5, x
+  %7 : f32x4 = vec %6, %6, %6, %6
+  %8 : f32x4 = fadd %3, %7
+  store @frag, %8
+}
+""", "aliased_triangles,aliased_clip_planes=0x5,aliased_depth_clip=halfz")
+
 
 def renumber(text):
     names = {}

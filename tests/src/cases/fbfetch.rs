@@ -165,6 +165,39 @@ fn float_twice(ctx: &mut TestContext, staging: bool) -> R {
 }
 both_paths!("pipe.draw.fbfetch.float_accumulate", float_twice);
 
+/// Framebuffer fetch from a 1D colour buffer (read through a 1D view at
+/// the fragment's x; refused before): two draws of `last * 0.5 + 0.25`
+/// with a texture barrier between them over a cleared 1D texture.
+fn one_d(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    require_fbfetch(&e)?;
+    let t = ResourceTemplate {
+        target: pipe_core::resource::Target::Texture1D,
+        ..ResourceTemplate::texture_2d(Format::R8G8B8A8Unorm, W, 1, BindFlags::RENDER_TARGET)
+    };
+    let r = e.texture(&t)?;
+    let s = e.surface(&r, 0, 0, 0)?;
+    set_framebuffer(&mut e, W as u16, 1, vec![Some(s)], None)?;
+    set_full_viewport(&mut e, W, 1)?;
+    bind_quad(&mut e)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_HALF_PLUS_QUARTER)?;
+    let c = [0.0f32, 0.2, 0.6, 1.0];
+    clear(&mut e, ClearFlags::COLOR0, ColorUnion::from_f32(c))?;
+    let step_px = |v: [u8; 4]| v.map(|x| unorm8(f32::from(x) / 255.0 * 0.5 + 0.25));
+    draw_arrays(&mut e, pipe_core::draw::PrimType::Triangles, 0, 6)?;
+    barrier(&mut e)?;
+    draw_arrays(&mut e, pipe_core::draw::PrimType::Triangles, 0, 6)?;
+    let want = step_px(step_px(c.map(unorm8)));
+    let got = e.read_texture(&r, 0, &PipeBox::rect(0, 0, W, 1))?;
+    for (x, px) in got.chunks_exact(4).enumerate() {
+        if px.iter().zip(want).any(|(&g, w)| g.abs_diff(w) > 1) {
+            return Err(Outcome::fail(format!("texel {x} is {px:?}, want {want:?}")));
+        }
+    }
+    Ok(())
+}
+both_paths!("pipe.draw.fbfetch.one_d", one_d);
+
 /// An integer target incremented by three draws in one rendering
 /// instance's worth of calls (texture barriers between them).
 fn uint_increment(ctx: &mut TestContext, staging: bool) -> R {

@@ -97,11 +97,12 @@ fn main {
 /// a layered framebuffer, with a target-covering triangle and the
 /// layer-routing geometry shader bound.
 fn layered_target(e: &mut Env, target: Target, n: u32) -> Result<Resource, Outcome> {
+    let h = height(target);
     let t = texture_template(
         target,
         Format::R8G8B8A8Unorm,
         W,
-        H,
+        h,
         n,
         1,
         BindFlags::RENDER_TARGET,
@@ -110,7 +111,7 @@ fn layered_target(e: &mut Env, target: Target, n: u32) -> Result<Resource, Outco
     let s = e.surface(&res, 0, 0, n - 1)?;
     let fb = FramebufferState {
         width: W as u16,
-        height: H as u16,
+        height: h as u16,
         layers: n as u16,
         samples: 1,
         cbufs: vec![Some(s)],
@@ -118,7 +119,7 @@ fn layered_target(e: &mut Env, target: Target, n: u32) -> Result<Resource, Outco
         resolve: None,
     };
     step("set_framebuffer_state", e.ctx.set_framebuffer_state(&fb))?;
-    set_full_viewport(e, W, H)?;
+    set_full_viewport(e, W, h)?;
     let tri = [
         -1.0, -1.0, 0.0, 1.0, 3.0, -1.0, 0.0, 1.0, -1.0, 3.0, 0.0, 1.0,
     ];
@@ -132,9 +133,18 @@ fn layered_target(e: &mut Env, target: Target, n: u32) -> Result<Resource, Outco
     Ok(res)
 }
 
+/// The height of a `target` texture here: 1 for 1D ones.
+fn height(target: Target) -> u32 {
+    match target {
+        Target::Texture1D | Target::Texture1DArray => 1,
+        _ => H,
+    }
+}
+
 /// Every texel of layer `l` of `res` is `want`, within 1.
 fn expect_layer(e: &mut Env, res: &Resource, l: u32, want: [u8; 4], what: &str) -> R {
-    let got = e.read_texture(res, 0, &PipeBox::new(0, 0, l as i32, W as i32, H as i32, 1))?;
+    let h = res.desc().height0 as i32;
+    let got = e.read_texture(res, 0, &PipeBox::new(0, 0, l as i32, W as i32, h, 1))?;
     match got
         .chunks_exact(4)
         .position(|p| p.iter().zip(want).any(|(&g, w)| g.abs_diff(w) > 1))
@@ -197,24 +207,33 @@ both_paths!("pipe.draw.layered.gs_layer.cube", gs_layer_cube);
 both_paths!("pipe.draw.layered.gs_layer.3d", gs_layer_3d);
 
 /// Framebuffer fetch on a layered framebuffer reads the fragment's own
-/// layer: each layer of a 2D array is cleared to its own colour (through
-/// a single-layer surface), then every layer is drawn with `(last +
-/// layer colour) / 2`.
-fn fbfetch_layered(ctx: &mut TestContext, staging: bool) -> R {
+/// layer: each layer of a 2D array (or slice of a 3D texture, or layer
+/// of a 1D array) is cleared to its own colour (through a single-layer
+/// surface), then every layer is drawn with `(last + layer colour) / 2`.
+/// The 3D texture's slices are read through a 3D view at the slice, the
+/// 1D array through a 1D array view at `(x, layer)`; both were refused
+/// before.
+fn fbfetch_layered_on(ctx: &mut TestContext, staging: bool, target: Target, n: u32) -> R {
     let mut e = env(ctx, staging)?;
     require_gs(&e)?;
     if !e.screen.caps().fbfetch {
         return Err(Outcome::skip("no framebuffer fetch"));
     }
-    let n = 3;
-    let res = layered_target(&mut e, Target::Texture2DArray, n)?;
+    let res = layered_target(&mut e, target, n)?;
     let before = |l: u32| [0.0, 0.25 * l as f32, 1.0, 0.5];
     for l in 0..n {
         let s = e.surface(&res, 0, l, l)?;
         step(
             "clear_render_target",
-            e.ctx
-                .clear_render_target(&s, &ColorUnion::from_f32(before(l)), 0, 0, W, H, false),
+            e.ctx.clear_render_target(
+                &s,
+                &ColorUnion::from_f32(before(l)),
+                0,
+                0,
+                W,
+                height(target),
+                false,
+            ),
         )?;
     }
     bind_program(&mut e, VS_PASSTHROUGH, FS_FETCH_MIX)?;
@@ -233,19 +252,47 @@ fn fbfetch_layered(ctx: &mut TestContext, staging: bool) -> R {
     }
     Ok(())
 }
+fn fbfetch_layered(ctx: &mut TestContext, staging: bool) -> R {
+    fbfetch_layered_on(ctx, staging, Target::Texture2DArray, 3)
+}
+fn fbfetch_layered_3d(ctx: &mut TestContext, staging: bool) -> R {
+    fbfetch_layered_on(ctx, staging, Target::Texture3D, 4)
+}
+fn fbfetch_layered_1d_array(ctx: &mut TestContext, staging: bool) -> R {
+    fbfetch_layered_on(ctx, staging, Target::Texture1DArray, 3)
+}
 both_paths!("pipe.draw.layered.fbfetch", fbfetch_layered);
+both_paths!("pipe.draw.layered.fbfetch_3d", fbfetch_layered_3d);
+both_paths!(
+    "pipe.draw.layered.fbfetch_1d_array",
+    fbfetch_layered_1d_array
+);
 
-/// Framebuffer fetch from the slices of a 3D texture is refused with
-/// `Unsupported` (the fetch would need a 2D view of a 3D image), and the
-/// context keeps drawing: the same layered draw without the fetch lands.
-fn fbfetch_3d_refused(ctx: &mut TestContext, staging: bool) -> R {
+/// Framebuffer fetch from the slices of a 3D texture bound from slice 1
+/// on is refused with `Unsupported` (the 3D view it reads through starts
+/// at slice 0, and the fetch reads slice `Layer`), and the context keeps
+/// drawing: the same layered draw without the fetch lands.
+fn fbfetch_3d_offset_refused(ctx: &mut TestContext, staging: bool) -> R {
     let mut e = env(ctx, staging)?;
     require_gs(&e)?;
     if !e.screen.caps().fbfetch {
         return Err(Outcome::skip("no framebuffer fetch"));
     }
-    let n = 4;
-    let res = layered_target(&mut e, Target::Texture3D, n)?;
+    let n = 3;
+    let res = layered_target(&mut e, Target::Texture3D, n + 1)?;
+    // Slices 1..=3 as layers 0..=2.
+    let s = e.surface(&res, 0, 1, n)?;
+    let fb = FramebufferState {
+        width: W as u16,
+        height: H as u16,
+        layers: n as u16,
+        samples: 1,
+        cbufs: vec![Some(s)],
+        zsbuf: None,
+        resolve: None,
+    };
+    step("set_framebuffer_state", e.ctx.set_framebuffer_state(&fb))?;
+    bind_stage(&mut e, ShaderStage::Geometry, &gs_layers(n))?;
     bind_program(&mut e, VS_PASSTHROUGH, FS_FETCH_MIX)?;
     let info = pipe_core::draw::DrawInfo {
         mode: pipe_core::draw::PrimType::Triangles,
@@ -260,7 +307,7 @@ fn fbfetch_3d_refused(ctx: &mut TestContext, staging: bool) -> R {
         Err(pipe_core::PipeError::Unsupported(_)) => {}
         r => {
             return Err(Outcome::fail(format!(
-                "fetch from 3D slices: expected Unsupported, got {r:?}"
+                "fetch from 3D slices 1..=3: expected Unsupported, got {r:?}"
             )))
         }
     }
@@ -270,11 +317,14 @@ fn fbfetch_3d_refused(ctx: &mut TestContext, staging: bool) -> R {
         expect_layer(
             &mut e,
             &res,
-            l,
+            l + 1,
             unorm(layer_color(l)).nearest(),
             "after the refused draw",
         )?;
     }
     Ok(())
 }
-both_paths!("pipe.draw.layered.fbfetch_3d_refused", fbfetch_3d_refused);
+both_paths!(
+    "pipe.draw.layered.fbfetch_3d_offset_refused",
+    fbfetch_3d_offset_refused
+);
