@@ -3092,7 +3092,10 @@ impl VkContext {
                                     ir.info.gs_output == Some(spirv_gen::ir::GsOutput::LineStrip)
                                 })
                                 .map(|_| true),
-                            pipe_core::shader::ShaderCode::SpirV { .. } => None,
+                            // Patched where it emits line strips.
+                            pipe_core::shader::ShaderCode::SpirV { .. } => {
+                                self.shader_info(h).spirv_line_strip_gs.then_some(true)
+                            }
                         }
                     }
                 };

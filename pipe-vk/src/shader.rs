@@ -222,6 +222,9 @@ pub struct ShaderInfo {
     /// `max_vertices` and output components per vertex (with the copies
     /// its stream output capture may take).
     pub strip_gs: Option<(u32, u32)>,
+    /// A SPIR-V geometry shader emitting line strips that line stipple
+    /// emulation can patch (`spirv_gen::patch::line_stipple_gs`).
+    pub spirv_line_strip_gs: bool,
     /// The cull distances a vertex-processing shader writes (of IR, or
     /// read from a SPIR-V vertex or evaluation shader's words).
     pub cull_distances: u32,
@@ -251,6 +254,15 @@ impl ShaderInfo {
             reads_samples: state.stage == pipe_core::state::ShaderStage::Fragment
                 && reads_samples(state),
             expandable_gs: expandable_gs(state),
+            spirv_line_strip_gs: match &state.code {
+                ShaderCode::SpirV { words, entry_point }
+                    if state.stage == ShaderStage::Geometry =>
+                {
+                    spirv_gen::patch::line_stipple_gs(words, entry_point, false)
+                        .is_ok_and(|w| w != **words)
+                }
+                _ => false,
+            },
             cull_distances: cull_distances(state),
             strip_gs: match &state.code {
                 ShaderCode::Ir(any) => any
@@ -686,6 +698,14 @@ pub fn compile(
                 if !key.clip_halfz {
                     let w = out.as_deref().unwrap_or(words);
                     out = Some(spirv_gen::patch::clip_halfz(w, "main").map_err(err)?);
+                }
+                // Last: it reads the position about to be emitted.
+                if key.line_stipple && state.stage == ShaderStage::Geometry {
+                    let w = out.as_deref().unwrap_or(words);
+                    out = Some(
+                        spirv_gen::patch::line_stipple_gs(w, "main", key.line_rectangular)
+                            .map_err(err)?,
+                    );
                 }
             }
             Ok(out.map_or_else(|| words.clone(), Into::into))

@@ -1206,9 +1206,75 @@ fn probe(name: &str, env: TargetEnv) -> Vec<u32> {
         "dbg_fs" => include_str!("patch/dbg_fs.spvasm"),
         "dbg_vs13" => include_str!("patch/dbg_vs13.spvasm"),
         "dbg_fs13" => include_str!("patch/dbg_fs13.spvasm"),
+        "gs_lines" => include_str!("patch/gs_lines.spvasm"),
+        "gs_lines13" => include_str!("patch/gs_lines13.spvasm"),
         _ => include_str!("patch/interp.spvasm"),
     };
     assemble(text, env)
+}
+
+/// Line stipple patched into glslang's line-strip geometry shader (its
+/// `gl_PerVertex` block, `EmitVertex` in a called function), SPIR-V 1.0
+/// and 1.6: valid; a `noperspective` output at location 29 stored before
+/// each of the three vertices; the strip restarted before
+/// `OpEndPrimitive`; `Distance` for rectangular lines only. Other
+/// outputs leave the words alone; location 29 taken is an error.
+#[test]
+fn line_stipple_gs_patch() {
+    use spirv_gen::patch::line_stipple_gs;
+    for (name, env) in [
+        ("gs_lines", TargetEnv::Vulkan_1_0),
+        ("gs_lines13", TargetEnv::Vulkan_1_3),
+    ] {
+        let words = probe(name, env);
+        for rectangular in [false, true] {
+            let out = line_stipple_gs(&words, "main", rectangular).unwrap();
+            validate(&out, env, name);
+            let text = disassemble(&out);
+            let lines: Vec<&str> = text.lines().collect();
+            let var = lines
+                .iter()
+                .find_map(|l| l.strip_suffix(" Location 29"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .unwrap_or_else(|| panic!("{name}: no output at location 29\n{text}"))
+                .to_string();
+            assert!(
+                text.contains(&format!("OpDecorate {var} NoPerspective")),
+                "{text}"
+            );
+            let stores = lines
+                .iter()
+                .filter(|l| l.trim().starts_with(&format!("OpStore {var} ")))
+                .count();
+            assert_eq!(
+                stores, 1,
+                "{name}: one store, in the function that emits\n{text}"
+            );
+            let end = lines
+                .iter()
+                .position(|l| l.contains("OpEndPrimitive"))
+                .expect("OpEndPrimitive");
+            assert!(
+                lines[end - 1].contains("OpStore"),
+                "{name}: no restart\n{text}"
+            );
+            let distance = lines
+                .iter()
+                .any(|l| l.contains("OpExtInst") && l.contains(" Distance "));
+            assert_eq!(distance, rectangular, "{name}: the metric\n{text}");
+        }
+        let text = match name {
+            "gs_lines" => include_str!("patch/gs_lines.spvasm"),
+            _ => include_str!("patch/gs_lines13.spvasm"),
+        };
+        let tri = assemble(&text.replace("OutputLineStrip", "OutputTriangleStrip"), env);
+        assert_eq!(line_stipple_gs(&tri, "main", false).unwrap(), tri);
+        let taken = text.replace("OpDecorate %oc Location 0", "OpDecorate %oc Location 29");
+        let e = line_stipple_gs(&assemble(&taken, env), "main", false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("location 29 is taken"), "{e}");
+    }
 }
 
 /// Modules real compilers emit that the first version of the patches
@@ -1369,6 +1435,7 @@ fn damaged_spirv_never_panics() {
             ),
             Stage::Fragment,
         ),
+        (probe("gs_lines13", TargetEnv::Vulkan_1_3), Stage::Geometry),
     ];
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = move || {
@@ -1403,7 +1470,11 @@ fn damaged_spirv_never_panics() {
                 let _ = split_descriptor_arrays(&w, *stage, "main");
                 let _ = drop_xfb(&w, *stage, "main");
                 let _ = without_nonsemantic(&w);
-                if *stage == Stage::Vertex {
+                if *stage == Stage::Geometry {
+                    let _ = line_stipple_gs(&w, "main", true);
+                    let _ = clip_halfz(&w, "main");
+                    let _ = point_size(&w, "main", 2.0, true);
+                } else if *stage == Stage::Vertex {
                     let _ = vertex_outputs(&w, "main");
                     let _ = vertex_output_captures(&w, "main");
                     let _ = vertex_fixups(&w, "main", &fixups);

@@ -460,7 +460,7 @@ impl Patcher {
 
     /// The driver's push constants (`binding::push`) as a new block of
     /// 32-bit words; an error when the shader has push constants.
-    fn driver_push_block(&mut self) -> Result<Word> {
+    pub(super) fn driver_push_block(&mut self) -> Result<Word> {
         let own = self.module().types_global_values.iter().any(|i| {
             i.class.opcode == Op::Variable
                 && i.operands.first() == Some(&Operand::StorageClass(StorageClass::PushConstant))

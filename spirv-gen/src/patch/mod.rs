@@ -64,12 +64,14 @@ mod arrays;
 mod debug;
 pub use debug::without_nonsemantic;
 mod fragment;
+mod line_stipple;
 mod xfb;
 pub use aliased::{aliased_points, aliased_points_fs, aliased_triangles_fs};
 pub use arrays::split_descriptor_arrays;
 pub use fragment::{
     alpha_test, line_stipple, pixel_center_integer, polygon_edges, polygon_stipple, window_rects,
 };
+pub use line_stipple::line_stipple_gs;
 pub use xfb::{
     drop_xfb, vertex_output_captures, xfb_copy_builtins, xfb_layout, XfbBuiltins, XfbLayout,
 };
@@ -2464,19 +2466,35 @@ impl Patcher {
     /// point, or each vertex a geometry shader emits (in any function it
     /// calls); returns how many places there were.
     fn at_vertex_ends(&mut self, make: &mut dyn FnMut(&mut Patcher) -> Vec<Instruction>) -> usize {
-        let gs = self.model == ExecutionModel::Geometry;
+        if self.model == ExecutionModel::Geometry {
+            self.before_each(&[Op::EmitVertex, Op::EmitStreamVertex], make)
+        } else {
+            self.before_each(&[Op::Return], make)
+        }
+    }
+
+    /// Inserts the code `make` gives before each instruction of `sites`:
+    /// returns of the entry point itself, or any of the others in every
+    /// function the entry point calls; returns how many places there
+    /// were.
+    fn before_each(
+        &mut self,
+        sites: &[Op],
+        make: &mut dyn FnMut(&mut Patcher) -> Vec<Instruction>,
+    ) -> usize {
+        let entry_only = sites.contains(&Op::Return);
         let entry_fn = self.entry_fn;
         let reachable = self.reachable();
-        let mut sites = 0usize;
+        let mut count = 0usize;
         for fi in 0..self.module().functions.len() {
             let id = self.module().functions[fi]
                 .def
                 .as_ref()
                 .and_then(|d| d.result_id);
-            let wanted = if gs {
-                id.is_some_and(|id| reachable.contains(&id))
-            } else {
+            let wanted = if entry_only {
                 id == Some(entry_fn)
+            } else {
+                id.is_some_and(|id| reachable.contains(&id))
             };
             if !wanted {
                 continue;
@@ -2487,12 +2505,7 @@ impl Patcher {
                     let op = self.module().functions[fi].blocks[bi].instructions[k]
                         .class
                         .opcode;
-                    let site = if gs {
-                        matches!(op, Op::EmitVertex | Op::EmitStreamVertex)
-                    } else {
-                        op == Op::Return
-                    };
-                    if !site {
+                    if !sites.contains(&op) {
                         k += 1;
                         continue;
                     }
@@ -2502,11 +2515,11 @@ impl Patcher {
                         .instructions
                         .splice(k..k, code);
                     k += n + 1;
-                    sites += 1;
+                    count += 1;
                 }
             }
         }
-        sites
+        count
     }
 
     /// A pointer to `f32` element `index` (if any) of the output `var`

@@ -170,6 +170,14 @@ crate::spirv_result_cases! {
     "pipe.draw.rast_prim.isolines_stipple.emulated" => |c| isolines_stipple(c, true),
 }
 
+// Emulated stipple on the line strips of a SPIR-V geometry shader (every
+// shader SPIR-V): the stipple position is patched into its words
+// (`spirv_gen::patch::line_stipple_gs`). The lines were drawn solid
+// before.
+crate::spirv_result_cases! {
+    "pipe.draw.rast_prim.gs_line_strip_stipple.emulated" => |c| gs_line_strip_stipple(c, true),
+}
+
 /// Emits one point, at the first vertex of each triangle, without
 /// writing a point size.
 const GS_FIRST_POINT: &str =
