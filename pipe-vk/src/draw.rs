@@ -2706,7 +2706,10 @@ impl VkContext {
             let Some((max, comps)) = self.shader_info(h).expandable_gs else {
                 return Ok(false);
             };
-            return Ok(self.restrip_fits(max, comps + 21));
+            let Some(copies) = self.restrip_copies(h)? else {
+                return Ok(false);
+            };
+            return Ok(self.restrip_fits(max, comps + copies + 21));
         }
         // The stage the geometry shader follows: the evaluation shader
         // with tessellation, else the vertex shader.
@@ -2721,7 +2724,48 @@ impl VkContext {
         // Outputs past the geometry stage's inputs must be movable below
         // them (`ModuleCache::generated_gs_relocation`).
         let relocation = crate::shader::ModuleCache::generated_gs_relocation(self.dev(), state);
-        Ok(forwardable && relocation.is_some())
+        let (Some(relocate), true) = (relocation, forwardable) else {
+            return Ok(false);
+        };
+        // With stream output, the shader captures in the previous stage's
+        // place through copies: they must find locations, and its vertices
+        // (with `aliased_clip` and up to 10 hardware clip distances, which
+        // the shader built here lacks) must fit the output limits.
+        if self.so_capture_info()?.is_none() {
+            return Ok(true);
+        }
+        let (caps, strides) = crate::shader::generated_gs_captures(state)?;
+        let Ok(ir) = crate::shader::outputs_ir(state) else {
+            return Ok(false);
+        };
+        let xfb = spirv_gen::passes::xfb::Takeover {
+            captures: &caps,
+            strides,
+            reserved: crate::shader::relocation_targets(&relocate),
+        };
+        let gs =
+            spirv_gen::passes::aliased::aliased_triangles_gs_xfb(&ir, false, 0, None, false, xfb);
+        let Ok(gs) = gs else {
+            return Ok(false);
+        };
+        let comps = crate::shader::output_components(&gs) + 18;
+        let limits = &self.dev().physical.properties.limits;
+        Ok(comps <= limits.max_geometry_output_components
+            && 3 * comps <= limits.max_geometry_total_output_components)
+    }
+
+    /// The output components the stream output copies of the bound
+    /// application geometry shader `h` add where its strips are
+    /// re-emitted (`ShaderInfo::gs_copies`): 0 without a capture; `None`
+    /// when they find no room.
+    fn restrip_copies(&self, h: pipe_core::cso::ShaderHandle) -> PipeResult<Option<u32>> {
+        if self.so_capture_info()?.is_none() {
+            return Ok(Some(0));
+        }
+        Ok(match self.shader_info(h).gs_copies {
+            Some(c) => c.fit(),
+            None => Some(0),
+        })
     }
 
     /// Whether a geometry shader of `max` vertices, re-emitting its
@@ -2731,7 +2775,8 @@ impl VkContext {
     fn restrip_fits(&self, max: u32, comps: u32) -> bool {
         let limits = &self.dev().physical.properties.limits;
         let vertices = 3 * max.saturating_sub(2).max(1);
-        vertices <= limits.max_geometry_output_vertices
+        comps <= limits.max_geometry_output_components
+            && vertices <= limits.max_geometry_output_vertices
             && vertices * comps <= limits.max_geometry_total_output_components
     }
 
@@ -3066,11 +3111,17 @@ impl VkContext {
         // (re-emitted triangle by triangle, `strip_gs`; its capture is
         // re-emitted unchanged, each strip triangle once, in the order
         // Vulkan captures a strip's).
-        let app_gs_strips = b.shaders[ShaderStage::Geometry.index()].map(|h| {
-            self.shader_info(h)
-                .strip_gs
-                .is_some_and(|(max, comps)| self.restrip_fits(max, comps + 4))
-        });
+        let app_gs_strips = match b.shaders[ShaderStage::Geometry.index()] {
+            None => None,
+            Some(h) => Some(
+                match (self.shader_info(h).strip_gs, self.restrip_copies(h)?) {
+                    (Some((max, comps)), Some(copies)) => {
+                        self.restrip_fits(max, comps + copies + 4)
+                    }
+                    _ => false,
+                },
+            ),
+        };
         let polygon_lines = fill(PolygonMode::Line) && app_gs_strips != Some(false);
         if rast.line_stipple_enable && (prim == TopologyClass::Line || polygon_lines) {
             let blend = match b.blend {

@@ -219,20 +219,39 @@ pub struct ShaderInfo {
     /// A geometry shader of IR whose strips' triangles can be re-emitted
     /// one by one for polygon-mode line stipple
     /// (`spirv_gen::passes::line_stipple::can_restrip`): its
-    /// `max_vertices` and output components per vertex (with the copies
-    /// its stream output capture may take).
+    /// `max_vertices` and output components per vertex.
     pub strip_gs: Option<(u32, u32)>,
     /// A SPIR-V geometry shader emitting line strips that line stipple
     /// emulation can patch (`spirv_gen::patch::line_stipple_gs`).
     pub spirv_line_strip_gs: bool,
+    /// An IR geometry shader with a stream output capture list: the
+    /// copies that capture may take where its strips are re-emitted
+    /// (`compile`), and the room it has for them.
+    pub gs_copies: Option<GsCopies>,
     /// The cull distances a vertex-processing shader writes (of IR, or
     /// read from a SPIR-V vertex or evaluation shader's words).
     pub cull_distances: u32,
     /// A geometry shader of IR whose triangles multisampling off can
     /// widen (`spirv_gen::passes::aliased::can_expand_gs`): its
-    /// `max_vertices` and its output components per vertex (with the
-    /// copies its stream output capture takes then).
+    /// `max_vertices` and its output components per vertex.
     pub expandable_gs: Option<(u32, u32)>,
+}
+
+/// See [`ShaderInfo::gs_copies`]: at most `count` copies of `components`
+/// components in all (a capture decorated in place takes none), and
+/// `room` locations free for them off the driver's varyings.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GsCopies {
+    pub count: u32,
+    pub components: u32,
+    pub room: u32,
+}
+
+impl GsCopies {
+    /// The components the copies add, where they fit.
+    pub fn fit(&self) -> Option<u32> {
+        (self.count <= self.room).then_some(self.components)
+    }
 }
 
 impl ShaderInfo {
@@ -254,6 +273,7 @@ impl ShaderInfo {
             reads_samples: state.stage == pipe_core::state::ShaderStage::Fragment
                 && reads_samples(state),
             expandable_gs: expandable_gs(state),
+            gs_copies: gs_copies(state),
             spirv_line_strip_gs: match &state.code {
                 ShaderCode::SpirV { words, entry_point }
                     if state.stage == ShaderStage::Geometry =>
@@ -268,10 +288,7 @@ impl ShaderInfo {
                 ShaderCode::Ir(any) => any
                     .downcast_ref::<Ir>()
                     .filter(|ir| spirv_gen::passes::line_stipple::can_restrip(ir))
-                    .map(|ir| {
-                        let comps = output_components(ir) + capture_components(state);
-                        (ir.info.gs_max_vertices.unwrap_or(0), comps)
-                    }),
+                    .map(|ir| (ir.info.gs_max_vertices.unwrap_or(0), output_components(ir))),
                 ShaderCode::SpirV { .. } => None,
             },
         }
@@ -353,6 +370,14 @@ pub(crate) fn outputs_ir(prev: &ShaderState) -> Result<std::borrow::Cow<'_, Ir>,
                 .map_err(|e| e.to_string())
         }
     }
+}
+
+/// The locations outputs move to (`ModuleCache::generated_gs_relocation`),
+/// as a mask.
+pub(crate) fn relocation_targets(relocate: &[(u32, u32)]) -> u32 {
+    relocate
+        .iter()
+        .fold(0, |m, &(_, to)| m | 1u32.checked_shl(to).unwrap_or(0))
 }
 
 /// The stream outputs `prev` captures, for a generated geometry shader
@@ -720,14 +745,18 @@ pub fn compile(
             // capture sees what the shader wrote, before the GL lowerings.
             // A geometry shader that widens its triangles for aliased
             // rasterization captures through copies, which it re-emits
-            // unchanged (`spirv_gen::passes::aliased::lower_aliased_gs`).
-            if key.last_vertex_stage
-                && key.aliased_triangles
-                && state.stage == ShaderStage::Geometry
-            {
+            // unchanged (`spirv_gen::passes::aliased::lower_aliased_gs`);
+            // one whose strips are re-emitted for polygon-line stipple
+            // keeps its copies off the driver's varyings too.
+            let restrip = key.aliased_triangles || key.line_stipple_polygon;
+            if key.last_vertex_stage && restrip && state.stage == ShaderStage::Geometry {
                 let (caps, strides) = crate::streamout::captures(&state.stream_output);
-                spirv_gen::passes::xfb::lower_xfb_copies(&mut s, &caps, strides)
-                    .map_err(|e| PipeError::invalid(format!("stream output: {e}")))?;
+                let lowered = if key.aliased_triangles {
+                    spirv_gen::passes::xfb::lower_xfb_copies(&mut s, &caps, strides)
+                } else {
+                    spirv_gen::passes::xfb::lower_xfb_reserving(&mut s, &caps, strides)
+                };
+                lowered.map_err(|e| PipeError::invalid(format!("stream output: {e}")))?;
             } else if key.last_vertex_stage {
                 crate::streamout::lower_stream_output(&mut s, &state.stream_output)?;
             }
@@ -855,21 +884,26 @@ fn expandable_gs(state: &ShaderState) -> Option<(u32, u32)> {
     if !spirv_gen::passes::aliased::can_expand_gs(ir) {
         return None;
     }
-    // Captured outputs go through copies of their own (`compile`).
-    let comps = output_components(ir) + capture_components(state);
-    Some((ir.info.gs_max_vertices.unwrap_or(0), comps))
+    Some((ir.info.gs_max_vertices.unwrap_or(0), output_components(ir)))
 }
 
-/// The components of the copies `state`'s stream output capture can add
-/// to its outputs (at most: an output captured whole is decorated in
-/// place, unless every capture goes through a copy).
-fn capture_components(state: &ShaderState) -> u32 {
+/// See [`ShaderInfo::gs_copies`].
+fn gs_copies(state: &ShaderState) -> Option<GsCopies> {
+    let ShaderCode::Ir(any) = &state.code else {
+        return None;
+    };
+    let ir = any.downcast_ref::<Ir>()?;
     let outputs = &state.stream_output.output;
-    outputs.iter().map(|o| u32::from(o.num_components)).sum()
+    let room = spirv_gen::passes::xfb::copy_room(ir, spirv_gen::passes::xfb::DRIVER_LOCATIONS);
+    (state.stage == ShaderStage::Geometry && !outputs.is_empty()).then(|| GsCopies {
+        count: outputs.len() as u32,
+        components: outputs.iter().map(|o| u32::from(o.num_components)).sum(),
+        room: room as u32,
+    })
 }
 
 /// The output components per vertex of `ir`.
-fn output_components(ir: &Ir) -> u32 {
+pub(crate) fn output_components(ir: &Ir) -> u32 {
     ir.vars
         .iter()
         .filter(|v| v.is_output())
@@ -1192,8 +1226,12 @@ impl ModuleCache {
                 key.aliased_clip_planes,
                 key.aliased_depth_clip,
                 adjacency,
-                &caps,
-                strides,
+                spirv_gen::passes::xfb::Takeover {
+                    captures: &caps,
+                    strides,
+                    // Its outputs move there afterwards.
+                    reserved: relocation_targets(&relocate),
+                },
             )
         } else if edges && adjacency {
             spirv_gen::passes::line_stipple::polygon_edges_gs(ir, rectangular, edge_flags)
@@ -1206,7 +1244,7 @@ impl ModuleCache {
         .map_err(err)?;
         spirv_gen::passes::gl::relocate_varyings(&mut gs, &relocate, false).map_err(err)?;
         if !aliased {
-            spirv_gen::passes::xfb::lower_xfb(&mut gs, &caps, strides)
+            spirv_gen::passes::xfb::lower_xfb_reserving(&mut gs, &caps, strides)
                 .map_err(|e| PipeError::invalid(format!("stream output: {e}")))?;
         }
         // It computes `stipple_pos` itself: only the last-stage lowerings.

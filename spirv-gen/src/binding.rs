@@ -125,6 +125,10 @@ pub const ALIASED_EDGES_LOCATION: u32 = 26;
 /// [`EDGE_MASK_LOCATION`], whose lowerings never run with it (points,
 /// and polygons in line or point mode, are not filled triangles).
 pub const ALIASED_CLIP_LOCATION: u32 = 27;
+/// The locations above (26..=31) as a mask: the varyings the driver's GL
+/// emulations add. Captured copies made for a shader that an emulation
+/// lowers further stay off them (`passes::xfb::DRIVER_LOCATIONS`).
+pub const DRIVER_LOCATIONS: u32 = 0xfc00_0000;
 /// Bytes of the window of constant buffer 0 a shader lowered with
 /// `ubo0_push_offset` declares and reads (at [`push::UBO0_OFFSET`] plus
 /// its own offsets): the driver binds this many bytes and places data of

@@ -150,6 +150,96 @@ fn copies_only_decorate_no_output() {
     common::emit_and_validate("xfb copies", &s);
 }
 
+/// An application geometry shader with an output at location 25, or 28.
+fn gs_at(location: u32) -> String {
+    format!(
+        "shader geometry input=triangles output=triangle_strip max_vertices=3 invocations=1
+in @p : f32x4[3] builtin=position
+out @gl_pos : f32x4 builtin=position
+out @a : f32x4 location={location}
+fn main {{
+  %0 : i32 = const 0
+  %1 : i32 = const 1
+  %2 : i32 = const 2
+  %3 : f32x4 = load @p, %0
+  %4 : f32x4 = load @p, %1
+  %5 : f32x4 = load @p, %2
+  store @gl_pos, %3
+  store @a, %3
+  emit_vertex
+  store @gl_pos, %4
+  store @a, %4
+  emit_vertex
+  store @gl_pos, %5
+  store @a, %5
+  emit_vertex
+  end_primitive
+}}
+"
+    )
+}
+
+/// Copies made for a shader an emulation lowers further stay off the
+/// driver's locations (26..=31), found by the review of the captured
+/// re-emission: the aliased widening adds its edge distances at 26, the
+/// polygon-line stipple its position at 29. `lower_xfb` itself keeps
+/// taking them.
+#[test]
+fn copies_stay_off_driver_locations() {
+    use spirv_gen::passes::xfb::DRIVER_LOCATIONS;
+    use spirv_gen::passes::xfb::{copy_room, lower_xfb_copies, lower_xfb_reserving};
+    let loc = |s: &Shader, n: &str| s.var(s.find_var(n).unwrap()).io().unwrap().location;
+    let mut s = parse(&gs_at(25)).unwrap();
+    assert_eq!(copy_room(&s, DRIVER_LOCATIONS), 25);
+    lower_xfb_copies(&mut s, &[cap(1, 0, 4, 0, 0)], [16, 0, 0, 0]).unwrap();
+    assert_eq!(loc(&s, "xfb0_a"), Some(0));
+    spirv_gen::passes::aliased::lower_aliased_gs(&mut s, false, 0, None, true).unwrap();
+    validate(&s).unwrap();
+    let mut s = parse(&gs_at(28)).unwrap();
+    lower_xfb_reserving(&mut s, &[cap(0, 0, 4, 0, 0)], [16, 0, 0, 0]).unwrap();
+    assert_eq!(loc(&s, "xfb0_gl_pos"), Some(0));
+    spirv_gen::passes::line_stipple::lower_polygon_line_stipple_gs(&mut s, false, true).unwrap();
+    validate(&s).unwrap();
+    let mut s = parse(&gs_at(28)).unwrap();
+    lower_xfb(&mut s, &[cap(0, 0, 4, 0, 0)], [16, 0, 0, 0]).unwrap();
+    assert_eq!(loc(&s, "xfb0_gl_pos"), Some(29));
+}
+
+/// The aliased-triangle shader's capture keeps its copies off the
+/// locations the caller reserves (where outputs move afterwards) and off
+/// the driver's; with no room left it is an error, which pipe-vk checks
+/// before choosing it (`pipe.streamout.aliased.no_room`).
+#[test]
+fn aliased_capture_reserves_locations() {
+    use spirv_gen::passes::aliased::aliased_triangles_gs_xfb;
+    use spirv_gen::passes::xfb::Takeover;
+    let prev = parse(VS).unwrap();
+    let caps = [cap(1, 0, 4, 0, 0), cap(0, 0, 4, 0, 16)];
+    let xfb = Takeover {
+        captures: &caps,
+        strides: [32, 0, 0, 0],
+        reserved: 1 << 3 | 1 << 5,
+    };
+    let gs = aliased_triangles_gs_xfb(&prev, false, 0, None, false, xfb).unwrap();
+    let mut copies: Vec<u32> = gs
+        .vars
+        .iter()
+        .filter(|v| v.name.starts_with("xfb"))
+        .filter_map(|v| v.io()?.location)
+        .collect();
+    copies.sort();
+    assert_eq!(copies, [4, 6]);
+    common::emit_and_validate("aliased capture", &gs);
+    let many: Vec<XfbCapture> = (0..24).map(|k| cap(1, k % 4, 1, 0, 4 * k)).collect();
+    let xfb = Takeover {
+        captures: &many,
+        strides: [96, 0, 0, 0],
+        reserved: 0,
+    };
+    let e = aliased_triangles_gs_xfb(&prev, false, 0, None, false, xfb).unwrap_err();
+    assert!(e.to_string().contains("no free output location"), "{e}");
+}
+
 /// Copies take the locations past the shader's outputs first, then the
 /// gaps below them: a shader with an output at location 30 (GL's back
 /// colour) still has room for its captured copies.

@@ -229,15 +229,14 @@ pub fn aliased_triangles_gs(
         clip_planes,
         depth_clip,
         adjacency,
-        &[],
-        [0; 4],
+        super::xfb::Takeover::default(),
     )
 }
 
 /// [`aliased_triangles_gs`] as the last vertex stage of a draw with
-/// stream output: it captures `captures` (their registers numbered among
-/// `prev`'s outputs, as `prev`'s own capture list names them; `strides`
-/// in bytes). GL captures what `prev` wrote, so each captured register
+/// stream output: it captures `xfb.captures` (their registers numbered
+/// among `prev`'s outputs, as `prev`'s own capture list names them), its
+/// copies off `xfb.reserved` and the driver's locations. GL captures what `prev` wrote, so each captured register
 /// is copied from the input vertex before each vertex is emitted (into a
 /// local, [`super::xfb::lower_xfb_from`]'s source), not from the widened
 /// vertex's outputs, and clip distances are captured though they are not
@@ -250,9 +249,9 @@ pub fn aliased_triangles_gs_xfb(
     clip_planes: u8,
     depth_clip: Option<bool>,
     adjacency: bool,
-    captures: &[super::xfb::XfbCapture],
-    strides: [u32; crate::validate::MAX_XFB_BUFFERS as usize],
+    xfb: super::xfb::Takeover,
 ) -> Result<Shader> {
+    let captures = xfb.captures;
     if depth_clip.is_some() && !depth_clip_fits(clip_planes) {
         return Err(Error::new(
             "aliased triangles GS: user clip planes 6 and 7 leave no room for the depth planes",
@@ -378,7 +377,8 @@ pub fn aliased_triangles_gs_xfb(
     gs.body = e.out;
     crate::validate::validate(&gs)?;
     if !captures.is_empty() {
-        super::xfb::lower_xfb_from(&mut gs, captures, strides, &sources)?;
+        let reserved = xfb.reserved | super::xfb::DRIVER_LOCATIONS;
+        super::xfb::lower_xfb_from(&mut gs, captures, xfb.strides, &sources, reserved)?;
         crate::validate::validate(&gs)?;
     }
     Ok(gs)

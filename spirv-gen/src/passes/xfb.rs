@@ -61,8 +61,8 @@ pub fn nth_output(s: &Shader, index: u32) -> Option<VarId> {
 /// those past the highest location the shader's outputs use, then the
 /// gaps below it (a fragment shader input at a location the previous
 /// stage does not write reads zero and leaves the interface, so a copy
-/// there is not consumed).
-fn free_locations(s: &Shader) -> Vec<u32> {
+/// there is not consumed); none of `reserved` (a mask).
+fn free_locations(s: &Shader, reserved: u32) -> Vec<u32> {
     let mut used = 0u32;
     for v in s.vars.iter().filter(|v| v.is_output()) {
         if let Some(loc) = v.io().and_then(|io| io.location) {
@@ -74,7 +74,15 @@ fn free_locations(s: &Shader) -> Vec<u32> {
     let above = 32 - used.leading_zeros();
     (above..32)
         .chain((0..above).filter(|l| used & (1 << l) == 0))
+        .filter(|l| reserved & (1 << l) == 0)
         .collect()
+}
+
+/// How many captured copies `s` has room for, off the locations in
+/// `reserved`: what a caller checks before choosing a path that captures
+/// through copies ([`lower_xfb_copies`], [`lower_xfb_from`]).
+pub fn copy_room(s: &Shader, reserved: u32) -> usize {
+    free_locations(s, reserved).len()
 }
 
 /// Decorates or copies the outputs `captures` names; `strides` are the
@@ -85,34 +93,64 @@ pub fn lower_xfb(
     strides: [u32; MAX_XFB_BUFFERS as usize],
 ) -> Result<()> {
     let outputs: Vec<VarId> = (0..).map_while(|i| nth_output(s, i)).collect();
-    lower_xfb_from(s, captures, strides, &outputs)
+    lower(s, captures, strides, &outputs, false, 0)
 }
+
+/// [`lower_xfb`] for a shader that a GL emulation lowers further (a
+/// geometry shader whose strips are re-emitted for polygon-line
+/// stipple): its copies stay off [`DRIVER_LOCATIONS`].
+pub fn lower_xfb_reserving(
+    s: &mut Shader,
+    captures: &[XfbCapture],
+    strides: [u32; MAX_XFB_BUFFERS as usize],
+) -> Result<()> {
+    let outputs: Vec<VarId> = (0..).map_while(|i| nth_output(s, i)).collect();
+    lower(s, captures, strides, &outputs, false, DRIVER_LOCATIONS)
+}
+
+/// A capture a generated shader takes over from the stage it follows
+/// (`aliased::aliased_triangles_gs_xfb`): the stage's captures (registers
+/// numbered among its outputs), the buffers' strides in bytes, and the
+/// locations its copies must stay off (the driver's varyings, and those
+/// outputs are moved to afterwards).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Takeover<'a> {
+    pub captures: &'a [XfbCapture],
+    pub strides: [u32; MAX_XFB_BUFFERS as usize],
+    pub reserved: u32,
+}
+
+/// The locations of the varyings the driver's GL emulations add
+/// ([`crate::binding::DRIVER_LOCATIONS`]).
+pub const DRIVER_LOCATIONS: u32 = crate::binding::DRIVER_LOCATIONS;
 
 /// [`lower_xfb`] with register `r` held by `sources[r]` where each vertex
 /// ends: an output, or a variable of the same type that the shader sets
 /// to the value to capture (a generated shader that rasterizes other
 /// values than the previous stage wrote; always captured through a
-/// copy).
+/// copy). Copies stay off the locations in `reserved`.
 pub fn lower_xfb_from(
     s: &mut Shader,
     captures: &[XfbCapture],
     strides: [u32; MAX_XFB_BUFFERS as usize],
     sources: &[VarId],
+    reserved: u32,
 ) -> Result<()> {
-    lower(s, captures, strides, sources, false)
+    lower(s, captures, strides, sources, false, reserved)
 }
 
 /// [`lower_xfb`] with every capture through a copy: no output the next
 /// stage reads is decorated, so a later pass can change what is
 /// rasterized without changing what is captured (the copies are
 /// captured only; `aliased::lower_aliased_gs` re-emits them unchanged).
+/// The copies stay off [`DRIVER_LOCATIONS`], which that pass adds.
 pub fn lower_xfb_copies(
     s: &mut Shader,
     captures: &[XfbCapture],
     strides: [u32; MAX_XFB_BUFFERS as usize],
 ) -> Result<()> {
     let outputs: Vec<VarId> = (0..).map_while(|i| nth_output(s, i)).collect();
-    lower(s, captures, strides, &outputs, true)
+    lower(s, captures, strides, &outputs, true, DRIVER_LOCATIONS)
 }
 
 fn lower(
@@ -121,6 +159,7 @@ fn lower(
     strides: [u32; MAX_XFB_BUFFERS as usize],
     sources: &[VarId],
     copy_all: bool,
+    reserved: u32,
 ) -> Result<()> {
     if captures.is_empty() {
         return Ok(());
@@ -131,7 +170,7 @@ fn lower(
             s.stage.name()
         )));
     }
-    let mut locations = free_locations(s).into_iter();
+    let mut locations = free_locations(s, reserved).into_iter();
     // (source, copy, first component, component count) of each copy.
     let mut copies: Vec<(VarId, VarId, u32, u32)> = Vec::new();
     for (i, c) in captures.iter().enumerate() {

@@ -340,7 +340,10 @@ fn polygon_line_stipple_gs(ctx: &mut TestContext, emulated: bool) -> R {
 /// triangles one by one with their places along the outline
 /// (`line_stipple::lower_polygon_line_stipple_gs`), and the capture holds
 /// the six vertices as written (the culled triangle's too: capture comes
-/// before culling), as natively.
+/// before culling), as natively. The shader also writes a varying at
+/// location 28, so the position's copy would land on the stipple
+/// position's location 29 were the copies not kept off the driver's
+/// locations.
 fn polygon_line_stipple_gs_captured(ctx: &mut TestContext, emulated: bool) -> R {
     polygon_line_stipple_as(ctx, emulated, false, true, true)
 }
@@ -393,9 +396,16 @@ fn polygon_line_stipple_as(
     bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     let mut so_target = None;
     if gs && capture {
+        // `%1`, `%3` and `%5` are the positions GS_TRIANGLE emits.
+        let src = GS_TRIANGLE
+            .replace(
+                "out @gl_pos : f32x4 builtin=position\n",
+                "out @gl_pos : f32x4 builtin=position\nout @extra : f32x4 location=28\n",
+            )
+            .replace("  emit_vertex\n", "  store @extra, %1\n  emit_vertex\n");
         let s = so_shader(
             ShaderStage::Geometry,
-            GS_TRIANGLE,
+            &src,
             vec![so(0, 0, 4, 0, 0)],
             [4, 0, 0, 0],
         )?;

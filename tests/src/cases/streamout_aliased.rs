@@ -320,6 +320,23 @@ fn main {
 /// each triangle holds the vertices computed here, and the image is the
 /// parallelogram's aliased coverage.
 fn app_gs(ctx: &mut TestContext) -> R {
+    app_gs_of(ctx, GS_PARALLELOGRAM)
+}
+crate::result_case!("pipe.streamout.aliased.app_gs", app_gs);
+
+/// [`app_gs`] with the shader's `a` at location 25: the copies its
+/// capture takes must stay off the driver's locations from 26 on (the
+/// edge distances the widening adds there), in the gaps below.
+fn app_gs_high_location(ctx: &mut TestContext) -> R {
+    let src = GS_PARALLELOGRAM.replace("out @a : f32x4 location=0", "out @a : f32x4 location=25");
+    app_gs_of(ctx, &src)
+}
+crate::result_case!(
+    "pipe.streamout.aliased.app_gs.high_location",
+    app_gs_high_location
+);
+
+fn app_gs_of(ctx: &mut TestContext, gs_src: &str) -> R {
     if !crate::harness::screen(ctx)?.caps().shader[ShaderStage::Geometry.index()].supported {
         return Err(Outcome::skip("no geometry shaders"));
     }
@@ -347,12 +364,7 @@ fn app_gs(ctx: &mut TestContext) -> R {
             let vsh = crate::harness::shader(ShaderStage::Vertex, VS)?;
             let h = step("create_vs_state", e.ctx.create_vs_state(&vsh))?;
             step("bind_vs_state", e.ctx.bind_vs_state(Some(h)))?;
-            let gs = so_shader(
-                ShaderStage::Geometry,
-                GS_PARALLELOGRAM,
-                outs(),
-                [STRIDE, 0, 0, 0],
-            )?;
+            let gs = so_shader(ShaderStage::Geometry, gs_src, outs(), [STRIDE, 0, 0, 0])?;
             let h = step("create_gs_state", e.ctx.create_gs_state(&gs))?;
             step("bind_gs_state", e.ctx.bind_gs_state(Some(h)))?;
             let fs = crate::harness::shader(ShaderStage::Fragment, FS_UBO_COLOR)?;
@@ -411,7 +423,66 @@ fn app_gs(ctx: &mut TestContext) -> R {
     }
     Ok(())
 }
-crate::result_case!("pipe.streamout.aliased.app_gs", app_gs);
+
+/// A capture that does not fit the generated geometry shader: 24
+/// one-component captures of 8 varyings (as packed GL varyings give),
+/// which the vertex shader takes in place or in 24 locations of its own,
+/// but which the aliased-triangle shader, capturing every register through
+/// a copy beside the forwarded varyings and off the driver's locations,
+/// has no room for. The draw falls back to drawing with sample coverage:
+/// it succeeds, and captures what it captures with multisampling on.
+fn no_room(ctx: &mut TestContext) -> R {
+    let mut src = String::from(
+        "shader vertex\nin @p : f32x4 location=0\nout @gl_pos : f32x4 builtin=position\n",
+    );
+    for i in 0..8 {
+        src += &format!("out @o{i} : f32x4 location={i}\n");
+    }
+    src += "fn main {\n  %0 : f32x4 = load @p\n  store @gl_pos, %0\n";
+    for i in 0..8 {
+        src += &format!(
+            "  %{} : f32x4 = const {i}.0, {i}.5, {i}.25, {i}.75\n",
+            i + 1
+        );
+        src += &format!("  store @o{i}, %{}\n", i + 1);
+    }
+    src += "}\n";
+    let outs: Vec<StreamOutput> = (0..24u32)
+        .map(|k| so((1 + k / 3) as u8, (k % 3) as u8, 1, 0, k as u16))
+        .collect();
+    let pos: Vec<f32> = [(1.3f32, 2.2f32), (13.7, 4.1), (5.2, 13.6)]
+        .iter()
+        .flat_map(|&(x, y)| [ndc(x), ndc(y), 0.5, 1.0])
+        .collect();
+    // Register r (1..=8) is output r - 1: components 0..3 of the
+    // constants above.
+    let record: Vec<u32> = (0..24u32)
+        .map(|k| (f64::from(k / 3) as f32 + [0.0, 0.5, 0.25][(k % 3) as usize]).to_bits())
+        .collect();
+    let want: Vec<u32> = (0..3).flat_map(|_| record.clone()).collect();
+    for multisample in [true, false] {
+        let (mut e, _t, _resolved) = begin_4x(ctx, |_| {})?;
+        super::streamout::require_so(&e)?;
+        let vsh = so_shader(ShaderStage::Vertex, &src, outs.clone(), [24, 0, 0, 0])?;
+        let h = step("create_vs_state", e.ctx.create_vs_state(&vsh))?;
+        step("bind_vs_state", e.ctx.bind_vs_state(Some(h)))?;
+        let fs = crate::harness::shader(ShaderStage::Fragment, FS_UBO_COLOR)?;
+        let h = step("create_fs_state", e.ctx.create_fs_state(&fs))?;
+        step("bind_fs_state", e.ctx.bind_fs_state(Some(h)))?;
+        rasterizer(&mut e, |r| r.multisample = multisample)?;
+        set_src(&mut e, UNORM, FG)?;
+        let size = 4 * 24 * 4;
+        let b = so_buffer(&mut e, size)?;
+        let tg = target(&mut e, &b, 0, size)?;
+        super::streamout::set_targets(&mut e, &[&tg], &[Some(0)])?;
+        bind_streams(&mut e, &[&pos])?;
+        draw(&mut e, PrimType::Triangles, 3)?;
+        let what = format!("multisampling {}", if multisample { "on" } else { "off" });
+        check_words(&what, &words(&mut e, &b)?, &want)?;
+    }
+    Ok(())
+}
+crate::result_case!("pipe.streamout.aliased.no_room", no_room);
 
 /// Clip distances the vertex shader writes, captured, with user clip
 /// plane 0 enabled: the generated geometry shader does not forward them
