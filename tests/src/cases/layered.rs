@@ -109,17 +109,7 @@ fn layered_target(e: &mut Env, target: Target, n: u32) -> Result<Resource, Outco
     );
     let res = e.texture(&t)?;
     let s = e.surface(&res, 0, 0, n - 1)?;
-    let fb = FramebufferState {
-        width: W as u16,
-        height: h as u16,
-        layers: n as u16,
-        samples: 1,
-        cbufs: vec![Some(s)],
-        zsbuf: None,
-        resolve: None,
-    };
-    step("set_framebuffer_state", e.ctx.set_framebuffer_state(&fb))?;
-    set_full_viewport(e, W, h)?;
+    bind_layered(e, s, h, n)?;
     let tri = [
         -1.0, -1.0, 0.0, 1.0, 3.0, -1.0, 0.0, 1.0, -1.0, 3.0, 0.0, 1.0,
     ];
@@ -131,6 +121,22 @@ fn layered_target(e: &mut Env, target: Target, n: u32) -> Result<Resource, Outco
     bind_rasterizer(e, |_| {})?;
     bind_stage(e, ShaderStage::Geometry, &gs_layers(n))?;
     Ok(res)
+}
+
+/// `s` (of `n` layers, `W` by `h`) as the layered framebuffer, with a full
+/// viewport.
+fn bind_layered(e: &mut Env, s: pipe_core::view::Surface, h: u32, n: u32) -> R {
+    let fb = FramebufferState {
+        width: W as u16,
+        height: h as u16,
+        layers: n as u16,
+        samples: 1,
+        cbufs: vec![Some(s)],
+        zsbuf: None,
+        resolve: None,
+    };
+    step("set_framebuffer_state", e.ctx.set_framebuffer_state(&fb))?;
+    set_full_viewport(e, W, h)
 }
 
 /// The height of a `target` texture here: 1 for 1D ones.
@@ -282,16 +288,7 @@ fn fbfetch_3d_offset_refused(ctx: &mut TestContext, staging: bool) -> R {
     let res = layered_target(&mut e, Target::Texture3D, n + 1)?;
     // Slices 1..=3 as layers 0..=2.
     let s = e.surface(&res, 0, 1, n)?;
-    let fb = FramebufferState {
-        width: W as u16,
-        height: H as u16,
-        layers: n as u16,
-        samples: 1,
-        cbufs: vec![Some(s)],
-        zsbuf: None,
-        resolve: None,
-    };
-    step("set_framebuffer_state", e.ctx.set_framebuffer_state(&fb))?;
+    bind_layered(&mut e, s, H, n)?;
     bind_stage(&mut e, ShaderStage::Geometry, &gs_layers(n))?;
     bind_program(&mut e, VS_PASSTHROUGH, FS_FETCH_MIX)?;
     let info = pipe_core::draw::DrawInfo {

@@ -16,14 +16,14 @@
 //! multisampling on), and the resolved image, from pixel-centre tests.
 
 use pipe_core::draw::PrimType;
-use pipe_core::shader::StreamOutput;
+use pipe_core::shader::{ShaderState, StreamOutput};
 use pipe_core::state::*;
 
 use super::render::{begin_4x, check_lit, ndc, rasterizer, set_src, tri_inside, Px, UNORM};
 use super::streamout::{
     bind_streams, check_words, draw, so, so_buffer, so_shader, target, words, SENTINEL,
 };
-use crate::harness::{step, Env, FS_UBO_COLOR};
+use crate::harness::{step, Env};
 use crate::{Outcome, TestContext};
 
 type R = Result<(), Outcome>;
@@ -113,19 +113,43 @@ fn begin(
     ),
     Outcome,
 > {
+    let vs = so_shader(ShaderStage::Vertex, VS, outs(), [STRIDE, 0, 0, 0])?;
+    let bytes = 4 * u32::from(STRIDE) * records;
+    capture_setup(ctx, &vs, None, bytes, |r| r.multisample = multisample)
+}
+
+/// What [`capture_setup`] gives: the environment, the 4x target, the
+/// texture to resolve it into, and the stream-output buffer.
+type Setup = (
+    Env,
+    super::render::Rt,
+    pipe_core::Resource,
+    pipe_core::Resource,
+);
+
+/// A 4x target cleared to black (on a device with stream output),
+/// drawing with `vs` (then `gs`) and `begin_4x`'s fragment shader in FG, the
+/// rasterizer as `rast` sets it, and a stream-output buffer of `bytes`
+/// (filled with the sentinel) bound at offset 0.
+fn capture_setup(
+    ctx: &mut TestContext,
+    vs: &ShaderState,
+    gs: Option<&ShaderState>,
+    bytes: u32,
+    rast: impl FnOnce(&mut RasterizerState),
+) -> Result<Setup, Outcome> {
     let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
     super::streamout::require_so(&e)?;
-    let vs = so_shader(ShaderStage::Vertex, VS, outs(), [STRIDE, 0, 0, 0])?;
-    let h = step("create_vs_state", e.ctx.create_vs_state(&vs))?;
+    let h = step("create_vs_state", e.ctx.create_vs_state(vs))?;
     step("bind_vs_state", e.ctx.bind_vs_state(Some(h)))?;
-    let fs = crate::harness::shader(ShaderStage::Fragment, FS_UBO_COLOR)?;
-    let h = step("create_fs_state", e.ctx.create_fs_state(&fs))?;
-    step("bind_fs_state", e.ctx.bind_fs_state(Some(h)))?;
-    rasterizer(&mut e, |r| r.multisample = multisample)?;
+    if let Some(gs) = gs {
+        let h = step("create_gs_state", e.ctx.create_gs_state(gs))?;
+        step("bind_gs_state", e.ctx.bind_gs_state(Some(h)))?;
+    }
+    rasterizer(&mut e, rast)?;
     set_src(&mut e, UNORM, FG)?;
-    let size = 4 * u32::from(STRIDE) * records;
-    let b = so_buffer(&mut e, size)?;
-    let tg = target(&mut e, &b, 0, size)?;
+    let b = so_buffer(&mut e, bytes)?;
+    let tg = target(&mut e, &b, 0, bytes)?;
     super::streamout::set_targets(&mut e, &[&tg], &[Some(0)])?;
     Ok((e, t, resolved, b))
 }
@@ -359,26 +383,13 @@ fn app_gs_of(ctx: &mut TestContext, gs_src: &str) -> R {
     for first in [false, true] {
         let mut captured = Vec::new();
         for multisample in [true, false] {
-            let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
-            super::streamout::require_so(&e)?;
             let vsh = crate::harness::shader(ShaderStage::Vertex, VS)?;
-            let h = step("create_vs_state", e.ctx.create_vs_state(&vsh))?;
-            step("bind_vs_state", e.ctx.bind_vs_state(Some(h)))?;
             let gs = so_shader(ShaderStage::Geometry, gs_src, outs(), [STRIDE, 0, 0, 0])?;
-            let h = step("create_gs_state", e.ctx.create_gs_state(&gs))?;
-            step("bind_gs_state", e.ctx.bind_gs_state(Some(h)))?;
-            let fs = crate::harness::shader(ShaderStage::Fragment, FS_UBO_COLOR)?;
-            let h = step("create_fs_state", e.ctx.create_fs_state(&fs))?;
-            step("bind_fs_state", e.ctx.bind_fs_state(Some(h)))?;
-            rasterizer(&mut e, |r| {
+            let bytes = 4 * u32::from(STRIDE) * 8;
+            let (mut e, t, resolved, b) = capture_setup(ctx, &vsh, Some(&gs), bytes, |r| {
                 r.multisample = multisample;
                 r.flatshade_first = first;
             })?;
-            set_src(&mut e, UNORM, FG)?;
-            let size = 4 * u32::from(STRIDE) * 8;
-            let b = so_buffer(&mut e, size)?;
-            let tg = target(&mut e, &b, 0, size)?;
-            super::streamout::set_targets(&mut e, &[&tg], &[Some(0)])?;
             bind(&mut e, &vs)?;
             draw(&mut e, PrimType::Triangles, 3)?;
             captured.push(words(&mut e, &b)?);
@@ -461,20 +472,9 @@ fn no_room(ctx: &mut TestContext) -> R {
         .collect();
     let want: Vec<u32> = (0..3).flat_map(|_| record.clone()).collect();
     for multisample in [true, false] {
-        let (mut e, _t, _resolved) = begin_4x(ctx, |_| {})?;
-        super::streamout::require_so(&e)?;
         let vsh = so_shader(ShaderStage::Vertex, &src, outs.clone(), [24, 0, 0, 0])?;
-        let h = step("create_vs_state", e.ctx.create_vs_state(&vsh))?;
-        step("bind_vs_state", e.ctx.bind_vs_state(Some(h)))?;
-        let fs = crate::harness::shader(ShaderStage::Fragment, FS_UBO_COLOR)?;
-        let h = step("create_fs_state", e.ctx.create_fs_state(&fs))?;
-        step("bind_fs_state", e.ctx.bind_fs_state(Some(h)))?;
-        rasterizer(&mut e, |r| r.multisample = multisample)?;
-        set_src(&mut e, UNORM, FG)?;
-        let size = 4 * 24 * 4;
-        let b = so_buffer(&mut e, size)?;
-        let tg = target(&mut e, &b, 0, size)?;
-        super::streamout::set_targets(&mut e, &[&tg], &[Some(0)])?;
+        let (mut e, _, _, b) =
+            capture_setup(ctx, &vsh, None, 4 * 24 * 4, |r| r.multisample = multisample)?;
         bind_streams(&mut e, &[&pos])?;
         draw(&mut e, PrimType::Triangles, 3)?;
         let what = format!("multisampling {}", if multisample { "on" } else { "off" });
@@ -517,23 +517,12 @@ fn main {
 ";
     let tri: Tri = [(1.3, 2.2), (14.6, 6.1), (5.4, 13.7)];
     let vs = verts(&tri);
-    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
-    super::streamout::require_so(&e)?;
     let outs = vec![so(1, 0, 2, 0, 0), so(2, 0, 4, 0, 2), so(0, 0, 4, 0, 6)];
     let vsh = so_shader(ShaderStage::Vertex, VS_CD, outs, [10, 0, 0, 0])?;
-    let h = step("create_vs_state", e.ctx.create_vs_state(&vsh))?;
-    step("bind_vs_state", e.ctx.bind_vs_state(Some(h)))?;
-    let fs = crate::harness::shader(ShaderStage::Fragment, FS_UBO_COLOR)?;
-    let h = step("create_fs_state", e.ctx.create_fs_state(&fs))?;
-    step("bind_fs_state", e.ctx.bind_fs_state(Some(h)))?;
-    rasterizer(&mut e, |r| {
+    let (mut e, t, resolved, b) = capture_setup(ctx, &vsh, None, 4 * 10 * 4, |r| {
         r.multisample = false;
         r.clip_plane_enable = 1;
     })?;
-    set_src(&mut e, UNORM, FG)?;
-    let b = so_buffer(&mut e, 4 * 10 * 4)?;
-    let tg = target(&mut e, &b, 0, 4 * 10 * 4)?;
-    super::streamout::set_targets(&mut e, &[&tg], &[Some(0)])?;
     bind(&mut e, &vs)?;
     draw(&mut e, PrimType::Triangles, 3)?;
     let got = words(&mut e, &b)?;
@@ -576,8 +565,12 @@ fn main {
   store @psize, %2
 }
 ";
-    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
-    super::streamout::require_so(&e)?;
+    let outs = vec![so(1, 0, 1, 0, 0), so(0, 0, 4, 0, 1)];
+    let vs = so_shader(ShaderStage::Vertex, VS_PSIZE, outs, [5, 0, 0, 0])?;
+    let (mut e, t, resolved, b) = capture_setup(ctx, &vs, None, 4 * 5 * 4, |r| {
+        r.multisample = false;
+        r.point_size_per_vertex = true;
+    })?;
     let max = e.screen.caps().max_point_size;
     if max < 4.0 {
         return Err(Outcome::skip(format!("largest point size {max}")));
@@ -590,21 +583,6 @@ fn main {
         (2.5, (11.3, 4.6)),
         (1e4, (8.0, 8.0)),
     ];
-    let outs = vec![so(1, 0, 1, 0, 0), so(0, 0, 4, 0, 1)];
-    let vs = so_shader(ShaderStage::Vertex, VS_PSIZE, outs, [5, 0, 0, 0])?;
-    let h = step("create_vs_state", e.ctx.create_vs_state(&vs))?;
-    step("bind_vs_state", e.ctx.bind_vs_state(Some(h)))?;
-    let fs = crate::harness::shader(ShaderStage::Fragment, FS_UBO_COLOR)?;
-    let h = step("create_fs_state", e.ctx.create_fs_state(&fs))?;
-    step("bind_fs_state", e.ctx.bind_fs_state(Some(h)))?;
-    rasterizer(&mut e, |r| {
-        r.multisample = false;
-        r.point_size_per_vertex = true;
-    })?;
-    set_src(&mut e, UNORM, FG)?;
-    let b = so_buffer(&mut e, 4 * 5 * 4)?;
-    let tg = target(&mut e, &b, 0, 4 * 5 * 4)?;
-    super::streamout::set_targets(&mut e, &[&tg], &[Some(0)])?;
     let pos: Vec<f32> = points
         .iter()
         .flat_map(|&(_, (x, y))| [ndc(x), ndc(y), 0.5, 1.0])
