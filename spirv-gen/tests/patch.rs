@@ -1573,6 +1573,19 @@ fn vertex_output_captures_of_glslang_block() {
 }
 
 #[test]
+fn gs_stipple_xfb_binary_matches_its_text() {
+    assert_eq!(
+        words_of(include_bytes!(
+            "../../tests/src/cases/gs_stipple_xfb_spirv.spv"
+        )),
+        assemble(
+            include_str!("../../tests/src/cases/gs_stipple_xfb_spirv.spvasm"),
+            TargetEnv::Vulkan_1_0
+        )
+    );
+}
+
+#[test]
 fn arrays_binary_matches_its_text() {
     assert_eq!(
         words_of(include_bytes!("../../tests/src/cases/arrays_spirv.spv")),

@@ -301,7 +301,9 @@ pub fn drop_xfb(words: &[u32], stage: crate::ir::Stage, entry: &str) -> Result<V
 /// Captures the built-ins `which` of the last vertex stage `entry` of a
 /// SPIR-V module through copies: each one the shader captures (its
 /// variable or `gl_PerVertex` member has an `Offset`) loses its `Offset`
-/// to a new output variable at the next free location, with its
+/// to a new output variable at the next free location (past the outputs,
+/// else in a gap; never one of the driver's varyings,
+/// `binding::DRIVER_LOCATIONS`, which later patches add), with its
 /// `XfbBuffer`, `XfbStride`, `Offset` and `Stream`, stored from the
 /// built-in where the vertex ends (before each return, or each
 /// `EmitVertex` of a geometry shader). Run it before the patches that
@@ -343,22 +345,24 @@ pub fn xfb_copy_builtins(words: &[u32], entry: &str, which: XfbBuiltins) -> Resu
     if copies.is_empty() {
         return Ok(words.to_vec());
     }
-    // Past every location the outputs take.
-    let mut next = p
+    // Taken: the outputs' locations, and the driver's.
+    let mut used = crate::binding::DRIVER_LOCATIONS;
+    for l in p
         .interface_globals(StorageClass::Output)
         .into_iter()
         .flat_map(|(var, ty)| p.var_locations(var, ty))
-        .map(|l| l + 1)
-        .max()
-        .unwrap_or(0);
+        .filter(|&l| l < 32)
+    {
+        used |= 1 << l;
+    }
     let mut stores: Vec<(Word, Option<u32>, Word, Word)> = Vec::new();
     for c in copies {
         let n = p.locations(c.ty);
-        if next.saturating_add(n) > 32 {
+        let Some(next) = free_run(used, n) else {
             return Err(Error::new(
                 "SPIR-V transform feedback: no free output location to capture a built-in from",
             ));
-        }
+        };
         // The built-in keeps its value for the rasterizer, uncaptured.
         p.b.module_mut()
             .annotations
@@ -375,7 +379,7 @@ pub fn xfb_copy_builtins(words: &[u32], entry: &str, which: XfbBuiltins) -> Resu
         if let Some(s) = c.stream {
             p.b.decorate(copy, Decoration::Stream, [Operand::LiteralBit32(s)]);
         }
-        next += n;
+        used |= run_mask(next, n);
         stores.push((c.var, c.member, c.ty, copy));
     }
     p.at_vertex_ends(&mut |p| {
@@ -413,6 +417,21 @@ pub fn xfb_copy_builtins(words: &[u32], entry: &str, which: XfbBuiltins) -> Resu
         code
     });
     p.finish()
+}
+
+/// The locations `at..at + n`, as a mask.
+fn run_mask(at: u32, n: u32) -> u32 {
+    (at..at.saturating_add(n).min(32)).fold(0, |m, l| m | 1 << l)
+}
+
+/// Where `n` consecutive locations none of `used` takes start: past the
+/// highest used one below the driver's, else the lowest gap.
+fn free_run(used: u32, n: u32) -> Option<u32> {
+    let own = used & !crate::binding::DRIVER_LOCATIONS;
+    let above = 32 - own.leading_zeros();
+    let fits =
+        |at: u32| at.checked_add(n).is_some_and(|end| end <= 32) && used & run_mask(at, n) == 0;
+    std::iter::once(above).chain(0..32).find(|&at| fits(at))
 }
 
 /// Whether `a` is the `Offset` of `var` (no `member`) or of member

@@ -170,6 +170,56 @@ crate::spirv_result_cases! {
     "pipe.draw.rast_prim.isolines_stipple.emulated" => |c| isolines_stipple(c, true),
 }
 
+/// [`gs_line_strip_stipple`] with glslang's SPIR-V geometry shader
+/// `gs_stipple_xfb_spirv.spvasm` (its first edge as a line strip), which
+/// captures its position and writes a varying at location 28, drawn with
+/// GL's depth range (`clip_halfz` off) and emulated stipple: the position
+/// is captured through a copy, which must stay off location 29, where the
+/// stipple position is patched in (the draw failed with Unsupported when
+/// it did not). The capture holds the two vertices as written.
+fn gs_line_strip_stipple_spirv_xfb(ctx: &mut TestContext) -> R {
+    use super::streamout::{check_words, so_buffer, target, words};
+    let mut e = stipple_env(ctx, true)?;
+    super::streamout::require_so(&e)?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let gs = crate::harness::spirv_module(
+        ShaderStage::Geometry,
+        include_bytes!("gs_stipple_xfb_spirv.spv"),
+    );
+    let h = step("create_gs_state", e.ctx.create_gs_state(&gs))?;
+    step("bind_gs_state", e.ctx.bind_gs_state(Some(h)))?;
+    bind_rasterizer(&mut e, |r| {
+        r.line_stipple_enable = true;
+        r.line_stipple_factor = (FACTOR - 1) as u8;
+        r.line_stipple_pattern = PATTERN;
+        r.clip_halfz = false;
+    })?;
+    let b = so_buffer(&mut e, 32 * 3)?;
+    let tg = target(&mut e, &b, 0, 32 * 3)?;
+    super::streamout::set_targets(&mut e, &[&tg], &[Some(0)])?;
+    let tri: Vec<f32> = [vtx(0.5, 8.5), vtx(16.5, 8.5), vtx(0.5, 12.5)].concat();
+    bind_vertices(&mut e, &tri, None)?;
+    set_color(&mut e, COLOR)?;
+    clear_color(&mut e, [0.0; 4])?;
+    draw(&mut e, PrimType::Triangles, 0, 3, 1)?;
+    let want: Vec<u32> = tri[..8]
+        .chunks(4)
+        .flat_map(|p| {
+            p.iter()
+                .chain(&[1.0; 4])
+                .map(|f| f.to_bits())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    check_words("captured edge", &words(&mut e, &b)?, &want)?;
+    check_image(ctx, &mut e, &t, stippled_row8)
+}
+crate::result_case!(
+    "pipe.draw.rast_prim.gs_line_strip_stipple.emulated.spirv_xfb",
+    gs_line_strip_stipple_spirv_xfb
+);
+
 // Emulated stipple on the line strips of a SPIR-V geometry shader (every
 // shader SPIR-V): the stipple position is patched into its words
 // (`spirv_gen::patch::line_stipple_gs`). The lines were drawn solid
