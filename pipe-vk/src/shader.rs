@@ -743,22 +743,32 @@ pub fn compile(
             let err = |e: spirv_gen::Error| PipeError::invalid(format!("shader variant: {e}"));
             // The last pre-raster stage captures its stream outputs; the
             // capture sees what the shader wrote, before the GL lowerings.
-            // A geometry shader that widens its triangles for aliased
-            // rasterization captures through copies, which it re-emits
-            // unchanged (`spirv_gen::passes::aliased::lower_aliased_gs`);
-            // one whose strips are re-emitted for polygon-line stipple
-            // keeps its copies off the driver's varyings too.
-            let restrip = key.aliased_triangles || key.line_stipple_polygon;
-            if key.last_vertex_stage && restrip && state.stage == ShaderStage::Geometry {
+            // The capture's copies stay off the varyings this variant's
+            // lowerings add: the aliased point size, and in a geometry
+            // shader the stipple position and the aliased edge and clip
+            // distances. A geometry shader that widens its triangles for
+            // aliased rasterization captures through copies only, which
+            // it re-emits unchanged (`spirv_gen::passes::aliased::
+            // lower_aliased_gs`).
+            if key.last_vertex_stage {
+                use spirv_gen::passes::xfb;
                 let (caps, strides) = crate::streamout::captures(&state.stream_output);
-                let lowered = if key.aliased_triangles {
-                    spirv_gen::passes::xfb::lower_xfb_copies(&mut s, &caps, strides)
+                let geometry = state.stage == ShaderStage::Geometry;
+                let gs_lowered =
+                    key.aliased_triangles || key.line_stipple || key.line_stipple_polygon;
+                let reserved = if geometry && gs_lowered {
+                    xfb::DRIVER_LOCATIONS
+                } else if key.aliased_points.is_some() {
+                    1 << spirv_gen::binding::ALIASED_POINT_LOCATION
                 } else {
-                    spirv_gen::passes::xfb::lower_xfb_reserving(&mut s, &caps, strides)
+                    0
                 };
-                lowered.map_err(|e| PipeError::invalid(format!("stream output: {e}")))?;
-            } else if key.last_vertex_stage {
-                crate::streamout::lower_stream_output(&mut s, &state.stream_output)?;
+                if geometry && key.aliased_triangles {
+                    xfb::lower_xfb_copies(&mut s, &caps, strides)
+                } else {
+                    xfb::lower_xfb_reserving(&mut s, &caps, strides, reserved)
+                }
+                .map_err(|e| PipeError::invalid(format!("stream output: {e}")))?;
             }
             spirv_gen::passes::lower(&mut s, key).map_err(err)?;
             spirv_gen::passes::optimize(&mut s);
@@ -1244,7 +1254,8 @@ impl ModuleCache {
         .map_err(err)?;
         spirv_gen::passes::gl::relocate_varyings(&mut gs, &relocate, false).map_err(err)?;
         if !aliased {
-            spirv_gen::passes::xfb::lower_xfb_reserving(&mut gs, &caps, strides)
+            let reserved = spirv_gen::passes::xfb::DRIVER_LOCATIONS;
+            spirv_gen::passes::xfb::lower_xfb_reserving(&mut gs, &caps, strides, reserved)
                 .map_err(|e| PipeError::invalid(format!("stream output: {e}")))?;
         }
         // It computes `stipple_pos` itself: only the last-stage lowerings.

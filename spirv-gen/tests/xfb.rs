@@ -196,7 +196,13 @@ fn copies_stay_off_driver_locations() {
     spirv_gen::passes::aliased::lower_aliased_gs(&mut s, false, 0, None, true).unwrap();
     validate(&s).unwrap();
     let mut s = parse(&gs_at(28)).unwrap();
-    lower_xfb_reserving(&mut s, &[cap(0, 0, 4, 0, 0)], [16, 0, 0, 0]).unwrap();
+    lower_xfb_reserving(
+        &mut s,
+        &[cap(0, 0, 4, 0, 0)],
+        [16, 0, 0, 0],
+        DRIVER_LOCATIONS,
+    )
+    .unwrap();
     assert_eq!(loc(&s, "xfb0_gl_pos"), Some(0));
     spirv_gen::passes::line_stipple::lower_polygon_line_stipple_gs(&mut s, false, true).unwrap();
     validate(&s).unwrap();

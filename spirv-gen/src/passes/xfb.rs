@@ -96,16 +96,17 @@ pub fn lower_xfb(
     lower(s, captures, strides, &outputs, false, 0)
 }
 
-/// [`lower_xfb`] for a shader that a GL emulation lowers further (a
-/// geometry shader whose strips are re-emitted for polygon-line
-/// stipple): its copies stay off [`DRIVER_LOCATIONS`].
+/// [`lower_xfb`] for a shader that a GL emulation lowers further: its
+/// copies stay off the locations in `reserved` (of
+/// [`DRIVER_LOCATIONS`], those the emulation adds varyings at).
 pub fn lower_xfb_reserving(
     s: &mut Shader,
     captures: &[XfbCapture],
     strides: [u32; MAX_XFB_BUFFERS as usize],
+    reserved: u32,
 ) -> Result<()> {
     let outputs: Vec<VarId> = (0..).map_while(|i| nth_output(s, i)).collect();
-    lower(s, captures, strides, &outputs, false, DRIVER_LOCATIONS)
+    lower(s, captures, strides, &outputs, false, reserved)
 }
 
 /// A capture a generated shader takes over from the stage it follows

@@ -345,8 +345,8 @@ pub fn xfb_copy_builtins(words: &[u32], entry: &str, which: XfbBuiltins) -> Resu
     if copies.is_empty() {
         return Ok(words.to_vec());
     }
-    // Taken: the outputs' locations, and the driver's.
-    let mut used = crate::binding::DRIVER_LOCATIONS;
+    // Taken: the outputs' locations.
+    let mut used = 0u32;
     for l in p
         .interface_globals(StorageClass::Output)
         .into_iter()
@@ -424,14 +424,20 @@ fn run_mask(at: u32, n: u32) -> u32 {
     (at..at.saturating_add(n).min(32)).fold(0, |m, l| m | 1 << l)
 }
 
-/// Where `n` consecutive locations none of `used` takes start: past the
-/// highest used one below the driver's, else the lowest gap.
-fn free_run(used: u32, n: u32) -> Option<u32> {
-    let own = used & !crate::binding::DRIVER_LOCATIONS;
-    let above = 32 - own.leading_zeros();
-    let fits =
-        |at: u32| at.checked_add(n).is_some_and(|end| end <= 32) && used & run_mask(at, n) == 0;
-    std::iter::once(above).chain(0..32).find(|&at| fits(at))
+/// Where `n` consecutive locations none of `taken` takes start, off the
+/// driver's: past the highest taken one below them, else the lowest gap;
+/// as a last resort among the driver's locations, where only a lowering
+/// that adds a varying there then fails.
+fn free_run(taken: u32, n: u32) -> Option<u32> {
+    let driver = crate::binding::DRIVER_LOCATIONS;
+    let above = 32 - (taken & !driver).leading_zeros();
+    let fits = |avoid: u32, at: u32| {
+        at.checked_add(n).is_some_and(|end| end <= 32) && avoid & run_mask(at, n) == 0
+    };
+    std::iter::once(above)
+        .chain(0..32)
+        .find(|&at| fits(taken | driver, at))
+        .or_else(|| (0..32).find(|&at| fits(taken, at)))
 }
 
 /// Whether `a` is the `Offset` of `var` (no `member`) or of member

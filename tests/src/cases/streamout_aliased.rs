@@ -552,7 +552,31 @@ crate::result_case!("pipe.streamout.aliased.clip_distances", clip_distances);
 /// range (GL clamps at rasterization), and each point covers the pixels
 /// whose centre is in its square.
 fn point_size(ctx: &mut TestContext) -> R {
-    const VS_PSIZE: &str = "shader vertex
+    point_size_of(ctx, VS_PSIZE)
+}
+
+/// [`point_size`] with a varying at location 26 in the vertex shader:
+/// the copies its capture takes (of the two built-ins) must stay off 27,
+/// where the aliased-point emulation passes the point's size (the
+/// variant failed on the clash when they went past the highest output).
+fn point_size_high_location(ctx: &mut TestContext) -> R {
+    let src = VS_PSIZE
+        .replace(
+            "out @psize : f32 builtin=point_size\n",
+            "out @psize : f32 builtin=point_size\nout @v : f32x4 location=26\n",
+        )
+        .replace(
+            "  store @psize, %2\n",
+            "  store @psize, %2\n  store @v, %1\n",
+        );
+    point_size_of(ctx, &src)
+}
+crate::result_case!(
+    "pipe.streamout.aliased.point_size.high_location",
+    point_size_high_location
+);
+
+const VS_PSIZE: &str = "shader vertex
 in @pos : f32x4 location=0
 in @attr : f32x4 location=1
 out @gl_pos : f32x4 builtin=position
@@ -565,8 +589,10 @@ fn main {
   store @psize, %2
 }
 ";
+
+fn point_size_of(ctx: &mut TestContext, vs_src: &str) -> R {
     let outs = vec![so(1, 0, 1, 0, 0), so(0, 0, 4, 0, 1)];
-    let vs = so_shader(ShaderStage::Vertex, VS_PSIZE, outs, [5, 0, 0, 0])?;
+    let vs = so_shader(ShaderStage::Vertex, vs_src, outs, [5, 0, 0, 0])?;
     let (mut e, t, resolved, b) = capture_setup(ctx, &vs, None, 4 * 5 * 4, |r| {
         r.multisample = false;
         r.point_size_per_vertex = true;
