@@ -2972,23 +2972,26 @@ impl VkContext {
         };
         // Not where the last vertex stage writes a varying at the location
         // the emulation passes the point size in.
-        let point_location_free = [
-            ShaderStage::Geometry,
-            ShaderStage::TessEval,
-            ShaderStage::Vertex,
-        ]
-        .into_iter()
-        .find_map(|st| b.shaders[st.index()])
-        .is_none_or(|h| {
-            self.shader_info(h).varyings & (1 << spirv_gen::binding::ALIASED_POINT_LOCATION) == 0
-        });
+        let point_location_free = || {
+            [
+                ShaderStage::Geometry,
+                ShaderStage::TessEval,
+                ShaderStage::Vertex,
+            ]
+            .into_iter()
+            .find_map(|st| b.shaders[st.index()])
+            .is_none_or(|h| {
+                let at = 1 << spirv_gen::binding::ALIASED_POINT_LOCATION;
+                self.shader_info(h).varyings & at == 0
+            })
+        };
         if points
             && psize_ok
             && samples > 1
             && !rast.multisample
             && !a2c
             && !rast.point_smooth
-            && point_location_free
+            && point_location_free()
         {
             let max = self.dev().physical.properties.limits.point_size_range[1];
             vs.aliased_points = Some(max.to_bits());
