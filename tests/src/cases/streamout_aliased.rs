@@ -174,6 +174,43 @@ fn lit(tris: &[Tri], x: u32, y: u32) -> Option<bool> {
     Some(any)
 }
 
+/// A draw's capture with multisampling on (`reference`, the records of
+/// triangles in Vulkan's order) holds each of `triangles` (its three
+/// records, in some order: GL leaves a strip triangle's vertex order to
+/// the implementation) and nothing past them; the same draw with
+/// multisampling off (`off`) captures exactly the same words.
+fn check_triangle_captures(
+    what: &str,
+    reference: &[u32],
+    off: &[u32],
+    triangles: &[[&[u32]; 3]],
+) -> R {
+    let stride = STRIDE as usize;
+    for (n, want) in triangles.iter().enumerate() {
+        let mut got: Vec<&[u32]> = (0..3)
+            .map(|v| &reference[(3 * n + v) * stride..(3 * n + v + 1) * stride])
+            .collect();
+        let mut want = want.to_vec();
+        got.sort();
+        want.sort();
+        if got != want {
+            return Err(Outcome::fail(format!(
+                "{what}, multisampling on: triangle {n} holds other records"
+            )));
+        }
+    }
+    if reference[3 * triangles.len() * stride..]
+        .iter()
+        .any(|&w| w != SENTINEL)
+    {
+        return Err(Outcome::fail(format!(
+            "{what}, multisampling on: words past the {} triangles were written",
+            triangles.len()
+        )));
+    }
+    check_words(&format!("{what}, multisampling off"), off, reference)
+}
+
 /// Two triangles of a list: the capture holds the six vertices' records
 /// as the vertex shader wrote them (not the widened positions or the
 /// extrapolated `a`), and the image is GL's aliased coverage.
@@ -247,38 +284,11 @@ fn triangle_strip(ctx: &mut TestContext) -> R {
             "strip, provoking vertex {}",
             if first { "first" } else { "last" }
         );
-        let stride = STRIDE as usize;
-        // Each triangle of the reference holds the strip's vertices
-        // i..i + 3, whole records.
-        let reference = &captured[0];
-        for tri in 0..3 {
-            let mut got: Vec<Vec<u32>> = (0..3)
-                .map(|v| {
-                    let at = (3 * tri + v) * stride;
-                    reference[at..at + stride].to_vec()
-                })
-                .collect();
-            let mut want: Vec<Vec<u32>> = vs[tri..tri + 3].iter().map(record).collect();
-            got.sort();
-            want.sort();
-            if got != want {
-                return Err(Outcome::fail(format!(
-                    "{what}, multisampling on: triangle {tri} does not hold strip vertices \
-                     {tri}..{}",
-                    tri + 3
-                )));
-            }
-        }
-        if reference[9 * stride..].iter().any(|&w| w != SENTINEL) {
-            return Err(Outcome::fail(format!(
-                "{what}, multisampling on: words past the three triangles were written"
-            )));
-        }
-        check_words(
-            &format!("{what}, multisampling off"),
-            &captured[1],
-            reference,
-        )?;
+        let want: Vec<Vec<u32>> = vs.iter().map(record).collect();
+        let triangles: Vec<[&[u32]; 3]> = (0..3)
+            .map(|t| [&want[t][..], &want[t + 1][..], &want[t + 2][..]])
+            .collect();
+        check_triangle_captures(&what, &captured[0], &captured[1], &triangles)?;
     }
     Ok(())
 }
@@ -406,31 +416,8 @@ fn app_gs_of(ctx: &mut TestContext, gs_src: &str) -> R {
             }
         }
         let what = format!("provoking vertex {}", if first { "first" } else { "last" });
-        let stride = STRIDE as usize;
-        let reference = &captured[0];
-        for (n, want) in [[0usize, 1, 2], [1, 2, 3]].iter().enumerate() {
-            let mut got: Vec<&[u32]> = (0..3)
-                .map(|v| &reference[(3 * n + v) * stride..(3 * n + v + 1) * stride])
-                .collect();
-            let mut want: Vec<&[u32]> = want.iter().map(|&k| recs[k].as_slice()).collect();
-            got.sort();
-            want.sort();
-            if got != want {
-                return Err(Outcome::fail(format!(
-                    "{what}, multisampling on: triangle {n} holds other records"
-                )));
-            }
-        }
-        if reference[6 * stride..].iter().any(|&w| w != SENTINEL) {
-            return Err(Outcome::fail(format!(
-                "{what}, multisampling on: words past the two triangles were written"
-            )));
-        }
-        check_words(
-            &format!("{what}, multisampling off"),
-            &captured[1],
-            reference,
-        )?;
+        let triangles = [[0usize, 1, 2], [1, 2, 3]].map(|t| t.map(|k| recs[k].as_slice()));
+        check_triangle_captures(&what, &captured[0], &captured[1], &triangles)?;
     }
     Ok(())
 }
