@@ -1436,6 +1436,13 @@ fn damaged_spirv_never_panics() {
             Stage::Fragment,
         ),
         (probe("gs_lines13", TargetEnv::Vulkan_1_3), Stage::Geometry),
+        (
+            assemble(
+                include_str!("../../tests/src/cases/arrays_of_arrays_spirv.spvasm"),
+                TargetEnv::Vulkan_1_0,
+            ),
+            Stage::Fragment,
+        ),
     ];
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = move || {
@@ -2121,6 +2128,102 @@ fn descriptor_arrays_by_element() {
     let w = assemble(&store, TargetEnv::Vulkan_1_0);
     let out = split_descriptor_arrays(&w, Stage::Fragment, "main").unwrap();
     validate(&out, TargetEnv::Vulkan_1_0, "a store among them");
+}
+
+/// Arrays of arrays of descriptors (`arrays_of_arrays_spirv.spvasm`,
+/// glslang's `sampler2D s[2][3]` at texture slot 2 and `ubos[2][2]` at
+/// buffer slot 1): `s[i][j]` is at slot `2 + i * 3 + j`, in GL's order.
+/// Vulkan refuses the module as it is; split, it validates, its constant
+/// `s[1][0]` samples slot 5 alone, and the loop's `s[i][2]` and
+/// `ubos[i][1]` are unrolled over the flat arrays. A chain that stops at
+/// the outer array, or a constant index out of its inner array's range,
+/// is refused by name.
+#[test]
+fn descriptor_arrays_of_arrays() {
+    use spirv_gen::ir::Stage;
+    use spirv_gen::patch::{ir_resources, split_descriptor_arrays, IrResource};
+    let text = include_str!("../../tests/src/cases/arrays_of_arrays_spirv.spvasm");
+    assert_eq!(
+        words_of(include_bytes!(
+            "../../tests/src/cases/arrays_of_arrays_spirv.spv"
+        )),
+        assemble(text, TargetEnv::Vulkan_1_0)
+    );
+    let slots = |r: &[IrResource]| -> (Vec<u32>, Vec<u32>) {
+        let mut t = Vec::new();
+        let mut u = Vec::new();
+        for r in r {
+            match r {
+                IrResource::Texture(x) => t.push(x.slot),
+                IrResource::Ubo { slot } => u.push(*slot),
+                _ => panic!("{r:?}"),
+            }
+        }
+        t.sort();
+        u.sort();
+        (t, u)
+    };
+    let w = assemble(text, TargetEnv::Vulkan_1_0);
+    let all = (vec![2, 3, 4, 5, 6, 7], vec![1, 2, 3, 4]);
+    assert_eq!(
+        slots(&ir_resources(&w, Stage::Fragment, "main").unwrap()),
+        all
+    );
+    let out = split_descriptor_arrays(&w, Stage::Fragment, "main").unwrap();
+    validate(&out, TargetEnv::Vulkan_1_0, "arrays of arrays");
+    assert_eq!(
+        slots(&ir_resources(&out, Stage::Fragment, "main").unwrap()),
+        all,
+        "{}",
+        disassemble(&out)
+    );
+    // One switch per loop access, over the six and four elements.
+    assert_eq!(count_op(&out, Op::Switch), 2, "{}", disassemble(&out));
+    assert_eq!(count_op(&out, Op::ImageSampleImplicitLod), 1 + 6);
+    // Constant indices only: the elements used, at their flat slots.
+    let constant = text
+        .replace(
+            "%42 = OpAccessChain %_ptr_UniformConstant_11 %s %41 %int_2",
+            "%42 = OpAccessChain %_ptr_UniformConstant_11 %s %int_0 %int_2",
+        )
+        .replace(
+            "%55 = OpAccessChain %_ptr_Uniform_v4float %ubos %53 %int_1 %int_0",
+            "%55 = OpAccessChain %_ptr_Uniform_v4float %ubos %int_1 %int_0 %int_0",
+        );
+    assert_ne!(constant, text);
+    let w = assemble(&constant, TargetEnv::Vulkan_1_0);
+    let out = split_descriptor_arrays(&w, Stage::Fragment, "main").unwrap();
+    validate(&out, TargetEnv::Vulkan_1_0, "constant indices");
+    assert_eq!(
+        slots(&ir_resources(&out, Stage::Fragment, "main").unwrap()),
+        (vec![4, 5], vec![3])
+    );
+    // Refusals.
+    let partial = text
+        .replace(
+            "%23 = OpAccessChain %_ptr_UniformConstant_11 %s %int_1 %int_0",
+            "%row = OpAccessChain %_ptr_UniformConstant__arr_11_uint_3 %s %int_1\n\
+         %23 = OpAccessChain %_ptr_UniformConstant_11 %row %int_0",
+        )
+        .replace(
+            "%_ptr_UniformConstant_11 = OpTypePointer UniformConstant %11",
+            "%_ptr_UniformConstant_11 = OpTypePointer UniformConstant %11\n\
+         %_ptr_UniformConstant__arr_11_uint_3 = OpTypePointer UniformConstant %_arr_11_uint_3",
+        );
+    let out_of_range = text.replace("%s %int_1 %int_0", "%s %int_0 %uint_3");
+    for (src, want) in [
+        (partial, "1 of its 2 indices"),
+        (out_of_range, "index 3 out of range"),
+    ] {
+        let w = assemble(&src, TargetEnv::Vulkan_1_0);
+        for e in [
+            split_descriptor_arrays(&w, Stage::Fragment, "main").unwrap_err(),
+            ir_resources(&w, Stage::Fragment, "main").unwrap_err(),
+        ] {
+            let e = e.to_string();
+            assert!(e.contains(want) && e.contains("array of arrays"), "{e}");
+        }
+    }
 }
 
 /// Transform feedback layouts the IR's validation would refuse are

@@ -9,7 +9,11 @@
 //! array at binding `b` is the descriptor at `b + k`:
 //! [`split_descriptor_arrays`] turns each array variable into one
 //! variable per element, and [`super::ir_resources`] reads it as that
-//! many resources.
+//! many resources. An array of arrays (`sampler2D s[2][3]`,
+//! ARB_arrays_of_arrays) is first made one array of its elements in GL's
+//! order ([`Patcher::flatten_descriptor_arrays`]): `s[i][j]` is element
+//! `i * 3 + j`, at binding point `b + i * 3 + j`, as GLSL 4.60's 4.4.5
+//! assigns them.
 //!
 //! A dynamic index (GL allows dynamically uniform ones: `texture(s[i],
 //! uv)` in a loop) is unrolled first ([`Patcher::unroll_dynamic_indices`]):
@@ -31,7 +35,7 @@ use std::collections::{HashMap, HashSet};
 use rspirv::dr::{self, Instruction, Operand};
 use rspirv::spirv::{Decoration, Op, StorageClass, Word};
 
-use super::{literal, model_of, selection_merge, Patcher};
+use super::{literal, model_of, selection_merge, Num, Patcher};
 use crate::{Error, Result};
 
 /// The longest descriptor array: a stage's bindings in the widest set
@@ -68,6 +72,7 @@ pub fn split_descriptor_arrays(
         &[model_of(stage)],
         "descriptor arrays",
     )?;
+    p.flatten_descriptor_arrays()?;
     p.unroll_dynamic_indices()?;
     let arrays = p.descriptor_arrays()?;
     if arrays.is_empty() {
@@ -77,6 +82,17 @@ pub fn split_descriptor_arrays(
         p.split(a)?;
     }
     p.finish()
+}
+
+/// An access chain into an array of arrays of descriptors: function,
+/// block, instruction, and its indices' replacement (the flat index, and
+/// the instructions that compute it, in front of the chain).
+struct FlatChain {
+    f: usize,
+    b: usize,
+    i: usize,
+    index: Word,
+    code: Vec<Instruction>,
 }
 
 /// A global variable with a descriptor set and binding.
@@ -90,6 +106,203 @@ pub(crate) struct DescriptorVar {
 }
 
 impl Patcher {
+    /// Turns each array of arrays of descriptors (GL's `uniform sampler2D
+    /// s[2][3]`, ARB_arrays_of_arrays) into one array of all its
+    /// elements, in GL's order: the binding points of `s[i][j]` follow
+    /// from `s`'s as `i * 3 + j` (GLSL 4.60, 4.4.5), which is what the
+    /// flat array's element takes. Access chains give the flat index in
+    /// place of theirs, computed in front of them when one is not a
+    /// constant (the unrolling of dynamic indices then sees one index).
+    /// An access that does not reach an element of the innermost array
+    /// is refused.
+    pub(crate) fn flatten_descriptor_arrays(&mut self) -> Result<()> {
+        for d in self.descriptor_vars() {
+            let Some(pointee) = d.pointee else { continue };
+            let bad = |m: String| {
+                Error::new(format!(
+                    "SPIR-V descriptor set {} binding {} (%{}), an array of arrays: {m}",
+                    d.set, d.binding, d.var
+                ))
+            };
+            // The lengths, outermost first, and the innermost element.
+            let mut dims = Vec::new();
+            let mut elem = pointee;
+            while let Some(t) = self.global(elem) {
+                match (t.class.opcode, t.operands.as_slice()) {
+                    (Op::TypeArray, [Operand::IdRef(e), Operand::IdRef(n)]) => {
+                        let len = self
+                            .global(*n)
+                            .filter(|c| c.class.opcode == Op::Constant)
+                            .and_then(|c| c.operands.first().and_then(literal))
+                            .ok_or_else(|| bad("a length that is not a plain constant".into()))?;
+                        dims.push(len);
+                        elem = *e;
+                    }
+                    (Op::TypeRuntimeArray, _) if !dims.is_empty() => {
+                        return Err(bad("a runtime-sized inner array".into()));
+                    }
+                    _ => break,
+                }
+            }
+            if dims.len() < 2 {
+                continue;
+            }
+            let total = dims
+                .iter()
+                .try_fold(1u32, |a, &n| a.checked_mul(n))
+                .filter(|&n| n <= MAX_ELEMENTS)
+                .ok_or_else(|| {
+                    bad(format!(
+                        "{dims:?} elements, more than a stage has bindings in any set \
+                         ({MAX_ELEMENTS})"
+                    ))
+                })?;
+            let chains = self.flat_chains(d.var, &dims).map_err(bad)?;
+            let uint = Num {
+                float: false,
+                signed: false,
+                bits: 32,
+                comps: 1,
+            };
+            let n = self.konst(uint, u64::from(total));
+            let flat = self.b.type_array(elem, n);
+            let ptr = self.b.type_pointer(None, d.class, flat);
+            // The variable takes the flat array's pointer type, behind
+            // the types it needs.
+            let globals = &mut self.b.module_mut().types_global_values;
+            if let Some(at) = globals.iter().position(|i| i.result_id == Some(d.var)) {
+                let mut v = globals.remove(at);
+                v.result_type = Some(ptr);
+                globals.push(v);
+            }
+            // Back to front, so the positions stay good.
+            let m = self.b.module_mut();
+            for c in chains.into_iter().rev() {
+                let insts = &mut m.functions[c.f].blocks[c.b].instructions;
+                let rest = insts[c.i].operands.split_off(1 + dims.len());
+                insts[c.i].operands.truncate(1);
+                insts[c.i].operands.push(Operand::IdRef(c.index));
+                insts[c.i].operands.extend(rest);
+                insts.splice(c.i..c.i, c.code);
+            }
+        }
+        Ok(())
+    }
+
+    /// The access chains into `var`, an array of arrays of lengths
+    /// `dims`, each with its flat index (see
+    /// [`Patcher::flatten_descriptor_arrays`]); an error for any other
+    /// use, a chain with fewer indices than `dims`, or a constant index
+    /// out of range.
+    fn flat_chains(
+        &mut self,
+        var: Word,
+        dims: &[u32],
+    ) -> std::result::Result<Vec<FlatChain>, String> {
+        let uint = Num {
+            float: false,
+            signed: false,
+            bits: 32,
+            comps: 1,
+        };
+        let mut sites = Vec::new();
+        for (f, func) in self.module().functions.iter().enumerate() {
+            for (b, block) in func.blocks.iter().enumerate() {
+                for (i, inst) in block.instructions.iter().enumerate() {
+                    if !inst.operands.contains(&Operand::IdRef(var)) {
+                        continue;
+                    }
+                    let chain =
+                        matches!(inst.class.opcode, Op::AccessChain | Op::InBoundsAccessChain)
+                            && inst.operands.first() == Some(&Operand::IdRef(var))
+                            && !inst.operands[1..].contains(&Operand::IdRef(var));
+                    if !chain {
+                        return Err(format!(
+                            "used by {:?} other than as the base of an access chain",
+                            inst.class.opcode
+                        ));
+                    }
+                    let indices: Vec<Word> = inst.operands[1..]
+                        .iter()
+                        .take(dims.len())
+                        .filter_map(|o| match o {
+                            Operand::IdRef(x) => Some(*x),
+                            _ => None,
+                        })
+                        .collect();
+                    if indices.len() < dims.len() {
+                        return Err(format!(
+                            "an access chain with {} of its {} indices; pipe-vk binds the \
+                             elements of the innermost array only",
+                            indices.len(),
+                            dims.len()
+                        ));
+                    }
+                    sites.push((f, b, i, indices));
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for (f, b, i, indices) in sites {
+            let constants: Vec<Option<u32>> = indices
+                .iter()
+                .map(|&k| {
+                    self.global(k)
+                        .filter(|c| c.class.opcode == Op::Constant)
+                        .and_then(|c| c.operands.first().and_then(literal))
+                })
+                .collect();
+            if let Some(k) = constants
+                .iter()
+                .zip(dims)
+                .find_map(|(c, &n)| c.filter(|&c| c >= n))
+            {
+                return Err(format!("index {k} out of range of its array ({dims:?})"));
+            }
+            if constants.iter().all(Option::is_some) {
+                let flat = constants
+                    .iter()
+                    .zip(dims)
+                    .fold(0u32, |a, (c, &n)| a * n + c.unwrap_or(0));
+                let index = self.konst(uint, u64::from(flat));
+                out.push(FlatChain {
+                    f,
+                    b,
+                    i,
+                    index,
+                    code: Vec::new(),
+                });
+                continue;
+            }
+            for &k in &indices {
+                let is_int32 = self
+                    .type_of(f, k)
+                    .and_then(|t| self.num(t))
+                    .is_some_and(|n| !n.float && n.bits == 32 && n.comps == 1);
+                if !is_int32 {
+                    return Err(format!("index %{k} is not a 32-bit integer"));
+                }
+            }
+            // ((i0 * n1 + i1) * n2 + i2) ...
+            let ty = self.ty(uint);
+            let mut code = Vec::new();
+            let mut acc = indices[0];
+            for (&k, &n) in indices.iter().zip(dims).skip(1) {
+                let len = self.konst(uint, u64::from(n));
+                let scaled = self.emit(&mut code, Op::IMul, ty, &[acc, len]);
+                acc = self.emit(&mut code, Op::IAdd, ty, &[scaled, k]);
+            }
+            out.push(FlatChain {
+                f,
+                b,
+                i,
+                index: acc,
+                code,
+            });
+        }
+        Ok(out)
+    }
+
     /// Drops the decorations and debug names of `ids`, which leave the
     /// module.
     fn forget_ids(&mut self, ids: &HashSet<Word>) {

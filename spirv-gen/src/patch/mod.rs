@@ -478,7 +478,9 @@ pub fn ir_resources(
         &[model_of(stage)],
         "resources",
     )?;
-    // Dynamic indices as the variant will have them (or the error).
+    // Arrays of arrays and dynamic indices as the variant will have them
+    // (or the error).
+    p.flatten_descriptor_arrays()?;
     p.unroll_dynamic_indices()?;
     let used = p.used_globals();
     // Descriptor arrays: element k at slot + k (`arrays`).

@@ -3685,6 +3685,58 @@ fn spirv_array_loop(ctx: &mut TestContext) -> R {
 }
 reduced!("spirv_passthrough.descriptor_array_loop" => spirv_array_loop);
 
+/// A SPIR-V passthrough fragment shader with arrays of arrays of
+/// descriptors (`arrays_of_arrays_spirv.spvasm`, GL's
+/// ARB_arrays_of_arrays): `sampler2D s[2][3]` at texture slot 2 and
+/// `ubos[2][2]` at constant buffer slot 1. GL gives `s[i][j]` binding
+/// point `2 + i * 3 + j` and `ubos[i][j]` `1 + i * 2 + j`. Slot k's texel
+/// has red `1 << (k - 2)` (alpha only in `s[1][0]`'s) and buffer k green
+/// `1 << (k - 1)` (in 255ths), so the sum tells which slots each access
+/// read: `s[1][0]`, then in a loop `s[i][2]` and `ubos[i][1]`. The arrays
+/// were refused (Vulkan has no arrays of arrays of descriptors); they
+/// are made one array each, in GL's order
+/// (`spirv_gen::patch::split_descriptor_arrays`).
+fn spirv_descriptor_arrays_of_arrays(ctx: &mut TestContext) -> R {
+    let (mut e, c) = full_triangle(ctx, (VS_POS, FS_CONST))?;
+    let texture_slot = |i: u32, j: u32| 2 + i * 3 + j;
+    let buffer_slot = |i: u32, j: u32| 1 + i * 2 + j;
+    let texels: Vec<[u8; 4]> = (2..8u32)
+        .map(|k| {
+            let alpha = if k == texture_slot(1, 0) { 255 } else { 0 };
+            [1 << (k - 2), 0, 0, alpha]
+        })
+        .collect();
+    bind_texels(&mut e, 2, &texels)?;
+    for slot in 1..5u32 {
+        let v = [0.0, (1u32 << (slot - 1)) as f32 / 255.0, 0.0, 0.0];
+        let data = crate::harness::f32s(&v);
+        step(
+            "set_constant_buffer",
+            e.ctx.set_constant_buffer(
+                ShaderStage::Fragment,
+                slot,
+                Some(pipe_core::state::ConstantBuffer {
+                    buffer: None,
+                    buffer_offset: 0,
+                    buffer_size: 16,
+                    user_buffer: Some(&data),
+                }),
+            ),
+        )?;
+    }
+    draw_spirv_fs(&mut e, include_bytes!("arrays_of_arrays_spirv.spv"))?;
+    let texel = |k: u32| texels[(k - 2) as usize];
+    let mut red = u32::from(texel(texture_slot(1, 0))[0]);
+    let mut green = 0;
+    for i in 0..2 {
+        red += u32::from(texel(texture_slot(i, 2))[0]);
+        green += 1 << (buffer_slot(i, 1) - 1);
+    }
+    let want = [red as u8, green as u8, 0, 255];
+    expect_rgba8(&mut e, &c[0], "s[1][0] + s[i][2] + ubos[i][1]", |_, _| want)
+}
+reduced!("spirv_passthrough.descriptor_arrays_of_arrays" => spirv_descriptor_arrays_of_arrays);
+
 /// The reduced cases' common set-up: one RGBA8 colour buffer, no depth,
 /// the IR shaders `(vs, fs)` bound, a triangle covering the target.
 fn full_triangle(
