@@ -1616,6 +1616,124 @@ fn input_block_binary_matches_its_text() {
     );
 }
 
+/// 64-bit vectors of three or four components written in one of their
+/// two locations (`partial_64_{vs,fs}_spirv.spvasm`: the vertex shader
+/// writes a `dvec2` at 1, 3 and 5, the fragment shader reads a `dvec4`
+/// at 1 and a `dvec3[2]` at 3): each written half becomes a `dvec2`
+/// input at its location, nothing is read at 2, 4 or 6, and the module
+/// validates. A `mat2x4` input at 1 written in its first column only
+/// keeps that column (a `vec4` at 1). All of it unwritten, or all
+/// written, is as before.
+#[test]
+fn zeroed_halves_of_64_bit_inputs() {
+    use spirv_gen::ir::Stage;
+    use spirv_gen::patch::{interface_locations, zero_inputs};
+    let vs_text = include_str!("../../tests/src/cases/partial_64_vs_spirv.spvasm");
+    let fs_text = include_str!("../../tests/src/cases/partial_64_fs_spirv.spvasm");
+    for (bin, text) in [
+        (
+            &include_bytes!("../../tests/src/cases/partial_64_vs_spirv.spv")[..],
+            vs_text,
+        ),
+        (
+            &include_bytes!("../../tests/src/cases/partial_64_fs_spirv.spv")[..],
+            fs_text,
+        ),
+    ] {
+        assert_eq!(words_of(bin), assemble(text, TargetEnv::Vulkan_1_0));
+    }
+    let vs = assemble(vs_text, TargetEnv::Vulkan_1_0);
+    let fs = assemble(fs_text, TargetEnv::Vulkan_1_0);
+    let written = interface_locations(&vs, Stage::Vertex, "main", true).unwrap();
+    let read = interface_locations(&fs, Stage::Fragment, "main", false).unwrap();
+    let mask = read & !written;
+    assert_eq!(mask, 1 << 2 | 1 << 4 | 1 << 6, "{read:#x} {written:#x}");
+    let out = zero_inputs(&fs, "main", mask).unwrap();
+    validate(&out, TargetEnv::Vulkan_1_0, "64-bit halves");
+    let (inputs, m) = inputs_by_location(&out);
+    let vector_of = |v: &dr::Instruction| -> Option<(u32, u32)> {
+        let ptr = m
+            .types_global_values
+            .iter()
+            .find(|i| i.result_id == v.result_type)?;
+        let Some(Operand::IdRef(t)) = ptr.operands.get(1) else {
+            return None;
+        };
+        let t = m
+            .types_global_values
+            .iter()
+            .find(|i| i.result_id == Some(*t))?;
+        let (Operand::IdRef(c), Operand::LiteralBit32(n)) = (&t.operands[0], &t.operands[1]) else {
+            return None;
+        };
+        let c = m
+            .types_global_values
+            .iter()
+            .find(|i| i.result_id == Some(*c))?;
+        match c.operands.first() {
+            Some(Operand::LiteralBit32(bits)) => Some((*bits, *n)),
+            _ => None,
+        }
+    };
+    let got: Vec<(u32, Option<(u32, u32)>)> =
+        inputs.iter().map(|(l, v)| (*l, vector_of(v))).collect();
+    assert_eq!(
+        got,
+        vec![(1, Some((64, 2))), (3, Some((64, 2))), (5, Some((64, 2)))],
+        "{}",
+        disassemble(&out)
+    );
+    // Every location unwritten, or none: the whole input is zeroed, or
+    // the words stay.
+    let all = zero_inputs(&fs, "main", 0x7e).unwrap();
+    validate(&all, TargetEnv::Vulkan_1_0, "all unwritten");
+    assert!(inputs_by_location(&all).0.is_empty());
+    assert_eq!(zero_inputs(&fs, "main", 1 << 9).unwrap(), fs);
+    // A matrix written in its first column.
+    let matrix = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint Fragment %main \"main\" %frag %m
+OpExecutionMode %main OriginUpperLeft
+OpDecorate %frag Location 0
+OpDecorate %m Location 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%v4 = OpTypeVector %float 4
+%m24 = OpTypeMatrix %v4 2
+%po = OpTypePointer Output %v4
+%pm = OpTypePointer Input %m24
+%frag = OpVariable %po Output
+%m = OpVariable %pm Input
+%main = OpFunction %void None %fn
+%l = OpLabel
+%x = OpLoad %m24 %m
+%c0 = OpCompositeExtract %v4 %x 0
+%c1 = OpCompositeExtract %v4 %x 1
+%s = OpFAdd %v4 %c0 %c1
+OpStore %frag %s
+OpReturn
+OpFunctionEnd
+";
+    let w = assemble(matrix, TargetEnv::Vulkan_1_0);
+    let out = zero_inputs(&w, "main", 1 << 2).unwrap();
+    validate(&out, TargetEnv::Vulkan_1_0, "matrix column");
+    let (inputs, m) = inputs_by_location(&out);
+    assert_eq!(inputs.len(), 1, "{}", disassemble(&out));
+    assert_eq!(inputs[0].0, 1);
+    let ty = m
+        .types_global_values
+        .iter()
+        .find(|i| i.result_id == inputs[0].1.result_type)
+        .unwrap();
+    let pointee = m
+        .types_global_values
+        .iter()
+        .find(|i| Some(&Operand::IdRef(i.result_id.unwrap_or(0))) == ty.operands.get(1))
+        .unwrap();
+    assert_eq!(pointee.class.opcode, Op::TypeVector);
+}
+
 #[test]
 fn debug_info_binaries_match_their_text() {
     for (bin, text) in [

@@ -750,7 +750,9 @@ pub fn reads_distances(words: &[u32], entry: &str) -> Result<bool> {
 /// `passes::gl::lower_unwritten_inputs` does for the IR (Vulkan rejects
 /// an input no stage writes). An input block whose members are all in
 /// `mask` is zeroed whole; one written in part keeps its written members
-/// as inputs of their own, and reads zeros in the others.
+/// as inputs of their own, and reads zeros in the others; so do arrays,
+/// matrices and 64-bit vectors (a `dvec4`'s two locations) written in
+/// part, by element, column and half.
 pub fn zero_inputs(words: &[u32], entry: &str, mask: u32) -> Result<Vec<u32>> {
     if mask == 0 {
         return Ok(words.to_vec());
@@ -773,16 +775,18 @@ pub fn zero_inputs(words: &[u32], entry: &str, mask: u32) -> Result<Vec<u32>> {
             changed = true;
             continue;
         }
-        // An array of one location per element written in part: the
-        // written elements become inputs of their own, and the array a
-        // private variable built from them and zeros at entry.
+        // An array, matrix or 64-bit vector written in part: its
+        // written locations' parts (elements, columns, halves of a
+        // vector) become inputs of their own, and the variable a private
+        // one built from them and zeros at entry.
         // Not where the shader interpolates it at an offset or sample
         // (see `passes::gl::lower_unwritten_inputs`), for arrays and
         // blocks alike.
         if p.interpolated(var) {
             continue;
         }
-        if p.array_of(ty).is_some() {
+        // Arrays, matrices and 64-bit vectors alike.
+        if p.struct_members(ty).is_none() {
             let unwritten_at = |l: u32| unwritten(&[l]);
             if !locs.iter().any(|&l| unwritten(&[l])) || !p.rebuildable(ty, &locs, &unwritten_at) {
                 continue;
@@ -1948,6 +1952,33 @@ impl Patcher {
                 parts.into_iter().map(Operand::IdRef).collect(),
             );
         }
+        // A 64-bit vector of three or four components written in one of
+        // its two locations: an input of its first two components, or of
+        // the rest, and zeros in the other.
+        if let Some(n) = self.wide_vector(ty).filter(|_| locs.len() == 2) {
+            if locs.iter().any(|&l| unwritten(l)) {
+                let halves = [
+                    Num { comps: 2, ..n },
+                    Num {
+                        comps: n.comps - 2,
+                        ..n
+                    },
+                ];
+                let parts: Vec<Word> = halves
+                    .into_iter()
+                    .zip(locs)
+                    .map(|(h, &l)| {
+                        let t = self.ty(h);
+                        self.rebuilt_input(t, &[l], unwritten, decos)
+                    })
+                    .collect();
+                return self.op(
+                    Op::CompositeConstruct,
+                    ty,
+                    parts.into_iter().map(Operand::IdRef).collect(),
+                );
+            }
+        }
         let input = self.add_variable(StorageClass::Input, ty);
         self.b.decorate(
             input,
@@ -1970,8 +2001,9 @@ impl Patcher {
     /// Whether [`Patcher::rebuilt_input`] can rebuild an input part of
     /// type `ty` at `locs` with new inputs at its written locations only:
     /// it is wholly written or unwritten, or an array or matrix whose
-    /// parts are; not a struct (an input of its own would carry the
-    /// block's member locations), not a vector spanning two locations.
+    /// parts are, or a 64-bit vector spanning two locations; not a
+    /// struct (an input of its own would carry the block's member
+    /// locations).
     fn rebuildable(&self, ty: Word, locs: &[u32], unwritten: &dyn Fn(u32) -> bool) -> bool {
         if locs.iter().all(|&l| unwritten(l)) {
             return true;
@@ -1985,6 +2017,9 @@ impl Patcher {
         if !locs.iter().any(|&l| unwritten(l)) {
             return true;
         }
+        if self.wide_vector(ty).is_some() {
+            return locs.len() == 2;
+        }
         let parts = self.array_of(ty).or_else(|| self.columns_of(ty));
         match parts.filter(|&(_, n)| n > 0 && locs.len().is_multiple_of(n as usize)) {
             Some((elem, n)) => locs
@@ -1992,6 +2027,12 @@ impl Patcher {
                 .all(|chunk| self.rebuildable(elem, chunk, unwritten)),
             None => false,
         }
+    }
+
+    /// `ty` as a 64-bit vector of three or four components, which takes
+    /// two locations (its first two components in the first).
+    fn wide_vector(&self, ty: Word) -> Option<Num> {
+        self.num(ty).filter(|n| n.bits == 64 && n.comps > 2)
     }
 
     /// An `OpTypeMatrix` `ty`'s column type and column count.

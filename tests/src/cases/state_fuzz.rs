@@ -3470,7 +3470,35 @@ fn main {
     )
 }
 
+/// glslang's fragment shader reading `flat dvec4 d` at location 1 and
+/// `flat dvec3 e[2]` at 3 (`partial_64_fs_spirv.spvasm`): each 64-bit
+/// vector of three or four components takes two locations, and
+/// glslang's vertex shader (`partial_64_vs_spirv.spvasm`) writes only
+/// the first of each, a `dvec2` (locations 1, 3 and 5). The written
+/// halves keep their values, the others read zero:
+/// `(d.x + e[0].x, d.y + e[1].x, d.z + d.w + e[0].z + e[1].z + e[0].y,
+/// 1 - e[1].y)`. It was left alone, a validation error (locations 2, 4
+/// and 6 consumed, none written).
+fn unwritten_64_bit_halves(ctx: &mut TestContext) -> R {
+    let (mut e, c) = full_triangle(ctx, (VS_POS, FS_CONST))?;
+    if !e.screen.caps().stage(ShaderStage::Fragment).fp64 {
+        return Err(Outcome::skip("no 64-bit floats in shaders"));
+    }
+    let vs = crate::harness::spirv_module(
+        ShaderStage::Vertex,
+        include_bytes!("partial_64_vs_spirv.spv"),
+    );
+    let v = step("vs", e.ctx.create_vs_state(&vs))?;
+    step("bind vs", e.ctx.bind_vs_state(Some(v)))?;
+    draw_spirv_fs(&mut e, include_bytes!("partial_64_fs_spirv.spv"))?;
+    // What the vertex shader writes: d.xy, e[0].xy, e[1].xy.
+    let (d, e0, e1) = ([0.25f32, 0.5], [0.125f32, 0.0625], [0.25f32, 0.5]);
+    let want = [d[0] + e0[0], d[1] + e1[0], e0[1], 1.0 - e1[1]];
+    expect_unorm(&mut e, &c[0], "written halves, zeros", want)
+}
+
 reduced!(
+    "unwritten_varying.dvec_halves.spirv" => unwritten_64_bit_halves,
     "unwritten_varying.array_element" => |c| unwritten_array_element(c, false),
     "unwritten_varying.array_element.spirv_fs" => |c| unwritten_array_element(c, true),
     "unwritten_varying.spirv_fs" => |c| unwritten_varying(c, VsAs::Ir, true),
