@@ -1690,6 +1690,13 @@ fn zeroed_halves_of_64_bit_inputs() {
     assert!(inputs_by_location(&all).0.is_empty());
     assert_eq!(zero_inputs(&fs, "main", 1 << 9).unwrap(), fs);
     // A matrix written in its first column.
+    let glslang_matrix = include_str!("../../tests/src/cases/partial_matrix_fs_spirv.spvasm");
+    assert_eq!(
+        words_of(include_bytes!(
+            "../../tests/src/cases/partial_matrix_fs_spirv.spv"
+        )),
+        assemble(glslang_matrix, TargetEnv::Vulkan_1_0)
+    );
     let matrix = "OpCapability Shader
 OpMemoryModel Logical GLSL450
 OpEntryPoint Fragment %main \"main\" %frag %m

@@ -3497,8 +3497,20 @@ fn unwritten_64_bit_halves(ctx: &mut TestContext) -> R {
     expect_unorm(&mut e, &c[0], "written halves, zeros", want)
 }
 
+/// glslang's fragment shader reading `mat2x4 m` at location 1
+/// (`partial_matrix_fs_spirv.spvasm`, a column at 1 and one at 2) with
+/// the vertex shader writing only location 1, (0.5, 0, 0, 0): the first
+/// column keeps it, the second reads zero, and the colour is
+/// `m[0] + m[1] + green`. It was left alone, a validation error.
+fn unwritten_matrix_column(ctx: &mut TestContext) -> R {
+    let (mut e, c) = full_triangle(ctx, (VS_WRITES_A, FS_CONST))?;
+    draw_spirv_fs(&mut e, include_bytes!("partial_matrix_fs_spirv.spv"))?;
+    expect_unorm(&mut e, &c[0], "m[0] + 0 + green", [0.5, 1.0, 0.0, 1.0])
+}
+
 reduced!(
     "unwritten_varying.dvec_halves.spirv" => unwritten_64_bit_halves,
+    "unwritten_varying.matrix_column.spirv" => unwritten_matrix_column,
     "unwritten_varying.array_element" => |c| unwritten_array_element(c, false),
     "unwritten_varying.array_element.spirv_fs" => |c| unwritten_array_element(c, true),
     "unwritten_varying.spirv_fs" => |c| unwritten_varying(c, VsAs::Ir, true),
