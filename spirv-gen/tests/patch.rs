@@ -1208,6 +1208,7 @@ fn probe(name: &str, env: TargetEnv) -> Vec<u32> {
         "dbg_fs13" => include_str!("patch/dbg_fs13.spvasm"),
         "gs_lines" => include_str!("patch/gs_lines.spvasm"),
         "gs_lines13" => include_str!("patch/gs_lines13.spvasm"),
+        "interp_array" => include_str!("patch/interp_array.spvasm"),
         _ => include_str!("patch/interp.spvasm"),
     };
     assemble(text, env)
@@ -1436,6 +1437,10 @@ fn damaged_spirv_never_panics() {
             Stage::Fragment,
         ),
         (probe("gs_lines13", TargetEnv::Vulkan_1_3), Stage::Geometry),
+        (
+            probe("interp_array", TargetEnv::Vulkan_1_0),
+            Stage::Fragment,
+        ),
         (
             assemble(
                 include_str!("../../tests/src/cases/arrays_of_arrays_spirv.spvasm"),
@@ -3029,6 +3034,23 @@ fn main {
     }
 }
 
+/// GLSL.std.450 `InterpolateAt*` instructions (76 to 78) in `words`.
+fn count_interpolations(words: &[u32]) -> usize {
+    let m = dr::load_words(words).unwrap();
+    m.functions
+        .iter()
+        .flat_map(|f| &f.blocks)
+        .flat_map(|b| &b.instructions)
+        .filter(|i| {
+            i.class.opcode == Op::ExtInst
+                && matches!(
+                    i.operands.get(1),
+                    Some(Operand::LiteralExtInstInteger(76..=78))
+                )
+        })
+        .count()
+}
+
 /// `zero_inputs(words, mask)`, validated, checking that the fragment
 /// shader then reads exactly the locations `reads`.
 fn zeroed_reads(words: &[u32], env: TargetEnv, mask: u32, reads: u32, what: &str) -> Vec<u32> {
@@ -3111,22 +3133,43 @@ fn main {
             "matrices written in part",
         );
     }
-    // Interpolated at an offset: left as it is (its written elements'
-    // inputs would have to be interpolated there), in SPIR-V and IR.
+    // Interpolated at an offset: each written element's own input is
+    // interpolated there, and the index selects, in SPIR-V and IR.
     let interp = fs.replace(
         "  %1 : f32x4 = load @a, %0\n",
         "  %9 : f32 = const 0.25\n  %8 : f32x2 = vec %9, %9\n  %1 : f32x4 = interp_at_offset @a, %0, %8\n",
     );
     let ir2 = spirv_gen::text::parse(&interp).unwrap_or_else(|e| panic!("{e}\n{interp}"));
     let w = spirv_gen::emit::emit(&ir2, Target::Vulkan1_3).unwrap();
-    assert_eq!(zero_inputs(&w, "main", 1 << 5).unwrap(), w);
+    let env = common::env(Target::Vulkan1_3);
+    let out = zeroed_reads(&w, env, 1 << 5, 1 << 4 | 1 << 6, "interpolated array");
+    assert_eq!(count_interpolations(&out), 2, "{}", disassemble(&out));
     let mut s2 = ir2.clone();
     spirv_gen::passes::lower(
         &mut s2,
         &spirv_gen::passes::VariantKey::parse("zero_inputs=0x20").unwrap(),
     )
     .unwrap();
-    assert!(s2.vars.iter().any(|v| v.is_input() && v.name == "a"));
+    assert!(!s2.vars.iter().any(|v| v.is_input() && v.name == "a"));
+    common::emit_and_validate("IR interpolated array written in part", &s2);
+    let words = spirv_gen::emit::emit(&s2, Target::Vulkan1_3).unwrap();
+    assert_eq!(count_interpolations(&words), 2, "{}", disassemble(&words));
+    // glslang's shapes: an element at a dynamic index, at a constant
+    // one, and a component of one (`interpolateAtSample(a[i].y, 0)`);
+    // a[1] (location 2) unwritten. Two interpolations each, one per
+    // written element; SPIR-V 1.0 and 1.6.
+    for env in [TargetEnv::Vulkan_1_0, TargetEnv::Vulkan_1_3] {
+        let w = probe("interp_array", env);
+        validate(&w, env, "interpolated array itself");
+        let out = zeroed_reads(
+            &w,
+            env,
+            1 << 2,
+            1 << 1 | 1 << 3 | 1 << 4,
+            "glslang interpolations",
+        );
+        assert_eq!(count_interpolations(&out), 6, "{}", disassemble(&out));
+    }
     let mut s = ir.clone();
     spirv_gen::passes::lower(
         &mut s,

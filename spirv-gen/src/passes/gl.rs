@@ -611,7 +611,9 @@ pub fn reads_draw_index(s: &Shader) -> bool {
 /// an input is turned when every location it spans is in `mask`; an
 /// array of one location per element written in part keeps its written
 /// elements as inputs of their own (Vulkan's validation refuses an input
-/// location the previous stage does not write). Runs
+/// location the previous stage does not write), and its
+/// `interp_at_offset`s interpolate the element's own input (zero for the
+/// others), chosen by the index. Runs
 /// after the lowerings that replace inputs (sprite coordinates, two-sided
 /// colour), so those keep what they need.
 pub fn lower_unwritten_inputs(s: &mut Shader, mask: u32) {
@@ -642,12 +644,8 @@ pub fn lower_unwritten_inputs(s: &mut Shader, mask: u32) {
         // An array written in part, one location per element: the
         // written elements become inputs of their own, the others read
         // zero.
-        // Not where the shader interpolates it at an offset: the
-        // written elements' own inputs would have to be interpolated
-        // there (left as it was, the unwritten locations read undefined
-        // values).
         let one_each = v.array.is_some() && v.locations(s.stage) == n;
-        if !one_each || !locs.clone().any(unwritten) || interpolates(&s.body, VarId(i as u32)) {
+        if !one_each || !locs.clone().any(unwritten) {
             continue;
         }
         let (ty, array, name, io) = (v.ty, v.array, v.name.clone(), io.clone());
@@ -675,9 +673,14 @@ pub fn lower_unwritten_inputs(s: &mut Shader, mask: u32) {
     if zeroed.is_empty() {
         return;
     }
-    // Interpolation functions of a variable now local read it as it is.
-    for &(var, ..) in &zeroed {
-        interp_as_loads(&mut s.body, var);
+    // Interpolation functions of a variable now local read it as it is
+    // (zero), or, written in part, interpolate the element's input.
+    for (var, _, _, parts) in &zeroed {
+        if parts.is_empty() {
+            interp_as_loads(&mut s.body, *var);
+        } else if interpolates(&s.body, *var) {
+            interp_parts(s, *var, parts);
+        }
     }
     let mut e = Emit::new(s);
     for (var, ty, array, parts) in zeroed {
@@ -710,6 +713,101 @@ fn interpolates(body: &[Node], var: VarId) -> bool {
         Node::Loop(l) => interpolates(&l.body, var),
         Node::Jump(..) => false,
     })
+}
+
+/// Turns each `interp_at_offset @var, %index, %offset` of the array
+/// `var` into the interpolation of each written element's own input
+/// (`parts[k]`, `None` for an unwritten element, which reads zero), the
+/// one at `index` selected: `index == k ? interp(part k) : ...`. Each
+/// part is interpolated, so none is in control flow that depends on the
+/// index.
+fn interp_parts(s: &mut Shader, var: VarId, parts: &[Option<VarId>]) {
+    type Types = HashMap<ValueId, Type>;
+    fn walk(
+        body: &mut Vec<Node>,
+        s: &mut Shader,
+        types: &Types,
+        var: VarId,
+        parts: &[Option<VarId>],
+    ) {
+        let mut i = 0;
+        while i < body.len() {
+            match &mut body[i] {
+                Node::Instr(Instr {
+                    dest: Some((d, t)),
+                    op:
+                        Op::Intrinsic(Intrinsic::InterpAtOffset {
+                            var: v,
+                            index: Some(index),
+                            offset,
+                        }),
+                    ..
+                }) if *v == var => {
+                    let (d, t, index, offset) = (*d, *t, *index, *offset);
+                    let index_ty = types.get(&index).copied().unwrap_or(Type::I32);
+                    let mut e = Emit::new(s);
+                    let mut acc = e.konst(t, vec![0; t.comps as usize]);
+                    let written: Vec<(usize, VarId)> = parts
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(k, p)| p.map(|p| (k, p)))
+                        .collect();
+                    for (n, &(k, part)) in written.iter().enumerate() {
+                        let value = e.def(
+                            t,
+                            Op::Intrinsic(Intrinsic::InterpAtOffset {
+                                var: part,
+                                index: None,
+                                offset,
+                            }),
+                        );
+                        let kk = e.konst(index_ty, vec![k as u64]);
+                        let c = e.alu(AluOp::Ieq, Type::BOOL, &[index, kk]);
+                        let select = Op::Alu(AluOp::Bcsel, vec![c, value, acc]);
+                        if n + 1 == written.len() {
+                            e.def_as(d, t, select);
+                        } else {
+                            acc = e.def(t, select);
+                        }
+                    }
+                    let code = e.out;
+                    let len = code.len();
+                    body.splice(i..=i, code);
+                    i += len;
+                    continue;
+                }
+                Node::If(f) => {
+                    walk(&mut f.then_body, s, types, var, parts);
+                    walk(&mut f.else_body, s, types, var, parts);
+                }
+                Node::Loop(l) => walk(&mut l.body, s, types, var, parts),
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+    fn collect(body: &[Node], types: &mut Types) {
+        for n in body {
+            match n {
+                Node::Instr(Instr {
+                    dest: Some((d, t)), ..
+                }) => {
+                    types.insert(*d, *t);
+                }
+                Node::If(f) => {
+                    collect(&f.then_body, types);
+                    collect(&f.else_body, types);
+                }
+                Node::Loop(l) => collect(&l.body, types),
+                _ => {}
+            }
+        }
+    }
+    let mut types = Types::new();
+    collect(&s.body, &mut types);
+    let mut body = std::mem::take(&mut s.body);
+    walk(&mut body, s, &types, var, parts);
+    s.body = body;
 }
 
 /// Turns each `interp_at_offset` of `var` in `body` into a `load`.

@@ -135,6 +135,12 @@ impl Patcher {
                             .filter(|c| c.class.opcode == Op::Constant)
                             .and_then(|c| c.operands.first().and_then(literal))
                             .ok_or_else(|| bad("a length that is not a plain constant".into()))?;
+                        // Deeper than any array of arrays GL can bind (a
+                        // self-referential type, which only a damaged
+                        // module has, ends here too).
+                        if dims.len() > MAX_ELEMENTS as usize {
+                            return Err(bad("more levels than a stage has bindings".into()));
+                        }
                         dims.push(len);
                         elem = *e;
                     }
@@ -701,7 +707,7 @@ impl Patcher {
 
     /// The type of the value `id` of function `f` (a result of one of its
     /// instructions or parameters, or a global).
-    fn type_of(&self, f: usize, id: Word) -> Option<Word> {
+    pub(super) fn type_of(&self, f: usize, id: Word) -> Option<Word> {
         let func = &self.module().functions[f];
         func.parameters
             .iter()

@@ -169,6 +169,17 @@ const POSITION: u32 = rspirv::spirv::BuiltIn::Position as u32;
 /// `BuiltIn ClipDistance`, likewise.
 const CLIP_DISTANCE: u32 = rspirv::spirv::BuiltIn::ClipDistance as u32;
 
+/// An interpolation (GLSL.std.450's `InterpolateAt*`, instruction `i`
+/// of block `b` of function `f`) of an element of an input array: the
+/// interpolant is an access chain of the array at `index`, then `rest`.
+struct ElementInterpolation {
+    f: usize,
+    b: usize,
+    i: usize,
+    index: Word,
+    rest: Vec<Operand>,
+}
+
 /// A scalar or vector type of the module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Num {
@@ -783,6 +794,14 @@ pub fn zero_inputs(words: &[u32], entry: &str, mask: u32) -> Result<Vec<u32>> {
         // (see `passes::gl::lower_unwritten_inputs`), for arrays and
         // blocks alike.
         if p.interpolated(var) {
+            // An array of one location per element whose every
+            // interpolation takes an element directly: each interpolates
+            // the element's own input, selected by the index.
+            let unwritten_at = |l: u32| unwritten(&[l]);
+            if locs.iter().any(|&l| unwritten(&[l])) && p.interpolated_elements(var, ty, &locs) {
+                p.rebuild_interpolated(var, ty, &locs, &unwritten_at)?;
+                changed = true;
+            }
             continue;
         }
         // Arrays, matrices and 64-bit vectors alike.
@@ -1996,6 +2015,247 @@ impl Patcher {
             vec![Operand::IdRef(input)],
         ));
         v
+    }
+
+    /// The interpolations (GLSL.std.450's `InterpolateAt*`) of `var`'s
+    /// elements whose interpolant is an access chain with `var` as its
+    /// base.
+    fn element_interpolations(&self, var: Word) -> Vec<ElementInterpolation> {
+        let Some(glsl) = self.glsl else {
+            return Vec::new();
+        };
+        let mut chains: HashMap<Word, (Word, Vec<Operand>)> = HashMap::new();
+        let mut out = Vec::new();
+        for (f, func) in self.module().functions.iter().enumerate() {
+            for (b, block) in func.blocks.iter().enumerate() {
+                for (i, x) in block.instructions.iter().enumerate() {
+                    let chain = matches!(x.class.opcode, Op::AccessChain | Op::InBoundsAccessChain)
+                        && x.operands.first() == Some(&Operand::IdRef(var));
+                    if let (true, Some(id), Some(Operand::IdRef(k))) =
+                        (chain, x.result_id, x.operands.get(1))
+                    {
+                        chains.insert(id, (*k, x.operands[2..].to_vec()));
+                    }
+                    let interp = x.class.opcode == Op::ExtInst
+                        && x.operands.first() == Some(&Operand::IdRef(glsl))
+                        && matches!(
+                            x.operands.get(1),
+                            Some(Operand::LiteralExtInstInteger(76..=78))
+                        );
+                    if !interp {
+                        continue;
+                    }
+                    let Some(Operand::IdRef(ptr)) = x.operands.get(2) else {
+                        continue;
+                    };
+                    if let Some((index, rest)) = chains.get(ptr) {
+                        out.push(ElementInterpolation {
+                            f,
+                            b,
+                            i,
+                            index: *index,
+                            rest: rest.clone(),
+                        });
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether every interpolation of `var` (an interface variable of
+    /// type `ty` at `locs`) takes an element of it directly, and it is
+    /// an array of 32-bit float scalars or vectors, one location each:
+    /// what [`Patcher::rebuild_interpolated`] rebuilds.
+    fn interpolated_elements(&self, var: Word, ty: Word, locs: &[u32]) -> bool {
+        let Some((elem, n)) = self.array_of(ty) else {
+            return false;
+        };
+        let float32 = self.num(elem).is_some_and(|x| x.float && x.bits == 32);
+        let sites = self.element_interpolations(var);
+        // 32-bit indices, which the selection compares with its own.
+        let int32 = sites.iter().all(|x| {
+            self.type_of(x.f, x.index)
+                .and_then(|t| self.num(t))
+                .is_some_and(|x| !x.float && x.bits == 32 && x.comps == 1)
+        });
+        let direct = sites.len();
+        // Every interpolation found from any pointer derived from `var`
+        // must be one of the direct ones.
+        let all = self.interpolation_count(var);
+        float32 && int32 && n as usize == locs.len() && direct == all && all > 0
+    }
+
+    /// The interpolations of `var` or any pointer derived from it.
+    fn interpolation_count(&self, var: Word) -> usize {
+        let Some(glsl) = self.glsl else { return 0 };
+        let mut derived: HashSet<Word> = HashSet::from_iter([var]);
+        let insts = || {
+            self.module()
+                .functions
+                .iter()
+                .flat_map(|f| &f.blocks)
+                .flat_map(|b| &b.instructions)
+        };
+        for i in insts() {
+            let chain = matches!(
+                i.class.opcode,
+                Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject
+            ) && matches!(i.operands.first(), Some(Operand::IdRef(b)) if derived.contains(b));
+            if let (true, Some(id)) = (chain, i.result_id) {
+                derived.insert(id);
+            }
+        }
+        insts()
+            .filter(|i| {
+                i.class.opcode == Op::ExtInst
+                    && i.operands.first() == Some(&Operand::IdRef(glsl))
+                    && matches!(
+                        i.operands.get(1),
+                        Some(Operand::LiteralExtInstInteger(76..=78))
+                    )
+                    && matches!(i.operands.get(2), Some(Operand::IdRef(p)) if derived.contains(p))
+            })
+            .count()
+    }
+
+    /// Rebuilds the interpolated array `var` (see
+    /// [`Patcher::interpolated_elements`]) written in part: each written
+    /// element becomes an input of its own, the array a private
+    /// variable built from them and zeros at entry, and each
+    /// interpolation of `var[index]` (`...rest`) interpolates every
+    /// written element's input, `index == k` selecting element k's
+    /// (zero where none is).
+    fn rebuild_interpolated(
+        &mut self,
+        var: Word,
+        ty: Word,
+        locs: &[u32],
+        unwritten: &dyn Fn(u32) -> bool,
+    ) -> Result<()> {
+        let Some((elem, _)) = self.array_of(ty) else {
+            return Ok(());
+        };
+        let sites = self.element_interpolations(var);
+        let decos = self.interface_decorations(var, None);
+        let mut parts = Vec::new();
+        let mut values = Vec::new();
+        for &l in locs {
+            if unwritten(l) {
+                parts.push(None);
+                values.push(self.null(elem));
+                continue;
+            }
+            let input = self.add_variable(StorageClass::Input, elem);
+            self.b
+                .decorate(input, Decoration::Location, [Operand::LiteralBit32(l)]);
+            for (d, rest) in &decos {
+                self.b.decorate(input, *d, rest.clone());
+            }
+            let v = self.b.id();
+            self.code.push(Instruction::new(
+                Op::Load,
+                Some(elem),
+                Some(v),
+                vec![Operand::IdRef(input)],
+            ));
+            parts.push(Some(input));
+            values.push(v);
+        }
+        let value = self.op(
+            Op::CompositeConstruct,
+            ty,
+            values.into_iter().map(Operand::IdRef).collect(),
+        );
+        // Back to front, so the positions stay good.
+        let bool_ty = self.b.type_bool();
+        let uint = Num {
+            float: false,
+            signed: false,
+            bits: 32,
+            comps: 1,
+        };
+        for ElementInterpolation {
+            f,
+            b,
+            i,
+            index,
+            rest,
+        } in sites.into_iter().rev()
+        {
+            let x = self.module().functions[f].blocks[b].instructions[i].clone();
+            let (Some(t), Some(result)) = (x.result_type, x.result_id) else {
+                continue;
+            };
+            let comps = self.num(t).map_or(1, |n| n.comps);
+            let cond_ty = if comps > 1 {
+                self.b.type_vector(bool_ty, comps)
+            } else {
+                bool_ty
+            };
+            let mut code = Vec::new();
+            let mut acc = self.null(t);
+            let written: Vec<(usize, Word)> = parts
+                .iter()
+                .enumerate()
+                .filter_map(|(k, p)| p.map(|p| (k, p)))
+                .collect();
+            for (n, &(k, part)) in written.iter().enumerate() {
+                // The element's pointer: the part, or a chain into it.
+                let ptr = if rest.is_empty() {
+                    part
+                } else {
+                    let Some(Operand::IdRef(pt)) = self.module().functions[f]
+                        .blocks
+                        .iter()
+                        .flat_map(|bl| &bl.instructions)
+                        .find(|c| {
+                            Some(&Operand::IdRef(c.result_id.unwrap_or(0))) == x.operands.get(2)
+                        })
+                        .and_then(|c| c.result_type)
+                        .map(Operand::IdRef)
+                    else {
+                        return Err(Error::new("SPIR-V zero inputs: an interpolant has no type"));
+                    };
+                    let id = self.b.id();
+                    let mut ops = vec![Operand::IdRef(part)];
+                    ops.extend(rest.iter().cloned());
+                    code.push(Instruction::new(Op::AccessChain, Some(pt), Some(id), ops));
+                    id
+                };
+                let mut ops = x.operands.clone();
+                ops[2] = Operand::IdRef(ptr);
+                let interp = self.b.id();
+                code.push(Instruction::new(Op::ExtInst, Some(t), Some(interp), ops));
+                let kk = self.konst(uint, k as u64);
+                let eq = self.emit(&mut code, Op::IEqual, bool_ty, &[index, kk]);
+                let cond = if comps > 1 {
+                    let all = vec![eq; comps as usize];
+                    self.emit(&mut code, Op::CompositeConstruct, cond_ty, &all)
+                } else {
+                    eq
+                };
+                let select = Instruction::new(
+                    Op::Select,
+                    Some(t),
+                    Some(if n + 1 == written.len() {
+                        result
+                    } else {
+                        self.b.id()
+                    }),
+                    vec![
+                        Operand::IdRef(cond),
+                        Operand::IdRef(interp),
+                        Operand::IdRef(acc),
+                    ],
+                );
+                acc = select.result_id.unwrap_or(acc);
+                code.push(select);
+            }
+            let insts = &mut self.b.module_mut().functions[f].blocks[b].instructions;
+            insts.splice(i..=i, code);
+        }
+        self.privatize(var, ty, StorageClass::Input, Some(value))
     }
 
     /// Whether [`Patcher::rebuilt_input`] can rebuild an input part of

@@ -3508,7 +3508,81 @@ fn unwritten_matrix_column(ctx: &mut TestContext) -> R {
     expect_unorm(&mut e, &c[0], "m[0] + 0 + green", [0.5, 1.0, 0.0, 1.0])
 }
 
+/// An input array (locations 1 and 2) interpolated at an offset with a
+/// dynamic index, of which the vertex shader writes only location 1,
+/// `a[0].x = window x / W` (linear across the target). Each pixel
+/// interpolates `a[x & 1]` at (+0.5, 0): the even columns read a[0]
+/// there, `(x + 1) / W`, the odd ones zero; green is added. It was left
+/// alone, a validation error (location 2 consumed, nothing writes it);
+/// now the written element's own input is interpolated at the offset and
+/// selected by the index. With `fs_spirv` the fragment shader is
+/// spirv-gen's SPIR-V of the same IR, passed through
+/// (`spirv_gen::patch::zero_inputs`).
+fn unwritten_interpolated_element(ctx: &mut TestContext, fs_spirv: bool) -> R {
+    const VS: &str = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+out @a : f32x4 location=1
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  %1 : f32 = swizzle %0, x
+  %2 : f32 = const 0.5
+  %3 : f32 = fmul %1, %2
+  %4 : f32 = fadd %3, %2
+  %5 : f32 = const 0.0
+  %6 : f32x4 = vec %4, %5, %5, %5
+  store @a, %6
+}
+";
+    const FS: &str = "shader fragment
+in @a : f32x4[2] location=1
+in @fc : f32x4 builtin=frag_coord
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x4 = load @fc
+  %1 : f32 = swizzle %0, x
+  %2 : i32 = f2i %1
+  %3 : i32 = const 1
+  %4 : i32 = iand %2, %3
+  %5 : f32 = const 0.5
+  %6 : f32 = const 0.0
+  %7 : f32x2 = vec %5, %6
+  %8 : f32x4 = interp_at_offset @a, %4, %7
+  %9 : f32x4 = const 0.0, 1.0, 0.0, 1.0
+  %10 : f32x4 = fadd %8, %9
+  store @frag, %10
+}
+";
+    let (mut e, c) = full_triangle(ctx, (VS, FS))?;
+    if fs_spirv {
+        bind_fs_spirv(&mut e, FS)?;
+    }
+    reduced_rasterizer(&mut e, |_| {})?;
+    clear_all(&mut e, ClearFlags::COLOR0)?;
+    reduced_draw(&mut e, PrimType::Triangles, 3)?;
+    let got = e.read_texture(&c[0], 0, &PipeBox::rect(0, 0, W, H))?;
+    for (i, p) in got.chunks_exact(4).enumerate() {
+        let x = i as u32 % W;
+        let red = if x.is_multiple_of(2) {
+            (x + 1) as f32 / W as f32
+        } else {
+            0.0
+        };
+        let want = crate::harness::unorm([red, 1.0, 0.0, 1.0]);
+        if !want.contains([p[0], p[1], p[2], p[3]]) {
+            return Err(Outcome::fail(format!(
+                "pixel ({x}, {}) is {p:?}, want {want:?} (a[x & 1] at x + 1)",
+                i as u32 / W
+            )));
+        }
+    }
+    Ok(())
+}
+
 reduced!(
+    "unwritten_varying.interpolated_element" => |c| unwritten_interpolated_element(c, false),
+    "unwritten_varying.interpolated_element.spirv_fs" => |c| unwritten_interpolated_element(c, true),
     "unwritten_varying.dvec_halves.spirv" => unwritten_64_bit_halves,
     "unwritten_varying.matrix_column.spirv" => unwritten_matrix_column,
     "unwritten_varying.array_element" => |c| unwritten_array_element(c, false),
