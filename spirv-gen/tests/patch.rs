@@ -1443,6 +1443,13 @@ fn damaged_spirv_never_panics() {
         ),
         (
             assemble(
+                include_str!("../../tests/src/cases/partial_blocks_fs_spirv.spvasm"),
+                TargetEnv::Vulkan_1_0,
+            ),
+            Stage::Fragment,
+        ),
+        (
+            assemble(
                 include_str!("../../tests/src/cases/arrays_of_arrays_spirv.spvasm"),
                 TargetEnv::Vulkan_1_0,
             ),
@@ -3184,6 +3191,43 @@ fn main {
         .collect();
     assert_eq!(locs, vec![4, 6]);
     common::emit_and_validate("IR array written in part", &s);
+}
+
+/// A block with a struct member and an array of blocks written in part
+/// (`partial_blocks_fs_spirv.spvasm`: `blk { x; S s { p; q; } }` at 1 to
+/// 3, `arr[2] { y; flat ivec4 z; }` at 4 to 7): rebuilt member by member
+/// and element by element, the array's `flat` member keeping its
+/// decoration, SPIR-V 1.0 and 1.6 valid; a wholly written struct member
+/// beside an unwritten one is rebuilt too.
+#[test]
+fn zeroed_struct_members_and_block_arrays() {
+    let text = include_str!("../../tests/src/cases/partial_blocks_fs_spirv.spvasm");
+    assert_eq!(
+        words_of(include_bytes!(
+            "../../tests/src/cases/partial_blocks_fs_spirv.spv"
+        )),
+        assemble(text, TargetEnv::Vulkan_1_0)
+    );
+    let all: u32 = (1..=7).fold(0, |m, l| m | 1 << l);
+    for env in [TargetEnv::Vulkan_1_0, TargetEnv::Vulkan_1_3] {
+        let w = assemble(text, env);
+        validate(&w, env, "blocks itself");
+        for (unwritten, flat) in [
+            (1 << 2 | 1 << 4 | 1 << 7, 1),
+            (1 << 1, 0),
+            (1 << 4 | 1 << 5, 1),
+            (1 << 3 | 1 << 5 | 1 << 7, 0),
+        ] {
+            let what = format!("blocks, unwritten {unwritten:#x}");
+            let out = zeroed_reads(&w, env, unwritten, all & !unwritten, &what);
+            assert_eq!(
+                decorated(&out, Decoration::Flat),
+                flat,
+                "{what}: {}",
+                disassemble(&out)
+            );
+        }
+    }
 }
 
 /// Whether every NonSemantic.Shader.DebugInfo.100 `DebugFunctionDefinition`

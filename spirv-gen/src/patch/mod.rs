@@ -1971,6 +1971,28 @@ impl Patcher {
                 parts.into_iter().map(Operand::IdRef).collect(),
             );
         }
+        // A struct (a block's struct member, an element of an array of
+        // blocks): member by member, each with the struct's
+        // interpolation decorations of it added.
+        if let Some(members) = self.struct_members(ty) {
+            if let Some(spans) = self.sequential_members(ty, &members, locs.len()) {
+                let mut parts = Vec::new();
+                for (k, (&m, (at, n))) in members.iter().zip(spans).enumerate() {
+                    let mut d = decos.to_vec();
+                    for x in self.interface_decorations(0, Some((ty, k as u32))) {
+                        if !d.iter().any(|(e, _)| *e == x.0) {
+                            d.push(x);
+                        }
+                    }
+                    parts.push(self.rebuilt_input(m, &locs[at..at + n], unwritten, &d));
+                }
+                return self.op(
+                    Op::CompositeConstruct,
+                    ty,
+                    parts.into_iter().map(Operand::IdRef).collect(),
+                );
+            }
+        }
         // A 64-bit vector of three or four components written in one of
         // its two locations: an input of its first two components, or of
         // the rest, and zeros in the other.
@@ -2260,19 +2282,24 @@ impl Patcher {
 
     /// Whether [`Patcher::rebuilt_input`] can rebuild an input part of
     /// type `ty` at `locs` with new inputs at its written locations only:
-    /// it is wholly written or unwritten, or an array or matrix whose
-    /// parts are, or a 64-bit vector spanning two locations; not a
-    /// struct (an input of its own would carry the block's member
-    /// locations).
+    /// it is wholly written or unwritten, or an array, matrix or struct
+    /// whose parts are (a struct's members at consecutive locations, none
+    /// placing itself: an input of the struct's type would carry a
+    /// block's member locations, so it is rebuilt member by member), or a
+    /// 64-bit vector spanning two locations.
     fn rebuildable(&self, ty: Word, locs: &[u32], unwritten: &dyn Fn(u32) -> bool) -> bool {
         if locs.iter().all(|&l| unwritten(l)) {
             return true;
         }
-        let is_struct = self
-            .global(ty)
-            .is_some_and(|t| t.class.opcode == Op::TypeStruct);
-        if is_struct {
-            return false;
+        if let Some(members) = self.struct_members(ty) {
+            // Member by member, at consecutive locations.
+            return match self.sequential_members(ty, &members, locs.len()) {
+                Some(spans) => members
+                    .iter()
+                    .zip(spans)
+                    .all(|(&m, (at, n))| self.rebuildable(m, &locs[at..at + n], unwritten)),
+                None => false,
+            };
         }
         if !locs.iter().any(|&l| unwritten(l)) {
             return true;
@@ -2287,6 +2314,39 @@ impl Patcher {
                 .all(|chunk| self.rebuildable(elem, chunk, unwritten)),
             None => false,
         }
+    }
+
+    /// The struct `ty`'s members (types `members`) as (first, count)
+    /// spans of the `total` locations it takes, each following the one
+    /// before: `None` where a member places itself (Location, Component,
+    /// BuiltIn) or the spans do not add up to `total`.
+    fn sequential_members(
+        &self,
+        ty: Word,
+        members: &[Word],
+        total: usize,
+    ) -> Option<Vec<(usize, usize)>> {
+        let placed = self.module().annotations.iter().any(|a| {
+            a.class.opcode == Op::MemberDecorate
+                && a.operands.first() == Some(&Operand::IdRef(ty))
+                && matches!(
+                    a.operands.get(2),
+                    Some(Operand::Decoration(
+                        Decoration::Location | Decoration::Component | Decoration::BuiltIn
+                    ))
+                )
+        });
+        if placed {
+            return None;
+        }
+        let mut at = 0;
+        let mut spans = Vec::new();
+        for &m in members {
+            let n = self.locations(m) as usize;
+            spans.push((at, n));
+            at += n;
+        }
+        (at == total).then_some(spans)
     }
 
     /// `ty` as a 64-bit vector of three or four components, which takes

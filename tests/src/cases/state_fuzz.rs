@@ -3580,7 +3580,57 @@ fn main {
     Ok(())
 }
 
+/// glslang's fragment shader reading a block with a struct member,
+/// `blk { x; S s { p; q; } }` at locations 1 to 3, and an array of
+/// blocks `arr[2] { y; flat ivec4 z; }` at 4 to 7
+/// (`partial_blocks_fs_spirv.spvasm`). The vertex shader writes `x`,
+/// `s.q`, `arr[0].z` and `arr[1].y` (locations 1, 3, 5 and 6), not
+/// `s.p`, `arr[0].y` or `arr[1].z`: those read zero and the others keep
+/// their values, so the colour is `x + s.q + arr[1].y + arr[0].z / 255`.
+/// Both were left alone, a validation error (locations 2, 4 and 7
+/// consumed, none written).
+fn unwritten_block_parts(ctx: &mut TestContext) -> R {
+    const VS: &str = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+out @x : f32x4 location=1
+out @q : f32x4 location=3
+out @z0 : i32x4 location=5 flat
+out @y1 : f32x4 location=6
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  %1 : f32x4 = const 0.25, 0.0, 0.0, 0.0
+  store @x, %1
+  %2 : f32x4 = const 0.0, 0.25, 0.0, 0.0
+  store @q, %2
+  %3 : i32x4 = const 0, 0, 64, 0
+  store @z0, %3
+  %4 : f32x4 = const 0.0, 0.0, 0.0, 0.5
+  store @y1, %4
+}
+";
+    let (mut e, c) = full_triangle(ctx, (VS, FS_CONST))?;
+    draw_spirv_fs(&mut e, include_bytes!("partial_blocks_fs_spirv.spv"))?;
+    let (x, q, y1) = (
+        [0.25f32, 0.0, 0.0, 0.0],
+        [0.0f32, 0.25, 0.0, 0.0],
+        [0.0f32, 0.0, 0.0, 0.5],
+    );
+    let z0 = [0.0f32, 0.0, 64.0, 0.0];
+    let want: Vec<f32> = (0..4)
+        .map(|k| x[k] + q[k] + y1[k] + z0[k] / 255.0)
+        .collect();
+    expect_unorm(
+        &mut e,
+        &c[0],
+        "written members, zeros",
+        [want[0], want[1], want[2], want[3]],
+    )
+}
+
 reduced!(
+    "unwritten_varying.block_parts.spirv" => unwritten_block_parts,
     "unwritten_varying.interpolated_element" => |c| unwritten_interpolated_element(c, false),
     "unwritten_varying.interpolated_element.spirv_fs" => |c| unwritten_interpolated_element(c, true),
     "unwritten_varying.dvec_halves.spirv" => unwritten_64_bit_halves,
