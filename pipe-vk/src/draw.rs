@@ -2525,6 +2525,7 @@ impl VkContext {
                     // rasterization need their discard even in a
                     // depth-only pass.
                     aliased_points: fs_key.aliased_points,
+                    smooth_points: fs_key.smooth_points,
                     aliased_triangles: fs_key.aliased_triangles,
                     aliased_clip_planes: fs_key.aliased_clip_planes,
                     aliased_depth_clip: fs_key.aliased_depth_clip,
@@ -2985,17 +2986,24 @@ impl VkContext {
                 self.shader_info(h).varyings & at == 0
             })
         };
+        // GL's smooth points (POINT_SMOOTH, not sprites, where points are
+        // not multisampled) likewise: drawn two pixels larger, the
+        // fragment shader weighs each pixel's alpha by its share of the
+        // point's circle (as radeonsi's `nir_lower_point_smooth`, with the
+        // ramp centred on the circle's edge). Vulkan has no round points.
+        let smooth = rast.point_smooth
+            && !rast.point_quad_rasterization
+            && (samples == 1 || !rast.multisample);
         if points
             && psize_ok
-            && samples > 1
-            && !rast.multisample
-            && !a2c
-            && !rast.point_smooth
+            && (smooth || (samples > 1 && !rast.multisample && !a2c))
             && point_location_free()
         {
             let max = self.dev().physical.properties.limits.point_size_range[1];
             vs.aliased_points = Some(max.to_bits());
             fs.aliased_points = vs.aliased_points;
+            vs.smooth_points = smooth;
+            fs.smooth_points = smooth;
         }
         // Filled triangles, likewise: a generated geometry shader after
         // the vertex shader widens each triangle and the fragment shader

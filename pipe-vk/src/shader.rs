@@ -707,8 +707,13 @@ pub fn compile(
             if let (Some(max), true) = (key.aliased_points, key.last_vertex_stage && pre_raster) {
                 let w = out.as_deref().unwrap_or(words);
                 out = Some(
-                    spirv_gen::patch::aliased_points(w, "main", f32::from_bits(max))
-                        .map_err(err)?,
+                    spirv_gen::patch::aliased_points(
+                        w,
+                        "main",
+                        f32::from_bits(max),
+                        key.smooth_points,
+                    )
+                    .map_err(err)?,
                 );
             }
             if state.stage == ShaderStage::Fragment {
@@ -819,7 +824,7 @@ fn fragment_patches(words: &[u32], key: &VariantKey) -> spirv_gen::Result<Option
         apply(&|w| p::polygon_edges(w, "main", points, shared))?;
     }
     if key.aliased_points.is_some() {
-        apply(&|w| p::aliased_points_fs(w, "main"))?;
+        apply(&|w| p::aliased_points_fs(w, "main", key.smooth_points))?;
     }
     if key.aliased_triangles {
         let depth = if key.aliased_depth_clip.is_some() {

@@ -1506,7 +1506,8 @@ fn damaged_spirv_never_panics() {
                         clip_distance: true,
                     };
                     let _ = xfb_copy_builtins(&w, "main", all);
-                    let _ = aliased_points(&w, "main", 64.0);
+                    let _ = aliased_points(&w, "main", 64.0, false);
+                    let _ = aliased_points(&w, "main", 64.0, true);
                 } else {
                     let _ = zero_inputs(&w, "main", u32::MAX);
                     let _ = unbound_outputs(&w, "main", 0xff);
@@ -1518,7 +1519,8 @@ fn damaged_spirv_never_panics() {
                     let _ = alpha_test(&w, "main", spirv_gen::passes::CompareFunc::Less, 0.5);
                     let _ = line_stipple(&w, "main", true);
                     let _ = polygon_edges(&w, "main", true, true);
-                    let _ = aliased_points_fs(&w, "main");
+                    let _ = aliased_points_fs(&w, "main", false);
+                    let _ = aliased_points_fs(&w, "main", true);
                     let _ = aliased_triangles_fs(&w, "main", 0xff);
                 }
             });
@@ -2427,7 +2429,7 @@ fn aliased_points_last_stage() {
     }
     for (words, env) in modules {
         let sized = point_size(&words, "main", 3.0, true).unwrap();
-        let out = aliased_points(&sized, "main", 64.0).unwrap();
+        let out = aliased_points(&sized, "main", 64.0, false).unwrap();
         validate(&out, env, "aliased points");
         let outs = output_decorations(&out);
         assert!(
@@ -2441,7 +2443,7 @@ fn aliased_points_last_stage() {
     // No PointSize.
     let ir = spirv_gen::text::parse(VS_POSITION).unwrap();
     let w = spirv_gen::emit::emit(&ir, Target::Vulkan1_3).unwrap();
-    assert!(aliased_points(&w, "main", 64.0)
+    assert!(aliased_points(&w, "main", 64.0, false)
         .unwrap_err()
         .msg
         .contains("PointSize"));
@@ -2461,7 +2463,7 @@ fn main {
 ";
     let ir = spirv_gen::text::parse(taken).unwrap();
     let w = spirv_gen::emit::emit(&ir, Target::Vulkan1_3).unwrap();
-    assert!(aliased_points(&w, "main", 64.0)
+    assert!(aliased_points(&w, "main", 64.0, false)
         .unwrap_err()
         .msg
         .contains("taken"));
@@ -2750,10 +2752,18 @@ fn main {{
         validate(&w, *env, "stipple and edges");
         assert_eq!(kills(&w), before + 2);
         assert_eq!(at(&w, STIPPLE_POS_LOCATION), 1);
-        let w = aliased_points_fs(words, "main").unwrap();
+        let w = aliased_points_fs(words, "main", false).unwrap();
         validate(&w, *env, "aliased points");
         assert_eq!(kills(&w), before + 1);
         assert_eq!(at(&w, ALIASED_POINT_LOCATION), 1);
+        // Smooth points: the same input and discard, and each return
+        // weighs the colour outputs' alpha (a component inserted per
+        // `vec4` colour output and return).
+        let w = aliased_points_fs(words, "main", true).unwrap();
+        validate(&w, *env, "smooth points");
+        assert_eq!(kills(&w), before + 1);
+        assert_eq!(at(&w, ALIASED_POINT_LOCATION), 1);
+        assert!(count_op(&w, Op::CompositeInsert) > count_op(words, Op::CompositeInsert));
         for planes in [0u8, 0x01, 0x31, 0xff] {
             let w = aliased_triangles_fs(words, "main", planes).unwrap();
             validate(&w, *env, &format!("aliased triangles, planes {planes:#x}"));
@@ -2767,7 +2777,7 @@ fn main {{
         // triangles never come together, points and triangles neither).
         let mut w = line_stipple(words, "main", true).unwrap();
         w = polygon_edges(&w, "main", true, true).unwrap();
-        w = aliased_points_fs(&w, "main").unwrap();
+        w = aliased_points_fs(&w, "main", false).unwrap();
         validate(&w, *env, "stacked");
         assert_eq!(kills(&w), before + 3);
     }
@@ -2775,7 +2785,7 @@ fn main {{
     let env = common::env(target);
     // PointCoord: the shader's own reads take a private copy, rescaled;
     // the discard reads a new input.
-    let w = aliased_points_fs(&emit(&plain, target), "main").unwrap();
+    let w = aliased_points_fs(&emit(&plain, target), "main", false).unwrap();
     let m = dr::load_words(&w).unwrap();
     let point_coord_vars = m
         .annotations
@@ -2815,7 +2825,7 @@ fn main {{
     assert!(aliased_triangles_fs(&at_loc(ALIASED_EDGES_LOCATION), "main", 0).is_err());
     assert!(aliased_triangles_fs(&at_loc(ALIASED_CLIP_LOCATION + 1), "main", 0x10).is_err());
     assert!(aliased_triangles_fs(&at_loc(ALIASED_CLIP_LOCATION + 1), "main", 0).is_ok());
-    assert!(aliased_points_fs(&at_loc(ALIASED_POINT_LOCATION), "main").is_err());
+    assert!(aliased_points_fs(&at_loc(ALIASED_POINT_LOCATION), "main", false).is_err());
     assert!(polygon_edges(&at_loc(EDGE_MASK_LOCATION), "main", false, false).is_err());
     assert!(polygon_edges(&at_loc(STIPPLE_POS_LOCATION), "main", false, false).is_err());
 }
@@ -2876,7 +2886,7 @@ fn debug_info_kept() {
                 "fix-up",
                 vertex_fixups(&vs, "main", &[FetchFixup::new(1, VertexFixup::SwapRb)]),
             ),
-            ("aliased points", aliased_points(&vs, "main", 64.0)),
+            ("aliased points", aliased_points(&vs, "main", 64.0, false)),
             ("xfb copies", xfb_copy_builtins(&vs, "main", all)),
         ] {
             let out = out.unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -2903,7 +2913,7 @@ fn debug_info_kept() {
                 "alpha test",
                 alpha_test(&fs, "main", CompareFunc::Less, 0.5),
             ),
-            ("aliased points", aliased_points_fs(&fs, "main")),
+            ("aliased points", aliased_points_fs(&fs, "main", false)),
             ("aliased triangles", aliased_triangles_fs(&fs, "main", 0x3)),
             ("polygon edges", polygon_edges(&fs, "main", false, false)),
         ] {
@@ -3296,7 +3306,7 @@ fn debug_info_review_shapes() {
                 ("polygon stipple", polygon_stipple(&w, "main")),
                 ("window rectangles", window_rects(&w, "main", true, 1)),
                 ("edges", polygon_edges(&w, "main", true, false)),
-                ("aliased points", aliased_points_fs(&w, "main")),
+                ("aliased points", aliased_points_fs(&w, "main", false)),
                 ("aliased triangles", aliased_triangles_fs(&w, "main", 1)),
                 ("alpha", alpha_test(&w, "main", CompareFunc::Less, 0.5)),
                 ("centres", pixel_center_integer(&w, "main")),

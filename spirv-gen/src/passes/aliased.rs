@@ -983,6 +983,88 @@ fn check_location_free(s: &Shader, location: u32, input: bool, name: &str) -> Re
     Ok(())
 }
 
+/// How many pixels larger than its size the last vertex stage draws a
+/// point: one for aliased points, two for smooth ones.
+fn point_widening(smooth: bool) -> f32 {
+    if smooth {
+        2.0
+    } else {
+        1.0
+    }
+}
+
+/// The smooth-point half of [`lower_aliased_points_fs`]: coverage from
+/// `PointCoord` (`pcv`) over the square two pixels wider than the size
+/// (`size_in`), the fragment discarded where it is zero, and each `f32x4`
+/// colour output's alpha multiplied by it before every exit.
+fn smooth_point_coverage(s: &mut Shader, pcv: VarId, size_in: VarId) -> Result<()> {
+    let f = Type::F32;
+    let coverage = s.add_var(Variable {
+        name: "smooth_point_coverage".into(),
+        kind: VarKind::Local,
+        ty: f,
+        array: None,
+        inner: None,
+    });
+    let mut e = Emit::new(s);
+    let pc = e.load(pcv, None);
+    let size = e.load(size_in, None);
+    let more = e.f32(point_widening(true));
+    let half = e.f32(0.5);
+    let wide = e.alu(AluOp::Fadd, f, &[size, more]);
+    let mut d2 = e.f32(0.0);
+    for c in 0..2u8 {
+        let x = e.swizzle(f, pc, &[c]);
+        let d = e.alu(AluOp::Fsub, f, &[x, half]);
+        let d = e.alu(AluOp::Fmul, f, &[d, wide]);
+        d2 = e.alu(AluOp::Ffma, f, &[d, d, d2]);
+    }
+    let d = e.alu(AluOp::Fsqrt, f, &[d2]);
+    // The ramp's radius, sqrt(r^2 - 1/12) + 0.5 (see the doc).
+    let quarter = e.f32(0.25);
+    let twelfth = e.f32(-1.0 / 12.0);
+    let r2 = e.alu(AluOp::Fmul, f, &[size, size]);
+    let r2 = e.alu(AluOp::Ffma, f, &[r2, quarter, twelfth]);
+    let zero = e.f32(0.0);
+    let r2 = e.alu(AluOp::Fmax, f, &[r2, zero]);
+    let r = e.alu(AluOp::Fsqrt, f, &[r2]);
+    let r = e.alu(AluOp::Fadd, f, &[r, half]);
+    let c = e.alu(AluOp::Fsub, f, &[r, d]);
+    let c = e.alu(AluOp::Fsat, f, &[c]);
+    e.store(coverage, None, c);
+    let zero = e.f32(0.0);
+    let none = e.alu(AluOp::Fge, Type::BOOL, &[zero, c]);
+    discard_first_if(e, none);
+    let colours: Vec<VarId> = (0..s.vars.len())
+        .map(|i| VarId(i as u32))
+        .filter(|&v| {
+            let x = s.var(v);
+            x.is_output()
+                && x.array.is_none()
+                && x.ty == Type::vec4()
+                && x.io()
+                    .is_some_and(|io| io.location.is_some() && io.builtin.is_none())
+        })
+        .collect();
+    if colours.is_empty() {
+        return Ok(());
+    }
+    super::gl::insert_at_exits(s, &mut |s| {
+        let mut e = Emit::new(s);
+        let c = e.load(coverage, None);
+        for &v in &colours {
+            let value = e.load(v, None);
+            let rgb: Vec<ValueId> = (0..3u8).map(|k| e.swizzle(f, value, &[k])).collect();
+            let a = e.swizzle(f, value, &[3]);
+            let a = e.alu(AluOp::Fmul, f, &[a, c]);
+            let out = e.alu(AluOp::Vec, Type::vec4(), &[rgb[0], rgb[1], rgb[2], a]);
+            e.store(v, None, out);
+        }
+        e.out
+    });
+    Ok(())
+}
+
 fn aliased_point_var(output: bool) -> Variable {
     driver_varying(
         ALIASED_POINT_NAME,
@@ -1000,14 +1082,19 @@ fn aliased_point_var(output: bool) -> Variable {
 /// pixel whose centre is in the original square then has every sample in
 /// the widened one. Runs after [`super::gl::lower_point_size`], so PointSize is
 /// written.
-pub fn lower_aliased_points(s: &mut Shader, max_size: f32) -> Result<()> {
+///
+/// Smooth points (`smooth`) are drawn two pixels larger instead: every
+/// sample of a pixel whose centre is within half a pixel of the point's
+/// circle is covered, which [`lower_aliased_points_fs`] then weighs.
+pub fn lower_aliased_points(s: &mut Shader, max_size: f32, smooth: bool) -> Result<()> {
     if !s.stage.is_pre_raster() {
         return Ok(());
     }
     check_location_free(s, ALIASED_POINT_LOCATION, false, ALIASED_POINT_NAME)?;
     let ps = get_builtin(s, true, BuiltIn::PointSize, Type::F32, None);
     let out = s.add_var(aliased_point_var(true));
-    let hi = (max_size - 1.0).max(1.0);
+    let widen = point_widening(smooth);
+    let hi = (max_size - widen).max(1.0);
     let mut make = |s: &mut Shader| {
         let mut e = Emit::new(s);
         let size = e.load(ps, None);
@@ -1015,7 +1102,8 @@ pub fn lower_aliased_points(s: &mut Shader, max_size: f32) -> Result<()> {
         let top = e.f32(hi);
         let c = e.alu(AluOp::Fmax, Type::F32, &[size, one]);
         let c = e.alu(AluOp::Fmin, Type::F32, &[c, top]);
-        let wide = e.alu(AluOp::Fadd, Type::F32, &[c, one]);
+        let more = e.f32(widen);
+        let wide = e.alu(AluOp::Fadd, Type::F32, &[c, more]);
         e.store(ps, None, wide);
         e.store(out, None, c);
         e.out
@@ -1033,10 +1121,24 @@ pub fn lower_aliased_points(s: &mut Shader, max_size: f32) -> Result<()> {
 /// shifted by 1/512 pixel: the rasterizer snaps positions to at least 8
 /// bits of subpixel precision, so a centre on the square's edge stays on
 /// one side whatever the rounding of PointCoord.
-pub fn lower_aliased_points_fs(s: &mut Shader) -> Result<()> {
+///
+/// Smooth points (`smooth`, GL's `POINT_SMOOTH` where points are not
+/// multisampled; the square is two pixels wider): the fragment's
+/// coverage is the share of its pixel inside the point's circle, taken
+/// as `clamp(sqrt(r^2 - 1/12) + 0.5 - d, 0, 1)` for a pixel centre `d`
+/// pixels from the point's centre, `r` the radius: a ramp one pixel wide
+/// across the circle's edge, which follows the pixel's share within a
+/// few hundredths, pulled in so that the coverage over the plane adds up
+/// to the circle's area (centred on the edge, it adds `pi / 12`). A
+/// fragment with none is
+/// discarded, and before each exit the alpha of every `f32x4` colour
+/// output is multiplied by it (GL's antialiasing application, before the
+/// alpha test).
+pub fn lower_aliased_points_fs(s: &mut Shader, smooth: bool) -> Result<()> {
     if s.stage != Stage::Fragment {
         return Ok(());
     }
+    let widen = point_widening(smooth);
     check_location_free(s, ALIASED_POINT_LOCATION, true, ALIASED_POINT_NAME)?;
     let size_in = match s
         .vars
@@ -1054,9 +1156,9 @@ pub fn lower_aliased_points_fs(s: &mut Shader) -> Result<()> {
         let mut e = Emit::new(s);
         let pc = e.load(pcv, index);
         let size = e.load(size_in, None);
-        let one = e.f32(1.0);
+        let more = e.f32(widen);
         let half = e.f32(0.5);
-        let wide = e.alu(AluOp::Fadd, f, &[size, one]);
+        let wide = e.alu(AluOp::Fadd, f, &[size, more]);
         let scale = e.alu(AluOp::Fdiv, f, &[wide, size]);
         let mut comps = Vec::new();
         for c in 0..2u8 {
@@ -1068,6 +1170,9 @@ pub fn lower_aliased_points_fs(s: &mut Shader) -> Result<()> {
         e.def_as(dest, ty, Op::Alu(AluOp::Vec, comps));
         e.out
     });
+    if smooth {
+        return smooth_point_coverage(s, pcv, size_in);
+    }
     let mut e = Emit::new(s);
     let pc = e.load(pcv, None);
     let size = e.load(size_in, None);

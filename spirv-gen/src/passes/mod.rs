@@ -225,6 +225,11 @@ pub struct VariantKey {
     /// ([`aliased::lower_aliased_points`]). The value: the device's largest
     /// point size (f32 bits).
     pub aliased_points: Option<u32>,
+    /// With `aliased_points`: GL's smooth points (`POINT_SMOOTH`, where
+    /// points are not multisampled): drawn two pixels larger, the
+    /// fragment shader weighs each pixel's alpha by the share of it inside
+    /// the point's circle ([`aliased::lower_aliased_points_fs`]).
+    pub smooth_points: bool,
     /// Filled triangles with multisampling disabled on a multisampled
     /// framebuffer: the fragment shader discards what the generated
     /// geometry shader [`aliased::aliased_triangles_gs`] added around the
@@ -396,6 +401,7 @@ impl VariantKey {
                 "point_size" => k.point_size = Some(float(need()?)?),
                 "point_size_fixed" => k.point_size_fixed = true,
                 "aliased_points" => k.aliased_points = Some(float(need()?)?),
+                "smooth_points" => k.smooth_points = true,
                 "aliased_triangles" => k.aliased_triangles = true,
                 "gs_first_provoking" => k.gs_first_provoking = true,
                 "aliased_clip_planes" => {
@@ -494,6 +500,7 @@ impl VariantKey {
                     "flat"
                         | "two_side"
                         | "point_size_fixed"
+                        | "smooth_points"
                         | "aliased_triangles"
                         | "gs_first_provoking"
                         | "sample_shading"
@@ -582,7 +589,7 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     }
     // After the sprite coordinate, whose reads it rescales.
     if key.aliased_points.is_some() {
-        aliased::lower_aliased_points_fs(s)?;
+        aliased::lower_aliased_points_fs(s, key.smooth_points)?;
     }
     if key.flat_shade {
         gl::lower_flat_shade(s);
@@ -650,7 +657,7 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
         gl::lower_point_size(s, f32::from_bits(p), key.point_size_fixed)?;
     }
     if let Some(max) = key.aliased_points {
-        aliased::lower_aliased_points(s, f32::from_bits(max))?;
+        aliased::lower_aliased_points(s, f32::from_bits(max), key.smooth_points)?;
     }
     if key.line_stipple {
         line_stipple::lower_line_stipple_gs(s, key.line_rectangular)?;

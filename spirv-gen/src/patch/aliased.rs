@@ -34,9 +34,12 @@ const INTERPOLATE_AT_OFFSET: u32 = 78;
 /// (see the module documentation). Run after [`super::point_size`], so
 /// `PointSize` is written; an error when the module has none, or uses
 /// [`ALIASED_POINT_LOCATION`] itself.
-pub fn aliased_points(words: &[u32], entry: &str, max_size: f32) -> Result<Vec<u32>> {
+///
+/// Smooth points (`smooth`) are drawn two pixels larger instead, as
+/// `passes::aliased::lower_aliased_points` draws them.
+pub fn aliased_points(words: &[u32], entry: &str, max_size: f32, smooth: bool) -> Result<Vec<u32>> {
     patch_last_stage(words, entry, "aliased points", |p| {
-        p.aliased_points(max_size)
+        p.aliased_points(max_size, smooth)
     })
 }
 
@@ -48,8 +51,18 @@ pub fn aliased_points(words: &[u32], entry: &str, max_size: f32) -> Result<Vec<u
 /// 1)`; the shader's own `PointCoord` reads the coordinate over the
 /// original square. An error when the shader uses
 /// [`ALIASED_POINT_LOCATION`] itself.
-pub fn aliased_points_fs(words: &[u32], entry: &str) -> Result<Vec<u32>> {
-    patch_fragment(words, entry, "aliased points", |p| p.aliased_points_fs())
+///
+/// Smooth points (`smooth`; the square is two pixels wider), as
+/// `passes::aliased::lower_aliased_points_fs` weighs them: the fragment's
+/// coverage is `clamp(sqrt(r^2 - 1/12) + 0.5 - d, 0, 1)` for a pixel
+/// centre `d` pixels from the point's centre, `r` its radius; a fragment
+/// with none is discarded,
+/// and before each return the alpha of every 32-bit float `vec4` colour
+/// output is multiplied by it.
+pub fn aliased_points_fs(words: &[u32], entry: &str, smooth: bool) -> Result<Vec<u32>> {
+    patch_fragment(words, entry, "aliased points", |p| {
+        p.aliased_points_fs(smooth)
+    })
 }
 
 /// Aliased triangles for the fragment shader `entry` (see the module
@@ -71,7 +84,7 @@ pub fn aliased_triangles_fs(words: &[u32], entry: &str, clip_planes: u8) -> Resu
 }
 
 impl Patcher {
-    fn aliased_points_fs(&mut self) -> Result<bool> {
+    fn aliased_points_fs(&mut self, smooth: bool) -> Result<bool> {
         if self.input_at(ALIASED_POINT_LOCATION).is_some() {
             return Err(Error::new(format!(
                 "SPIR-V aliased points: input location {ALIASED_POINT_LOCATION} is taken \
@@ -82,7 +95,8 @@ impl Patcher {
         let (ft, v2t) = (self.ty(f), self.ty(Num::float(32, 2)));
         let bt = self.b.type_bool();
         let size_in = self.add_driver_input(ft, ALIASED_POINT_LOCATION, Some(Decoration::Flat));
-        let one = self.konst(f, u64::from(1.0f32.to_bits()));
+        let widen = if smooth { 2.0f32 } else { 1.0 };
+        let one = self.konst(f, u64::from(widen.to_bits()));
         let half = self.konst(f, u64::from(0.5f32.to_bits()));
         let real = self.add_builtin(StorageClass::Input, BuiltIn::PointCoord, v2t);
         // The shader's own reads: over the original square,
@@ -105,6 +119,9 @@ impl Patcher {
         let pc = self.emit(&mut code, Op::Load, v2t, &[real]);
         let size = self.emit(&mut code, Op::Load, ft, &[size_in]);
         let wide = self.emit(&mut code, Op::FAdd, ft, &[size, one]);
+        if smooth {
+            return self.smooth_point_coverage(code, (pc, size, wide));
+        }
         let h = self.emit(&mut code, Op::FMul, ft, &[size, half]);
         let neg_h = self.emit(&mut code, Op::FNegate, ft, &[h]);
         let eps = self.konst(f, u64::from((1.0f32 / 512.0).to_bits()));
@@ -121,6 +138,115 @@ impl Patcher {
         }
         self.discard_first_if(code, outside)?;
         Ok(true)
+    }
+
+    /// The smooth-point half of [`Patcher::aliased_points_fs`], after
+    /// `code` has loaded `PointCoord`, the size and the drawn square's
+    /// side (`pc`, `size`, `wide`).
+    fn smooth_point_coverage(
+        &mut self,
+        mut code: Vec<Instruction>,
+        (pc, size, wide): (Word, Word, Word),
+    ) -> Result<bool> {
+        let f = Num::float(32, 1);
+        let (ft, v4t) = (self.ty(f), self.ty(Num::float(32, 4)));
+        let bt = self.b.type_bool();
+        let glsl = self.glsl_set();
+        let half = self.konst(f, u64::from(0.5f32.to_bits()));
+        let zero = self.konst(f, 0);
+        let unit = self.konst(f, u64::from(1.0f32.to_bits()));
+        let coverage = self.add_variable(StorageClass::Private, ft);
+        let mut d2 = zero;
+        for c in 0..2 {
+            let x = self.extract_in(&mut code, ft, pc, c);
+            let d = self.emit(&mut code, Op::FSub, ft, &[x, half]);
+            let d = self.emit(&mut code, Op::FMul, ft, &[d, wide]);
+            let dd = self.emit(&mut code, Op::FMul, ft, &[d, d]);
+            d2 = self.emit(&mut code, Op::FAdd, ft, &[d2, dd]);
+        }
+        // GLSL.std.450 Sqrt (31) and FClamp (43).
+        let d = self.ext(&mut code, ft, glsl, 31, &[d2]);
+        // sqrt(max(r^2 - 1/12, 0)) + 0.5 (see the IR lowering; FMax 40).
+        let quarter = self.konst(f, u64::from(0.25f32.to_bits()));
+        let twelfth = self.konst(f, u64::from((1.0f32 / 12.0).to_bits()));
+        let r2 = self.emit(&mut code, Op::FMul, ft, &[size, size]);
+        let r2 = self.emit(&mut code, Op::FMul, ft, &[r2, quarter]);
+        let r2 = self.emit(&mut code, Op::FSub, ft, &[r2, twelfth]);
+        let r2 = self.ext(&mut code, ft, glsl, 40, &[r2, zero]);
+        let r = self.ext(&mut code, ft, glsl, 31, &[r2]);
+        let r = self.emit(&mut code, Op::FAdd, ft, &[r, half]);
+        let c = self.emit(&mut code, Op::FSub, ft, &[r, d]);
+        let c = self.ext(&mut code, ft, glsl, 43, &[c, zero, unit]);
+        code.push(Instruction::new(
+            Op::Store,
+            None,
+            None,
+            vec![Operand::IdRef(coverage), Operand::IdRef(c)],
+        ));
+        let none = self.emit(&mut code, Op::FOrdLessThanEqual, bt, &[c, zero]);
+        self.discard_first_if(code, none)?;
+        let colours: Vec<Word> = self
+            .interface_globals(StorageClass::Output)
+            .into_iter()
+            .filter(|&(v, ty)| {
+                self.decoration(v, Decoration::Location).is_some()
+                    && self.num(ty) == Some(Num::float(32, 4))
+            })
+            .map(|(v, _)| v)
+            .collect();
+        if colours.is_empty() {
+            return Ok(true);
+        }
+        let sites = self.before_each(&[Op::Return], &mut |p| {
+            let mut code = Vec::new();
+            let c = p.emit(&mut code, Op::Load, ft, &[coverage]);
+            for &v in &colours {
+                let value = p.emit(&mut code, Op::Load, v4t, &[v]);
+                let a = p.extract_in(&mut code, ft, value, 3);
+                let a = p.emit(&mut code, Op::FMul, ft, &[a, c]);
+                let id = p.b.id();
+                code.push(Instruction::new(
+                    Op::CompositeInsert,
+                    Some(v4t),
+                    Some(id),
+                    vec![
+                        Operand::IdRef(a),
+                        Operand::IdRef(value),
+                        Operand::LiteralBit32(3),
+                    ],
+                ));
+                code.push(Instruction::new(
+                    Op::Store,
+                    None,
+                    None,
+                    vec![Operand::IdRef(v), Operand::IdRef(id)],
+                ));
+            }
+            code
+        });
+        if sites == 0 {
+            return Err(Error::new(
+                "SPIR-V smooth points: the entry point has no return to weigh the colours before",
+            ));
+        }
+        Ok(true)
+    }
+
+    /// Appends the GLSL.std.450 instruction `inst` of `args` (result
+    /// type `ty`) to `code`.
+    fn ext(
+        &mut self,
+        code: &mut Vec<Instruction>,
+        ty: Word,
+        set: Word,
+        inst: u32,
+        args: &[Word],
+    ) -> Word {
+        let id = self.b.id();
+        let mut ops = vec![Operand::IdRef(set), Operand::LiteralExtInstInteger(inst)];
+        ops.extend(args.iter().map(|&a| Operand::IdRef(a)));
+        code.push(Instruction::new(Op::ExtInst, Some(ty), Some(id), ops));
+        id
     }
 
     fn aliased_triangles_fs(&mut self, clip_planes: u8) -> Result<bool> {
@@ -242,7 +368,7 @@ impl Patcher {
         Ok(true)
     }
 
-    fn aliased_points(&mut self, max_size: f32) -> Result<bool> {
+    fn aliased_points(&mut self, max_size: f32, smooth: bool) -> Result<bool> {
         let (var, member) = self.find_output_builtin(POINT_SIZE)?.ok_or_else(|| {
             Error::new("SPIR-V aliased points: the shader has no PointSize output")
         })?;
@@ -268,7 +394,9 @@ impl Patcher {
         );
         self.b.decorate(out, Decoration::Flat, []);
         let one = self.konst(f, u64::from(1.0f32.to_bits()));
-        let hi = self.konst(f, u64::from((max_size - 1.0).max(1.0).to_bits()));
+        let widen = if smooth { 2.0f32 } else { 1.0 };
+        let more = self.konst(f, u64::from(widen.to_bits()));
+        let hi = self.konst(f, u64::from((max_size - widen).max(1.0).to_bits()));
         let sites = self.at_vertex_ends(&mut |p| {
             let (ptr, mut code) = p.output_element(var, member, None);
             let size = p.emit(&mut code, Op::Load, ft, &[ptr]);
@@ -276,7 +404,7 @@ impl Patcher {
             let c = p.emit(&mut code, Op::Select, ft, &[low, one, size]);
             let high = p.emit(&mut code, Op::FOrdGreaterThan, bt, &[c, hi]);
             let c = p.emit(&mut code, Op::Select, ft, &[high, hi, c]);
-            let wide = p.emit(&mut code, Op::FAdd, ft, &[c, one]);
+            let wide = p.emit(&mut code, Op::FAdd, ft, &[c, more]);
             for (to, v) in [(ptr, wide), (out, c)] {
                 code.push(Instruction::new(
                     Op::Store,

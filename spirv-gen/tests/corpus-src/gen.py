@@ -77,7 +77,7 @@ fn main {
   store @gl_pos, %p
   store @psize, %one
 }
-""", "point_size=4.0,aliased_points=64.0", "point_size=4.0")
+""", "point_size=4.0,aliased_points=64.0", "point_size=4.0,aliased_points=64.0,smooth_points", "point_size=4.0")
 
 sh("vs_vertex_fixups", """shader vertex
 in @a : f32x4 location=0
@@ -481,7 +481,7 @@ fn main {
   %t : f32x4 = fadd %s, %c4
   store @frag, %t
 }
-""", "sprite=0x1", "sprite=0xb,sprite_upper_left,aliased_points=64.0", "sprite=0x2,sample_shading")
+""", "sprite=0x1", "sprite=0xb,sprite_upper_left,aliased_points=64.0", "sprite=0x1,aliased_points=64.0,smooth_points", "sprite=0x2,sample_shading")
 
 sh("fs_builtins", """shader fragment
 in @fc : f32x4 builtin=frag_coord

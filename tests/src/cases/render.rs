@@ -2923,6 +2923,123 @@ crate::bool_cases!(
     "pipe.render.msaa.aliased_points.per_vertex_size.spirv_vs"
 );
 
+/// Smooth points (GL's `POINT_SMOOTH`, not sprites): three points of
+/// sizes 5, 3 and 6.5 at off-centre positions, each drawn with its own
+/// rasterizer size, colour (1, 0.5, 0.25, 1) over a transparent black
+/// target. Each pixel's alpha is the share of it inside the point's
+/// circle (diameter the size), computed here by sampling 64 x 64
+/// positions per pixel, within 0.1; its colour is the point's where it
+/// has any alpha; and the alphas of each point add up to its circle's
+/// area within 3% (a square point, or Mesa's `clamp(r - d)` ramp, misses
+/// by 20% or more at these sizes). With `samples` 4 and multisampling
+/// off, the resolved image is the same: every sample of a drawn pixel is
+/// covered. They were drawn as squares (`point_smooth` was ignored).
+fn smooth_points(ctx: &mut TestContext, samples: u32) -> R {
+    const POINTS: [(f32, f32, f32); 3] = [(4.3, 4.6, 5.0), (11.5, 5.5, 3.0), (8.2, 11.7, 6.5)];
+    let (mut e, t) = begin(ctx, UNORM, None, samples)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let fg: Px = [1.0, 0.5, 0.25, 1.0];
+    set_src(&mut e, UNORM, fg)?;
+    clear(
+        &mut e,
+        ClearFlags::COLOR0,
+        ColorUnion::from_f32([0.0; 4]),
+        1.0,
+        0,
+        None,
+    )?;
+    for &(x, y, size) in &POINTS {
+        rasterizer(&mut e, |r| {
+            r.multisample = false;
+            r.point_smooth = true;
+            r.point_size = size;
+        })?;
+        draw_mode(
+            &mut e,
+            &[ndc(x), ndc(y), 0.0, 1.0],
+            false,
+            pipe_core::draw::PrimType::Points,
+        )?;
+    }
+    let got = if samples > 1 {
+        let bind = BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW;
+        let resolved = e.texture(&ResourceTemplate::texture_2d(UNORM, W, H, bind))?;
+        resolve(&mut e, &t.color, &resolved)?;
+        read_color(&mut e, &resolved)?
+    } else {
+        read_color(&mut e, &t.color)?
+    };
+    // The share of pixel (px, py) inside the circle at (x, y) of
+    // diameter `size`.
+    let area = |px: u32, py: u32, (x, y, size): (f32, f32, f32)| -> f32 {
+        let n = 64;
+        let r2 = (size / 2.0) * (size / 2.0);
+        let mut inside = 0;
+        for i in 0..n {
+            for j in 0..n {
+                let sx = px as f32 + (i as f32 + 0.5) / n as f32;
+                let sy = py as f32 + (j as f32 + 0.5) / n as f32;
+                if (sx - x) * (sx - x) + (sy - y) * (sy - y) <= r2 {
+                    inside += 1;
+                }
+            }
+        }
+        inside as f32 / (n * n) as f32
+    };
+    let mut sums = [(0.0f32, 0.0f32); 3];
+    for py in 0..H {
+        for px in 0..W {
+            let p = got[(py * W + px) as usize];
+            let shares: Vec<f32> = POINTS.iter().map(|&q| area(px, py, q)).collect();
+            let want: f32 = shares.iter().sum();
+            if (p[3] - want).abs() > 0.1 {
+                return Err(Outcome::fail(format!(
+                    "pixel ({px}, {py}): alpha {}, want {want} (its share of the circles)",
+                    p[3]
+                )));
+            }
+            let drawn = p[3] > 0.0;
+            let rgb_ok = (0..3).all(|c| (p[c] - fg[c]).abs() <= TOL_U8)
+                || (!drawn && (0..3).all(|c| p[c] == 0.0));
+            if !rgb_ok {
+                return Err(Outcome::fail(format!(
+                    "pixel ({px}, {py}) is {p:?}: the point's colour where it has alpha"
+                )));
+            }
+            for (k, &share) in shares.iter().enumerate() {
+                if share > 0.0 || (want == 0.0 && p[3] > 0.0) {
+                    sums[k].0 += p[3];
+                    sums[k].1 += share;
+                }
+            }
+        }
+    }
+    for (k, &(got_sum, want_sum)) in sums.iter().enumerate() {
+        if (got_sum - want_sum).abs() > 0.03 * want_sum {
+            return Err(Outcome::fail(format!(
+                "point {k}: alphas add up to {got_sum}, its circle's area is {want_sum}"
+            )));
+        }
+    }
+    Ok(())
+}
+fn smooth_points_1x(ctx: &mut TestContext) -> R {
+    smooth_points(ctx, 1)
+}
+fn smooth_points_4x(ctx: &mut TestContext) -> R {
+    smooth_points(ctx, 4)
+}
+/// [`smooth_points`] with every shader SPIR-V passthrough
+/// (`spirv_gen::patch::aliased_points` and `aliased_points_fs`), on both
+/// targets.
+fn smooth_points_spirv(ctx: &mut TestContext) -> R {
+    crate::harness::as_spirv(|| smooth_points(ctx, 1))?;
+    crate::harness::as_spirv(|| smooth_points(ctx, 4))
+}
+crate::result_case!("pipe.render.smooth_points.single_sample", smooth_points_1x);
+crate::result_case!("pipe.render.smooth_points.msaa_off", smooth_points_4x);
+crate::result_case!("pipe.render.smooth_points.spirv", smooth_points_spirv);
+
 /// The screen-space barycentric weights of point `p` in triangle `t`
 /// (window coordinates).
 pub(crate) fn barycentric(t: &[(f64, f64); 3], p: (f64, f64)) -> [f64; 3] {
