@@ -110,7 +110,10 @@ pub struct Caps {
     pub wide_lines: bool,
     pub line_stipple: bool,
     pub max_line_width: f32,
+    /// The largest aliased point (`PIPE_CAPF_MAX_POINT_SIZE`).
     pub max_point_size: f32,
+    /// The largest smooth point (`PIPE_CAPF_MAX_POINT_SIZE_AA`).
+    pub max_point_size_aa: f32,
     pub conservative_raster: bool,
     pub shader_stencil_export: bool,
     /// Fragment shaders can read the bound colour buffers (spirv-gen's

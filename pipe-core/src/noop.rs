@@ -95,6 +95,7 @@ pub fn noop_caps() -> Caps {
         max_vertex_element_src_offset: 2047,
         max_line_width: 255.0,
         max_point_size: 255.0,
+        max_point_size_aa: 255.0,
         dual_source_blend: true,
         programmable_sample_locations: true,
         max_vertex_stream: 3,

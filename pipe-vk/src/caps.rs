@@ -221,8 +221,17 @@ pub fn probe(instance: &Instance, pd: &PhysicalDevice, f: &Features) -> Caps {
         } else {
             1.0
         },
+        // Less than the device's largest by what the emulations widen
+        // points (`spirv_gen::passes::aliased`): one pixel for aliased
+        // points with multisampling off, two for smooth ones. A size GL
+        // clamps to these draws exactly.
         max_point_size: if b(c.large_points) {
-            l.point_size_range[1]
+            (l.point_size_range[1] - 1.0).max(1.0)
+        } else {
+            1.0
+        },
+        max_point_size_aa: if b(c.large_points) {
+            (l.point_size_range[1] - 2.0).max(1.0)
         } else {
             1.0
         },
