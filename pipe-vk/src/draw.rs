@@ -2325,6 +2325,7 @@ impl VkContext {
                 || fs_key.line_stipple
                 || fs_key.polygon_edges.is_some()
                 || fs_key.aliased_points.is_some()
+                || fs_key.round_points != 0
                 || fs_key.aliased_triangles);
         let generated_from = if gs.is_some() {
             PipelineStat::GsPrimitives
@@ -2526,6 +2527,7 @@ impl VkContext {
                     // depth-only pass.
                     aliased_points: fs_key.aliased_points,
                     smooth_points: fs_key.smooth_points,
+                    round_points: fs_key.round_points,
                     aliased_triangles: fs_key.aliased_triangles,
                     aliased_clip_planes: fs_key.aliased_clip_planes,
                     aliased_depth_clip: fs_key.aliased_depth_clip,
@@ -3004,6 +3006,34 @@ impl VkContext {
             fs.aliased_points = vs.aliased_points;
             vs.smooth_points = smooth;
             fs.smooth_points = smooth;
+        }
+        // Multisampled points that are not sprites are round in GL (its
+        // compatibility profile; GL 4.6 compatibility, 14.4.3), square in
+        // Vulkan: the fragment shader keeps the samples inside the circle
+        // (`spirv_gen::passes::aliased::lower_round_points_fs`), at the
+        // standard locations (custom ones keep squares), for a fragment
+        // shader run per pixel (one run per sample could not tell its
+        // sample's place from `PointCoord`, which Vulkan may take at the
+        // pixel centre: those keep squares too).
+        let per_sample = fs.sample_shading
+            || b.shaders[ShaderStage::Fragment.index()]
+                .is_some_and(|h| self.shader_info(h).reads_samples);
+        let standard = self
+            .dev()
+            .physical
+            .properties
+            .limits
+            .standard_sample_locations;
+        if points
+            && samples > 1
+            && rast.multisample
+            && !rast.point_quad_rasterization
+            && !per_sample
+            && standard == vk::TRUE
+            && !self.sample_locations_active(samples)
+            && spirv_gen::passes::aliased::standard_sample_locations(samples as u8).is_some()
+        {
+            fs.round_points = samples as u8;
         }
         // Filled triangles, likewise: a generated geometry shader after
         // the vertex shader widens each triangle and the fragment shader

@@ -826,6 +826,9 @@ fn fragment_patches(words: &[u32], key: &VariantKey) -> spirv_gen::Result<Option
     if key.aliased_points.is_some() {
         apply(&|w| p::aliased_points_fs(w, "main", key.smooth_points))?;
     }
+    if key.round_points != 0 {
+        apply(&|w| p::round_points_fs(w, "main", key.round_points))?;
+    }
     if key.aliased_triangles {
         let depth = if key.aliased_depth_clip.is_some() {
             spirv_gen::passes::DEPTH_CLIP_MASK

@@ -1521,6 +1521,7 @@ fn damaged_spirv_never_panics() {
                     let _ = polygon_edges(&w, "main", true, true);
                     let _ = aliased_points_fs(&w, "main", false);
                     let _ = aliased_points_fs(&w, "main", true);
+                    let _ = round_points_fs(&w, "main", 4);
                     let _ = aliased_triangles_fs(&w, "main", 0xff);
                 }
             });
@@ -2691,7 +2692,8 @@ fn multisampling_off_and_edge_fragment_patches() {
         STIPPLE_POS_LOCATION,
     };
     use spirv_gen::patch::{
-        aliased_points_fs, aliased_triangles_fs, line_stipple, polygon_edges, sample_interpolation,
+        aliased_points_fs, aliased_triangles_fs, line_stipple, polygon_edges, round_points_fs,
+        sample_interpolation,
     };
     let ir = |extra: &str, store: &str| {
         format!(
@@ -2756,6 +2758,14 @@ fn main {{
         validate(&w, *env, "aliased points");
         assert_eq!(kills(&w), before + 1);
         assert_eq!(at(&w, ALIASED_POINT_LOCATION), 1);
+        // Round multisampled points: one discard, a SampleMask output.
+        for samples in [2u8, 4, 8, 16] {
+            let w = round_points_fs(words, "main", samples).unwrap();
+            validate(&w, *env, &format!("round points x{samples}"));
+            assert_eq!(kills(&w), before + 1);
+            assert!(disassemble(&w).contains("BuiltIn SampleMask"));
+        }
+        assert!(round_points_fs(words, "main", 3).is_err());
         // Smooth points: the same input and discard, and each return
         // weighs the colour outputs' alpha (a component inserted per
         // `vec4` colour output and return).

@@ -983,6 +983,145 @@ fn check_location_free(s: &Shader, location: u32, input: bool, name: &str) -> Re
     Ok(())
 }
 
+/// Vulkan's standard sample locations (the Vulkan specification's
+/// multisampling chapter) of `samples` samples, in a pixel: x, y in
+/// `[0, 1)`, y down. `None` for other counts.
+pub fn standard_sample_locations(samples: u8) -> Option<&'static [(f32, f32)]> {
+    const TWO: [(f32, f32); 2] = [(0.75, 0.75), (0.25, 0.25)];
+    const FOUR: [(f32, f32); 4] = [
+        (0.375, 0.125),
+        (0.875, 0.375),
+        (0.125, 0.625),
+        (0.625, 0.875),
+    ];
+    const EIGHT: [(f32, f32); 8] = [
+        (0.5625, 0.3125),
+        (0.4375, 0.6875),
+        (0.8125, 0.5625),
+        (0.3125, 0.1875),
+        (0.1875, 0.8125),
+        (0.0625, 0.4375),
+        (0.6875, 0.9375),
+        (0.9375, 0.0625),
+    ];
+    const SIXTEEN: [(f32, f32); 16] = [
+        (0.5625, 0.5625),
+        (0.4375, 0.3125),
+        (0.3125, 0.625),
+        (0.75, 0.4375),
+        (0.1875, 0.375),
+        (0.625, 0.8125),
+        (0.8125, 0.6875),
+        (0.6875, 0.1875),
+        (0.375, 0.875),
+        (0.5, 0.0625),
+        (0.25, 0.125),
+        (0.125, 0.75),
+        (0.0, 0.5),
+        (0.9375, 0.25),
+        (0.875, 0.9375),
+        (0.0625, 0.0),
+    ];
+    match samples {
+        2 => Some(&TWO),
+        4 => Some(&FOUR),
+        8 => Some(&EIGHT),
+        16 => Some(&SIXTEEN),
+        _ => None,
+    }
+}
+
+/// GL's multisampled points that are not sprites (compatibility
+/// profile, `POINT_SPRITE` off, multisampling on): the samples covered
+/// are those inside the circle of diameter the point's size (GL 4.6
+/// compatibility, 14.4.3), where Vulkan covers the square. The square
+/// holds the circle, so the fragment shader keeps the samples in it: the
+/// point's size is `1 / dFdx(PointCoord.x)` (read first, in uniform
+/// control flow) and the pixel centre's offset from the point's centre
+/// `(PointCoord - 0.5) * size`. The shader writes `SampleMask` with the
+/// bits of the samples (at Vulkan's standard locations for `samples`)
+/// inside the circle, ANDed with what the shader writes there itself,
+/// and discards the fragment when none is. For a shader run per pixel
+/// only: Vulkan lets `PointCoord` be taken at the pixel centre or at a
+/// sample, so a shader run per sample could not tell where its sample
+/// is from it. Runs after the lowerings that rewrite the shader's own
+/// `PointCoord` reads (sprite coordinates).
+pub fn lower_round_points_fs(s: &mut Shader, samples: u8) -> Result<()> {
+    if s.stage != Stage::Fragment {
+        return Ok(());
+    }
+    let locations = standard_sample_locations(samples).ok_or_else(|| {
+        Error::new(format!(
+            "round points: no standard locations for {samples} samples"
+        ))
+    })?;
+    let f = Type::F32;
+    let v2 = Type::float(32, 2);
+    let pcv = get_builtin(s, false, BuiltIn::PointCoord, v2, None);
+    let mut e = Emit::new(s);
+    let pc = e.load(pcv, None);
+    let x = e.swizzle(f, pc, &[0]);
+    let y = e.swizzle(f, pc, &[1]);
+    let dx = e.alu(AluOp::Fddx, f, &[x]);
+    let size = e.alu(AluOp::Frcp, f, &[dx]);
+    let half = e.f32(0.5);
+    let r = e.alu(AluOp::Fmul, f, &[size, half]);
+    let r2 = e.alu(AluOp::Fmul, f, &[r, r]);
+    let cx = e.alu(AluOp::Fsub, f, &[x, half]);
+    let cx = e.alu(AluOp::Fmul, f, &[cx, size]);
+    let cy = e.alu(AluOp::Fsub, f, &[y, half]);
+    let cy = e.alu(AluOp::Fmul, f, &[cy, size]);
+    let inside = |e: &mut Emit<'_>, ox: ValueId, oy: ValueId| {
+        let yy = e.alu(AluOp::Fmul, f, &[oy, oy]);
+        let d2 = e.alu(AluOp::Ffma, f, &[ox, ox, yy]);
+        e.alu(AluOp::Fge, Type::BOOL, &[r2, d2])
+    };
+    let mut mask = e.i32(0);
+    for (k, &(sx, sy)) in locations.iter().enumerate() {
+        let ox = e.f32(sx - 0.5);
+        let ox = e.alu(AluOp::Fadd, f, &[cx, ox]);
+        let oy = e.f32(sy - 0.5);
+        let oy = e.alu(AluOp::Fadd, f, &[cy, oy]);
+        let i = inside(&mut e, ox, oy);
+        let bit = e.i32(1 << k);
+        let zero = e.i32(0);
+        let b = e.alu(AluOp::Bcsel, Type::I32, &[i, bit, zero]);
+        mask = e.alu(AluOp::Ior, Type::I32, &[mask, b]);
+    }
+    let local = e.s.add_var(Variable {
+        name: "round_point_mask".into(),
+        kind: VarKind::Local,
+        ty: Type::I32,
+        array: None,
+        inner: None,
+    });
+    e.store(local, None, mask);
+    let zero = e.i32(0);
+    let none = e.alu(AluOp::Ieq, Type::BOOL, &[mask, zero]);
+    discard_first_if(e, none);
+    // The shader's own SampleMask, if it writes one, is ANDed with it.
+    let own = s.find_builtin(true, BuiltIn::SampleMask);
+    let out = match own {
+        Some(v) => v,
+        None => get_builtin(s, true, BuiltIn::SampleMask, Type::I32, Some(1)),
+    };
+    super::gl::insert_at_exits(s, &mut |s| {
+        let mut e = Emit::new(s);
+        let m = e.load(local, None);
+        let idx = e.i32(0);
+        let m = match own {
+            Some(v) => {
+                let w = e.load(v, Some(idx));
+                e.alu(AluOp::Iand, Type::I32, &[w, m])
+            }
+            None => m,
+        };
+        e.store(out, Some(idx), m);
+        e.out
+    });
+    Ok(())
+}
+
 /// How many pixels larger than its size the last vertex stage draws a
 /// point: one for aliased points, two for smooth ones.
 fn point_widening(smooth: bool) -> f32 {

@@ -230,6 +230,10 @@ pub struct VariantKey {
     /// fragment shader weighs each pixel's alpha by the share of it inside
     /// the point's circle ([`aliased::lower_aliased_points_fs`]).
     pub smooth_points: bool,
+    /// GL's multisampled points that are not sprites, round: the sample
+    /// count (standard locations), 0 when off
+    /// ([`aliased::lower_round_points_fs`]).
+    pub round_points: u8,
     /// Filled triangles with multisampling disabled on a multisampled
     /// framebuffer: the fragment shader discards what the generated
     /// geometry shader [`aliased::aliased_triangles_gs`] added around the
@@ -402,6 +406,12 @@ impl VariantKey {
                 "point_size_fixed" => k.point_size_fixed = true,
                 "aliased_points" => k.aliased_points = Some(float(need()?)?),
                 "smooth_points" => k.smooth_points = true,
+                "round_points" => {
+                    k.round_points = u8::try_from(num(need()?)?)
+                        .ok()
+                        .filter(|&n| aliased::standard_sample_locations(n).is_some())
+                        .ok_or_else(|| Error::new("key: round_points takes 2, 4, 8 or 16"))?
+                }
                 "aliased_triangles" => k.aliased_triangles = true,
                 "gs_first_provoking" => k.gs_first_provoking = true,
                 "aliased_clip_planes" => {
@@ -590,6 +600,9 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     // After the sprite coordinate, whose reads it rescales.
     if key.aliased_points.is_some() {
         aliased::lower_aliased_points_fs(s, key.smooth_points)?;
+    }
+    if key.round_points != 0 {
+        aliased::lower_round_points_fs(s, key.round_points)?;
     }
     if key.flat_shade {
         gl::lower_flat_shade(s);

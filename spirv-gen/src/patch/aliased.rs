@@ -65,6 +65,18 @@ pub fn aliased_points_fs(words: &[u32], entry: &str, smooth: bool) -> Result<Vec
     })
 }
 
+/// GL's round multisampled points for the fragment shader `entry`, as
+/// `passes::aliased::lower_round_points_fs` gives them to the IR: at its
+/// start, the point's size is `1 / dFdx(PointCoord.x)`, the bits of the
+/// samples (Vulkan's standard locations for `samples`) inside the circle
+/// make a mask, and the fragment is discarded when it is empty; before
+/// each return the mask goes to `SampleMask`, ANDed with the shader's
+/// own where it writes one. An error for a count without standard
+/// locations.
+pub fn round_points_fs(words: &[u32], entry: &str, samples: u8) -> Result<Vec<u32>> {
+    patch_fragment(words, entry, "round points", |p| p.round_points_fs(samples))
+}
+
 /// Aliased triangles for the fragment shader `entry` (see the module
 /// documentation), as `passes::aliased::lower_aliased_triangles_fs`
 /// does: at its start, the fragment is discarded when an edge distance
@@ -137,6 +149,112 @@ impl Patcher {
             outside = self.emit(&mut code, Op::LogicalOr, bt, &[outside, o]);
         }
         self.discard_first_if(code, outside)?;
+        Ok(true)
+    }
+
+    fn round_points_fs(&mut self, samples: u8) -> Result<bool> {
+        let locations =
+            crate::passes::aliased::standard_sample_locations(samples).ok_or_else(|| {
+                Error::new(format!(
+                    "SPIR-V round points: no standard locations for {samples} samples"
+                ))
+            })?;
+        let f = Num::float(32, 1);
+        let (ft, v2t) = (self.ty(f), self.ty(Num::float(32, 2)));
+        let it = self.ty(Num::int(true, 32, 1));
+        let bt = self.b.type_bool();
+        let pcv = self.add_builtin(StorageClass::Input, BuiltIn::PointCoord, v2t);
+        let half = self.konst(f, u64::from(0.5f32.to_bits()));
+        let one = self.konst(f, u64::from(1.0f32.to_bits()));
+        let izero = self.konst(Num::int(true, 32, 1), 0);
+        let mut code = Vec::new();
+        let pc = self.emit(&mut code, Op::Load, v2t, &[pcv]);
+        let x = self.extract_in(&mut code, ft, pc, 0);
+        let y = self.extract_in(&mut code, ft, pc, 1);
+        let dx = self.emit(&mut code, Op::DPdx, ft, &[x]);
+        let size = self.emit(&mut code, Op::FDiv, ft, &[one, dx]);
+        let r = self.emit(&mut code, Op::FMul, ft, &[size, half]);
+        let r2 = self.emit(&mut code, Op::FMul, ft, &[r, r]);
+        let cx = self.emit(&mut code, Op::FSub, ft, &[x, half]);
+        let cx = self.emit(&mut code, Op::FMul, ft, &[cx, size]);
+        let cy = self.emit(&mut code, Op::FSub, ft, &[y, half]);
+        let cy = self.emit(&mut code, Op::FMul, ft, &[cy, size]);
+        let mut mask = izero;
+        for (k, &(sx, sy)) in locations.iter().enumerate() {
+            let ox = self.konst(f, u64::from((sx - 0.5).to_bits()));
+            let oy = self.konst(f, u64::from((sy - 0.5).to_bits()));
+            let ox = self.emit(&mut code, Op::FAdd, ft, &[cx, ox]);
+            let oy = self.emit(&mut code, Op::FAdd, ft, &[cy, oy]);
+            let xx = self.emit(&mut code, Op::FMul, ft, &[ox, ox]);
+            let yy = self.emit(&mut code, Op::FMul, ft, &[oy, oy]);
+            let d2 = self.emit(&mut code, Op::FAdd, ft, &[xx, yy]);
+            let inside = self.emit(&mut code, Op::FOrdLessThanEqual, bt, &[d2, r2]);
+            let bit = self.konst(Num::int(true, 32, 1), 1 << k);
+            let b = self.emit(&mut code, Op::Select, it, &[inside, bit, izero]);
+            mask = self.emit(&mut code, Op::BitwiseOr, it, &[mask, b]);
+        }
+        let local = self.add_variable(StorageClass::Private, it);
+        code.push(Instruction::new(
+            Op::Store,
+            None,
+            None,
+            vec![Operand::IdRef(local), Operand::IdRef(mask)],
+        ));
+        let none = self.emit(&mut code, Op::IEqual, bt, &[mask, izero]);
+        self.discard_first_if(code, none)?;
+        // The shader's own SampleMask output (an array of one integer),
+        // or a new one.
+        let own = self
+            .interface_globals(StorageClass::Output)
+            .into_iter()
+            .find(|&(v, _)| {
+                self.decoration(v, Decoration::BuiltIn) == Some(Some(BuiltIn::SampleMask as u32))
+            });
+        let (out, elem) = match own {
+            Some((v, ty)) => {
+                let (elem, _) = self.array_of(ty).ok_or_else(|| {
+                    Error::new("SPIR-V round points: the SampleMask output is not an array")
+                })?;
+                (v, elem)
+            }
+            None => {
+                let n = self.konst(Num::int(false, 32, 1), 1);
+                let arr = self.b.type_array(it, n);
+                (
+                    self.add_builtin(StorageClass::Output, BuiltIn::SampleMask, arr),
+                    it,
+                )
+            }
+        };
+        let ptr = self.b.type_pointer(None, StorageClass::Output, elem);
+        let sites = self.before_each(&[Op::Return], &mut |p| {
+            let mut code = Vec::new();
+            let m = p.emit(&mut code, Op::Load, it, &[local]);
+            let at = p.emit(&mut code, Op::AccessChain, ptr, &[out, izero]);
+            let m = if own.is_some() {
+                let w = p.emit(&mut code, Op::Load, elem, &[at]);
+                let m = if elem == it {
+                    m
+                } else {
+                    p.emit(&mut code, Op::Bitcast, elem, &[m])
+                };
+                p.emit(&mut code, Op::BitwiseAnd, elem, &[w, m])
+            } else {
+                m
+            };
+            code.push(Instruction::new(
+                Op::Store,
+                None,
+                None,
+                vec![Operand::IdRef(at), Operand::IdRef(m)],
+            ));
+            code
+        });
+        if sites == 0 {
+            return Err(Error::new(
+                "SPIR-V round points: the entry point has no return to write the sample mask before",
+            ));
+        }
         Ok(true)
     }
 

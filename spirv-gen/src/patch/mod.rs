@@ -66,7 +66,7 @@ pub use debug::without_nonsemantic;
 mod fragment;
 mod line_stipple;
 mod xfb;
-pub use aliased::{aliased_points, aliased_points_fs, aliased_triangles_fs};
+pub use aliased::{aliased_points, aliased_points_fs, aliased_triangles_fs, round_points_fs};
 pub use arrays::split_descriptor_arrays;
 pub use fragment::{
     alpha_test, line_stipple, pixel_center_integer, polygon_edges, polygon_stipple, window_rects,

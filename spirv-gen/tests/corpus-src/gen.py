@@ -481,7 +481,7 @@ fn main {
   %t : f32x4 = fadd %s, %c4
   store @frag, %t
 }
-""", "sprite=0x1", "sprite=0xb,sprite_upper_left,aliased_points=64.0", "sprite=0x1,aliased_points=64.0,smooth_points", "sprite=0x2,sample_shading")
+""", "sprite=0x1", "sprite=0xb,sprite_upper_left,aliased_points=64.0", "sprite=0x1,aliased_points=64.0,smooth_points", "sprite=0x1,round_points=16", "sprite=0x2,sample_shading")
 
 sh("fs_builtins", """shader fragment
 in @fc : f32x4 builtin=frag_coord
@@ -540,7 +540,7 @@ fn main {
   %a2 : f32x4 = insert %a, %px, 0
   store @frag, %a2
 }
-""", "sample_shading")
+""", "round_points=4", "sample_shading")
 
 sh("fs_float_alu", """shader fragment
 in @a : f32x4 location=0

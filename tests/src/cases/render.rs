@@ -3040,6 +3040,109 @@ crate::result_case!("pipe.render.smooth_points.single_sample", smooth_points_1x)
 crate::result_case!("pipe.render.smooth_points.msaa_off", smooth_points_4x);
 crate::result_case!("pipe.render.smooth_points.spirv", smooth_points_spirv);
 
+/// Vulkan's standard locations of 4 samples in a pixel (y down), from
+/// the Vulkan specification's table, kept here apart from spirv-gen's.
+const STANDARD_4X: [(f32, f32); 4] = [
+    (0.375, 0.125),
+    (0.875, 0.375),
+    (0.125, 0.625),
+    (0.625, 0.875),
+];
+
+/// Multisampled points that are not sprites (GL's compatibility profile,
+/// POINT_SPRITE off, multisampling on) cover the samples inside the
+/// circle of diameter the size (GL 4.6 compatibility, 14.4.3); sprites
+/// (`point_quad_rasterization`) the square. Three points of sizes 5, 3
+/// and 6.5 on a 4x target, colour (1, 0.5, 0.25, 1) over black: each
+/// resolved pixel is the colour times the share of its four samples
+/// (standard locations) inside, computed here. Samples within 0.02 of
+/// the edge are not judged. They were squares.
+fn round_points(ctx: &mut TestContext, sprite: bool) -> R {
+    const POINTS: [(f32, f32, f32); 3] = [(4.3, 4.6, 5.0), (11.5, 5.5, 3.0), (8.2, 11.7, 6.5)];
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    let fg: Px = [1.0, 0.5, 0.25, 1.0];
+    set_src(&mut e, UNORM, fg)?;
+    for &(x, y, size) in &POINTS {
+        rasterizer(&mut e, |r| {
+            r.multisample = true;
+            r.point_quad_rasterization = sprite;
+            r.point_size = size;
+        })?;
+        draw_mode(
+            &mut e,
+            &[ndc(x), ndc(y), 0.0, 1.0],
+            false,
+            pipe_core::draw::PrimType::Points,
+        )?;
+    }
+    // Per sample: whether it is covered, or `None` within 0.02 of an
+    // edge.
+    let covered = |sx: f32, sy: f32| -> Option<bool> {
+        let mut any = false;
+        for &(x, y, size) in &POINTS {
+            let r = size / 2.0;
+            let edge = if sprite {
+                let (dx, dy) = ((sx - x).abs(), (sy - y).abs());
+                dx.max(dy) - r
+            } else {
+                ((sx - x).powi(2) + (sy - y).powi(2)).sqrt() - r
+            };
+            if edge.abs() < 0.02 {
+                return None;
+            }
+            any |= edge < 0.0;
+        }
+        Some(any)
+    };
+    let mut judged = 0;
+    let got = {
+        resolve(&mut e, &t.color, &resolved)?;
+        read_color(&mut e, &resolved)?
+    };
+    for py in 0..H {
+        for px in 0..W {
+            let mut n = 0;
+            let mut sure = true;
+            for &(ox, oy) in &STANDARD_4X {
+                match covered(px as f32 + ox, py as f32 + oy) {
+                    Some(c) => n += u32::from(c),
+                    None => sure = false,
+                }
+            }
+            if !sure {
+                continue;
+            }
+            judged += 1;
+            let share = n as f32 / 4.0;
+            let want = fg.map(|c| c * share);
+            let p = got[(py * W + px) as usize];
+            if (0..4).any(|c| (p[c] - want[c]).abs() > TOL_U8_2) {
+                return Err(Outcome::fail(format!(
+                    "pixel ({px}, {py}) is {p:?}, want {want:?} ({n} of 4 samples inside)"
+                )));
+            }
+        }
+    }
+    if judged < W * H * 3 / 4 {
+        return Err(Outcome::fail(format!("only {judged} pixels judged")));
+    }
+    Ok(())
+}
+crate::bool_cases!(
+    round_points,
+    "pipe.render.msaa.round_points.circle",
+    "pipe.render.msaa.round_points.sprites_square"
+);
+/// [`round_points`] with the shaders SPIR-V passthrough
+/// (`spirv_gen::patch::round_points_fs`).
+fn round_points_spirv(ctx: &mut TestContext) -> R {
+    crate::harness::as_spirv(|| round_points(ctx, false))
+}
+crate::result_case!(
+    "pipe.render.msaa.round_points.circle.spirv",
+    round_points_spirv
+);
+
 /// The screen-space barycentric weights of point `p` in triangle `t`
 /// (window coordinates).
 pub(crate) fn barycentric(t: &[(f64, f64); 3], p: (f64, f64)) -> [f64; 3] {
