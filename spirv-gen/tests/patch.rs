@@ -1443,6 +1443,13 @@ fn damaged_spirv_never_panics() {
         ),
         (
             assemble(
+                include_str!("../../tests/src/cases/array_opt_spirv.spvasm"),
+                TargetEnv::Vulkan_1_0,
+            ),
+            Stage::Fragment,
+        ),
+        (
+            assemble(
                 include_str!("../../tests/src/cases/partial_blocks_fs_spirv.spvasm"),
                 TargetEnv::Vulkan_1_0,
             ),
@@ -2364,6 +2371,51 @@ fn descriptor_arrays_of_arrays() {
             assert!(e.contains(want) && e.contains("array of arrays"), "{e}");
         }
     }
+}
+
+/// spirv-opt's shape of a dynamically indexed sampler array
+/// (`array_opt_spirv.spvasm`): the element loaded once and sampled in
+/// two blocks, the first block's branch depending on the sample. The
+/// load is repeated in front of the second block's use, both are
+/// unrolled, and the module validates with every element reachable.
+/// Both were refused.
+#[test]
+fn descriptor_arrays_optimized_shape() {
+    use spirv_gen::ir::Stage;
+    use spirv_gen::patch::{ir_resources, split_descriptor_arrays, IrResource};
+    let text = include_str!("../../tests/src/cases/array_opt_spirv.spvasm");
+    assert_eq!(
+        words_of(include_bytes!("../../tests/src/cases/array_opt_spirv.spv")),
+        assemble(text, TargetEnv::Vulkan_1_0)
+    );
+    let w = assemble(text, TargetEnv::Vulkan_1_0);
+    validate(&w, TargetEnv::Vulkan_1_0, "optimized itself");
+    let slots = |r: Vec<IrResource>| -> Vec<u32> {
+        let mut t: Vec<u32> = r
+            .iter()
+            .filter_map(|r| match r {
+                IrResource::Texture(x) => Some(x.slot),
+                _ => None,
+            })
+            .collect();
+        t.sort();
+        t
+    };
+    assert_eq!(
+        slots(ir_resources(&w, Stage::Fragment, "main").unwrap()),
+        vec![2, 3, 4, 5]
+    );
+    let out = split_descriptor_arrays(&w, Stage::Fragment, "main").unwrap();
+    validate(&out, TargetEnv::Vulkan_1_0, "optimized, split");
+    assert_eq!(
+        slots(ir_resources(&out, Stage::Fragment, "main").unwrap()),
+        vec![2, 3, 4, 5]
+    );
+    // Four cases per sample: the implicit-LOD one and the one repeated
+    // in the second block.
+    assert_eq!(count_op(&out, Op::Switch), 2, "{}", disassemble(&out));
+    assert_eq!(count_op(&out, Op::ImageSampleImplicitLod), 4);
+    assert_eq!(count_op(&out, Op::ImageSampleExplicitLod), 4);
 }
 
 /// Transform feedback layouts the IR's validation would refuse are

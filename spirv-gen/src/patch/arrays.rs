@@ -23,10 +23,13 @@
 //! leave for the rest of the shader meet in `OpPhi`s of the switch's
 //! merge block, which takes the rest of the block. The instructions
 //! between that do not depend on the element are repeated too, so
-//! side effects keep their order (one case runs). Images and pointers
-//! cannot meet in an `OpPhi`, so they must not be used past the repeated
-//! instructions; an access in a loop header block, or an index read from
-//! another element (which would multiply the copies), is refused too,
+//! side effects keep their order (one case runs); the block's own branch
+//! may depend on them. Images and pointers cannot meet in an `OpPhi`, so
+//! where one made from an element is used in another block (optimizers
+//! load an element once for several blocks), its making is repeated in
+//! front of that use first ([`Patcher::rematerialize_elements`]), and
+//! unrolled there. An access in a loop header block, or an index read
+//! from another element (which would multiply the copies), is refused,
 //! and the copies of a module are bounded. An index out of range takes
 //! the last element (GL leaves it undefined).
 
@@ -643,8 +646,161 @@ impl Patcher {
         // constants). The instructions copied are bounded, so that no
         // module, damaged or not, asks for unbounded work.
         let mut budget = MAX_COPIES;
+        self.rematerialize_elements(&mut budget)?;
         while let Some(site) = self.dynamic_chain() {
             self.unroll(site, &mut budget)?;
+        }
+        Ok(())
+    }
+
+    /// Repeats, in front of each use in another block, the instructions
+    /// that make a pointer or image out of a dynamically indexed element
+    /// of a descriptor array (the access chain, the load, `OpImage`):
+    /// optimizers (spirv-opt's `-O`) load an element once and use it in
+    /// several blocks, and an image cannot meet in an `OpPhi` after the
+    /// unrolling. Each repetition is a chain of its own, unrolled in its
+    /// block. A use by an `OpPhi` gets the repetition at the end of the
+    /// predecessor it comes from. The chain's operands dominate it, and
+    /// so every use, so the repetitions are valid where they go.
+    fn rematerialize_elements(&mut self, budget: &mut usize) -> Result<()> {
+        let arrays: HashSet<Word> = self
+            .descriptor_vars()
+            .iter()
+            .filter(|d| {
+                d.pointee
+                    .and_then(|t| self.global(t))
+                    .is_some_and(|t| t.class.opcode == Op::TypeArray)
+            })
+            .map(|d| d.var)
+            .collect();
+        if arrays.is_empty() {
+            return Ok(());
+        }
+        let opaque = |p: &Patcher, ty: Option<Word>| {
+            ty.and_then(|t| p.global(t)).is_some_and(|t| {
+                matches!(
+                    t.class.opcode,
+                    Op::TypePointer | Op::TypeImage | Op::TypeSampler | Op::TypeSampledImage
+                )
+            })
+        };
+        for f in 0..self.module().functions.len() {
+            // Opaque values derived from a dynamic element: id -> (block,
+            // the instructions that make it, in order).
+            let mut derived: HashMap<Word, (usize, Vec<Instruction>)> = HashMap::new();
+            let blocks = self.module().functions[f].blocks.clone();
+            for (b, block) in blocks.iter().enumerate() {
+                for x in &block.instructions {
+                    let Some(id) = x.result_id else { continue };
+                    if !opaque(self, x.result_type) {
+                        continue;
+                    }
+                    let chain = matches!(x.class.opcode, Op::AccessChain | Op::InBoundsAccessChain);
+                    let from_array = chain
+                        && matches!(x.operands.first(), Some(Operand::IdRef(a)) if arrays.contains(a))
+                        && !matches!(x.operands.get(1), Some(Operand::IdRef(k))
+                            if self.global(*k).is_some_and(|c| c.class.opcode == Op::Constant));
+                    if from_array {
+                        derived.insert(id, (b, vec![x.clone()]));
+                        continue;
+                    }
+                    let parent = x.operands.iter().find_map(|o| match o {
+                        Operand::IdRef(p) => derived.get(p).cloned(),
+                        _ => None,
+                    });
+                    let makes = matches!(
+                        x.class.opcode,
+                        Op::Load
+                            | Op::Image
+                            | Op::CopyObject
+                            | Op::AccessChain
+                            | Op::InBoundsAccessChain
+                    );
+                    if let (Some((pb, mut path)), true) = (parent, makes) {
+                        if pb == b {
+                            path.push(x.clone());
+                            derived.insert(id, (b, path));
+                        }
+                    }
+                }
+            }
+            if derived.is_empty() {
+                continue;
+            }
+            // Uses in other blocks: (block, instruction, operand, value);
+            // an OpPhi's is placed at the end of the predecessor.
+            let mut sites: Vec<(usize, usize, usize, Word)> = Vec::new();
+            for (b, block) in blocks.iter().enumerate() {
+                for (i, x) in block.instructions.iter().enumerate() {
+                    for (k, o) in x.operands.iter().enumerate() {
+                        let Operand::IdRef(v) = o else { continue };
+                        let Some((db, _)) = derived.get(v) else {
+                            continue;
+                        };
+                        if *db != b || x.class.opcode == Op::Phi {
+                            sites.push((b, i, k, *v));
+                        }
+                    }
+                }
+            }
+            // Back to front, so positions stay good.
+            sites.sort_unstable();
+            for (b, i, k, v) in sites.into_iter().rev() {
+                let path = derived[&v].1.clone();
+                *budget = budget.checked_sub(path.len()).ok_or_else(|| {
+                    Error::new(
+                        "SPIR-V descriptor arrays: the shader's dynamic indices need too many copies",
+                    )
+                })?;
+                let mut remap: HashMap<Word, Word> = HashMap::new();
+                let mut code = Vec::new();
+                for x in &path {
+                    let mut x = x.clone();
+                    for o in &mut x.operands {
+                        if let Operand::IdRef(id) = o {
+                            if let Some(to) = remap.get(id) {
+                                *id = *to;
+                            }
+                        }
+                    }
+                    if let Some(old) = x.result_id {
+                        let new = self.b.id();
+                        remap.insert(old, new);
+                        x.result_id = Some(new);
+                    }
+                    code.push(x);
+                }
+                let value = remap[&v];
+                let func = &mut self.b.module_mut().functions[f];
+                let phi = func.blocks[b].instructions[i].class.opcode == Op::Phi;
+                if phi {
+                    // The predecessor's label follows the value.
+                    let Some(Operand::IdRef(pred)) =
+                        func.blocks[b].instructions[i].operands.get(k + 1).cloned()
+                    else {
+                        continue;
+                    };
+                    let Some(pb) = func
+                        .blocks
+                        .iter()
+                        .position(|x| x.label.as_ref().and_then(|l| l.result_id) == Some(pred))
+                    else {
+                        continue;
+                    };
+                    let insts = &mut func.blocks[pb].instructions;
+                    let at = insts
+                        .iter()
+                        .position(|x| ends_block(x.class.opcode))
+                        .unwrap_or(insts.len());
+                    insts.splice(at..at, code);
+                } else {
+                    func.blocks[b].instructions.splice(i..i, code);
+                    let n = path.len();
+                    func.blocks[b].instructions[i + n].operands[k] = Operand::IdRef(value);
+                    continue;
+                }
+                func.blocks[b].instructions[i].operands[k] = Operand::IdRef(value);
+            }
         }
         Ok(())
     }
@@ -762,9 +918,6 @@ impl Patcher {
                 tainted.extend(x.result_id);
                 last = j;
             }
-        }
-        if insts[end..].iter().any(|x| uses(x, &tainted)) {
-            return Err(bad("the block's branch depends on the element"));
         }
         // The instructions from the chain to the last one depending on
         // it are repeated whole, those between that do not depend on it

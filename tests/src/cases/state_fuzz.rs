@@ -3901,6 +3901,38 @@ fn spirv_descriptor_arrays_of_arrays(ctx: &mut TestContext) -> R {
 }
 reduced!("spirv_passthrough.descriptor_arrays_of_arrays" => spirv_descriptor_arrays_of_arrays);
 
+/// spirv-opt's shape of a dynamically indexed `sampler2D s[4]` (slot 2,
+/// `array_opt_spirv.spvasm`): `s[x & 3]` loaded once, sampled, and
+/// sampled again in a branch taken when the first sample's alpha is
+/// over 0.5 (the element is used in two blocks, and the first block's
+/// branch depends on it). Slot k's texel has red `20 * (k - 1)`, alpha
+/// 255 in slots 3 and 5: column x shows slot `2 + (x & 3)`'s texel,
+/// doubled where its alpha is set. The shader was refused.
+fn spirv_array_optimized(ctx: &mut TestContext) -> R {
+    let (mut e, c) = full_triangle(ctx, (VS_POS, FS_CONST))?;
+    let texel = |k: u32| -> [u8; 4] {
+        let alpha = if k % 2 == 1 { 255 } else { 0 };
+        [(20 * (k - 1)) as u8, 0, 0, alpha]
+    };
+    let texels: Vec<[u8; 4]> = (2..6).map(texel).collect();
+    bind_texels(&mut e, 2, &texels)?;
+    draw_spirv_fs(&mut e, include_bytes!("array_opt_spirv.spv"))?;
+    expect_rgba8(
+        &mut e,
+        &c[0],
+        "s[x & 3], twice where alpha is set",
+        |x, _| {
+            let t = texel(2 + (x & 3));
+            if t[3] > 127 {
+                [t[0] * 2, 0, 0, 255]
+            } else {
+                t
+            }
+        },
+    )
+}
+reduced!("spirv_passthrough.descriptor_array_optimized" => spirv_array_optimized);
+
 /// The reduced cases' common set-up: one RGBA8 colour buffer, no depth,
 /// the IR shaders `(vs, fs)` bound, a triangle covering the target.
 fn full_triangle(
