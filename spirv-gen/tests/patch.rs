@@ -1209,6 +1209,8 @@ fn probe(name: &str, env: TargetEnv) -> Vec<u32> {
         "gs_lines" => include_str!("patch/gs_lines.spvasm"),
         "gs_lines13" => include_str!("patch/gs_lines13.spvasm"),
         "interp_array" => include_str!("patch/interp_array.spvasm"),
+        "smooth_arr" => include_str!("patch/smooth_arr.spvasm"),
+        "smooth_kill" => include_str!("patch/smooth_kill.spvasm"),
         _ => include_str!("patch/interp.spvasm"),
     };
     assemble(text, env)
@@ -2371,6 +2373,58 @@ fn descriptor_arrays_of_arrays() {
             assert!(e.contains(want) && e.contains("array of arrays"), "{e}");
         }
     }
+}
+
+/// Smooth and round points on glslang's fragment shaders: colour
+/// outputs `o` and an array `o2[2]` each get their alpha weighed (three
+/// components inserted); a shader whose only exit is a discard is
+/// patched with nothing to weigh or mask (it was an error, failing draws
+/// that worked before); both validate, in SPIR-V 1.0 and 1.6.
+#[test]
+fn smooth_and_round_points_shapes() {
+    use spirv_gen::patch::{aliased_points_fs, round_points_fs};
+    for env in [TargetEnv::Vulkan_1_0, TargetEnv::Vulkan_1_3] {
+        let arr = probe("smooth_arr", env);
+        let out = aliased_points_fs(&arr, "main", true).unwrap();
+        validate(&out, env, "smooth, colour array");
+        assert_eq!(
+            count_op(&out, Op::CompositeInsert),
+            3,
+            "{}",
+            disassemble(&out)
+        );
+        let kill = probe("smooth_kill", env);
+        for (what, out) in [
+            ("smooth", aliased_points_fs(&kill, "main", true)),
+            ("round", round_points_fs(&kill, "main", 4)),
+        ] {
+            let out = out.unwrap_or_else(|e| panic!("{what}: {e}"));
+            validate(&out, env, what);
+        }
+        let out = round_points_fs(&arr, "main", 8).unwrap();
+        validate(&out, env, "round, colour array");
+    }
+    // The IR lowering likewise weighs each element of an array output.
+    let ir = "shader fragment
+out @o : f32x4 location=0
+out @o2 : f32x4[2] location=1
+fn main {
+  %0 : f32x4 = const 1.0, 1.0, 1.0, 1.0
+  store @o, %0
+  %1 : i32 = const 0
+  store @o2, %1, %0
+  %2 : i32 = const 1
+  store @o2, %2, %0
+}
+";
+    let mut s = spirv_gen::text::parse(ir).unwrap();
+    let key = spirv_gen::passes::VariantKey::parse("aliased_points=64.0,smooth_points").unwrap();
+    spirv_gen::passes::lower(&mut s, &key).unwrap();
+    common::emit_and_validate("IR smooth points, colour array", &s);
+    let words = spirv_gen::emit::emit(&s, Target::Vulkan1_3).unwrap();
+    // Three colours rebuilt with their alpha weighed at the exit.
+    let text = disassemble(&words);
+    assert_eq!(text.matches("OpCompositeConstruct").count(), 3, "{text}");
 }
 
 /// spirv-opt's shape of a dynamically indexed sampler array

@@ -1151,25 +1151,14 @@ fn smooth_point_coverage(s: &mut Shader, pcv: VarId, size_in: VarId) -> Result<(
     let more = e.f32(point_widening(true));
     let half = e.f32(0.5);
     let wide = e.alu(AluOp::Fadd, f, &[size, more]);
-    let mut d2 = e.f32(0.0);
-    for c in 0..2u8 {
-        let x = e.swizzle(f, pc, &[c]);
+    // The pixel centre's offset from the point's centre, in pixels.
+    let mut centre = [half; 2];
+    for (k, c) in centre.iter_mut().enumerate() {
+        let x = e.swizzle(f, pc, &[k as u8]);
         let d = e.alu(AluOp::Fsub, f, &[x, half]);
-        let d = e.alu(AluOp::Fmul, f, &[d, wide]);
-        d2 = e.alu(AluOp::Ffma, f, &[d, d, d2]);
+        *c = e.alu(AluOp::Fmul, f, &[d, wide]);
     }
-    let d = e.alu(AluOp::Fsqrt, f, &[d2]);
-    // The ramp's radius, sqrt(r^2 - 1/12) + 0.5 (see the doc).
-    let quarter = e.f32(0.25);
-    let twelfth = e.f32(-1.0 / 12.0);
-    let r2 = e.alu(AluOp::Fmul, f, &[size, size]);
-    let r2 = e.alu(AluOp::Ffma, f, &[r2, quarter, twelfth]);
-    let zero = e.f32(0.0);
-    let r2 = e.alu(AluOp::Fmax, f, &[r2, zero]);
-    let r = e.alu(AluOp::Fsqrt, f, &[r2]);
-    let r = e.alu(AluOp::Fadd, f, &[r, half]);
-    let c = e.alu(AluOp::Fsub, f, &[r, d]);
-    let c = e.alu(AluOp::Fsat, f, &[c]);
+    let c = smooth_point_share(&mut e, size, centre);
     e.store(coverage, None, c);
     let zero = e.f32(0.0);
     let none = e.alu(AluOp::Fge, Type::BOOL, &[zero, c]);
@@ -1179,7 +1168,6 @@ fn smooth_point_coverage(s: &mut Shader, pcv: VarId, size_in: VarId) -> Result<(
         .filter(|&v| {
             let x = s.var(v);
             x.is_output()
-                && x.array.is_none()
                 && x.ty == Type::vec4()
                 && x.io()
                     .is_some_and(|io| io.location.is_some() && io.builtin.is_none())
@@ -1192,16 +1180,60 @@ fn smooth_point_coverage(s: &mut Shader, pcv: VarId, size_in: VarId) -> Result<(
         let mut e = Emit::new(s);
         let c = e.load(coverage, None);
         for &v in &colours {
-            let value = e.load(v, None);
-            let rgb: Vec<ValueId> = (0..3u8).map(|k| e.swizzle(f, value, &[k])).collect();
-            let a = e.swizzle(f, value, &[3]);
-            let a = e.alu(AluOp::Fmul, f, &[a, c]);
-            let out = e.alu(AluOp::Vec, Type::vec4(), &[rgb[0], rgb[1], rgb[2], a]);
-            e.store(v, None, out);
+            // Each element of an array of colours (draw buffers).
+            let elements: Vec<Option<u32>> = match e.s.var(v).array {
+                Some(n) => (0..n).map(Some).collect(),
+                None => vec![None],
+            };
+            for k in elements {
+                let index = k.map(|k| e.i32(k as i32));
+                let value = e.load(v, index);
+                let rgb: Vec<ValueId> = (0..3u8).map(|k| e.swizzle(f, value, &[k])).collect();
+                let a = e.swizzle(f, value, &[3]);
+                let a = e.alu(AluOp::Fmul, f, &[a, c]);
+                let out = e.alu(AluOp::Vec, Type::vec4(), &[rgb[0], rgb[1], rgb[2], a]);
+                e.store(v, index, out);
+            }
         }
         e.out
     });
     Ok(())
+}
+
+/// The rows [`smooth_point_share`] integrates a pixel in.
+pub const SMOOTH_POINT_ROWS: u32 = 8;
+
+/// The share of a pixel inside a point's circle (diameter `size`), the
+/// pixel's centre at `centre` from the point's centre (pixels): over
+/// [`SMOOTH_POINT_ROWS`] rows across the pixel, the length of each row
+/// inside the circle, exactly (`clamp(w, x - 0.5, x + 0.5) - clamp(-w,
+/// x - 0.5, x + 0.5)` for the chord's half-width `w`), averaged. Within
+/// 0.06 of the pixel's share at any size and place, and the shares of a
+/// point add up to its area within 3%.
+fn smooth_point_share(e: &mut Emit<'_>, size: ValueId, [x, y]: [ValueId; 2]) -> ValueId {
+    let f = Type::F32;
+    let half = e.f32(0.5);
+    let zero = e.f32(0.0);
+    let r = e.alu(AluOp::Fmul, f, &[size, half]);
+    let r2 = e.alu(AluOp::Fmul, f, &[r, r]);
+    let left = e.alu(AluOp::Fsub, f, &[x, half]);
+    let right = e.alu(AluOp::Fadd, f, &[x, half]);
+    let mut sum = zero;
+    for j in 0..SMOOTH_POINT_ROWS {
+        let at = e.f32((j as f32 + 0.5) / SMOOTH_POINT_ROWS as f32 - 0.5);
+        let dy = e.alu(AluOp::Fadd, f, &[y, at]);
+        let dy2 = e.alu(AluOp::Fmul, f, &[dy, dy]);
+        let w2 = e.alu(AluOp::Fsub, f, &[r2, dy2]);
+        let w2 = e.alu(AluOp::Fmax, f, &[w2, zero]);
+        let w = e.alu(AluOp::Fsqrt, f, &[w2]);
+        let neg = e.alu(AluOp::Fneg, f, &[w]);
+        let hi = e.alu(AluOp::Fclamp, f, &[w, left, right]);
+        let lo = e.alu(AluOp::Fclamp, f, &[neg, left, right]);
+        let len = e.alu(AluOp::Fsub, f, &[hi, lo]);
+        sum = e.alu(AluOp::Fadd, f, &[sum, len]);
+    }
+    let n = e.f32(1.0 / SMOOTH_POINT_ROWS as f32);
+    e.alu(AluOp::Fmul, f, &[sum, n])
 }
 
 fn aliased_point_var(output: bool) -> Variable {
@@ -1263,16 +1295,14 @@ pub fn lower_aliased_points(s: &mut Shader, max_size: f32, smooth: bool) -> Resu
 ///
 /// Smooth points (`smooth`, GL's `POINT_SMOOTH` where points are not
 /// multisampled; the square is two pixels wider): the fragment's
-/// coverage is the share of its pixel inside the point's circle, taken
-/// as `clamp(sqrt(r^2 - 1/12) + 0.5 - d, 0, 1)` for a pixel centre `d`
-/// pixels from the point's centre, `r` the radius: a ramp one pixel wide
-/// across the circle's edge, which follows the pixel's share within a
-/// few hundredths, pulled in so that the coverage over the plane adds up
-/// to the circle's area (centred on the edge, it adds `pi / 12`). A
-/// fragment with none is
+/// coverage is the share of its pixel inside the point's circle,
+/// integrated row by row ([`smooth_point_share`]). A fragment with none
+/// is
 /// discarded, and before each exit the alpha of every `f32x4` colour
-/// output is multiplied by it (GL's antialiasing application, before the
-/// alpha test).
+/// output (each element of an array of them; the second colour of dual
+/// source blending too, as Mesa's `nir_lower_point_smooth`) is
+/// multiplied by it (GL's antialiasing application, before the alpha
+/// test).
 pub fn lower_aliased_points_fs(s: &mut Shader, smooth: bool) -> Result<()> {
     if s.stage != Stage::Fragment {
         return Ok(());

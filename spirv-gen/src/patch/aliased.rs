@@ -54,11 +54,10 @@ pub fn aliased_points(words: &[u32], entry: &str, max_size: f32, smooth: bool) -
 ///
 /// Smooth points (`smooth`; the square is two pixels wider), as
 /// `passes::aliased::lower_aliased_points_fs` weighs them: the fragment's
-/// coverage is `clamp(sqrt(r^2 - 1/12) + 0.5 - d, 0, 1)` for a pixel
-/// centre `d` pixels from the point's centre, `r` its radius; a fragment
-/// with none is discarded,
-/// and before each return the alpha of every 32-bit float `vec4` colour
-/// output is multiplied by it.
+/// coverage is the share of its pixel inside the point's circle,
+/// integrated row by row; a fragment with none is discarded, and before
+/// each return the alpha of every 32-bit float `vec4` colour output (and
+/// element of an array of them) is multiplied by it.
 pub fn aliased_points_fs(words: &[u32], entry: &str, smooth: bool) -> Result<Vec<u32>> {
     patch_fragment(words, entry, "aliased points", |p| {
         p.aliased_points_fs(smooth)
@@ -227,7 +226,8 @@ impl Patcher {
             }
         };
         let ptr = self.b.type_pointer(None, StorageClass::Output, elem);
-        let sites = self.before_each(&[Op::Return], &mut |p| {
+        // A shader with no return always discards: no mask to write.
+        self.before_each(&[Op::Return], &mut |p| {
             let mut code = Vec::new();
             let m = p.emit(&mut code, Op::Load, it, &[local]);
             let at = p.emit(&mut code, Op::AccessChain, ptr, &[out, izero]);
@@ -250,11 +250,6 @@ impl Patcher {
             ));
             code
         });
-        if sites == 0 {
-            return Err(Error::new(
-                "SPIR-V round points: the entry point has no return to write the sample mask before",
-            ));
-        }
         Ok(true)
     }
 
@@ -272,29 +267,40 @@ impl Patcher {
         let glsl = self.glsl_set();
         let half = self.konst(f, u64::from(0.5f32.to_bits()));
         let zero = self.konst(f, 0);
-        let unit = self.konst(f, u64::from(1.0f32.to_bits()));
         let coverage = self.add_variable(StorageClass::Private, ft);
-        let mut d2 = zero;
-        for c in 0..2 {
-            let x = self.extract_in(&mut code, ft, pc, c);
+        // The pixel centre's offset from the point's centre (pixels),
+        // then its share of the circle row by row, as the IR lowering
+        // (`passes::aliased::smooth_point_share`): GLSL.std.450 Sqrt
+        // (31), FMax (40), FClamp (43).
+        let mut centre = [zero; 2];
+        for (k, c) in centre.iter_mut().enumerate() {
+            let x = self.extract_in(&mut code, ft, pc, k as u32);
             let d = self.emit(&mut code, Op::FSub, ft, &[x, half]);
-            let d = self.emit(&mut code, Op::FMul, ft, &[d, wide]);
-            let dd = self.emit(&mut code, Op::FMul, ft, &[d, d]);
-            d2 = self.emit(&mut code, Op::FAdd, ft, &[d2, dd]);
+            *c = self.emit(&mut code, Op::FMul, ft, &[d, wide]);
         }
-        // GLSL.std.450 Sqrt (31) and FClamp (43).
-        let d = self.ext(&mut code, ft, glsl, 31, &[d2]);
-        // sqrt(max(r^2 - 1/12, 0)) + 0.5 (see the IR lowering; FMax 40).
-        let quarter = self.konst(f, u64::from(0.25f32.to_bits()));
-        let twelfth = self.konst(f, u64::from((1.0f32 / 12.0).to_bits()));
-        let r2 = self.emit(&mut code, Op::FMul, ft, &[size, size]);
-        let r2 = self.emit(&mut code, Op::FMul, ft, &[r2, quarter]);
-        let r2 = self.emit(&mut code, Op::FSub, ft, &[r2, twelfth]);
-        let r2 = self.ext(&mut code, ft, glsl, 40, &[r2, zero]);
-        let r = self.ext(&mut code, ft, glsl, 31, &[r2]);
-        let r = self.emit(&mut code, Op::FAdd, ft, &[r, half]);
-        let c = self.emit(&mut code, Op::FSub, ft, &[r, d]);
-        let c = self.ext(&mut code, ft, glsl, 43, &[c, zero, unit]);
+        let [x, y] = centre;
+        let r = self.emit(&mut code, Op::FMul, ft, &[size, half]);
+        let r2 = self.emit(&mut code, Op::FMul, ft, &[r, r]);
+        let left = self.emit(&mut code, Op::FSub, ft, &[x, half]);
+        let right = self.emit(&mut code, Op::FAdd, ft, &[x, half]);
+        let rows = crate::passes::aliased::SMOOTH_POINT_ROWS;
+        let mut sum = zero;
+        for j in 0..rows {
+            let at = (j as f32 + 0.5) / rows as f32 - 0.5;
+            let at = self.konst(f, u64::from(at.to_bits()));
+            let dy = self.emit(&mut code, Op::FAdd, ft, &[y, at]);
+            let dy2 = self.emit(&mut code, Op::FMul, ft, &[dy, dy]);
+            let w2 = self.emit(&mut code, Op::FSub, ft, &[r2, dy2]);
+            let w2 = self.ext(&mut code, ft, glsl, 40, &[w2, zero]);
+            let w = self.ext(&mut code, ft, glsl, 31, &[w2]);
+            let neg = self.emit(&mut code, Op::FNegate, ft, &[w]);
+            let hi = self.ext(&mut code, ft, glsl, 43, &[w, left, right]);
+            let lo = self.ext(&mut code, ft, glsl, 43, &[neg, left, right]);
+            let len = self.emit(&mut code, Op::FSub, ft, &[hi, lo]);
+            sum = self.emit(&mut code, Op::FAdd, ft, &[sum, len]);
+        }
+        let n = self.konst(f, u64::from((1.0f32 / rows as f32).to_bits()));
+        let c = self.emit(&mut code, Op::FMul, ft, &[sum, n]);
         code.push(Instruction::new(
             Op::Store,
             None,
@@ -303,50 +309,66 @@ impl Patcher {
         ));
         let none = self.emit(&mut code, Op::FOrdLessThanEqual, bt, &[c, zero]);
         self.discard_first_if(code, none)?;
-        let colours: Vec<Word> = self
+        // `vec4` colour outputs, and arrays of them (draw buffers): the
+        // element count, 0 for a plain one.
+        let colours: Vec<(Word, u32)> = self
             .interface_globals(StorageClass::Output)
             .into_iter()
-            .filter(|&(v, ty)| {
-                self.decoration(v, Decoration::Location).is_some()
-                    && self.num(ty) == Some(Num::float(32, 4))
+            .filter(|&(v, _)| self.decoration(v, Decoration::Location).is_some())
+            .filter_map(|(v, ty)| {
+                if self.num(ty) == Some(Num::float(32, 4)) {
+                    return Some((v, 0));
+                }
+                let (elem, n) = self.array_of(ty)?;
+                (self.num(elem) == Some(Num::float(32, 4))).then_some((v, n))
             })
-            .map(|(v, _)| v)
             .collect();
         if colours.is_empty() {
             return Ok(true);
         }
-        let sites = self.before_each(&[Op::Return], &mut |p| {
+        let out_ptr = self.b.type_pointer(None, StorageClass::Output, v4t);
+        let it = Num::int(true, 32, 1);
+        // A shader with no return (it always discards) has nothing to
+        // weigh.
+        self.before_each(&[Op::Return], &mut |p| {
             let mut code = Vec::new();
             let c = p.emit(&mut code, Op::Load, ft, &[coverage]);
-            for &v in &colours {
-                let value = p.emit(&mut code, Op::Load, v4t, &[v]);
-                let a = p.extract_in(&mut code, ft, value, 3);
-                let a = p.emit(&mut code, Op::FMul, ft, &[a, c]);
-                let id = p.b.id();
-                code.push(Instruction::new(
-                    Op::CompositeInsert,
-                    Some(v4t),
-                    Some(id),
-                    vec![
-                        Operand::IdRef(a),
-                        Operand::IdRef(value),
-                        Operand::LiteralBit32(3),
-                    ],
-                ));
-                code.push(Instruction::new(
-                    Op::Store,
-                    None,
-                    None,
-                    vec![Operand::IdRef(v), Operand::IdRef(id)],
-                ));
+            for &(v, n) in &colours {
+                let ptrs: Vec<Word> = if n == 0 {
+                    vec![v]
+                } else {
+                    (0..n)
+                        .map(|k| {
+                            let k = p.konst(it, u64::from(k));
+                            p.emit(&mut code, Op::AccessChain, out_ptr, &[v, k])
+                        })
+                        .collect()
+                };
+                for ptr in ptrs {
+                    let value = p.emit(&mut code, Op::Load, v4t, &[ptr]);
+                    let a = p.extract_in(&mut code, ft, value, 3);
+                    let a = p.emit(&mut code, Op::FMul, ft, &[a, c]);
+                    let id = p.b.id();
+                    code.push(Instruction::new(
+                        Op::CompositeInsert,
+                        Some(v4t),
+                        Some(id),
+                        vec![
+                            Operand::IdRef(a),
+                            Operand::IdRef(value),
+                            Operand::LiteralBit32(3),
+                        ],
+                    ));
+                    code.push(Instruction::new(
+                        Op::Store,
+                        None,
+                        None,
+                        vec![Operand::IdRef(ptr), Operand::IdRef(id)],
+                    ));
+                }
             }
             code
         });
-        if sites == 0 {
-            return Err(Error::new(
-                "SPIR-V smooth points: the entry point has no return to weigh the colours before",
-            ));
-        }
         Ok(true)
     }
 

@@ -2923,19 +2923,26 @@ crate::bool_cases!(
     "pipe.render.msaa.aliased_points.per_vertex_size.spirv_vs"
 );
 
-/// Smooth points (GL's `POINT_SMOOTH`, not sprites): three points of
-/// sizes 5, 3 and 6.5 at off-centre positions, each drawn with its own
-/// rasterizer size, colour (1, 0.5, 0.25, 1) over a transparent black
-/// target. Each pixel's alpha is the share of it inside the point's
-/// circle (diameter the size), computed here by sampling 64 x 64
-/// positions per pixel, within 0.1; its colour is the point's where it
-/// has any alpha; and the alphas of each point add up to its circle's
-/// area within 3% (a square point, or Mesa's `clamp(r - d)` ramp, misses
-/// by 20% or more at these sizes). With `samples` 4 and multisampling
-/// off, the resolved image is the same: every sample of a drawn pixel is
-/// covered. They were drawn as squares (`point_smooth` was ignored).
+/// Smooth points (GL's `POINT_SMOOTH`, not sprites): points of sizes 5,
+/// 3 and 6.5 at off-centre positions, 1 centred on a pixel and 1.5 on a
+/// pixel corner, each drawn with its own rasterizer size, colour (1,
+/// 0.5, 0.25, 1) over a transparent black target. Each pixel's alpha is
+/// the share of it inside the point's circle (diameter the size),
+/// computed here by sampling 64 x 64 positions per pixel, within 0.1; its
+/// colour is the point's where it has any alpha; and the alphas of each
+/// point add up to its circle's area within 3% (a square point, or Mesa's
+/// `clamp(r - d)` ramp, misses by 20% or more at these sizes). With
+/// `samples` 4 and multisampling off, the resolved image is the same:
+/// every sample of a drawn pixel is covered. They were drawn as squares
+/// (`point_smooth` was ignored).
 fn smooth_points(ctx: &mut TestContext, samples: u32) -> R {
-    const POINTS: [(f32, f32, f32); 3] = [(4.3, 4.6, 5.0), (11.5, 5.5, 3.0), (8.2, 11.7, 6.5)];
+    const POINTS: [(f32, f32, f32); 5] = [
+        (4.3, 4.6, 5.0),
+        (11.5, 5.5, 3.0),
+        (8.2, 11.7, 6.5),
+        (14.5, 1.5, 1.0),
+        (1.0, 14.0, 1.5),
+    ];
     let (mut e, t) = begin(ctx, UNORM, None, samples)?;
     bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     let fg: Px = [1.0, 0.5, 0.25, 1.0];
@@ -2986,7 +2993,7 @@ fn smooth_points(ctx: &mut TestContext, samples: u32) -> R {
         }
         inside as f32 / (n * n) as f32
     };
-    let mut sums = [(0.0f32, 0.0f32); 3];
+    let mut sums = [(0.0f32, 0.0f32); POINTS.len()];
     for py in 0..H {
         for px in 0..W {
             let p = got[(py * W + px) as usize];
