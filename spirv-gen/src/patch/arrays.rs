@@ -653,6 +653,32 @@ impl Patcher {
         Ok(())
     }
 
+    /// Copies of `insts` with new result ids, each reading the copies of
+    /// those before it; with the ids' map.
+    fn copies(
+        &mut self,
+        insts: impl Iterator<Item = Instruction>,
+    ) -> (Vec<Instruction>, HashMap<Word, Word>) {
+        let mut remap: HashMap<Word, Word> = HashMap::new();
+        let mut code = Vec::new();
+        for mut x in insts {
+            for o in &mut x.operands {
+                if let Operand::IdRef(id) = o {
+                    if let Some(to) = remap.get(id) {
+                        *id = *to;
+                    }
+                }
+            }
+            if let Some(old) = x.result_id {
+                let new = self.b.id();
+                remap.insert(old, new);
+                x.result_id = Some(new);
+            }
+            code.push(x);
+        }
+        (code, remap)
+    }
+
     /// Repeats, in front of each use in another block, the instructions
     /// that make a pointer or image out of a dynamically indexed element
     /// of a descriptor array (the access chain, the load, `OpImage`):
@@ -752,24 +778,7 @@ impl Patcher {
                         "SPIR-V descriptor arrays: the shader's dynamic indices need too many copies",
                     )
                 })?;
-                let mut remap: HashMap<Word, Word> = HashMap::new();
-                let mut code = Vec::new();
-                for x in &path {
-                    let mut x = x.clone();
-                    for o in &mut x.operands {
-                        if let Operand::IdRef(id) = o {
-                            if let Some(to) = remap.get(id) {
-                                *id = *to;
-                            }
-                        }
-                    }
-                    if let Some(old) = x.result_id {
-                        let new = self.b.id();
-                        remap.insert(old, new);
-                        x.result_id = Some(new);
-                    }
-                    code.push(x);
-                }
+                let (code, remap) = self.copies(path.iter().cloned());
                 let value = remap[&v];
                 let func = &mut self.b.module_mut().functions[f];
                 let phi = func.blocks[b].instructions[i].class.opcode == Op::Phi;
@@ -1016,27 +1025,15 @@ impl Patcher {
         let mut phis: HashMap<Word, Vec<Operand>> = HashMap::new();
         for (k, &case) in cases.iter().enumerate() {
             let konst = self.konst(n, k as u64);
-            let mut remap: HashMap<Word, Word> = HashMap::new();
-            let mut code = Vec::new();
-            for (r, &j) in in_region.iter().enumerate() {
+            // The chain takes the case's constant index.
+            let region = in_region.iter().enumerate().map(|(r, &j)| {
                 let mut x = insts[j].clone();
                 if r == 0 {
                     x.operands[1] = Operand::IdRef(konst);
                 }
-                for o in &mut x.operands {
-                    if let Operand::IdRef(id) = o {
-                        if let Some(to) = remap.get(id) {
-                            *id = *to;
-                        }
-                    }
-                }
-                if let Some(old) = x.result_id {
-                    let new = self.b.id();
-                    remap.insert(old, new);
-                    x.result_id = Some(new);
-                }
-                code.push(x);
-            }
+                x
+            });
+            let (mut code, remap) = self.copies(region);
             for d in &decorations {
                 if let Some(Operand::IdRef(t)) = d.operands.first() {
                     let mut d = d.clone();

@@ -1906,37 +1906,7 @@ impl Patcher {
     /// Whether the entry point's code interpolates `var` (or a part of
     /// it) with GLSL.std.450's `InterpolateAt*` (76..=78).
     fn interpolated(&self, var: Word) -> bool {
-        let Some(glsl) = self.glsl else {
-            return false;
-        };
-        let mut derived: HashSet<Word> = HashSet::from_iter([var]);
-        let insts = || {
-            self.module()
-                .functions
-                .iter()
-                .flat_map(|f| &f.blocks)
-                .flat_map(|b| &b.instructions)
-        };
-        // Access chains from `var`, in definition order (a chain's base
-        // comes first in a valid module).
-        for i in insts() {
-            let chain = matches!(
-                i.class.opcode,
-                Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject
-            ) && matches!(i.operands.first(), Some(Operand::IdRef(b)) if derived.contains(b));
-            if let (true, Some(id)) = (chain, i.result_id) {
-                derived.insert(id);
-            }
-        }
-        insts().any(|i| {
-            i.class.opcode == Op::ExtInst
-                && i.operands.first() == Some(&Operand::IdRef(glsl))
-                && matches!(
-                    i.operands.get(1),
-                    Some(Operand::LiteralExtInstInteger(76..=78))
-                )
-                && matches!(i.operands.get(2), Some(Operand::IdRef(p)) if derived.contains(p))
-        })
+        self.interpolation_count(var) > 0
     }
 
     /// The value, built in the entry code, of an input part of type `ty`

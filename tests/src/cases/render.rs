@@ -2923,6 +2923,24 @@ crate::bool_cases!(
     "pipe.render.msaa.aliased_points.per_vertex_size.spirv_vs"
 );
 
+/// Draws each point `(x, y, size)` (window coordinates) on its own, with
+/// the rasterizer `state` gives and the point's size.
+fn draw_sized_points(
+    e: &mut Env,
+    points: &[(f32, f32, f32)],
+    state: impl Fn(&mut RasterizerState),
+) -> R {
+    for &(x, y, size) in points {
+        rasterizer(e, |r| {
+            state(r);
+            r.point_size = size;
+        })?;
+        let v = [ndc(x), ndc(y), 0.0, 1.0];
+        draw_mode(e, &v, false, pipe_core::draw::PrimType::Points)?;
+    }
+    Ok(())
+}
+
 /// Smooth points (GL's `POINT_SMOOTH`, not sprites): points of sizes 5,
 /// 3 and 6.5 at off-centre positions, 1 centred on a pixel and 1.5 on a
 /// pixel corner, each drawn with its own rasterizer size, colour (1,
@@ -2955,19 +2973,10 @@ fn smooth_points(ctx: &mut TestContext, samples: u32) -> R {
         0,
         None,
     )?;
-    for &(x, y, size) in &POINTS {
-        rasterizer(&mut e, |r| {
-            r.multisample = false;
-            r.point_smooth = true;
-            r.point_size = size;
-        })?;
-        draw_mode(
-            &mut e,
-            &[ndc(x), ndc(y), 0.0, 1.0],
-            false,
-            pipe_core::draw::PrimType::Points,
-        )?;
-    }
+    draw_sized_points(&mut e, &POINTS, |r| {
+        r.multisample = false;
+        r.point_smooth = true;
+    })?;
     let got = if samples > 1 {
         let bind = BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW;
         let resolved = e.texture(&ResourceTemplate::texture_2d(UNORM, W, H, bind))?;
@@ -3069,19 +3078,10 @@ fn round_points(ctx: &mut TestContext, sprite: bool) -> R {
     let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
     let fg: Px = [1.0, 0.5, 0.25, 1.0];
     set_src(&mut e, UNORM, fg)?;
-    for &(x, y, size) in &POINTS {
-        rasterizer(&mut e, |r| {
-            r.multisample = true;
-            r.point_quad_rasterization = sprite;
-            r.point_size = size;
-        })?;
-        draw_mode(
-            &mut e,
-            &[ndc(x), ndc(y), 0.0, 1.0],
-            false,
-            pipe_core::draw::PrimType::Points,
-        )?;
-    }
+    draw_sized_points(&mut e, &POINTS, |r| {
+        r.multisample = true;
+        r.point_quad_rasterization = sprite;
+    })?;
     // Per sample: whether it is covered, or `None` within 0.02 of an
     // edge.
     let covered = |sx: f32, sy: f32| -> Option<bool> {

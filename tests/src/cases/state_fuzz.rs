@@ -3386,12 +3386,7 @@ fn main {
 ";
     let (mut e, c) = full_triangle(ctx, (VS, FS))?;
     bind_vs_as(&mut e, VS, vs, "")?;
-    if fs_spirv {
-        bind_fs_spirv(&mut e, FS)?;
-    }
-    reduced_rasterizer(&mut e, |_| {})?;
-    clear_all(&mut e, ClearFlags::COLOR0)?;
-    reduced_draw(&mut e, PrimType::Triangles, 3)?;
+    draw_fs_as(&mut e, FS, fs_spirv)?;
     expect_rgba8(&mut e, &c[0], "unwritten varying", |_, _| [0, 255, 0, 255])
 }
 
@@ -3456,12 +3451,7 @@ fn main {
 }
 ";
     let (mut e, c) = full_triangle(ctx, (VS_WRITES_A, FS))?;
-    if fs_spirv {
-        bind_fs_spirv(&mut e, FS)?;
-    }
-    reduced_rasterizer(&mut e, |_| {})?;
-    clear_all(&mut e, ClearFlags::COLOR0)?;
-    reduced_draw(&mut e, PrimType::Triangles, 3)?;
+    draw_fs_as(&mut e, FS, fs_spirv)?;
     expect_unorm(
         &mut e,
         &c[0],
@@ -3555,12 +3545,7 @@ fn main {
 }
 ";
     let (mut e, c) = full_triangle(ctx, (VS, FS))?;
-    if fs_spirv {
-        bind_fs_spirv(&mut e, FS)?;
-    }
-    reduced_rasterizer(&mut e, |_| {})?;
-    clear_all(&mut e, ClearFlags::COLOR0)?;
-    reduced_draw(&mut e, PrimType::Triangles, 3)?;
+    draw_fs_as(&mut e, FS, fs_spirv)?;
     let got = e.read_texture(&c[0], 0, &PipeBox::rect(0, 0, W, H))?;
     for (i, p) in got.chunks_exact(4).enumerate() {
         let x = i as u32 % W;
@@ -3800,20 +3785,7 @@ fn spirv_descriptor_arrays(ctx: &mut TestContext) -> R {
         &[[64, 0, 0, 0], [255, 255, 255, 255], [0, 128, 0, 0]],
     )?;
     for (slot, v) in [(1, [1.0f32; 4]), (2, [0.0, 0.0, 0.5, 1.0])] {
-        let data = crate::harness::f32s(&v);
-        step(
-            "set_constant_buffer",
-            e.ctx.set_constant_buffer(
-                ShaderStage::Fragment,
-                slot,
-                Some(pipe_core::state::ConstantBuffer {
-                    buffer: None,
-                    buffer_offset: 0,
-                    buffer_size: 16,
-                    user_buffer: Some(&data),
-                }),
-            ),
-        )?;
+        set_fs_vec4(&mut e, slot, v)?;
     }
     let fs =
         crate::harness::spirv_module(ShaderStage::Fragment, include_bytes!("arrays_spirv.spv"));
@@ -3872,20 +3844,10 @@ fn spirv_descriptor_arrays_of_arrays(ctx: &mut TestContext) -> R {
         .collect();
     bind_texels(&mut e, 2, &texels)?;
     for slot in 1..5u32 {
-        let v = [0.0, (1u32 << (slot - 1)) as f32 / 255.0, 0.0, 0.0];
-        let data = crate::harness::f32s(&v);
-        step(
-            "set_constant_buffer",
-            e.ctx.set_constant_buffer(
-                ShaderStage::Fragment,
-                slot,
-                Some(pipe_core::state::ConstantBuffer {
-                    buffer: None,
-                    buffer_offset: 0,
-                    buffer_size: 16,
-                    user_buffer: Some(&data),
-                }),
-            ),
+        set_fs_vec4(
+            &mut e,
+            slot,
+            [0.0, (1u32 << (slot - 1)) as f32 / 255.0, 0.0, 0.0],
         )?;
     }
     draw_spirv_fs(&mut e, include_bytes!("arrays_of_arrays_spirv.spv"))?;
@@ -3932,6 +3894,36 @@ fn spirv_array_optimized(ctx: &mut TestContext) -> R {
     )
 }
 reduced!("spirv_passthrough.descriptor_array_optimized" => spirv_array_optimized);
+
+/// Draws the full triangle after a clear, with the IR fragment shader
+/// `fs` as `reduced_setup` bound it, or (`spirv`) as spirv-gen's SPIR-V
+/// passed through.
+fn draw_fs_as(e: &mut Env, fs: &str, spirv: bool) -> R {
+    if spirv {
+        bind_fs_spirv(e, fs)?;
+    }
+    reduced_rasterizer(e, |_| {})?;
+    clear_all(e, ClearFlags::COLOR0)?;
+    reduced_draw(e, PrimType::Triangles, 3)
+}
+
+/// Fragment constant buffer `slot`: one `vec4`, `v`, as user data.
+fn set_fs_vec4(e: &mut Env, slot: u32, v: [f32; 4]) -> R {
+    let data = crate::harness::f32s(&v);
+    step(
+        "set_constant_buffer",
+        e.ctx.set_constant_buffer(
+            ShaderStage::Fragment,
+            slot,
+            Some(pipe_core::state::ConstantBuffer {
+                buffer: None,
+                buffer_offset: 0,
+                buffer_size: 16,
+                user_buffer: Some(&data),
+            }),
+        ),
+    )
+}
 
 /// The reduced cases' common set-up: one RGBA8 colour buffer, no depth,
 /// the IR shaders `(vs, fs)` bound, a triangle covering the target.
