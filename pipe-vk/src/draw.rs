@@ -2991,8 +2991,8 @@ impl VkContext {
         // GL's smooth points (POINT_SMOOTH, not sprites, where points are
         // not multisampled) likewise: drawn two pixels larger, the
         // fragment shader weighs each pixel's alpha by its share of the
-        // point's circle (as radeonsi's `nir_lower_point_smooth`, with the
-        // ramp centred on the circle's edge). Vulkan has no round points.
+        // point's circle (as radeonsi's `nir_lower_point_smooth` does, but
+        // integrated over the pixel). Vulkan has no round points.
         let smooth = rast.point_smooth
             && !rast.point_quad_rasterization
             && (samples == 1 || !rast.multisample);
@@ -3015,9 +3015,11 @@ impl VkContext {
         // shader run per pixel (one run per sample could not tell its
         // sample's place from `PointCoord`, which Vulkan may take at the
         // pixel centre: those keep squares too).
-        let per_sample = fs.sample_shading
-            || b.shaders[ShaderStage::Fragment.index()]
-                .is_some_and(|h| self.shader_info(h).reads_samples);
+        let per_sample = || {
+            fs.sample_shading
+                || b.shaders[ShaderStage::Fragment.index()]
+                    .is_some_and(|h| self.shader_info(h).reads_samples)
+        };
         let standard = self
             .dev()
             .physical
@@ -3028,7 +3030,7 @@ impl VkContext {
             && samples > 1
             && rast.multisample
             && !rast.point_quad_rasterization
-            && !per_sample
+            && !per_sample()
             && standard == vk::TRUE
             && !self.sample_locations_active(samples)
             && spirv_gen::passes::aliased::standard_sample_locations(samples as u8).is_some()
