@@ -1210,6 +1210,8 @@ fn probe(name: &str, env: TargetEnv) -> Vec<u32> {
         "gs_lines13" => include_str!("patch/gs_lines13.spvasm"),
         "interp_array" => include_str!("patch/interp_array.spvasm"),
         "smooth_arr" => include_str!("patch/smooth_arr.spvasm"),
+        "two_elements" => include_str!("patch/two_elements.spvasm"),
+        "point_coord" => include_str!("patch/point_coord.spvasm"),
         "smooth_kill" => include_str!("patch/smooth_kill.spvasm"),
         _ => include_str!("patch/interp.spvasm"),
     };
@@ -2392,6 +2394,17 @@ fn smooth_and_round_points_shapes() {
         }
         let out = round_points_fs(&arr, "main", 8).unwrap();
         validate(&out, env, "round, colour array");
+        // A shader reading PointCoord keeps one PointCoord input (an
+        // entry point declares a built-in once; the patch added a second).
+        let pc = probe("point_coord", env);
+        let out = round_points_fs(&pc, "main", 4).unwrap();
+        validate(&out, env, "round, PointCoord read");
+        assert_eq!(
+            disassemble(&out).matches("BuiltIn PointCoord").count(),
+            1,
+            "{}",
+            disassemble(&out)
+        );
     }
     // The IR lowering likewise weighs each element of an array output.
     let ir = "shader fragment
@@ -2448,6 +2461,15 @@ fn descriptor_arrays_optimized_shape() {
     assert_eq!(count_op(&out, Op::Switch), 2, "{}", disassemble(&out));
     assert_eq!(count_op(&out, Op::ImageSampleImplicitLod), 4);
     assert_eq!(count_op(&out, Op::ImageSampleExplicitLod), 4);
+    // One instruction using two elements made in another block
+    // (`OpSampledImage` of `texs[i]` and `samps[i]`): both are repeated
+    // in front of it, and it takes both copies (the second replacement
+    // went into the first's copied access chain).
+    let w = probe("two_elements", TargetEnv::Vulkan_1_0);
+    validate(&w, TargetEnv::Vulkan_1_0, "two elements itself");
+    let out = split_descriptor_arrays(&w, Stage::Fragment, "main")
+        .unwrap_or_else(|e| panic!("two elements: {e}"));
+    validate(&out, TargetEnv::Vulkan_1_0, "two elements, split");
 }
 
 /// Transform feedback layouts the IR's validation would refuse are

@@ -162,7 +162,12 @@ impl Patcher {
         let (ft, v2t) = (self.ty(f), self.ty(Num::float(32, 2)));
         let it = self.ty(Num::int(true, 32, 1));
         let bt = self.b.type_bool();
-        let pcv = self.add_builtin(StorageClass::Input, BuiltIn::PointCoord, v2t);
+        // The shader's own PointCoord, else a new one (an entry point
+        // may declare a built-in once).
+        let pcv = match self.input_builtin(BuiltIn::PointCoord) {
+            Some(v) => v,
+            None => self.add_builtin(StorageClass::Input, BuiltIn::PointCoord, v2t),
+        };
         let half = self.konst(f, u64::from(0.5f32.to_bits()));
         let one = self.konst(f, u64::from(1.0f32.to_bits()));
         let izero = self.konst(Num::int(true, 32, 1), 0);

@@ -769,8 +769,10 @@ impl Patcher {
                     }
                 }
             }
-            // Back to front, so positions stay good.
+            // Back to front, so positions stay good; copies inserted in
+            // front of each instruction so far.
             sites.sort_unstable();
+            let mut shifted: HashMap<(usize, usize), usize> = HashMap::new();
             for (b, i, k, v) in sites.into_iter().rev() {
                 let path = derived[&v].1.clone();
                 *budget = budget.checked_sub(path.len()).ok_or_else(|| {
@@ -803,8 +805,12 @@ impl Patcher {
                         .unwrap_or(insts.len());
                     insts.splice(at..at, code);
                 } else {
+                    // Copies for this instruction's later operands went in
+                    // at `i` already: it sits past them and these.
+                    let before = shifted.get(&(b, i)).copied().unwrap_or(0);
                     func.blocks[b].instructions.splice(i..i, code);
-                    let n = path.len();
+                    let n = before + path.len();
+                    shifted.insert((b, i), n);
                     func.blocks[b].instructions[i + n].operands[k] = Operand::IdRef(value);
                     continue;
                 }
