@@ -58,7 +58,7 @@
 //!   than 16;
 //! - **create time**: mean wall time of one `resource_create`.
 //!
-//! # `pipe-bench draw [--duration-ms 1000] [--scenarios 1,4,..] [--in-process]`
+//! # `pipe-bench draw [--duration-ms 1000] [--scenarios 1,4,..] [--in-process] [--pin-malloc-trim]`
 //!
 //! Draws per second (reported in thousands, as piglit's `drawoverhead`)
 //! through the frontend interface: the screen is `pipe_vk::create_screen`,
@@ -149,6 +149,21 @@
 //! batch of more than about 65k draws that each push descriptors exceeds
 //! `vm.max_map_count` and lavapipe segfaults.) `--in-process` runs them all
 //! in this process instead; `--scenarios` picks some by number.
+//!
+//! **glibc's trim threshold.** On lavapipe every texture or UBO change
+//! makes llvmpipe copy its ~32 KB fragment state into scene memory that
+//! lavapipe's queue thread allocates and frees per scene, in a non-main
+//! malloc arena. glibc hands such an arena's free top back to the kernel
+//! (`madvise`) unless its *dynamic* trim threshold has already grown, which
+//! depends on the process's earlier allocations; when it has not, every
+//! change re-faults fresh pages, and scenarios 4 and 5 measure about half
+//! (seen: 60-70 against 105-120 k draws/s, from run to run of the same
+//! build; perf shows 60% of the time in page faults under `memcpy`).
+//! `--pin-malloc-trim` runs the children with
+//! `GLIBC_TUNABLES=glibc.malloc.trim_threshold=256 MiB`, which fixes the
+//! threshold, so that A/B comparisons are not decided by that draw. It is
+//! off by default, as the anchors were measured without it; the header
+//! says which was used.
 //!
 //! In the same run, scenario 1 is also measured on the no-op driver
 //! (`pipe_core::noop::NoopScreen` inside `ValidatingScreen`): the cost of
@@ -296,6 +311,12 @@ enum Command {
         /// each (no crash isolation; simpler to profile).
         #[arg(long)]
         in_process: bool,
+        /// Run the children with glibc's malloc trim threshold fixed at
+        /// 256 MiB (`GLIBC_TUNABLES`), so that lavapipe's per-scene memory
+        /// is not returned to the kernel and re-faulted at random; see
+        /// the module documentation.
+        #[arg(long)]
+        pin_malloc_trim: bool,
         /// Internal: run one job (a scenario number, or `noop`) and print
         /// its result in the parent's line format.
         #[arg(long, hide = true)]
@@ -348,13 +369,17 @@ fn main() -> ExitCode {
             duration_ms,
             scenarios,
             in_process,
+            pin_malloc_trim,
             child: None,
         } => bench_draw(
             &cli.device,
             cli.validation,
             duration_ms,
             &scenarios,
-            in_process,
+            DrawProcesses {
+                in_process,
+                pin_malloc_trim,
+            },
         )
         .map(|r| if cli.json { r.json() } else { r.human() }),
         Command::Descriptors { draws, repetitions } => {
@@ -1605,6 +1630,9 @@ struct DrawReport {
     lp_num_threads: Option<String>,
     /// Whether each job ran in its own child process.
     isolated: bool,
+    /// `GLIBC_TUNABLES` as the (last) child reported it, or this
+    /// process's in process.
+    glibc_tunables: Option<String>,
     results: Vec<ScenarioResult>,
     /// `None` when scenario 1 was not asked for.
     noop: Option<Result<DrawRun, String>>,
@@ -1648,6 +1676,9 @@ impl DrawJob {
 struct JobOutcome {
     device: String,
     depth: String,
+    /// The child's `GLIBC_TUNABLES` as it reported it (`None`: in
+    /// process, or unset).
+    glibc_tunables: Option<String>,
     run: Result<DrawRun, String>,
 }
 
@@ -1685,7 +1716,12 @@ fn draw_job(
     event("depth", &depth);
     let run = rig.measure(scenario, duration, &mut |n| event("run", &n.to_string()));
     rig.release();
-    Ok(JobOutcome { device, depth, run })
+    Ok(JobOutcome {
+        device,
+        depth,
+        glibc_tunables: None,
+        run,
+    })
 }
 
 /// Tabs and newlines would break the child's line format.
@@ -1708,6 +1744,11 @@ fn draw_child(device: &Option<String>, validation: bool, duration_ms: u64, job: 
         let _ = writeln!(out, "{key}\t{}", one_line(value));
         let _ = out.flush();
     };
+    // What glibc read at this process's start (`--pin-malloc-trim`).
+    event(
+        "glibc_tunables",
+        &std::env::var("GLIBC_TUNABLES").unwrap_or_default(),
+    );
     let mut out = String::new();
     let code = match draw_job(device, validation, duration, job, &mut event) {
         Ok(o) => {
@@ -1730,6 +1771,34 @@ fn draw_child(device: &Option<String>, validation: bool, duration_ms: u64, job: 
     code
 }
 
+/// glibc tunable of `--pin-malloc-trim`: a fixed trim threshold (256 MiB)
+/// in place of the dynamic one.
+const PINNED_MALLOC_TRIM: &str = "glibc.malloc.trim_threshold=268435456";
+
+/// How `bench_draw` runs its jobs.
+#[derive(Clone, Copy)]
+struct DrawProcesses {
+    in_process: bool,
+    pin_malloc_trim: bool,
+}
+
+impl DrawProcesses {
+    /// The children's `GLIBC_TUNABLES`: the inherited value, with the
+    /// pinned trim threshold appended when asked for.
+    fn glibc_tunables(self) -> Option<String> {
+        let inherited = std::env::var("GLIBC_TUNABLES")
+            .ok()
+            .filter(|t| !t.is_empty());
+        if !self.pin_malloc_trim {
+            return inherited;
+        }
+        Some(match inherited {
+            Some(t) => format!("{t}:{PINNED_MALLOC_TRIM}"),
+            None => PINNED_MALLOC_TRIM.to_string(),
+        })
+    }
+}
+
 /// Runs one job in a child process (`pipe-bench draw --child JOB`), so that
 /// a crash in the driver skips that job only.
 fn draw_job_isolated(
@@ -1737,9 +1806,13 @@ fn draw_job_isolated(
     validation: bool,
     duration_ms: u64,
     job: DrawJob,
+    glibc_tunables: Option<&str>,
 ) -> Result<JobOutcome, String> {
     let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
     let mut cmd = std::process::Command::new(exe);
+    if let Some(t) = glibc_tunables {
+        cmd.env("GLIBC_TUNABLES", t);
+    }
     if let Some(d) = device {
         cmd.arg("--device").arg(d);
     }
@@ -1758,6 +1831,7 @@ fn draw_job_isolated(
     let mut outcome = JobOutcome {
         device: String::new(),
         depth: String::new(),
+        glibc_tunables: None,
         run: Err(String::new()),
     };
     let mut result = None;
@@ -1768,6 +1842,9 @@ fn draw_job_isolated(
             (Some("run"), Some(n), ..) => last_run = Some(n.to_string()),
             (Some("device"), Some(d), ..) => outcome.device = d.to_string(),
             (Some("depth"), Some(d), ..) => outcome.depth = d.to_string(),
+            (Some("glibc_tunables"), Some(t), ..) if !t.is_empty() => {
+                outcome.glibc_tunables = Some(t.to_string())
+            }
             (Some("fatal"), Some(e), ..) => return Err(e.to_string()),
             (Some("result"), Some("skip"), Some(e), _) => result = Some(Err(e.to_string())),
             (Some("result"), Some("ok"), Some(n), Some(ns)) => {
@@ -1806,11 +1883,21 @@ fn bench_draw(
     validation: bool,
     duration_ms: u64,
     only: &[usize],
-    in_process: bool,
+    processes: DrawProcesses,
 ) -> Result<DrawReport, String> {
     if duration_ms == 0 {
         return Err("--duration-ms must be at least 1".into());
     }
+    let in_process = processes.in_process;
+    if in_process && processes.pin_malloc_trim {
+        return Err(
+            "--pin-malloc-trim sets the children's GLIBC_TUNABLES, which glibc reads at \
+             start; drop --in-process, or set GLIBC_TUNABLES=glibc.malloc.trim_threshold=N \
+             for this process yourself"
+                .into(),
+        );
+    }
+    let glibc_tunables = processes.glibc_tunables();
     if let Some(bad) = only.iter().find(|&&n| n == 0 || n > Scenario::ALL.len()) {
         return Err(format!(
             "--scenarios: no scenario {bad} (1..={})",
@@ -1833,6 +1920,13 @@ fn bench_draw(
         duration,
         lp_num_threads: std::env::var("LP_NUM_THREADS").ok(),
         isolated: !in_process,
+        // In process: this process's own; otherwise what the children
+        // report they started with.
+        glibc_tunables: if in_process {
+            glibc_tunables.clone()
+        } else {
+            None
+        },
         results: Vec::new(),
         noop: None,
     };
@@ -1841,7 +1935,13 @@ fn bench_draw(
         let outcome = if in_process {
             draw_job(device, validation, duration, job, &mut |_, _| {})
         } else {
-            draw_job_isolated(device, validation, duration_ms, job)
+            draw_job_isolated(
+                device,
+                validation,
+                duration_ms,
+                job,
+                glibc_tunables.as_deref(),
+            )
         };
         let outcome = match outcome {
             Ok(o) => o,
@@ -1853,6 +1953,9 @@ fn bench_draw(
         match &outcome.run {
             Ok(r) => eprintln!("{:.1} k draws/s", r.k_per_s()),
             Err(e) => eprintln!("skipped: {e}"),
+        }
+        if !in_process {
+            report.glibc_tunables = outcome.glibc_tunables.clone();
         }
         match job {
             DrawJob::Vk(scenario) => {
@@ -1916,10 +2019,17 @@ impl DrawReport {
         let _ = writeln!(
             s,
             "target: {DRAW_SIZE}x{DRAW_SIZE} R8G8B8A8_UNORM, depth/stencil {}; degenerate triangles; \
-             each figure is one run of >= {} ms (draws + flush + fence_finish); LP_NUM_THREADS={}",
+             each figure is one run of >= {} ms (draws + flush + fence_finish); LP_NUM_THREADS={}; \
+             GLIBC_TUNABLES={}{}",
             self.depth,
             self.duration.as_millis(),
-            self.lp_num_threads.as_deref().unwrap_or("unset")
+            self.lp_num_threads.as_deref().unwrap_or("unset"),
+            self.glibc_tunables.as_deref().unwrap_or("unset"),
+            if self.glibc_tunables.is_none() {
+                " (glibc's dynamic trim threshold: scenarios 4 and 5 are bimodal, see --pin-malloc-trim)"
+            } else {
+                ""
+            }
         );
         let _ = writeln!(s);
         let _ = writeln!(
@@ -2117,7 +2227,7 @@ impl DrawReport {
         format!(
             "{{\"benchmark\": \"draw\", \"device\": {}, \"width\": {DRAW_SIZE}, \"height\": {DRAW_SIZE}, \
              \"depth\": {}, \"duration_ms\": {}, \"lp_num_threads\": {}, \"isolated\": {}, \
-             \"anchors_source\": {}, \
+             \"glibc_tunables\": {}, \"anchors_source\": {}, \
              \"scenarios\": [{}], \"merging\": [{}], \"noop_baseline\": {}}}\n",
             json_str(&self.device),
             json_str(&self.depth),
@@ -2127,6 +2237,10 @@ impl DrawReport {
                 .map(json_str)
                 .unwrap_or_else(|| "null".into()),
             self.isolated,
+            self.glibc_tunables
+                .as_deref()
+                .map(json_str)
+                .unwrap_or_else(|| "null".into()),
             json_str(ANCHORS_SOURCE),
             scenarios.join(", "),
             merging.join(", "),
