@@ -3006,6 +3006,13 @@ impl VkContext {
             fs.aliased_points = vs.aliased_points;
             vs.smooth_points = smooth;
             fs.smooth_points = smooth;
+            if smooth && vs.point_size.is_some() {
+                // GL's smooth sizes go down to 0 (st/mesa's MinPointSizeAA),
+                // below the device's range: the point is drawn larger
+                // anyway, and the circle's coverage makes it faint.
+                let size = rast.point_size.max(0.0).min(max);
+                vs.point_size = Some(size.to_bits());
+            }
         }
         // Multisampled points that are not sprites are round in GL (its
         // compatibility profile; GL 4.6 compatibility, 14.4.3), square in

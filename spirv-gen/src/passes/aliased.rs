@@ -1132,6 +1132,22 @@ fn point_widening(smooth: bool) -> f32 {
     }
 }
 
+/// The smallest size the last vertex stage passes on: 1 for aliased
+/// points, and for smooth ones [`SMOOTH_POINT_MIN`] (GL's smallest
+/// antialiased size is 0, which st/mesa lets through; the circle's
+/// coverage makes a small point faint, not larger).
+pub fn point_min(smooth: bool) -> f32 {
+    if smooth {
+        SMOOTH_POINT_MIN
+    } else {
+        1.0
+    }
+}
+
+/// The smallest smooth point size drawn: sizes below are drawn at it (a
+/// circle of area 8e-7 pixels, invisible), keeping the size a divisor.
+pub const SMOOTH_POINT_MIN: f32 = 1.0 / 1024.0;
+
 /// The smooth-point half of [`lower_aliased_points_fs`]: coverage from
 /// `PointCoord` (`pcv`) over the square two pixels wider than the size
 /// (`size_in`), the fragment discarded where it is zero, and each `f32x4`
@@ -1204,12 +1220,16 @@ fn smooth_point_coverage(s: &mut Shader, pcv: VarId, size_in: VarId) -> Result<(
 pub const SMOOTH_POINT_ROWS: u32 = 8;
 
 /// The share of a pixel inside a point's circle (diameter `size`), the
-/// pixel's centre at `centre` from the point's centre (pixels): over
-/// [`SMOOTH_POINT_ROWS`] rows across the pixel, the length of each row
-/// inside the circle, exactly (`clamp(w, x - 0.5, x + 0.5) - clamp(-w,
-/// x - 0.5, x + 0.5)` for the chord's half-width `w`), averaged. Within
-/// 0.06 of the pixel's share at any size and place, and the shares of a
-/// point add up to its area within 3%.
+/// pixel's centre at `centre` from the point's centre (pixels): the
+/// midpoint rule over [`SMOOTH_POINT_ROWS`] rows across the part of the
+/// pixel's height the circle spans (`max(y - 0.5, -r)` to `min(y + 0.5,
+/// r)`), with the length of each row inside the circle exact
+/// (`clamp(w, x - 0.5, x + 0.5) - clamp(-w, x - 0.5, x + 0.5)` for the
+/// chord's half-width `w`). Rows over the circle's span rather than the
+/// whole pixel keep points smaller than a pixel (GL's smallest smooth
+/// size is 0) as exact as large ones: within 0.015 of the pixel's share,
+/// and a point's shares add up to its area within 1.5%, at sizes 0.1 to
+/// 12 (rows over the whole pixel: 0.056, and a 0.1 point could vanish).
 fn smooth_point_share(e: &mut Emit<'_>, size: ValueId, [x, y]: [ValueId; 2]) -> ValueId {
     let f = Type::F32;
     let half = e.f32(0.5);
@@ -1218,10 +1238,20 @@ fn smooth_point_share(e: &mut Emit<'_>, size: ValueId, [x, y]: [ValueId; 2]) -> 
     let r2 = e.alu(AluOp::Fmul, f, &[r, r]);
     let left = e.alu(AluOp::Fsub, f, &[x, half]);
     let right = e.alu(AluOp::Fadd, f, &[x, half]);
+    let neg_r = e.alu(AluOp::Fneg, f, &[r]);
+    let below = e.alu(AluOp::Fsub, f, &[y, half]);
+    let above = e.alu(AluOp::Fadd, f, &[y, half]);
+    let lo = e.alu(AluOp::Fmax, f, &[below, neg_r]);
+    let hi = e.alu(AluOp::Fmin, f, &[above, r]);
+    let span = e.alu(AluOp::Fsub, f, &[hi, lo]);
+    let span = e.alu(AluOp::Fmax, f, &[span, zero]);
+    let n = e.f32(1.0 / SMOOTH_POINT_ROWS as f32);
+    let step = e.alu(AluOp::Fmul, f, &[span, n]);
     let mut sum = zero;
     for j in 0..SMOOTH_POINT_ROWS {
-        let at = e.f32((j as f32 + 0.5) / SMOOTH_POINT_ROWS as f32 - 0.5);
-        let dy = e.alu(AluOp::Fadd, f, &[y, at]);
+        let at = e.f32(j as f32 + 0.5);
+        let at = e.alu(AluOp::Fmul, f, &[step, at]);
+        let dy = e.alu(AluOp::Fadd, f, &[lo, at]);
         let dy2 = e.alu(AluOp::Fmul, f, &[dy, dy]);
         let w2 = e.alu(AluOp::Fsub, f, &[r2, dy2]);
         let w2 = e.alu(AluOp::Fmax, f, &[w2, zero]);
@@ -1232,8 +1262,7 @@ fn smooth_point_share(e: &mut Emit<'_>, size: ValueId, [x, y]: [ValueId; 2]) -> 
         let len = e.alu(AluOp::Fsub, f, &[hi, lo]);
         sum = e.alu(AluOp::Fadd, f, &[sum, len]);
     }
-    let n = e.f32(1.0 / SMOOTH_POINT_ROWS as f32);
-    e.alu(AluOp::Fmul, f, &[sum, n])
+    e.alu(AluOp::Fmul, f, &[sum, step])
 }
 
 fn aliased_point_var(output: bool) -> Variable {
@@ -1256,7 +1285,8 @@ fn aliased_point_var(output: bool) -> Variable {
 ///
 /// Smooth points (`smooth`) are drawn two pixels larger instead: every
 /// sample of a pixel whose centre is within half a pixel of the point's
-/// circle is covered, which [`lower_aliased_points_fs`] then weighs.
+/// circle is covered, which [`lower_aliased_points_fs`] then weighs. Their
+/// size is clamped from [`SMOOTH_POINT_MIN`], not 1 ([`point_min`]).
 pub fn lower_aliased_points(s: &mut Shader, max_size: f32, smooth: bool) -> Result<()> {
     if !s.stage.is_pre_raster() {
         return Ok(());
@@ -1269,9 +1299,9 @@ pub fn lower_aliased_points(s: &mut Shader, max_size: f32, smooth: bool) -> Resu
     let mut make = |s: &mut Shader| {
         let mut e = Emit::new(s);
         let size = e.load(ps, None);
-        let one = e.f32(1.0);
+        let low = e.f32(point_min(smooth));
         let top = e.f32(hi);
-        let c = e.alu(AluOp::Fmax, Type::F32, &[size, one]);
+        let c = e.alu(AluOp::Fmax, Type::F32, &[size, low]);
         let c = e.alu(AluOp::Fmin, Type::F32, &[c, top]);
         let more = e.f32(widen);
         let wide = e.alu(AluOp::Fadd, Type::F32, &[c, more]);

@@ -276,7 +276,7 @@ impl Patcher {
         // The pixel centre's offset from the point's centre (pixels),
         // then its share of the circle row by row, as the IR lowering
         // (`passes::aliased::smooth_point_share`): GLSL.std.450 Sqrt
-        // (31), FMax (40), FClamp (43).
+        // (31), FMin (37), FMax (40), FClamp (43).
         let mut centre = [zero; 2];
         for (k, c) in centre.iter_mut().enumerate() {
             let x = self.extract_in(&mut code, ft, pc, k as u32);
@@ -288,12 +288,21 @@ impl Patcher {
         let r2 = self.emit(&mut code, Op::FMul, ft, &[r, r]);
         let left = self.emit(&mut code, Op::FSub, ft, &[x, half]);
         let right = self.emit(&mut code, Op::FAdd, ft, &[x, half]);
+        let neg_r = self.emit(&mut code, Op::FNegate, ft, &[r]);
+        let below = self.emit(&mut code, Op::FSub, ft, &[y, half]);
+        let above = self.emit(&mut code, Op::FAdd, ft, &[y, half]);
+        let lo = self.ext(&mut code, ft, glsl, 40, &[below, neg_r]);
+        let hi = self.ext(&mut code, ft, glsl, 37, &[above, r]);
+        let span = self.emit(&mut code, Op::FSub, ft, &[hi, lo]);
+        let span = self.ext(&mut code, ft, glsl, 40, &[span, zero]);
         let rows = crate::passes::aliased::SMOOTH_POINT_ROWS;
+        let n = self.konst(f, u64::from((1.0f32 / rows as f32).to_bits()));
+        let step = self.emit(&mut code, Op::FMul, ft, &[span, n]);
         let mut sum = zero;
         for j in 0..rows {
-            let at = (j as f32 + 0.5) / rows as f32 - 0.5;
-            let at = self.konst(f, u64::from(at.to_bits()));
-            let dy = self.emit(&mut code, Op::FAdd, ft, &[y, at]);
+            let at = self.konst(f, u64::from((j as f32 + 0.5).to_bits()));
+            let at = self.emit(&mut code, Op::FMul, ft, &[step, at]);
+            let dy = self.emit(&mut code, Op::FAdd, ft, &[lo, at]);
             let dy2 = self.emit(&mut code, Op::FMul, ft, &[dy, dy]);
             let w2 = self.emit(&mut code, Op::FSub, ft, &[r2, dy2]);
             let w2 = self.ext(&mut code, ft, glsl, 40, &[w2, zero]);
@@ -304,8 +313,7 @@ impl Patcher {
             let len = self.emit(&mut code, Op::FSub, ft, &[hi, lo]);
             sum = self.emit(&mut code, Op::FAdd, ft, &[sum, len]);
         }
-        let n = self.konst(f, u64::from((1.0f32 / rows as f32).to_bits()));
-        let c = self.emit(&mut code, Op::FMul, ft, &[sum, n]);
+        let c = self.emit(&mut code, Op::FMul, ft, &[sum, step]);
         code.push(Instruction::new(
             Op::Store,
             None,
@@ -538,15 +546,16 @@ impl Patcher {
             [Operand::LiteralBit32(ALIASED_POINT_LOCATION)],
         );
         self.b.decorate(out, Decoration::Flat, []);
-        let one = self.konst(f, u64::from(1.0f32.to_bits()));
+        let least = crate::passes::aliased::point_min(smooth);
+        let least = self.konst(f, u64::from(least.to_bits()));
         let widen = if smooth { 2.0f32 } else { 1.0 };
         let more = self.konst(f, u64::from(widen.to_bits()));
         let hi = self.konst(f, u64::from((max_size - widen).max(1.0).to_bits()));
         let sites = self.at_vertex_ends(&mut |p| {
             let (ptr, mut code) = p.output_element(var, member, None);
             let size = p.emit(&mut code, Op::Load, ft, &[ptr]);
-            let low = p.emit(&mut code, Op::FOrdLessThan, bt, &[size, one]);
-            let c = p.emit(&mut code, Op::Select, ft, &[low, one, size]);
+            let low = p.emit(&mut code, Op::FOrdLessThan, bt, &[size, least]);
+            let c = p.emit(&mut code, Op::Select, ft, &[low, least, size]);
             let high = p.emit(&mut code, Op::FOrdGreaterThan, bt, &[c, hi]);
             let c = p.emit(&mut code, Op::Select, ft, &[high, hi, c]);
             let wide = p.emit(&mut code, Op::FAdd, ft, &[c, more]);
