@@ -1466,6 +1466,13 @@ fn damaged_spirv_never_panics() {
             ),
             Stage::Fragment,
         ),
+        (
+            assemble(
+                include_str!("../../tests/src/cases/array_dowhile_spirv.spvasm"),
+                TargetEnv::Vulkan_1_0,
+            ),
+            Stage::Fragment,
+        ),
     ];
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = move || {
@@ -2470,6 +2477,56 @@ fn descriptor_arrays_optimized_shape() {
     let out = split_descriptor_arrays(&w, Stage::Fragment, "main")
         .unwrap_or_else(|e| panic!("two elements: {e}"));
     validate(&out, TargetEnv::Vulkan_1_0, "two elements, split");
+}
+
+/// Accesses in loop header blocks, as spirv-opt leaves `do { } while`
+/// (a single-block loop, the header its own continue target) and
+/// `while` conditions (pipe-cts draws both): the header's body moves to
+/// a block of its own, which is unrolled; each validates, with one
+/// switch of four samples. They were refused.
+#[test]
+fn descriptor_arrays_in_loop_headers() {
+    use spirv_gen::ir::Stage;
+    use spirv_gen::patch::split_descriptor_arrays;
+    for (name, text, spv) in [
+        (
+            "do-while",
+            include_str!("../../tests/src/cases/array_dowhile_spirv.spvasm"),
+            &include_bytes!("../../tests/src/cases/array_dowhile_spirv.spv")[..],
+        ),
+        (
+            "while",
+            include_str!("../../tests/src/cases/array_while_spirv.spvasm"),
+            &include_bytes!("../../tests/src/cases/array_while_spirv.spv")[..],
+        ),
+    ] {
+        let w = assemble(text, TargetEnv::Vulkan_1_0);
+        assert_eq!(words_of(spv), w, "{name}: the .spv is not its .spvasm");
+        validate(&w, TargetEnv::Vulkan_1_0, name);
+        let m = dr::load_words(&w).unwrap();
+        let header = m.functions[0]
+            .blocks
+            .iter()
+            .find(|b| {
+                b.instructions
+                    .iter()
+                    .any(|i| i.class.opcode == Op::LoopMerge)
+            })
+            .unwrap();
+        assert!(
+            header
+                .instructions
+                .iter()
+                .any(|i| i.class.opcode == Op::ImageSampleImplicitLod),
+            "{name}: the sample is no longer in the loop header"
+        );
+        let out = split_descriptor_arrays(&w, Stage::Fragment, "main")
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        validate(&out, TargetEnv::Vulkan_1_0, name);
+        assert_eq!(count_op(&out, Op::Switch), 1, "{}", disassemble(&out));
+        assert_eq!(count_op(&out, Op::ImageSampleImplicitLod), 4);
+        assert_eq!(count_op(&out, Op::LoopMerge), 1);
+    }
 }
 
 /// Transform feedback layouts the IR's validation would refuse are

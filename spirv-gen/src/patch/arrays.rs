@@ -28,9 +28,12 @@
 //! where one made from an element is used in another block (optimizers
 //! load an element once for several blocks), its making is repeated in
 //! front of that use first ([`Patcher::rematerialize_elements`]), and
-//! unrolled there. An access in a loop header block, or an index read
-//! from another element (which would multiply the copies), is refused,
-//! and the copies of a module are bounded. An index out of range takes
+//! unrolled there. A loop header block cannot also head the switch:
+//! where the access is in one (spirv-opt's `do { } while` loops are a
+//! single block), the header's body moves to a block of its own first
+//! ([`Patcher::split_loop_header`]). An index read from another element
+//! (which would multiply the copies) is refused, and the copies of a
+//! module are bounded. An index out of range takes
 //! the last element (GL leaves it undefined).
 
 use std::collections::{HashMap, HashSet};
@@ -888,6 +891,62 @@ impl Patcher {
             .and_then(|i| i.result_type)
     }
 
+    /// Splits the loop header block `b` of function `f` in two: the header
+    /// keeps its `OpPhi`s and `OpLoopMerge` and branches to a new block
+    /// after it, which takes the rest (spirv-opt leaves loads of
+    /// `do { } while` and `while` conditions in the header). Where the
+    /// header was its own continue target (a single-block loop), the new
+    /// block, which now takes the back edge, is. Predecessor labels of
+    /// `OpPhi`s naming the header name the new block: every edge that
+    /// left the header leaves it now. Returns the number of `OpPhi`s
+    /// kept; `None` for a header without its merge and a branch after
+    /// it.
+    fn split_loop_header(&mut self, f: usize, b: usize) -> Option<usize> {
+        let block = &self.module().functions[f].blocks[b];
+        let label = block.label.as_ref()?.result_id?;
+        let insts = &block.instructions;
+        let phis = insts
+            .iter()
+            .take_while(|x| x.class.opcode == Op::Phi)
+            .count();
+        let at = insts.iter().position(|x| x.class.opcode == Op::LoopMerge)?;
+        if at + 2 != insts.len() || at < phis {
+            return None;
+        }
+        let body = self.b.id();
+        let blocks = &mut self.b.module_mut().functions[f].blocks;
+        let mut rest = blocks[b].instructions.split_off(phis);
+        let mut merge = rest.remove(at - phis);
+        if merge.operands.get(1) == Some(&Operand::IdRef(label)) {
+            merge.operands[1] = Operand::IdRef(body);
+        }
+        for x in blocks.iter_mut().flat_map(|x| &mut x.instructions) {
+            if x.class.opcode == Op::Phi {
+                for pair in x.operands.chunks_mut(2) {
+                    if pair.get(1) == Some(&Operand::IdRef(label)) {
+                        pair[1] = Operand::IdRef(body);
+                    }
+                }
+            }
+        }
+        let header = &mut blocks[b].instructions;
+        header.push(merge);
+        header.push(Instruction::new(
+            Op::Branch,
+            None,
+            None,
+            vec![Operand::IdRef(body)],
+        ));
+        blocks.insert(
+            b + 1,
+            dr::Block {
+                label: Some(Instruction::new(Op::Label, None, Some(body), vec![])),
+                instructions: rest,
+            },
+        );
+        Some(phis)
+    }
+
     /// Unrolls the dynamic access chain at `site` (see the module
     /// documentation).
     fn unroll(&mut self, site: DynamicChain, budget: &mut usize) -> Result<()> {
@@ -915,7 +974,24 @@ impl Patcher {
             .ok_or_else(|| bad("a block has no label"))?;
         let insts = &block.instructions;
         if insts.iter().any(|x| x.class.opcode == Op::LoopMerge) {
-            return Err(bad("the access is in a loop header block"));
+            // A loop header cannot also head the switch: its body moves
+            // to a block of its own first, and is unrolled there.
+            let phis = self
+                .split_loop_header(f, b)
+                .ok_or_else(|| bad("a loop header is damaged"))?;
+            let i = i
+                .checked_sub(phis)
+                .ok_or_else(|| bad("an OpPhi indexes the array"))?;
+            return self.unroll(
+                DynamicChain {
+                    f,
+                    b: b + 1,
+                    i,
+                    len,
+                    index,
+                },
+                budget,
+            );
         }
         let end = (i..insts.len())
             .find(|&j| ends_block(insts[j].class.opcode))

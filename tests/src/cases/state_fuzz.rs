@@ -3895,6 +3895,53 @@ fn spirv_array_optimized(ctx: &mut TestContext) -> R {
 }
 reduced!("spirv_passthrough.descriptor_array_optimized" => spirv_array_optimized);
 
+/// Dynamic indices in a loop header, as spirv-opt leaves them
+/// (`array_dowhile_spirv.spvasm`: `do { c += texture(s[i], ..); i++; }
+/// while (i <= (x & 3))`, one block that is its own continue target).
+/// Slot k's texel has red `16 << (k - 2)`: column x adds the texels of
+/// slots 2 to `2 + (x & 3)`, so each bit says whether that slot was read.
+/// The shader was refused.
+fn spirv_array_do_while(ctx: &mut TestContext) -> R {
+    let (mut e, c) = full_triangle(ctx, (VS_POS, FS_CONST))?;
+    let texels: Vec<[u8; 4]> = (0..4).map(|k| [16 << k, 0, 0, 255]).collect();
+    bind_texels(&mut e, 2, &texels)?;
+    draw_spirv_fs(&mut e, include_bytes!("array_dowhile_spirv.spv"))?;
+    expect_rgba8(&mut e, &c[0], "s[0] + .. + s[x & 3]", |x, _| {
+        let red: u32 = (0..=(x & 3))
+            .map(|k| u32::from(texels[k as usize][0]))
+            .sum();
+        [red as u8, 0, 0, 255]
+    })
+}
+reduced!("spirv_passthrough.descriptor_array_do_while" => spirv_array_do_while);
+
+/// [`spirv_array_do_while`]'s other loop header: a `while` condition
+/// that samples (`array_while_spirv.spvasm`: from `i = x & 3`, step
+/// while `s[i]`'s alpha is under 0.5 and `i < 3`; out `i * 0.2`). Only
+/// slot 4 (`i = 2`) has alpha, so columns with `x & 3` of 0 to 2 stop at
+/// 2, and 3 at 3.
+fn spirv_array_while(ctx: &mut TestContext) -> R {
+    let (mut e, c) = full_triangle(ctx, (VS_POS, FS_CONST))?;
+    let texels: Vec<[u8; 4]> = (0..4)
+        .map(|k| [0, 0, 0, if k == 2 { 255 } else { 0 }])
+        .collect();
+    bind_texels(&mut e, 2, &texels)?;
+    draw_spirv_fs(&mut e, include_bytes!("array_while_spirv.spv"))?;
+    expect_rgba8(
+        &mut e,
+        &c[0],
+        "the first slot from s[x & 3] with alpha",
+        |x, _| {
+            let mut i = (x & 3) as usize;
+            while texels[i][3] < 128 && i < 3 {
+                i += 1;
+            }
+            [(i as u8) * 51; 4]
+        },
+    )
+}
+reduced!("spirv_passthrough.descriptor_array_while" => spirv_array_while);
+
 /// Draws the full triangle after a clear, with the IR fragment shader
 /// `fs` as `reduced_setup` bound it, or (`spirv`) as spirv-gen's SPIR-V
 /// passed through.
