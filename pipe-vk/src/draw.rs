@@ -129,11 +129,16 @@ pub struct DrawCache {
     pub tex_sets: HashMap<TexKey, vk::DescriptorSet>,
     pub vbufs: SmallVec<[(u64, u64); 16]>,
     pub index: Option<(u64, u64, i32)>,
-    pub push: Vec<u8>,
+    pub push: PushBlock,
     pub dynamic: Option<DynState>,
     /// Sets 1-3 bound through an extended layout.
     pub resources: crate::descriptors::BoundResources,
 }
+
+/// The push constant block of a draw (`spirv_gen::binding::push`), built
+/// per draw on the stack and compared with the last one recorded.
+pub type PushBlock = SmallVec<[u8; 256]>;
+const _: () = assert!(spirv_gen::binding::push::SIZE <= 256);
 
 /// The dynamic state of a draw, compared with what was last set.
 #[derive(Clone, Copy, PartialEq)]
@@ -1633,6 +1638,35 @@ impl VkContext {
         first_base: u32,
     ) {
         let Some(md) = &self.multi_draw else { return };
+        if let [d] = draws {
+            // One draw: the plain command. lavapipe copies a multi-draw's
+            // array when recording and allocates one again when
+            // executing it (pipe-bench draw scenario 3, whose every
+            // pending list is one draw long).
+            let raw = self.dev().raw().clone();
+            // SAFETY: as the multi-draws below.
+            unsafe {
+                if indexed {
+                    raw.cmd_draw_indexed(
+                        cmd,
+                        d.count,
+                        info.instance_count,
+                        d.start - first_base,
+                        d.index_bias,
+                        info.start_instance,
+                    );
+                } else {
+                    raw.cmd_draw(
+                        cmd,
+                        d.count,
+                        info.instance_count,
+                        d.start,
+                        info.start_instance,
+                    );
+                }
+            }
+            return;
+        }
         let max = self.max_multi_draw.max(1) as usize;
         let fp = md.fp();
         for chunk in draws.chunks(max) {
@@ -3308,10 +3342,10 @@ impl VkContext {
     /// The driver push-constant block (`spirv_gen::binding::push`) for the
     /// bound state, with the vertex and fragment stages' constant buffer 0
     /// windows (`cb0_window`, looked up once per draw by the caller).
-    fn push_block(&self, cb0_windows: &[Option<(u64, u32)>; 2]) -> Vec<u8> {
+    fn push_block(&self, cb0_windows: &[Option<(u64, u32)>; 2]) -> PushBlock {
         use spirv_gen::binding::push;
         let size = self.pipelines.layout.push_size as usize;
-        let mut p = vec![0u8; size];
+        let mut p: PushBlock = smallvec::smallvec![0u8; size];
         let b = self.bound();
         let mut put = |off: u32, bytes: &[u8]| {
             if let Some(dst) = p.get_mut(off as usize..off as usize + bytes.len()) {

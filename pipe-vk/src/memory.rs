@@ -168,6 +168,11 @@ pub struct DeviceShared {
     /// VK_EXT_discard_rectangles, unless `no_discard_rectangles`
     /// (`crate::discard_rectangles`).
     pub discard_rectangles: Option<crate::discard_rectangles::Support>,
+    /// VK_EXT_line_rasterization is enabled, and the device is lavapipe:
+    /// looked up once, as draws ask (`dynamic_rasterizer`,
+    /// `point_edges`), and the lookups compare strings.
+    line_rasterization: bool,
+    lavapipe: bool,
     pub device: Device,
     pub physical: PhysicalDevice,
     pub instance: Instance,
@@ -241,7 +246,7 @@ impl DeviceShared {
             && t(e3.extended_dynamic_state3_line_rasterization_mode)
             && t(e3.extended_dynamic_state3_line_stipple_enable)
             && t(f.provoking_vertex.provoking_vertex_last)
-            && f.has(ash::ext::line_rasterization::NAME)
+            && self.line_rasterization
     }
 
     /// Whether quads and polygons in polygon mode POINT draw each vertex
@@ -259,7 +264,7 @@ impl DeviceShared {
     /// a vertex shared by two triangles twice, as before.
     /// `PIPE_VK_DEBUG=point_edges` turns it on there.
     pub fn point_edges(&self) -> bool {
-        self.debug.point_edges || !self.physical.driver_name.contains("llvmpipe")
+        self.debug.point_edges || !self.lavapipe
     }
 
     /// Whether a compute pipeline must be bound before a pipeline
@@ -270,7 +275,7 @@ impl DeviceShared {
     /// in the command buffer (`pipe.query.pipeline_statistics.two_spans`
     /// without it). `query::Queries::dummy_compute` binds an empty one.
     pub fn stats_need_compute(&self) -> bool {
-        self.physical.driver_name.contains("llvmpipe")
+        self.lavapipe
     }
 
     /// Whether the patch control point count is dynamic
@@ -392,6 +397,8 @@ impl DeviceShared {
             crate::discard_rectangles::Support::probe(&instance, &physical, &device)
                 .filter(|_| !debug.no_discard_rectangles);
         Ok(DeviceShared {
+            line_rasterization: device.features.has(ash::ext::line_rasterization::NAME),
+            lavapipe: physical.driver_name.contains("llvmpipe"),
             disk_cache,
             calibrated,
             sample_locations,
