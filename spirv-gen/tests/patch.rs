@@ -2527,6 +2527,46 @@ fn descriptor_arrays_in_loop_headers() {
         assert_eq!(count_op(&out, Op::ImageSampleImplicitLod), 4);
         assert_eq!(count_op(&out, Op::LoopMerge), 1);
     }
+    // A review's shapes: OpLines before and between the header's OpPhis
+    // (they moved out of the header with the first split), a
+    // self-continuing inner header that is the outer loop's continue
+    // target, a header that is another loop's merge block, an infinite
+    // single-block loop. Each validates.
+    for (name, text) in [
+        (
+            "line before phi",
+            include_str!("patch/arrays/q_a_line_before_phi.spvasm"),
+        ),
+        (
+            "line between phis",
+            include_str!("patch/arrays/q_d_line_between_phis.spvasm"),
+        ),
+        (
+            "continue target is a loop",
+            include_str!("patch/arrays/q_e_cont_is_loop.spvasm"),
+        ),
+        (
+            "merge is a header",
+            include_str!("patch/arrays/q_f_merge_is_header.spvasm"),
+        ),
+        ("infinite", include_str!("patch/arrays/q_g_infinite.spvasm")),
+    ] {
+        let w = assemble(text, TargetEnv::Vulkan_1_0);
+        validate(&w, TargetEnv::Vulkan_1_0, name);
+        let out = split_descriptor_arrays(&w, Stage::Fragment, "main")
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        validate(&out, TargetEnv::Vulkan_1_0, name);
+    }
+    // A header branching to two blocks of the body needs its merge for
+    // that branch: refused by name (the split made an unstructured
+    // selection).
+    let w = assemble(
+        include_str!("patch/arrays/q_b_header_cond_no_exit.spvasm"),
+        TargetEnv::Vulkan_1_0,
+    );
+    validate(&w, TargetEnv::Vulkan_1_0, "two body targets");
+    let e = split_descriptor_arrays(&w, Stage::Fragment, "main").unwrap_err();
+    assert!(e.msg.contains("chooses between blocks"), "{e}");
 }
 
 /// Transform feedback layouts the IR's validation would refuse are

@@ -898,21 +898,57 @@ impl Patcher {
     /// header was its own continue target (a single-block loop), the new
     /// block, which now takes the back edge, is. Predecessor labels of
     /// `OpPhi`s naming the header name the new block: every edge that
-    /// left the header leaves it now. Returns the number of `OpPhi`s
-    /// kept; `None` for a header without its merge and a branch after
-    /// it.
-    fn split_loop_header(&mut self, f: usize, b: usize) -> Option<usize> {
+    /// left the header leaves it now. Returns the number of instructions
+    /// kept before the merge (the `OpPhi`s, and `OpLine`s among them).
+    ///
+    /// Only where the header's branch stays structured in the new block:
+    /// an `OpBranch`, or an `OpBranchConditional` one of whose targets
+    /// leaves the loop's body (its merge block or continue target: a
+    /// break or a continue). A conditional branch to two blocks of the
+    /// body needs the header's merge, so that is refused (`Err`).
+    fn split_loop_header(
+        &mut self,
+        f: usize,
+        b: usize,
+    ) -> std::result::Result<usize, &'static str> {
+        let damaged = "a loop header is damaged";
         let block = &self.module().functions[f].blocks[b];
-        let label = block.label.as_ref()?.result_id?;
+        let label = block
+            .label
+            .as_ref()
+            .and_then(|l| l.result_id)
+            .ok_or(damaged)?;
         let insts = &block.instructions;
-        let phis = insts
+        let kept = insts
             .iter()
-            .take_while(|x| x.class.opcode == Op::Phi)
+            .take_while(|x| matches!(x.class.opcode, Op::Phi | Op::Line | Op::NoLine))
             .count();
-        let at = insts.iter().position(|x| x.class.opcode == Op::LoopMerge)?;
-        if at + 2 != insts.len() || at < phis {
-            return None;
+        let at = insts
+            .iter()
+            .position(|x| x.class.opcode == Op::LoopMerge)
+            .ok_or(damaged)?;
+        if at + 2 != insts.len() || at < kept {
+            return Err(damaged);
         }
+        let exits: Vec<&Operand> = insts[at].operands.iter().take(2).collect();
+        let branch = &insts[at + 1];
+        let structured = match branch.class.opcode {
+            Op::Branch => true,
+            Op::BranchConditional => branch
+                .operands
+                .iter()
+                .skip(1)
+                .take(2)
+                .any(|t| exits.contains(&t)),
+            _ => false,
+        };
+        if !structured {
+            return Err(
+                "the access is in a loop header whose branch chooses between blocks of the \
+                 loop's body",
+            );
+        }
+        let phis = kept;
         let body = self.b.id();
         let blocks = &mut self.b.module_mut().functions[f].blocks;
         let mut rest = blocks[b].instructions.split_off(phis);
@@ -944,7 +980,7 @@ impl Patcher {
                 instructions: rest,
             },
         );
-        Some(phis)
+        Ok(phis)
     }
 
     /// Unrolls the dynamic access chain at `site` (see the module
@@ -976,11 +1012,9 @@ impl Patcher {
         if insts.iter().any(|x| x.class.opcode == Op::LoopMerge) {
             // A loop header cannot also head the switch: its body moves
             // to a block of its own first, and is unrolled there.
-            let phis = self
-                .split_loop_header(f, b)
-                .ok_or_else(|| bad("a loop header is damaged"))?;
+            let kept = self.split_loop_header(f, b).map_err(bad)?;
             let i = i
-                .checked_sub(phis)
+                .checked_sub(kept)
                 .ok_or_else(|| bad("an OpPhi indexes the array"))?;
             return self.unroll(
                 DynamicChain {
