@@ -6,7 +6,7 @@
 
 use std::process::{Command, Output};
 
-const PINNED: &str = "glibc.malloc.trim_threshold=268435456";
+const PINNED: &str = "glibc.malloc.trim_threshold=268435456:glibc.malloc.mmap_threshold=33554432";
 
 fn pipe_bench(args: &[&str], tunables: Option<&str>) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_pipe-bench"));

@@ -160,8 +160,11 @@
 //! (seen: 60-70 against 105-120 k draws/s, from run to run of the same
 //! build; perf shows 60% of the time in page faults under `memcpy`).
 //! `--pin-malloc-trim` runs the children with
-//! `GLIBC_TUNABLES=glibc.malloc.trim_threshold=256 MiB`, which fixes the
-//! threshold, so that A/B comparisons are not decided by that draw. It is
+//! `GLIBC_TUNABLES=glibc.malloc.trim_threshold=256 MiB:
+//! glibc.malloc.mmap_threshold=32 MiB`, which fixes both thresholds (glibc
+//! fixes the mmap threshold at its 128 KiB default as soon as the trim
+//! threshold is set, so it is set too, to the largest the dynamic one
+//! reaches), so that A/B comparisons are not decided by that draw. It is
 //! off by default, as the anchors were measured without it; the header
 //! says which was used.
 //!
@@ -1771,9 +1774,12 @@ fn draw_child(device: &Option<String>, validation: bool, duration_ms: u64, job: 
     code
 }
 
-/// glibc tunable of `--pin-malloc-trim`: a fixed trim threshold (256 MiB)
-/// in place of the dynamic one.
-const PINNED_MALLOC_TRIM: &str = "glibc.malloc.trim_threshold=268435456";
+/// glibc tunables of `--pin-malloc-trim`: a fixed trim threshold (256
+/// MiB) in place of the dynamic one, and the mmap threshold at the
+/// dynamic one's ceiling (32 MiB): setting the trim threshold alone fixes
+/// the mmap threshold at 128 KiB.
+const PINNED_MALLOC_TRIM: &str =
+    "glibc.malloc.trim_threshold=268435456:glibc.malloc.mmap_threshold=33554432";
 
 /// How `bench_draw` runs its jobs.
 #[derive(Clone, Copy)]
@@ -1954,7 +1960,8 @@ fn bench_draw(
             Ok(r) => eprintln!("{:.1} k draws/s", r.k_per_s()),
             Err(e) => eprintln!("skipped: {e}"),
         }
-        if !in_process {
+        // The first child that reported (one that failed early did not).
+        if !in_process && report.glibc_tunables.is_none() {
             report.glibc_tunables = outcome.glibc_tunables.clone();
         }
         match job {
@@ -2025,7 +2032,11 @@ impl DrawReport {
             self.duration.as_millis(),
             self.lp_num_threads.as_deref().unwrap_or("unset"),
             self.glibc_tunables.as_deref().unwrap_or("unset"),
-            if self.glibc_tunables.is_none() {
+            if !self
+                .glibc_tunables
+                .as_deref()
+                .is_some_and(|t| t.contains("glibc.malloc.trim_threshold="))
+            {
                 " (glibc's dynamic trim threshold: scenarios 4 and 5 are bimodal, see --pin-malloc-trim)"
             } else {
                 ""
