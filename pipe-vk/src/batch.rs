@@ -134,6 +134,12 @@ impl Batches {
     }
 
     /// The recording command buffer; marks the batch as having work.
+    /// The current command buffer, without marking the batch as having
+    /// work.
+    pub fn current_cmd(&self) -> vk::CommandBuffer {
+        self.current.cmd
+    }
+
     pub fn cmd(&mut self) -> vk::CommandBuffer {
         self.current.has_work = true;
         self.current.cmd

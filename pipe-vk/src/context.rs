@@ -78,6 +78,10 @@ pub struct ContextStats {
     /// Of those, draws that joined the previous call's pending draws
     /// (`crate::merge`) instead of taking the full path.
     pub merged_draws: u64,
+    /// Of those, draws that only rebound the vertex buffers set since the
+    /// previous call's pending draws, and started pending draws of their
+    /// own (`crate::merge`), instead of taking the full path.
+    pub vb_rebind_draws: u64,
     /// Pipelines looked up and created.
     pub pipeline_lookups: u64,
     pub pipelines_created: u64,
@@ -179,6 +183,9 @@ pub struct VkContext {
     pub(crate) shader_info: hashbrown::HashMap<u32, crate::shader::ShaderInfo>,
     /// Draws of merged `draw_vbo` calls not recorded yet (`crate::merge`).
     pub(crate) merge: Option<crate::merge::PendingDraws>,
+    /// The merge `set_vertex_buffers` ended, which a draw of the same key
+    /// continues after rebinding them (`crate::merge`).
+    pub(crate) vb_rebind: Option<crate::merge::VbRebind>,
     pub(crate) max_multi_draw: u32,
     /// The fragment stage's driver constant buffer (polygon stipple).
     pub(crate) driver_ubo: Option<crate::draw::UboBinding>,
@@ -244,6 +251,7 @@ impl VkContext {
             draw_cache: Default::default(),
             descriptor_updates: 0,
             merge: None,
+            vb_rebind: None,
             null_fs: false,
             edge_draw: None,
             vs_edge_flag: false,
@@ -860,8 +868,12 @@ impl Context for VkContext {
         Ok(())
     }
     fn set_vertex_buffers(&mut self, buffers: &[VertexBuffer]) -> PipeResult<()> {
+        // A merge the new buffers end may go on with them rebound
+        // (`merge::VbRebind`).
+        let rebind = self.vb_rebind_of_merge();
         self.end_draw_merge();
         self.bound.vertex_buffers = buffers.to_vec();
+        self.vb_rebind = rebind;
         Ok(())
     }
     fn set_stencil_ref(&mut self, stencil_ref: StencilRef) -> PipeResult<()> {

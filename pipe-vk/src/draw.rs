@@ -770,6 +770,105 @@ impl VkContext {
         r
     }
 
+    /// The vertex buffers the bound vertex elements read, as bindings,
+    /// each declared to the batch: unbound slots, and offsets past a
+    /// buffer's end, read the dummy buffer; user data is uploaded.
+    fn vertex_buffer_bindings(&mut self) -> PipeResult<SmallVec<[(vk::Buffer, u64); 16]>> {
+        let used = match self.bound().velems {
+            Some(h) => self
+                .velems_table()
+                .get(h)?
+                .iter()
+                .map(|e| usize::from(e.vertex_buffer_index) + 1)
+                .max()
+                .unwrap_or(0),
+            None => 0,
+        };
+        let mut vbufs: SmallVec<[(vk::Buffer, u64); 16]> = SmallVec::new();
+        for i in 0..used {
+            let bound = self
+                .bound()
+                .vertex_buffers
+                .get(i)
+                .and_then(|vb| vb.buffer.clone().map(|b| (b, vb.buffer_offset)));
+            let (obj, offset) = match bound {
+                Some((VertexBufferSource::Resource(r), off)) => {
+                    (vk_resource(&r)?.obj(), u64::from(off))
+                }
+                Some((VertexBufferSource::User(data), off)) => {
+                    let bytes = data.get(off as usize..).unwrap_or(&[]);
+                    if bytes.is_empty() {
+                        (self.dummy_buffer()?, 0)
+                    } else {
+                        let (r, o) = self.do_upload_data(Uploader::Stream, bytes, 4)?;
+                        (vk_resource(&r)?.obj(), u64::from(o))
+                    }
+                }
+                None => (self.dummy_buffer()?, 0),
+            };
+            let size = match obj.raw {
+                crate::resource::Raw::Buffer { size, .. } => size,
+                _ => 0,
+            };
+            let (obj, offset) = if offset >= size {
+                (self.dummy_buffer()?, 0)
+            } else {
+                (obj, offset)
+            };
+            self.use_buffer(&obj, VERTEX_READ, false);
+            vbufs.push((obj.buffer().unwrap_or_default(), offset));
+        }
+        Ok(vbufs)
+    }
+
+    /// Binds `vbufs` in `cmd`, unless the command buffer has them bound.
+    ///
+    /// # Safety
+    /// `cmd` is recording, and the buffers live until it retires.
+    unsafe fn bind_vertex_buffers(&mut self, cmd: vk::CommandBuffer, vbufs: &[(vk::Buffer, u64)]) {
+        let vb_key: SmallVec<[(u64, u64); 16]> = vbufs
+            .iter()
+            .map(|(b, o)| (vk::Handle::as_raw(*b), *o))
+            .collect();
+        if !vbufs.is_empty() && self.draw_cache.vbufs != vb_key {
+            let bufs: SmallVec<[vk::Buffer; 16]> = vbufs.iter().map(|v| v.0).collect();
+            let offs: SmallVec<[u64; 16]> = vbufs.iter().map(|v| v.1).collect();
+            // SAFETY: as the caller promises.
+            unsafe {
+                self.dev()
+                    .raw()
+                    .cmd_bind_vertex_buffers(cmd, 0, &bufs, &offs)
+            };
+            self.draw_cache.vbufs = vb_key;
+        }
+    }
+
+    /// A draw that merges with the last one but for the vertex buffers
+    /// the frontend set in between (`merge::VbRebind`): the new ones are
+    /// declared and bound in the open instance, and nothing else is
+    /// looked up again. `false` (nothing bound) where that is not enough:
+    /// user vertex data, or a declaration that needs a barrier or ended
+    /// the instance (the dummy buffer's first fill); the full path then
+    /// draws.
+    pub(crate) fn rebind_vertex_buffers(&mut self, cmd: vk::CommandBuffer) -> PipeResult<bool> {
+        let user = self
+            .bound()
+            .vertex_buffers
+            .iter()
+            .any(|vb| matches!(vb.buffer, Some(VertexBufferSource::User(_))));
+        if user || self.dummy.is_none() || !self.barriers.is_empty() {
+            return Ok(false);
+        }
+        let vbufs = self.vertex_buffer_bindings()?;
+        if !self.rendering || !self.barriers.is_empty() {
+            return Ok(false);
+        }
+        // SAFETY: `cmd` is the batch's, recording the open instance the
+        // pending draws were recorded in; the batch tracks the buffers.
+        unsafe { self.bind_vertex_buffers(cmd, &vbufs) };
+        Ok(true)
+    }
+
     /// The full `draw_vbo` path. With `merge` (the call's key, when it
     /// may merge), the draws are left pending for the next calls to join
     /// (`crate::merge`) rather than recorded.
@@ -900,50 +999,7 @@ impl VkContext {
 
         // 2. Resource accesses (barriers are emitted outside rendering).
         // (Per draw: nothing here allocates for buffer resources.)
-        let used = match self.bound().velems {
-            Some(h) => self
-                .velems_table()
-                .get(h)?
-                .iter()
-                .map(|e| usize::from(e.vertex_buffer_index) + 1)
-                .max()
-                .unwrap_or(0),
-            None => 0,
-        };
-        let mut vbufs: SmallVec<[(vk::Buffer, u64); 16]> = SmallVec::new();
-        for i in 0..used {
-            let bound = self
-                .bound()
-                .vertex_buffers
-                .get(i)
-                .and_then(|vb| vb.buffer.clone().map(|b| (b, vb.buffer_offset)));
-            let (obj, offset) = match bound {
-                Some((VertexBufferSource::Resource(r), off)) => {
-                    (vk_resource(&r)?.obj(), u64::from(off))
-                }
-                Some((VertexBufferSource::User(data), off)) => {
-                    let bytes = data.get(off as usize..).unwrap_or(&[]);
-                    if bytes.is_empty() {
-                        (self.dummy_buffer()?, 0)
-                    } else {
-                        let (r, o) = self.do_upload_data(Uploader::Stream, bytes, 4)?;
-                        (vk_resource(&r)?.obj(), u64::from(o))
-                    }
-                }
-                None => (self.dummy_buffer()?, 0),
-            };
-            let size = match obj.raw {
-                crate::resource::Raw::Buffer { size, .. } => size,
-                _ => 0,
-            };
-            let (obj, offset) = if offset >= size {
-                (self.dummy_buffer()?, 0)
-            } else {
-                (obj, offset)
-            };
-            self.use_buffer(&obj, VERTEX_READ, false);
-            vbufs.push((obj.buffer().unwrap_or_default(), offset));
-        }
+        let vbufs = self.vertex_buffer_bindings()?;
         let index = match (&info.index, info.index_size) {
             (IndexSource::Resource(r), 1 | 2 | 4) => {
                 let obj = vk_resource(r)?.obj();
@@ -1226,16 +1282,7 @@ impl VkContext {
             if let Some(p) = &program {
                 self.bind_gfx_resources(cmd, p, &resources)?;
             }
-            let vb_key: SmallVec<[(u64, u64); 16]> = vbufs
-                .iter()
-                .map(|(b, o)| (vk::Handle::as_raw(*b), *o))
-                .collect();
-            if !vbufs.is_empty() && self.draw_cache.vbufs != vb_key {
-                let bufs: SmallVec<[vk::Buffer; 16]> = vbufs.iter().map(|v| v.0).collect();
-                let offs: SmallVec<[u64; 16]> = vbufs.iter().map(|v| v.1).collect();
-                raw.cmd_bind_vertex_buffers(cmd, 0, &bufs, &offs);
-                self.draw_cache.vbufs = vb_key;
-            }
+            self.bind_vertex_buffers(cmd, &vbufs);
             let mut block = self.push_block(&windows);
             if let Some(d) = block.get_mut(0..4) {
                 d.copy_from_slice(&drawid_offset.to_le_bytes());

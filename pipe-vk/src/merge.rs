@@ -109,6 +109,17 @@ impl MergeKey {
     }
 }
 
+/// A merge that `set_vertex_buffers` ended, and nothing else since: a
+/// draw with the same key, in the same command buffer and open rendering
+/// instance, with no rename anywhere, differs from the merged ones only
+/// in the vertex buffers.
+#[derive(Clone, Copy)]
+pub(crate) struct VbRebind {
+    key: MergeKey,
+    renames: u64,
+    cmd: vk::CommandBuffer,
+}
+
 /// Draws of merged calls, not recorded yet.
 pub(crate) struct PendingDraws {
     pub(crate) key: MergeKey,
@@ -145,8 +156,34 @@ impl VkContext {
                 return Ok(());
             }
         }
+        // Only the vertex buffers changed since a merge: rebound, the
+        // draws start a new merge (pipe-bench draw scenario 3).
+        if let (Some(k), Some(r)) = (key, self.vb_rebind.take()) {
+            if r.key == k
+                && r.renames == renames
+                && self.rendering
+                && !self.state_dirty
+                && self.batches.current_cmd() == r.cmd
+                && self.rebind_vertex_buffers(r.cmd)?
+            {
+                self.start_draw_merge(k, r.cmd, draws);
+                self.stats.draws += draws.len() as u64;
+                self.stats.vb_rebind_draws += draws.len() as u64;
+                return Ok(());
+            }
+        }
         self.end_draw_merge();
         self.draw_vbo_full(info, drawid_offset, indirect, draws, key)
+    }
+
+    /// What a draw needs to go on with the pending merge after
+    /// `set_vertex_buffers` ends it.
+    pub(crate) fn vb_rebind_of_merge(&self) -> Option<VbRebind> {
+        self.merge.as_ref().map(|p| VbRebind {
+            key: p.key,
+            renames: p.renames,
+            cmd: p.cmd,
+        })
     }
 
     /// Keeps `draws` (of a call with `key`, everything else recorded in
@@ -197,6 +234,7 @@ impl VkContext {
     pub(crate) fn end_draw_merge(&mut self) {
         self.record_pending_draws();
         self.merge = None;
+        self.vb_rebind = None;
     }
 
     /// Records the pending draws, keeping the key.

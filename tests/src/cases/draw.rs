@@ -663,6 +663,16 @@ pub(crate) fn unwrapped_triangle_rig(
     h: u32,
     verts: &[f32],
 ) -> Result<pipe_vk::context::VkContext, Outcome> {
+    unwrapped_triangle_rig_rt(screen, w, h, verts).map(|(c, _)| c)
+}
+
+/// [`unwrapped_triangle_rig`], and its render target.
+fn unwrapped_triangle_rig_rt(
+    screen: &Arc<pipe_vk::VkScreen>,
+    w: u32,
+    h: u32,
+    verts: &[f32],
+) -> Result<(pipe_vk::context::VkContext, Resource), Outcome> {
     let mut c = step("context", screen.create_vk_context())?;
     let tex = step(
         "rt",
@@ -717,8 +727,169 @@ pub(crate) fn unwrapped_triangle_rig(
             buffer_offset: 0,
         }]),
     )?;
-    Ok(c)
+    Ok((c, tex))
 }
+
+/// The two triangles of column `k` of eight (two pixels wide at W = 16),
+/// full height, as vec4 positions.
+fn column_quad(k: u32) -> Vec<f32> {
+    let x0 = -1.0 + k as f32 * 0.25;
+    let x1 = x0 + 0.25;
+    let v = |x: f32, y: f32| [x, y, 0.0, 1.0];
+    [
+        v(x0, -1.0),
+        v(x1, -1.0),
+        v(x0, 1.0),
+        v(x1, -1.0),
+        v(x1, 1.0),
+        v(x0, 1.0),
+    ]
+    .concat()
+}
+
+/// Draws that change only the vertex buffers between them go on
+/// without the full path (`pipe_vk::merge::VbRebind`): the new buffers
+/// are declared and bound in the open instance. Columns of a 16x16
+/// target, each drawn by one draw of six vertices after a
+/// `set_vertex_buffers`: column 0 from buffer A, 1 from B at an offset of
+/// 96 bytes, 2 from C; then an unbound slot and an offset past B's end
+/// (both read the zeroed dummy buffer: nothing drawn); column 3 from user
+/// data (the full path uploads it); column 4 from A at 96; column 5 from
+/// D, which a copy on the GPU filled before the draws, so its vertex read
+/// needs a barrier the open instance cannot hold (the full path ends the
+/// instance for it). Columns 6 and 7 stay clear. Each column's colour is
+/// checked, so a draw that kept the previous buffers (or drew nothing)
+/// fails; syncval checks D's barrier. With VK_EXT_multi_draw, four draws
+/// take the rebinding path (2, 3, 5 and 7), counted by the context: the
+/// unbound slot's draw is the dummy buffer's first vertex read after its
+/// fill, which needs a barrier too.
+fn vertex_buffer_rebind(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(vertex_buffer_rebind_inner(ctx))
+}
+
+fn vertex_buffer_rebind_inner(ctx: &mut TestContext) -> R {
+    let mut opts = crate::harness::options(ctx);
+    opts.no_draw_merge = Some(false);
+    let screen = step("screen", pipe_vk::VkScreen::new(&opts))?;
+    let (mut c, rt) = unwrapped_triangle_rig_rt(&screen, W, H, &[0.0; 12])?;
+    let colour = f32s(&[0.0, 1.0, 0.0, 1.0]);
+    step(
+        "colour",
+        c.set_constant_buffer(
+            ShaderStage::Fragment,
+            0,
+            Some(ConstantBuffer {
+                buffer: None,
+                buffer_offset: 0,
+                buffer_size: 16,
+                user_buffer: Some(&colour),
+            }),
+        ),
+    )?;
+    let buffer = |c: &mut pipe_vk::context::VkContext, data: &[f32]| -> Result<Resource, Outcome> {
+        let bytes = f32s(data);
+        let t = ResourceTemplate::buffer(bytes.len() as u32, BindFlags::VERTEX_BUFFER);
+        let r = step("buffer", pipe_core::Screen::resource_create(&*screen, &t))?;
+        step(
+            "buffer_subdata",
+            c.buffer_subdata(&r, pipe_core::flags::MapFlags::empty(), 0, &bytes),
+        )?;
+        Ok(r)
+    };
+    let junk = [7.0f32; 24];
+    let a = buffer(&mut c, &[column_quad(0), column_quad(4)].concat())?;
+    let b = buffer(&mut c, &[&junk[..], &column_quad(1)].concat())?;
+    let cc = buffer(&mut c, &column_quad(2))?;
+    let staged = buffer(&mut c, &column_quad(5))?;
+    let d = buffer(&mut c, &[0.0; 24])?;
+    step(
+        "copy into D",
+        c.resource_copy_region(&d, 0, 0, 0, 0, &staged, 0, &PipeBox::range(0, 96)),
+    )?;
+    step(
+        "clear",
+        c.clear(
+            ClearFlags::COLOR0,
+            None,
+            &ColorUnion::from_f32([0.0; 4]),
+            0.0,
+            0,
+        ),
+    )?;
+    let resource = |r: &Resource, offset: u32| VertexBuffer {
+        buffer: Some(VertexBufferSource::Resource(r.clone())),
+        buffer_offset: offset,
+    };
+    let sets: Vec<Vec<VertexBuffer>> = vec![
+        vec![resource(&a, 0)],
+        vec![resource(&b, 96)],
+        vec![resource(&cc, 0)],
+        vec![],
+        vec![resource(&b, 4096)],
+        vec![VertexBuffer {
+            buffer: Some(VertexBufferSource::User(Arc::from(f32s(&column_quad(3))))),
+            buffer_offset: 0,
+        }],
+        vec![resource(&a, 96)],
+        vec![resource(&d, 0)],
+    ];
+    for vbs in &sets {
+        step("set_vertex_buffers", c.set_vertex_buffers(vbs))?;
+        step(
+            "draw",
+            c.draw_vbo(
+                &DrawInfo::default(),
+                0,
+                None,
+                &[DrawStartCountBias {
+                    start: 0,
+                    count: 6,
+                    index_bias: 0,
+                }],
+            ),
+        )?;
+    }
+    let t = step(
+        "map",
+        c.transfer_map(
+            &rt,
+            0,
+            pipe_core::flags::MapFlags::READ,
+            &PipeBox::rect(0, 0, W, H),
+        ),
+    )?;
+    let bytes = t.to_vec();
+    let stride = t.stride();
+    step("unmap", c.transfer_unmap(t))?;
+    for y in 0..H as usize {
+        for x in 0..W as usize {
+            let p = &bytes[y * stride + 4 * x..y * stride + 4 * x + 4];
+            let want: [u8; 4] = if x / 2 < 6 { [0, 255, 0, 255] } else { [0; 4] };
+            if p != want {
+                return Err(Outcome::fail(format!(
+                    "pixel ({x}, {y}) of column {} is {p:?}, want {want:?}",
+                    x / 2
+                )));
+            }
+        }
+    }
+    let st = c.stats();
+    let want = if pipe_core::Screen::caps(&*screen).multi_draw {
+        4
+    } else {
+        0
+    };
+    if st.vb_rebind_draws != want {
+        return Err(Outcome::fail(format!(
+            "{st:?}: want {want} draws that only rebound vertex buffers"
+        )));
+    }
+    Ok(())
+}
+test_case!(
+    name = "pipe.draw.merge.vertex_buffer_rebind",
+    vertex_buffer_rebind
+);
 
 /// A clear followed by a draw costs no clear command: the pending clear
 /// becomes the CLEAR load op. Pipelines are cached across draws.
