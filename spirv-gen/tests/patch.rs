@@ -1209,6 +1209,7 @@ fn probe(name: &str, env: TargetEnv) -> Vec<u32> {
         "gs_lines" => include_str!("patch/gs_lines.spvasm"),
         "gs_lines13" => include_str!("patch/gs_lines13.spvasm"),
         "interp_array" => include_str!("patch/interp_array.spvasm"),
+        "interp_block" => include_str!("patch/interp_block.spvasm"),
         "smooth_arr" => include_str!("patch/smooth_arr.spvasm"),
         "two_elements" => include_str!("patch/two_elements.spvasm"),
         "point_coord" => include_str!("patch/point_coord.spvasm"),
@@ -1446,6 +1447,10 @@ fn damaged_spirv_never_panics() {
             Stage::Fragment,
         ),
         (
+            probe("interp_block", TargetEnv::Vulkan_1_0),
+            Stage::Fragment,
+        ),
+        (
             assemble(
                 include_str!("../../tests/src/cases/array_opt_spirv.spvasm"),
                 TargetEnv::Vulkan_1_0,
@@ -1528,6 +1533,8 @@ fn damaged_spirv_never_panics() {
                     let _ = aliased_points(&w, "main", 64.0, true);
                 } else {
                     let _ = zero_inputs(&w, "main", u32::MAX);
+                    // Written in part: the rebuilding paths.
+                    let _ = zero_inputs(&w, "main", 1 << 2 | 1 << 3);
                     let _ = unbound_outputs(&w, "main", 0xff);
                     let _ = sample_interpolation(&w, "main");
                     let _ = single_sample(&w, "main");
@@ -3451,6 +3458,55 @@ fn zeroed_struct_members_and_block_arrays() {
             );
         }
     }
+}
+
+/// Blocks written in part whose members are interpolated
+/// (`InterpolateAt*(blk.m)`): an interpolated member that is written
+/// takes an input of its own (also through a chain on into it,
+/// `blk.c[1]`), one that is not reads zero (the interpolation becomes a
+/// copy of a null), and the block is rebuilt as before. They were left
+/// alone, a validation error. An interpolated member written in part
+/// stays left alone.
+#[test]
+fn zeroed_interpolated_members() {
+    let text = include_str!("../../tests/src/cases/partial_interp_block_fs_spirv.spvasm");
+    assert_eq!(
+        words_of(include_bytes!(
+            "../../tests/src/cases/partial_interp_block_fs_spirv.spv"
+        )),
+        assemble(text, TargetEnv::Vulkan_1_0)
+    );
+    let all: u32 = (1..=4).fold(0, |m, l| m | 1 << l);
+    let chained = probe("interp_block", TargetEnv::Vulkan_1_0);
+    for (what, w, unwritten, copies) in [
+        (
+            "a, c[1] written",
+            assemble(text, TargetEnv::Vulkan_1_0),
+            1 << 2 | 1 << 3,
+            1,
+        ),
+        (
+            "b written",
+            assemble(text, TargetEnv::Vulkan_1_0),
+            1 << 1 | 1 << 3 | 1 << 4,
+            1,
+        ),
+        ("b unwritten, c interpolated", chained.clone(), 1 << 2, 1),
+        ("a unwritten", chained, 1 << 1, 0),
+    ] {
+        validate(&w, TargetEnv::Vulkan_1_0, what);
+        let out = zeroed_reads(&w, TargetEnv::Vulkan_1_0, unwritten, all & !unwritten, what);
+        assert_eq!(
+            count_op(&out, Op::CopyObject),
+            copies,
+            "{what}: {}",
+            disassemble(&out)
+        );
+    }
+    // `c` interpolated (c[1]) and written in part: left alone.
+    let w = probe("interp_block", TargetEnv::Vulkan_1_0);
+    let out = spirv_gen::patch::zero_inputs(&w, "main", 1 << 3).unwrap();
+    assert_eq!(out, w);
 }
 
 /// Whether every NonSemantic.Shader.DebugInfo.100 `DebugFunctionDefinition`

@@ -763,7 +763,9 @@ pub fn reads_distances(words: &[u32], entry: &str) -> Result<bool> {
 /// `mask` is zeroed whole; one written in part keeps its written members
 /// as inputs of their own, and reads zeros in the others; so do arrays,
 /// matrices and 64-bit vectors (a `dvec4`'s two locations) written in
-/// part, by element, column and half.
+/// part, by element, column and half. Inputs the shader interpolates
+/// (`InterpolateAt*`) are rebuilt where each interpolation takes an
+/// array element or a block member directly; others are left alone.
 pub fn zero_inputs(words: &[u32], entry: &str, mask: u32) -> Result<Vec<u32>> {
     if mask == 0 {
         return Ok(words.to_vec());
@@ -798,8 +800,17 @@ pub fn zero_inputs(words: &[u32], entry: &str, mask: u32) -> Result<Vec<u32>> {
             // interpolation takes an element directly: each interpolates
             // the element's own input, selected by the index.
             let unwritten_at = |l: u32| unwritten(&[l]);
-            if locs.iter().any(|&l| unwritten(&[l])) && p.interpolated_elements(var, ty, &locs) {
+            if !locs.iter().any(|&l| unwritten(&[l])) {
+                continue;
+            }
+            if p.interpolated_elements(var, ty, &locs) {
                 p.rebuild_interpolated(var, ty, &locs, &unwritten_at)?;
+                changed = true;
+            } else if let Some(plan) = p.interpolated_members(var, ty, &unwritten_at) {
+                // A block whose interpolations each take a member
+                // directly: the interpolated members become inputs of
+                // their own (or zeros), the rest as any block's.
+                p.rebuild_interpolated_block(var, ty, &plan, &unwritten_at)?;
                 changed = true;
             }
             continue;
@@ -2076,6 +2087,162 @@ impl Patcher {
         // must be one of the direct ones.
         let all = self.interpolation_count(var);
         float32 && int32 && n as usize == locs.len() && direct == all && all > 0
+    }
+
+    /// For a block `var` of type `ty` whose every interpolation takes a
+    /// member directly (`InterpolateAt*(blk.m)`, or a chain on into the
+    /// member) and whose members [`Patcher::rebuild_interpolated_block`]
+    /// can rebuild, each member's type, locations and whether it is
+    /// interpolated. An interpolated member must be written or unwritten
+    /// whole: its interpolations then take its own input, or read zero.
+    fn interpolated_members(
+        &self,
+        var: Word,
+        ty: Word,
+        unwritten: &dyn Fn(u32) -> bool,
+    ) -> Option<Vec<(Word, Vec<u32>, bool)>> {
+        let types = self.struct_members(ty)?;
+        let locs = self.member_locations(var, ty)?;
+        if locs.iter().any(Vec::is_empty) || locs.len() != types.len() {
+            return None;
+        }
+        let sites = self.element_interpolations(var);
+        if sites.is_empty() || sites.len() != self.interpolation_count(var) {
+            return None;
+        }
+        let mut interpolated = vec![false; types.len()];
+        for x in &sites {
+            let k = self.member_index(x.index)?;
+            *interpolated.get_mut(k)? = true;
+        }
+        let plan: Vec<(Word, Vec<u32>, bool)> = types
+            .into_iter()
+            .zip(locs)
+            .zip(interpolated)
+            .map(|((t, l), i)| (t, l, i))
+            .collect();
+        let ok = plan.iter().all(|(t, l, i)| {
+            if *i {
+                l.iter().all(|&x| unwritten(x)) || !l.iter().any(|&x| unwritten(x))
+            } else {
+                self.rebuildable(*t, l, unwritten)
+            }
+        });
+        ok.then_some(plan)
+    }
+
+    /// The member a constant index `id` names (an `OpConstant`).
+    fn member_index(&self, id: Word) -> Option<usize> {
+        let c = self.global(id).filter(|c| c.class.opcode == Op::Constant)?;
+        c.operands.first().and_then(literal).map(|v| v as usize)
+    }
+
+    /// Rebuilds a block input written in part whose interpolations take
+    /// members directly (`plan`, from [`Patcher::interpolated_members`]):
+    /// an interpolated member that is written becomes an input of its
+    /// own, which its interpolations now take (a chain on into it made
+    /// anew); one that is not reads zero, interpolated or not; the other
+    /// members as [`Patcher::rebuilt_input`] rebuilds them. The block is
+    /// then a private variable built from them at entry.
+    fn rebuild_interpolated_block(
+        &mut self,
+        var: Word,
+        ty: Word,
+        plan: &[(Word, Vec<u32>, bool)],
+        unwritten: &dyn Fn(u32) -> bool,
+    ) -> Result<()> {
+        let sites = self.element_interpolations(var);
+        let mut parts = Vec::new();
+        let mut inputs: Vec<Option<Word>> = vec![None; plan.len()];
+        for (k, (mty, locs, interpolated)) in plan.iter().enumerate() {
+            // Interpolation, as the member or the block had it.
+            let decos = self.interface_decorations(var, Some((ty, k as u32)));
+            if !*interpolated || locs.iter().all(|&l| unwritten(l)) {
+                parts.push(self.rebuilt_input(*mty, locs, unwritten, &decos));
+                continue;
+            }
+            let input = self.add_variable(StorageClass::Input, *mty);
+            self.b.decorate(
+                input,
+                Decoration::Location,
+                [Operand::LiteralBit32(locs[0])],
+            );
+            for (d, rest) in &decos {
+                self.b.decorate(input, *d, rest.clone());
+            }
+            let v = self.b.id();
+            self.code.push(Instruction::new(
+                Op::Load,
+                Some(*mty),
+                Some(v),
+                vec![Operand::IdRef(input)],
+            ));
+            inputs[k] = Some(input);
+            parts.push(v);
+        }
+        let value = self.op(
+            Op::CompositeConstruct,
+            ty,
+            parts.into_iter().map(Operand::IdRef).collect(),
+        );
+        // Back to front, so the positions stay good.
+        for ElementInterpolation {
+            f,
+            b,
+            i,
+            index,
+            rest,
+        } in sites.into_iter().rev()
+        {
+            let x = self.module().functions[f].blocks[b].instructions[i].clone();
+            let (Some(t), Some(result)) = (x.result_type, x.result_id) else {
+                continue;
+            };
+            let member = self
+                .member_index(index)
+                .ok_or_else(|| Error::new("SPIR-V zero inputs: a member index is not constant"))?;
+            let code = match inputs.get(member).copied().flatten() {
+                // Unwritten: the interpolation reads zero.
+                None => {
+                    let zero = self.null(t);
+                    vec![Instruction::new(
+                        Op::CopyObject,
+                        Some(t),
+                        Some(result),
+                        vec![Operand::IdRef(zero)],
+                    )]
+                }
+                Some(input) => {
+                    let mut code = Vec::new();
+                    let ptr = if rest.is_empty() {
+                        input
+                    } else {
+                        let chain = x.operands.get(2).cloned();
+                        let pt = self.module().functions[f]
+                            .blocks
+                            .iter()
+                            .flat_map(|bl| &bl.instructions)
+                            .find(|c| c.result_id.map(Operand::IdRef) == chain)
+                            .and_then(|c| c.result_type)
+                            .ok_or_else(|| {
+                                Error::new("SPIR-V zero inputs: an interpolant has no type")
+                            })?;
+                        let id = self.b.id();
+                        let mut ops = vec![Operand::IdRef(input)];
+                        ops.extend(rest.iter().cloned());
+                        code.push(Instruction::new(Op::AccessChain, Some(pt), Some(id), ops));
+                        id
+                    };
+                    let mut ops = x.operands.clone();
+                    ops[2] = Operand::IdRef(ptr);
+                    code.push(Instruction::new(Op::ExtInst, Some(t), Some(result), ops));
+                    code
+                }
+            };
+            let insts = &mut self.b.module_mut().functions[f].blocks[b].instructions;
+            insts.splice(i..=i, code);
+        }
+        self.privatize(var, ty, StorageClass::Input, Some(value))
     }
 
     /// The interpolations of `var` or any pointer derived from it.

@@ -3588,6 +3588,51 @@ fn main {
     Ok(())
 }
 
+/// glslang's fragment shader interpolating members of a block
+/// (`partial_interp_block_fs_spirv.spvasm`: `blk { a; b; c[2]; }` at
+/// locations 1 to 4; `a` at an offset of (+0.5, 0), `b` at the centroid,
+/// and `b`, `c[0]` and `c[1]` read). The vertex shader writes only `a`
+/// (`a.x = window x / W`, linear across the target) and `c[1]` (blue
+/// 0.25): `b` and `c[0]` read zero, also where interpolated, and the
+/// colour is `((x + 1) / W, 1, 0.25, 1)`. It was left alone, a
+/// validation error (locations 2 and 3 consumed, none written); now the
+/// interpolated `a` takes an input of its own.
+fn unwritten_interpolated_member(ctx: &mut TestContext) -> R {
+    const VS: &str = "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+out @a : f32x4 location=1
+out @c1 : f32x4 location=4
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  %1 : f32 = swizzle %0, x
+  %2 : f32 = const 0.5
+  %3 : f32 = fmul %1, %2
+  %4 : f32 = fadd %3, %2
+  %5 : f32 = const 0.0
+  %6 : f32x4 = vec %4, %5, %5, %5
+  store @a, %6
+  %7 : f32x4 = const 0.0, 0.0, 0.25, 0.0
+  store @c1, %7
+}
+";
+    let (mut e, c) = full_triangle(ctx, (VS, FS_CONST))?;
+    draw_spirv_fs(&mut e, include_bytes!("partial_interp_block_fs_spirv.spv"))?;
+    let got = e.read_texture(&c[0], 0, &PipeBox::rect(0, 0, W, H))?;
+    for (i, p) in got.chunks_exact(4).enumerate() {
+        let x = i as u32 % W;
+        let want = crate::harness::unorm([(x + 1) as f32 / W as f32, 1.0, 0.25, 1.0]);
+        if !want.contains([p[0], p[1], p[2], p[3]]) {
+            return Err(Outcome::fail(format!(
+                "pixel ({x}, {}) is {p:?}, want {want:?} (a at x + 1, zeros, c[1])",
+                i as u32 / W
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// glslang's fragment shader reading a block with a struct member,
 /// `blk { x; S s { p; q; } }` at locations 1 to 3, and an array of
 /// blocks `arr[2] { y; flat ivec4 z; }` at 4 to 7
@@ -3639,6 +3684,7 @@ fn main {
 
 reduced!(
     "unwritten_varying.block_parts.spirv" => unwritten_block_parts,
+    "unwritten_varying.interpolated_member.spirv" => unwritten_interpolated_member,
     "unwritten_varying.interpolated_element" => |c| unwritten_interpolated_element(c, false),
     "unwritten_varying.interpolated_element.spirv_fs" => |c| unwritten_interpolated_element(c, true),
     "unwritten_varying.dvec_halves.spirv" => unwritten_64_bit_halves,
