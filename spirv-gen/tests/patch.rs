@@ -3460,6 +3460,23 @@ fn zeroed_struct_members_and_block_arrays() {
     }
 }
 
+/// A damaged vector type of 2^32 - 1 components, interpolated (the
+/// release-mode damaged-module fuzz found it): the rebuilding of
+/// interpolated elements made a list of that many conditions and aborted
+/// on memory. Such a type is no vector now: an error or the words back,
+/// at once.
+#[test]
+fn huge_vector_interpolated() {
+    let text = include_str!("patch/interp_array.spvasm").replace(
+        "OpTypeVector %float 4",
+        "OpTypeVector %float 4294967295",
+    );
+    let w = assemble(&text, TargetEnv::Vulkan_1_0);
+    let t = std::time::Instant::now();
+    let _ = spirv_gen::patch::zero_inputs(&w, "main", 1 << 2);
+    assert!(t.elapsed().as_secs() < 5, "{:?}", t.elapsed());
+}
+
 /// Blocks written in part whose members are interpolated
 /// (`InterpolateAt*(blk.m)`): an interpolated member that is written
 /// takes an input of its own (also through a chain on into it,

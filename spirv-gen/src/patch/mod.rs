@@ -1238,7 +1238,10 @@ impl Patcher {
                 bits: *bits,
                 comps: 1,
             }),
-            (Op::TypeVector, [Operand::IdRef(c), Operand::LiteralBit32(n)]) if *c != ty => {
+            // Shaders' vectors have 2 to 4 components (8 and 16 are
+            // kernels'); a damaged count is no vector, so nothing sizes
+            // a list by it.
+            (Op::TypeVector, [Operand::IdRef(c), Operand::LiteralBit32(n @ 2..=4)]) if *c != ty => {
                 // The component is a scalar: no further recursion.
                 let c = match self.global(*c)?.class.opcode {
                     Op::TypeFloat | Op::TypeInt => self.num(*c)?,
