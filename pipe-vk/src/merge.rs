@@ -40,6 +40,23 @@
 //!   without any call on this one. The full path would look the new
 //!   storage up, so a rename anywhere on the screen
 //!   (`DeviceShared::renames`) since the first call also ends the merge.
+//! - **Vertex buffers alone.** `set_vertex_buffers` ends a merge but
+//!   keeps its key ([`VbRebind`]): a draw with the same key, in the same
+//!   command buffer and open rendering instance, with no other call and
+//!   no rename since, declares and binds the new buffers and starts
+//!   pending draws of its own, skipping the rest of the full path. User
+//!   vertex data, or a declaration that needs a barrier, takes the full
+//!   path.
+//! - **Storage writes.** The full path declares every bound resource per
+//!   draw, so a shader buffer or image a draw writes makes the next
+//!   full-path draw end the instance for a barrier. Merged and
+//!   rebinding draws do not repeat those declarations, so draws that
+//!   write storage are not ordered against each other there (a review
+//!   found the difference). GL asks no more: writes by one draw are made
+//!   visible to later draws by `glMemoryBarrier` (`memory_barrier`, a
+//!   call, which ends the merge; the next draw's full path then declares
+//!   the writes again and gets the barrier), which is also what Zink
+//!   relies on.
 //! - **Limits.** The pending list is recorded when it reaches
 //!   `maxMultiDrawCount` (and [`MAX_PENDING`]), keeping the key. Draws
 //!   with stream output active, or with no `VK_EXT_multi_draw`, take the

@@ -3467,10 +3467,8 @@ fn zeroed_struct_members_and_block_arrays() {
 /// at once.
 #[test]
 fn huge_vector_interpolated() {
-    let text = include_str!("patch/interp_array.spvasm").replace(
-        "OpTypeVector %float 4",
-        "OpTypeVector %float 4294967295",
-    );
+    let text = include_str!("patch/interp_array.spvasm")
+        .replace("OpTypeVector %float 4", "OpTypeVector %float 4294967295");
     let w = assemble(&text, TargetEnv::Vulkan_1_0);
     let t = std::time::Instant::now();
     let _ = spirv_gen::patch::zero_inputs(&w, "main", 1 << 2);

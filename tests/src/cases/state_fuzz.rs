@@ -787,11 +787,15 @@ struct Fuzz {
     log: Log,
     /// Queries begun and ended around iterations (see `queries_step`).
     queries: FuzzQueries,
-    /// The vertex buffers last set: set again after each draw call, which
-    /// is then repeated, so that draws also follow a `set_vertex_buffers`
-    /// alone (pipe-vk's `merge::VbRebind`), whatever state the iteration
-    /// has. (No random draw: the seeds' sequences stay what they were.)
-    vertex_buffers: Vec<VertexBuffer>,
+    /// The vertex buffers last set, and twins of them (buffer resources
+    /// with the same contents): after each draw call the other set is
+    /// bound and the call repeated, so that draws also follow a
+    /// `set_vertex_buffers` alone that changes the buffers (pipe-vk's
+    /// `merge::VbRebind`), whatever state the iteration has. (No random
+    /// draw: the seeds' sequences stay what they were.)
+    vertex_buffers: [Vec<VertexBuffer>; 2],
+    /// Which of `vertex_buffers` is bound.
+    twin_bound: bool,
 }
 
 /// The queries of a run: one of each kind the device has, the ones begun
@@ -1907,6 +1911,7 @@ impl Fuzz {
             );
         }
         let mut vbs = Vec::new();
+        let mut twins = Vec::new();
         for data in bufs {
             let user = self.rng.chance(50);
             let off = 4 * self.rng.range(0, 3);
@@ -1923,14 +1928,35 @@ impl Fuzz {
                     "buffer_subdata(vb)",
                     self.e.ctx.buffer_subdata(&b, MapFlags::empty(), 0, &bytes),
                 )?;
+                // A twin with the same contents (no random draw).
+                let twin = self
+                    .log
+                    .ok("resource_create(vb)", self.e.screen.resource_create(&t))?;
+                self.log.ok(
+                    "buffer_subdata(vb)",
+                    self.e
+                        .ctx
+                        .buffer_subdata(&twin, MapFlags::empty(), 0, &bytes),
+                )?;
+                twins.push(VertexBuffer {
+                    buffer: Some(VertexBufferSource::Resource(twin)),
+                    buffer_offset: off,
+                });
                 VertexBufferSource::Resource(b)
             };
+            if user {
+                twins.push(VertexBuffer {
+                    buffer: Some(src.clone()),
+                    buffer_offset: off,
+                });
+            }
             vbs.push(VertexBuffer {
                 buffer: Some(src),
                 buffer_offset: off,
             });
         }
-        self.vertex_buffers = vbs.clone();
+        self.vertex_buffers = [vbs.clone(), twins];
+        self.twin_bound = false;
         self.log
             .ok("set_vertex_buffers", self.e.ctx.set_vertex_buffers(&vbs))
     }
@@ -2119,8 +2145,9 @@ impl Fuzz {
             .ok("draw_vbo", self.e.ctx.draw_vbo(&info, 0, None, &draws))
             .is_some()
         {
-            // The same draw again after the vertex buffers are set again.
-            let vbs = self.vertex_buffers.clone();
+            // The same draw again, from the twins (or back).
+            self.twin_bound = !self.twin_bound;
+            let vbs = self.vertex_buffers[usize::from(self.twin_bound)].clone();
             if self
                 .log
                 .ok("set_vertex_buffers", self.e.ctx.set_vertex_buffers(&vbs))
@@ -2430,7 +2457,8 @@ fn new_fuzz(ctx: &TestContext, seed: u64, sw: Switches) -> Result<Fuzz, Outcome>
             all: queries,
             ..Default::default()
         },
-        vertex_buffers: Vec::new(),
+        vertex_buffers: Default::default(),
+        twin_bound: false,
     })
 }
 
