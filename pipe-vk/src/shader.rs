@@ -932,8 +932,10 @@ pub(crate) fn output_components(ir: &Ir) -> u32 {
 /// Whether `state` has inputs that differ per sample: the sample id,
 /// position or coverage mask, or `sample`-qualified inputs (what
 /// `spirv_gen::passes::gl::lower_single_sample` changes). For SPIR-V, a
-/// scan of the words for those decorations (a `SampleMask` output counts
-/// too: one variant more, never a wrong one).
+/// scan of the words for those decorations, `SampleMask` on an `Input`
+/// variable only: a shader that writes the mask and reads no sample
+/// input runs per pixel (and keeps round points, whose mask is ANDed
+/// with its own).
 fn reads_samples(state: &ShaderState) -> bool {
     use spirv_gen::ir::{BuiltIn, Sampling, VarKind};
     match &state.code {
@@ -950,17 +952,23 @@ fn reads_samples(state: &ShaderState) -> bool {
         }),
         ShaderCode::SpirV { words, .. } => {
             // OpDecorate (71) %x Sample (17), or BuiltIn (11) SampleId
-            // (18), SamplePosition (19), SampleMask (20); OpMemberDecorate
-            // (72) %t m Sample.
+            // (18), SamplePosition (19); OpMemberDecorate (72) %t m
+            // Sample; BuiltIn SampleMask (20) on an OpVariable (59) of
+            // storage class Input (1).
+            let mut masks: smallvec::SmallVec<[u32; 2]> = smallvec::SmallVec::new();
             let mut i = 5;
             while let Some(&w) = words.get(i) {
                 let (len, op) = ((w >> 16) as usize, w & 0xffff);
                 let at = |k: usize| words.get(i + k).copied();
                 let hit = match op {
                     71 => {
-                        at(2) == Some(17) || (at(2) == Some(11) && matches!(at(3), Some(18..=20)))
+                        if at(2) == Some(11) && at(3) == Some(20) {
+                            masks.extend(at(1));
+                        }
+                        at(2) == Some(17) || (at(2) == Some(11) && matches!(at(3), Some(18..=19)))
                     }
                     72 => at(3) == Some(17),
+                    59 => at(3) == Some(1) && at(2).is_some_and(|v| masks.contains(&v)),
                     _ => false,
                 };
                 if hit {

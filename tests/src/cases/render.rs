@@ -3080,8 +3080,38 @@ const STANDARD_4X: [(f32, f32); 4] = [
 /// (standard locations) inside, computed here. Samples within 0.02 of
 /// the edge are not judged. They were squares.
 fn round_points(ctx: &mut TestContext, sprite: bool) -> R {
+    round_points_masked(ctx, sprite, None)
+}
+
+/// A fragment shader writing the colour of cb0 and `SampleMask[0] =
+/// 0b1101` (sample 1 off).
+const FS_UBO_COLOR_MASK_1101: &str = "shader fragment
+out @frag : f32x4 location=0
+out @omask : i32[1] builtin=sample_mask
+ubo @c slot=0 size=16
+fn main {
+  %0 : u32 = const 0
+  %1 : f32x4 = load_ubo @c, %0
+  store @frag, %1
+  %2 : i32 = const 0
+  %3 : i32 = const 13
+  store @omask, %2, %3
+}
+";
+
+/// [`round_points`], with a fragment shader that writes its own sample
+/// mask (`mask`) where given: the circle's samples ANDed with it.
+fn round_points_masked(ctx: &mut TestContext, sprite: bool, mask: Option<u32>) -> R {
     const POINTS: [(f32, f32, f32); 3] = [(4.3, 4.6, 5.0), (11.5, 5.5, 3.0), (8.2, 11.7, 6.5)];
     let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    if let Some(m) = mask {
+        if m != 0b1101 {
+            return Err(Outcome::fail(
+                "round_points_masked: the shader writes 0b1101",
+            ));
+        }
+        bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR_MASK_1101)?;
+    }
     let fg: Px = [1.0, 0.5, 0.25, 1.0];
     set_src(&mut e, UNORM, fg)?;
     draw_sized_points(&mut e, &POINTS, |r| {
@@ -3116,7 +3146,10 @@ fn round_points(ctx: &mut TestContext, sprite: bool) -> R {
         for px in 0..W {
             let mut n = 0;
             let mut sure = true;
-            for &(ox, oy) in &STANDARD_4X {
+            for (k, &(ox, oy)) in STANDARD_4X.iter().enumerate() {
+                if mask.is_some_and(|m| m >> k & 1 == 0) {
+                    continue;
+                }
                 match covered(px as f32 + ox, py as f32 + oy) {
                     Some(c) => n += u32::from(c),
                     None => sure = false,
@@ -3154,6 +3187,19 @@ fn round_points_spirv(ctx: &mut TestContext) -> R {
 crate::result_case!(
     "pipe.render.msaa.round_points.circle.spirv",
     round_points_spirv
+);
+/// [`round_points`] with a fragment shader that writes `SampleMask`
+/// (sample 1 off), IR and SPIR-V passthrough: the circle's samples ANDed
+/// with the shader's mask. The SPIR-V shader counted as reading samples
+/// (a `SampleMask` decoration on its output), so its points stayed
+/// squares.
+fn round_points_shader_mask(ctx: &mut TestContext) -> R {
+    round_points_masked(ctx, false, Some(0b1101))?;
+    crate::harness::as_spirv(|| round_points_masked(ctx, false, Some(0b1101)))
+}
+crate::result_case!(
+    "pipe.render.msaa.round_points.shader_sample_mask",
+    round_points_shader_mask
 );
 
 /// The screen-space barycentric weights of point `p` in triangle `t`
