@@ -198,6 +198,43 @@ pub struct UboBinding {
     pub user: bool,
 }
 
+/// Records one draw of `info`'s instances: indexed (the index buffer
+/// bound at `first_base`) or not.
+///
+/// # Safety
+/// `cmd` is recording inside a rendering instance with the pipeline, and
+/// for indexed draws the index buffer, bound.
+unsafe fn record_draw(
+    raw: &ash::Device,
+    cmd: vk::CommandBuffer,
+    info: &DrawInfo<'_>,
+    d: &DrawStartCountBias,
+    indexed: bool,
+    first_base: u32,
+) {
+    // SAFETY: as the caller promises.
+    unsafe {
+        if indexed {
+            raw.cmd_draw_indexed(
+                cmd,
+                d.count,
+                info.instance_count,
+                d.start - first_base,
+                d.index_bias,
+                info.start_instance,
+            );
+        } else {
+            raw.cmd_draw(
+                cmd,
+                d.count,
+                info.instance_count,
+                d.start,
+                info.start_instance,
+            );
+        }
+    }
+}
+
 /// Little-endian indices of `size` bytes widened to u32.
 fn widen(data: &[u8], size: usize) -> Vec<u32> {
     match size {
@@ -1382,24 +1419,7 @@ impl VkContext {
                     if d.count == 0 {
                         continue;
                     }
-                    if index.is_some() {
-                        raw.cmd_draw_indexed(
-                            cmd,
-                            d.count,
-                            info.instance_count,
-                            d.start - first_base,
-                            d.index_bias,
-                            info.start_instance,
-                        );
-                    } else {
-                        raw.cmd_draw(
-                            cmd,
-                            d.count,
-                            info.instance_count,
-                            d.start,
-                            info.start_instance,
-                        );
-                    }
+                    record_draw(raw, cmd, info, d, index.is_some(), first_base);
                 }
             }
         }
@@ -1690,28 +1710,8 @@ impl VkContext {
             // array when recording and allocates one again when
             // executing it (pipe-bench draw scenario 3, whose every
             // pending list is one draw long).
-            let raw = self.dev().raw().clone();
             // SAFETY: as the multi-draws below.
-            unsafe {
-                if indexed {
-                    raw.cmd_draw_indexed(
-                        cmd,
-                        d.count,
-                        info.instance_count,
-                        d.start - first_base,
-                        d.index_bias,
-                        info.start_instance,
-                    );
-                } else {
-                    raw.cmd_draw(
-                        cmd,
-                        d.count,
-                        info.instance_count,
-                        d.start,
-                        info.start_instance,
-                    );
-                }
-            }
+            unsafe { record_draw(self.dev().raw(), cmd, info, d, indexed, first_base) };
             return;
         }
         let max = self.max_multi_draw.max(1) as usize;

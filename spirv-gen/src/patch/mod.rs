@@ -2004,11 +2004,22 @@ impl Patcher {
                 );
             }
         }
+        self.new_input(ty, locs[0], decos).1
+    }
+
+    /// A new input of type `ty` at `location` with the decorations
+    /// `decos`, and its value, loaded in the entry code.
+    fn new_input(
+        &mut self,
+        ty: Word,
+        location: u32,
+        decos: &[(Decoration, Vec<Operand>)],
+    ) -> (Word, Word) {
         let input = self.add_variable(StorageClass::Input, ty);
         self.b.decorate(
             input,
             Decoration::Location,
-            [Operand::LiteralBit32(locs[0])],
+            [Operand::LiteralBit32(location)],
         );
         for (d, rest) in decos {
             self.b.decorate(input, *d, rest.clone());
@@ -2020,7 +2031,37 @@ impl Patcher {
             Some(v),
             vec![Operand::IdRef(input)],
         ));
-        v
+        (input, v)
+    }
+
+    /// The pointer an interpolation `x` (of function `f`) takes in place
+    /// of its interpolant, a chain from the old input with the indices
+    /// `rest` after the first: `input`, or a chain into it with `rest`,
+    /// appended to `code`.
+    fn interpolant_in(
+        &mut self,
+        f: usize,
+        x: &Instruction,
+        input: Word,
+        rest: &[Operand],
+        code: &mut Vec<Instruction>,
+    ) -> Result<Word> {
+        if rest.is_empty() {
+            return Ok(input);
+        }
+        let chain = x.operands.get(2).cloned();
+        let pt = self.module().functions[f]
+            .blocks
+            .iter()
+            .flat_map(|bl| &bl.instructions)
+            .find(|c| c.result_id.map(Operand::IdRef) == chain)
+            .and_then(|c| c.result_type)
+            .ok_or_else(|| Error::new("SPIR-V zero inputs: an interpolant has no type"))?;
+        let id = self.b.id();
+        let mut ops = vec![Operand::IdRef(input)];
+        ops.extend(rest.iter().cloned());
+        code.push(Instruction::new(Op::AccessChain, Some(pt), Some(id), ops));
+        Ok(id)
     }
 
     /// The interpolations (GLSL.std.450's `InterpolateAt*`) of `var`'s
@@ -2164,22 +2205,7 @@ impl Patcher {
                 parts.push(self.rebuilt_input(*mty, locs, unwritten, &decos));
                 continue;
             }
-            let input = self.add_variable(StorageClass::Input, *mty);
-            self.b.decorate(
-                input,
-                Decoration::Location,
-                [Operand::LiteralBit32(locs[0])],
-            );
-            for (d, rest) in &decos {
-                self.b.decorate(input, *d, rest.clone());
-            }
-            let v = self.b.id();
-            self.code.push(Instruction::new(
-                Op::Load,
-                Some(*mty),
-                Some(v),
-                vec![Operand::IdRef(input)],
-            ));
+            let (input, v) = self.new_input(*mty, locs[0], &decos);
             inputs[k] = Some(input);
             parts.push(v);
         }
@@ -2217,25 +2243,7 @@ impl Patcher {
                 }
                 Some(input) => {
                     let mut code = Vec::new();
-                    let ptr = if rest.is_empty() {
-                        input
-                    } else {
-                        let chain = x.operands.get(2).cloned();
-                        let pt = self.module().functions[f]
-                            .blocks
-                            .iter()
-                            .flat_map(|bl| &bl.instructions)
-                            .find(|c| c.result_id.map(Operand::IdRef) == chain)
-                            .and_then(|c| c.result_type)
-                            .ok_or_else(|| {
-                                Error::new("SPIR-V zero inputs: an interpolant has no type")
-                            })?;
-                        let id = self.b.id();
-                        let mut ops = vec![Operand::IdRef(input)];
-                        ops.extend(rest.iter().cloned());
-                        code.push(Instruction::new(Op::AccessChain, Some(pt), Some(id), ops));
-                        id
-                    };
+                    let ptr = self.interpolant_in(f, &x, input, &rest, &mut code)?;
                     let mut ops = x.operands.clone();
                     ops[2] = Operand::IdRef(ptr);
                     code.push(Instruction::new(Op::ExtInst, Some(t), Some(result), ops));
@@ -2308,19 +2316,7 @@ impl Patcher {
                 values.push(self.null(elem));
                 continue;
             }
-            let input = self.add_variable(StorageClass::Input, elem);
-            self.b
-                .decorate(input, Decoration::Location, [Operand::LiteralBit32(l)]);
-            for (d, rest) in &decos {
-                self.b.decorate(input, *d, rest.clone());
-            }
-            let v = self.b.id();
-            self.code.push(Instruction::new(
-                Op::Load,
-                Some(elem),
-                Some(v),
-                vec![Operand::IdRef(input)],
-            ));
+            let (input, v) = self.new_input(elem, l, &decos);
             parts.push(Some(input));
             values.push(v);
         }
@@ -2364,27 +2360,7 @@ impl Patcher {
                 .collect();
             for (n, &(k, part)) in written.iter().enumerate() {
                 // The element's pointer: the part, or a chain into it.
-                let ptr = if rest.is_empty() {
-                    part
-                } else {
-                    let Some(Operand::IdRef(pt)) = self.module().functions[f]
-                        .blocks
-                        .iter()
-                        .flat_map(|bl| &bl.instructions)
-                        .find(|c| {
-                            Some(&Operand::IdRef(c.result_id.unwrap_or(0))) == x.operands.get(2)
-                        })
-                        .and_then(|c| c.result_type)
-                        .map(Operand::IdRef)
-                    else {
-                        return Err(Error::new("SPIR-V zero inputs: an interpolant has no type"));
-                    };
-                    let id = self.b.id();
-                    let mut ops = vec![Operand::IdRef(part)];
-                    ops.extend(rest.iter().cloned());
-                    code.push(Instruction::new(Op::AccessChain, Some(pt), Some(id), ops));
-                    id
-                };
+                let ptr = self.interpolant_in(f, &x, part, &rest, &mut code)?;
                 let mut ops = x.operands.clone();
                 ops[2] = Operand::IdRef(ptr);
                 let interp = self.b.id();

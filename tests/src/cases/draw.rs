@@ -730,6 +730,49 @@ fn unwrapped_triangle_rig_rt(
     Ok((c, tex))
 }
 
+/// A pipe-vk screen with draw merging on or off, whatever PIPE_VK_DEBUG
+/// says (cases that count merged draws).
+pub(crate) fn merging_screen(
+    ctx: &TestContext,
+    merge: bool,
+) -> Result<Arc<pipe_vk::VkScreen>, Outcome> {
+    let mut opts = crate::harness::options(ctx);
+    opts.no_draw_merge = Some(!merge);
+    step("screen", pipe_vk::VkScreen::new(&opts))
+}
+
+/// One non-indexed draw of `count` vertices from 0 on an unwrapped
+/// context.
+pub(crate) fn draw_unwrapped(c: &mut pipe_vk::context::VkContext, count: u32) -> R {
+    step(
+        "draw",
+        c.draw_vbo(
+            &DrawInfo::default(),
+            0,
+            None,
+            &[DrawStartCountBias {
+                start: 0,
+                count,
+                index_bias: 0,
+            }],
+        ),
+    )
+}
+
+/// Clears colour buffer 0 of an unwrapped context to transparent black.
+fn clear_unwrapped(c: &mut pipe_vk::context::VkContext) -> R {
+    step(
+        "clear",
+        c.clear(
+            ClearFlags::COLOR0,
+            None,
+            &ColorUnion::from_f32([0.0; 4]),
+            0.0,
+            0,
+        ),
+    )
+}
+
 /// The two triangles of column `k` of eight (two pixels wide at W = 16),
 /// full height, as vec4 positions.
 fn column_quad(k: u32) -> Vec<f32> {
@@ -769,9 +812,7 @@ fn vertex_buffer_rebind(ctx: &mut TestContext) -> Outcome {
 }
 
 fn vertex_buffer_rebind_inner(ctx: &mut TestContext) -> R {
-    let mut opts = crate::harness::options(ctx);
-    opts.no_draw_merge = Some(false);
-    let screen = step("screen", pipe_vk::VkScreen::new(&opts))?;
+    let screen = merging_screen(ctx, true)?;
     let (mut c, rt) = unwrapped_triangle_rig_rt(&screen, W, H, &[0.0; 12])?;
     let colour = f32s(&[0.0, 1.0, 0.0, 1.0]);
     step(
@@ -807,16 +848,7 @@ fn vertex_buffer_rebind_inner(ctx: &mut TestContext) -> R {
         "copy into D",
         c.resource_copy_region(&d, 0, 0, 0, 0, &staged, 0, &PipeBox::range(0, 96)),
     )?;
-    step(
-        "clear",
-        c.clear(
-            ClearFlags::COLOR0,
-            None,
-            &ColorUnion::from_f32([0.0; 4]),
-            0.0,
-            0,
-        ),
-    )?;
+    clear_unwrapped(&mut c)?;
     let resource = |r: &Resource, offset: u32| VertexBuffer {
         buffer: Some(VertexBufferSource::Resource(r.clone())),
         buffer_offset: offset,
@@ -836,19 +868,7 @@ fn vertex_buffer_rebind_inner(ctx: &mut TestContext) -> R {
     ];
     for vbs in &sets {
         step("set_vertex_buffers", c.set_vertex_buffers(vbs))?;
-        step(
-            "draw",
-            c.draw_vbo(
-                &DrawInfo::default(),
-                0,
-                None,
-                &[DrawStartCountBias {
-                    start: 0,
-                    count: 6,
-                    index_bias: 0,
-                }],
-            ),
-        )?;
+        draw_unwrapped(&mut c, 6)?;
     }
     let t = step(
         "map",
@@ -904,10 +924,8 @@ fn clear_as_load_op(ctx: &mut TestContext) -> Outcome {
 }
 
 fn clear_as_load_op_inner(ctx: &mut TestContext) -> R {
-    let mut opts = crate::harness::options(ctx);
-    // It counts merged draws: merging on whatever PIPE_VK_DEBUG says.
-    opts.no_draw_merge = Some(false);
-    let screen = step("screen", pipe_vk::VkScreen::new(&opts))?;
+    // It counts merged draws.
+    let screen = merging_screen(ctx, true)?;
     let vk_ctx = step("context", screen.create_vk_context())?;
     let mut e = Env {
         screen: screen.clone(),
@@ -932,30 +950,9 @@ fn clear_as_load_op_inner(ctx: &mut TestContext) -> R {
     // Downcast is impossible through the trait object; re-run the same
     // sequence on an unwrapped context to read its counters.
     let mut c = unwrapped_triangle_rig(&screen, W, H, &[0.0; 12])?;
-    step(
-        "clear",
-        c.clear(
-            ClearFlags::COLOR0,
-            None,
-            &ColorUnion::from_f32([0.0; 4]),
-            0.0,
-            0,
-        ),
-    )?;
+    clear_unwrapped(&mut c)?;
     for _ in 0..3 {
-        step(
-            "draw",
-            c.draw_vbo(
-                &DrawInfo::default(),
-                0,
-                None,
-                &[DrawStartCountBias {
-                    start: 0,
-                    count: 3,
-                    index_bias: 0,
-                }],
-            ),
-        )?;
+        draw_unwrapped(&mut c, 3)?;
     }
     let cs = c.clear_stats();
     if cs.executed != 0 || cs.load_op != 1 {

@@ -3549,18 +3549,9 @@ fn unwritten_matrix_column(ctx: &mut TestContext) -> R {
     expect_unorm(&mut e, &c[0], "m[0] + 0 + green", [0.5, 1.0, 0.0, 1.0])
 }
 
-/// An input array (locations 1 and 2) interpolated at an offset with a
-/// dynamic index, of which the vertex shader writes only location 1,
-/// `a[0].x = window x / W` (linear across the target). Each pixel
-/// interpolates `a[x & 1]` at (+0.5, 0): the even columns read a[0]
-/// there, `(x + 1) / W`, the odd ones zero; green is added. It was left
-/// alone, a validation error (location 2 consumed, nothing writes it);
-/// now the written element's own input is interpolated at the offset and
-/// selected by the index. With `fs_spirv` the fragment shader is
-/// spirv-gen's SPIR-V of the same IR, passed through
-/// (`spirv_gen::patch::zero_inputs`).
-fn unwritten_interpolated_element(ctx: &mut TestContext, fs_spirv: bool) -> R {
-    const VS: &str = "shader vertex
+/// A vertex shader writing location 1 as `(window x / W, 0, 0, 0)`,
+/// linear across the target.
+const VS_A_ACROSS: &str = "shader vertex
 in @pos : f32x4 location=0
 out @gl_pos : f32x4 builtin=position
 out @a : f32x4 location=1
@@ -3576,6 +3567,18 @@ fn main {
   store @a, %6
 }
 ";
+
+/// An input array (locations 1 and 2) interpolated at an offset with a
+/// dynamic index, of which the vertex shader writes only location 1,
+/// `a[0].x = window x / W` (linear across the target). Each pixel
+/// interpolates `a[x & 1]` at (+0.5, 0): the even columns read a[0]
+/// there, `(x + 1) / W`, the odd ones zero; green is added. It was left
+/// alone, a validation error (location 2 consumed, nothing writes it);
+/// now the written element's own input is interpolated at the offset and
+/// selected by the index. With `fs_spirv` the fragment shader is
+/// spirv-gen's SPIR-V of the same IR, passed through
+/// (`spirv_gen::patch::zero_inputs`).
+fn unwritten_interpolated_element(ctx: &mut TestContext, fs_spirv: bool) -> R {
     const FS: &str = "shader fragment
 in @a : f32x4[2] location=1
 in @fc : f32x4 builtin=frag_coord
@@ -3595,7 +3598,7 @@ fn main {
   store @frag, %10
 }
 ";
-    let (mut e, c) = full_triangle(ctx, (VS, FS))?;
+    let (mut e, c) = full_triangle(ctx, (VS_A_ACROSS, FS))?;
     draw_fs_as(&mut e, FS, fs_spirv)?;
     let got = e.read_texture(&c[0], 0, &PipeBox::rect(0, 0, W, H))?;
     for (i, p) in got.chunks_exact(4).enumerate() {
@@ -3626,26 +3629,17 @@ fn main {
 /// validation error (locations 2 and 3 consumed, none written); now the
 /// interpolated `a` takes an input of its own.
 fn unwritten_interpolated_member(ctx: &mut TestContext) -> R {
-    const VS: &str = "shader vertex
-in @pos : f32x4 location=0
-out @gl_pos : f32x4 builtin=position
-out @a : f32x4 location=1
-out @c1 : f32x4 location=4
-fn main {
-  %0 : f32x4 = load @pos
-  store @gl_pos, %0
-  %1 : f32 = swizzle %0, x
-  %2 : f32 = const 0.5
-  %3 : f32 = fmul %1, %2
-  %4 : f32 = fadd %3, %2
-  %5 : f32 = const 0.0
-  %6 : f32x4 = vec %4, %5, %5, %5
-  store @a, %6
-  %7 : f32x4 = const 0.0, 0.0, 0.25, 0.0
-  store @c1, %7
-}
-";
-    let (mut e, c) = full_triangle(ctx, (VS, FS_CONST))?;
+    // VS_A_ACROSS, and (0, 0, 0.25, 0) at location 4.
+    let vs = VS_A_ACROSS
+        .replace(
+            "out @a : f32x4 location=1\n",
+            "out @a : f32x4 location=1\nout @c1 : f32x4 location=4\n",
+        )
+        .replace(
+            "  store @a, %6\n}",
+            "  store @a, %6\n  %7 : f32x4 = const 0.0, 0.0, 0.25, 0.0\n  store @c1, %7\n}",
+        );
+    let (mut e, c) = full_triangle(ctx, (&vs, FS_CONST))?;
     draw_spirv_fs(&mut e, include_bytes!("partial_interp_block_fs_spirv.spv"))?;
     let got = e.read_texture(&c[0], 0, &PipeBox::rect(0, 0, W, H))?;
     for (i, p) in got.chunks_exact(4).enumerate() {

@@ -7,11 +7,11 @@
 
 use std::sync::Arc;
 
-use pipe_core::draw::{DrawInfo, DrawStartCountBias, PrimType};
+use pipe_core::draw::PrimType;
 use pipe_core::resource::PipeBox;
 use pipe_core::shader::{ShaderCode, ShaderState, StreamOutputInfo};
 use pipe_core::state::*;
-use pipe_core::{Context, Format};
+use pipe_core::Format;
 
 use super::draw::{bind_vertices, check_image, clear_color, draw, setup};
 use crate::harness::{
@@ -36,25 +36,11 @@ const FULL: [f32; 12] = [
 /// With merging off (`no_draw_merge`), three identical draws and no call
 /// between them should then cost one pipeline lookup.
 fn unmerged_draws_one_lookup(ctx: &mut TestContext) -> R {
-    let mut opts = crate::harness::options(ctx);
-    opts.no_draw_merge = Some(true);
-    let screen = step("screen", pipe_vk::VkScreen::new(&opts))?;
+    let screen = super::draw::merging_screen(ctx, false)?;
     let mut c = super::draw::unwrapped_triangle_rig(&screen, 4, 4, &FULL)?;
     let before = c.stats().pipeline_lookups;
     for _ in 0..3 {
-        step(
-            "draw",
-            c.draw_vbo(
-                &DrawInfo::default(),
-                0,
-                None,
-                &[DrawStartCountBias {
-                    start: 0,
-                    count: 3,
-                    index_bias: 0,
-                }],
-            ),
-        )?;
+        super::draw::draw_unwrapped(&mut c, 3)?;
     }
     let lookups = c.stats().pipeline_lookups - before;
     if lookups != 1 {
