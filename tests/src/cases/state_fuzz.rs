@@ -787,8 +787,9 @@ struct Fuzz {
     log: Log,
     /// Queries begun and ended around iterations (see `queries_step`).
     queries: FuzzQueries,
-    /// The vertex buffers last set, and twins of them (buffer resources
-    /// with the same contents): after each draw call the other set is
+    /// The vertex buffers last set, and twins of them (for buffer
+    /// resources, new resources with the same contents; user data is its
+    /// own twin): after each draw call the other set is
     /// bound and the call repeated, so that draws also follow a
     /// `set_vertex_buffers` alone that changes the buffers (pipe-vk's
     /// `merge::VbRebind`), whatever state the iteration has. (No random
@@ -2146,13 +2147,13 @@ impl Fuzz {
             .is_some()
         {
             // The same draw again, from the twins (or back).
-            self.twin_bound = !self.twin_bound;
-            let vbs = self.vertex_buffers[usize::from(self.twin_bound)].clone();
+            let vbs = self.vertex_buffers[usize::from(!self.twin_bound)].clone();
             if self
                 .log
                 .ok("set_vertex_buffers", self.e.ctx.set_vertex_buffers(&vbs))
                 .is_some()
             {
+                self.twin_bound = !self.twin_bound;
                 self.log.ok(
                     "draw_vbo (again)",
                     self.e.ctx.draw_vbo(&info, 0, None, &draws),
