@@ -880,9 +880,18 @@ pub fn draw_arrays(e: &mut Env, mode: PrimType, start: u32, count: u32) -> Resul
 
 /// Sets constant buffer 0 of `stage` to `data` (user memory).
 pub fn set_user_constants(e: &mut Env, stage: ShaderStage, data: &[u8]) -> Result<(), Outcome> {
+    set_user_constants_on(&mut *e.ctx, stage, data)
+}
+
+/// [`set_user_constants`] on any context (an unwrapped one included).
+pub fn set_user_constants_on(
+    ctx: &mut dyn Context,
+    stage: ShaderStage,
+    data: &[u8],
+) -> Result<(), Outcome> {
     step(
         "set_constant_buffer",
-        e.ctx.set_constant_buffer(
+        ctx.set_constant_buffer(
             stage,
             0,
             Some(ConstantBuffer {

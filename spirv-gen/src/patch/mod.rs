@@ -172,6 +172,17 @@ const CLIP_DISTANCE: u32 = rspirv::spirv::BuiltIn::ClipDistance as u32;
 /// An interpolation (GLSL.std.450's `InterpolateAt*`, instruction `i`
 /// of block `b` of function `f`) of an element of an input array: the
 /// interpolant is an access chain of the array at `index`, then `rest`.
+/// What replaces an interpolation (`Patcher::replace_interpolations`):
+/// from the site, the instruction and its (result type, result id), the
+/// code in its place.
+type InterpolationRewrite<'a> = dyn FnMut(
+        &mut Patcher,
+        &ElementInterpolation,
+        &Instruction,
+        (Word, Word),
+    ) -> Result<Vec<Instruction>>
+    + 'a;
+
 struct ElementInterpolation {
     f: usize,
     b: usize,
@@ -2034,6 +2045,51 @@ impl Patcher {
         (input, v)
     }
 
+    /// Replaces each interpolation of `sites` (back to front, so the
+    /// positions stay good) with the code `make` gives for it, from the
+    /// site, the instruction and its (result type, result id).
+    fn replace_interpolations(
+        &mut self,
+        sites: Vec<ElementInterpolation>,
+        make: &mut InterpolationRewrite<'_>,
+    ) -> Result<()> {
+        for site in sites.into_iter().rev() {
+            let (f, b, i) = (site.f, site.b, site.i);
+            let x = self.module().functions[f].blocks[b].instructions[i].clone();
+            let (Some(t), Some(result)) = (x.result_type, x.result_id) else {
+                continue;
+            };
+            let code = make(self, &site, &x, (t, result))?;
+            let insts = &mut self.b.module_mut().functions[f].blocks[b].instructions;
+            insts.splice(i..=i, code);
+        }
+        Ok(())
+    }
+
+    /// Appends to `code` the interpolation `x` (at `site`) of the new
+    /// input `input` instead of its interpolant (a chain from the old
+    /// input: into `input` with the same indices after the first), with
+    /// result `result`.
+    fn interpolate_from(
+        &mut self,
+        site: &ElementInterpolation,
+        x: &Instruction,
+        input: Word,
+        result: Word,
+        code: &mut Vec<Instruction>,
+    ) -> Result<()> {
+        let ptr = self.interpolant_in(site.f, x, input, &site.rest, code)?;
+        let mut ops = x.operands.clone();
+        ops[2] = Operand::IdRef(ptr);
+        code.push(Instruction::new(
+            Op::ExtInst,
+            x.result_type,
+            Some(result),
+            ops,
+        ));
+        Ok(())
+    }
+
     /// The pointer an interpolation `x` (of function `f`) takes in place
     /// of its interpolant, a chain from the old input with the indices
     /// `rest` after the first: `input`, or a chain into it with `rest`,
@@ -2214,26 +2270,14 @@ impl Patcher {
             ty,
             parts.into_iter().map(Operand::IdRef).collect(),
         );
-        // Back to front, so the positions stay good.
-        for ElementInterpolation {
-            f,
-            b,
-            i,
-            index,
-            rest,
-        } in sites.into_iter().rev()
-        {
-            let x = self.module().functions[f].blocks[b].instructions[i].clone();
-            let (Some(t), Some(result)) = (x.result_type, x.result_id) else {
-                continue;
-            };
-            let member = self
-                .member_index(index)
+        self.replace_interpolations(sites, &mut |p, site, x, (t, result)| {
+            let member = p
+                .member_index(site.index)
                 .ok_or_else(|| Error::new("SPIR-V zero inputs: a member index is not constant"))?;
-            let code = match inputs.get(member).copied().flatten() {
+            Ok(match inputs.get(member).copied().flatten() {
                 // Unwritten: the interpolation reads zero.
                 None => {
-                    let zero = self.null(t);
+                    let zero = p.null(t);
                     vec![Instruction::new(
                         Op::CopyObject,
                         Some(t),
@@ -2243,16 +2287,11 @@ impl Patcher {
                 }
                 Some(input) => {
                     let mut code = Vec::new();
-                    let ptr = self.interpolant_in(f, &x, input, &rest, &mut code)?;
-                    let mut ops = x.operands.clone();
-                    ops[2] = Operand::IdRef(ptr);
-                    code.push(Instruction::new(Op::ExtInst, Some(t), Some(result), ops));
+                    p.interpolate_from(site, x, input, result, &mut code)?;
                     code
                 }
-            };
-            let insts = &mut self.b.module_mut().functions[f].blocks[b].instructions;
-            insts.splice(i..=i, code);
-        }
+            })
+        })?;
         self.privatize(var, ty, StorageClass::Input, Some(value))
     }
 
@@ -2325,51 +2364,35 @@ impl Patcher {
             ty,
             values.into_iter().map(Operand::IdRef).collect(),
         );
-        // Back to front, so the positions stay good.
         let bool_ty = self.b.type_bool();
+        let written: Vec<(usize, Word)> = parts
+            .iter()
+            .enumerate()
+            .filter_map(|(k, p)| p.map(|p| (k, p)))
+            .collect();
         let uint = Num {
             float: false,
             signed: false,
             bits: 32,
             comps: 1,
         };
-        for ElementInterpolation {
-            f,
-            b,
-            i,
-            index,
-            rest,
-        } in sites.into_iter().rev()
-        {
-            let x = self.module().functions[f].blocks[b].instructions[i].clone();
-            let (Some(t), Some(result)) = (x.result_type, x.result_id) else {
-                continue;
-            };
-            let comps = self.num(t).map_or(1, |n| n.comps);
+        self.replace_interpolations(sites, &mut |p, site, x, (t, result)| {
+            let comps = p.num(t).map_or(1, |n| n.comps);
             let cond_ty = if comps > 1 {
-                self.b.type_vector(bool_ty, comps)
+                p.b.type_vector(bool_ty, comps)
             } else {
                 bool_ty
             };
             let mut code = Vec::new();
-            let mut acc = self.null(t);
-            let written: Vec<(usize, Word)> = parts
-                .iter()
-                .enumerate()
-                .filter_map(|(k, p)| p.map(|p| (k, p)))
-                .collect();
+            let mut acc = p.null(t);
             for (n, &(k, part)) in written.iter().enumerate() {
-                // The element's pointer: the part, or a chain into it.
-                let ptr = self.interpolant_in(f, &x, part, &rest, &mut code)?;
-                let mut ops = x.operands.clone();
-                ops[2] = Operand::IdRef(ptr);
-                let interp = self.b.id();
-                code.push(Instruction::new(Op::ExtInst, Some(t), Some(interp), ops));
-                let kk = self.konst(uint, k as u64);
-                let eq = self.emit(&mut code, Op::IEqual, bool_ty, &[index, kk]);
+                let interp = p.b.id();
+                p.interpolate_from(site, x, part, interp, &mut code)?;
+                let kk = p.konst(uint, k as u64);
+                let eq = p.emit(&mut code, Op::IEqual, bool_ty, &[site.index, kk]);
                 let cond = if comps > 1 {
                     let all = vec![eq; comps as usize];
-                    self.emit(&mut code, Op::CompositeConstruct, cond_ty, &all)
+                    p.emit(&mut code, Op::CompositeConstruct, cond_ty, &all)
                 } else {
                     eq
                 };
@@ -2379,7 +2402,7 @@ impl Patcher {
                     Some(if n + 1 == written.len() {
                         result
                     } else {
-                        self.b.id()
+                        p.b.id()
                     }),
                     vec![
                         Operand::IdRef(cond),
@@ -2390,9 +2413,8 @@ impl Patcher {
                 acc = select.result_id.unwrap_or(acc);
                 code.push(select);
             }
-            let insts = &mut self.b.module_mut().functions[f].blocks[b].instructions;
-            insts.splice(i..=i, code);
-        }
+            Ok(code)
+        })?;
         self.privatize(var, ty, StorageClass::Input, Some(value))
     }
 

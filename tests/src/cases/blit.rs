@@ -1714,19 +1714,10 @@ fn shader_state_inner(ctx: &mut TestContext) -> R {
     )?;
     step("bind vs", c.bind_vs_state(Some(v)))?;
     step("bind fs", c.bind_fs_state(Some(f)))?;
-    let color = f32s(&[0.0, 1.0, 0.0, 1.0]);
-    step(
-        "cb",
-        c.set_constant_buffer(
-            ShaderStage::Fragment,
-            0,
-            Some(ConstantBuffer {
-                buffer: None,
-                buffer_offset: 0,
-                buffer_size: 16,
-                user_buffer: Some(&color),
-            }),
-        ),
+    crate::harness::set_user_constants_on(
+        &mut c,
+        ShaderStage::Fragment,
+        &f32s(&[0.0, 1.0, 0.0, 1.0]),
     )?;
     step(
         "inlinable",

@@ -814,19 +814,10 @@ fn vertex_buffer_rebind(ctx: &mut TestContext) -> Outcome {
 fn vertex_buffer_rebind_inner(ctx: &mut TestContext) -> R {
     let screen = merging_screen(ctx, true)?;
     let (mut c, rt) = unwrapped_triangle_rig_rt(&screen, W, H, &[0.0; 12])?;
-    let colour = f32s(&[0.0, 1.0, 0.0, 1.0]);
-    step(
-        "colour",
-        c.set_constant_buffer(
-            ShaderStage::Fragment,
-            0,
-            Some(ConstantBuffer {
-                buffer: None,
-                buffer_offset: 0,
-                buffer_size: 16,
-                user_buffer: Some(&colour),
-            }),
-        ),
+    crate::harness::set_user_constants_on(
+        &mut c,
+        ShaderStage::Fragment,
+        &f32s(&[0.0, 1.0, 0.0, 1.0]),
     )?;
     let buffer = |c: &mut pipe_vk::context::VkContext, data: &[f32]| -> Result<Resource, Outcome> {
         let bytes = f32s(data);
