@@ -893,10 +893,11 @@ impl VkContext {
             .vertex_buffers
             .iter()
             .any(|vb| matches!(vb.buffer, Some(VertexBufferSource::User(_))));
-        if user || self.dummy.is_none() || !self.barriers.is_empty() {
+        if user || !self.barriers.is_empty() {
             return Ok(false);
         }
         let vbufs = self.vertex_buffer_bindings()?;
+        // The dummy buffer's first fill ends the instance.
         if !self.rendering || !self.barriers.is_empty() {
             return Ok(false);
         }
