@@ -828,11 +828,29 @@ impl Context for VkContext {
         &mut self,
         handle: Option<VertexElementsHandle>,
     ) -> PipeResult<()> {
-        self.break_draw_merge();
+        // With dynamic vertex input, vertex elements reach the pipeline
+        // only through the vertex shader's fetch fix-ups (`GfxKey`):
+        // elements with the same fix-ups keep the last draw's pipeline
+        // and feedback lookup, and the draw records the new vertex input
+        // (`set_dynamic_state`), as Zink's dynamic vertex input does
+        // (pipe-bench draw scenario 11).
+        // A merge they end may then go on with the new vertex input
+        // recorded and the vertex buffers rebound (`merge::VbRebind`).
+        let rebind = if self.dynamic_vertex_input.is_some()
+            && self.same_vertex_fixups(self.bound.velems, handle)
+        {
+            let rebind = self.vb_rebind_of_merge().or(self.vb_rebind);
+            self.end_draw_merge();
+            rebind
+        } else {
+            self.break_draw_merge();
+            None
+        };
         if let Some(h) = handle {
             self.velems.get(h)?;
         }
         self.bound.velems = handle;
+        self.vb_rebind = rebind.map(crate::merge::VbRebind::with_vertex_input);
         Ok(())
     }
     fn delete_vertex_elements_state(&mut self, handle: VertexElementsHandle) -> PipeResult<()> {
@@ -870,7 +888,7 @@ impl Context for VkContext {
     fn set_vertex_buffers(&mut self, buffers: &[VertexBuffer]) -> PipeResult<()> {
         // A merge the new buffers end may go on with them rebound
         // (`merge::VbRebind`).
-        let rebind = self.vb_rebind_of_merge();
+        let rebind = self.vb_rebind_of_merge().or(self.vb_rebind);
         self.end_draw_merge();
         self.bound.vertex_buffers = buffers.to_vec();
         self.vb_rebind = rebind;

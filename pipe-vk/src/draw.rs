@@ -40,7 +40,7 @@ use hashbrown::HashMap;
 
 use ash::vk;
 use pipe_core::aux::AuxOp;
-use pipe_core::cso::{SamplerHandle, ShaderHandle};
+use pipe_core::cso::{SamplerHandle, ShaderHandle, VertexElementsHandle};
 use pipe_core::draw::{DrawIndirectInfo, DrawInfo, DrawStartCountBias, IndexSource};
 use pipe_core::query::PipelineStat;
 use pipe_core::resource::{BindFlags, ResourceTemplate};
@@ -2114,25 +2114,11 @@ impl VkContext {
                 raw.cmd_set_rasterizer_discard_enable(cmd, rast.rasterizer_discard);
             }
         }
-        if let (true, Some(id), Some(vi_ext)) = (
-            vertex_input_changed,
-            vertex_input,
-            &self.dynamic_vertex_input,
-        ) {
-            let vi = match self.bound().velems {
-                Some(h) => {
-                    let velems = self.velems_table().get(h)?;
-                    let fetch = self.velem_fetch.get(&id).ok_or_else(|| {
-                        PipeError::invalid("draw_vbo: vertex elements state deleted")
-                    })?;
-                    crate::pipeline::VertexInput::new(self.dev(), velems, fetch)?
-                }
-                None => crate::pipeline::VertexInput::new(self.dev(), &[], &[])?,
-            };
+        if vertex_input_changed && vertex_input.is_some() {
             // SAFETY: guaranteed by the caller; every pipeline declares
-            // VK_DYNAMIC_STATE_VERTEX_INPUT_EXT where this is set
-            // (`PipelineCache::create`).
-            unsafe { vi_ext.cmd_set_vertex_input(cmd, &vi.bindings, &vi.attributes) };
+            // VK_DYNAMIC_STATE_VERTEX_INPUT_EXT where `vertex_input` is
+            // set (`PipelineCache::create`).
+            unsafe { self.record_vertex_input(cmd)? };
         }
         if raster_ext_changed {
             let dev = self.dev();
@@ -2268,6 +2254,41 @@ impl VkContext {
                     eds2.cmd_set_logic_op(cmd, crate::pipeline::logic_op(bs.logicop_func));
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// Records the bound vertex elements as the dynamic vertex input
+    /// (where the device has it), and notes them in the recorded state.
+    ///
+    /// # Safety
+    /// `cmd` is recording, with a pipeline bound (or to be bound before a
+    /// draw) that declares VK_DYNAMIC_STATE_VERTEX_INPUT_EXT.
+    pub(crate) unsafe fn record_vertex_input(&mut self, cmd: vk::CommandBuffer) -> PipeResult<()> {
+        let Some(vi_ext) = &self.dynamic_vertex_input else {
+            return Ok(());
+        };
+        let vi = match self.bound().velems {
+            Some(h) => {
+                let velems = self.velems_table().get(h)?;
+                let fetch = self
+                    .velem_fetch
+                    .get(&h.id())
+                    .ok_or_else(|| PipeError::invalid("draw_vbo: vertex elements state deleted"))?;
+                crate::pipeline::VertexInput::new(self.dev(), velems, fetch)?
+            }
+            None => crate::pipeline::VertexInput::new(self.dev(), &[], &[])?,
+        };
+        // SAFETY: as the caller promises.
+        unsafe { vi_ext.cmd_set_vertex_input(cmd, &vi.bindings, &vi.attributes) };
+        let id = self.bound().velems.map_or(u32::MAX, |h| h.id());
+        if let Some(d) = self
+            .draw_cache
+            .dynamic
+            .as_mut()
+            .filter(|_| self.draw_cache.cmd == cmd)
+        {
+            d.vertex_input = Some(id);
         }
         Ok(())
     }
@@ -2664,6 +2685,32 @@ impl VkContext {
         Ok(p)
     }
 
+    /// The vertex shader fetch fix-ups of vertex elements `h` (none for
+    /// no elements; `None` for a CSO that is not live).
+    fn vertex_fixups(
+        &self,
+        h: Option<VertexElementsHandle>,
+    ) -> Option<impl Iterator<Item = spirv_gen::passes::FetchFixup> + '_> {
+        let fetch: &[crate::format::ElementFetch] = match h {
+            Some(h) => self.velem_fetch.get(&h.id())?,
+            None => &[],
+        };
+        Some(fetch.iter().filter_map(|e| e.fixup))
+    }
+
+    /// Whether vertex elements `a` and `b` are live and give the vertex
+    /// shader the same fetch fix-ups.
+    pub(crate) fn same_vertex_fixups(
+        &self,
+        a: Option<VertexElementsHandle>,
+        b: Option<VertexElementsHandle>,
+    ) -> bool {
+        match (self.vertex_fixups(a), self.vertex_fixups(b)) {
+            (Some(x), Some(y)) => x.eq(y),
+            _ => false,
+        }
+    }
+
     /// The bound rasterizer state (GL defaults when none is bound).
     fn rasterizer_or_default(&self) -> PipeResult<RasterizerState> {
         Ok(match self.bound().rasterizer {
@@ -2976,8 +3023,8 @@ impl VkContext {
         vs.ubo0_push_offset = self.cb0_window(ShaderStage::Vertex)?.is_some();
         // Vertex formats fetched through a shader fix-up, by the input
         // location their element feeds.
-        if let Some(f) = b.velems.and_then(|h| self.velem_fetch.get(&h.id())) {
-            vs.vertex_fixups = f.iter().filter_map(|e| e.fixup).collect();
+        if let Some(f) = self.vertex_fixups(b.velems) {
+            vs.vertex_fixups = f.collect();
         }
         let mut fs = VariantKey {
             flat_shade: rast.flatshade,

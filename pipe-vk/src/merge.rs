@@ -46,7 +46,11 @@
 //!   no rename since, declares and binds the new buffers and starts
 //!   pending draws of its own, skipping the rest of the full path. User
 //!   vertex data, or a declaration that needs a barrier, takes the full
-//!   path.
+//!   path. Under dynamic vertex input, `bind_vertex_elements_state` does
+//!   the same when the new elements give the vertex shader the same
+//!   fetch fix-ups (so the same pipeline): the draw records the new
+//!   vertex input too (pipe-bench draw scenario 11). Elements with other
+//!   fix-ups end the merge as any call does.
 //! - **Storage writes.** The full path declares every bound resource per
 //!   draw, so a shader buffer or image a draw writes makes the next
 //!   full-path draw end the instance for a barrier. Merged and
@@ -126,15 +130,28 @@ impl MergeKey {
     }
 }
 
-/// A merge that `set_vertex_buffers` ended, and nothing else since: a
-/// draw with the same key, in the same command buffer and open rendering
-/// instance, with no rename anywhere, differs from the merged ones only
-/// in the vertex buffers.
+/// A merge that `set_vertex_buffers` (or `bind_vertex_elements_state`
+/// with the same fetch fix-ups, under dynamic vertex input) ended, and
+/// nothing else since: a draw with the same key, in the same command
+/// buffer and open rendering instance, with no rename anywhere, differs
+/// from the merged ones only in the vertex buffers (and vertex input).
 #[derive(Clone, Copy)]
 pub(crate) struct VbRebind {
     key: MergeKey,
     renames: u64,
     cmd: vk::CommandBuffer,
+    /// The vertex elements changed: the draw records the vertex input.
+    vertex_input: bool,
+}
+
+impl VbRebind {
+    /// The same, after a vertex elements change.
+    pub(crate) fn with_vertex_input(self) -> VbRebind {
+        VbRebind {
+            vertex_input: true,
+            ..self
+        }
+    }
 }
 
 /// Draws of merged calls, not recorded yet.
@@ -183,6 +200,13 @@ impl VkContext {
                 && self.batches.current_cmd() == r.cmd
                 && self.rebind_vertex_buffers(r.cmd)?
             {
+                if r.vertex_input {
+                    // SAFETY: `r.cmd` is recording the open instance the
+                    // merged draws were recorded in, whose pipeline
+                    // declares the vertex input dynamic (`VbRebind` is
+                    // only kept for a change under dynamic vertex input).
+                    unsafe { self.record_vertex_input(r.cmd)? };
+                }
                 self.start_draw_merge(k, r.cmd, draws);
                 self.stats.draws += draws.len() as u64;
                 self.stats.vb_rebind_draws += draws.len() as u64;
@@ -200,6 +224,7 @@ impl VkContext {
             key: p.key,
             renames: p.renames,
             cmd: p.cmd,
+            vertex_input: false,
         })
     }
 
@@ -243,11 +268,13 @@ impl VkContext {
 
     /// Records the pending draws and ends the merge, with the bound state
     /// unchanged (a `draw_vbo` that does not merge, `end_rendering`), or
-    /// changed only in what every draw sets again (vertex buffers, and the
+    /// changed only in what every draw sets again (vertex buffers, the
     /// dynamic state of `set_dynamic_state`: viewports, scissors, stencil
-    /// reference, blend colour): `state_dirty` stays, so the next draw
-    /// keeps the last draw's pipeline and feedback lookup. pipe-bench
-    /// draw scenario 3 (vertex buffer change) measures it.
+    /// reference, blend colour, and dynamic vertex input with the same
+    /// fetch fix-ups): `state_dirty` stays, so the next draw keeps the
+    /// last draw's pipeline and feedback lookup. pipe-bench draw
+    /// scenarios 3 (vertex buffer change) and 11 (vertex elements change)
+    /// measure it.
     pub(crate) fn end_draw_merge(&mut self) {
         self.record_pending_draws();
         self.merge = None;

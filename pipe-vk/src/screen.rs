@@ -510,6 +510,19 @@ impl VkScreen {
         self.shared.debug.staging
     }
 
+    /// Whether draws record vertex input as dynamic state
+    /// (VK_EXT_vertex_input_dynamic_state, unless
+    /// `PIPE_VK_DEBUG=no_dynamic_vertex_input`).
+    pub fn dynamic_vertex_input(&self) -> bool {
+        self.shared.dynamic_vertex_input()
+    }
+
+    /// Whether vertex formats with a shader fetch fix-up take it even
+    /// where the device fetches them (`PIPE_VK_DEBUG=vertex_fixups`).
+    pub fn vertex_fixups_forced(&self) -> bool {
+        self.shared.debug.vertex_fixups
+    }
+
     /// The state shared with contexts and resources.
     pub(crate) fn shared(&self) -> &Arc<DeviceShared> {
         &self.shared

@@ -908,6 +908,191 @@ test_case!(
     vertex_buffer_rebind
 );
 
+/// Draws that change only the vertex elements (and vertex buffers)
+/// between them, with the same fetch fix-ups, go on without the full
+/// path under dynamic vertex input (`pipe_vk::merge::VbRebind`): the new
+/// vertex input is recorded and the buffers rebound in the open instance.
+/// Columns of a 16x16 target, each drawn by one draw of six vertices:
+/// 0. vec4 positions from buffer A (the full path; the merge starts);
+/// 1. elements of stride 32 at offset 0, and buffer I, which interleaves
+///    columns 1 and 2;
+/// 2. the same at offset 16, with no `set_vertex_buffers`: only the
+///    elements change, so a draw that kept the old vertex input draws
+///    column 1 again;
+/// 3. two floats per vertex (z and w read GL's defaults, 0 and 1) from
+///    buffer P, stride 8;
+/// 4. vec4 positions from slot 1 (A at 96; slot 0 is A, unread);
+/// 5. `R16G16B16A16_SSCALED` integers with w = 4, from buffer S;
+/// 6. `R32G32_FIXED` (16.16) from buffer F: a fetch fix-up on every
+///    device, so a new pipeline (the full path);
+/// 7. vec4 positions from A at 192: the fix-ups change back (the full
+///    path).
+///
+/// Each column's colour is checked, and the rebinding draws are counted
+/// by the context: steps 1-5 with VK_EXT_multi_draw and dynamic vertex
+/// input. With `PIPE_VK_DEBUG=staging` the first reads of I, P and S are
+/// after GPU copies and need barriers (steps 1, 3 and 5 take the full
+/// path); with `PIPE_VK_DEBUG=vertex_fixups` the scaled integers of step
+/// 5 are fixed up in the shader (other fix-ups, the full path).
+fn vertex_elements_rebind(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(vertex_elements_rebind_inner(ctx))
+}
+
+fn vertex_elements_rebind_inner(ctx: &mut TestContext) -> R {
+    let screen = merging_screen(ctx, true)?;
+    let (mut c, rt) = unwrapped_triangle_rig_rt(&screen, W, H, &[0.0; 12])?;
+    crate::harness::set_user_constants_on(
+        &mut c,
+        ShaderStage::Fragment,
+        &f32s(&[0.0, 0.0, 1.0, 1.0]),
+    )?;
+    let buffer = |c: &mut pipe_vk::context::VkContext, bytes: &[u8]| -> Result<Resource, Outcome> {
+        let t = ResourceTemplate::buffer(bytes.len() as u32, BindFlags::VERTEX_BUFFER);
+        let r = step("buffer", pipe_core::Screen::resource_create(&*screen, &t))?;
+        step(
+            "buffer_subdata",
+            c.buffer_subdata(&r, pipe_core::flags::MapFlags::empty(), 0, bytes),
+        )?;
+        Ok(r)
+    };
+    // Column k's six vertices, each `[x, y, z, w]`.
+    let quad = |k: u32| -> Vec<[f32; 4]> {
+        column_quad(k)
+            .chunks(4)
+            .map(|v| [v[0], v[1], v[2], v[3]])
+            .collect()
+    };
+    let a = buffer(
+        &mut c,
+        &f32s(&[column_quad(0), column_quad(4), column_quad(7)].concat()),
+    )?;
+    let interleaved: Vec<f32> = quad(1)
+        .iter()
+        .zip(quad(2))
+        .flat_map(|(p, q)| p.iter().chain(q.iter()).copied().collect::<Vec<_>>())
+        .collect();
+    let i = buffer(&mut c, &f32s(&interleaved))?;
+    let xy: Vec<f32> = quad(3).iter().flat_map(|v| [v[0], v[1]]).collect();
+    let p = buffer(&mut c, &f32s(&xy))?;
+    // x and y times 4 are whole numbers; w = 4 divides them back.
+    let scaled: Vec<u8> = quad(5)
+        .iter()
+        .flat_map(|v| [4.0 * v[0], 4.0 * v[1], 0.0, 4.0])
+        .flat_map(|f| (f as i16).to_le_bytes())
+        .collect();
+    let sb = buffer(&mut c, &scaled)?;
+    let fixed: Vec<u8> = quad(6)
+        .iter()
+        .flat_map(|v| [v[0], v[1]])
+        .flat_map(|f| ((f * 65536.0) as i32).to_le_bytes())
+        .collect();
+    let fb = buffer(&mut c, &fixed)?;
+    clear_unwrapped(&mut c)?;
+    let element = |format: Format, stride: u32, offset: u32, slot: u8| VertexElement {
+        src_offset: offset,
+        src_stride: stride,
+        vertex_buffer_index: slot,
+        dual_slot: false,
+        src_format: format,
+        instance_divisor: 0,
+    };
+    let resource = |r: &Resource, offset: u32| VertexBuffer {
+        buffer: Some(VertexBufferSource::Resource(r.clone())),
+        buffer_offset: offset,
+    };
+    let steps: Vec<(VertexElement, Option<Vec<VertexBuffer>>)> = vec![
+        (crate::harness::VEC4_ELEMENT, Some(vec![resource(&a, 0)])),
+        (
+            element(Format::R32G32B32A32Float, 32, 0, 0),
+            Some(vec![resource(&i, 0)]),
+        ),
+        (element(Format::R32G32B32A32Float, 32, 16, 0), None),
+        (
+            element(Format::R32G32Float, 8, 0, 0),
+            Some(vec![resource(&p, 0)]),
+        ),
+        (
+            element(Format::R32G32B32A32Float, 16, 0, 1),
+            Some(vec![resource(&a, 0), resource(&a, 96)]),
+        ),
+        (
+            element(Format::R16G16B16A16Sscaled, 8, 0, 0),
+            Some(vec![resource(&sb, 0)]),
+        ),
+        (
+            element(Format::R32G32Fixed, 8, 0, 0),
+            Some(vec![resource(&fb, 0)]),
+        ),
+        (crate::harness::VEC4_ELEMENT, Some(vec![resource(&a, 192)])),
+    ];
+    // Created first: a creation is a call that ends the merge.
+    let mut cso = Vec::new();
+    for (e, _) in &steps {
+        cso.push(step(
+            "create_vertex_elements_state",
+            c.create_vertex_elements_state(std::slice::from_ref(e)),
+        )?);
+    }
+    for ((_, vbs), &ve) in steps.iter().zip(&cso) {
+        step(
+            "bind_vertex_elements_state",
+            c.bind_vertex_elements_state(Some(ve)),
+        )?;
+        if let Some(vbs) = vbs {
+            step("set_vertex_buffers", c.set_vertex_buffers(vbs))?;
+        }
+        draw_unwrapped(&mut c, 6)?;
+    }
+    let t = step(
+        "map",
+        c.transfer_map(
+            &rt,
+            0,
+            pipe_core::flags::MapFlags::READ,
+            &PipeBox::rect(0, 0, W, H),
+        ),
+    )?;
+    let bytes = t.to_vec();
+    let stride = t.stride();
+    step("unmap", c.transfer_unmap(t))?;
+    for y in 0..H as usize {
+        for x in 0..W as usize {
+            let p = &bytes[y * stride + 4 * x..y * stride + 4 * x + 4];
+            let want = [0, 0, 255, 255];
+            if p != want {
+                return Err(Outcome::fail(format!(
+                    "pixel ({x}, {y}) of column {} is {p:?}, want {want:?}",
+                    x / 2
+                )));
+            }
+        }
+    }
+    let st = c.stats();
+    let staging = screen.staging_forced();
+    let rebinding = [
+        !staging,
+        true,
+        !staging,
+        true,
+        !staging && !screen.vertex_fixups_forced(),
+    ];
+    let want = if pipe_core::Screen::caps(&*screen).multi_draw && screen.dynamic_vertex_input() {
+        rebinding.iter().filter(|&&r| r).count() as u64
+    } else {
+        0
+    };
+    if st.vb_rebind_draws != want {
+        return Err(Outcome::fail(format!(
+            "{st:?}: want {want} draws that only rebound vertex input and buffers"
+        )));
+    }
+    Ok(())
+}
+test_case!(
+    name = "pipe.draw.merge.vertex_elements_rebind",
+    vertex_elements_rebind
+);
+
 /// A clear followed by a draw costs no clear command: the pending clear
 /// becomes the CLEAR load op. Pipelines are cached across draws.
 fn clear_as_load_op(ctx: &mut TestContext) -> Outcome {

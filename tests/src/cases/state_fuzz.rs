@@ -761,6 +761,8 @@ struct Bound {
     dsa: Option<DepthStencilAlphaHandle>,
     rast: Option<RasterizerHandle>,
     velems: Option<VertexElementsHandle>,
+    /// A second CSO of the same elements (see `Fuzz::twin_bound`).
+    velems_twin: Option<VertexElementsHandle>,
     sampler: Option<SamplerHandle>,
 }
 
@@ -789,11 +791,12 @@ struct Fuzz {
     queries: FuzzQueries,
     /// The vertex buffers last set, and twins of them (for buffer
     /// resources, new resources with the same contents; user data is its
-    /// own twin): after each draw call the other set is
-    /// bound and the call repeated, so that draws also follow a
-    /// `set_vertex_buffers` alone that changes the buffers (pipe-vk's
-    /// `merge::VbRebind`), whatever state the iteration has. (No random
-    /// draw: the seeds' sequences stay what they were.)
+    /// own twin): after each draw call the other set is bound, with the
+    /// other of the two vertex elements CSOs (`Bound::velems_twin`), and
+    /// the call repeated, so that draws also follow a change of only the
+    /// vertex elements and buffers (pipe-vk's `merge::VbRebind`),
+    /// whatever state the iteration has. (No random draw: the seeds'
+    /// sequences stay what they were.)
     vertex_buffers: [Vec<VertexBuffer>; 2],
     /// Which of `vertex_buffers` is bound.
     twin_bound: bool,
@@ -1905,7 +1908,15 @@ impl Fuzz {
             "bind_vertex_elements_state",
             self.e.ctx.bind_vertex_elements_state(Some(ve)),
         );
-        if let Some(old) = self.bound.velems.replace(ve) {
+        let twin = self.log.ok(
+            "create_vertex_elements_state",
+            self.e.ctx.create_vertex_elements_state(&elems),
+        )?;
+        let old = [
+            self.bound.velems.replace(ve),
+            self.bound.velems_twin.replace(twin),
+        ];
+        for old in old.into_iter().flatten() {
             self.log.ok(
                 "delete_vertex_elements_state",
                 self.e.ctx.delete_vertex_elements_state(old),
@@ -2148,10 +2159,22 @@ impl Fuzz {
         {
             // The same draw again, from the twins (or back).
             let vbs = self.vertex_buffers[usize::from(!self.twin_bound)].clone();
+            let ve = if self.twin_bound {
+                self.bound.velems
+            } else {
+                self.bound.velems_twin
+            };
             if self
                 .log
-                .ok("set_vertex_buffers", self.e.ctx.set_vertex_buffers(&vbs))
+                .ok(
+                    "bind_vertex_elements_state",
+                    self.e.ctx.bind_vertex_elements_state(ve),
+                )
                 .is_some()
+                && self
+                    .log
+                    .ok("set_vertex_buffers", self.e.ctx.set_vertex_buffers(&vbs))
+                    .is_some()
             {
                 self.twin_bound = !self.twin_bound;
                 self.log.ok(
