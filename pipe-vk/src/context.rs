@@ -625,14 +625,21 @@ fn unsupported_call<T>(call: &str, why: &str) -> PipeResult<T> {
     )))
 }
 
+/// `$keeps(old, new)`: whether binding `new` in place of `old` leaves the
+/// last draw's pipeline and feedback lookup valid (`state_dirty` stays
+/// clear; see `merge::end_draw_merge`).
 macro_rules! cso_triplet {
-    ($table:ident, $slot:ident, $ty:ty, $handle:ty, $create:ident, $bind:ident, $delete:ident) => {
+    ($table:ident, $slot:ident, $ty:ty, $handle:ty, $create:ident, $bind:ident, $delete:ident, $keeps:ident) => {
         fn $create(&mut self, state: &$ty) -> PipeResult<$handle> {
             self.break_draw_merge();
             Ok(self.$table.create(state)?.0)
         }
         fn $bind(&mut self, handle: Option<$handle>) -> PipeResult<()> {
-            self.break_draw_merge();
+            if self.$keeps(self.bound.$slot, handle) {
+                self.end_draw_merge();
+            } else {
+                self.break_draw_merge();
+            }
             if let Some(h) = handle {
                 self.$table.get(h)?;
             }
@@ -697,7 +704,8 @@ impl Context for VkContext {
         BlendHandle,
         create_blend_state,
         bind_blend_state,
-        delete_blend_state
+        delete_blend_state,
+        never_keeps_pipeline
     );
     cso_triplet!(
         rasterizer,
@@ -706,7 +714,8 @@ impl Context for VkContext {
         RasterizerHandle,
         create_rasterizer_state,
         bind_rasterizer_state,
-        delete_rasterizer_state
+        delete_rasterizer_state,
+        never_keeps_pipeline
     );
     cso_triplet!(
         dsa,
@@ -715,7 +724,8 @@ impl Context for VkContext {
         DepthStencilAlphaHandle,
         create_depth_stencil_alpha_state,
         bind_depth_stencil_alpha_state,
-        delete_depth_stencil_alpha_state
+        delete_depth_stencil_alpha_state,
+        same_alpha_test
     );
     fn create_compute_state(&mut self, state: &ComputeState) -> PipeResult<ComputeHandle> {
         self.break_draw_merge();
@@ -905,7 +915,13 @@ impl Context for VkContext {
         Ok(())
     }
     fn set_sample_mask(&mut self, mask: u32) -> PipeResult<()> {
-        self.break_draw_merge();
+        // A dynamic sample mask is in no pipeline's key, nor in the
+        // shader variants' (`set_dynamic_state` records it).
+        if self.dev().dynamic_sample_state() {
+            self.end_draw_merge();
+        } else {
+            self.break_draw_merge();
+        }
         self.bound.sample_mask = mask;
         Ok(())
     }

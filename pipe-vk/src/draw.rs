@@ -40,7 +40,7 @@ use hashbrown::HashMap;
 
 use ash::vk;
 use pipe_core::aux::AuxOp;
-use pipe_core::cso::{SamplerHandle, ShaderHandle, VertexElementsHandle};
+use pipe_core::cso::{DepthStencilAlphaHandle, SamplerHandle, ShaderHandle, VertexElementsHandle};
 use pipe_core::draw::{DrawIndirectInfo, DrawInfo, DrawStartCountBias, IndexSource};
 use pipe_core::query::PipelineStat;
 use pipe_core::resource::{BindFlags, ResourceTemplate};
@@ -2711,6 +2711,26 @@ impl VkContext {
         }
     }
 
+    /// Whether depth-stencil-alpha states `a` and `b` are live and have
+    /// the same alpha test: the fragment shader's only key item from the
+    /// state (depth and stencil state are dynamic, `set_dynamic_state`).
+    pub(crate) fn same_alpha_test(
+        &self,
+        a: Option<DepthStencilAlphaHandle>,
+        b: Option<DepthStencilAlphaHandle>,
+    ) -> bool {
+        let key = |h: Option<DepthStencilAlphaHandle>| match h {
+            Some(h) => self.dsa_table().get(h).ok().map(alpha_test),
+            None => Some(None),
+        };
+        matches!((key(a), key(b)), (Some(x), Some(y)) if x == y)
+    }
+
+    /// For CSOs that every change of takes the draws' full path.
+    pub(crate) fn never_keeps_pipeline<H>(&self, _: Option<H>, _: Option<H>) -> bool {
+        false
+    }
+
     /// The bound rasterizer state (GL defaults when none is bound).
     fn rasterizer_or_default(&self) -> PipeResult<RasterizerState> {
         Ok(match self.bound().rasterizer {
@@ -2969,7 +2989,6 @@ impl VkContext {
         topology: vk::PrimitiveTopology,
         samples: u32,
     ) -> PipeResult<(VariantKey, VariantKey)> {
-        use spirv_gen::passes::CompareFunc as C;
         let b = self.bound();
         let rast = self.rasterizer_or_default()?;
         let dsa = match b.dsa {
@@ -3061,19 +3080,7 @@ impl VkContext {
             .find_map(|st| b.shaders[st.index()])
             .map_or(0, |h| self.shader_info(h).missing_back_colors);
         }
-        if dsa.alpha_enabled {
-            let f = match dsa.alpha_func {
-                CompareFunc::Never => C::Never,
-                CompareFunc::Less => C::Less,
-                CompareFunc::Equal => C::Equal,
-                CompareFunc::LEqual => C::Lequal,
-                CompareFunc::Greater => C::Greater,
-                CompareFunc::NotEqual => C::Notequal,
-                CompareFunc::GEqual => C::Gequal,
-                CompareFunc::Always => C::Always,
-            };
-            fs.alpha_test = Some((f, dsa.alpha_ref_value.to_bits()));
-        }
+        fs.alpha_test = alpha_test(&dsa);
         if points {
             fs.sprite_coord = (rast.sprite_coord_enable & 0xff) as u8;
             fs.sprite_upper_left = !rast.sprite_coord_mode_lower_left;
@@ -3608,6 +3615,24 @@ fn write_sets<T: DescriptorInfo>(
 /// follow it).
 /// GL's sample mask as the rasterizer takes it: cut to the sample count,
 /// all ones when single-sampled (where GL ignores it).
+/// The fragment shader's alpha test for `dsa` (`VariantKey::alpha_test`).
+fn alpha_test(dsa: &DepthStencilAlphaState) -> Option<(spirv_gen::passes::CompareFunc, u32)> {
+    use spirv_gen::passes::CompareFunc as C;
+    dsa.alpha_enabled.then(|| {
+        let f = match dsa.alpha_func {
+            CompareFunc::Never => C::Never,
+            CompareFunc::Less => C::Less,
+            CompareFunc::Equal => C::Equal,
+            CompareFunc::LEqual => C::Lequal,
+            CompareFunc::Greater => C::Greater,
+            CompareFunc::NotEqual => C::Notequal,
+            CompareFunc::GEqual => C::Gequal,
+            CompareFunc::Always => C::Always,
+        };
+        (f, dsa.alpha_ref_value.to_bits())
+    })
+}
+
 fn effective_sample_mask(mask: u32, samples: u32) -> u32 {
     if samples > 1 {
         mask & (u32::MAX >> (32 - samples.min(32)))

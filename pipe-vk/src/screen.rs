@@ -517,6 +517,12 @@ impl VkScreen {
         self.shared.dynamic_vertex_input()
     }
 
+    /// Whether the sample mask, alpha-to-coverage and alpha-to-one are
+    /// dynamic state (VK_EXT_extended_dynamic_state3).
+    pub fn dynamic_sample_state(&self) -> bool {
+        self.shared.dynamic_sample_state()
+    }
+
     /// Whether vertex formats with a shader fetch fix-up take it even
     /// where the device fetches them (`PIPE_VK_DEBUG=vertex_fixups`).
     pub fn vertex_fixups_forced(&self) -> bool {

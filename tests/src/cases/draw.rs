@@ -1093,6 +1093,152 @@ test_case!(
     vertex_elements_rebind
 );
 
+/// A depth-stencil-alpha change that keeps the alpha test, and a sample
+/// mask change where the mask is dynamic state, keep the last draw's
+/// pipeline (pipe-vk looks it up only after other changes); an alpha
+/// test change takes a new fragment shader variant. Columns of a 16x16
+/// target, one draw each, colour (0, 1, 0, 0.5), no blending:
+/// 0. state A: no alpha test (drawn; the first lookup);
+/// 1. state B: no alpha test, other depth and stencil state (drawn);
+/// 2. alpha test GREATER 0.6 (killed);
+/// 3. GREATER 0.4 (drawn);
+/// 4. GREATER 0.4 with other depth state (drawn);
+/// 5. sample mask 0 (drawn: GL applies no sample mask to single-sampled
+///    framebuffers);
+/// 6. sample mask all ones, alpha test LESS 0.4 (killed);
+/// 7. state A again (drawn).
+///
+/// The pixels are checked, and the context's pipeline lookups counted:
+/// at draws 0, 2, 3, 6 and 7, and 5 where the sample mask is baked into
+/// pipelines.
+fn dsa_change_keeps_pipeline(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(dsa_change_keeps_pipeline_inner(ctx))
+}
+
+fn dsa_change_keeps_pipeline_inner(ctx: &mut TestContext) -> R {
+    let screen = merging_screen(ctx, true)?;
+    let (mut c, rt) = unwrapped_triangle_rig_rt(&screen, W, H, &[0.0; 12])?;
+    crate::harness::set_user_constants_on(
+        &mut c,
+        ShaderStage::Fragment,
+        &f32s(&[0.0, 1.0, 0.0, 0.5]),
+    )?;
+    let alpha = |func: CompareFunc, r: f32| DepthStencilAlphaState {
+        alpha_enabled: true,
+        alpha_func: func,
+        alpha_ref_value: r,
+        ..Default::default()
+    };
+    let other_depth = |s: DepthStencilAlphaState| DepthStencilAlphaState {
+        depth_func: CompareFunc::Greater,
+        depth_writemask: true,
+        depth_bounds_max: 0.5,
+        ..s
+    };
+    let state_a = DepthStencilAlphaState::default();
+    let mut state_b = other_depth(state_a);
+    state_b.stencil[0].writemask = 0x0f;
+    let states = [
+        state_a,
+        state_b,
+        alpha(CompareFunc::Greater, 0.6),
+        alpha(CompareFunc::Greater, 0.4),
+        other_depth(alpha(CompareFunc::Greater, 0.4)),
+        alpha(CompareFunc::Less, 0.4),
+    ];
+    // Created first: a creation is a call that changes nothing bound,
+    // but ends the merge like any other.
+    let mut cso = Vec::new();
+    for s in &states {
+        cso.push(step(
+            "create_depth_stencil_alpha_state",
+            c.create_depth_stencil_alpha_state(s),
+        )?);
+    }
+    let mut vbs = Vec::new();
+    for k in 0..8 {
+        let t = ResourceTemplate::buffer(96, BindFlags::VERTEX_BUFFER);
+        let r = step("buffer", pipe_core::Screen::resource_create(&*screen, &t))?;
+        step(
+            "buffer_subdata",
+            c.buffer_subdata(
+                &r,
+                pipe_core::flags::MapFlags::empty(),
+                0,
+                &f32s(&column_quad(k)),
+            ),
+        )?;
+        vbs.push(VertexBuffer {
+            buffer: Some(VertexBufferSource::Resource(r)),
+            buffer_offset: 0,
+        });
+    }
+    clear_unwrapped(&mut c)?;
+    let bind = |c: &mut pipe_vk::context::VkContext, i: usize| {
+        step(
+            "bind_depth_stencil_alpha_state",
+            c.bind_depth_stencil_alpha_state(Some(cso[i])),
+        )
+    };
+    for (k, vb) in vbs.iter().enumerate() {
+        match k {
+            0..=4 => bind(&mut c, k)?,
+            5 => step("set_sample_mask", c.set_sample_mask(0))?,
+            6 => {
+                step("set_sample_mask", c.set_sample_mask(!0))?;
+                bind(&mut c, 5)?;
+            }
+            _ => bind(&mut c, 0)?,
+        }
+        step(
+            "set_vertex_buffers",
+            c.set_vertex_buffers(std::slice::from_ref(vb)),
+        )?;
+        draw_unwrapped(&mut c, 6)?;
+    }
+    let t = step(
+        "map",
+        c.transfer_map(
+            &rt,
+            0,
+            pipe_core::flags::MapFlags::READ,
+            &PipeBox::rect(0, 0, W, H),
+        ),
+    )?;
+    let bytes = t.to_vec();
+    let stride = t.stride();
+    step("unmap", c.transfer_unmap(t))?;
+    let drawn = [true, true, false, true, true, true, false, true];
+    for y in 0..H as usize {
+        for x in 0..W as usize {
+            let p = &bytes[y * stride + 4 * x..y * stride + 4 * x + 4];
+            let want: [u8; 4] = if drawn[x / 2] {
+                [0, 255, 0, 128]
+            } else {
+                [0; 4]
+            };
+            if p != want {
+                return Err(Outcome::fail(format!(
+                    "pixel ({x}, {y}) of column {} is {p:?}, want {want:?}",
+                    x / 2
+                )));
+            }
+        }
+    }
+    let st = c.stats();
+    let want = if screen.dynamic_sample_state() { 5 } else { 6 };
+    if st.pipeline_lookups != want {
+        return Err(Outcome::fail(format!(
+            "{st:?}: want {want} pipeline lookups"
+        )));
+    }
+    Ok(())
+}
+test_case!(
+    name = "pipe.draw.merge.dsa_change",
+    dsa_change_keeps_pipeline
+);
+
 /// A clear followed by a draw costs no clear command: the pending clear
 /// becomes the CLEAR load op. Pipelines are cached across draws.
 fn clear_as_load_op(ctx: &mut TestContext) -> Outcome {
