@@ -129,6 +129,11 @@
 //!     instances** (`ScreenOptions::no_query_in_rendering`, i.e.
 //!     `PIPE_VK_DEBUG=no_query_in_rendering`): every begin and end splits
 //!     the instance. The report gives scenario 14 / 15.
+//! 16. **depth test change** (drawoverhead's #30):
+//!     `bind_depth_stencil_alpha_state` alternating between the depth
+//!     test off and on (LESS, writes on), then `draw_vbo`. Depth and
+//!     stencil state are dynamic: pipe-vk keeps the pipeline when the
+//!     alpha test is unchanged.
 //!
 //! Measurement, as drawoverhead: every scenario first binds the common
 //! state and its own, and does one untimed warm-up (2 draws and a finish,
@@ -229,7 +234,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand};
-use pipe_core::cso::{BlendHandle, SamplerHandle, ShaderHandle, VertexElementsHandle};
+use pipe_core::cso::{
+    BlendHandle, DepthStencilAlphaHandle, SamplerHandle, ShaderHandle, VertexElementsHandle,
+};
 use pipe_core::draw::{DrawInfo, DrawStartCountBias, IndexSource};
 use pipe_core::flags::{ClearFlags, FlushFlags, MapFlags};
 use pipe_core::noop::NoopScreen;
@@ -929,6 +936,8 @@ enum Scenario {
     /// `OcclusionQuery` with queries outside rendering instances
     /// (`PIPE_VK_DEBUG=no_query_in_rendering`).
     OcclusionQueryOutside,
+    /// drawoverhead's #30: the depth test off and on in turn.
+    DepthTest,
 }
 
 /// Figures of one scenario from [`ANCHORS_SOURCE`] (k draws/s, measured
@@ -944,7 +953,7 @@ struct Anchor {
 }
 
 impl Scenario {
-    const ALL: [Scenario; 15] = [
+    const ALL: [Scenario; 16] = [
         Scenario::Arrays,
         Scenario::Elements,
         Scenario::VertexBuffer,
@@ -960,6 +969,7 @@ impl Scenario {
         Scenario::UserConstantsDescriptor,
         Scenario::OcclusionQuery,
         Scenario::OcclusionQueryOutside,
+        Scenario::DepthTest,
     ];
 
     /// Whether the screen is opened with draw merging off.
@@ -988,6 +998,7 @@ impl Scenario {
             Scenario::UserConstantsDescriptor => "user_constants_descriptor",
             Scenario::OcclusionQuery => "occlusion_query",
             Scenario::OcclusionQueryOutside => "occlusion_query_outside",
+            Scenario::DepthTest => "depth_test",
         }
     }
 
@@ -1012,6 +1023,7 @@ impl Scenario {
             Scenario::OcclusionQueryOutside => {
                 "occlusion query around each draw, queries outside rendering instances"
             }
+            Scenario::DepthTest => "depth test change (DSA CSO)",
         }
     }
 
@@ -1061,6 +1073,9 @@ impl Scenario {
                 111.0,
             ),
             Scenario::Ubo => a("#21 1/1 UBO", 338.0, 103.0, 114.0, "push descriptor", 88.0),
+            // The raw floor has no depth state figure: the closest dynamic
+            // state one.
+            Scenario::DepthTest => a("#30 depth", 261.0, 108.0, 11.0, "cull mode", 716.0),
             Scenario::Blend | Scenario::BlendBaked => {
                 a("#29 blend", 248.0, 109.0, 73.0, "pipeline switch", 96.0)
             }
@@ -1128,6 +1143,8 @@ struct DrawRig {
     ubos: [Resource; 2],
     consts: [[u8; 32]; 2],
     blends: [BlendHandle; 2],
+    /// The depth test off and on (scenario 16).
+    dsas: [DepthStencilAlphaHandle; 2],
     tex: Option<Result<TexRig, String>>,
     /// The two queries of scenarios 14 and 15.
     queries: Vec<pipe_core::query::Query>,
@@ -1330,6 +1347,18 @@ impl DrawRig {
             ctx.create_blend_state(&blend_on)
                 .map_err(pipe("create_blend_state"))?,
         ];
+        let depth_on = DepthStencilAlphaState {
+            depth_enabled: true,
+            depth_writemask: true,
+            depth_func: CompareFunc::Less,
+            ..Default::default()
+        };
+        let dsas = [
+            ctx.create_depth_stencil_alpha_state(&DepthStencilAlphaState::default())
+                .map_err(pipe("create_depth_stencil_alpha_state"))?,
+            ctx.create_depth_stencil_alpha_state(&depth_on)
+                .map_err(pipe("create_depth_stencil_alpha_state"))?,
+        ];
         Ok(DrawRig {
             screen,
             ctx,
@@ -1343,6 +1372,7 @@ impl DrawRig {
             ubos,
             consts,
             blends,
+            dsas,
             tex: None,
             queries: Vec::new(),
             owned,
@@ -1522,6 +1552,12 @@ impl DrawRig {
             Scenario::Blend | Scenario::BlendBaked => {
                 for i in 0..n {
                     ctx.bind_blend_state(Some(self.blends[(i & 1) as usize]))?;
+                    ctx.draw_vbo(&arrays, 0, None, &draw)?;
+                }
+            }
+            Scenario::DepthTest => {
+                for i in 0..n {
+                    ctx.bind_depth_stencil_alpha_state(Some(self.dsas[(i & 1) as usize]))?;
                     ctx.draw_vbo(&arrays, 0, None, &draw)?;
                 }
             }
