@@ -2182,6 +2182,23 @@ impl Fuzz {
                     self.e.ctx.draw_vbo(&info, 0, None, &draws),
                 );
             }
+            // Every other draw, a third time after binding the same
+            // depth-stencil-alpha state again: a change that keeps the
+            // pipeline in pipe-vk (the same alpha test).
+            if self.draw_no % 2 == 1 {
+                if let Some(dsa) = self.bound.dsa {
+                    let bound = self.log.ok(
+                        "bind_depth_stencil_alpha_state",
+                        self.e.ctx.bind_depth_stencil_alpha_state(Some(dsa)),
+                    );
+                    if bound.is_some() {
+                        self.log.ok(
+                            "draw_vbo (third)",
+                            self.e.ctx.draw_vbo(&info, 0, None, &draws),
+                        );
+                    }
+                }
+            }
         }
         self.check_messages(before, "draw_vbo");
         self.log.desc.truncate(saved);
