@@ -705,7 +705,7 @@ impl Context for VkContext {
         create_blend_state,
         bind_blend_state,
         delete_blend_state,
-        never_keeps_pipeline
+        same_blend_coverage
     );
     cso_triplet!(
         rasterizer,

@@ -40,7 +40,9 @@ use hashbrown::HashMap;
 
 use ash::vk;
 use pipe_core::aux::AuxOp;
-use pipe_core::cso::{DepthStencilAlphaHandle, SamplerHandle, ShaderHandle, VertexElementsHandle};
+use pipe_core::cso::{
+    BlendHandle, DepthStencilAlphaHandle, SamplerHandle, ShaderHandle, VertexElementsHandle,
+};
 use pipe_core::draw::{DrawIndirectInfo, DrawInfo, DrawStartCountBias, IndexSource};
 use pipe_core::query::PipelineStat;
 use pipe_core::resource::{BindFlags, ResourceTemplate};
@@ -2724,6 +2726,28 @@ impl VkContext {
             None => Some(None),
         };
         matches!((key(a), key(b)), (Some(x), Some(y)) if x == y)
+    }
+
+    /// Whether blend states `a` and `b` are live, blend state is dynamic
+    /// (`set_dynamic_state`), and they agree on alpha-to-coverage and
+    /// alpha-to-one: what pipelines and shader variants then take from
+    /// the blend state (the multisample state where it is not dynamic,
+    /// line rasterization, the fragment shader's unbound outputs and
+    /// point and stipple emulations).
+    pub(crate) fn same_blend_coverage(
+        &self,
+        a: Option<BlendHandle>,
+        b: Option<BlendHandle>,
+    ) -> bool {
+        let key = |h: Option<BlendHandle>| match h {
+            Some(h) => self
+                .blend_table()
+                .get(h)
+                .ok()
+                .map(|bs| (bs.alpha_to_coverage, bs.alpha_to_one)),
+            None => Some((false, false)),
+        };
+        self.dev().dynamic_blend() && matches!((key(a), key(b)), (Some(x), Some(y)) if x == y)
     }
 
     /// For CSOs that every change of takes the draws' full path.

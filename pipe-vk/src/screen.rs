@@ -517,6 +517,12 @@ impl VkScreen {
         self.shared.dynamic_vertex_input()
     }
 
+    /// Whether blend state is dynamic (VK_EXT_extended_dynamic_state3,
+    /// unless `PIPE_VK_DEBUG=no_dynamic_blend`).
+    pub fn dynamic_blend(&self) -> bool {
+        self.shared.dynamic_blend()
+    }
+
     /// Whether the sample mask, alpha-to-coverage and alpha-to-one are
     /// dynamic state (VK_EXT_extended_dynamic_state3).
     pub fn dynamic_sample_state(&self) -> bool {

@@ -1117,12 +1117,6 @@ fn dsa_change_keeps_pipeline(ctx: &mut TestContext) -> Outcome {
 
 fn dsa_change_keeps_pipeline_inner(ctx: &mut TestContext) -> R {
     let screen = merging_screen(ctx, true)?;
-    let (mut c, rt) = unwrapped_triangle_rig_rt(&screen, W, H, &[0.0; 12])?;
-    crate::harness::set_user_constants_on(
-        &mut c,
-        ShaderStage::Fragment,
-        &f32s(&[0.0, 1.0, 0.0, 0.5]),
-    )?;
     let alpha = |func: CompareFunc, r: f32| DepthStencilAlphaState {
         alpha_enabled: true,
         alpha_func: func,
@@ -1146,19 +1140,66 @@ fn dsa_change_keeps_pipeline_inner(ctx: &mut TestContext) -> R {
         other_depth(alpha(CompareFunc::Greater, 0.4)),
         alpha(CompareFunc::Less, 0.4),
     ];
-    // Created first: a creation is a call that changes nothing bound,
-    // but ends the merge like any other.
-    let mut cso = Vec::new();
-    for s in &states {
-        cso.push(step(
-            "create_depth_stencil_alpha_state",
-            c.create_depth_stencil_alpha_state(s),
-        )?);
-    }
+    let drawn = [0, 255, 0, 128];
+    let killed = [0; 4];
+    let want = if screen.dynamic_sample_state() { 5 } else { 6 };
+    column_changes(
+        &screen,
+        &mut |c| {
+            // Created first: a creation is a call that changes nothing
+            // bound, but ends the merge like any other.
+            states
+                .iter()
+                .map(|s| {
+                    step(
+                        "create_depth_stencil_alpha_state",
+                        c.create_depth_stencil_alpha_state(s),
+                    )
+                })
+                .collect::<Result<Vec<_>, _>>()
+        },
+        &mut |c, cso, k| {
+            let dsa = match k {
+                0..=4 => k,
+                5 => return step("set_sample_mask", c.set_sample_mask(0)),
+                6 => {
+                    step("set_sample_mask", c.set_sample_mask(!0))?;
+                    5
+                }
+                _ => 0,
+            };
+            step(
+                "bind_depth_stencil_alpha_state",
+                c.bind_depth_stencil_alpha_state(Some(cso[dsa])),
+            )
+        },
+        [drawn, drawn, killed, drawn, drawn, drawn, killed, drawn],
+        want,
+    )
+}
+
+/// Columns of a 16x16 target cleared to 0, one draw of colour (0, 1, 0,
+/// 0.5) each, after `change(context, csos, column)` (`csos` made by
+/// `create` before the clear): checks each column's pixels against
+/// `want` and the context's pipeline lookups against `lookups`.
+fn column_changes<T>(
+    screen: &Arc<pipe_vk::VkScreen>,
+    create: &mut dyn FnMut(&mut pipe_vk::context::VkContext) -> Result<Vec<T>, Outcome>,
+    change: &mut dyn FnMut(&mut pipe_vk::context::VkContext, &[T], usize) -> R,
+    want: [[u8; 4]; 8],
+    lookups: u64,
+) -> R {
+    let (mut c, rt) = unwrapped_triangle_rig_rt(screen, W, H, &[0.0; 12])?;
+    crate::harness::set_user_constants_on(
+        &mut c,
+        ShaderStage::Fragment,
+        &f32s(&[0.0, 1.0, 0.0, 0.5]),
+    )?;
+    let cso = create(&mut c)?;
     let mut vbs = Vec::new();
     for k in 0..8 {
         let t = ResourceTemplate::buffer(96, BindFlags::VERTEX_BUFFER);
-        let r = step("buffer", pipe_core::Screen::resource_create(&*screen, &t))?;
+        let r = step("buffer", pipe_core::Screen::resource_create(&**screen, &t))?;
         step(
             "buffer_subdata",
             c.buffer_subdata(
@@ -1174,22 +1215,8 @@ fn dsa_change_keeps_pipeline_inner(ctx: &mut TestContext) -> R {
         });
     }
     clear_unwrapped(&mut c)?;
-    let bind = |c: &mut pipe_vk::context::VkContext, i: usize| {
-        step(
-            "bind_depth_stencil_alpha_state",
-            c.bind_depth_stencil_alpha_state(Some(cso[i])),
-        )
-    };
     for (k, vb) in vbs.iter().enumerate() {
-        match k {
-            0..=4 => bind(&mut c, k)?,
-            5 => step("set_sample_mask", c.set_sample_mask(0))?,
-            6 => {
-                step("set_sample_mask", c.set_sample_mask(!0))?;
-                bind(&mut c, 5)?;
-            }
-            _ => bind(&mut c, 0)?,
-        }
+        change(&mut c, &cso, k)?;
         step(
             "set_vertex_buffers",
             c.set_vertex_buffers(std::slice::from_ref(vb)),
@@ -1208,28 +1235,22 @@ fn dsa_change_keeps_pipeline_inner(ctx: &mut TestContext) -> R {
     let bytes = t.to_vec();
     let stride = t.stride();
     step("unmap", c.transfer_unmap(t))?;
-    let drawn = [true, true, false, true, true, true, false, true];
     for y in 0..H as usize {
         for x in 0..W as usize {
             let p = &bytes[y * stride + 4 * x..y * stride + 4 * x + 4];
-            let want: [u8; 4] = if drawn[x / 2] {
-                [0, 255, 0, 128]
-            } else {
-                [0; 4]
-            };
-            if p != want {
+            if p != want[x / 2] {
                 return Err(Outcome::fail(format!(
-                    "pixel ({x}, {y}) of column {} is {p:?}, want {want:?}",
-                    x / 2
+                    "pixel ({x}, {y}) of column {} is {p:?}, want {:?}",
+                    x / 2,
+                    want[x / 2]
                 )));
             }
         }
     }
     let st = c.stats();
-    let want = if screen.dynamic_sample_state() { 5 } else { 6 };
-    if st.pipeline_lookups != want {
+    if st.pipeline_lookups != lookups {
         return Err(Outcome::fail(format!(
-            "{st:?}: want {want} pipeline lookups"
+            "{st:?}: want {lookups} pipeline lookups"
         )));
     }
     Ok(())
@@ -1237,6 +1258,79 @@ fn dsa_change_keeps_pipeline_inner(ctx: &mut TestContext) -> R {
 test_case!(
     name = "pipe.draw.merge.dsa_change",
     dsa_change_keeps_pipeline
+);
+
+/// A blend state change that keeps alpha-to-coverage and alpha-to-one,
+/// where blend state is dynamic, keeps the last draw's pipeline; one
+/// that changes them takes a new lookup. Columns as
+/// `pipe.draw.merge.dsa_change` (colour (0, 1, 0, 0.5) on 0):
+/// 0. blending off (the first lookup);
+/// 1. SRC_ALPHA, ONE_MINUS_SRC_ALPHA: (0, 0.5, 0, 0.25);
+/// 2. green written alone: (0, 1, 0, 0);
+/// 3. alpha-to-coverage on, nothing written (a lookup);
+/// 4. blending off (a lookup);
+/// 5. blending on again;
+/// 6. and 7. the states of columns 2 and 0.
+///
+/// Without dynamic blend state (`PIPE_VK_DEBUG=no_dynamic_blend`) every
+/// change takes a lookup.
+fn blend_change_keeps_pipeline(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(blend_change_keeps_pipeline_inner(ctx))
+}
+
+fn blend_change_keeps_pipeline_inner(ctx: &mut TestContext) -> R {
+    let screen = merging_screen(ctx, true)?;
+    let rt = |blend_enable: bool, colormask: ColorMask| RtBlendState {
+        blend_enable,
+        rgb_func: BlendFunc::Add,
+        rgb_src_factor: BlendFactor::SrcAlpha,
+        rgb_dst_factor: BlendFactor::InvSrcAlpha,
+        alpha_func: BlendFunc::Add,
+        alpha_src_factor: BlendFactor::SrcAlpha,
+        alpha_dst_factor: BlendFactor::InvSrcAlpha,
+        colormask,
+    };
+    let state = |r: RtBlendState, a2c: bool| {
+        let mut s = BlendState {
+            alpha_to_coverage: a2c,
+            ..Default::default()
+        };
+        s.rt[0] = r;
+        s
+    };
+    let states = [
+        state(rt(false, ColorMask::RGBA), false),
+        state(rt(true, ColorMask::RGBA), false),
+        state(rt(false, ColorMask::G), false),
+        state(rt(false, ColorMask::empty()), true),
+    ];
+    let order = [0, 1, 2, 3, 0, 1, 2, 0];
+    let lookups = if screen.dynamic_blend() { 3 } else { 8 };
+    column_changes(
+        &screen,
+        &mut |c| {
+            states
+                .iter()
+                .map(|s| step("create_blend_state", c.create_blend_state(s)))
+                .collect::<Result<Vec<_>, _>>()
+        },
+        &mut |c, cso, k| step("bind_blend_state", c.bind_blend_state(Some(cso[order[k]]))),
+        [
+            [0, 255, 0, 128],
+            [0, 128, 0, 64],
+            [0, 255, 0, 0],
+            [0; 4],
+            [0, 255, 0, 128],
+            [0, 128, 0, 64],
+            [0, 255, 0, 0],
+            [0, 255, 0, 128],
+        ],
+        lookups,
+    )
+}
+test_case!(
+    name = "pipe.draw.merge.blend_change",
+    blend_change_keeps_pipeline
 );
 
 /// A clear followed by a draw costs no clear command: the pending clear

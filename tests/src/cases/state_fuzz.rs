@@ -2183,14 +2183,21 @@ impl Fuzz {
                 );
             }
             // Every other draw, a third time after binding the same
-            // depth-stencil-alpha state again: a change that keeps the
-            // pipeline in pipe-vk (the same alpha test).
+            // depth-stencil-alpha and blend states again: changes that
+            // keep the pipeline in pipe-vk (the same alpha test, and
+            // alpha-to-coverage and alpha-to-one under dynamic blend).
             if self.draw_no % 2 == 1 {
-                if let Some(dsa) = self.bound.dsa {
-                    let bound = self.log.ok(
-                        "bind_depth_stencil_alpha_state",
-                        self.e.ctx.bind_depth_stencil_alpha_state(Some(dsa)),
-                    );
+                if let (Some(dsa), Some(blend)) = (self.bound.dsa, self.bound.blend) {
+                    let bound = self
+                        .log
+                        .ok(
+                            "bind_depth_stencil_alpha_state",
+                            self.e.ctx.bind_depth_stencil_alpha_state(Some(dsa)),
+                        )
+                        .and_then(|_| {
+                            self.log
+                                .ok("bind_blend_state", self.e.ctx.bind_blend_state(Some(blend)))
+                        });
                     if bound.is_some() {
                         self.log.ok(
                             "draw_vbo (third)",
