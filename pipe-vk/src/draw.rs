@@ -3634,11 +3634,6 @@ fn write_sets<T: DescriptorInfo>(
     unsafe { raw.update_descriptor_sets(&writes, &[]) };
 }
 
-/// Whether `t` has adjacency vertices (which only a geometry shader
-/// reads; a generated one that takes plain lines or triangles cannot
-/// follow it).
-/// GL's sample mask as the rasterizer takes it: cut to the sample count,
-/// all ones when single-sampled (where GL ignores it).
 /// The fragment shader's alpha test for `dsa` (`VariantKey::alpha_test`).
 fn alpha_test(dsa: &DepthStencilAlphaState) -> Option<(spirv_gen::passes::CompareFunc, u32)> {
     use spirv_gen::passes::CompareFunc as C;
@@ -3657,6 +3652,8 @@ fn alpha_test(dsa: &DepthStencilAlphaState) -> Option<(spirv_gen::passes::Compar
     })
 }
 
+/// GL's sample mask as the rasterizer takes it: cut to the sample count,
+/// all ones when single-sampled (where GL ignores it).
 fn effective_sample_mask(mask: u32, samples: u32) -> u32 {
     if samples > 1 {
         mask & (u32::MAX >> (32 - samples.min(32)))
@@ -3665,6 +3662,9 @@ fn effective_sample_mask(mask: u32, samples: u32) -> u32 {
     }
 }
 
+/// Whether `t` has adjacency vertices (which only a geometry shader
+/// reads; a generated one that takes plain lines or triangles cannot
+/// follow it).
 fn is_adjacency(t: vk::PrimitiveTopology) -> bool {
     use vk::PrimitiveTopology as T;
     matches!(

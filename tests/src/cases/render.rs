@@ -1012,6 +1012,112 @@ cases!("depth.disabled", depth_case, {
     "no_test_no_write" => (Format::Z32Float, CompareFunc::Never, true, false),
 });
 
+/// Depth state switched between draws with nothing else changing but
+/// the vertex buffer (pipe-vk keeps the pipeline and records only the
+/// dynamic depth state): eight columns, two pixels wide, each drawn red
+/// at its own depth against a depth buffer cleared to 0.5, after binding
+/// a depth-stencil-alpha state created beforehand (its function, write
+/// mask, and for one column the depth test off). Each column's colour and
+/// depth are checked against the comparison computed here.
+fn depth_switch(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(depth_switch_inner(ctx))
+}
+
+fn depth_switch_inner(ctx: &mut TestContext) -> R {
+    let (mut e, t) = begin(ctx, UNORM, Some(Format::Z32Float), 0)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let black = ColorUnion::from_f32(BLACK);
+    clear(
+        &mut e,
+        ClearFlags::COLOR0 | ClearFlags::DEPTHSTENCIL,
+        black,
+        0.5,
+        0,
+        None,
+    )?;
+    set_src(&mut e, UNORM, RED)?;
+    // (function, depth writes, depth test on, the column's depth)
+    let columns = [
+        (CompareFunc::Less, true, true, 0.25f32),
+        (CompareFunc::Greater, true, true, 0.25),
+        (CompareFunc::Greater, true, true, 0.75),
+        (CompareFunc::Always, false, true, 0.75),
+        (CompareFunc::Never, true, true, 0.25),
+        (CompareFunc::Less, true, false, 0.75),
+        (CompareFunc::GEqual, true, true, 0.75),
+        (CompareFunc::LEqual, false, true, 0.25),
+    ];
+    let mut dsas = Vec::new();
+    for &(func, write, enabled, _) in &columns {
+        let dsa = DepthStencilAlphaState {
+            depth_enabled: enabled,
+            depth_writemask: write,
+            depth_func: func,
+            ..Default::default()
+        };
+        dsas.push(step(
+            "create_dsa",
+            e.ctx.create_depth_stencil_alpha_state(&dsa),
+        )?);
+    }
+    let ve = step(
+        "velems",
+        e.ctx
+            .create_vertex_elements_state(&[crate::harness::VEC4_ELEMENT]),
+    )?;
+    step("bind velems", e.ctx.bind_vertex_elements_state(Some(ve)))?;
+    for (k, (&dsa, &(.., z))) in dsas.iter().zip(&columns).enumerate() {
+        step("bind_dsa", e.ctx.bind_depth_stencil_alpha_state(Some(dsa)))?;
+        let x0 = -1.0 + k as f32 * 0.25;
+        let x1 = x0 + 0.25;
+        let v = |x: f32, y: f32| [x, y, z, 1.0];
+        let quad = [
+            v(x0, -1.0),
+            v(x1, -1.0),
+            v(x0, 1.0),
+            v(x1, -1.0),
+            v(x1, 1.0),
+            v(x0, 1.0),
+        ]
+        .concat();
+        let vb = VertexBuffer {
+            buffer: Some(VertexBufferSource::User(Arc::from(f32s(&quad)))),
+            buffer_offset: 0,
+        };
+        step("set_vertex_buffers", e.ctx.set_vertex_buffers(&[vb]))?;
+        let draws = [DrawStartCountBias {
+            start: 0,
+            count: 6,
+            index_bias: 0,
+        }];
+        step(
+            "draw_vbo",
+            e.ctx.draw_vbo(&DrawInfo::default(), 0, None, &draws),
+        )?;
+    }
+    let pass = |x: u32| {
+        let (func, _, enabled, z) = columns[(x / 2) as usize];
+        !enabled || compare(func, z, 0.5)
+    };
+    let got = read_color(&mut e, &t.color)?;
+    check(ctx, "colour", &got, TOL_U8, |x, _| {
+        Some(if pass(x) { RED } else { BLACK })
+    })?;
+    let zs =
+        t.zs.as_ref()
+            .ok_or_else(|| Outcome::fail("no depth buffer"))?;
+    let z = read_zs(&mut e, zs)?;
+    check_values("depth", z.iter().map(|p| p.0), 0.0, |x, _| {
+        let (_, write, enabled, z) = columns[(x / 2) as usize];
+        if enabled && write && pass(x) {
+            z
+        } else {
+            0.5
+        }
+    })
+}
+test_case!(name = "pipe.render.depth.switch", depth_switch);
+
 /// A whole-framebuffer `clear` between two draws in one command buffer
 /// must land between them: the clear is deferred (to become the next
 /// rendering instance's CLEAR load op), so the instance the first draw

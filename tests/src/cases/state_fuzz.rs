@@ -1908,10 +1908,28 @@ impl Fuzz {
             "bind_vertex_elements_state",
             self.e.ctx.bind_vertex_elements_state(Some(ve)),
         );
+        // A distinct CSO of the same fetch (CSOs are hash-consed, so equal
+        // elements would give back the same handle): `dual_slot` is
+        // ignored on elements that are not 64-bit.
+        let twin_elems: Vec<VertexElement> = elems
+            .iter()
+            .map(|e| VertexElement {
+                dual_slot: e.dual_slot || e.src_format.desc().channels[0].size != 64,
+                ..*e
+            })
+            .collect();
         let twin = self.log.ok(
             "create_vertex_elements_state",
-            self.e.ctx.create_vertex_elements_state(&elems),
+            self.e.ctx.create_vertex_elements_state(&twin_elems),
         )?;
+        if twin == ve {
+            let msg = format!(
+                "iteration {}: the twin vertex elements CSO is the same one",
+                self.log.iteration
+            );
+            self.log.failures.push(msg);
+            return None;
+        }
         let old = [
             self.bound.velems.replace(ve),
             self.bound.velems_twin.replace(twin),
