@@ -715,7 +715,7 @@ impl Context for VkContext {
         create_rasterizer_state,
         bind_rasterizer_state,
         delete_rasterizer_state,
-        never_keeps_pipeline
+        same_rasterizer_variants
     );
     cso_triplet!(
         dsa,

@@ -41,7 +41,8 @@ use hashbrown::HashMap;
 use ash::vk;
 use pipe_core::aux::AuxOp;
 use pipe_core::cso::{
-    BlendHandle, DepthStencilAlphaHandle, SamplerHandle, ShaderHandle, VertexElementsHandle,
+    BlendHandle, DepthStencilAlphaHandle, RasterizerHandle, SamplerHandle, ShaderHandle,
+    VertexElementsHandle,
 };
 use pipe_core::draw::{DrawIndirectInfo, DrawInfo, DrawStartCountBias, IndexSource};
 use pipe_core::query::PipelineStat;
@@ -2750,9 +2751,48 @@ impl VkContext {
         self.dev().dynamic_blend() && matches!((key(a), key(b)), (Some(x), Some(y)) if x == y)
     }
 
-    /// For CSOs that every change of takes the draws' full path.
-    pub(crate) fn never_keeps_pipeline<H>(&self, _: Option<H>, _: Option<H>) -> bool {
-        false
+    /// Whether rasterizer states `a` and `b` are live, rasterizer state
+    /// is dynamic, and they differ at most in what only dynamic state
+    /// takes (`set_dynamic_state`): the front face, the scissor enable,
+    /// polygon offset, the line width, and the cull mode where it does not
+    /// pick the polygon mode (`pipeline::effective_polygon_mode`). The
+    /// other fields make shader variants (`variant_keys`).
+    pub(crate) fn same_rasterizer_variants(
+        &self,
+        a: Option<RasterizerHandle>,
+        b: Option<RasterizerHandle>,
+    ) -> bool {
+        let variant_part = |h: RasterizerHandle| {
+            self.rasterizer_table()
+                .get(h)
+                .ok()
+                .map(|r| RasterizerState {
+                    front_ccw: false,
+                    scissor: false,
+                    offset_point: false,
+                    offset_line: false,
+                    offset_tri: false,
+                    offset_units: 0.0,
+                    offset_scale: 0.0,
+                    offset_clamp: 0.0,
+                    line_width: 0.0,
+                    cull_face: if r.fill_front == r.fill_back {
+                        Face::empty()
+                    } else {
+                        r.cull_face
+                    },
+                    ..*r
+                })
+        };
+        if !self.dev().dynamic_rasterizer() {
+            return false;
+        }
+        match (a, b) {
+            (Some(a), Some(b)) => {
+                matches!((variant_part(a), variant_part(b)), (Some(x), Some(y)) if x == y)
+            }
+            (a, b) => a == b,
+        }
     }
 
     /// The bound rasterizer state (GL defaults when none is bound).

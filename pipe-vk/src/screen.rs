@@ -517,6 +517,13 @@ impl VkScreen {
         self.shared.dynamic_vertex_input()
     }
 
+    /// Whether rasterizer state is dynamic (VK_EXT_extended_dynamic_state3
+    /// and VK_EXT_line_rasterization, unless
+    /// `PIPE_VK_DEBUG=no_dynamic_rasterizer`).
+    pub fn dynamic_rasterizer(&self) -> bool {
+        self.shared.dynamic_rasterizer()
+    }
+
     /// Whether blend state is dynamic (VK_EXT_extended_dynamic_state3,
     /// unless `PIPE_VK_DEBUG=no_dynamic_blend`).
     pub fn dynamic_blend(&self) -> bool {

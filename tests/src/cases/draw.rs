@@ -1143,7 +1143,7 @@ fn dsa_change_keeps_pipeline_inner(ctx: &mut TestContext) -> R {
     let drawn = [0, 255, 0, 128];
     let killed = [0; 4];
     let want = if screen.dynamic_sample_state() { 5 } else { 6 };
-    column_changes(
+    let got = column_changes(
         &screen,
         &mut |c| {
             // Created first: a creation is a call that changes nothing
@@ -1173,22 +1173,25 @@ fn dsa_change_keeps_pipeline_inner(ctx: &mut TestContext) -> R {
                 c.bind_depth_stencil_alpha_state(Some(cso[dsa])),
             )
         },
-        [drawn, drawn, killed, drawn, drawn, drawn, killed, drawn],
         want,
+    )?;
+    expect_columns(
+        got,
+        [drawn, drawn, killed, drawn, drawn, drawn, killed, drawn],
     )
 }
 
 /// Columns of a 16x16 target cleared to 0, one draw of colour (0, 1, 0,
 /// 0.5) each, after `change(context, csos, column)` (`csos` made by
-/// `create` before the clear): checks each column's pixels against
-/// `want` and the context's pipeline lookups against `lookups`.
+/// `create` before the clear): checks that each column is one colour and
+/// the context's pipeline lookups against `lookups`, and returns the
+/// columns' colours.
 fn column_changes<T>(
     screen: &Arc<pipe_vk::VkScreen>,
     create: &mut dyn FnMut(&mut pipe_vk::context::VkContext) -> Result<Vec<T>, Outcome>,
     change: &mut dyn FnMut(&mut pipe_vk::context::VkContext, &[T], usize) -> R,
-    want: [[u8; 4]; 8],
     lookups: u64,
-) -> R {
+) -> Result<[[u8; 4]; 8], Outcome> {
     let (mut c, rt) = unwrapped_triangle_rig_rt(screen, W, H, &[0.0; 12])?;
     crate::harness::set_user_constants_on(
         &mut c,
@@ -1235,14 +1238,19 @@ fn column_changes<T>(
     let bytes = t.to_vec();
     let stride = t.stride();
     step("unmap", c.transfer_unmap(t))?;
+    let px = |x: usize, y: usize| -> [u8; 4] {
+        let o = y * stride + 4 * x;
+        [bytes[o], bytes[o + 1], bytes[o + 2], bytes[o + 3]]
+    };
+    let columns: [[u8; 4]; 8] = std::array::from_fn(|k| px(2 * k, 0));
     for y in 0..H as usize {
         for x in 0..W as usize {
-            let p = &bytes[y * stride + 4 * x..y * stride + 4 * x + 4];
-            if p != want[x / 2] {
+            if px(x, y) != columns[x / 2] {
                 return Err(Outcome::fail(format!(
-                    "pixel ({x}, {y}) of column {} is {p:?}, want {:?}",
-                    x / 2,
-                    want[x / 2]
+                    "pixel ({x}, {y}) is {:?}, but ({}, 0) of its column is {:?}",
+                    px(x, y),
+                    2 * (x / 2),
+                    columns[x / 2]
                 )));
             }
         }
@@ -1253,7 +1261,18 @@ fn column_changes<T>(
             "{st:?}: want {lookups} pipeline lookups"
         )));
     }
-    Ok(())
+    Ok(columns)
+}
+
+/// Fails unless the columns' colours are `want`.
+fn expect_columns(got: [[u8; 4]; 8], want: [[u8; 4]; 8]) -> R {
+    match (0..8).find(|&k| got[k] != want[k]) {
+        Some(k) => Err(Outcome::fail(format!(
+            "column {k} is {:?}, want {:?} (all columns: {got:?})",
+            got[k], want[k]
+        ))),
+        None => Ok(()),
+    }
 }
 test_case!(
     name = "pipe.draw.merge.dsa_change",
@@ -1306,7 +1325,7 @@ fn blend_change_keeps_pipeline_inner(ctx: &mut TestContext) -> R {
     ];
     let order = [0, 1, 2, 3, 0, 1, 2, 0];
     let lookups = if screen.dynamic_blend() { 3 } else { 8 };
-    column_changes(
+    let got = column_changes(
         &screen,
         &mut |c| {
             states
@@ -1315,6 +1334,10 @@ fn blend_change_keeps_pipeline_inner(ctx: &mut TestContext) -> R {
                 .collect::<Result<Vec<_>, _>>()
         },
         &mut |c, cso, k| step("bind_blend_state", c.bind_blend_state(Some(cso[order[k]]))),
+        lookups,
+    )?;
+    expect_columns(
+        got,
         [
             [0, 255, 0, 128],
             [0, 128, 0, 64],
@@ -1325,12 +1348,123 @@ fn blend_change_keeps_pipeline_inner(ctx: &mut TestContext) -> R {
             [0, 255, 0, 0],
             [0, 255, 0, 128],
         ],
-        lookups,
     )
 }
 test_case!(
     name = "pipe.draw.merge.blend_change",
     blend_change_keeps_pipeline
+);
+
+/// A rasterizer change in what only dynamic state takes (cull mode,
+/// front face, scissor enable, polygon offset, line width), where
+/// rasterizer state is dynamic, keeps the last draw's pipeline; a change
+/// that makes other shader variants (flat shading) takes a new lookup.
+/// Columns as `pipe.draw.merge.dsa_change` (colour (0, 1, 0, 0.5) on 0;
+/// the scissor rectangle is column 0):
+/// 0. no culling (the first lookup);
+/// 1. both faces culled;
+/// 2. the scissor test on;
+/// 3. polygon offset on;
+/// 4. line width 3;
+/// 5. flat shading (a lookup);
+/// 6. back faces culled, front faces counter-clockwise (a lookup);
+/// 7. the same with front faces clockwise: columns 6 and 7 have the same
+///    winding, so exactly one of them is drawn.
+///
+/// Without dynamic rasterizer state every change takes a lookup.
+fn rasterizer_change_keeps_pipeline(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(rasterizer_change_keeps_pipeline_inner(ctx))
+}
+
+fn rasterizer_change_keeps_pipeline_inner(ctx: &mut TestContext) -> R {
+    let screen = merging_screen(ctx, true)?;
+    let base = RasterizerState {
+        line_width: 1.0,
+        half_pixel_center: true,
+        depth_clip_near: true,
+        depth_clip_far: true,
+        ..Default::default()
+    };
+    let states = [
+        base,
+        RasterizerState {
+            cull_face: Face::FRONT | Face::BACK,
+            ..base
+        },
+        RasterizerState {
+            scissor: true,
+            ..base
+        },
+        RasterizerState {
+            offset_tri: true,
+            offset_units: 4.0,
+            offset_scale: 1.0,
+            ..base
+        },
+        RasterizerState {
+            line_width: 3.0,
+            ..base
+        },
+        RasterizerState {
+            flatshade: true,
+            ..base
+        },
+        RasterizerState {
+            cull_face: Face::BACK,
+            front_ccw: true,
+            ..base
+        },
+        RasterizerState {
+            cull_face: Face::BACK,
+            front_ccw: false,
+            ..base
+        },
+    ];
+    let lookups = if screen.dynamic_rasterizer() { 3 } else { 8 };
+    let got = column_changes(
+        &screen,
+        &mut |c| {
+            step(
+                "set_scissor_states",
+                c.set_scissor_states(
+                    0,
+                    &[ScissorState {
+                        minx: 0,
+                        miny: 0,
+                        maxx: 2,
+                        maxy: H as u16,
+                    }],
+                ),
+            )?;
+            states
+                .iter()
+                .map(|s| step("create_rasterizer_state", c.create_rasterizer_state(s)))
+                .collect::<Result<Vec<_>, _>>()
+        },
+        &mut |c, cso, k| {
+            step(
+                "bind_rasterizer_state",
+                c.bind_rasterizer_state(Some(cso[k])),
+            )
+        },
+        lookups,
+    )?;
+    let drawn = [0, 255, 0, 128];
+    let killed = [0; 4];
+    // Whichever winding the columns have: one of 6 and 7 culled.
+    let (six, seven) = if got[6] == drawn {
+        (drawn, killed)
+    } else {
+        (killed, drawn)
+    };
+    expect_columns(
+        got,
+        [drawn, killed, killed, drawn, drawn, drawn, six, seven],
+    )
+}
+test_case!(
+    name = "pipe.draw.merge.rasterizer_change",
+    rasterizer_change_keeps_pipeline
 );
 
 /// A clear followed by a draw costs no clear command: the pending clear

@@ -2201,11 +2201,14 @@ impl Fuzz {
                 );
             }
             // Every other draw, a third time after binding the same
-            // depth-stencil-alpha and blend states again: changes that
-            // keep the pipeline in pipe-vk (the same alpha test, and
-            // alpha-to-coverage and alpha-to-one under dynamic blend).
+            // depth-stencil-alpha, blend and rasterizer states again:
+            // changes that keep the pipeline in pipe-vk (the same alpha
+            // test, alpha-to-coverage and alpha-to-one, and shader
+            // variant items).
             if self.draw_no % 2 == 1 {
-                if let (Some(dsa), Some(blend)) = (self.bound.dsa, self.bound.blend) {
+                if let (Some(dsa), Some(blend), Some(rast)) =
+                    (self.bound.dsa, self.bound.blend, self.bound.rast)
+                {
                     let bound = self
                         .log
                         .ok(
@@ -2215,6 +2218,12 @@ impl Fuzz {
                         .and_then(|_| {
                             self.log
                                 .ok("bind_blend_state", self.e.ctx.bind_blend_state(Some(blend)))
+                        })
+                        .and_then(|_| {
+                            self.log.ok(
+                                "bind_rasterizer_state",
+                                self.e.ctx.bind_rasterizer_state(Some(rast)),
+                            )
                         });
                     if bound.is_some() {
                         self.log.ok(
