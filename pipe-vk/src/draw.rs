@@ -146,7 +146,10 @@ const _: () = assert!(spirv_gen::binding::push::SIZE <= 256);
 /// The dynamic state of a draw, compared with what was last set.
 #[derive(Clone, Copy, PartialEq)]
 pub struct DynState {
+    /// The first viewport, and how many were set (the others are not
+    /// compared: draws with several record them every time).
     viewport: [f32; 6],
+    viewport_count: u8,
     scissor: [i32; 4],
     line_width: f32,
     depth_bias: [f32; 3],
@@ -165,12 +168,8 @@ pub struct DynState {
     /// the integer colour buffers, the unbound ones and the colour buffer
     /// count it was set for.
     blend_state: Option<(u32, u8, u8, u8)>,
-    /// Where rasterizer state is dynamic: the rasterizer CSO
-    /// (`u32::MAX`: none) and whether the draw shades per sample (which
-    /// rules out Bresenham and smooth lines).
-    /// And whether aliased triangles take over depth clipping
-    /// (`VkContext::aliased_depth_clip`).
-    raster_state: Option<(u32, bool, bool)>,
+    /// Where rasterizer state is dynamic: its values.
+    raster_state: Option<RasterStates>,
     /// Where vertex input is dynamic: the vertex-elements CSO
     /// (`u32::MAX`: none).
     vertex_input: Option<u32>,
@@ -188,6 +187,23 @@ pub struct DynState {
     /// count and `BoundState::raster_ext_generation`.
     sample_locations: Option<(u32, u32)>,
     discard: bool,
+}
+
+/// The dynamic rasterizer states (VK_EXT_extended_dynamic_state3 and
+/// VK_EXT_line_rasterization) a draw records: from the rasterizer CSO,
+/// whether the draw shades per sample (which rules out Bresenham and
+/// smooth lines), and whether aliased triangles take over depth clipping
+/// (`VkContext::aliased_depth_clip`).
+#[derive(Clone, Copy, PartialEq)]
+pub struct RasterStates {
+    polygon_mode: i32,
+    depth_clamp: bool,
+    provoking_first: bool,
+    line_mode: i32,
+    stipple_enable: bool,
+    /// The factor (1-256) and the pattern.
+    stipple: (u32, u16),
+    depth_clip: bool,
 }
 
 /// A uniform buffer binding (user data is uploaded when bound).
@@ -1921,11 +1937,26 @@ impl VkContext {
         };
         let raster_state = if self.dynamic_rasterizer.is_some() {
             let per_sample = self.per_sample_ms(&rast)?;
-            Some((
-                b.rasterizer.map_or(u32::MAX, |h| h.id()),
-                per_sample,
-                self.aliased_depth_clip,
-            ))
+            let aliased_depth = self.aliased_depth_clip;
+            let (line_mode, stipple_ok) =
+                crate::pipeline::line_rasterization(self.dev(), &rast, per_sample);
+            let mode = match crate::pipeline::effective_polygon_mode(&rast) {
+                PolygonMode::Line => vk::PolygonMode::LINE,
+                PolygonMode::Point => vk::PolygonMode::POINT,
+                _ => vk::PolygonMode::FILL,
+            };
+            Some(RasterStates {
+                polygon_mode: mode.as_raw(),
+                depth_clamp: rast.depth_clamp || aliased_depth,
+                provoking_first: rast.flatshade_first,
+                line_mode: line_mode.as_raw(),
+                stipple_enable: rast.line_stipple_enable && stipple_ok,
+                stipple: (
+                    u32::from(rast.line_stipple_factor) + 1,
+                    rast.line_stipple_pattern,
+                ),
+                depth_clip: rast.depth_clip_near && !aliased_depth,
+            })
         } else {
             None
         };
@@ -1966,6 +1997,7 @@ impl VkContext {
             .then_some((samples, generation));
         let state = DynState {
             viewport: [vp.x, vp.y, vp.width, vp.height, vp.min_depth, vp.max_depth],
+            viewport_count: n_viewports as u8,
             scissor: [
                 sc.offset.x,
                 sc.offset.y,
@@ -2022,63 +2054,74 @@ impl VkContext {
         if n_viewports == 1 && self.draw_cache.dynamic == Some(state) {
             return Ok(());
         }
-        // Three groups, each recorded only when it changed: the core
-        // states, the dynamic rasterizer states and the dynamic blend
-        // states (a blend change then records its 5 commands, not all of
-        // them; lavapipe revalidates each recorded state).
+        // Each state is recorded only when it changed (lavapipe revalidates
+        // what is recorded, so a cull mode change records one command, not
+        // every core state); the dynamic rasterizer and blend groups are
+        // recorded as wholes.
         let prev = self.draw_cache.dynamic.filter(|_| n_viewports == 1);
-        let core = |d: DynState| DynState {
-            blend_state: None,
-            raster_state: None,
-            vertex_input: None,
-            sample_state: None,
-            patch_vertices: None,
-            discard_rectangles: None,
-            sample_locations: None,
-            ..d
-        };
-        let core_changed = prev.map(core) != Some(core(state));
-        let vertex_input_changed = prev.map(|p| p.vertex_input) != Some(state.vertex_input);
-        let sample_state_changed = prev.map(|p| p.sample_state) != Some(state.sample_state);
-        let patch_changed = prev.map(|p| p.patch_vertices) != Some(state.patch_vertices);
-        let raster_ext_changed = prev.map(|p| (p.discard_rectangles, p.sample_locations))
-            != Some((state.discard_rectangles, state.sample_locations));
-        let raster_changed = prev.map(|p| p.raster_state) != Some(state.raster_state);
-        let blend_changed = prev.map(|p| p.blend_state) != Some(state.blend_state);
-        self.draw_cache.dynamic = Some(state);
-        if core_changed {
-            // SAFETY: guaranteed by the caller.
-            unsafe {
+        // Whether `f` of the state differs from what was recorded.
+        macro_rules! changed {
+            ($f:expr) => {
+                prev.as_ref().map($f) != Some($f(&state))
+            };
+        }
+        let vertex_input_changed = changed!(|d: &DynState| d.vertex_input);
+        let sample_state_changed = changed!(|d: &DynState| d.sample_state);
+        let patch_changed = changed!(|d: &DynState| d.patch_vertices);
+        let raster_ext_changed =
+            changed!(|d: &DynState| (d.discard_rectangles, d.sample_locations));
+        let raster_changed = changed!(|d: &DynState| d.raster_state);
+        let blend_changed = changed!(|d: &DynState| d.blend_state);
+        let faces = [
+            (vk::StencilFaceFlags::FRONT, front, 0),
+            (vk::StencilFaceFlags::BACK, back, 1),
+        ];
+        // SAFETY: guaranteed by the caller.
+        unsafe {
+            if changed!(|d: &DynState| (d.viewport, d.viewport_count)) {
                 raw.cmd_set_viewport_with_count(cmd, &viewports);
+            }
+            if changed!(|d: &DynState| (d.scissor, d.viewport_count)) {
                 raw.cmd_set_scissor_with_count(cmd, &scissors);
+            }
+            if changed!(|d: &DynState| d.line_width) {
                 raw.cmd_set_line_width(cmd, line_width);
-                if offset_enabled {
-                    raw.cmd_set_depth_bias(
-                        cmd,
-                        rast.offset_units,
-                        rast.offset_clamp,
-                        rast.offset_scale,
-                    );
-                } else {
-                    raw.cmd_set_depth_bias(cmd, 0.0, 0.0, 0.0);
-                }
+            }
+            if changed!(|d: &DynState| d.depth_bias) {
+                let [units, clamp, scale] = state.depth_bias;
+                raw.cmd_set_depth_bias(cmd, units, clamp, scale);
+            }
+            if changed!(|d: &DynState| d.blend) {
                 raw.cmd_set_blend_constants(cmd, &blend_color);
+            }
+            if changed!(|d: &DynState| d.depth_bounds) {
                 raw.cmd_set_depth_bounds(cmd, depth_bounds.0, depth_bounds.1.max(depth_bounds.0));
-                raw.cmd_set_stencil_compare_mask(
-                    cmd,
-                    vk::StencilFaceFlags::FRONT,
-                    front.compare_mask,
-                );
-                raw.cmd_set_stencil_compare_mask(
-                    cmd,
-                    vk::StencilFaceFlags::BACK,
-                    back.compare_mask,
-                );
-                raw.cmd_set_stencil_write_mask(cmd, vk::StencilFaceFlags::FRONT, front.write_mask);
-                raw.cmd_set_stencil_write_mask(cmd, vk::StencilFaceFlags::BACK, back.write_mask);
-                raw.cmd_set_stencil_reference(cmd, vk::StencilFaceFlags::FRONT, u32::from(refs[0]));
-                raw.cmd_set_stencil_reference(cmd, vk::StencilFaceFlags::BACK, u32::from(refs[1]));
+            }
+            for (flags, s, i) in faces {
+                if changed!(|d: &DynState| d.stencil[i]) {
+                    raw.cmd_set_stencil_compare_mask(cmd, flags, s.compare_mask);
+                }
+                if changed!(|d: &DynState| d.stencil[2 + i]) {
+                    raw.cmd_set_stencil_write_mask(cmd, flags, s.write_mask);
+                }
+                if changed!(|d: &DynState| d.stencil[4 + i]) {
+                    raw.cmd_set_stencil_reference(cmd, flags, u32::from(refs[i]));
+                }
+                if changed!(|d: &DynState| [0, 1, 2, 3].map(|j| d.ops[4 * i + j])) {
+                    raw.cmd_set_stencil_op(
+                        cmd,
+                        flags,
+                        s.fail_op,
+                        s.pass_op,
+                        s.depth_fail_op,
+                        s.compare_op,
+                    );
+                }
+            }
+            if changed!(|d: &DynState| d.cull) {
                 raw.cmd_set_cull_mode(cmd, cull);
+            }
+            if changed!(|d: &DynState| d.front_ccw) {
                 raw.cmd_set_front_face(
                     cmd,
                     if rast.front_ccw {
@@ -2087,36 +2130,37 @@ impl VkContext {
                         vk::FrontFace::CLOCKWISE
                     },
                 );
+            }
+            if changed!(|d: &DynState| d.topology) {
                 raw.cmd_set_primitive_topology(cmd, topology);
-                raw.cmd_set_depth_test_enable(cmd, dsa.depth_enabled);
-                raw.cmd_set_depth_write_enable(cmd, dsa.depth_enabled && dsa.depth_writemask);
-                raw.cmd_set_depth_compare_op(cmd, compare_op(dsa.depth_func));
-                raw.cmd_set_depth_bounds_test_enable(
-                    cmd,
-                    dsa.depth_bounds_test && caps.depth_bounds_test,
-                );
-                raw.cmd_set_stencil_test_enable(cmd, dsa.stencil[0].enabled);
-                raw.cmd_set_stencil_op(
-                    cmd,
-                    vk::StencilFaceFlags::FRONT,
-                    front.fail_op,
-                    front.pass_op,
-                    front.depth_fail_op,
-                    front.compare_op,
-                );
-                raw.cmd_set_stencil_op(
-                    cmd,
-                    vk::StencilFaceFlags::BACK,
-                    back.fail_op,
-                    back.pass_op,
-                    back.depth_fail_op,
-                    back.compare_op,
-                );
+            }
+            let (depth_test, depth_write, depth_op, bounds_test) = state.depth;
+            if changed!(|d: &DynState| d.depth.0) {
+                raw.cmd_set_depth_test_enable(cmd, depth_test);
+            }
+            if changed!(|d: &DynState| d.depth.1) {
+                raw.cmd_set_depth_write_enable(cmd, depth_write);
+            }
+            if changed!(|d: &DynState| d.depth.2) {
+                raw.cmd_set_depth_compare_op(cmd, vk::CompareOp::from_raw(depth_op));
+            }
+            if changed!(|d: &DynState| d.depth.3) {
+                raw.cmd_set_depth_bounds_test_enable(cmd, bounds_test);
+            }
+            if changed!(|d: &DynState| d.stencil_test) {
+                raw.cmd_set_stencil_test_enable(cmd, state.stencil_test);
+            }
+            if changed!(|d: &DynState| d.restart) {
                 raw.cmd_set_primitive_restart_enable(cmd, restart);
+            }
+            if changed!(|d: &DynState| d.depth_bias_enable) {
                 raw.cmd_set_depth_bias_enable(cmd, offset_enabled);
+            }
+            if changed!(|d: &DynState| d.discard) {
                 raw.cmd_set_rasterizer_discard_enable(cmd, rast.rasterizer_discard);
             }
         }
+        self.draw_cache.dynamic = Some(state);
         if vertex_input_changed && vertex_input.is_some() {
             // SAFETY: guaranteed by the caller; every pipeline declares
             // VK_DYNAMIC_STATE_VERTEX_INPUT_EXT where `vertex_input` is
@@ -2163,38 +2207,49 @@ impl VkContext {
                 }
             }
         }
-        if let (true, Some((_, per_sample, aliased_depth)), Some((eds3, lines))) =
+        if let (true, Some(r), Some((eds3, lines))) =
             (raster_changed, raster_state, &self.dynamic_rasterizer)
         {
-            let (line_mode, stipple_ok) =
-                crate::pipeline::line_rasterization(self.dev(), &rast, per_sample);
-            let mode = match crate::pipeline::effective_polygon_mode(&rast) {
-                PolygonMode::Line => vk::PolygonMode::LINE,
-                PolygonMode::Point => vk::PolygonMode::POINT,
-                _ => vk::PolygonMode::FILL,
-            };
+            // Each state only when it changed, as the core ones.
+            let last = prev.and_then(|p| p.raster_state);
+            macro_rules! changed {
+                ($f:expr) => {
+                    last.as_ref().map($f) != Some($f(&r))
+                };
+            }
             // SAFETY: guaranteed by the caller; every pipeline declares
             // these states (`pipeline::DYNAMIC_RASTERIZER_STATES`).
             unsafe {
-                eds3.cmd_set_polygon_mode(cmd, mode);
-                eds3.cmd_set_depth_clamp_enable(cmd, rast.depth_clamp || aliased_depth);
-                eds3.cmd_set_provoking_vertex_mode(
-                    cmd,
-                    if rast.flatshade_first {
-                        vk::ProvokingVertexModeEXT::FIRST_VERTEX
-                    } else {
-                        vk::ProvokingVertexModeEXT::LAST_VERTEX
-                    },
-                );
-                eds3.cmd_set_line_rasterization_mode(cmd, line_mode);
-                eds3.cmd_set_line_stipple_enable(cmd, rast.line_stipple_enable && stipple_ok);
-                (lines.fp().cmd_set_line_stipple_ext)(
-                    cmd,
-                    u32::from(rast.line_stipple_factor) + 1,
-                    rast.line_stipple_pattern,
-                );
-                if self.dev().separate_depth_clip() {
-                    eds3.cmd_set_depth_clip_enable(cmd, rast.depth_clip_near && !aliased_depth);
+                if changed!(|r: &RasterStates| r.polygon_mode) {
+                    eds3.cmd_set_polygon_mode(cmd, vk::PolygonMode::from_raw(r.polygon_mode));
+                }
+                if changed!(|r: &RasterStates| r.depth_clamp) {
+                    eds3.cmd_set_depth_clamp_enable(cmd, r.depth_clamp);
+                }
+                if changed!(|r: &RasterStates| r.provoking_first) {
+                    eds3.cmd_set_provoking_vertex_mode(
+                        cmd,
+                        if r.provoking_first {
+                            vk::ProvokingVertexModeEXT::FIRST_VERTEX
+                        } else {
+                            vk::ProvokingVertexModeEXT::LAST_VERTEX
+                        },
+                    );
+                }
+                if changed!(|r: &RasterStates| r.line_mode) {
+                    eds3.cmd_set_line_rasterization_mode(
+                        cmd,
+                        vk::LineRasterizationModeEXT::from_raw(r.line_mode),
+                    );
+                }
+                if changed!(|r: &RasterStates| r.stipple_enable) {
+                    eds3.cmd_set_line_stipple_enable(cmd, r.stipple_enable);
+                }
+                if changed!(|r: &RasterStates| r.stipple) {
+                    (lines.fp().cmd_set_line_stipple_ext)(cmd, r.stipple.0, r.stipple.1);
+                }
+                if self.dev().separate_depth_clip() && changed!(|r: &RasterStates| r.depth_clip) {
+                    eds3.cmd_set_depth_clip_enable(cmd, r.depth_clip);
                 }
             }
         }

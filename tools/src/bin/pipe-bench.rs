@@ -134,6 +134,10 @@
 //!     test off and on (LESS, writes on), then `draw_vbo`. Depth and
 //!     stencil state are dynamic: pipe-vk keeps the pipeline when the
 //!     alpha test is unchanged.
+//! 17. **cull face change** (drawoverhead's #38): `bind_rasterizer_state`
+//!     alternating between culling off and back faces culled, then
+//!     `draw_vbo`. Under dynamic rasterizer state pipe-vk keeps the
+//!     pipeline (the cull mode is dynamic state).
 //!
 //! Measurement, as drawoverhead: every scenario first binds the common
 //! state and its own, and does one untimed warm-up (2 draws and a finish,
@@ -235,7 +239,8 @@ use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand};
 use pipe_core::cso::{
-    BlendHandle, DepthStencilAlphaHandle, SamplerHandle, ShaderHandle, VertexElementsHandle,
+    BlendHandle, DepthStencilAlphaHandle, RasterizerHandle, SamplerHandle, ShaderHandle,
+    VertexElementsHandle,
 };
 use pipe_core::draw::{DrawInfo, DrawStartCountBias, IndexSource};
 use pipe_core::flags::{ClearFlags, FlushFlags, MapFlags};
@@ -938,6 +943,8 @@ enum Scenario {
     OcclusionQueryOutside,
     /// drawoverhead's #30: the depth test off and on in turn.
     DepthTest,
+    /// drawoverhead's #38: back-face culling off and on in turn.
+    CullFace,
 }
 
 /// Figures of one scenario from [`ANCHORS_SOURCE`] (k draws/s, measured
@@ -953,7 +960,7 @@ struct Anchor {
 }
 
 impl Scenario {
-    const ALL: [Scenario; 16] = [
+    const ALL: [Scenario; 17] = [
         Scenario::Arrays,
         Scenario::Elements,
         Scenario::VertexBuffer,
@@ -970,6 +977,7 @@ impl Scenario {
         Scenario::OcclusionQuery,
         Scenario::OcclusionQueryOutside,
         Scenario::DepthTest,
+        Scenario::CullFace,
     ];
 
     /// Whether the screen is opened with draw merging off.
@@ -999,6 +1007,7 @@ impl Scenario {
             Scenario::OcclusionQuery => "occlusion_query",
             Scenario::OcclusionQueryOutside => "occlusion_query_outside",
             Scenario::DepthTest => "depth_test",
+            Scenario::CullFace => "cull_face",
         }
     }
 
@@ -1024,6 +1033,7 @@ impl Scenario {
                 "occlusion query around each draw, queries outside rendering instances"
             }
             Scenario::DepthTest => "depth test change (DSA CSO)",
+            Scenario::CullFace => "cull face change (rasterizer CSO)",
         }
     }
 
@@ -1076,6 +1086,7 @@ impl Scenario {
             // The raw floor has no depth state figure: the closest dynamic
             // state one.
             Scenario::DepthTest => a("#30 depth", 261.0, 108.0, 11.0, "cull mode", 716.0),
+            Scenario::CullFace => a("#38 cull face", 772.0, 528.0, 322.0, "cull mode", 716.0),
             Scenario::Blend | Scenario::BlendBaked => {
                 a("#29 blend", 248.0, 109.0, 73.0, "pipeline switch", 96.0)
             }
@@ -1145,6 +1156,9 @@ struct DrawRig {
     blends: [BlendHandle; 2],
     /// The depth test off and on (scenario 16).
     dsas: [DepthStencilAlphaHandle; 2],
+    /// Culling off (the common state) and back faces culled (scenario
+    /// 17).
+    rasts: [RasterizerHandle; 2],
     tex: Option<Result<TexRig, String>>,
     /// The two queries of scenarios 14 and 15.
     queries: Vec<pipe_core::query::Query>,
@@ -1245,16 +1259,23 @@ impl DrawRig {
             }],
         )
         .map_err(pipe("set_viewport_states"))?;
-        let rs = ctx
-            .create_rasterizer_state(&RasterizerState {
-                line_width: 1.0,
-                clip_halfz: true,
-                depth_clip_near: true,
-                depth_clip_far: true,
-                ..Default::default()
+        let rast = RasterizerState {
+            line_width: 1.0,
+            clip_halfz: true,
+            depth_clip_near: true,
+            depth_clip_far: true,
+            ..Default::default()
+        };
+        let rasts = [
+            ctx.create_rasterizer_state(&rast)
+                .map_err(pipe("create_rasterizer_state"))?,
+            ctx.create_rasterizer_state(&RasterizerState {
+                cull_face: Face::BACK,
+                ..rast
             })
-            .map_err(pipe("create_rasterizer_state"))?;
-        ctx.bind_rasterizer_state(Some(rs))
+            .map_err(pipe("create_rasterizer_state"))?,
+        ];
+        ctx.bind_rasterizer_state(Some(rasts[0]))
             .map_err(pipe("bind_rasterizer_state"))?;
         ctx.clear(
             ClearFlags::COLOR0 | ClearFlags::DEPTH | ClearFlags::STENCIL,
@@ -1373,6 +1394,7 @@ impl DrawRig {
             consts,
             blends,
             dsas,
+            rasts,
             tex: None,
             queries: Vec::new(),
             owned,
@@ -1552,6 +1574,12 @@ impl DrawRig {
             Scenario::Blend | Scenario::BlendBaked => {
                 for i in 0..n {
                     ctx.bind_blend_state(Some(self.blends[(i & 1) as usize]))?;
+                    ctx.draw_vbo(&arrays, 0, None, &draw)?;
+                }
+            }
+            Scenario::CullFace => {
+                for i in 0..n {
+                    ctx.bind_rasterizer_state(Some(self.rasts[(i & 1) as usize]))?;
                     ctx.draw_vbo(&arrays, 0, None, &draw)?;
                 }
             }
