@@ -1024,18 +1024,6 @@ fn depth_switch(ctx: &mut TestContext) -> Outcome {
 }
 
 fn depth_switch_inner(ctx: &mut TestContext) -> R {
-    let (mut e, t) = begin(ctx, UNORM, Some(Format::Z32Float), 0)?;
-    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
-    let black = ColorUnion::from_f32(BLACK);
-    clear(
-        &mut e,
-        ClearFlags::COLOR0 | ClearFlags::DEPTHSTENCIL,
-        black,
-        0.5,
-        0,
-        None,
-    )?;
-    set_src(&mut e, UNORM, RED)?;
     // (function, depth writes, depth test on, the column's depth)
     let columns = [
         (CompareFunc::Less, true, true, 0.25f32),
@@ -1047,17 +1035,69 @@ fn depth_switch_inner(ctx: &mut TestContext) -> R {
         (CompareFunc::GEqual, true, true, 0.75),
         (CompareFunc::LEqual, false, true, 0.25),
     ];
+    let states = columns.map(|(func, write, enabled, _)| DepthStencilAlphaState {
+        depth_enabled: enabled,
+        depth_writemask: write,
+        depth_func: func,
+        ..Default::default()
+    });
+    let pass = |x: u32| {
+        let (func, _, enabled, z) = columns[(x / 2) as usize];
+        !enabled || compare(func, z, 0.5)
+    };
+    let (got, zs) = dsa_columns(
+        ctx,
+        Format::Z32Float,
+        0,
+        &states,
+        &columns.map(|c| c.3),
+        &mut |_, _| Ok(()),
+    )?;
+    check(ctx, "colour", &got, TOL_U8, |x, _| {
+        Some(if pass(x) { RED } else { BLACK })
+    })?;
+    check_values("depth", zs.iter().map(|p| p.0), 0.0, |x, _| {
+        let (_, write, enabled, z) = columns[(x / 2) as usize];
+        if enabled && write && pass(x) {
+            z
+        } else {
+            0.5
+        }
+    })
+}
+
+/// Eight red columns, two pixels wide, on a target with depth/stencil
+/// `format` cleared to black, depth 0.5 and stencil `stencil`: column k
+/// is drawn at depth `depths[k]` after binding `states[k]` (all created
+/// beforehand) and calling `before(env, k)`, with nothing else between
+/// the draws but their vertex buffers. Returns the colour and the
+/// depth/stencil values.
+#[allow(clippy::type_complexity)]
+fn dsa_columns(
+    ctx: &mut TestContext,
+    format: Format,
+    stencil: u8,
+    states: &[DepthStencilAlphaState; 8],
+    depths: &[f32; 8],
+    before: &mut dyn FnMut(&mut Env, usize) -> R,
+) -> Result<(Vec<Px>, Vec<(f32, u8)>), Outcome> {
+    let (mut e, t) = begin(ctx, UNORM, Some(format), 0)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let black = ColorUnion::from_f32(BLACK);
+    clear(
+        &mut e,
+        ClearFlags::COLOR0 | ClearFlags::DEPTHSTENCIL,
+        black,
+        0.5,
+        stencil.into(),
+        None,
+    )?;
+    set_src(&mut e, UNORM, RED)?;
     let mut dsas = Vec::new();
-    for &(func, write, enabled, _) in &columns {
-        let dsa = DepthStencilAlphaState {
-            depth_enabled: enabled,
-            depth_writemask: write,
-            depth_func: func,
-            ..Default::default()
-        };
+    for dsa in states {
         dsas.push(step(
             "create_dsa",
-            e.ctx.create_depth_stencil_alpha_state(&dsa),
+            e.ctx.create_depth_stencil_alpha_state(dsa),
         )?);
     }
     let ve = step(
@@ -1066,8 +1106,9 @@ fn depth_switch_inner(ctx: &mut TestContext) -> R {
             .create_vertex_elements_state(&[crate::harness::VEC4_ELEMENT]),
     )?;
     step("bind velems", e.ctx.bind_vertex_elements_state(Some(ve)))?;
-    for (k, (&dsa, &(.., z))) in dsas.iter().zip(&columns).enumerate() {
+    for (k, (&dsa, &z)) in dsas.iter().zip(depths).enumerate() {
         step("bind_dsa", e.ctx.bind_depth_stencil_alpha_state(Some(dsa)))?;
+        before(&mut e, k)?;
         let x0 = -1.0 + k as f32 * 0.25;
         let x1 = x0 + 0.25;
         let v = |x: f32, y: f32| [x, y, z, 1.0];
@@ -1095,28 +1136,117 @@ fn depth_switch_inner(ctx: &mut TestContext) -> R {
             e.ctx.draw_vbo(&DrawInfo::default(), 0, None, &draws),
         )?;
     }
-    let pass = |x: u32| {
-        let (func, _, enabled, z) = columns[(x / 2) as usize];
-        !enabled || compare(func, z, 0.5)
-    };
     let got = read_color(&mut e, &t.color)?;
-    check(ctx, "colour", &got, TOL_U8, |x, _| {
-        Some(if pass(x) { RED } else { BLACK })
-    })?;
     let zs =
         t.zs.as_ref()
             .ok_or_else(|| Outcome::fail("no depth buffer"))?;
     let z = read_zs(&mut e, zs)?;
-    check_values("depth", z.iter().map(|p| p.0), 0.0, |x, _| {
-        let (_, write, enabled, z) = columns[(x / 2) as usize];
-        if enabled && write && pass(x) {
-            z
-        } else {
-            0.5
-        }
-    })
+    Ok((got, z))
 }
 test_case!(name = "pipe.render.depth.switch", depth_switch);
+
+/// Stencil state switched between draws as `pipe.render.depth.switch`
+/// switches depth state (the stencil reference too, by
+/// `set_stencil_ref`): each column's state differs from the previous
+/// one in one or two of the function, the value and write masks, the
+/// three operations and the reference, and column 5 fails the depth
+/// test (depth LESS at 0.75 against 0.5) to take its depth-fail
+/// operation. Colour and stencil are checked against the test and
+/// operations computed here, from the stencil cleared to 0x5a.
+fn stencil_switch(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(stencil_switch_inner(ctx))
+}
+
+fn stencil_switch_inner(ctx: &mut TestContext) -> R {
+    use StencilOp::*;
+    let s = |func, valuemask, writemask, [fail_op, zfail_op, zpass_op]: [StencilOp; 3]| {
+        let st = StencilState {
+            enabled: true,
+            func,
+            fail_op,
+            zpass_op,
+            zfail_op,
+            valuemask,
+            writemask,
+        };
+        DepthStencilAlphaState {
+            depth_enabled: true,
+            depth_func: CompareFunc::Less,
+            stencil: [st, StencilState::default()],
+            ..Default::default()
+        }
+    };
+    let states = [
+        s(CompareFunc::Equal, 0xff, 0xff, [Keep, Keep, Incr]),
+        s(CompareFunc::Equal, 0xf0, 0xff, [Keep, Keep, Incr]),
+        s(CompareFunc::Equal, 0xf0, 0x0f, [Keep, Keep, Invert]),
+        s(CompareFunc::Less, 0xf0, 0x0f, [Zero, Keep, Invert]),
+        s(CompareFunc::Less, 0xff, 0xff, [Zero, Keep, Replace]),
+        s(CompareFunc::Always, 0xff, 0xff, [Zero, DecrWrap, Replace]),
+        s(
+            CompareFunc::NotEqual,
+            0xff,
+            0x3c,
+            [Zero, DecrWrap, IncrWrap],
+        ),
+        s(
+            CompareFunc::NotEqual,
+            0xff,
+            0xff,
+            [Invert, DecrWrap, IncrWrap],
+        ),
+    ];
+    let refs = [0x5a, 0x5a, 0x50, 0x50, 0x60, 0x60, 0x5a, 0x5b];
+    let mut depths = [0.25f32; 8];
+    depths[5] = 0.75;
+    let cleared = 0x5au8;
+    let (got, zs) = dsa_columns(
+        ctx,
+        Format::Z32FloatS8X24Uint,
+        cleared,
+        &states,
+        &depths,
+        &mut |e, k| {
+            step(
+                "set_stencil_ref",
+                e.ctx.set_stencil_ref(StencilRef {
+                    ref_value: [refs[k], refs[k]],
+                }),
+            )
+        },
+    )?;
+    // Per column: whether drawn, and the stencil value after.
+    let expect = |x: u32| {
+        let k = (x / 2) as usize;
+        let st = states[k].stencil[0];
+        let r = refs[k];
+        let m = st.valuemask;
+        let stencil_pass = compare(st.func, f32::from(r & m), f32::from(cleared & m));
+        let depth_pass = compare(CompareFunc::Less, depths[k], 0.5);
+        let op = match (stencil_pass, depth_pass) {
+            (false, _) => st.fail_op,
+            (true, false) => st.zfail_op,
+            (true, true) => st.zpass_op,
+        };
+        let w = st.writemask;
+        let value = (cleared & !w) | (stencil_op(op, cleared, r) & w);
+        (stencil_pass && depth_pass, value)
+    };
+    check(ctx, "colour", &got, TOL_U8, |x, _| {
+        Some(if expect(x).0 { RED } else { BLACK })
+    })?;
+    for (i, &(_, got)) in zs.iter().enumerate() {
+        let (x, y) = (i as u32 % W, i as u32 / W);
+        let want = expect(x).1;
+        if got != want {
+            return Err(Outcome::fail(format!(
+                "stencil at ({x}, {y}) is {got:#04x}, expected {want:#04x}"
+            )));
+        }
+    }
+    Ok(())
+}
+test_case!(name = "pipe.render.stencil.switch", stencil_switch);
 
 /// A whole-framebuffer `clear` between two draws in one command buffer
 /// must land between them: the clear is deferred (to become the next

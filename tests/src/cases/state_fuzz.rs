@@ -763,6 +763,8 @@ struct Bound {
     velems: Option<VertexElementsHandle>,
     /// A second CSO of the same elements (see `Fuzz::twin_bound`).
     velems_twin: Option<VertexElementsHandle>,
+    /// `rast` changed in what only dynamic state takes.
+    rast_variant: Option<RasterizerHandle>,
     sampler: Option<SamplerHandle>,
 }
 
@@ -1115,7 +1117,29 @@ impl Fuzz {
             "bind_rasterizer_state",
             self.e.ctx.bind_rasterizer_state(Some(rh)),
         );
-        if let Some(old) = self.bound.rast.replace(rh) {
+        // A variant in what only dynamic state takes (see the third draws
+        // in `draw`), with no random draw: the seeds' sequences stay.
+        let it = self.log.iteration;
+        let variant = RasterizerState {
+            front_ccw: !rast.front_ccw,
+            scissor: !rast.scissor,
+            offset_tri: !rast.offset_tri,
+            offset_units: rast.offset_units + 1.0,
+            line_width: rast.line_width + 1.0,
+            cull_face: Face::from_bits_truncate((it % 4) as u8),
+            ..rast
+        };
+        let variant = self.log.ok(
+            "create_rasterizer_state",
+            self.e.ctx.create_rasterizer_state(&variant),
+        );
+        for old in [
+            self.bound.rast.replace(rh),
+            std::mem::replace(&mut self.bound.rast_variant, variant),
+        ]
+        .into_iter()
+        .flatten()
+        {
             self.log.ok(
                 "delete_rasterizer_state",
                 self.e.ctx.delete_rasterizer_state(old),
@@ -2206,9 +2230,12 @@ impl Fuzz {
             // test, alpha-to-coverage and alpha-to-one, and shader
             // variant items).
             if self.draw_no % 2 == 1 {
-                if let (Some(dsa), Some(blend), Some(rast)) =
-                    (self.bound.dsa, self.bound.blend, self.bound.rast)
-                {
+                if let (Some(dsa), Some(blend), Some(rast), Some(variant)) = (
+                    self.bound.dsa,
+                    self.bound.blend,
+                    self.bound.rast,
+                    self.bound.rast_variant,
+                ) {
                     let bound = self
                         .log
                         .ok(
@@ -2229,6 +2256,22 @@ impl Fuzz {
                         self.log.ok(
                             "draw_vbo (third)",
                             self.e.ctx.draw_vbo(&info, 0, None, &draws),
+                        );
+                        // And a fourth with the variant rasterizer, then
+                        // the iteration's back.
+                        let variant = self.log.ok(
+                            "bind_rasterizer_state",
+                            self.e.ctx.bind_rasterizer_state(Some(variant)),
+                        );
+                        if variant.is_some() {
+                            self.log.ok(
+                                "draw_vbo (variant rasterizer)",
+                                self.e.ctx.draw_vbo(&info, 0, None, &draws),
+                            );
+                        }
+                        self.log.ok(
+                            "bind_rasterizer_state",
+                            self.e.ctx.bind_rasterizer_state(Some(rast)),
                         );
                     }
                 }
