@@ -1109,18 +1109,7 @@ fn dsa_columns(
     for (k, (&dsa, &z)) in dsas.iter().zip(depths).enumerate() {
         step("bind_dsa", e.ctx.bind_depth_stencil_alpha_state(Some(dsa)))?;
         before(&mut e, k)?;
-        let x0 = -1.0 + k as f32 * 0.25;
-        let x1 = x0 + 0.25;
-        let v = |x: f32, y: f32| [x, y, z, 1.0];
-        let quad = [
-            v(x0, -1.0),
-            v(x1, -1.0),
-            v(x0, 1.0),
-            v(x1, -1.0),
-            v(x1, 1.0),
-            v(x0, 1.0),
-        ]
-        .concat();
+        let quad = crate::cases::draw::column_quad_at(k as u32, z);
         let vb = VertexBuffer {
             buffer: Some(VertexBufferSource::User(Arc::from(f32s(&quad)))),
             buffer_offset: 0,
