@@ -2160,7 +2160,6 @@ impl VkContext {
                 raw.cmd_set_rasterizer_discard_enable(cmd, rast.rasterizer_discard);
             }
         }
-        self.draw_cache.dynamic = Some(state);
         if vertex_input_changed && vertex_input.is_some() {
             // SAFETY: guaranteed by the caller; every pipeline declares
             // VK_DYNAMIC_STATE_VERTEX_INPUT_EXT where `vertex_input` is
@@ -2313,6 +2312,10 @@ impl VkContext {
                 }
             }
         }
+        // Noted once everything is recorded: an error above (a state
+        // object looked up) leaves the last recorded state, so the next
+        // draw records what differs from it.
+        self.draw_cache.dynamic = Some(state);
         Ok(())
     }
 
