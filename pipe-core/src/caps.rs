@@ -114,6 +114,15 @@ pub struct Caps {
     pub max_point_size: f32,
     /// The largest smooth point (`PIPE_CAPF_MAX_POINT_SIZE_AA`).
     pub max_point_size_aa: f32,
+    /// The range of `interp_at_offset` offsets, in pixels
+    /// (`PIPE_CAPF_MIN/MAX_FRAGMENT_INTERPOLATION_OFFSET`, GL's
+    /// `MIN/MAX_FRAGMENT_INTERPOLATION_OFFSET`): outside it the result is
+    /// undefined. NVIDIA's maximum is 0.4375, below GL's 0.5.
+    pub min_interpolation_offset: f32,
+    pub max_interpolation_offset: f32,
+    /// Sub-pixel precision of those offsets, in bits
+    /// (`PIPE_CAP_FRAGMENT_INTERPOLATION_OFFSET_BITS`).
+    pub interpolation_offset_bits: u32,
     pub conservative_raster: bool,
     pub shader_stencil_export: bool,
     /// Fragment shaders can read the bound colour buffers (spirv-gen's

@@ -235,6 +235,9 @@ pub fn probe(instance: &Instance, pd: &PhysicalDevice, f: &Features) -> Caps {
         } else {
             1.0
         },
+        min_interpolation_offset: l.min_interpolation_offset,
+        max_interpolation_offset: l.max_interpolation_offset,
+        interpolation_offset_bits: l.sub_pixel_interpolation_offset_bits,
         conservative_raster: false,
         shader_stencil_export: f.has(ash::ext::shader_stencil_export::NAME),
         // Framebuffer fetch samples the attachment (see

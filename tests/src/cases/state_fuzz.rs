@@ -3689,8 +3689,10 @@ fn main {
 /// An input array (locations 1 and 2) interpolated at an offset with a
 /// dynamic index, of which the vertex shader writes only location 1,
 /// `a[0].x = window x / W` (linear across the target). Each pixel
-/// interpolates `a[x & 1]` at (+0.5, 0): the even columns read a[0]
-/// there, `(x + 1) / W`, the odd ones zero; green is added. It was left
+/// interpolates `a[x & 1]` at (+0.25, 0): the even columns read a[0]
+/// there, `(x + 0.75) / W`, the odd ones zero; green is added. (The
+/// offset stays inside Vulkan's guaranteed range, [-0.5, 0.4375] with 4
+/// sub-pixel bits: NVIDIA returned 0 at +0.5, outside its range.) It was left
 /// alone, a validation error (location 2 consumed, nothing writes it);
 /// now the written element's own input is interpolated at the offset and
 /// selected by the index. With `fs_spirv` the fragment shader is
@@ -3707,7 +3709,7 @@ fn main {
   %2 : i32 = f2i %1
   %3 : i32 = const 1
   %4 : i32 = iand %2, %3
-  %5 : f32 = const 0.5
+  %5 : f32 = const 0.25
   %6 : f32 = const 0.0
   %7 : f32x2 = vec %5, %6
   %8 : f32x4 = interp_at_offset @a, %4, %7
@@ -3722,14 +3724,14 @@ fn main {
     for (i, p) in got.chunks_exact(4).enumerate() {
         let x = i as u32 % W;
         let red = if x.is_multiple_of(2) {
-            (x + 1) as f32 / W as f32
+            (x as f32 + 0.75) / W as f32
         } else {
             0.0
         };
         let want = crate::harness::unorm([red, 1.0, 0.0, 1.0]);
         if !want.contains([p[0], p[1], p[2], p[3]]) {
             return Err(Outcome::fail(format!(
-                "pixel ({x}, {}) is {p:?}, want {want:?} (a[x & 1] at x + 1)",
+                "pixel ({x}, {}) is {p:?}, want {want:?} (a[x & 1] at x + 0.75)",
                 i as u32 / W
             )));
         }
@@ -3737,13 +3739,67 @@ fn main {
     Ok(())
 }
 
+/// `interp_at_offset` at both ends of the range the screen reports
+/// (`Caps::min/max_interpolation_offset`), along x: with the vertex
+/// shader's `a.x = window x / W`, pixel x reads `(x + 0.5 + offset) / W`
+/// (the minimum is -0.5 on every device, so column 0 reads 0). Offsets
+/// outside the range are undefined: NVIDIA, whose maximum is 0.4375,
+/// read 0 at +0.5, so a screen that reported GL's 0.5 there would fail
+/// this.
+fn interp_offset_range(ctx: &mut TestContext) -> R {
+    let (mut e, c) = full_triangle(ctx, (VS_A_ACROSS, FS_CONST))?;
+    let caps = e.screen.caps().clone();
+    if caps.min_interpolation_offset > -0.5 || caps.max_interpolation_offset < 0.4375 {
+        return Err(Outcome::fail(format!(
+            "offset range [{}, {}] is narrower than Vulkan's minimum [-0.5, 0.4375]",
+            caps.min_interpolation_offset, caps.max_interpolation_offset
+        )));
+    }
+    for offset in [caps.min_interpolation_offset, caps.max_interpolation_offset] {
+        let fs = format!(
+            "shader fragment
+in @a : f32x4 location=1
+out @frag : f32x4 location=0
+fn main {{
+  %0 : f32 = const {offset:?}
+  %1 : f32 = const 0.0
+  %2 : f32x2 = vec %0, %1
+  %3 : f32x4 = interp_at_offset @a, %2
+  %4 : f32x4 = const 0.0, 1.0, 0.0, 1.0
+  %5 : f32x4 = fadd %3, %4
+  store @frag, %5
+}}
+"
+        );
+        let f = step(
+            "fs",
+            e.ctx.create_fs_state(&shader(ShaderStage::Fragment, &fs)?),
+        )?;
+        step("bind fs", e.ctx.bind_fs_state(Some(f)))?;
+        draw_fs_as(&mut e, &fs, false)?;
+        let got = e.read_texture(&c[0], 0, &PipeBox::rect(0, 0, W, H))?;
+        for (i, p) in got.chunks_exact(4).enumerate() {
+            let x = i as u32 % W;
+            let red = (x as f32 + 0.5 + offset) / W as f32;
+            let want = crate::harness::unorm([red, 1.0, 0.0, 1.0]);
+            if !want.contains([p[0], p[1], p[2], p[3]]) {
+                return Err(Outcome::fail(format!(
+                    "offset {offset}: pixel ({x}, {}) is {p:?}, want {want:?}",
+                    i as u32 / W
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// glslang's fragment shader interpolating members of a block
 /// (`partial_interp_block_fs_spirv.spvasm`: `blk { a; b; c[2]; }` at
-/// locations 1 to 4; `a` at an offset of (+0.5, 0), `b` at the centroid,
+/// locations 1 to 4; `a` at an offset of (+0.25, 0), `b` at the centroid,
 /// and `b`, `c[0]` and `c[1]` read). The vertex shader writes only `a`
 /// (`a.x = window x / W`, linear across the target) and `c[1]` (blue
 /// 0.25): `b` and `c[0]` read zero, also where interpolated, and the
-/// colour is `((x + 1) / W, 1, 0.25, 1)`. It was left alone, a
+/// colour is `((x + 0.75) / W, 1, 0.25, 1)`. It was left alone, a
 /// validation error (locations 2 and 3 consumed, none written); now the
 /// interpolated `a` takes an input of its own.
 fn unwritten_interpolated_member(ctx: &mut TestContext) -> R {
@@ -3762,10 +3818,10 @@ fn unwritten_interpolated_member(ctx: &mut TestContext) -> R {
     let got = e.read_texture(&c[0], 0, &PipeBox::rect(0, 0, W, H))?;
     for (i, p) in got.chunks_exact(4).enumerate() {
         let x = i as u32 % W;
-        let want = crate::harness::unorm([(x + 1) as f32 / W as f32, 1.0, 0.25, 1.0]);
+        let want = crate::harness::unorm([(x as f32 + 0.75) / W as f32, 1.0, 0.25, 1.0]);
         if !want.contains([p[0], p[1], p[2], p[3]]) {
             return Err(Outcome::fail(format!(
-                "pixel ({x}, {}) is {p:?}, want {want:?} (a at x + 1, zeros, c[1])",
+                "pixel ({x}, {}) is {p:?}, want {want:?} (a at x + 0.75, zeros, c[1])",
                 i as u32 / W
             )));
         }
@@ -3825,6 +3881,7 @@ fn main {
 reduced!(
     "unwritten_varying.block_parts.spirv" => unwritten_block_parts,
     "unwritten_varying.interpolated_member.spirv" => unwritten_interpolated_member,
+    "interp_at_offset.range" => interp_offset_range,
     "unwritten_varying.interpolated_element" => |c| unwritten_interpolated_element(c, false),
     "unwritten_varying.interpolated_element.spirv_fs" => |c| unwritten_interpolated_element(c, true),
     "unwritten_varying.dvec_halves.spirv" => unwritten_64_bit_halves,
