@@ -66,6 +66,9 @@ pub struct Caps {
     /// Bitmask of supported colour sample counts (bit n: 2^n samples).
     pub framebuffer_color_sample_counts: u32,
     pub framebuffer_depth_sample_counts: u32,
+    /// Sample counts of framebuffers without attachments
+    /// (ARB_framebuffer_no_attachments), as above.
+    pub framebuffer_no_attachments_sample_counts: u32,
     pub texture_multisample: bool,
     pub texture_cube_array: bool,
     pub seamless_cube_map: bool,
@@ -92,6 +95,12 @@ pub struct Caps {
     pub max_vertex_attribs: u32,
     pub max_vertex_attrib_stride: u32,
     pub max_vertex_element_src_offset: u32,
+    /// Vertex elements are fetched only where their address (buffer
+    /// offset plus element offset, and the stride) is a multiple of
+    /// `Format::vertex_alignment` (`PIPE_CAP_VERTEX_ATTRIB_ELEMENT_ALIGNED_ONLY`,
+    /// as Zink reports it): a frontend realigns others (st/mesa through
+    /// u_vbuf); `draw_vbo` refuses them.
+    pub vertex_attrib_element_aligned_only: bool,
     pub buffer_map_persistent_coherent: bool,
 
     // Rasterization and fragment operations.

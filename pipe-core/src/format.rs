@@ -921,6 +921,29 @@ impl Format {
         self.desc().layout == Layout::Subsampled
     }
 
+    /// The alignment, in bytes, a vertex fetch of this format needs where
+    /// a screen fetches aligned elements only
+    /// (`Caps::vertex_attrib_element_aligned_only`, Gallium's
+    /// `PIPE_CAP_VERTEX_ATTRIB_ELEMENT_ALIGNED_ONLY`): the size of its
+    /// largest channel, or of the whole block for packed formats
+    /// (channels of unequal or sub-byte sizes), at most 4.
+    pub fn vertex_alignment(self) -> u32 {
+        let d = self.desc();
+        let chans = &d.channels[..usize::from(d.nr_channels)];
+        let packed = chans.iter().any(|c| c.size % 8 != 0)
+            || chans.windows(2).any(|w| w[0].size != w[1].size);
+        let bytes = if packed {
+            d.block.bits / 8
+        } else {
+            chans
+                .iter()
+                .map(|c| u32::from(c.size) / 8)
+                .max()
+                .unwrap_or(1)
+        };
+        bytes.clamp(1, 4)
+    }
+
     /// Whether every non-void channel is a pure (UINT/SINT) integer.
     pub fn is_pure_integer(self) -> bool {
         self.is_pure_uint() || self.is_pure_sint()
@@ -1618,6 +1641,24 @@ pub fn pack_s_u8(format: Format, s: u8, out: &mut [u8]) -> Option<()> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn vertex_alignment_is_the_largest_channel_or_the_packed_block() {
+        let cases = [
+            (Format::R8Unorm, 1),
+            (Format::R8G8B8A8Unorm, 1),
+            (Format::R16G16Sscaled, 2),
+            (Format::R32G32B32A32Float, 4),
+            (Format::R64G64B64A64Float, 4),
+            (Format::B5G6R5Unorm, 2),
+            (Format::R10G10B10A2Unorm, 4),
+            (Format::R11G11B10Float, 4),
+        ];
+        for (f, want) in cases {
+            assert_eq!(f.vertex_alignment(), want, "{f}");
+        }
+    }
+
     use super::*;
     use std::collections::HashSet;
 

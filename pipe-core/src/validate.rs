@@ -851,6 +851,21 @@ impl Context for ValidatingContext {
                 state.cbufs.len()
             )
         })?;
+        // With attachments, each must have the framebuffer's count (below);
+        // without, the device's no-attachment counts apply.
+        let samples = u32::from(state.samples.max(1));
+        let attached = state.cbufs.iter().flatten().next().is_some() || state.zsbuf.is_some();
+        check(
+            samples.is_power_of_two()
+                && (attached || self.caps.framebuffer_no_attachments_sample_counts & samples != 0),
+            || {
+                format!(
+                    "{what}: {} samples is no power of two, or not a sample count of \
+                     framebuffers without attachments (mask {:#x})",
+                    state.samples, self.caps.framebuffer_no_attachments_sample_counts
+                )
+            },
+        )?;
         let surfaces = state.cbufs.iter().flatten().chain(state.zsbuf.iter());
         for s in surfaces {
             let d = s.desc();

@@ -162,6 +162,9 @@ pub fn probe(instance: &Instance, pd: &PhysicalDevice, f: &Features) -> Caps {
         max_window_rectangles: spirv_gen::binding::driver_ubo::MAX_WINDOW_RECTS,
         framebuffer_color_sample_counts: l.framebuffer_color_sample_counts.as_raw(),
         framebuffer_depth_sample_counts: l.framebuffer_depth_sample_counts.as_raw(),
+        framebuffer_no_attachments_sample_counts: l
+            .framebuffer_no_attachments_sample_counts
+            .as_raw(),
         texture_multisample: l.sampled_image_color_sample_counts.as_raw() > 1,
         texture_cube_array: b(c.image_cube_array),
         seamless_cube_map: true,
@@ -193,6 +196,9 @@ pub fn probe(instance: &Instance, pd: &PhysicalDevice, f: &Features) -> Caps {
         max_vertex_buffers: l.max_vertex_input_bindings.min(32),
         max_vertex_attribs: l.max_vertex_input_attributes.min(32),
         max_vertex_attrib_stride: l.max_vertex_input_binding_stride,
+        // Vulkan fetches attributes at addresses aligned to their
+        // components (VUID-vkCmdDraw-None-02721).
+        vertex_attrib_element_aligned_only: true,
         max_vertex_element_src_offset: l.max_vertex_input_attribute_offset,
         buffer_map_persistent_coherent: true,
 

@@ -831,13 +831,15 @@ impl VkContext {
     /// buffer's end, read the dummy buffer; user data is uploaded.
     fn vertex_buffer_bindings(&mut self) -> PipeResult<SmallVec<[(vk::Buffer, u64); 16]>> {
         let used = match self.bound().velems {
-            Some(h) => self
-                .velems_table()
-                .get(h)?
-                .iter()
-                .map(|e| usize::from(e.vertex_buffer_index) + 1)
-                .max()
-                .unwrap_or(0),
+            Some(h) => {
+                let elems = self.velems_table().get(h)?;
+                check_vertex_alignment(elems, &self.bound().vertex_buffers)?;
+                elems
+                    .iter()
+                    .map(|e| usize::from(e.vertex_buffer_index) + 1)
+                    .max()
+                    .unwrap_or(0)
+            }
             None => 0,
         };
         let mut vbufs: SmallVec<[(vk::Buffer, u64); 16]> = SmallVec::new();
@@ -1812,6 +1814,7 @@ impl VkContext {
             Some(h) => *self.dsa_table().get(h)?,
             None => DepthStencilAlphaState::default(),
         };
+        let limits = self.dev().physical.properties.limits;
         let viewport_of = |v: &ViewportState| {
             if v.scale == [0.0; 3] && v.translate == [0.0; 3] {
                 vk::Viewport {
@@ -1828,14 +1831,7 @@ impl VkContext {
                 } else {
                     (v.translate[2] - v.scale[2], v.translate[2] + v.scale[2])
                 };
-                vk::Viewport {
-                    x: v.translate[0] - v.scale[0],
-                    y: v.translate[1] - v.scale[1],
-                    width: 2.0 * v.scale[0],
-                    height: 2.0 * v.scale[1],
-                    min_depth: near.clamp(0.0, 1.0),
-                    max_depth: far.clamp(0.0, 1.0),
-                }
+                vk_viewport(v, &limits, near.clamp(0.0, 1.0), far.clamp(0.0, 1.0))
             }
         };
         let full = vk::Rect2D {
@@ -1929,7 +1925,7 @@ impl VkContext {
             Some((
                 b.blend.map_or(u32::MAX, |h| h.id()),
                 ints,
-                unbound,
+                unbound | self.mismatched_outputs(),
                 fb.cbufs.len() as u8,
             ))
         } else {
@@ -2918,6 +2914,33 @@ impl VkContext {
         }
     }
 
+    /// The colour buffers whose format's numeric type (float, signed or
+    /// unsigned integer) is not that of the bound fragment shader's
+    /// output at their location. GL leaves what such a draw writes there
+    /// undefined; Vulkan wants the types to match. The output leaves the
+    /// interface (`VariantKey::unbound_outputs`) and the buffer's write
+    /// mask is empty: it keeps its contents.
+    fn mismatched_outputs(&self) -> u8 {
+        let b = self.bound();
+        let Some(h) = b.shaders[ShaderStage::Fragment.index()] else {
+            return 0;
+        };
+        let info = self.shader_info(h);
+        let (sint, uint) = info.int_outputs;
+        let mut mask = 0u8;
+        for (i, c) in b.framebuffer.cbufs.iter().enumerate().take(8) {
+            let Some(s) = c else { continue };
+            if info.color_outputs >> i & 1 == 0 {
+                continue;
+            }
+            let f = s.desc().template.format;
+            if (f.is_pure_sint(), f.is_pure_uint()) != (sint >> i & 1 == 1, uint >> i & 1 == 1) {
+                mask |= 1 << i;
+            }
+        }
+        mask
+    }
+
     fn framebuffer_samples(&self) -> PipeResult<u32> {
         let fb = &self.bound().framebuffer;
         let mut samples = u32::from(fb.samples.max(1));
@@ -3377,8 +3400,11 @@ impl VkContext {
                 Some(h) => self.blend_table().get(h)?.alpha_to_coverage,
                 None => false,
             };
-            fs.unbound_outputs =
-                unbound & self.shader_info(h).color_outputs & if a2c { !1 } else { !0 };
+            // So do outputs whose numeric type is not their colour
+            // buffer's (`mismatched_outputs`).
+            fs.unbound_outputs = (unbound | self.mismatched_outputs())
+                & self.shader_info(h).color_outputs
+                & if a2c { !1 } else { !0 };
             let fetches = self.shader_info(h).fbfetch != 0;
             fs.fbfetch_ms = fetches && samples > 1;
             fs.fbfetch_layered = fetches && b.framebuffer.layers > 1;
@@ -3772,4 +3798,70 @@ fn is_adjacency(t: vk::PrimitiveTopology) -> bool {
             | T::TRIANGLE_LIST_WITH_ADJACENCY
             | T::TRIANGLE_STRIP_WITH_ADJACENCY
     )
+}
+
+/// The Vulkan viewport of a Gallium one (finite: `set_viewport_states`
+/// refuses others), kept inside what Vulkan accepts, as GL keeps its
+/// viewports inside `MAX_VIEWPORT_DIMS` and `VIEWPORT_BOUNDS_RANGE`: the
+/// extent is clamped to `maxViewportDimensions` (its sign kept for the
+/// height, which may be negative), then the origin so that both edges lie
+/// in `viewportBoundsRange`. A zero or negative width (GL's
+/// `glViewport(x, y, 0, h)`, legal there) becomes a tiny positive one,
+/// so everything still maps onto the viewport's left edge; Zink uses one
+/// pixel, which lets thin primitives cover a column GL would not.
+pub(crate) fn vk_viewport(
+    v: &ViewportState,
+    limits: &vk::PhysicalDeviceLimits,
+    min_depth: f32,
+    max_depth: f32,
+) -> vk::Viewport {
+    const MIN_EXTENT: f32 = 1.0 / 1024.0;
+    let [bmin, bmax] = limits.viewport_bounds_range;
+    let [mw, mh] = limits.max_viewport_dimensions.map(|d| d as f32);
+    let width = (2.0 * v.scale[0]).clamp(MIN_EXTENT, mw);
+    let height = (2.0 * v.scale[1])
+        .abs()
+        .clamp(MIN_EXTENT, mh)
+        .copysign(v.scale[1]);
+    let x = (v.translate[0] - v.scale[0]).clamp(bmin, bmax - width);
+    let y = (v.translate[1] - v.scale[1]).clamp(bmin.max(bmin - height), bmax.min(bmax - height));
+    vk::Viewport {
+        x,
+        y,
+        width,
+        height,
+        min_depth,
+        max_depth,
+    }
+}
+
+/// Refuses vertex elements Vulkan cannot fetch: an address (the buffer's
+/// offset plus the element's, with the stride) that is not a multiple of
+/// the format's `vertex_alignment` (VUID-vkCmdDraw-None-02721). The
+/// screen reports `vertex_attrib_element_aligned_only`, so a frontend
+/// realigns such elements before it draws, as st/mesa does for Zink.
+/// User vertex data is uploaded at 4-byte alignment, so its own offset
+/// does not count.
+fn check_vertex_alignment(elems: &[VertexElement], buffers: &[VertexBuffer]) -> PipeResult<()> {
+    for (i, e) in elems.iter().enumerate() {
+        let align = e.src_format.vertex_alignment();
+        let base = match buffers.get(usize::from(e.vertex_buffer_index)) {
+            Some(VertexBuffer {
+                buffer: Some(VertexBufferSource::Resource(_)),
+                buffer_offset,
+            }) => *buffer_offset,
+            _ => 0,
+        };
+        if (u64::from(base) + u64::from(e.src_offset)) % u64::from(align) != 0
+            || e.src_stride % align != 0
+        {
+            return Err(PipeError::invalid(format!(
+                "draw_vbo: vertex element {i} ({}) at offset {} of buffer {} (bound at {base}) \
+                 with stride {} is not {align}-byte aligned; this screen fetches aligned \
+                 elements only (caps.vertex_attrib_element_aligned_only)",
+                e.src_format, e.src_offset, e.vertex_buffer_index, e.src_stride
+            )));
+        }
+    }
+    Ok(())
 }

@@ -848,9 +848,12 @@ impl PipelineCache {
                         src_alpha_blend_factor: blend_factor(rt.alpha_src_factor),
                         dst_alpha_blend_factor: blend_factor(rt.alpha_dst_factor),
                         alpha_blend_op: blend_op(rt.alpha_func),
-                        // None for an unbound slot: the fragment shader
-                        // writes no output there (`unbound_outputs`).
-                        color_write_mask: if key.color_formats[i] == vk::Format::UNDEFINED {
+                        // None for an unbound slot, or a buffer whose
+                        // numeric type the output's is not: the fragment
+                        // shader writes no output there (`unbound_outputs`).
+                        color_write_mask: if key.color_formats[i] == vk::Format::UNDEFINED
+                            || key.fs_key.unbound_outputs >> i & 1 == 1
+                        {
                             vk::ColorComponentFlags::empty()
                         } else {
                             vk::ColorComponentFlags::from_raw(u32::from(rt.colormask.bits()))

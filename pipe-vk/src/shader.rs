@@ -199,6 +199,9 @@ pub struct ShaderInfo {
     pub missing_back_colors: u8,
     /// A fragment shader's colour output locations 0..8, as a mask.
     pub color_outputs: u8,
+    /// Those of them with signed and with unsigned integer components
+    /// ([`int_outputs`]); the others are floats.
+    pub int_outputs: (u8, u8),
     /// The varying locations (bit i = location i) a vertex-processing
     /// shader writes, or a fragment shader reads ([`varying_locations`]).
     pub varyings: u32,
@@ -263,6 +266,7 @@ impl ShaderInfo {
             output_prim: output_prim(state),
             missing_back_colors: missing_back_colors(state),
             color_outputs: color_outputs(state),
+            int_outputs: int_outputs(state),
             varyings: varying_locations(state),
             edge_flag: writes_edge_flag(state),
             textures: texture_slots(state),
@@ -496,6 +500,40 @@ pub fn color_outputs(state: &ShaderState) -> u8 {
         .filter_map(|v| v.io().and_then(|io| io.location))
         .filter(|&l| l < 8)
         .fold(0, |m, l| m | 1 << l)
+}
+
+/// A fragment shader's colour outputs (locations 0..8) with signed and
+/// with unsigned integer components, as masks (none for other stages, or
+/// where a SPIR-V shader's types cannot be read).
+pub fn int_outputs(state: &ShaderState) -> (u8, u8) {
+    if state.stage != ShaderStage::Fragment {
+        return (0, 0);
+    }
+    let any = match &state.code {
+        ShaderCode::Ir(any) => any,
+        ShaderCode::SpirV { words, entry_point } => {
+            return spirv_gen::patch::fragment_int_outputs(words, entry_point).unwrap_or((0, 0))
+        }
+    };
+    let Some(ir) = any.downcast_ref::<Ir>() else {
+        return (0, 0);
+    };
+    let mut masks = (0u8, 0u8);
+    for v in ir
+        .vars
+        .iter()
+        .filter(|v| v.is_output() && v.builtin().is_none())
+    {
+        let Some(l) = v.io().and_then(|io| io.location).filter(|&l| l < 8) else {
+            continue;
+        };
+        match v.ty.base {
+            spirv_gen::ir::BaseType::Int => masks.0 |= 1 << l,
+            spirv_gen::ir::BaseType::Uint => masks.1 |= 1 << l,
+            _ => {}
+        }
+    }
+    masks
 }
 
 /// The back colours (bit 0 bfc0, bit 1 bfc1) a vertex-processing shader

@@ -1,6 +1,7 @@
 //! The test cases, grouped by area (`pipe.<area>.<feature>.<variant>`).
 
 mod aliased_review;
+mod api_fuzz;
 mod blit;
 mod clear;
 mod compute;

@@ -723,6 +723,42 @@ pub fn interface_locations(
         .fold(0, |m, l| m | 1 << l))
 }
 
+/// The colour outputs (locations 0..8) of the fragment entry point
+/// `entry` of a SPIR-V module whose components are integers: the signed
+/// ones, then the unsigned ones, as masks (bit `i` = location `i`). The
+/// others are floats. Vulkan wants each output's numeric type to match
+/// its colour attachment's format; pipe-vk compares the two.
+pub fn fragment_int_outputs(words: &[u32], entry: &str) -> Result<(u8, u8)> {
+    let p = Patcher::new(
+        load(words, "fragment outputs")?,
+        entry,
+        &[ExecutionModel::Fragment],
+        "fragment outputs",
+    )?;
+    let (mut sint, mut uint) = (0u8, 0u8);
+    for (var, ty) in p.interface_vars(StorageClass::Output) {
+        // The scalar under arrays and vectors.
+        let mut t = ty;
+        let signed = loop {
+            let Some(i) = p.global(t) else { break None };
+            match (i.class.opcode, i.operands.as_slice()) {
+                (Op::TypeArray | Op::TypeVector, [Operand::IdRef(e), ..]) => t = *e,
+                (Op::TypeInt, [_, Operand::LiteralBit32(s)]) => break Some(*s != 0),
+                _ => break None,
+            }
+        };
+        let Some(signed) = signed else { continue };
+        for l in p.var_locations(var, ty).into_iter().filter(|&l| l < 8) {
+            if signed {
+                sint |= 1 << l;
+            } else {
+                uint |= 1 << l;
+            }
+        }
+    }
+    Ok((sint, uint))
+}
+
 /// Whether the fragment shader entry point `entry` of a SPIR-V module
 /// reads a clip or cull distance: an input decorated `ClipDistance` or
 /// `CullDistance`, or an input block with such a member.

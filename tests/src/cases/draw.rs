@@ -22,7 +22,7 @@ use crate::{both_paths, test_case, Outcome, TestContext};
 
 type R = Result<(), Outcome>;
 
-const W: u32 = 16;
+pub(crate) const W: u32 = 16;
 const H: u32 = 16;
 
 const VS_OFFSET: &str = "shader vertex
@@ -631,6 +631,81 @@ fn bad_draws(ctx: &mut TestContext, staging: bool) -> R {
             )))
         }
     }
+    // Vertex elements Vulkan cannot fetch (VUID-vkCmdDraw-None-02721):
+    // the screen says it fetches aligned elements only, and refuses the
+    // others at the draw; a byte format at an odd offset draws.
+    if !e.screen.caps().vertex_attrib_element_aligned_only {
+        return Err(Outcome::fail(
+            "caps.vertex_attrib_element_aligned_only is false",
+        ));
+    }
+    let vb = e.buffer(4096, ResourceFlags::empty())?;
+    let cases = [
+        (
+            "an odd element offset",
+            Format::R32G32B32A32Float,
+            2,
+            16,
+            0,
+            false,
+        ),
+        (
+            "an odd buffer offset",
+            Format::R32G32B32A32Float,
+            0,
+            16,
+            6,
+            false,
+        ),
+        (
+            "a stride of 6 for floats",
+            Format::R32G32Float,
+            0,
+            6,
+            0,
+            false,
+        ),
+        (
+            "bytes at an odd offset",
+            Format::R8G8B8A8Unorm,
+            1,
+            5,
+            3,
+            true,
+        ),
+        ("floats, aligned", Format::R32G32B32A32Float, 4, 20, 8, true),
+    ];
+    for (what, format, offset, stride, buffer_offset, ok) in cases {
+        let ve = step(
+            "vertex elements",
+            e.ctx.create_vertex_elements_state(&[VertexElement {
+                src_offset: offset,
+                src_stride: stride,
+                vertex_buffer_index: 0,
+                dual_slot: false,
+                src_format: format,
+                instance_divisor: 0,
+            }]),
+        )?;
+        step("bind", e.ctx.bind_vertex_elements_state(Some(ve)))?;
+        step(
+            "set_vertex_buffers",
+            e.ctx.set_vertex_buffers(&[VertexBuffer {
+                buffer: Some(VertexBufferSource::Resource(vb.clone())),
+                buffer_offset,
+            }]),
+        )?;
+        match (e.ctx.draw_vbo(&DrawInfo::default(), 0, None, &one), ok) {
+            (Ok(()), true) => {}
+            (Err(PipeError::InvalidArgument(m)), false) if m.contains("aligned") => {}
+            (other, _) => {
+                return Err(Outcome::fail(format!(
+                    "a draw with {what} gave {other:?}, want {}",
+                    if ok { "Ok" } else { "an alignment error" }
+                )))
+            }
+        }
+    }
     // A shader that is not valid IR is refused when created.
     let bad = "shader vertex\nout @gl_pos : f32x4 builtin=position\nfn main {\n  %0 : f32x4 = load @nope\n  store @gl_pos, %0\n}\n";
     match spirv_gen::text::parse(bad) {
@@ -652,6 +727,135 @@ fn bad_draws(ctx: &mut TestContext, staging: bool) -> R {
     Ok(())
 }
 both_paths!("pipe.draw.validate.bad_input", bad_draws);
+
+/// A fragment shader whose colour outputs' numeric types are not their
+/// buffers' (GL: what the draw writes there is undefined; Vulkan wants
+/// them to match, and its validation layer warns): output 0 is float,
+/// output 1 unsigned. Drawn twice over cleared buffers: into UNORM and
+/// UINT buffers (types match: both written), then into UINT and UNORM
+/// ones (neither matches: both keep their clear colours, and no
+/// validation message). With `baked`, blend state is in the pipelines
+/// (`PIPE_VK_DEBUG=no_dynamic_blend`); else it is dynamic state; `.spirv`
+/// passes the shaders as SPIR-V (the output types read from the words).
+/// The API fuzz (`pipe.api_fuzz`) found the validation warning. Lavapipe
+/// keeps a buffer the shader has no output for even where its write mask
+/// is not empty, so only the pixels of other devices depend on the mask.
+fn mismatched_output_types(ctx: &mut TestContext, baked: bool) -> R {
+    const FS: &str = "shader fragment
+out @c0 : f32x4 location=0
+out @c1 : u32x4 location=1
+fn main {
+  %0 : f32x4 = const 0.0, 1.0, 0.0, 1.0
+  store @c0, %0
+  %1 : u32x4 = const 1, 2, 3, 4
+  store @c1, %1
+}
+";
+    let mut e = crate::harness::env_with(ctx, |o| o.no_dynamic_blend = Some(baked))?;
+    setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS)?;
+    bind_vertices(
+        &mut e,
+        &[
+            -1.0, -1.0, 0.0, 1.0, 3.0, -1.0, 0.0, 1.0, -1.0, 3.0, 0.0, 1.0,
+        ],
+        None,
+    )?;
+    let unorm_clear = ColorUnion::from_f32([0.0, 0.0, 1.0, 1.0]);
+    let uint_clear = ColorUnion::from_u32([9, 9, 9, 9]);
+    for swapped in [false, true] {
+        let formats = if swapped {
+            [Format::R8G8B8A8Uint, Format::R8G8B8A8Unorm]
+        } else {
+            [Format::R8G8B8A8Unorm, Format::R8G8B8A8Uint]
+        };
+        let mut texs = Vec::new();
+        let mut surfs = Vec::new();
+        for f in formats {
+            let t = e.texture(&ResourceTemplate::texture_2d(
+                f,
+                W,
+                H,
+                BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW,
+            ))?;
+            let s = e.surface(&t, 0, 0, 0)?;
+            let c = if f.is_pure_uint() {
+                &uint_clear
+            } else {
+                &unorm_clear
+            };
+            crate::harness::clear_surface(&mut e, &s, c, [0, 0, W, H])?;
+            texs.push(t);
+            surfs.push(Some(s));
+        }
+        let fb = FramebufferState {
+            width: W as u16,
+            height: H as u16,
+            layers: 1,
+            samples: 1,
+            cbufs: surfs,
+            zsbuf: None,
+            resolve: None,
+        };
+        step("set_framebuffer_state", e.ctx.set_framebuffer_state(&fb))?;
+        step(
+            "draw",
+            e.ctx.draw_vbo(
+                &DrawInfo::default(),
+                0,
+                None,
+                &[DrawStartCountBias {
+                    start: 0,
+                    count: 3,
+                    index_bias: 0,
+                }],
+            ),
+        )?;
+        let want: [[u8; 4]; 2] = if swapped {
+            [[9; 4], [0, 0, 255, 255]]
+        } else {
+            [[0, 255, 0, 255], [1, 2, 3, 4]]
+        };
+        for (k, (t, w)) in texs.iter().zip(want).enumerate() {
+            let got = e.read_texture(t, 0, &PipeBox::rect(0, 0, W, H))?;
+            if let Some(p) = got.chunks_exact(4).find(|p| *p != w) {
+                return Err(Outcome::fail(format!(
+                    "{}: buffer {k} ({:?}) has {p:?}, want {w:?}",
+                    if swapped {
+                        "types unlike the outputs'"
+                    } else {
+                        "matching types"
+                    },
+                    formats[k]
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+const _: () = {
+    fn dynamic(ctx: &mut TestContext) -> Outcome {
+        Outcome::from_result(mismatched_output_types(ctx, false))
+    }
+    fn baked(ctx: &mut TestContext) -> Outcome {
+        Outcome::from_result(mismatched_output_types(ctx, true))
+    }
+    test_case!(
+        name = "pipe.draw.validate.mismatched_output_types.dynamic_blend",
+        dynamic
+    );
+    fn spirv(ctx: &mut TestContext) -> Outcome {
+        crate::harness::as_spirv(|| Outcome::from_result(mismatched_output_types(ctx, false)))
+    }
+    test_case!(
+        name = "pipe.draw.validate.mismatched_output_types.baked_blend",
+        baked
+    );
+    test_case!(
+        name = "pipe.draw.validate.mismatched_output_types.spirv",
+        spirv
+    );
+};
 
 /// An unwrapped [`pipe_vk::context::VkContext`] (its counters are readable, which
 /// they are not through the trait object) drawing `verts` (vec4

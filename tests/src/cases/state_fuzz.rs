@@ -86,10 +86,10 @@ const NI: u32 = NV;
 // The PRNG: SplitMix64, so that a seed names one run on every machine.
 // ---------------------------------------------------------------------------
 
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -97,26 +97,26 @@ impl Rng {
         z ^ (z >> 31)
     }
     /// Uniform in `0..n` (`n` > 0).
-    fn below(&mut self, n: u32) -> u32 {
+    pub(crate) fn below(&mut self, n: u32) -> u32 {
         (((self.next() >> 32) * u64::from(n)) >> 32) as u32
     }
     /// Uniform in `lo..=hi`.
-    fn range(&mut self, lo: u32, hi: u32) -> u32 {
+    pub(crate) fn range(&mut self, lo: u32, hi: u32) -> u32 {
         lo + self.below(hi - lo + 1)
     }
     /// True with `percent` % probability.
-    fn chance(&mut self, percent: u32) -> bool {
+    pub(crate) fn chance(&mut self, percent: u32) -> bool {
         self.below(100) < percent
     }
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+    pub(crate) fn pick<T: Copy>(&mut self, items: &[T]) -> T {
         items[self.below(items.len() as u32) as usize]
     }
     /// Uniform in `[lo, hi)`.
-    fn float(&mut self, lo: f32, hi: f32) -> f32 {
+    pub(crate) fn float(&mut self, lo: f32, hi: f32) -> f32 {
         let u = (self.next() >> 40) as f32 / (1u64 << 24) as f32;
         lo + (hi - lo) * u
     }
-    fn bits(&mut self) -> u32 {
+    pub(crate) fn bits(&mut self) -> u32 {
         (self.next() >> 32) as u32
     }
 }

@@ -1,0 +1,694 @@
+//! API misuse fuzzing: `pipe.api_fuzz.seed_N` makes a few hundred random
+//! calls on one context, most with arguments a frontend should not pass
+//! (boxes past a level's end, levels and layers that do not exist, offsets
+//! past a buffer, mismatched formats and sample counts, degenerate and
+//! non-finite viewports, draws reading past their buffers), mixed with
+//! valid ones so that the invalid calls meet live state: open rendering
+//! instances, pending merged draws, mapped transfers, bound resources that
+//! were dropped since.
+//!
+//! The oracle is the design card's rule for bad input: every call returns
+//! `Ok` or `Err(PipeError)`. A panic crashes the child process (the
+//! runner reports a crash), a validation or synchronization-validation
+//! message fails the test, and a lost device fails the final checks. Those
+//! checks run after the calls: a buffer written and submitted before them
+//! reads back intact (nothing already submitted is lost), and a
+//! framebuffer bound afresh, cleared and drawn into holds the colours
+//! computed here (the context still works).
+//!
+//! Sizes stay small (textures up to 300 texels a side, draws of at most a
+//! few thousand vertices) except where a size is meant to be refused, so a
+//! valid call never makes the test slow. `PIPE_CTS_API_FUZZ_SEED=N` runs
+//! seed N in place of a case's own.
+
+use std::sync::Arc;
+
+use pipe_core::blit::{BlitInfo, BlitSurface};
+use pipe_core::draw::{DrawInfo, DrawStartCountBias, IndexSource, PrimType};
+use pipe_core::flags::{BlitMask, ClearFlags, MapFlags};
+use pipe_core::format::Swizzle;
+use pipe_core::resource::{BindFlags, PipeBox, ResourceTemplate, Target, Usage};
+use pipe_core::state::*;
+use pipe_core::view::Surface;
+use pipe_core::view::{SamplerViewTemplate, SurfaceTemplate, ViewRange};
+use pipe_core::{Format, PipeError, Resource};
+
+use super::draw::{bind_vertices, setup, W};
+use super::state_fuzz::Rng;
+use crate::harness::{bind_program, env, set_color, step, Env, FS_UBO_COLOR, VS_PASSTHROUGH};
+use crate::{Outcome, TestContext};
+
+type R = Result<(), Outcome>;
+
+/// The lower-left half of the target: (-1, -1), (1, -1), (-1, 1).
+const TRIANGLE: [f32; 12] = [
+    -1.0, -1.0, 0.0, 1.0, 1.0, -1.0, 0.0, 1.0, -1.0, 1.0, 0.0, 1.0,
+];
+
+const FORMATS: [Format; 12] = [
+    Format::R8G8B8A8Unorm,
+    Format::B8G8R8A8Unorm,
+    Format::R8G8B8A8Uint,
+    Format::R32G32B32A32Float,
+    Format::R16G16B16A16Float,
+    Format::R32Uint,
+    Format::R8Unorm,
+    Format::Z32Float,
+    Format::Z24UnormS8Uint,
+    Format::S8Uint,
+    Format::Bc1RgbaUnorm,
+    Format::R64G64B64A64Uint,
+];
+
+const TARGETS: [Target; 7] = [
+    Target::Texture1D,
+    Target::Texture2D,
+    Target::Texture2D,
+    Target::Texture3D,
+    Target::TextureCube,
+    Target::Texture2DArray,
+    Target::TextureRect,
+];
+
+const MODES: [PrimType; 8] = [
+    PrimType::Points,
+    PrimType::Lines,
+    PrimType::LineLoop,
+    PrimType::Triangles,
+    PrimType::TriangleStrip,
+    PrimType::Quads,
+    PrimType::Polygon,
+    PrimType::Patches,
+];
+
+struct Fuzz {
+    e: Env,
+    rng: Rng,
+    res: Vec<Resource>,
+    surfaces: Vec<Surface>,
+    /// Calls refused with an error, by kind of error (a sanity figure for
+    /// the log: a fuzz whose calls all fail tests little).
+    refused: usize,
+    calls: usize,
+    draws: usize,
+    draws_refused: usize,
+}
+
+impl Fuzz {
+    /// Counts a call's result: errors are the expected answer to bad
+    /// input; only panics, validation messages and lost devices are
+    /// failures, and those are caught elsewhere.
+    fn note<T>(&mut self, r: Result<T, PipeError>) -> Option<T> {
+        self.calls += 1;
+        match r {
+            Ok(v) => Some(v),
+            Err(PipeError::DeviceLost) => {
+                // Reported by the final checks, which cannot pass.
+                eprintln!("device lost");
+                None
+            }
+            Err(_) => {
+                self.refused += 1;
+                None
+            }
+        }
+    }
+
+    /// A small number, or now and then one far out of range.
+    fn size(&mut self, small: u32) -> u32 {
+        match self.rng.below(20) {
+            0 => u32::MAX,
+            1 => 1 << self.rng.range(16, 31),
+            2 => 0,
+            _ => self.rng.range(1, small),
+        }
+    }
+
+    fn any_res(&mut self) -> Option<Resource> {
+        if self.res.is_empty() {
+            return None;
+        }
+        let i = self.rng.below(self.res.len() as u32) as usize;
+        Some(self.res[i].clone())
+    }
+
+    fn any_box(&mut self) -> PipeBox {
+        let mut b = PipeBox::new(
+            self.rng.range(0, 40) as i32,
+            self.rng.range(0, 40) as i32,
+            self.rng.range(0, 3) as i32,
+            self.rng.range(0, 80) as i32,
+            self.rng.range(0, 80) as i32,
+            self.rng.range(0, 3) as i32,
+        );
+        match self.rng.below(12) {
+            0 => b.width = -b.width,
+            1 => b.x = -3,
+            2 => b.width = i32::MAX,
+            3 => b.x = i32::MAX - 1,
+            _ => {}
+        }
+        b
+    }
+
+    fn create_resource(&mut self) {
+        let t = if self.rng.chance(40) {
+            let bind = self.rng.pick(&[
+                BindFlags::VERTEX_BUFFER,
+                BindFlags::INDEX_BUFFER,
+                BindFlags::CONSTANT_BUFFER,
+                BindFlags::SHADER_BUFFER,
+                BindFlags::SAMPLER_VIEW,
+                BindFlags::empty(),
+            ]);
+            let size = match self.rng.below(10) {
+                0 => 0,
+                1 => u32::MAX,
+                _ => self.rng.range(1, 4096),
+            };
+            let mut t = ResourceTemplate::buffer(size, bind);
+            t.usage = self
+                .rng
+                .pick(&[Usage::Default, Usage::Dynamic, Usage::Stream]);
+            t
+        } else {
+            let format = self.rng.pick(&FORMATS);
+            let bind = self.rng.pick(&[
+                BindFlags::SAMPLER_VIEW,
+                BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW,
+                BindFlags::DEPTH_STENCIL,
+                BindFlags::SHADER_IMAGE,
+                BindFlags::RENDER_TARGET,
+            ]);
+            let mut t = ResourceTemplate::texture_2d(format, 1, 1, bind);
+            if self.rng.chance(60) {
+                // Valid: a 2D texture (a few layers, levels or samples).
+                t.format = self.rng.pick(&FORMATS[..7]);
+                t.bind = BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW;
+                t.width0 = self.rng.range(1, 64);
+                t.height0 = self.rng.range(1, 64);
+                match self.rng.below(3) {
+                    0 => t.nr_samples = 4,
+                    1 => {
+                        t.target = Target::Texture2DArray;
+                        t.array_size = self.rng.range(1, 4);
+                    }
+                    _ => t.last_level = self.rng.range(0, 2),
+                }
+                return self.created(&t);
+            }
+            t.target = self.rng.pick(&TARGETS);
+            t.width0 = self.size(300);
+            t.height0 = self.size(300);
+            t.depth0 = if t.target == Target::Texture3D {
+                self.rng.range(0, 9)
+            } else {
+                self.rng.range(0, 1)
+            };
+            t.array_size = self.rng.range(0, 7);
+            t.last_level = self.rng.range(0, 12);
+            t.nr_samples = self.rng.pick(&[0, 1, 1, 2, 3, 4, 8, 64]);
+            t
+        };
+        self.created(&t);
+    }
+
+    fn created(&mut self, t: &ResourceTemplate) {
+        let r = pipe_core::Screen::resource_create(&*self.e.screen, t);
+        if let Some(r) = self.note(r) {
+            self.res.push(r);
+        }
+    }
+
+    /// Mostly `r`'s own format, else any.
+    fn format_for(&mut self, r: &Resource) -> Format {
+        if self.rng.chance(75) {
+            r.desc().format
+        } else {
+            self.rng.pick(&FORMATS)
+        }
+    }
+
+    fn op(&mut self) {
+        match self.rng.below(17) {
+            0 | 1 => self.create_resource(),
+            2 => {
+                // Drop one (the context may still use it).
+                if self.res.len() > 4 || self.rng.chance(20) {
+                    let i = self.rng.below(self.res.len() as u32) as usize;
+                    self.res.swap_remove(i);
+                }
+            }
+            3 => {
+                let Some(r) = self.any_res() else { return };
+                let off = self.size(4096);
+                let len = self.rng.range(0, 512) as usize;
+                let data = vec![0x5a; len];
+                let r = self.e.ctx.buffer_subdata(&r, MapFlags::empty(), off, &data);
+                self.note(r);
+            }
+            4 => {
+                let Some(r) = self.any_res() else { return };
+                let level = self.rng.range(0, 3);
+                let bx = self.any_box();
+                let len = self.rng.range(0, 1 << 16) as usize;
+                let data = vec![0xa5; len];
+                let stride = self.rng.range(0, 1024) as usize;
+                let r = self.e.ctx.texture_subdata(
+                    &r,
+                    level,
+                    MapFlags::WRITE,
+                    &bx,
+                    &data,
+                    stride,
+                    stride * 64,
+                );
+                self.note(r);
+            }
+            5 => {
+                let Some(r) = self.any_res() else { return };
+                let level = self.rng.range(0, 3);
+                let bx = self.any_box();
+                let flags = MapFlags::from_bits_truncate(self.rng.bits() & 0x3ff);
+                let t = self.e.ctx.transfer_map(&r, level, flags, &bx);
+                if let Some(mut t) = self.note(t) {
+                    if flags.contains(MapFlags::WRITE) && !t.is_empty() {
+                        let n = t.len().min(64);
+                        let _ = t.write_bytes(0, &vec![0x3c; n]);
+                    }
+                    let r = self.e.ctx.transfer_unmap(t);
+                    self.note(r);
+                }
+            }
+            6 => {
+                let (Some(dst), Some(src)) = (self.any_res(), self.any_res()) else {
+                    return;
+                };
+                let bx = self.any_box();
+                let (dl, sl) = (self.rng.range(0, 2), self.rng.range(0, 2));
+                let (x, y, z) = (
+                    self.rng.range(0, 64),
+                    self.rng.range(0, 64),
+                    self.rng.range(0, 2),
+                );
+                let r = self
+                    .e
+                    .ctx
+                    .resource_copy_region(&dst, dl, x, y, z, &src, sl, &bx);
+                self.note(r);
+            }
+            7 => {
+                let (Some(dst), Some(src)) = (self.any_res(), self.any_res()) else {
+                    return;
+                };
+                let (df, sf) = (self.format_for(&dst), self.format_for(&src));
+                let info = BlitInfo {
+                    dst: BlitSurface {
+                        format: df,
+                        level: self.rng.range(0, 2),
+                        bx: self.any_box(),
+                        resource: dst,
+                    },
+                    src: BlitSurface {
+                        format: sf,
+                        level: self.rng.range(0, 2),
+                        bx: self.any_box(),
+                        resource: src,
+                    },
+                    mask: BlitMask::from_bits_truncate(self.rng.bits() & 63),
+                    filter: self.rng.pick(&[TexFilter::Nearest, TexFilter::Linear]),
+                    scissor: self.rng.chance(20).then_some(ScissorState {
+                        minx: 5,
+                        miny: 70,
+                        maxx: 2,
+                        maxy: 80,
+                    }),
+                    render_condition_enable: false,
+                    alpha_blend: self.rng.chance(10),
+                    window_rectangle_include: false,
+                    window_rectangles: Vec::new(),
+                };
+                let r = self.e.ctx.blit(&info);
+                self.note(r);
+            }
+            8 => {
+                let Some(r) = self.any_res() else { return };
+                let valid = self.rng.chance(60);
+                let tmpl = SurfaceTemplate {
+                    format: self.format_for(&r),
+                    level: if valid { 0 } else { self.rng.range(0, 3) },
+                    first_layer: if valid { 0 } else { self.rng.range(0, 3) },
+                    last_layer: if valid { 0 } else { self.rng.range(0, 3) },
+                };
+                let s = self.e.ctx.create_surface(&r, &tmpl);
+                if let Some(s) = self.note(s) {
+                    self.surfaces.push(s);
+                }
+            }
+            9 => {
+                // A framebuffer of random surfaces and sizes.
+                let n = self.rng.range(0, 3) as usize;
+                let mut cbufs = Vec::new();
+                for _ in 0..n {
+                    let s = if self.surfaces.is_empty() || self.rng.chance(20) {
+                        None
+                    } else {
+                        let i = self.rng.below(self.surfaces.len() as u32) as usize;
+                        Some(self.surfaces[i].clone())
+                    };
+                    cbufs.push(s);
+                }
+                let zsbuf = if self.surfaces.is_empty() || self.rng.chance(50) {
+                    None
+                } else {
+                    let i = self.rng.below(self.surfaces.len() as u32) as usize;
+                    Some(self.surfaces[i].clone())
+                };
+                let (width, height) = match cbufs.iter().flatten().chain(zsbuf.iter()).next() {
+                    Some(s) if self.rng.chance(70) => {
+                        let d = s.desc();
+                        (d.width as u16, d.height as u16)
+                    }
+                    _ => (self.rng.range(0, 320) as u16, self.rng.range(0, 320) as u16),
+                };
+                let samples = match cbufs.iter().flatten().chain(zsbuf.iter()).next() {
+                    Some(s) if self.rng.chance(70) => s.desc().texture.desc().samples() as u8,
+                    _ => self.rng.pick(&[0, 1, 4, 5]),
+                };
+                let fb = FramebufferState {
+                    width,
+                    height,
+                    layers: self.rng.range(0, 3) as u16,
+                    samples,
+                    cbufs,
+                    zsbuf,
+                    resolve: if self.rng.chance(10) {
+                        self.any_res()
+                    } else {
+                        None
+                    },
+                };
+                let r = self.e.ctx.set_framebuffer_state(&fb);
+                self.note(r);
+            }
+            10 => {
+                if self.surfaces.is_empty() {
+                    return;
+                }
+                let i = self.rng.below(self.surfaces.len() as u32) as usize;
+                let s = self.surfaces[i].clone();
+                let c = ColorUnion::from_f32([0.25, 0.5, 0.75, 1.0]);
+                let (x, y) = (self.size(64), self.size(64));
+                let (w, h) = (self.size(300), self.size(300));
+                let r = self.e.ctx.clear_render_target(&s, &c, x, y, w, h, false);
+                self.note(r);
+            }
+            11 => {
+                let vp = ViewportState {
+                    scale: [
+                        self.rng
+                            .pick(&[W as f32 / 2.0, 0.0, -1e30, f32::NAN, f32::INFINITY]),
+                        self.rng.pick(&[8.0, 0.0, 1e30, f32::NAN]),
+                        self.rng.pick(&[1.0, -1.0, f32::NAN]),
+                    ],
+                    translate: [
+                        self.rng.pick(&[8.0, -1e30, f32::NAN]),
+                        self.rng.pick(&[8.0, 1e30, f32::INFINITY]),
+                        self.rng.pick(&[0.0, 2.0, f32::NAN]),
+                    ],
+                    swizzle: Default::default(),
+                };
+                let first = self.rng.pick(&[0, 0, 1, 15, 16, u32::MAX]);
+                let r = self.e.ctx.set_viewport_states(first, &[vp]);
+                self.note(r);
+                let sc = ScissorState {
+                    minx: self.rng.range(0, 70) as u16,
+                    miny: self.rng.range(0, 70) as u16,
+                    maxx: self.rng.pick(&[0, 16, 65535]),
+                    maxy: self.rng.pick(&[0, 16, 65535]),
+                };
+                let r = self.e.ctx.set_scissor_states(first, &[sc]);
+                self.note(r);
+            }
+            12 => {
+                // Vertex buffers and elements reading past their buffers.
+                let n = self.rng.range(0, 3) as usize;
+                let mut vbs = Vec::new();
+                for _ in 0..n {
+                    let buffer = if self.rng.chance(20) {
+                        None
+                    } else if self.rng.chance(30) {
+                        Some(VertexBufferSource::User(Arc::from(vec![0u8; 48])))
+                    } else {
+                        self.any_res().map(VertexBufferSource::Resource)
+                    };
+                    vbs.push(VertexBuffer {
+                        buffer,
+                        buffer_offset: self.size(4096),
+                    });
+                }
+                let r = self.e.ctx.set_vertex_buffers(&vbs);
+                self.note(r);
+                let el = VertexElement {
+                    src_offset: self.size(256),
+                    src_stride: self.rng.pick(&[0, 4, 16, 2048, 4096, u32::MAX]),
+                    vertex_buffer_index: self.rng.range(0, 40) as u8,
+                    dual_slot: self.rng.chance(10),
+                    src_format: self.rng.pick(&[
+                        Format::R32G32B32A32Float,
+                        Format::R8G8B8A8Unorm,
+                        Format::R64G64B64A64Uint,
+                        Format::Z32Float,
+                        Format::Bc1RgbaUnorm,
+                    ]),
+                    instance_divisor: self.rng.pick(&[0, 0, 1, u32::MAX]),
+                };
+                let v = self.e.ctx.create_vertex_elements_state(&[el]);
+                if let Some(v) = self.note(v) {
+                    let r = self.e.ctx.bind_vertex_elements_state(Some(v));
+                    self.note(r);
+                }
+            }
+            13 | 14 => self.draw(),
+            15 => {
+                let Some(r) = self.any_res() else { return };
+                let target = if self.rng.chance(60) {
+                    r.desc().target
+                } else {
+                    self.rng.pick(&TARGETS)
+                };
+                let tmpl = SamplerViewTemplate {
+                    format: self.format_for(&r),
+                    target,
+                    swizzle: [Swizzle::X, Swizzle::Y, Swizzle::Z, Swizzle::W],
+                    range: if r.desc().target == Target::Buffer && self.rng.chance(70) {
+                        ViewRange::Buffer {
+                            offset: self.size(4096),
+                            size: self.size(4096),
+                        }
+                    } else {
+                        ViewRange::Texture {
+                            first_level: self.rng.range(0, 3),
+                            last_level: self.rng.range(0, 3),
+                            first_layer: self.rng.range(0, 3),
+                            last_layer: self.rng.range(0, 3),
+                        }
+                    },
+                };
+                let v = self.e.ctx.create_sampler_view(&r, &tmpl);
+                if let Some(v) = self.note(v) {
+                    let stage = self.rng.pick(&[ShaderStage::Vertex, ShaderStage::Fragment]);
+                    let start = self.rng.pick(&[0, 1, 31, 127, 128, u32::MAX]);
+                    let r = self.e.ctx.set_sampler_views(stage, start, &[Some(v)], 0);
+                    self.note(r);
+                }
+            }
+            _ => {
+                if self.rng.chance(30) {
+                    let r = self
+                        .e
+                        .ctx
+                        .flush(pipe_core::flags::FlushFlags::empty(), false);
+                    self.note(r);
+                } else {
+                    let Some(r) = self.any_res() else { return };
+                    let value = vec![7u8; self.rng.pick(&[0, 1, 3, 4, 16, 17])];
+                    let (off, size) = (self.size(4096), self.size(4096));
+                    let r = self.e.ctx.clear_buffer(&r, off, size, &value);
+                    self.note(r);
+                }
+            }
+        }
+    }
+
+    /// A draw, often with bad counts, indices or instance ranges.
+    fn draw(&mut self) {
+        let index_size = self.rng.pick(&[0u8, 0, 1, 2, 4, 3]);
+        let user = vec![0u8, 1, 2, 3, 200, 255, 7, 9];
+        let index = match (index_size, self.rng.below(3)) {
+            (0, _) => IndexSource::None,
+            (_, 0) => IndexSource::User(&user),
+            _ => match self.any_res() {
+                Some(r) => IndexSource::Resource(r),
+                None => IndexSource::None,
+            },
+        };
+        let info = DrawInfo {
+            mode: self.rng.pick(&MODES),
+            index_size,
+            index,
+            primitive_restart: self.rng.chance(20),
+            restart_index: self.rng.pick(&[0, 2, 0xff, 0xffff, u32::MAX]),
+            start_instance: self.rng.pick(&[0, 0, 1, u32::MAX]),
+            instance_count: self.rng.pick(&[0, 1, 1, 2, 3]),
+            min_index: self.rng.pick(&[0, 0, 5, u32::MAX]),
+            max_index: self.rng.pick(&[0, 3, 255, u32::MAX]),
+            ..DrawInfo::default()
+        };
+        let n = self.rng.range(1, 3) as usize;
+        let mut draws = Vec::new();
+        for _ in 0..n {
+            draws.push(DrawStartCountBias {
+                start: self.rng.pick(&[0, 0, 3, 1000, u32::MAX - 1]),
+                count: self.rng.pick(&[0, 1, 3, 4, 6, 7, 2000]),
+                index_bias: self.rng.pick(&[0, 0, -1, 1, i32::MIN, i32::MAX]),
+            });
+        }
+        let r = self.e.ctx.draw_vbo(&info, 0, None, &draws);
+        self.draws += 1;
+        if self.note(r).is_none() {
+            self.draws_refused += 1;
+        }
+    }
+}
+
+/// The seed of `PIPE_CTS_API_FUZZ_SEED`, or the case's own.
+fn seed_of(default: u64) -> u64 {
+    std::env::var("PIPE_CTS_API_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+fn api_fuzz(ctx: &mut TestContext, seed: u64) -> R {
+    let seed = seed_of(seed);
+    let mut e = env(ctx, seed % 2 == 1)?;
+    // Written and submitted before the calls; read back after them.
+    let sentinel: Vec<u8> = (0..256u32).map(|i| (i * 7 + 3) as u8).collect();
+    let kept = e.buffer_with(&sentinel)?;
+    step(
+        "flush",
+        e.ctx.flush(pipe_core::flags::FlushFlags::empty(), false),
+    )?;
+    // A working state to start from, so that draws reach the driver.
+    setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    bind_vertices(&mut e, &TRIANGLE, None)?;
+    let mut f = Fuzz {
+        e,
+        rng: Rng(seed.wrapping_mul(0x2545_f491_4f6c_dd1d)),
+        res: Vec::new(),
+        surfaces: Vec::new(),
+        refused: 0,
+        calls: 0,
+        draws: 0,
+        draws_refused: 0,
+    };
+    for _ in 0..8 {
+        f.create_resource();
+    }
+    for _ in 0..300 {
+        f.op();
+    }
+    let stats = format!(
+        "seed {seed}: {} calls, {} refused, {} draws ({} refused), {} resources, {} surfaces",
+        f.calls,
+        f.refused,
+        f.draws,
+        f.draws_refused,
+        f.res.len(),
+        f.surfaces.len()
+    );
+    if std::env::var_os("PIPE_CTS_API_FUZZ_STATS").is_some() {
+        return Err(Outcome::fail(stats));
+    }
+    let mut e = f.e;
+    let back = e.read_buffer(&kept, 0, sentinel.len() as u32)?;
+    crate::harness::expect_bytes("the buffer written before the calls", &back, &sentinel)?;
+    // The context still draws: a fresh target, cleared, with a triangle
+    // over its lower-left half.
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    // The full path again for every piece of state the calls touched.
+    step(
+        "scissor",
+        e.ctx.set_scissor_states(
+            0,
+            &[ScissorState {
+                minx: 0,
+                miny: 0,
+                maxx: W as u16,
+                maxy: W as u16,
+            }],
+        ),
+    )?;
+    let bg = [0.0, 0.0, 1.0, 1.0];
+    let c = ColorUnion::from_f32(bg);
+    step("clear", e.ctx.clear(ClearFlags::COLOR0, None, &c, 1.0, 0))?;
+    set_color(&mut e, [1.0, 0.0, 0.0, 1.0])?;
+    bind_vertices(&mut e, &TRIANGLE, None)?;
+    step(
+        "draw",
+        e.ctx.draw_vbo(
+            &DrawInfo::default(),
+            0,
+            None,
+            &[DrawStartCountBias {
+                start: 0,
+                count: 3,
+                index_bias: 0,
+            }],
+        ),
+    )?;
+    let got = e.read_texture(&t.color, 0, &PipeBox::rect(0, 0, W, W))?;
+    for (i, p) in got.chunks_exact(4).enumerate() {
+        let (x, y) = ((i as u32 % W) as f32 + 0.5, (i as u32 / W) as f32 + 0.5);
+        // The triangle covers x + y < W in window coordinates (y down:
+        // NDC (-1, -1) is the top-left corner with this viewport).
+        let d = x + y - W as f32;
+        if d.abs() < 1.0 {
+            continue;
+        }
+        let want: [u8; 4] = if d < 0.0 {
+            [255, 0, 0, 255]
+        } else {
+            [0, 0, 255, 255]
+        };
+        if p != want {
+            return Err(Outcome::fail(format!(
+                "after the calls, pixel ({x}, {y}) is {p:?}, want {want:?}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+macro_rules! seeds {
+    ($($name:literal => $seed:expr),* $(,)?) => {
+        $(
+            const _: () = {
+                fn run(ctx: &mut TestContext) -> Outcome {
+                    Outcome::from_result(api_fuzz(ctx, $seed))
+                }
+                crate::test_case!(name = $name, run);
+            };
+        )*
+    };
+}
+
+seeds!(
+    "pipe.api_fuzz.seed_1" => 1,
+    "pipe.api_fuzz.seed_2" => 2,
+    "pipe.api_fuzz.seed_3" => 3,
+    "pipe.api_fuzz.seed_4" => 4,
+);
