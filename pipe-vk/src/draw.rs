@@ -3818,13 +3818,18 @@ pub(crate) fn vk_viewport(
     const MIN_EXTENT: f32 = 1.0 / 1024.0;
     let [bmin, bmax] = limits.viewport_bounds_range;
     let [mw, mh] = limits.max_viewport_dimensions.map(|d| d as f32);
-    let width = (2.0 * v.scale[0]).clamp(MIN_EXTENT, mw);
+    // `max` then `min` rather than `clamp`, which panics on bounds a
+    // device with limits below the spec's minimums could invert.
+    let width = (2.0 * v.scale[0]).max(MIN_EXTENT).min(mw);
     let height = (2.0 * v.scale[1])
         .abs()
-        .clamp(MIN_EXTENT, mh)
+        .max(MIN_EXTENT)
+        .min(mh)
         .copysign(v.scale[1]);
-    let x = (v.translate[0] - v.scale[0]).clamp(bmin, bmax - width);
-    let y = (v.translate[1] - v.scale[1]).clamp(bmin.max(bmin - height), bmax.min(bmax - height));
+    let x = (v.translate[0] - v.scale[0]).max(bmin).min(bmax - width);
+    let y = (v.translate[1] - v.scale[1])
+        .max(bmin.max(bmin - height))
+        .min(bmax.min(bmax - height));
     vk::Viewport {
         x,
         y,

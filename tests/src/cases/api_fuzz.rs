@@ -692,3 +692,131 @@ seeds!(
     "pipe.api_fuzz.seed_3" => 3,
     "pipe.api_fuzz.seed_4" => 4,
 );
+
+/// A triangle over the whole target: (-1, -1), (3, -1), (-1, 3).
+const FULL: [f32; 12] = [
+    -1.0, -1.0, 0.0, 1.0, 3.0, -1.0, 0.0, 1.0, -1.0, 3.0, 0.0, 1.0,
+];
+
+fn draw_full(e: &mut Env) -> R {
+    step(
+        "draw",
+        e.ctx.draw_vbo(
+            &DrawInfo::default(),
+            0,
+            None,
+            &[DrawStartCountBias {
+                start: 0,
+                count: 3,
+                index_bias: 0,
+            }],
+        ),
+    )
+}
+
+/// Viewports Vulkan rejects, which the fuzz reached (validation errors):
+/// GL keeps its viewports inside `MAX_VIEWPORT_DIMS` and
+/// `VIEWPORT_BOUNDS_RANGE` and allows a zero width or height, and so does
+/// pipe-vk now. A triangle over the whole target, through viewports of
+/// zero width (x at a pixel edge, 3), zero height (y = 5), and 10^6
+/// pixels a side around the target's centre (clamped as GL clamps it: x
+/// and y to -32768, so the viewport lies off the target), draws nothing;
+/// through the target's own viewport it covers it all. The target is
+/// cleared to blue and the triangle is red.
+fn viewport_limits(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    set_color(&mut e, [1.0, 0.0, 0.0, 1.0])?;
+    bind_vertices(&mut e, &FULL, None)?;
+    let half = W as f32 / 2.0;
+    let cases = [
+        ("zero width", [0.0, half, 1.0], [3.0, half, 0.0], false),
+        ("zero height", [half, 0.0, 1.0], [half, 5.0, 0.0], false),
+        ("10^6 pixels", [1e6, 1e6, 1.0], [half, half, 0.0], false),
+        ("the target's", [half, half, 1.0], [half, half, 0.0], true),
+    ];
+    for (what, scale, translate, drawn) in cases {
+        let c = ColorUnion::from_f32([0.0, 0.0, 1.0, 1.0]);
+        step("clear", e.ctx.clear(ClearFlags::COLOR0, None, &c, 1.0, 0))?;
+        let vp = ViewportState {
+            scale,
+            translate,
+            swizzle: Default::default(),
+        };
+        step("viewport", e.ctx.set_viewport_states(0, &[vp]))?;
+        draw_full(&mut e)?;
+        let want: [u8; 4] = if drawn {
+            [255, 0, 0, 255]
+        } else {
+            [0, 0, 255, 255]
+        };
+        let got = e.read_texture(&t.color, 0, &PipeBox::rect(0, 0, W, W))?;
+        if let Some(i) = got.chunks_exact(4).position(|p| p != want) {
+            return Err(Outcome::fail(format!(
+                "{what} viewport: pixel {i} is {:?}, want {want:?}",
+                &got[4 * i..4 * i + 4]
+            )));
+        }
+    }
+    Ok(())
+}
+crate::result_case!("pipe.api_fuzz.found.viewport_limits", viewport_limits);
+
+/// Sample counts of framebuffers without attachments, which the fuzz
+/// reached (5 samples panicked in ash): only a power of two the device
+/// has (`Caps::framebuffer_no_attachments_sample_counts`) is taken. 3, 5
+/// and 64 are refused; with 4 samples, where the device has them, an
+/// occlusion query over a triangle covering the 16x16 framebuffer counts
+/// 16 * 16 * 4 samples.
+fn no_attachment_samples(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    bind_vertices(&mut e, &FULL, None)?;
+    let fb = |samples: u8| FramebufferState {
+        width: W as u16,
+        height: W as u16,
+        layers: 1,
+        samples,
+        cbufs: Vec::new(),
+        zsbuf: None,
+        resolve: None,
+    };
+    for n in [3u8, 5, 64] {
+        match e.ctx.set_framebuffer_state(&fb(n)) {
+            Err(PipeError::InvalidArgument(_)) => {}
+            other => {
+                return Err(Outcome::fail(format!(
+                    "{n} samples without attachments gave {other:?}"
+                )))
+            }
+        }
+    }
+    if e.screen.caps().framebuffer_no_attachments_sample_counts & 4 == 0 {
+        return Err(Outcome::skip(
+            "no 4-sample framebuffers without attachments",
+        ));
+    }
+    step("framebuffer", e.ctx.set_framebuffer_state(&fb(4)))?;
+    let q = step(
+        "create_query",
+        e.ctx
+            .create_query(pipe_core::query::QueryType::OcclusionCounter, 0),
+    )?;
+    step("begin_query", e.ctx.begin_query(&q))?;
+    draw_full(&mut e)?;
+    step("end_query", e.ctx.end_query(&q))?;
+    let got = step("get_query_result", e.ctx.get_query_result(&q, true))?;
+    let want = u64::from(W * W * 4);
+    match got {
+        Some(pipe_core::query::QueryResult::U64(n)) if n == want => Ok(()),
+        other => Err(Outcome::fail(format!(
+            "4-sample framebuffer without attachments: {other:?} samples passed, want {want}"
+        ))),
+    }
+}
+crate::result_case!(
+    "pipe.api_fuzz.found.no_attachment_samples",
+    no_attachment_samples
+);
