@@ -1010,6 +1010,14 @@ impl VkContext {
         }
         let vs = self.bound().shaders[ShaderStage::Vertex.index()]
             .ok_or_else(|| PipeError::invalid("draw_vbo: no vertex shader bound"))?;
+        let unfed = self.unfed_vertex_inputs();
+        if unfed != 0 {
+            return Err(PipeError::invalid(format!(
+                "draw_vbo: the vertex shader reads input location {}, which no vertex element \
+                 feeds (a frontend gives GL's current attribute values as elements of stride 0)",
+                unfed.trailing_zeros()
+            )));
+        }
         let fs = self.bound().shaders[ShaderStage::Fragment.index()];
         let tess = self.bound().shaders[ShaderStage::TessEval.index()].is_some();
         if tess != (info.mode == pipe_core::draw::PrimType::Patches) {
@@ -2912,6 +2920,37 @@ impl VkContext {
             (Some(s), Some(b)) => samples > 1 && s.len_for(samples) == Some(b.len()),
             _ => false,
         }
+    }
+
+    /// The input locations of the bound vertex shader that no element of
+    /// the bound vertex elements feeds (each element takes the next
+    /// location, a dual-slot one two). Vulkan wants an attribute for every
+    /// input (VUID-vkCmdDraw-Input-07939, and VUID-VkGraphicsPipeline
+    /// CreateInfo-Input-07904 where vertex input is baked); Gallium
+    /// frontends bind an element for each. 0 where the shader's inputs
+    /// could not be read.
+    pub(crate) fn unfed_vertex_inputs(&self) -> u32 {
+        let Some(vs) = self.bound().shaders[ShaderStage::Vertex.index()] else {
+            return 0;
+        };
+        let wanted = self.shader_info(vs).vs_inputs;
+        if wanted == u32::MAX {
+            return 0;
+        }
+        let bit = |l: u32| if l < 32 { 1u32 << l } else { 0 };
+        let fed = match self.bound().velems {
+            Some(h) => self.velem_fetch.get(&h.id()).map_or(0, |fetch| {
+                // A dual-slot element's second location is its fix-up's
+                // (`FetchFixup::upper`), also where no attribute reads it.
+                fetch.iter().fold(0, |m, f| {
+                    m | bit(f.location)
+                        | f.upper.map_or(0, |(_, l)| bit(l))
+                        | f.fixup.and_then(|x| x.upper).map_or(0, bit)
+                })
+            }),
+            None => 0,
+        };
+        wanted & !fed
     }
 
     /// The colour buffers whose format's numeric type (float, signed or

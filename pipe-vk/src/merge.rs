@@ -198,6 +198,7 @@ impl VkContext {
                 && self.rendering
                 && !self.state_dirty
                 && self.batches.current_cmd() == r.cmd
+                && (!r.vertex_input || self.unfed_vertex_inputs() == 0)
                 && self.rebind_vertex_buffers(r.cmd)?
             {
                 if r.vertex_input {

@@ -28,6 +28,7 @@ use pipe_core::draw::{DrawInfo, DrawStartCountBias, IndexSource, PrimType};
 use pipe_core::flags::{BlitMask, ClearFlags, MapFlags};
 use pipe_core::format::Swizzle;
 use pipe_core::resource::{BindFlags, PipeBox, ResourceTemplate, Target, Usage};
+use pipe_core::state::ShaderStage;
 use pipe_core::state::*;
 use pipe_core::view::Surface;
 use pipe_core::view::{SamplerViewTemplate, SurfaceTemplate, ViewRange};
@@ -230,6 +231,9 @@ impl Fuzz {
     }
 
     fn op(&mut self) {
+        if self.rng.chance(35) {
+            return self.state_op();
+        }
         match self.rng.below(17) {
             0 | 1 => self.create_resource(),
             2 => {
@@ -521,6 +525,306 @@ impl Fuzz {
         }
     }
 
+    /// An extreme float: NaN, infinities, zero, negative or huge values.
+    fn wild(&mut self, usual: f32) -> f32 {
+        self.rng
+            .pick(&[usual, usual, 0.0, -1.0, 1e30, f32::NAN, f32::INFINITY])
+    }
+
+    fn any_stage(&mut self) -> ShaderStage {
+        self.rng.pick(&[
+            ShaderStage::Vertex,
+            ShaderStage::Fragment,
+            ShaderStage::Geometry,
+            ShaderStage::Compute,
+        ])
+    }
+
+    /// State, binding, query, stream output, barrier and compute calls.
+    fn state_op(&mut self) {
+        match self.rng.below(12) {
+            0 => {
+                let rs = RasterizerState {
+                    line_width: self.wild(1.0),
+                    point_size: self.wild(1.0),
+                    offset_units: self.wild(0.0),
+                    offset_scale: self.wild(0.0),
+                    offset_clamp: self.wild(0.0),
+                    offset_tri: self.rng.chance(50),
+                    clip_plane_enable: self.rng.bits() as u8,
+                    sprite_coord_enable: self.rng.bits() as u16,
+                    point_quad_rasterization: self.rng.chance(30),
+                    line_stipple_enable: self.rng.chance(30),
+                    line_stipple_factor: self.rng.bits() as u8,
+                    line_smooth: self.rng.chance(20),
+                    point_smooth: self.rng.chance(20),
+                    multisample: self.rng.chance(50),
+                    scissor: self.rng.chance(50),
+                    fill_front: self.rng.pick(&[
+                        PolygonMode::Fill,
+                        PolygonMode::Line,
+                        PolygonMode::Point,
+                    ]),
+                    depth_clip_near: true,
+                    depth_clip_far: true,
+                    half_pixel_center: self.rng.chance(50),
+                    ..Default::default()
+                };
+                let h = self.e.ctx.create_rasterizer_state(&rs);
+                if let Some(h) = self.note(h) {
+                    let r = self.e.ctx.bind_rasterizer_state(Some(h));
+                    self.note(r);
+                }
+            }
+            1 => {
+                let ss = SamplerState {
+                    lod_bias: self.wild(0.0),
+                    min_lod: self.wild(0.0),
+                    max_lod: self.wild(1000.0),
+                    max_anisotropy: self.rng.pick(&[0, 1, 16, 255]),
+                    compare_mode: self.rng.chance(20),
+                    unnormalized_coords: self.rng.chance(20),
+                    border_color_format: if self.rng.chance(20) {
+                        Some(self.rng.pick(&FORMATS))
+                    } else {
+                        None
+                    },
+                    ..Default::default()
+                };
+                let h = self.e.ctx.create_sampler_state(&ss);
+                if let Some(h) = self.note(h) {
+                    let stage = self.any_stage();
+                    let start = self.rng.pick(&[0, 1, 31, 32, u32::MAX]);
+                    let r = self.e.ctx.bind_sampler_states(stage, start, &[Some(h)]);
+                    self.note(r);
+                }
+            }
+            2 => {
+                let stage = self.any_stage();
+                let index = self.rng.pick(&[0, 0, 1, 15, 16, u32::MAX]);
+                let data = vec![0u8; self.rng.pick(&[0usize, 4, 16, 65540])];
+                let user = self.rng.chance(40);
+                let cb = ConstantBuffer {
+                    buffer: if user { None } else { self.any_res() },
+                    buffer_offset: self.size(4096),
+                    buffer_size: self.size(4096),
+                    user_buffer: user.then_some(&data[..]),
+                };
+                let r = self.e.ctx.set_constant_buffer(stage, index, Some(cb));
+                self.note(r);
+            }
+            3 => {
+                let ty = self.rng.pick(&pipe_core::query::QueryType::ALL);
+                let index = self.rng.pick(&[0, 0, 1, 3, 4, 99]);
+                let q = self.e.ctx.create_query(ty, index);
+                if let Some(q) = self.note(q) {
+                    let r = self.e.ctx.begin_query(&q);
+                    self.note(r);
+                    if self.rng.chance(60) {
+                        self.draw();
+                    }
+                    let r = self.e.ctx.end_query(&q);
+                    self.note(r);
+                    if self.rng.chance(30) {
+                        let r = self.e.ctx.begin_query(&q);
+                        self.note(r);
+                    }
+                    let wait = self.rng.chance(50);
+                    let r = self.e.ctx.get_query_result(&q, wait);
+                    self.note(r);
+                    if self.rng.chance(40) {
+                        let mode = self.rng.pick(&[
+                            pipe_core::query::RenderCondMode::Wait,
+                            pipe_core::query::RenderCondMode::NoWait,
+                        ]);
+                        let cond = self.rng.chance(50);
+                        let r = self.e.ctx.render_condition(Some(&q), cond, mode);
+                        self.note(r);
+                        self.draw();
+                        let r = self.e.ctx.render_condition(None, false, mode);
+                        self.note(r);
+                    }
+                    if let Some(buf) = self.any_res() {
+                        let off = self.size(4096);
+                        let r = self.e.ctx.get_query_result_resource(
+                            &q,
+                            pipe_core::query::QueryFlags::from_bits_truncate(self.rng.bits()),
+                            pipe_core::query::QueryValueType::U32,
+                            pipe_core::query::QueryResultIndex::Value(self.rng.range(0, 12)),
+                            &buf,
+                            off,
+                        );
+                        self.note(r);
+                    }
+                    let r = self.e.ctx.destroy_query(q);
+                    self.note(r);
+                }
+            }
+            4 => {
+                let Some(r) = self.any_res() else { return };
+                let (off, size) = (self.size(4096), self.size(4096));
+                let t = self.e.ctx.create_stream_output_target(&r, off, size);
+                if let Some(t) = self.note(t) {
+                    let offset = self.rng.pick(&[None, Some(0), Some(3), Some(u32::MAX)]);
+                    let r = self
+                        .e
+                        .ctx
+                        .set_stream_output_targets(&[Some(t.clone())], &[offset]);
+                    self.note(r);
+                    self.draw();
+                    let r = self.e.ctx.stream_output_target_offset(&t);
+                    self.note(r);
+                    let r = self.e.ctx.set_stream_output_targets(&[], &[]);
+                    self.note(r);
+                }
+            }
+            5 => {
+                let stage = self.any_stage();
+                let buffer = self.any_res();
+                let sb = buffer.map(|buffer| ShaderBuffer {
+                    buffer,
+                    buffer_offset: self.size(4096),
+                    buffer_size: self.size(4096),
+                });
+                let start = self.rng.pick(&[0, 1, 31, 32, u32::MAX]);
+                let r = self
+                    .e
+                    .ctx
+                    .set_shader_buffers(stage, start, &[sb], self.rng.bits());
+                self.note(r);
+            }
+            6 => {
+                let Some(resource) = self.any_res() else {
+                    return;
+                };
+                let format = self.format_for(&resource);
+                let range = if resource.desc().target == Target::Buffer {
+                    ImageViewRange::Buffer {
+                        offset: self.size(4096),
+                        size: self.size(4096),
+                    }
+                } else {
+                    ImageViewRange::Texture {
+                        level: self.rng.range(0, 3),
+                        first_layer: self.rng.range(0, 3),
+                        last_layer: self.rng.range(0, 3),
+                    }
+                };
+                let access = ImageAccess::from_bits_truncate(self.rng.bits() as u8);
+                let iv = ImageView {
+                    resource,
+                    format,
+                    access,
+                    shader_access: access,
+                    range,
+                };
+                let stage = self.any_stage();
+                let r = self.e.ctx.set_shader_images(stage, 0, &[Some(iv)], 0);
+                self.note(r);
+            }
+            7 => {
+                if self.surfaces.is_empty() {
+                    return;
+                }
+                let i = self.rng.below(self.surfaces.len() as u32) as usize;
+                let s = self.surfaces[i].clone();
+                let flags = ClearFlags::from_bits_truncate(self.rng.bits());
+                let (x, y, w, h) = (self.size(64), self.size(64), self.size(300), self.size(300));
+                let depth = f64::from(self.wild(0.5));
+                let r = self
+                    .e
+                    .ctx
+                    .clear_depth_stencil(&s, flags, depth, 0xff, x, y, w, h, false);
+                self.note(r);
+                let c = ColorUnion::from_f32([0.5; 4]);
+                let r = self.e.ctx.clear(flags, None, &c, depth, 1);
+                self.note(r);
+            }
+            8 => {
+                let Some(r) = self.any_res() else { return };
+                let format = self.format_for(&r);
+                let (b, l) = (self.rng.range(0, 3), self.rng.range(0, 12));
+                let (f, la) = (self.rng.range(0, 3), self.rng.range(0, 3));
+                let res = self.e.ctx.generate_mipmap(&r, format, b, l, f, la);
+                self.note(res);
+                let bx = self.any_box();
+                let data = vec![1u8; self.rng.pick(&[0usize, 1, 4, 16, 17])];
+                let level = self.rng.range(0, 2);
+                let res = self.e.ctx.clear_texture(&r, level, &bx, &data);
+                self.note(res);
+            }
+            9 => {
+                let r = self.e.ctx.set_sample_mask(self.rng.bits());
+                self.note(r);
+                let r = self.e.ctx.set_min_samples(self.rng.pick(&[0, 1, 3, 4, 64]));
+                self.note(r);
+                let planes = ClipState {
+                    ucp: [[self.wild(1.0); 4]; 8],
+                };
+                let r = self.e.ctx.set_clip_state(&planes);
+                self.note(r);
+                let n = self.rng.range(0, 10) as usize;
+                let rects = vec![
+                    ScissorState {
+                        minx: 3,
+                        miny: 2,
+                        maxx: self.rng.pick(&[1, 9, 65535]),
+                        maxy: 12,
+                    };
+                    n
+                ];
+                let r = self
+                    .e
+                    .ctx
+                    .set_window_rectangles(self.rng.chance(50), &rects);
+                self.note(r);
+                let r =
+                    self.e
+                        .ctx
+                        .memory_barrier(pipe_core::flags::BarrierFlags::from_bits_truncate(
+                            self.rng.bits(),
+                        ));
+                self.note(r);
+                let r = self.e.ctx.texture_barrier(
+                    pipe_core::flags::TextureBarrierFlags::from_bits_truncate(self.rng.bits()),
+                );
+                self.note(r);
+            }
+            10 => {
+                let info = pipe_core::shader::GridInfo {
+                    block: [self.rng.pick(&[0, 1, 64, 1025]), 1, 1],
+                    grid: [self.rng.pick(&[0, 1, 65536]), 1, 1],
+                    indirect: if self.rng.chance(30) {
+                        self.any_res()
+                    } else {
+                        None
+                    },
+                    indirect_offset: self.size(4096),
+                    ..Default::default()
+                };
+                let r = self.e.ctx.launch_grid(&info);
+                self.note(r);
+                let res = [self.any_res()];
+                let r = self
+                    .e
+                    .ctx
+                    .set_global_binding(self.rng.pick(&[0, 1, 31, 32]), &res);
+                self.note(r);
+            }
+            _ => {
+                // Unbinds and rebinds of the working program and state.
+                let r = match self.rng.below(4) {
+                    0 => self.e.ctx.bind_fs_state(None),
+                    1 => self.e.ctx.bind_vertex_elements_state(None),
+                    2 => self.e.ctx.bind_rasterizer_state(None),
+                    _ => self.e.ctx.set_vertex_buffers(&[]),
+                };
+                self.note(r);
+                self.draw();
+            }
+        }
+    }
+
     /// A draw, often with bad counts, indices or instance ranges.
     fn draw(&mut self) {
         let index_size = self.rng.pick(&[0u8, 0, 1, 2, 4, 3]);
@@ -619,6 +923,17 @@ fn api_fuzz(ctx: &mut TestContext, seed: u64) -> R {
     // over its lower-left half.
     let t = setup(&mut e, false)?;
     bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    // The state the calls may have left that a draw reads, set back to
+    // GL's defaults (the rest is bound afresh above and below).
+    step("window rectangles", e.ctx.set_window_rectangles(false, &[]))?;
+    step("sample mask", e.ctx.set_sample_mask(!0))?;
+    step("min samples", e.ctx.set_min_samples(1))?;
+    step(
+        "render condition",
+        e.ctx
+            .render_condition(None, false, pipe_core::query::RenderCondMode::Wait),
+    )?;
+    step("stream output", e.ctx.set_stream_output_targets(&[], &[]))?;
     // The full path again for every piece of state the calls touched.
     step(
         "scissor",
