@@ -835,7 +835,7 @@ impl VkContext {
         let s = crate::view::vk_surface(&surface)?;
         let (_, b) = binding::fbfetch_binding(slot)
             .ok_or_else(|| PipeError::invalid(format!("{call}: fbfetch slot {slot}")))?;
-        let layered = self.bound().framebuffer.layers > 1;
+        let layered = crate::draw::framebuffer_layers(&self.bound().framebuffer) > 1;
         let view = crate::view::fetch_view(self.dev(), s, layered)?;
         let d = Desc::Image(
             1,

@@ -601,7 +601,7 @@ impl VkContext {
                     height: u32::from(fb.height).max(1),
                 },
             })
-            .layer_count(u32::from(fb.layers).max(1))
+            .layer_count(framebuffer_layers(&fb))
             .color_attachments(&colors);
         if let Some((att, aspect)) = &zs {
             if aspect.contains(vk::ImageAspectFlags::DEPTH) {
@@ -3446,7 +3446,7 @@ impl VkContext {
                 & if a2c { !1 } else { !0 };
             let fetches = self.shader_info(h).fbfetch != 0;
             fs.fbfetch_ms = fetches && samples > 1;
-            fs.fbfetch_layered = fetches && b.framebuffer.layers > 1;
+            fs.fbfetch_layered = fetches && framebuffer_layers(&b.framebuffer) > 1;
             if fetches {
                 let (one_d, three_d) = crate::view::colour_buffer_dims(&b.framebuffer)?;
                 let fetched = self.shader_info(h).fbfetch as u8;
@@ -3908,4 +3908,24 @@ fn check_vertex_alignment(elems: &[VertexElement], buffers: &[VertexBuffer]) -> 
         }
     }
     Ok(())
+}
+
+/// The layers a framebuffer renders: its `layers` (at least one), but no
+/// more than any attachment has. A frontend may give more (Mesa's
+/// `util_framebuffer_get_num_layers` takes the largest attachment), and a
+/// rendering instance with more layers than an image view writes past
+/// the image: lavapipe then corrupted other memory (the API fuzz's seeds
+/// 476 and 484; Vulkan's layer 1.3.239 does not check it). GL discards
+/// writes to layers an attachment does not have.
+pub(crate) fn framebuffer_layers(fb: &FramebufferState) -> u32 {
+    let layers = u32::from(fb.layers).max(1);
+    fb.cbufs
+        .iter()
+        .flatten()
+        .chain(fb.zsbuf.iter())
+        .map(|s| {
+            let t = &s.desc().template;
+            t.last_layer.saturating_sub(t.first_layer) + 1
+        })
+        .fold(layers, u32::min)
 }

@@ -1213,3 +1213,80 @@ fn unbind_then_draw(ctx: &mut TestContext) -> R {
     Ok(())
 }
 crate::result_case!("pipe.api_fuzz.found.unbind_then_draw", unbind_then_draw);
+
+/// A framebuffer whose `layers` exceeds its attachment's (2 over a
+/// one-layer surface): pipe-vk rendered 2 layers into the one-layer
+/// image view, which lavapipe wrote past, corrupting other memory; a
+/// later draw from user vertex data drew nothing (the fuzz's seeds 476 and
+/// 484). The instance now renders the layers every attachment has. A
+/// clear and draws of 2000 points in that framebuffer, then a triangle
+/// from user vertex data over a fresh target, which must cover it; and
+/// the first framebuffer's layer 0 holds the clear colour.
+fn framebuffer_layers(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    set_color(&mut e, [0.0, 1.0, 0.0, 1.0])?;
+    bind_vertices(&mut e, &TRIANGLE, None)?;
+    let mut t = ResourceTemplate::texture_2d(
+        Format::R8G8B8A8Uint,
+        62,
+        19,
+        BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW,
+    );
+    t.target = Target::Texture2DArray;
+    t.array_size = 1;
+    let tex = e.texture(&t)?;
+    let s = e.surface(&tex, 0, 0, 0)?;
+    let fb = FramebufferState {
+        width: 62,
+        height: 19,
+        layers: 2,
+        samples: 1,
+        cbufs: vec![Some(s), None],
+        zsbuf: None,
+        resolve: None,
+    };
+    step("framebuffer", e.ctx.set_framebuffer_state(&fb))?;
+    let c = ColorUnion::from_u32([1, 2, 3, 4]);
+    step("clear", e.ctx.clear(ClearFlags::COLOR0, None, &c, 1.0, 0))?;
+    step("unbind fs", e.ctx.bind_fs_state(None))?;
+    step(
+        "points",
+        e.ctx.draw_vbo(
+            &DrawInfo {
+                mode: PrimType::Points,
+                instance_count: 2,
+                ..DrawInfo::default()
+            },
+            0,
+            None,
+            &[DrawStartCountBias {
+                start: 0,
+                count: 2000,
+                index_bias: 0,
+            }],
+        ),
+    )?;
+    let t2 = setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    set_color(&mut e, [1.0, 0.0, 0.0, 1.0])?;
+    bind_vertices(&mut e, &FULL, None)?;
+    draw_full(&mut e)?;
+    let got = e.read_texture(&t2.color, 0, &PipeBox::rect(0, 0, W, W))?;
+    let layer0 = e.read_texture(&tex, 0, &PipeBox::rect(0, 0, 62, 19))?;
+    if let Some(i) = layer0.chunks_exact(4).position(|p| p != [1, 2, 3, 4]) {
+        return Err(Outcome::fail(format!(
+            "layer 0 of the framebuffer: pixel {i} is {:?}, want the clear value",
+            &layer0[4 * i..4 * i + 4]
+        )));
+    }
+    if let Some(i) = got.chunks_exact(4).position(|p| p != [255, 0, 0, 255]) {
+        return Err(Outcome::fail(format!(
+            "the triangle after it: pixel {i} is {:?}, want red",
+            &got[4 * i..4 * i + 4]
+        )));
+    }
+    Ok(())
+}
+crate::result_case!("pipe.api_fuzz.found.framebuffer_layers", framebuffer_layers);
