@@ -974,19 +974,7 @@ fn api_fuzz(ctx: &mut TestContext, seed: u64) -> R {
     step("clear", e.ctx.clear(ClearFlags::COLOR0, None, &c, 1.0, 0))?;
     set_color(&mut e, [1.0, 0.0, 0.0, 1.0])?;
     bind_vertices(&mut e, &TRIANGLE, None)?;
-    step(
-        "draw",
-        e.ctx.draw_vbo(
-            &DrawInfo::default(),
-            0,
-            None,
-            &[DrawStartCountBias {
-                start: 0,
-                count: 3,
-                index_bias: 0,
-            }],
-        ),
-    )?;
+    draw_full(&mut e)?;
     let got = e.read_texture(&t.color, 0, &PipeBox::rect(0, 0, W, W))?;
     for (i, p) in got.chunks_exact(4).enumerate() {
         let (x, y) = ((i as u32 % W) as f32 + 0.5, (i as u32 / W) as f32 + 0.5);
@@ -1037,19 +1025,19 @@ const FULL: [f32; 12] = [
 ];
 
 fn draw_full(e: &mut Env) -> R {
-    step(
-        "draw",
-        e.ctx.draw_vbo(
-            &DrawInfo::default(),
-            0,
-            None,
-            &[DrawStartCountBias {
-                start: 0,
-                count: 3,
-                index_bias: 0,
-            }],
-        ),
-    )
+    crate::harness::draw_arrays(e, PrimType::Triangles, 0, 3)
+}
+
+/// Fails unless every pixel of the `w` x `h` level 0 of `tex` is `want`.
+fn expect_fill(e: &mut Env, tex: &Resource, w: u32, h: u32, want: [u8; 4], what: &str) -> R {
+    let got = e.read_texture(tex, 0, &PipeBox::rect(0, 0, w, h))?;
+    match got.chunks_exact(4).position(|p| p != want) {
+        None => Ok(()),
+        Some(i) => Err(Outcome::fail(format!(
+            "{what}: pixel {i} is {:?}, want {want:?}",
+            &got[4 * i..4 * i + 4]
+        ))),
+    }
 }
 
 /// Viewports Vulkan rejects, which the fuzz reached (validation errors):
@@ -1089,13 +1077,7 @@ fn viewport_limits(ctx: &mut TestContext) -> R {
         } else {
             [0, 0, 255, 255]
         };
-        let got = e.read_texture(&t.color, 0, &PipeBox::rect(0, 0, W, W))?;
-        if let Some(i) = got.chunks_exact(4).position(|p| p != want) {
-            return Err(Outcome::fail(format!(
-                "{what} viewport: pixel {i} is {:?}, want {want:?}",
-                &got[4 * i..4 * i + 4]
-            )));
-        }
+        expect_fill(&mut e, &t.color, W, W, want, &format!("{what} viewport"))?;
     }
     Ok(())
 }
@@ -1201,14 +1183,8 @@ fn unbind_then_draw(ctx: &mut TestContext) -> R {
         set_color(&mut e, [0.0, 1.0, 0.0, 1.0])?;
         bind_vertices(&mut e, &FULL, None)?;
         draw_full(&mut e)?;
-        let got = e.read_texture(&t2.color, 0, &PipeBox::rect(0, 0, W, W))?;
-        if let Some(i) = got.chunks_exact(4).position(|p| p != [0, 255, 0, 255]) {
-            return Err(Outcome::fail(format!(
-                "after unbinding the {}: pixel {i} is {:?}, want green",
-                what.0,
-                &got[4 * i..4 * i + 4]
-            )));
-        }
+        let what = format!("after unbinding the {}", what.0);
+        expect_fill(&mut e, &t2.color, W, W, [0, 255, 0, 255], &what)?;
     }
     Ok(())
 }
@@ -1219,9 +1195,11 @@ crate::result_case!("pipe.api_fuzz.found.unbind_then_draw", unbind_then_draw);
 /// image view, which lavapipe wrote past, corrupting other memory; a
 /// later draw from user vertex data drew nothing (the fuzz's seeds 476 and
 /// 484). The instance now renders the layers every attachment has. A
-/// clear and draws of 2000 points in that framebuffer, then a triangle
-/// from user vertex data over a fresh target, which must cover it; and
-/// the first framebuffer's layer 0 holds the clear colour.
+/// clear (of an integer buffer) and draws of 2000 points in that
+/// framebuffer, then a triangle from user vertex data over a fresh
+/// target, which must cover it (read before the integer buffer, the
+/// order that failed); and the first framebuffer's layer 0 holds the
+/// clear value.
 fn framebuffer_layers(ctx: &mut TestContext) -> R {
     let mut e = env(ctx, false)?;
     setup(&mut e, false)?;
@@ -1274,13 +1252,14 @@ fn framebuffer_layers(ctx: &mut TestContext) -> R {
     bind_vertices(&mut e, &FULL, None)?;
     draw_full(&mut e)?;
     let got = e.read_texture(&t2.color, 0, &PipeBox::rect(0, 0, W, W))?;
-    let layer0 = e.read_texture(&tex, 0, &PipeBox::rect(0, 0, 62, 19))?;
-    if let Some(i) = layer0.chunks_exact(4).position(|p| p != [1, 2, 3, 4]) {
-        return Err(Outcome::fail(format!(
-            "layer 0 of the framebuffer: pixel {i} is {:?}, want the clear value",
-            &layer0[4 * i..4 * i + 4]
-        )));
-    }
+    expect_fill(
+        &mut e,
+        &tex,
+        62,
+        19,
+        [1, 2, 3, 4],
+        "layer 0 of the framebuffer",
+    )?;
     if let Some(i) = got.chunks_exact(4).position(|p| p != [255, 0, 0, 255]) {
         return Err(Outcome::fail(format!(
             "the triangle after it: pixel {i} is {:?}, want red",

@@ -867,29 +867,8 @@ fn main {
             texs.push(t);
             surfs.push(Some(s));
         }
-        let fb = FramebufferState {
-            width: W as u16,
-            height: H as u16,
-            layers: 1,
-            samples: 1,
-            cbufs: surfs,
-            zsbuf: None,
-            resolve: None,
-        };
-        step("set_framebuffer_state", e.ctx.set_framebuffer_state(&fb))?;
-        step(
-            "draw",
-            e.ctx.draw_vbo(
-                &DrawInfo::default(),
-                0,
-                None,
-                &[DrawStartCountBias {
-                    start: 0,
-                    count: 3,
-                    index_bias: 0,
-                }],
-            ),
-        )?;
+        crate::harness::set_framebuffer(&mut e, W as u16, H as u16, surfs, None)?;
+        crate::harness::draw_arrays(&mut e, PrimType::Triangles, 0, 3)?;
         let want: [[u8; 4]; 2] = if swapped {
             [[9; 4], [0, 0, 255, 255]]
         } else {
