@@ -175,6 +175,11 @@ pub struct VkContext {
     /// The pipeline of the last full-path draw and its topology, reused
     /// while `state_dirty` is clear.
     pub(crate) last_pipeline: Option<(vk::PrimitiveTopology, vk::Pipeline)>,
+    /// The slots on the dummy buffer (`dummy_slots`) that the last
+    /// full-path draw fetched with stride 0: its pipeline (where vertex
+    /// input is baked) and its recorded vertex input hold them, so a draw
+    /// that reuses either must have the same.
+    pub(crate) last_dummy_slots: u32,
     /// Per vertex-elements CSO: each element's fetch format and shader
     /// fix-up (`format::vertex_fetch`).
     pub(crate) velem_fetch: hashbrown::HashMap<u32, VertexFetch>,
@@ -262,6 +267,7 @@ impl VkContext {
             velem_fetch: Default::default(),
             state_dirty: true,
             last_pipeline: None,
+            last_dummy_slots: 0,
             multi_draw: (dev.device.features.multi_draw.multi_draw == vk::TRUE)
                 .then(|| ash::ext::multi_draw::Device::new(&dev.instance.raw, dev.raw())),
             max_multi_draw: crate::caps::max_multi_draw(&dev),

@@ -171,8 +171,8 @@ pub struct DynState {
     /// Where rasterizer state is dynamic: its values.
     raster_state: Option<RasterStates>,
     /// Where vertex input is dynamic: the vertex-elements CSO
-    /// (`u32::MAX`: none).
-    vertex_input: Option<u32>,
+    /// (`u32::MAX`: none) and the slots on the dummy buffer.
+    vertex_input: Option<(u32, u32)>,
     /// Where the patch control point count is dynamic and the draw
     /// tessellates: the count.
     patch_vertices: Option<u8>,
@@ -745,8 +745,13 @@ impl VkContext {
         if let Some(d) = &self.dummy {
             return Ok(d.clone());
         }
+        // Read at stride 0 (`dummy_slots`): past the largest element
+        // offset (`max_vertex_element_src_offset`, 2047 on lavapipe and
+        // NVIDIA) by the largest element, 32 bytes.
+        let max_offset = pipe_core::Screen::caps(&**self.screen()).max_vertex_element_src_offset;
+        let size = max_offset.min(1 << 16).next_multiple_of(256) + 256;
         let t =
-            ResourceTemplate::buffer(256, BindFlags::CONSTANT_BUFFER | BindFlags::VERTEX_BUFFER);
+            ResourceTemplate::buffer(size, BindFlags::CONSTANT_BUFFER | BindFlags::VERTEX_BUFFER);
         let dev = self.dev().clone();
         let res = crate::resource::resource_create(&dev, &t)?;
         let obj = vk_resource(&res)?.obj();
@@ -754,8 +759,12 @@ impl VkContext {
         let buf = obj.buffer().ok_or(PipeError::OutOfMemory)?;
         self.use_buffer(&obj, crate::sync::access::FILL_WRITE, true);
         let cmd = self.cmd();
-        // SAFETY: recording; the whole 256-byte buffer.
-        unsafe { self.dev().raw().cmd_fill_buffer(cmd, buf, 0, 256, 0) };
+        // SAFETY: recording; the whole buffer (a multiple of 4 bytes).
+        unsafe {
+            self.dev()
+                .raw()
+                .cmd_fill_buffer(cmd, buf, 0, u64::from(size), 0)
+        };
         self.dummy = Some(obj.clone());
         Ok(obj)
     }
@@ -1045,14 +1054,20 @@ impl VkContext {
         // With no call since the last draw (`state_dirty`, see
         // `merge::break_draw_merge`), the bound state is the same: so is
         // the pipeline for the same topology, and the feedback attachments.
+        let dummy = self.dummy_slots();
         let pipeline = match self.last_pipeline {
-            Some((t, p)) if !self.state_dirty && t == topology => p,
+            Some((t, p))
+                if !self.state_dirty && t == topology && dummy == self.last_dummy_slots =>
+            {
+                p
+            }
             _ => {
                 let p = self.pipeline_for(vs, fs, topology)?;
                 self.last_pipeline = Some((topology, p));
                 p
             }
         };
+        self.last_dummy_slots = dummy;
 
         let capture = self.so_capture_info()?;
         let auto = match &auto_target {
@@ -1992,7 +2007,7 @@ impl VkContext {
         let vertex_input = self
             .dynamic_vertex_input
             .is_some()
-            .then(|| b.velems.map_or(u32::MAX, |h| h.id()));
+            .then(|| (b.velems.map_or(u32::MAX, |h| h.id()), self.dummy_slots()));
         // As the pipeline's key (`pipeline_for`).
         let generation = b.raster_ext_generation;
         let discard_rectangles = self.discard_rectangles_key().map(|k| (k, generation));
@@ -2340,13 +2355,16 @@ impl VkContext {
                     .velem_fetch
                     .get(&h.id())
                     .ok_or_else(|| PipeError::invalid("draw_vbo: vertex elements state deleted"))?;
-                crate::pipeline::VertexInput::new(self.dev(), velems, fetch)?
+                crate::pipeline::VertexInput::new(self.dev(), velems, fetch, self.dummy_slots())?
             }
-            None => crate::pipeline::VertexInput::new(self.dev(), &[], &[])?,
+            None => crate::pipeline::VertexInput::new(self.dev(), &[], &[], 0)?,
         };
         // SAFETY: as the caller promises.
         unsafe { vi_ext.cmd_set_vertex_input(cmd, &vi.bindings, &vi.attributes) };
-        let id = self.bound().velems.map_or(u32::MAX, |h| h.id());
+        let id = (
+            self.bound().velems.map_or(u32::MAX, |h| h.id()),
+            self.dummy_slots(),
+        );
         if let Some(d) = self
             .draw_cache
             .dynamic
@@ -2451,6 +2469,11 @@ impl VkContext {
                 .velems
                 .map(|h| h.id())
                 .filter(|_| !self.dev().dynamic_vertex_input()),
+            dummy_slots: if self.dev().dynamic_vertex_input() {
+                0
+            } else {
+                self.dummy_slots()
+            },
             blend: b.blend.map(|h| h.id()).filter(|_| !dynamic_blend),
             blend_ms,
             rasterizer: b
@@ -2739,6 +2762,7 @@ impl VkContext {
             rasterizer: &rasterizer,
             layout: program.as_ref().map(|p| p.pipeline_layout()),
             vs_inputs: self.shader_info(vs).vs_inputs,
+            dummy_slots: key.dummy_slots,
         };
         let p = self.pipelines.create(&dev, key, &inputs)?;
         if let Some(program) = program {
@@ -2920,6 +2944,31 @@ impl VkContext {
             (Some(s), Some(b)) => samples > 1 && s.len_for(samples) == Some(b.len()),
             _ => false,
         }
+    }
+
+    /// The vertex buffer slots the bound elements read that fetch from the
+    /// dummy buffer (no buffer bound there, or an offset at or past its
+    /// end; see `vertex_buffer_bindings`). They are fetched with stride 0
+    /// (`pipeline::VertexInput::new`): with the element's own stride a
+    /// draw of many vertices read far past the small dummy buffer (the API
+    /// fuzz's seed 227, a synchronization hazard where vertex input is
+    /// baked; robustBufferAccess is off).
+    pub(crate) fn dummy_slots(&self) -> u32 {
+        let Some(h) = self.bound().velems else {
+            return 0;
+        };
+        let Ok(elems) = self.velems_table().get(h) else {
+            return 0;
+        };
+        let vbs = &self.bound().vertex_buffers;
+        elems.iter().fold(0, |m, e| {
+            let i = usize::from(e.vertex_buffer_index);
+            if i < 32 && on_dummy(vbs.get(i)) {
+                m | 1 << i
+            } else {
+                m
+            }
+        })
     }
 
     /// The input locations of the bound vertex shader that no element of
@@ -3928,4 +3977,20 @@ pub(crate) fn framebuffer_layers(fb: &FramebufferState) -> u32 {
             t.last_layer.saturating_sub(t.first_layer) + 1
         })
         .fold(layers, u32::min)
+}
+
+/// Whether a vertex buffer slot fetches from the dummy buffer: nothing
+/// bound, or an offset at or past the end of the data (as
+/// `VkContext::vertex_buffer_bindings` binds it).
+fn on_dummy(vb: Option<&VertexBuffer>) -> bool {
+    match vb.and_then(|v| v.buffer.as_ref().map(|b| (b, v.buffer_offset))) {
+        None => true,
+        Some((VertexBufferSource::User(d), off)) => off as usize >= d.len(),
+        Some((VertexBufferSource::Resource(r), off)) => {
+            vk_resource(r).map_or(true, |r| match r.obj().raw {
+                crate::resource::Raw::Buffer { size, .. } => u64::from(off) >= size,
+                _ => true,
+            })
+        }
+    }
 }

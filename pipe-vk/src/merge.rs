@@ -199,6 +199,11 @@ impl VkContext {
                 && !self.state_dirty
                 && self.batches.current_cmd() == r.cmd
                 && (!r.vertex_input || self.unfed_vertex_inputs() == 0)
+                // Slots moving to or from the dummy buffer change the
+                // strides the pipeline or recorded vertex input holds
+                // (`dummy_slots`); a vertex input recorded anew takes
+                // the new ones.
+                && (r.vertex_input || self.dummy_slots() == self.last_dummy_slots)
                 && self.rebind_vertex_buffers(r.cmd)?
             {
                 if r.vertex_input {
@@ -207,6 +212,7 @@ impl VkContext {
                     // declares the vertex input dynamic (`VbRebind` is
                     // only kept for a change under dynamic vertex input).
                     unsafe { self.record_vertex_input(r.cmd)? };
+                    self.last_dummy_slots = self.dummy_slots();
                 }
                 self.start_draw_merge(k, r.cmd, draws);
                 self.stats.draws += draws.len() as u64;

@@ -128,6 +128,10 @@ pub struct GfxKey {
     /// The vertex-elements CSO, or `None` where vertex input is dynamic
     /// (`DeviceShared::dynamic_vertex_input`).
     pub velems: Option<u32>,
+    /// Where vertex input is baked: the slots the elements read that are
+    /// bound to the dummy buffer, fetched with stride 0
+    /// (`VkContext::dummy_slots`).
+    pub dummy_slots: u32,
     /// The blend CSO, or `None` where blend state is dynamic
     /// (`DeviceShared::dynamic_blend`): then only its alpha-to-coverage
     /// and alpha-to-one, which stay in the pipeline, are in `blend_ms`
@@ -193,6 +197,8 @@ pub struct GfxInputs<'a> {
     /// `shader::vertex_input_locations`): a baked vertex input keeps only
     /// their attributes.
     pub vs_inputs: u32,
+    /// Slots bound to the dummy buffer (`GfxKey::dummy_slots`).
+    pub dummy_slots: u32,
 }
 
 /// The line rasterization mode of a pipeline (`VK_EXT_line_rasterization`),
@@ -248,13 +254,16 @@ pub struct VertexInput {
 }
 
 impl VertexInput {
-    /// The vertex input of `velems` fetched as `fetch` says. Errors when
-    /// an element has no fetch format, or when an instance divisor above
-    /// 1 meets a device without VK_EXT_vertex_attribute_divisor.
+    /// The vertex input of `velems` fetched as `fetch` says, with the
+    /// slots in `dummy` (bound to the dummy buffer) at stride 0, so that
+    /// no vertex reads past that small buffer. Errors when an element has
+    /// no fetch format, or when an instance divisor above 1 meets a
+    /// device without VK_EXT_vertex_attribute_divisor.
     pub fn new(
         dev: &DeviceShared,
         velems: &[VertexElement],
         fetch: &[crate::format::ElementFetch],
+        dummy: u32,
     ) -> PipeResult<Self> {
         let divisor_ok = dev
             .device
@@ -268,13 +277,20 @@ impl VertexInput {
         };
         for (i, e) in velems.iter().enumerate() {
             let b = u32::from(e.vertex_buffer_index);
+            let on_dummy = b < 32 && dummy >> b & 1 == 1;
             if !vi.bindings.iter().any(|x| x.binding == b) {
-                if e.instance_divisor > 1 && !divisor_ok {
+                if e.instance_divisor > 1 && !divisor_ok && !on_dummy {
                     return Err(PipeError::unsupported(
                         "instance divisors above 1 need VK_EXT_vertex_attribute_divisor",
                     ));
                 }
-                vi.bindings.push(
+                vi.bindings.push(if on_dummy {
+                    vk::VertexInputBindingDescription2EXT::default()
+                        .binding(b)
+                        .stride(0)
+                        .input_rate(vk::VertexInputRate::VERTEX)
+                        .divisor(1)
+                } else {
                     vk::VertexInputBindingDescription2EXT::default()
                         .binding(b)
                         .stride(e.src_stride)
@@ -283,8 +299,8 @@ impl VertexInput {
                         } else {
                             vk::VertexInputRate::VERTEX
                         })
-                        .divisor(e.instance_divisor.max(1)),
-                );
+                        .divisor(e.instance_divisor.max(1))
+                });
             }
             let fetch = fetch.get(i).ok_or_else(|| {
                 PipeError::invalid(format!("vertex element {i} has no fetch format"))
@@ -669,7 +685,7 @@ impl PipelineCache {
         let tess = vk::PipelineTessellationStateCreateInfo::default()
             .patch_control_points(u32::from(key.patch_vertices.max(1)))
             .push_next(&mut domain_origin);
-        let mut vi_desc = VertexInput::new(dev, inputs.velems, inputs.fetch)?;
+        let mut vi_desc = VertexInput::new(dev, inputs.velems, inputs.fetch, inputs.dummy_slots)?;
         // GL lets vertex elements go unread; a baked attribute the shader
         // does not consume draws a validation performance warning (Zink
         // bakes only the attributes the shader reads, too). The upper

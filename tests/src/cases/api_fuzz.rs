@@ -1269,3 +1269,89 @@ fn framebuffer_layers(ctx: &mut TestContext) -> R {
     Ok(())
 }
 crate::result_case!("pipe.api_fuzz.found.framebuffer_layers", framebuffer_layers);
+
+/// An element on a vertex buffer slot with no buffer reads the zeroed
+/// dummy buffer; with its own stride (2048 here) a draw of 64 vertices
+/// read far past that small buffer (robustBufferAccess is off), into the
+/// buffer allocated after it, which a copy had just written: a
+/// synchronization hazard where vertex input is baked (the fuzz's seed
+/// 227 with `no_dynamic_vertex_input`). Such slots are now fetched with
+/// stride 0. The vertex shader adds the unbound attribute (zero) to the
+/// position of a full-target triangle strip; the target must be covered,
+/// with no validation message, under `baked` vertex input and dynamic.
+fn unbound_slot_stride(ctx: &mut TestContext, baked: bool) -> R {
+    const VS: &str = "shader vertex
+in @a : f32x4 location=0
+in @b : f32x4 location=1
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %0 : f32x4 = load @a
+  %1 : f32x4 = load @b
+  %2 : f32x4 = fadd %0, %1
+  store @gl_pos, %2
+}
+";
+    let mut e = crate::harness::env_with(ctx, |o| o.no_dynamic_vertex_input = Some(baked))?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS, FS_UBO_COLOR)?;
+    set_color(&mut e, [0.0, 1.0, 0.0, 1.0])?;
+    // 64 vertices: a strip whose first four cover the target, then
+    // degenerate ones at the last corner.
+    let mut verts = vec![-1.0f32, -1.0, 0.0, 1.0, 1.0, -1.0, 0.0, 1.0];
+    verts.extend([-1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0, 1.0]);
+    for _ in 4..64 {
+        verts.extend([1.0, 1.0, 0.0, 1.0]);
+    }
+    let positions = e.buffer_with(&crate::harness::f32s(&verts))?;
+    let element = |slot: u8, stride: u32| VertexElement {
+        src_offset: 0,
+        src_stride: stride,
+        vertex_buffer_index: slot,
+        dual_slot: false,
+        src_format: Format::R32G32B32A32Float,
+        instance_divisor: 0,
+    };
+    let ve = step(
+        "vertex elements",
+        e.ctx
+            .create_vertex_elements_state(&[element(0, 16), element(1, 2048)]),
+    )?;
+    step("bind", e.ctx.bind_vertex_elements_state(Some(ve)))?;
+    step(
+        "vertex buffers",
+        e.ctx.set_vertex_buffers(&[VertexBuffer {
+            buffer: Some(VertexBufferSource::Resource(positions)),
+            buffer_offset: 0,
+        }]),
+    )?;
+    // The dummy buffer's first use, then a buffer after it written by a
+    // copy in the same batch, then the draw.
+    crate::harness::draw_arrays(&mut e, PrimType::TriangleStrip, 0, 4)?;
+    let src = e.buffer_with(&[7u8; 1 << 16])?;
+    let next = e.buffer(1 << 16, pipe_core::resource::ResourceFlags::empty())?;
+    step(
+        "copy",
+        e.ctx
+            .resource_copy_region(&next, 0, 0, 0, 0, &src, 0, &PipeBox::range(0, 1 << 16)),
+    )?;
+    let c = ColorUnion::from_f32([0.0, 0.0, 1.0, 1.0]);
+    step("clear", e.ctx.clear(ClearFlags::COLOR0, None, &c, 1.0, 0))?;
+    crate::harness::draw_arrays(&mut e, PrimType::TriangleStrip, 0, 64)?;
+    expect_fill(&mut e, &t.color, W, W, [0, 255, 0, 255], "the strip")
+}
+const _: () = {
+    fn dynamic(ctx: &mut TestContext) -> Outcome {
+        Outcome::from_result(unbound_slot_stride(ctx, false))
+    }
+    fn baked(ctx: &mut TestContext) -> Outcome {
+        Outcome::from_result(unbound_slot_stride(ctx, true))
+    }
+    crate::test_case!(
+        name = "pipe.api_fuzz.found.unbound_slot_stride.dynamic",
+        dynamic
+    );
+    crate::test_case!(
+        name = "pipe.api_fuzz.found.unbound_slot_stride.baked",
+        baked
+    );
+};
