@@ -1280,20 +1280,9 @@ crate::result_case!("pipe.api_fuzz.found.framebuffer_layers", framebuffer_layers
 /// position of a full-target triangle strip; the target must be covered,
 /// with no validation message, under `baked` vertex input and dynamic.
 fn unbound_slot_stride(ctx: &mut TestContext, baked: bool) -> R {
-    const VS: &str = "shader vertex
-in @a : f32x4 location=0
-in @b : f32x4 location=1
-out @gl_pos : f32x4 builtin=position
-fn main {
-  %0 : f32x4 = load @a
-  %1 : f32x4 = load @b
-  %2 : f32x4 = fadd %0, %1
-  store @gl_pos, %2
-}
-";
     let mut e = crate::harness::env_with(ctx, |o| o.no_dynamic_vertex_input = Some(baked))?;
     let t = setup(&mut e, false)?;
-    bind_program(&mut e, VS, FS_UBO_COLOR)?;
+    bind_program(&mut e, super::draw::VS_OFFSET, FS_UBO_COLOR)?;
     set_color(&mut e, [0.0, 1.0, 0.0, 1.0])?;
     // 64 vertices: a strip whose first four cover the target, then
     // degenerate ones at the last corner.

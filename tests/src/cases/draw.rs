@@ -25,7 +25,8 @@ type R = Result<(), Outcome>;
 pub(crate) const W: u32 = 16;
 const H: u32 = 16;
 
-const VS_OFFSET: &str = "shader vertex
+/// Position plus an offset, from two vertex inputs.
+pub(crate) const VS_OFFSET: &str = "shader vertex
 in @pos : f32x4 location=0
 in @off : f32x4 location=1
 out @gl_pos : f32x4 builtin=position
@@ -724,17 +725,7 @@ fn bad_draws(ctx: &mut TestContext, staging: bool) -> R {
         src_format: Format::R32G32B32A32Float,
         instance_divisor: 0,
     };
-    let two_inputs = "shader vertex
-in @a : f32x4 location=0
-in @b : f32x4 location=1
-out @gl_pos : f32x4 builtin=position
-fn main {
-  %0 : f32x4 = load @a
-  %1 : f32x4 = load @b
-  %2 : f32x4 = fadd %0, %1
-  store @gl_pos, %2
-}
-";
+    let two_inputs = VS_OFFSET;
     for (what, vs, elems) in [
         ("no elements", VS_PASSTHROUGH, None),
         (
