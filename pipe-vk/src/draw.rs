@@ -859,6 +859,11 @@ impl VkContext {
                 .get(i)
                 .and_then(|vb| vb.buffer.clone().map(|b| (b, vb.buffer_offset)));
             let (obj, offset) = match bound {
+                // At or past the end (`on_dummy`, which `dummy_slots`
+                // reads): the dummy buffer.
+                Some((VertexBufferSource::Resource(r), off)) if off >= r.desc().width0 => {
+                    (self.dummy_buffer()?, 0)
+                }
                 Some((VertexBufferSource::Resource(r), off)) => {
                     (vk_resource(&r)?.obj(), u64::from(off))
                 }
@@ -872,15 +877,6 @@ impl VkContext {
                     }
                 }
                 None => (self.dummy_buffer()?, 0),
-            };
-            let size = match obj.raw {
-                crate::resource::Raw::Buffer { size, .. } => size,
-                _ => 0,
-            };
-            let (obj, offset) = if offset >= size {
-                (self.dummy_buffer()?, 0)
-            } else {
-                (obj, offset)
             };
             self.use_buffer(&obj, VERTEX_READ, false);
             vbufs.push((obj.buffer().unwrap_or_default(), offset));
@@ -3981,16 +3977,12 @@ pub(crate) fn framebuffer_layers(fb: &FramebufferState) -> u32 {
 
 /// Whether a vertex buffer slot fetches from the dummy buffer: nothing
 /// bound, or an offset at or past the end of the data (as
-/// `VkContext::vertex_buffer_bindings` binds it).
+/// `VkContext::vertex_buffer_bindings` binds it). Per draw, so it reads
+/// the resource's size from its template, without locks.
 fn on_dummy(vb: Option<&VertexBuffer>) -> bool {
     match vb.and_then(|v| v.buffer.as_ref().map(|b| (b, v.buffer_offset))) {
         None => true,
         Some((VertexBufferSource::User(d), off)) => off as usize >= d.len(),
-        Some((VertexBufferSource::Resource(r), off)) => {
-            vk_resource(r).map_or(true, |r| match r.obj().raw {
-                crate::resource::Raw::Buffer { size, .. } => u64::from(off) >= size,
-                _ => true,
-            })
-        }
+        Some((VertexBufferSource::Resource(r), off)) => off >= r.desc().width0,
     }
 }
