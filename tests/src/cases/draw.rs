@@ -682,10 +682,8 @@ fn bad_draws(ctx: &mut TestContext, staging: bool) -> R {
             e.ctx.create_vertex_elements_state(&[VertexElement {
                 src_offset: offset,
                 src_stride: stride,
-                vertex_buffer_index: 0,
-                dual_slot: false,
                 src_format: format,
-                instance_divisor: 0,
+                ..crate::harness::VEC4_ELEMENT
             }]),
         )?;
         step("bind", e.ctx.bind_vertex_elements_state(Some(ve)))?;
@@ -718,12 +716,8 @@ fn bad_draws(ctx: &mut TestContext, staging: bool) -> R {
         step("draw", e.ctx.draw_vbo(&DrawInfo::default(), 0, None, &one))
     };
     let element_at = |slot: u8| VertexElement {
-        src_offset: 0,
-        src_stride: 16,
         vertex_buffer_index: slot,
-        dual_slot: false,
-        src_format: Format::R32G32B32A32Float,
-        instance_divisor: 0,
+        ..crate::harness::VEC4_ELEMENT
     };
     let two_inputs = VS_OFFSET;
     for (what, vs, elems) in [
