@@ -1613,12 +1613,19 @@ impl Context for ValidatingContext {
                     } else {
                         cmd
                     };
-                    check(ind.draw_count <= 1 || stride >= cmd, || {
-                        format!(
-                            "{what}: indirect stride {} smaller than a command ({cmd})",
+                    // GL wants strides and the count's offset in whole
+                    // words (INVALID_VALUE), Vulkan too (VUIDs 00476,
+                    // 02716).
+                    check(
+                        ind.draw_count <= 1 || (stride >= cmd && stride.is_multiple_of(4)),
+                        || {
+                            format!(
+                            "{what}: indirect stride {} smaller than a command ({cmd}) or not a \
+                             multiple of 4",
                             ind.stride
                         )
-                    })?;
+                        },
+                    )?;
                     let end = u64::from(ind.offset)
                         + stride * u64::from(ind.draw_count.max(1)).saturating_sub(1)
                         + cmd;
@@ -1631,6 +1638,12 @@ impl Context for ValidatingContext {
                     )?;
                     if let Some(cbuf) = &ind.indirect_draw_count {
                         check_buffer_range(what, cbuf, ind.indirect_draw_count_offset, 4)?;
+                        check(ind.indirect_draw_count_offset.is_multiple_of(4), || {
+                            format!(
+                                "{what}: indirect draw count offset {} is not a multiple of 4",
+                                ind.indirect_draw_count_offset
+                            )
+                        })?;
                         check(self.caps.draw_indirect_count, || {
                             format!("{what}: indirect count unsupported")
                         })

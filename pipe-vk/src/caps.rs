@@ -147,8 +147,14 @@ pub fn probe(instance: &Instance, pd: &PhysicalDevice, f: &Features) -> Caps {
         max_texture_array_layers: l.max_image_array_layers,
         max_texel_buffer_elements: l.max_texel_buffer_elements,
         max_render_targets: l.max_color_attachments.min(8),
+        // One, as every GL driver reports MAX_DUAL_SOURCE_DRAW_BUFFERS:
+        // a second colour for buffer 1 needs an output at location 1,
+        // index 1, which Mesa 25's lavapipe (reporting 2) does not handle:
+        // blending buffer 1 with a second-source factor crashed its
+        // shader compiler (SIGSEGV in LLVMBuildNot, found by the API
+        // fuzz). Draws past the limit are refused (`draw_vbo`).
         max_dual_source_render_targets: if b(c.dual_src_blend) {
-            l.max_fragment_dual_src_attachments
+            l.max_fragment_dual_src_attachments.min(1)
         } else {
             0
         },

@@ -587,9 +587,29 @@ impl VkContext {
         })
     }
 
+    /// Fails unless `h` names a live shader of `stage` in this context:
+    /// a handle carries its stage, but a stale one, or one of another
+    /// context, may name a shader of another stage here (which Vulkan
+    /// would get as the wrong stage's module).
+    fn check_shader_stage(
+        &self,
+        what: &str,
+        stage: ShaderStage,
+        h: ShaderHandle,
+    ) -> PipeResult<()> {
+        let st = self.shader.get(h.cso)?;
+        if st.stage != stage || h.stage != stage {
+            return Err(PipeError::invalid(format!(
+                "{what}: {:?} names a {:?} shader of this context, not a {stage:?} shader",
+                h.cso, st.stage
+            )));
+        }
+        Ok(())
+    }
+
     fn bind_shader(&mut self, stage: ShaderStage, handle: Option<ShaderHandle>) -> PipeResult<()> {
         if let Some(h) = handle {
-            self.shader.get(h.cso)?;
+            self.check_shader_stage("bind shader state", stage, h)?;
         }
         self.bound.shaders[stage.index()] = handle;
         if stage == ShaderStage::Vertex {
@@ -601,6 +621,7 @@ impl VkContext {
     }
 
     fn delete_shader(&mut self, stage: ShaderStage, handle: ShaderHandle) -> PipeResult<()> {
+        self.check_shader_stage("delete shader state", stage, handle)?;
         if self.shader.delete(handle.cso)?.is_some() {
             // The state died: its modules and pipelines go (pipelines when
             // the batches that may use them retire).

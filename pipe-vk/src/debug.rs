@@ -73,8 +73,30 @@ pub(crate) unsafe extern "system" fn messenger_callback(
     };
     let id = text(data.p_message_id_name);
     let msg = text(data.p_message);
+    if is_layer_false_positive(&id, &msg) {
+        return vk::FALSE;
+    }
     let line = format!("[{severity:?} {types:?}] {id}: {msg}");
     tracing::warn!(target: "pipe_vk::validation", "{line}");
     record_message(line);
     vk::FALSE
+}
+
+/// Messages of layer bugs, which are not recorded. Each names the bug.
+///
+/// - `UNASSIGNED-CoreValidation-Shader-InterfaceTypeMismatch` for colour
+///   attachment 0 of format `VK_FORMAT_UNDEFINED`: alpha-to-coverage with
+///   no colour buffer 0 keeps the fragment shader's output 0 (Vulkan
+///   requires it, VUID-VkGraphicsPipelineCreateInfo-alphaToCoverageEnable-08891;
+///   GL's alpha-to-coverage works with draw buffer 0 set to NONE), and
+///   the pipeline's format for the unused attachment is UNDEFINED, whose
+///   writes are discarded (KhronosGroup/Vulkan-Docs#2125). Layer 1.3.239
+///   compares the output's type with the unused attachment's at pipeline
+///   creation; later layers check fragment outputs at draw time against
+///   the attachments bound (KhronosGroup/Vulkan-ValidationLayers#9569).
+fn is_layer_false_positive(id: &str, msg: &str) -> bool {
+    id == "UNASSIGNED-CoreValidation-Shader-InterfaceTypeMismatch"
+        && msg.contains(
+            "Attachment 0 of type `VK_FORMAT_UNDEFINED` does not match fragment shader output",
+        )
 }

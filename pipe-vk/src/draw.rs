@@ -1037,6 +1037,7 @@ impl VkContext {
                 "draw_vbo: a tessellation control shader without an evaluation shader",
             ));
         }
+        self.check_dual_source_targets()?;
         let empty = if auto_target.is_some() {
             info.instance_count == 0
         } else {
@@ -1925,9 +1926,18 @@ impl VkContext {
         };
         let refs = b.stencil_ref.ref_value;
         let blend_color = b.blend_color.color;
+        // Vulkan wants both bounds in [0, 1] (GL clamps them there); a
+        // NaN bound, which GL leaves undefined, bounds nothing.
+        let unit = |v: f64, nan: f32| {
+            if v.is_nan() {
+                nan
+            } else {
+                v.clamp(0.0, 1.0) as f32
+            }
+        };
         let depth_bounds = (
-            dsa.depth_bounds_min.clamp(0.0, 1.0) as f32,
-            dsa.depth_bounds_max.clamp(0.0, 1.0) as f32,
+            unit(dsa.depth_bounds_min, 0.0),
+            unit(dsa.depth_bounds_max, 1.0),
         );
         let offset_enabled = crate::pipeline::polygon_offset_enabled(&rast);
         // Dynamic blend state: per colour buffer, what the pipeline would
@@ -1982,10 +1992,7 @@ impl VkContext {
             let no_fs = b.shaders[ShaderStage::Fragment.index()].is_none();
             let (a2c, a2o) = match b.blend {
                 _ if no_fs => (false, false),
-                Some(h) => {
-                    let bs = self.blend_table().get(h)?;
-                    (bs.alpha_to_coverage, bs.alpha_to_one)
-                }
+                Some(h) => self.alpha_to_coverage_one(self.blend_table().get(h)?),
                 None => (false, false),
             };
             Some((
@@ -2442,10 +2449,7 @@ impl VkContext {
             // rasterization) has no colour output, which Vulkan requires
             // with alpha-to-coverage on.
             _ if fs.is_none() => (false, false),
-            Some(h) => {
-                let bs = self.blend_table().get(h)?;
-                (bs.alpha_to_coverage, bs.alpha_to_one)
-            }
+            Some(h) => self.alpha_to_coverage_one(self.blend_table().get(h)?),
             None => (false, false),
         };
         let key = GfxKey {
@@ -2890,6 +2894,57 @@ impl VkContext {
                 ..Default::default()
             },
         })
+    }
+
+    /// GL refuses a draw that blends with the second source into more
+    /// draw buffers than `MAX_DUAL_SOURCE_DRAW_BUFFERS` (INVALID_OPERATION
+    /// in `_mesa_valid_to_render`), and Vulkan forbids it
+    /// (maxFragmentDualSrcAttachments, VUID-RuntimeSpirv-Fragment-06427):
+    /// every colour buffer slot counts, bound or not (GL's draw buffers
+    /// set to NONE count too, and so do Vulkan's unused attachments).
+    fn check_dual_source_targets(&self) -> PipeResult<()> {
+        let n = self.bound().framebuffer.cbufs.len();
+        let max = pipe_core::Screen::caps(&**self.screen()).max_dual_source_render_targets;
+        if n as u32 <= max {
+            return Ok(());
+        }
+        let blend = self.bound_blend()?;
+        let dual = (0..n).any(|i| {
+            let rt = &blend.rt[if blend.independent_blend_enable { i } else { 0 }];
+            rt.blend_enable
+                && [
+                    rt.rgb_src_factor,
+                    rt.rgb_dst_factor,
+                    rt.alpha_src_factor,
+                    rt.alpha_dst_factor,
+                ]
+                .iter()
+                .any(|f| f.is_dual_source())
+        });
+        if dual {
+            return Err(PipeError::invalid(format!(
+                "draw_vbo: dual-source blending into {n} colour buffers; the device blends \
+                 into at most {max} with two sources"
+            )));
+        }
+        Ok(())
+    }
+
+    /// The alpha-to-coverage and alpha-to-one flags of `bs` as drawn:
+    /// both off when colour buffer 0 is an integer buffer, where GL says
+    /// they have no effect (GL 4.6, 17.3.3), and where Vulkan would read
+    /// the alpha of an output whose type is not its buffer's (undefined,
+    /// and left out of the interface by `mismatched_outputs`).
+    fn alpha_to_coverage_one(&self, bs: &BlendState) -> (bool, bool) {
+        let int0 = matches!(
+            self.bound().framebuffer.cbufs.first(),
+            Some(Some(s)) if s.desc().template.format.is_pure_integer()
+        );
+        if int0 {
+            (false, false)
+        } else {
+            (bs.alpha_to_coverage, bs.alpha_to_one)
+        }
     }
 
     /// The bound blend state; with none bound, GL's default (no
@@ -3481,7 +3536,7 @@ impl VkContext {
                 .filter(|&i| !matches!(b.framebuffer.cbufs.get(usize::from(i)), Some(Some(_))))
                 .fold(0u8, |m, i| m | 1 << i);
             let a2c = match b.blend {
-                Some(h) => self.blend_table().get(h)?.alpha_to_coverage,
+                Some(h) => self.alpha_to_coverage_one(self.blend_table().get(h)?).0,
                 None => false,
             };
             // So do outputs whose numeric type is not their colour

@@ -40,6 +40,8 @@ use super::state_fuzz::Rng;
 use crate::harness::{bind_program, env, set_color, step, Env, FS_UBO_COLOR, VS_PASSTHROUGH};
 use crate::{Outcome, TestContext};
 
+mod objects;
+
 type R = Result<(), Outcome>;
 
 /// The lower-left half of the target: (-1, -1), (1, -1), (-1, 1).
@@ -97,6 +99,8 @@ struct Fuzz {
     /// The kind of each call group made (`op` or `state_op` and the
     /// branch), named in a failure to help reduce it.
     trace: Vec<(&'static str, u32)>,
+    /// Every CSO, shader, view and bindless handle made (see `objects`).
+    pools: objects::Pools,
 }
 
 impl Fuzz {
@@ -116,6 +120,15 @@ impl Fuzz {
                 self.refused += 1;
                 None
             }
+        }
+    }
+
+    /// Records a call group; with `PIPE_CTS_API_FUZZ_TRACE` set, also
+    /// prints it before it runs (a crash then names its group).
+    fn traced(&mut self, group: &'static str, kind: u32) {
+        self.trace.push((group, kind));
+        if std::env::var_os("PIPE_CTS_API_FUZZ_TRACE").is_some() {
+            eprintln!("#{} {group} {kind}", self.trace.len());
         }
     }
 
@@ -238,8 +251,11 @@ impl Fuzz {
         if self.rng.chance(35) {
             return self.state_op();
         }
+        if self.rng.chance(25) {
+            return self.object_op();
+        }
         let kind = self.rng.below(17);
-        self.trace.push(("op", kind));
+        self.traced("op", kind);
         match kind {
             0 | 1 => self.create_resource(),
             2 => {
@@ -549,7 +565,7 @@ impl Fuzz {
     /// State, binding, query, stream output, barrier and compute calls.
     fn state_op(&mut self) {
         let kind = self.rng.below(12);
-        self.trace.push(("state_op", kind));
+        self.traced("state_op", kind);
         match kind {
             0 => {
                 let rs = RasterizerState {
@@ -906,6 +922,7 @@ fn api_fuzz(ctx: &mut TestContext, seed: u64) -> R {
         draws: 0,
         draws_refused: 0,
         trace: Vec::new(),
+        pools: Default::default(),
     };
     for _ in 0..8 {
         f.create_resource();
@@ -915,8 +932,26 @@ fn api_fuzz(ctx: &mut TestContext, seed: u64) -> R {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(300);
-    for _ in 0..ops {
-        f.op();
+    // `PIPE_CTS_API_FUZZ_SKIP=3,17,...` makes those call groups on a
+    // second context, keeping the random stream, to reduce a failure to
+    // the groups that matter.
+    let skip: Vec<usize> = std::env::var("PIPE_CTS_API_FUZZ_SKIP")
+        .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
+        .unwrap_or_default();
+    let mut spare = if skip.is_empty() {
+        None
+    } else {
+        Some(f.e.other_context()?)
+    };
+    for i in 1..=ops {
+        match spare.as_mut() {
+            Some(s) if skip.contains(&i) => {
+                std::mem::swap(&mut f.e.ctx, s);
+                f.op();
+                std::mem::swap(&mut f.e.ctx, s);
+            }
+            _ => f.op(),
+        }
     }
     let stats = format!(
         "seed {seed}: {} calls, {} refused, {} draws ({} refused), {} resources, {} surfaces",
@@ -938,6 +973,7 @@ fn api_fuzz(ctx: &mut TestContext, seed: u64) -> R {
         .take(4)
         .map(|(i, (g, k))| format!("#{} {g} {k}", i + 1))
         .collect();
+    f.reset_objects()?;
     let mut e = f.e;
     let back = e.read_buffer(&kept, 0, sentinel.len() as u32)?;
     crate::harness::expect_bytes("the buffer written before the calls", &back, &sentinel)?;
@@ -1327,4 +1363,466 @@ const _: () = {
         name = "pipe.api_fuzz.found.unbound_slot_stride.baked",
         baked
     );
+};
+
+/// Writes the constant-buffer colour to outputs 0 and 1.
+const FS_TWO_OUTPUTS: &str = "shader fragment
+out @o0 : f32x4 location=0
+out @o1 : f32x4 location=1
+ubo @c slot=0 size=16
+fn main {
+  %0 : u32 = const 0
+  %1 : f32x4 = load_ubo @c, %0
+  store @o0, %1
+  store @o1, %1
+}
+";
+
+/// Alpha-to-coverage with colour buffer 0 absent or an integer buffer,
+/// which the fuzz reached with validation warnings (the alpha's output
+/// typed against an integer buffer). GL 4.6 (17.3.3): alpha-to-coverage
+/// reads the alpha of fragment colour 0 whether or not draw buffer 0 is
+/// NONE (a depth-only pass of alpha-tested foliage), and has no effect
+/// when draw buffer 0 is an integer buffer. A 4x framebuffer with
+/// buffer 0 `None` (`integer`: R32_UINT) and an RGBA8 buffer 1, cleared
+/// blue; the program writes (0, 1, 0, alpha) to both outputs. Alpha 0
+/// covers no sample when buffer 0 is absent, so buffer 1 stays blue;
+/// with an integer buffer 0 it is drawn green (alpha 0). Alpha 1 then
+/// draws green over all of buffer 1. With or without dynamic
+/// multisample state (`dynamic`).
+fn a2c_buffer_zero(ctx: &mut TestContext, integer: bool, dynamic: bool) -> R {
+    let mut e = crate::harness::env_with(ctx, |o| o.no_dynamic_rasterizer = Some(!dynamic))?;
+    let _ = rig(&mut e, [0.0, 1.0, 0.0, 0.0], &FULL)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_TWO_OUTPUTS)?;
+    let msaa = |e: &mut Env, format: Format| {
+        let mut t = ResourceTemplate::texture_2d(format, W, W, BindFlags::RENDER_TARGET);
+        t.nr_samples = 4;
+        let r = e.texture(&t)?;
+        let s = e.surface(&r, 0, 0, 0)?;
+        Ok::<_, Outcome>((r, s))
+    };
+    let (color, s1) = msaa(&mut e, Format::R8G8B8A8Unorm)?;
+    let s0 = if integer {
+        Some(msaa(&mut e, Format::R32Uint)?.1)
+    } else {
+        None
+    };
+    let fb = FramebufferState {
+        width: W as u16,
+        height: W as u16,
+        layers: 1,
+        samples: 4,
+        cbufs: vec![s0, Some(s1.clone())],
+        zsbuf: None,
+        resolve: None,
+    };
+    step("framebuffer", e.ctx.set_framebuffer_state(&fb))?;
+    let mut bs = BlendState {
+        alpha_to_coverage: true,
+        ..Default::default()
+    };
+    bs.rt[0].colormask = ColorMask::RGBA;
+    let h = step("blend", e.ctx.create_blend_state(&bs))?;
+    step("bind blend", e.ctx.bind_blend_state(Some(h)))?;
+    let blue = ColorUnion::from_f32([0.0, 0.0, 1.0, 1.0]);
+    crate::harness::clear_surface(&mut e, &s1, &blue, [0, 0, W, W])?;
+    let resolved = e.texture(&ResourceTemplate::texture_2d(
+        Format::R8G8B8A8Unorm,
+        W,
+        W,
+        BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW,
+    ))?;
+    draw_full(&mut e)?;
+    super::render::resolve(&mut e, &color, &resolved)?;
+    let want = if integer {
+        [0, 255, 0, 0]
+    } else {
+        [0, 0, 255, 255]
+    };
+    expect_fill(&mut e, &resolved, W, W, want, "alpha 0")?;
+    set_color(&mut e, [0.0, 1.0, 0.0, 1.0])?;
+    draw_full(&mut e)?;
+    super::render::resolve(&mut e, &color, &resolved)?;
+    expect_fill(&mut e, &resolved, W, W, [0, 255, 0, 255], "alpha 1")
+}
+const _: () = {
+    fn none_dynamic(ctx: &mut TestContext) -> Outcome {
+        Outcome::from_result(a2c_buffer_zero(ctx, false, true))
+    }
+    fn none_baked(ctx: &mut TestContext) -> Outcome {
+        Outcome::from_result(a2c_buffer_zero(ctx, false, false))
+    }
+    fn integer_dynamic(ctx: &mut TestContext) -> Outcome {
+        Outcome::from_result(a2c_buffer_zero(ctx, true, true))
+    }
+    fn integer_baked(ctx: &mut TestContext) -> Outcome {
+        Outcome::from_result(a2c_buffer_zero(ctx, true, false))
+    }
+    crate::test_case!(
+        name = "pipe.api_fuzz.found.a2c_buffer_zero.none.dynamic",
+        none_dynamic
+    );
+    crate::test_case!(
+        name = "pipe.api_fuzz.found.a2c_buffer_zero.none.baked",
+        none_baked
+    );
+    crate::test_case!(
+        name = "pipe.api_fuzz.found.a2c_buffer_zero.integer.dynamic",
+        integer_dynamic
+    );
+    crate::test_case!(
+        name = "pipe.api_fuzz.found.a2c_buffer_zero.integer.baked",
+        integer_baked
+    );
+};
+
+/// Dual-source blending into colour buffer 1, which crashed lavapipe's
+/// shader compiler (SIGSEGV; Mesa 25 reports two dual-source attachments
+/// but blends only buffer 0 with a second source), and into three
+/// buffers (a validation error past maxFragmentDualSrcAttachments). GL
+/// refuses a draw that blends with a second source into more draw
+/// buffers than MAX_DUAL_SOURCE_DRAW_BUFFERS, which pipe-vk reports as
+/// 1: the draws are refused, whichever buffer blends with the second
+/// source, and draw nothing; the same blend state on buffer 0 alone
+/// draws (white times the factor SRC1_COLOR, the shader's output at
+/// location 0, index 1: green).
+fn dual_source_buffers(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    let caps = e.screen.caps().clone();
+    if !caps.dual_source_blend {
+        return Err(Outcome::skip("no dual-source blending"));
+    }
+    if caps.max_dual_source_render_targets != 1 {
+        return Err(Outcome::fail(format!(
+            "max_dual_source_render_targets is {}, want 1",
+            caps.max_dual_source_render_targets
+        )));
+    }
+    let t = rig(&mut e, [1.0; 4], &FULL)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_DUAL)?;
+    let s0 = e.surface(&t.color, 0, 0, 0)?;
+    let other = |e: &mut Env| {
+        let r = e.texture(&ResourceTemplate::texture_2d(
+            Format::R8G8B8A8Unorm,
+            W,
+            W,
+            BindFlags::RENDER_TARGET,
+        ))?;
+        e.surface(&r, 0, 0, 0)
+    };
+    let (s1, s2) = (other(&mut e)?, other(&mut e)?);
+    let dual = RtBlendState {
+        blend_enable: true,
+        rgb_func: BlendFunc::Add,
+        rgb_src_factor: BlendFactor::Src1Color,
+        rgb_dst_factor: BlendFactor::Zero,
+        alpha_func: BlendFunc::Add,
+        alpha_src_factor: BlendFactor::One,
+        alpha_dst_factor: BlendFactor::Zero,
+        colormask: ColorMask::RGBA,
+    };
+    let black = ColorUnion::from_f32([0.0, 0.0, 0.0, 1.0]);
+    for (cbufs, rt) in [
+        (vec![Some(s0.clone()), Some(s1.clone())], 1),
+        (vec![Some(s0.clone()), Some(s1), Some(s2)], 0),
+        (vec![Some(s0.clone()), None], 0),
+    ] {
+        let fb = FramebufferState {
+            width: W as u16,
+            height: W as u16,
+            layers: 1,
+            samples: 1,
+            cbufs,
+            zsbuf: None,
+            resolve: None,
+        };
+        step("framebuffer", e.ctx.set_framebuffer_state(&fb))?;
+        let mut bs = BlendState {
+            independent_blend_enable: true,
+            ..Default::default()
+        };
+        bs.rt[0].colormask = ColorMask::RGBA;
+        bs.rt[rt] = dual;
+        let h = step("blend", e.ctx.create_blend_state(&bs))?;
+        step("bind blend", e.ctx.bind_blend_state(Some(h)))?;
+        crate::harness::clear_surface(&mut e, &s0, &black, [0, 0, W, W])?;
+        match draw_full(&mut e) {
+            Err(_) => {}
+            Ok(()) => {
+                return Err(Outcome::fail(format!(
+                    "a draw blending buffer {rt} of {} with a second source was not refused",
+                    fb.cbufs.len()
+                )))
+            }
+        }
+        expect_fill(
+            &mut e,
+            &t.color,
+            W,
+            W,
+            [0, 0, 0, 255],
+            "after the refused draw",
+        )?;
+    }
+    let fb = FramebufferState {
+        width: W as u16,
+        height: W as u16,
+        layers: 1,
+        samples: 1,
+        cbufs: vec![Some(s0)],
+        zsbuf: None,
+        resolve: None,
+    };
+    step("framebuffer", e.ctx.set_framebuffer_state(&fb))?;
+    draw_full(&mut e)?;
+    expect_fill(&mut e, &t.color, W, W, [0, 255, 0, 255], "buffer 0 alone")
+}
+const _: () = {
+    fn run(ctx: &mut TestContext) -> Outcome {
+        Outcome::from_result(dual_source_buffers(ctx))
+    }
+    crate::test_case!(name = "pipe.api_fuzz.found.dual_source_buffers", run);
+};
+
+/// The constant-buffer colour at location 0, and green at location 0,
+/// index 1 (the second source of dual-source blending).
+const FS_DUAL: &str = "shader fragment
+out @o0 : f32x4 location=0
+out @o1 : f32x4 location=0 index=1
+ubo @c slot=0 size=16
+fn main {
+  %0 : u32 = const 0
+  %1 : f32x4 = load_ubo @c, %0
+  store @o0, %1
+  %2 : f32x4 = const 0.0, 1.0, 0.0, 1.0
+  store @o1, %2
+}
+";
+
+/// Depth bounds Vulkan rejects, which the fuzz reached (validation
+/// errors): outside [0, 1] (GL clamps them there) or NaN (undefined in
+/// GL; pipe-vk then bounds nothing on that side). A depth buffer cleared
+/// to 0.5, and a triangle drawn with the depth bounds test on and each
+/// pair of bounds: every pair contains 0.5, so each draw covers the
+/// target (with its own colour); then bounds [0.75, 2] leave it as it
+/// was. (Without the test, the bounds are set all the same.)
+fn depth_bounds_range(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    // Without the test (lavapipe), the bounds are still set (dynamic
+    // state), and every draw covers the target.
+    let test = e.screen.caps().depth_bounds_test;
+    let t = setup(&mut e, true)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    bind_vertices(&mut e, &FULL, None)?;
+    let c = ColorUnion::from_f32([0.0; 4]);
+    step(
+        "clear",
+        e.ctx
+            .clear(ClearFlags::COLOR0 | ClearFlags::DEPTH, None, &c, 0.5, 0),
+    )?;
+    let bounds = [
+        (f64::NAN, f64::NAN),
+        (-1.0, 2.0),
+        (f64::NAN, 0.75),
+        (0.25, f64::NAN),
+        (f64::NEG_INFINITY, f64::INFINITY),
+        (0.75, 2.0),
+    ];
+    for (i, &(min, max)) in bounds.iter().enumerate() {
+        let dsa = DepthStencilAlphaState {
+            depth_bounds_test: test,
+            depth_bounds_min: min,
+            depth_bounds_max: max,
+            ..Default::default()
+        };
+        let h = step("dsa", e.ctx.create_depth_stencil_alpha_state(&dsa))?;
+        step("bind dsa", e.ctx.bind_depth_stencil_alpha_state(Some(h)))?;
+        let last = test && i + 1 == bounds.len();
+        let v = if last { 1.0 } else { i as f32 * 0.125 };
+        set_color(&mut e, [v, 1.0, 0.0, 1.0])?;
+        draw_full(&mut e)?;
+        let want = if last { i - 1 } else { i } as f32 * 0.125;
+        let want = [(want * 255.0).round() as u8, 255, 0, 255];
+        expect_fill(
+            &mut e,
+            &t.color,
+            W,
+            W,
+            want,
+            &format!("bounds {min}..{max}"),
+        )?;
+    }
+    Ok(())
+}
+const _: () = {
+    fn run(ctx: &mut TestContext) -> Outcome {
+        Outcome::from_result(depth_bounds_range(ctx))
+    }
+    crate::test_case!(name = "pipe.api_fuzz.found.depth_bounds_range", run);
+};
+
+/// Indirect draws whose stride or count offset is not a whole number of
+/// words, which the fuzz reached (validation errors; GL raises
+/// INVALID_VALUE): refused, and nothing drawn; the same commands with
+/// aligned strides and offsets draw.
+fn indirect_alignment(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    let t = rig(&mut e, [0.0, 1.0, 0.0, 1.0], &FULL)?;
+    if !e.screen.caps().draw_indirect_count {
+        return Err(Outcome::skip("no indirect count"));
+    }
+    // Two commands of 3 vertices, 20 bytes apart; the count (2) at 40,
+    // and at 44 of a second buffer.
+    let words: [u32; 11] = [3, 1, 0, 0, 0, 3, 1, 0, 0, 0, 2];
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let mut padded = vec![0u8; 4];
+    padded.extend_from_slice(&bytes);
+    let buf = e.buffer_with(&bytes)?;
+    let count = e.buffer_with(&padded)?;
+    let c = ColorUnion::from_f32([0.0; 4]);
+    step("clear", e.ctx.clear(ClearFlags::COLOR0, None, &c, 1.0, 0))?;
+    let draw = |e: &mut Env, stride: u32, count_at: Option<u32>| {
+        let ind = pipe_core::draw::DrawIndirectInfo {
+            offset: 0,
+            stride,
+            draw_count: 2,
+            indirect_draw_count_offset: count_at.unwrap_or(0),
+            buffer: Some(buf.clone()),
+            indirect_draw_count: count_at.map(|_| count.clone()),
+            count_from_stream_output: None,
+        };
+        let info = DrawInfo {
+            mode: PrimType::Triangles,
+            instance_count: 1,
+            ..DrawInfo::default()
+        };
+        e.ctx
+            .draw_vbo(&info, 0, Some(&ind), &[DrawStartCountBias::default()])
+    };
+    for (stride, count_at) in [(18, None), (18, Some(44)), (20, Some(42)), (20, Some(41))] {
+        if draw(&mut e, stride, count_at).is_ok() {
+            return Err(Outcome::fail(format!(
+                "an indirect draw of stride {stride}, count at {count_at:?}, was not refused"
+            )));
+        }
+    }
+    expect_fill(&mut e, &t.color, W, W, [0; 4], "after the refused draws")?;
+    step("draw", draw(&mut e, 20, Some(44)))?;
+    expect_fill(&mut e, &t.color, W, W, [0, 255, 0, 255], "the aligned draw")
+}
+const _: () = {
+    fn run(ctx: &mut TestContext) -> Outcome {
+        Outcome::from_result(indirect_alignment(ctx))
+    }
+    crate::test_case!(name = "pipe.api_fuzz.found.indirect_alignment", run);
+};
+
+/// Shader handles naming a shader of another stage, which the fuzz
+/// reached (the validation layer crashed in vkCreateGraphicsPipelines on
+/// a vertex shader's module bound as the geometry stage): a geometry
+/// shader deleted, whose id a vertex shader created after it reuses, and
+/// a geometry shader of another context, whose id names this context's
+/// first vertex shader. Binding or deleting either as a geometry shader
+/// is refused, the vertex shaders stay alive, and the program draws.
+fn stale_shader_stage(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    if !e.screen.caps().shader[ShaderStage::Geometry.index()].supported {
+        return Err(Outcome::skip("no geometry shaders"));
+    }
+    let t = rig(&mut e, [0.0, 1.0, 0.0, 1.0], &FULL)?;
+    let gs = crate::harness::shader(ShaderStage::Geometry, super::draw::GS_DUP)?;
+    let g = step("create_gs_state", e.ctx.create_gs_state(&gs))?;
+    step("delete_gs_state", e.ctx.delete_gs_state(g))?;
+    let vs = crate::harness::shader(ShaderStage::Vertex, super::draw::VS_OFFSET)?;
+    let v = step("create_vs_state", e.ctx.create_vs_state(&vs))?;
+    if v.cso != g.cso {
+        return Err(Outcome::fail(format!(
+            "the test expects the vertex shader to reuse the deleted geometry shader's id \
+             ({:?}, {:?})",
+            v.cso, g.cso
+        )));
+    }
+    let mut other = e.other_context()?;
+    let og = step(
+        "create_gs_state (other context)",
+        other.create_gs_state(&gs),
+    )?;
+    for (what, h) in [("a deleted", g), ("another context's", og)] {
+        if e.ctx.bind_gs_state(Some(h)).is_ok() {
+            return Err(Outcome::fail(format!(
+                "binding {what} geometry shader ({:?}) was not refused",
+                h.cso
+            )));
+        }
+        if e.ctx.delete_gs_state(h).is_ok() {
+            return Err(Outcome::fail(format!(
+                "deleting {what} geometry shader ({:?}) was not refused",
+                h.cso
+            )));
+        }
+    }
+    step("bind the new vertex shader", e.ctx.bind_vs_state(Some(v)))?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let c = ColorUnion::from_f32([0.0; 4]);
+    step("clear", e.ctx.clear(ClearFlags::COLOR0, None, &c, 1.0, 0))?;
+    draw_full(&mut e)?;
+    expect_fill(&mut e, &t.color, W, W, [0, 255, 0, 255], "the program")
+}
+const _: () = {
+    fn run(ctx: &mut TestContext) -> Outcome {
+        Outcome::from_result(stale_shader_stage(ctx))
+    }
+    crate::test_case!(name = "pipe.api_fuzz.found.stale_shader_stage", run);
+};
+
+/// A compressed view of an uncompressed texture of the same block size,
+/// which the fuzz reached (validation errors: Vulkan has no such view,
+/// and GL's texture views keep compressed formats in classes of their
+/// own): the sampler view, surface and image view are refused; a view
+/// of the same size in an uncompressed format is made.
+fn compressed_view(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    let tex = e.texture(&ResourceTemplate::texture_2d(
+        Format::R16G16B16A16Float,
+        8,
+        8,
+        BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW,
+    ))?;
+    let view = |format| SamplerViewTemplate {
+        format,
+        target: Target::Texture2D,
+        swizzle: [Swizzle::X, Swizzle::Y, Swizzle::Z, Swizzle::W],
+        range: ViewRange::Texture {
+            first_level: 0,
+            last_level: 0,
+            first_layer: 0,
+            last_layer: 0,
+        },
+    };
+    let surface = |format| SurfaceTemplate {
+        format,
+        level: 0,
+        first_layer: 0,
+        last_layer: 0,
+    };
+    for format in [Format::Bc1RgbaUnorm, Format::Rgtc1Snorm] {
+        if e.ctx.create_sampler_view(&tex, &view(format)).is_ok() {
+            return Err(Outcome::fail(format!("a {format} sampler view was made")));
+        }
+        if e.ctx.create_surface(&tex, &surface(format)).is_ok() {
+            return Err(Outcome::fail(format!("a {format} surface was made")));
+        }
+    }
+    step(
+        "an R16G16B16A16_UINT view",
+        e.ctx
+            .create_sampler_view(&tex, &view(Format::R16G16B16A16Uint)),
+    )?;
+    e.finish()
+}
+const _: () = {
+    fn run(ctx: &mut TestContext) -> Outcome {
+        Outcome::from_result(compressed_view(ctx))
+    }
+    crate::test_case!(name = "pipe.api_fuzz.found.compressed_view", run);
 };

@@ -2806,7 +2806,7 @@ fn line_stipple_on(ctx: &mut TestContext, mut e: Env) -> R {
     })
 }
 
-const TCS: &str = "shader tess_ctrl vertices=3
+pub(crate) const TCS: &str = "shader tess_ctrl vertices=3
 in @pos : f32x4[32] builtin=position
 in @iid : i32 builtin=invocation_id
 out @opos : f32x4[3] builtin=position
