@@ -178,6 +178,22 @@ pub struct RtBlendState {
     pub colormask: ColorMask,
 }
 
+impl RtBlendState {
+    /// Whether this buffer blends with the second colour output (dual
+    /// source): blending is on and a factor reads it.
+    pub fn uses_dual_source(&self) -> bool {
+        self.blend_enable
+            && [
+                self.rgb_src_factor,
+                self.rgb_dst_factor,
+                self.alpha_src_factor,
+                self.alpha_dst_factor,
+            ]
+            .iter()
+            .any(|f| f.is_dual_source())
+    }
+}
+
 /// Maximum colour buffers (`PIPE_MAX_COLOR_BUFS`).
 pub const MAX_COLOR_BUFS: usize = 8;
 

@@ -574,17 +574,7 @@ impl Context for ValidatingContext {
         check(state.max_rt as usize <= MAX_COLOR_BUFS, || {
             format!("{what}: max_rt {} exceeds {MAX_COLOR_BUFS}", state.max_rt)
         })?;
-        let dual = state.rt.iter().any(|rt| {
-            rt.blend_enable
-                && [
-                    rt.rgb_src_factor,
-                    rt.rgb_dst_factor,
-                    rt.alpha_src_factor,
-                    rt.alpha_dst_factor,
-                ]
-                .iter()
-                .any(|f| f.is_dual_source())
-        });
+        let dual = state.rt.iter().any(RtBlendState::uses_dual_source);
         if dual {
             check(self.caps.dual_source_blend, || {
                 format!("{what}: dual-source blending is not supported")

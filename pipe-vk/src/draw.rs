@@ -2910,16 +2910,7 @@ impl VkContext {
         }
         let blend = self.bound_blend()?;
         let dual = (0..n).any(|i| {
-            let rt = &blend.rt[if blend.independent_blend_enable { i } else { 0 }];
-            rt.blend_enable
-                && [
-                    rt.rgb_src_factor,
-                    rt.rgb_dst_factor,
-                    rt.alpha_src_factor,
-                    rt.alpha_dst_factor,
-                ]
-                .iter()
-                .any(|f| f.is_dual_source())
+            blend.rt[if blend.independent_blend_enable { i } else { 0 }].uses_dual_source()
         });
         if dual {
             return Err(PipeError::invalid(format!(

@@ -123,6 +123,33 @@ impl Fuzz {
         }
     }
 
+    /// An image view of any resource: levels, layers and ranges now and
+    /// then out of range, any access.
+    fn any_image_view(&mut self) -> Option<ImageView> {
+        let resource = self.any_res()?;
+        let format = self.format_for(&resource);
+        let range = if resource.desc().target == Target::Buffer {
+            ImageViewRange::Buffer {
+                offset: self.size(4096),
+                size: self.size(4096),
+            }
+        } else {
+            ImageViewRange::Texture {
+                level: self.rng.range(0, 3),
+                first_layer: self.rng.range(0, 3),
+                last_layer: self.rng.range(0, 3),
+            }
+        };
+        let access = ImageAccess::from_bits_truncate(self.rng.bits() as u8);
+        Some(ImageView {
+            resource,
+            format,
+            access,
+            shader_access: access,
+            range,
+        })
+    }
+
     /// Records a call group; with `PIPE_CTS_API_FUZZ_TRACE` set, also
     /// prints it before it runs (a crash then names its group).
     fn traced(&mut self, group: &'static str, kind: u32) {
@@ -253,6 +280,9 @@ impl Fuzz {
         }
         if self.rng.chance(25) {
             return self.object_op();
+        }
+        if self.rng.chance(8) {
+            return self.repair();
         }
         let kind = self.rng.below(17);
         self.traced("op", kind);
@@ -718,29 +748,8 @@ impl Fuzz {
                 self.note(r);
             }
             6 => {
-                let Some(resource) = self.any_res() else {
+                let Some(iv) = self.any_image_view() else {
                     return;
-                };
-                let format = self.format_for(&resource);
-                let range = if resource.desc().target == Target::Buffer {
-                    ImageViewRange::Buffer {
-                        offset: self.size(4096),
-                        size: self.size(4096),
-                    }
-                } else {
-                    ImageViewRange::Texture {
-                        level: self.rng.range(0, 3),
-                        first_layer: self.rng.range(0, 3),
-                        last_layer: self.rng.range(0, 3),
-                    }
-                };
-                let access = ImageAccess::from_bits_truncate(self.rng.bits() as u8);
-                let iv = ImageView {
-                    resource,
-                    format,
-                    access,
-                    shader_access: access,
-                    range,
                 };
                 let stage = self.any_stage();
                 let r = self.e.ctx.set_shader_images(stage, 0, &[Some(iv)], 0);
@@ -849,8 +858,35 @@ impl Fuzz {
         }
     }
 
-    /// A draw, often with bad counts, indices or instance ranges.
+    /// A draw, often with bad counts, indices or instance ranges; now and
+    /// then a plain one, so that the state the other calls left is drawn
+    /// with.
     fn draw(&mut self) {
+        if self.rng.chance(30) {
+            let info = DrawInfo {
+                mode: self
+                    .rng
+                    .pick(&[PrimType::Triangles, PrimType::Points, PrimType::Patches]),
+                instance_count: 1,
+                ..DrawInfo::default()
+            };
+            let count = self.rng.pick(&[3, 6]);
+            let r = self.e.ctx.draw_vbo(
+                &info,
+                0,
+                None,
+                &[DrawStartCountBias {
+                    start: 0,
+                    count,
+                    index_bias: 0,
+                }],
+            );
+            self.draws += 1;
+            if self.note(r).is_none() {
+                self.draws_refused += 1;
+            }
+            return;
+        }
         let index_size = self.rng.pick(&[0u8, 0, 1, 2, 4, 3]);
         let user = vec![0u8, 1, 2, 3, 200, 255, 7, 9];
         let index = match (index_size, self.rng.below(3)) {
@@ -1527,16 +1563,8 @@ fn dual_source_buffers(ctx: &mut TestContext) -> R {
         (vec![Some(s0.clone()), Some(s1), Some(s2)], 0),
         (vec![Some(s0.clone()), None], 0),
     ] {
-        let fb = FramebufferState {
-            width: W as u16,
-            height: W as u16,
-            layers: 1,
-            samples: 1,
-            cbufs,
-            zsbuf: None,
-            resolve: None,
-        };
-        step("framebuffer", e.ctx.set_framebuffer_state(&fb))?;
+        let n = cbufs.len();
+        crate::harness::set_framebuffer(&mut e, W as u16, W as u16, cbufs, None)?;
         let mut bs = BlendState {
             independent_blend_enable: true,
             ..Default::default()
@@ -1550,8 +1578,7 @@ fn dual_source_buffers(ctx: &mut TestContext) -> R {
             Err(_) => {}
             Ok(()) => {
                 return Err(Outcome::fail(format!(
-                    "a draw blending buffer {rt} of {} with a second source was not refused",
-                    fb.cbufs.len()
+                    "a draw blending buffer {rt} of {n} with a second source was not refused"
                 )))
             }
         }
@@ -1564,16 +1591,7 @@ fn dual_source_buffers(ctx: &mut TestContext) -> R {
             "after the refused draw",
         )?;
     }
-    let fb = FramebufferState {
-        width: W as u16,
-        height: W as u16,
-        layers: 1,
-        samples: 1,
-        cbufs: vec![Some(s0)],
-        zsbuf: None,
-        resolve: None,
-    };
-    step("framebuffer", e.ctx.set_framebuffer_state(&fb))?;
+    crate::harness::set_framebuffer(&mut e, W as u16, W as u16, vec![Some(s0)], None)?;
     draw_full(&mut e)?;
     expect_fill(&mut e, &t.color, W, W, [0, 255, 0, 255], "buffer 0 alone")
 }

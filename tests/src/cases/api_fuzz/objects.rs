@@ -25,9 +25,10 @@ use pipe_core::state::*;
 use pipe_core::transfer::Uploader;
 use pipe_core::view::{SamplerView, SamplerViewTemplate, StreamOutputTarget, ViewRange};
 
+use super::super::draw::bind_vertices;
 use super::super::draw::{GS_DUP, TCS, TES};
 use super::Fuzz;
-use crate::harness::{shader, FS_UBO_COLOR, VS_PASSTHROUGH};
+use crate::harness::{bind_program, shader, FS_UBO_COLOR, VS_PASSTHROUGH};
 
 /// A compute shader with workgroup memory, writing one word per
 /// invocation through shader buffer 0.
@@ -59,6 +60,8 @@ pub(super) struct Pools {
     targets: Vec<StreamOutputTarget>,
     texture_handles: Vec<u64>,
     image_handles: Vec<u64>,
+    /// Small words for indirect draws (`Fuzz::indirect_commands`).
+    commands: Option<pipe_core::Resource>,
 }
 
 fn pick_from<T: Clone>(f: &mut Fuzz, v: &[T]) -> Option<T> {
@@ -477,29 +480,8 @@ impl Fuzz {
                 }
             }
             1 => {
-                let Some(resource) = self.any_res() else {
+                let Some(iv) = self.any_image_view() else {
                     return;
-                };
-                let format = self.format_for(&resource);
-                let range = if resource.desc().target == pipe_core::resource::Target::Buffer {
-                    ImageViewRange::Buffer {
-                        offset: self.size(4096),
-                        size: self.size(4096),
-                    }
-                } else {
-                    ImageViewRange::Texture {
-                        level: self.rng.range(0, 2),
-                        first_layer: 0,
-                        last_layer: self.rng.range(0, 2),
-                    }
-                };
-                let access = ImageAccess::from_bits_truncate(self.rng.bits() as u8);
-                let iv = ImageView {
-                    resource,
-                    format,
-                    access,
-                    shader_access: access,
-                    range,
                 };
                 let h = self.e.ctx.create_image_handle(&iv);
                 if let Some(h) = self.note(h) {
@@ -680,14 +662,29 @@ impl Fuzz {
                 ..Default::default()
             }
         } else {
+            // The commands, counts and indices come from a buffer of
+            // small words: what the GPU reads cannot be validated, and a
+            // command of a billion vertices is a frontend's hang, not a
+            // driver fault. Textures stand in for it now and then (to be
+            // refused).
+            let commands = self.indirect_commands();
+            let buffer = |f: &mut Fuzz| match f.any_res() {
+                Some(r)
+                    if r.desc().target != pipe_core::resource::Target::Buffer
+                        && f.rng.chance(20) =>
+                {
+                    Some(r)
+                }
+                _ => commands.clone(),
+            };
             DrawIndirectInfo {
                 offset: self.rng.pick(&[0, 4, 3, 4096, u32::MAX - 3]),
                 stride: self.rng.pick(&[0, 16, 20, 4, 17, u32::MAX]),
                 draw_count: self.rng.pick(&[0, 1, 2, 1000, u32::MAX]),
                 indirect_draw_count_offset: self.rng.pick(&[0, 2, 4096]),
-                buffer: self.any_res(),
+                buffer: buffer(self),
                 indirect_draw_count: if self.rng.chance(40) {
-                    self.any_res()
+                    buffer(self)
                 } else {
                     None
                 },
@@ -708,7 +705,7 @@ impl Fuzz {
                 PrimType::Patches,
             ]),
             index_size,
-            index: match (index_size, self.any_res()) {
+            index: match (index_size, self.indirect_commands()) {
                 (0, _) | (_, None) => IndexSource::None,
                 (_, Some(r)) => IndexSource::Resource(r),
             },
@@ -724,6 +721,42 @@ impl Fuzz {
         if self.note(r).is_none() {
             self.draws_refused += 1;
         }
+    }
+
+    /// Back to the working program, vertices and blend state, with no
+    /// tessellation or geometry shader (as a frontend whose draws are
+    /// valid would be), so that later calls meet a drawable state as
+    /// well as a broken one.
+    pub(super) fn repair(&mut self) {
+        self.traced("repair", 0);
+        let _ = bind_program(&mut self.e, VS_PASSTHROUGH, FS_UBO_COLOR);
+        let _ = bind_vertices(&mut self.e, &super::TRIANGLE, None);
+        let mut bs = BlendState::default();
+        bs.rt[0].colormask = ColorMask::all();
+        let h = self.e.ctx.create_blend_state(&bs);
+        if let Some(h) = self.note(h) {
+            let r = self.e.ctx.bind_blend_state(Some(h));
+            self.note(r);
+        }
+        for r in [
+            self.e.ctx.bind_gs_state(None),
+            self.e.ctx.bind_tcs_state(None),
+            self.e.ctx.bind_tes_state(None),
+        ] {
+            self.note(r);
+        }
+    }
+
+    /// 4 KiB of words from 0 to 6, for indirect commands, draw counts and
+    /// indices (made once).
+    fn indirect_commands(&mut self) -> Option<pipe_core::Resource> {
+        if self.pools.commands.is_none() {
+            let words: Vec<u8> = (0..1024)
+                .flat_map(|_| self.rng.range(0, 6).to_le_bytes())
+                .collect();
+            self.pools.commands = self.e.buffer_with(&words).ok();
+        }
+        self.pools.commands.clone()
     }
 
     /// Rebinds the state the object calls may have left bound, for the
