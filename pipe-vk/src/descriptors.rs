@@ -1188,15 +1188,7 @@ impl VkContext {
                          texture image"
                     )));
                 }
-                if !props
-                    .buffer_features
-                    .contains(vk::FormatFeatureFlags::STORAGE_TEXEL_BUFFER)
-                {
-                    return Err(PipeError::unsupported(format!(
-                        "{call}: {} cannot be a storage texel buffer on this device",
-                        img.format
-                    )));
-                }
+                crate::resource::check_buffer_view_format(&dev, call, img.format, vk_format)?;
                 let buffer = obj.buffer().ok_or_else(|| {
                     PipeError::invalid(format!("{call}: buffer image of a texture"))
                 })?;

@@ -197,6 +197,41 @@ pub fn vk_resource(res: &pipe_core::Resource) -> PipeResult<&VkResource> {
     res.backend_or_err::<VkResource>("resource")
 }
 
+/// The format features every buffer view needs. Buffers carry both
+/// texel-buffer usages (`buffer_usage`), and a view takes its buffer's
+/// usage, so its format must support both, whatever the view is for
+/// (VUID-VkBufferViewCreateInfo-buffer-00933 and -00934). Only
+/// VK_KHR_maintenance5 lets a view narrow its usage, and the validation
+/// layer pipe-vk is tested with (Debian's 1.3.239) predates it.
+pub(crate) const BUFFER_VIEW_FEATURES: vk::FormatFeatureFlags = vk::FormatFeatureFlags::from_raw(
+    vk::FormatFeatureFlags::UNIFORM_TEXEL_BUFFER.as_raw()
+        | vk::FormatFeatureFlags::STORAGE_TEXEL_BUFFER.as_raw(),
+);
+
+/// Fails unless buffer views of `format` (`vk_format` in Vulkan) can be
+/// made on this device (`BUFFER_VIEW_FEATURES`).
+pub(crate) fn check_buffer_view_format(
+    dev: &DeviceShared,
+    call: &str,
+    format: pipe_core::Format,
+    vk_format: vk::Format,
+) -> PipeResult<()> {
+    // SAFETY: the physical device belongs to the instance.
+    let props = unsafe {
+        dev.instance
+            .raw
+            .get_physical_device_format_properties(dev.physical.raw, vk_format)
+    };
+    if props.buffer_features.contains(BUFFER_VIEW_FEATURES) {
+        Ok(())
+    } else {
+        Err(PipeError::unsupported(format!(
+            "{call}: buffer views of {format} need uniform and storage texel buffer support, \
+             which this device lacks for it"
+        )))
+    }
+}
+
 fn buffer_usage(dev: &DeviceShared) -> vk::BufferUsageFlags {
     // As Zink does: every buffer may serve every core use, because GL lets
     // a frontend bind any buffer anywhere (a vertex buffer becomes a

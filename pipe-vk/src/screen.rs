@@ -297,16 +297,22 @@ impl Screen for VkScreen {
                     BindFlags::VERTEX_BUFFER,
                     vk::FormatFeatureFlags::VERTEX_BUFFER,
                 ),
+                // Either view needs both (`resource::BUFFER_VIEW_FEATURES`).
                 (
                     BindFlags::SAMPLER_VIEW,
-                    vk::FormatFeatureFlags::UNIFORM_TEXEL_BUFFER,
+                    crate::resource::BUFFER_VIEW_FEATURES,
                 ),
                 (
                     BindFlags::SHADER_IMAGE,
-                    vk::FormatFeatureFlags::STORAGE_TEXEL_BUFFER,
+                    crate::resource::BUFFER_VIEW_FEATURES,
                 ),
             ];
             let image_binds = BindFlags::RENDER_TARGET | BindFlags::DEPTH_STENCIL;
+            // Buffer views have no swizzle for an emulated format.
+            let views = BindFlags::SAMPLER_VIEW | BindFlags::SHADER_IMAGE;
+            if bind.intersects(views) && crate::format::vk_format(format).is_none() {
+                return false;
+            }
             return samples == 1
                 && !bind.intersects(image_binds)
                 && need

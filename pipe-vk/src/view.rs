@@ -18,7 +18,7 @@ use pipe_core::object::Object;
 use pipe_core::resource::Target;
 use pipe_core::view::{
     SamplerView, SamplerViewDesc, SamplerViewTemplate, Surface, SurfaceDesc, SurfaceTemplate,
-    Swizzle, ViewRange, SWIZZLE_IDENTITY,
+    Swizzle, ViewRange,
 };
 use pipe_core::{Format, PipeError, PipeResult, Resource};
 
@@ -157,7 +157,21 @@ pub fn create_sampler_view(texture: &Resource, t: &SamplerViewTemplate) -> PipeR
             let buffer = obj
                 .buffer()
                 .ok_or_else(|| PipeError::invalid("buffer view of a texture"))?;
-            let (format, _) = view_format(t.format, SWIZZLE_IDENTITY)?;
+            // Buffer views have no swizzle: formats emulated with one
+            // (L8 as R8) cannot be texture buffers.
+            let format = vk_format(t.format).ok_or_else(|| {
+                PipeError::unsupported(format!(
+                    "create_sampler_view: {} texture buffers (buffer views have no swizzle \
+                     to emulate it with)",
+                    t.format
+                ))
+            })?;
+            crate::resource::check_buffer_view_format(
+                &obj.dev,
+                "create_sampler_view",
+                t.format,
+                format,
+            )?;
             let info = vk::BufferViewCreateInfo::default()
                 .buffer(buffer)
                 .format(format)

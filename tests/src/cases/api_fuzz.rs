@@ -1844,3 +1844,55 @@ const _: () = {
     }
     crate::test_case!(name = "pipe.api_fuzz.found.compressed_view", run);
 };
+
+/// Sampler views of buffers in every format, which the fuzz reached
+/// with a validation error (an R64G64B64A64_UINT view: buffers carry
+/// the storage texel usage, and its format has no storage texel buffer
+/// support). The screen's answer for texture buffers
+/// (`is_format_supported`, target Buffer, SAMPLER_VIEW) decides: a
+/// supported format's view is made, an unsupported one's refused.
+fn buffer_view_formats(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    let buf = e.buffer_with(&[0u8; 256])?;
+    let mut supported = 0;
+    for format in Format::all() {
+        let ok =
+            e.screen
+                .is_format_supported(format, Target::Buffer, 0, 0, BindFlags::SAMPLER_VIEW);
+        let tmpl = SamplerViewTemplate {
+            format,
+            target: Target::Buffer,
+            swizzle: [Swizzle::X, Swizzle::Y, Swizzle::Z, Swizzle::W],
+            range: ViewRange::Buffer {
+                offset: 0,
+                size: 256,
+            },
+        };
+        match (ok, e.ctx.create_sampler_view(&buf, &tmpl)) {
+            (true, Ok(_)) => supported += 1,
+            (false, Err(_)) => {}
+            (true, Err(err)) => {
+                return Err(Outcome::fail(format!(
+                    "{format}: supported for texture buffers, but its view was refused: {err}"
+                )))
+            }
+            (false, Ok(_)) => {
+                return Err(Outcome::fail(format!(
+                    "{format}: not supported for texture buffers, but its view was made"
+                )))
+            }
+        }
+    }
+    if supported < 20 {
+        return Err(Outcome::fail(format!(
+            "only {supported} formats are supported for texture buffers"
+        )));
+    }
+    e.finish()
+}
+const _: () = {
+    fn run(ctx: &mut TestContext) -> Outcome {
+        Outcome::from_result(buffer_view_formats(ctx))
+    }
+    crate::test_case!(name = "pipe.api_fuzz.found.buffer_view_formats", run);
+};

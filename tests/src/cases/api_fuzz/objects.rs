@@ -28,7 +28,7 @@ use pipe_core::view::{SamplerView, SamplerViewTemplate, StreamOutputTarget, View
 use super::super::draw::bind_vertices;
 use super::super::draw::{GS_DUP, TCS, TES};
 use super::Fuzz;
-use crate::harness::{bind_program, shader, FS_UBO_COLOR, VS_PASSTHROUGH};
+use crate::harness::{bind_program, shader, spirv_shader, FS_UBO_COLOR, VS_PASSTHROUGH};
 
 /// A compute shader with workgroup memory, writing one word per
 /// invocation through shader buffer 0.
@@ -203,7 +203,23 @@ impl Fuzz {
             (ShaderStage::TessCtrl, TCS),
             (ShaderStage::TessEval, TES),
         ]);
-        let Ok(mut st) = shader(stage, src) else {
+        // Now and then as SPIR-V (ARB_gl_spirv's passthrough), with its
+        // entry point misnamed or words cut short at times.
+        let st = if self.rng.chance(30) {
+            spirv_shader(stage, src, spirv_gen::emit::Target::Vulkan1_3).map(|mut st| {
+                if let ShaderCode::SpirV { words, entry_point } = &mut st.code {
+                    match self.rng.below(6) {
+                        0 => *entry_point = "nope".into(),
+                        1 => *words = words[..words.len() / 2].into(),
+                        _ => {}
+                    }
+                }
+                st
+            })
+        } else {
+            shader(stage, src)
+        };
+        let Ok(mut st) = st else {
             return;
         };
         if self.rng.chance(30) {
@@ -222,6 +238,19 @@ impl Fuzz {
                     .collect(),
             };
         }
+        let stage = if self.rng.chance(15) {
+            // Code of one stage offered as another's.
+            let other = self.rng.pick(&[
+                ShaderStage::Vertex,
+                ShaderStage::Fragment,
+                ShaderStage::Geometry,
+                ShaderStage::TessEval,
+            ]);
+            st.stage = other;
+            other
+        } else {
+            stage
+        };
         let h = match stage {
             ShaderStage::Vertex => self.e.ctx.create_vs_state(&st),
             ShaderStage::Fragment => self.e.ctx.create_fs_state(&st),
