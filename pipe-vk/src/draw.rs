@@ -2923,7 +2923,7 @@ impl VkContext {
 
     /// The alpha-to-coverage and alpha-to-one flags of `bs` as drawn:
     /// both off when colour buffer 0 is an integer buffer, where GL says
-    /// they have no effect (GL 4.6, 17.3.3), and where Vulkan would read
+    /// they have no effect (GL 4.6, alpha to coverage), and where Vulkan would read
     /// the alpha of an output whose type is not its buffer's (undefined,
     /// and left out of the interface by `mismatched_outputs`).
     fn alpha_to_coverage_one(&self, bs: &BlendState) -> (bool, bool) {

@@ -1416,7 +1416,7 @@ fn main {
 
 /// Alpha-to-coverage with colour buffer 0 absent or an integer buffer,
 /// which the fuzz reached with validation warnings (the alpha's output
-/// typed against an integer buffer). GL 4.6 (17.3.3): alpha-to-coverage
+/// typed against an integer buffer). GL 4.6 (alpha to coverage): alpha-to-coverage
 /// reads the alpha of fragment colour 0 whether or not draw buffer 0 is
 /// NONE (a depth-only pass of alpha-tested foliage), and has no effect
 /// when draw buffer 0 is an integer buffer. A 4x framebuffer with

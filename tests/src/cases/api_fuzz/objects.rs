@@ -6,7 +6,8 @@
 //! states with shared memory and block sizes past the device's limits;
 //! tessellation and stipple state out of range; indirect and draw-auto
 //! draws reading past their buffers; explicit transfer flushes, fences,
-//! uploads and memory render conditions with bad arguments.
+//! uploads and memory render conditions with bad arguments; writes on a
+//! second context of resources this one uses, fenced or not.
 //!
 //! Handles are plain ids in Gallium's model (a frontend can pass a
 //! stale one), so the pools below keep every handle ever made, deleted
@@ -62,6 +63,8 @@ pub(super) struct Pools {
     image_handles: Vec<u64>,
     /// Small words for indirect draws (`Fuzz::indirect_commands`).
     commands: Option<pipe_core::Resource>,
+    /// A second context of the screen (`Fuzz::other_context_op`).
+    other: Option<Box<dyn pipe_core::Context>>,
 }
 
 fn pick_from<T: Clone>(f: &mut Fuzz, v: &[T]) -> Option<T> {
@@ -86,7 +89,7 @@ const FACTORS: [BlendFactor; 8] = [
 impl Fuzz {
     /// One call group on objects and the rarer entry points.
     pub(super) fn object_op(&mut self) {
-        let kind = self.rng.below(12);
+        let kind = self.rng.below(13);
         self.traced("object_op", kind);
         match kind {
             0 => self.blend_op(),
@@ -100,7 +103,8 @@ impl Fuzz {
             8 => self.bindless_op(),
             9 => self.transfer_misc_op(),
             10 => self.destroy_bound(),
-            _ => self.indirect_draw(),
+            11 => self.indirect_draw(),
+            _ => self.other_context_op(),
         }
     }
 
@@ -674,6 +678,72 @@ impl Fuzz {
         self.draw();
         let r = self.e.ctx.set_stream_output_targets(&[], &[]);
         self.note(r);
+    }
+
+    /// A write, clear or map on a second context of a resource this one
+    /// may use, with or without a flush and a fence wait between (Gallium
+    /// asks for both; a frontend may forget), then a draw, map or copy
+    /// here.
+    fn other_context_op(&mut self) {
+        if self.pools.other.is_none() {
+            self.pools.other = self.e.other_context().ok();
+        }
+        let (Some(mut other), Some(r)) = (self.pools.other.take(), self.any_res()) else {
+            return;
+        };
+        let res = match self.rng.below(4) {
+            0 => {
+                let off = self.size(256);
+                other.buffer_subdata(&r, MapFlags::empty(), off, &[0x21; 64])
+            }
+            1 => {
+                let (off, size) = (self.size(256), self.size(256));
+                other.clear_buffer(&r, off, size, &[3; 4])
+            }
+            2 => {
+                let bx = self.any_box();
+                let flags = MapFlags::READ | MapFlags::WRITE;
+                other
+                    .transfer_map(&r, 0, flags, &bx)
+                    .and_then(|t| other.transfer_unmap(t))
+            }
+            _ => {
+                let bx = self.any_box();
+                other.clear_texture(&r, 0, &bx, &[0x11; 16])
+            }
+        };
+        self.note(res);
+        if self.rng.chance(60) {
+            let f = other.flush(FlushFlags::empty(), true);
+            if let Some(Some(f)) = self.note(f) {
+                if self.rng.chance(70) {
+                    let res = self.e.ctx.fence_server_sync(&f);
+                    self.note(res);
+                }
+            }
+        }
+        self.pools.other = Some(other);
+        match self.rng.below(3) {
+            0 => self.draw(),
+            1 => {
+                let bx = self.any_box();
+                let t = self.e.ctx.transfer_map(&r, 0, MapFlags::READ, &bx);
+                if let Some(t) = self.note(t) {
+                    let res = self.e.ctx.transfer_unmap(t);
+                    self.note(res);
+                }
+            }
+            _ => {
+                if let Some(dst) = self.any_res() {
+                    let bx = self.any_box();
+                    let res = self
+                        .e
+                        .ctx
+                        .resource_copy_region(&dst, 0, 0, 0, 0, &r, 0, &bx);
+                    self.note(res);
+                }
+            }
+        }
     }
 
     /// An indirect, indirect-count or draw-auto draw with bad buffers,
