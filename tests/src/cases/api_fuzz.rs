@@ -290,7 +290,7 @@ impl Fuzz {
             0 | 1 => self.create_resource(),
             2 => {
                 // Drop one (the context may still use it).
-                if self.res.len() > 4 || self.rng.chance(20) {
+                if !self.res.is_empty() && (self.res.len() > 4 || self.rng.chance(20)) {
                     let i = self.rng.below(self.res.len() as u32) as usize;
                     self.res.swap_remove(i);
                 }
