@@ -1883,6 +1883,14 @@ impl Context for ValidatingContext {
                 })?;
             }
             check_box(t, s.level, &b, &format!("{what} ({side})"))?;
+            // A blit surface's format is a view of its resource (the
+            // Vulkan blitter makes one; found by the API fuzz, seed 112).
+            check(format::views_compatible(t.format, s.format), || {
+                format!(
+                    "{what}: {side} format {} is not compatible with its resource's {}",
+                    s.format, t.format
+                )
+            })?;
             let fd = s.format;
             if info.mask.intersects(BlitMask::ZS) {
                 check(fd.is_depth_or_stencil(), || {

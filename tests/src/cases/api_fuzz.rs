@@ -1896,3 +1896,67 @@ const _: () = {
     }
     crate::test_case!(name = "pipe.api_fuzz.found.buffer_view_formats", run);
 };
+
+/// A blit naming a format its resource has no view in (R8_UNORM of an
+/// RGBA16F texture), which the fuzz reached (a validation error: the
+/// blitter views the source in that format): refused, the destination
+/// unchanged; the blit in the source's own format is made.
+fn blit_view_format(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    let tex = |e: &mut Env, format| {
+        e.texture(&ResourceTemplate::texture_2d(
+            format,
+            W,
+            W,
+            BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW,
+        ))
+    };
+    let src = tex(&mut e, Format::R16G16B16A16Float)?;
+    let dst = tex(&mut e, Format::R8G8B8A8Unorm)?;
+    let (ss, ds) = (e.surface(&src, 0, 0, 0)?, e.surface(&dst, 0, 0, 0)?);
+    let green = ColorUnion::from_f32([0.0, 1.0, 0.0, 1.0]);
+    let blue = ColorUnion::from_f32([0.0, 0.0, 1.0, 1.0]);
+    crate::harness::clear_surface(&mut e, &ss, &green, [0, 0, W, W])?;
+    crate::harness::clear_surface(&mut e, &ds, &blue, [0, 0, W, W])?;
+    let blit = |e: &mut Env, src_format| {
+        let surf = |resource: &Resource, format| BlitSurface {
+            resource: resource.clone(),
+            format,
+            level: 0,
+            bx: PipeBox::rect(0, 0, W, W),
+        };
+        let info = BlitInfo {
+            dst: surf(&dst, Format::R8G8B8A8Unorm),
+            src: surf(&src, src_format),
+            mask: BlitMask::RGBA,
+            filter: TexFilter::Nearest,
+            scissor: None,
+            render_condition_enable: false,
+            alpha_blend: false,
+            window_rectangle_include: false,
+            window_rectangles: Vec::new(),
+        };
+        e.ctx.blit(&info)
+    };
+    if blit(&mut e, Format::R8Unorm).is_ok() {
+        return Err(Outcome::fail(
+            "a blit from an R8_UNORM view of RGBA16F was made",
+        ));
+    }
+    expect_fill(
+        &mut e,
+        &dst,
+        W,
+        W,
+        [0, 0, 255, 255],
+        "after the refused blit",
+    )?;
+    step("blit", blit(&mut e, Format::R16G16B16A16Float))?;
+    expect_fill(&mut e, &dst, W, W, [0, 255, 0, 255], "after the blit")
+}
+const _: () = {
+    fn run(ctx: &mut TestContext) -> Outcome {
+        Outcome::from_result(blit_view_format(ctx))
+    }
+    crate::test_case!(name = "pipe.api_fuzz.found.blit_view_format", run);
+};

@@ -7,7 +7,9 @@
 //! tessellation and stipple state out of range; indirect and draw-auto
 //! draws reading past their buffers; explicit transfer flushes, fences,
 //! uploads and memory render conditions with bad arguments; writes on a
-//! second context of resources this one uses, fenced or not.
+//! second context of resources this one uses, fenced or not; blits under
+//! render conditions and window rectangles; stream output into targets
+//! that overlap.
 //!
 //! Handles are plain ids in Gallium's model (a frontend can pass a
 //! stale one), so the pools below keep every handle ever made, deleted
@@ -21,6 +23,7 @@ use pipe_core::cso::{
 use pipe_core::draw::{DrawIndirectInfo, DrawInfo, DrawStartCountBias, IndexSource, PrimType};
 use pipe_core::flags::{FlushFlags, MapFlags};
 use pipe_core::format::Swizzle;
+use pipe_core::resource::PipeBox;
 use pipe_core::shader::{ComputeState, GridInfo, ShaderCode, StreamOutput, StreamOutputInfo};
 use pipe_core::state::*;
 use pipe_core::transfer::Uploader;
@@ -89,7 +92,7 @@ const FACTORS: [BlendFactor; 8] = [
 impl Fuzz {
     /// One call group on objects and the rarer entry points.
     pub(super) fn object_op(&mut self) {
-        let kind = self.rng.below(13);
+        let kind = self.rng.below(15);
         self.traced("object_op", kind);
         match kind {
             0 => self.blend_op(),
@@ -104,7 +107,9 @@ impl Fuzz {
             9 => self.transfer_misc_op(),
             10 => self.destroy_bound(),
             11 => self.indirect_draw(),
-            _ => self.other_context_op(),
+            12 => self.other_context_op(),
+            13 => self.blit_op(),
+            _ => self.aliased_capture(),
         }
     }
 
@@ -744,6 +749,172 @@ impl Fuzz {
                 }
             }
         }
+    }
+
+    /// A blit under an active render condition, with window rectangles
+    /// (up to more than the device has), alpha blending, a scissor, and
+    /// often a source and destination that are one resource.
+    fn blit_op(&mut self) {
+        // Textures (buffers are refused: covered by the other group).
+        let textures: Vec<_> = self
+            .res
+            .iter()
+            .filter(|r| r.desc().target != pipe_core::resource::Target::Buffer)
+            .cloned()
+            .collect();
+        let (Some(src), Some(other)) = (pick_from(self, &textures), pick_from(self, &textures))
+        else {
+            return;
+        };
+        let dst = if self.rng.chance(40) {
+            src.clone()
+        } else {
+            other
+        };
+        let q = if self.rng.chance(50) {
+            let q = self
+                .e
+                .ctx
+                .create_query(pipe_core::query::QueryType::OcclusionCounter, 0);
+            self.note(q).inspect(|q| {
+                let r = self.e.ctx.begin_query(q);
+                self.note(r);
+                self.draw();
+                let r = self.e.ctx.end_query(q);
+                self.note(r);
+                let cond = self.rng.chance(50);
+                let r = self.e.ctx.render_condition(
+                    Some(q),
+                    cond,
+                    pipe_core::query::RenderCondMode::NoWait,
+                );
+                self.note(r);
+            })
+        } else {
+            None
+        };
+        let n = self.rng.pick(&[0usize, 1, 3, 8, 9]);
+        let rects = (0..n)
+            .map(|_| ScissorState {
+                minx: self.rng.range(0, 40) as u16,
+                miny: self.rng.range(0, 40) as u16,
+                maxx: self.rng.pick(&[0, 8, 64, 65535]),
+                maxy: self.rng.pick(&[0, 8, 64, 65535]),
+            })
+            .collect();
+        // Mostly level 0 and a box inside it, so that blits get done.
+        let surf = |f: &mut Fuzz, resource: pipe_core::Resource| {
+            let d = resource.desc();
+            let (w, h) = (d.width0.max(1), d.height0.max(1));
+            let bx = if f.rng.chance(60) {
+                let (x, y) = (f.rng.range(0, w - 1), f.rng.range(0, h - 1));
+                let (bw, bh) = (f.rng.range(1, w - x), f.rng.range(1, h - y));
+                let flip = if f.rng.chance(20) { -1 } else { 1 };
+                PipeBox::new(x as i32, y as i32, 0, flip * bw as i32, bh as i32, 1)
+            } else {
+                f.any_box()
+            };
+            pipe_core::blit::BlitSurface {
+                format: f.format_for(&resource),
+                level: if f.rng.chance(70) {
+                    0
+                } else {
+                    f.rng.range(0, 2)
+                },
+                bx,
+                resource,
+            }
+        };
+        let info = pipe_core::blit::BlitInfo {
+            dst: surf(self, dst),
+            src: surf(self, src),
+            mask: if self.rng.chance(70) {
+                pipe_core::flags::BlitMask::RGBA
+            } else {
+                pipe_core::flags::BlitMask::from_bits_truncate(self.rng.bits() & 63)
+            },
+            filter: self.rng.pick(&[TexFilter::Nearest, TexFilter::Linear]),
+            scissor: self.rng.chance(30).then(|| ScissorState {
+                minx: 2,
+                miny: 2,
+                maxx: self.rng.pick(&[1, 30, 65535]),
+                maxy: 30,
+            }),
+            render_condition_enable: self.rng.chance(60),
+            alpha_blend: self.rng.chance(20),
+            window_rectangle_include: self.rng.chance(50),
+            window_rectangles: rects,
+        };
+        let r = self.e.ctx.blit(&info);
+        self.note(r);
+        if let Some(q) = q {
+            let r =
+                self.e
+                    .ctx
+                    .render_condition(None, false, pipe_core::query::RenderCondMode::Wait);
+            self.note(r);
+            let r = self.e.ctx.destroy_query(q);
+            self.note(r);
+        }
+    }
+
+    /// Stream output into two or three windows of one buffer, which
+    /// overlap now and then (GL forbids overlapping targets, and a
+    /// frontend may forget), with append offsets, then draws and a read of
+    /// the offsets.
+    fn aliased_capture(&mut self) {
+        let Ok(r) = self.e.buffer_with(&[0; 1024]) else {
+            return;
+        };
+        let n = self.rng.range(2, 3) as usize;
+        let mut targets = Vec::new();
+        for _ in 0..n {
+            // Windows that overlap now and then.
+            let (off, size) = (
+                self.rng.pick(&[0, 128, 256, 384]),
+                self.rng.pick(&[128, 256]),
+            );
+            let t = self.e.ctx.create_stream_output_target(&r, off, size);
+            if let Some(t) = self.note(t) {
+                targets.push(Some(t));
+            }
+        }
+        let offsets: Vec<_> = targets
+            .iter()
+            .map(|_| self.rng.pick(&[None, Some(0), Some(8)]))
+            .collect();
+        let res = self.e.ctx.set_stream_output_targets(&targets, &offsets);
+        self.note(res);
+        // A vertex shader capturing its position into each target.
+        if let Ok(mut st) = shader(ShaderStage::Vertex, VS_PASSTHROUGH) {
+            st.stream_output = StreamOutputInfo {
+                stride: [4; 4],
+                output: (0..n as u8)
+                    .map(|b| StreamOutput {
+                        register_index: 0,
+                        start_component: 0,
+                        num_components: 4,
+                        output_buffer: b,
+                        dst_offset: 0,
+                        stream: 0,
+                    })
+                    .collect(),
+            };
+            let h = self.e.ctx.create_vs_state(&st);
+            if let Some(h) = self.note(h) {
+                self.pools.shaders.push(h);
+                let r = self.e.ctx.bind_vs_state(Some(h));
+                self.note(r);
+            }
+        }
+        self.draw();
+        self.draw();
+        for t in targets.iter().flatten() {
+            let res = self.e.ctx.stream_output_target_offset(t);
+            self.note(res);
+        }
+        let res = self.e.ctx.set_stream_output_targets(&[], &[]);
+        self.note(res);
     }
 
     /// An indirect, indirect-count or draw-auto draw with bad buffers,
