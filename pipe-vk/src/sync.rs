@@ -174,6 +174,44 @@ impl Barriers {
             } else {
                 old
             };
+            // A pending barrier on this very subresource (the same image
+            // bound twice, as two colour buffers or as a colour buffer and
+            // a shader image): one command's barriers all start from the
+            // layouts before it, so a second one would transition from a
+            // layout the subresource is not yet in (VUID 01197; found by the
+            // API fuzz, seed 1405). No command runs between the two, so
+            // the pending one is extended: to the new layout and the second
+            // access's stages and accesses.
+            if let Some(i) = self.images.iter().position(|b| {
+                let r = b.subresource_range;
+                b.image == image
+                    && (r.base_mip_level..r.base_mip_level + r.level_count).contains(&level)
+                    && (r.base_array_layer..r.base_array_layer + r.layer_count).contains(&layer)
+            }) {
+                let b = self.images.remove(i);
+                let r = b.subresource_range;
+                // The other layers of the pending barrier keep it as it was.
+                let part = |base: u32, count: u32| {
+                    let mut p = b;
+                    p.subresource_range.base_array_layer = base;
+                    p.subresource_range.layer_count = count;
+                    p
+                };
+                let before = layer - r.base_array_layer;
+                let after = r.base_array_layer + r.layer_count - layer - 1;
+                if before > 0 {
+                    self.images.push(part(r.base_array_layer, before));
+                }
+                if after > 0 {
+                    self.images.push(part(layer + 1, after));
+                }
+                let mut m = part(layer, 1);
+                m.new_layout = layout;
+                m.dst_stage_mask |= dst.stage;
+                m.dst_access_mask |= dst.access;
+                self.images.push(m);
+                return;
+            }
             // Merge with the previous barrier when it is the next layer of
             // the same level with identical masks.
             if let Some(last) = self.images.last_mut() {
@@ -268,6 +306,96 @@ mod tests {
         assert!(src.stage.contains(vk::PipelineStageFlags2::HOST));
         let (src, _, _) = s.access(TRANSFER_WRITE, true, l).expect("WAW");
         assert_eq!(src.access, vk::AccessFlags2::TRANSFER_WRITE);
+    }
+
+    /// Two accesses to one subresource before a flush make one barrier
+    /// (a command's barriers all start from the layouts before it): from
+    /// the first's old layout to the second's, to both accesses. Within a
+    /// pending layer range, the other layers keep their barrier.
+    #[test]
+    fn one_subresource_twice_is_one_barrier() {
+        use vk::ImageLayout as L;
+        let img: vk::Image = vk::Handle::from_raw(1);
+        let color = vk::ImageAspectFlags::COLOR;
+        let mut b = Barriers::default();
+        let mut s = SyncState::default();
+        b.image(
+            &mut s,
+            img,
+            color,
+            0,
+            0,
+            TRANSFER_WRITE,
+            true,
+            L::TRANSFER_DST_OPTIMAL,
+            false,
+        );
+        b.image(
+            &mut s,
+            img,
+            color,
+            0,
+            0,
+            TRANSFER_READ,
+            false,
+            L::TRANSFER_SRC_OPTIMAL,
+            false,
+        );
+        assert_eq!(b.images.len(), 1);
+        let m = b.images[0];
+        assert_eq!(
+            (m.old_layout, m.new_layout),
+            (L::UNDEFINED, L::TRANSFER_SRC_OPTIMAL)
+        );
+        assert!(m
+            .dst_access_mask
+            .contains(vk::AccessFlags2::TRANSFER_READ | vk::AccessFlags2::TRANSFER_WRITE));
+
+        let mut b = Barriers::default();
+        let mut states = [SyncState::default(); 3];
+        for (l, st) in states.iter_mut().enumerate() {
+            b.image(
+                st,
+                img,
+                color,
+                0,
+                l as u32,
+                TRANSFER_WRITE,
+                true,
+                L::TRANSFER_DST_OPTIMAL,
+                false,
+            );
+        }
+        assert_eq!(b.images.len(), 1, "layers 0..3 in one barrier");
+        b.image(
+            &mut states[1],
+            img,
+            color,
+            0,
+            1,
+            TRANSFER_READ,
+            false,
+            L::TRANSFER_SRC_OPTIMAL,
+            false,
+        );
+        let mut layers: Vec<(u32, L)> = b
+            .images
+            .iter()
+            .flat_map(|m| {
+                let r = m.subresource_range;
+                (r.base_array_layer..r.base_array_layer + r.layer_count)
+                    .map(move |l| (l, m.new_layout))
+            })
+            .collect();
+        layers.sort_by_key(|&(l, _)| l);
+        assert_eq!(
+            layers,
+            [
+                (0, L::TRANSFER_DST_OPTIMAL),
+                (1, L::TRANSFER_SRC_OPTIMAL),
+                (2, L::TRANSFER_DST_OPTIMAL)
+            ]
+        );
     }
 
     #[test]
