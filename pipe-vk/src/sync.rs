@@ -316,31 +316,30 @@ mod tests {
     fn one_subresource_twice_is_one_barrier() {
         use vk::ImageLayout as L;
         let img: vk::Image = vk::Handle::from_raw(1);
-        let color = vk::ImageAspectFlags::COLOR;
+        // Layer `layer` of level 0: written to TRANSFER_DST, or read from
+        // TRANSFER_SRC.
+        let declare = |b: &mut Barriers, s: &mut SyncState, layer: u32, write: bool| {
+            let (a, layout) = if write {
+                (TRANSFER_WRITE, L::TRANSFER_DST_OPTIMAL)
+            } else {
+                (TRANSFER_READ, L::TRANSFER_SRC_OPTIMAL)
+            };
+            b.image(
+                s,
+                img,
+                vk::ImageAspectFlags::COLOR,
+                0,
+                layer,
+                a,
+                write,
+                layout,
+                false,
+            );
+        };
         let mut b = Barriers::default();
         let mut s = SyncState::default();
-        b.image(
-            &mut s,
-            img,
-            color,
-            0,
-            0,
-            TRANSFER_WRITE,
-            true,
-            L::TRANSFER_DST_OPTIMAL,
-            false,
-        );
-        b.image(
-            &mut s,
-            img,
-            color,
-            0,
-            0,
-            TRANSFER_READ,
-            false,
-            L::TRANSFER_SRC_OPTIMAL,
-            false,
-        );
+        declare(&mut b, &mut s, 0, true);
+        declare(&mut b, &mut s, 0, false);
         assert_eq!(b.images.len(), 1);
         let m = b.images[0];
         assert_eq!(
@@ -354,30 +353,10 @@ mod tests {
         let mut b = Barriers::default();
         let mut states = [SyncState::default(); 3];
         for (l, st) in states.iter_mut().enumerate() {
-            b.image(
-                st,
-                img,
-                color,
-                0,
-                l as u32,
-                TRANSFER_WRITE,
-                true,
-                L::TRANSFER_DST_OPTIMAL,
-                false,
-            );
+            declare(&mut b, st, l as u32, true);
         }
         assert_eq!(b.images.len(), 1, "layers 0..3 in one barrier");
-        b.image(
-            &mut states[1],
-            img,
-            color,
-            0,
-            1,
-            TRANSFER_READ,
-            false,
-            L::TRANSFER_SRC_OPTIMAL,
-            false,
-        );
+        declare(&mut b, &mut states[1], 1, false);
         let mut layers: Vec<(u32, L)> = b
             .images
             .iter()

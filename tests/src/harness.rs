@@ -742,6 +742,25 @@ pub fn set_framebuffer(
     step("set_framebuffer_state", e.ctx.set_framebuffer_state(&fb))
 }
 
+/// A plain blit of `src` to `dst`: RGBA, nearest, with no scissor,
+/// render condition, blending or window rectangles.
+pub fn blit_info(
+    dst: pipe_core::blit::BlitSurface,
+    src: pipe_core::blit::BlitSurface,
+) -> pipe_core::blit::BlitInfo {
+    pipe_core::blit::BlitInfo {
+        dst,
+        src,
+        mask: pipe_core::flags::BlitMask::RGBA,
+        filter: pipe_core::state::TexFilter::Nearest,
+        scissor: None,
+        render_condition_enable: false,
+        alpha_blend: false,
+        window_rectangle_include: false,
+        window_rectangles: Vec::new(),
+    }
+}
+
 /// Sets viewport 0 to the whole `w` x `h` window (NDC x and y in -1..1 to
 /// 0..w and 0..h, z unchanged).
 pub fn set_full_viewport(e: &mut Env, w: u32, h: u32) -> Result<(), Outcome> {

@@ -1931,17 +1931,8 @@ fn blit_view_format(ctx: &mut TestContext) -> R {
             level: 0,
             bx: PipeBox::rect(0, 0, W, W),
         };
-        let info = BlitInfo {
-            dst: surf(&dst, Format::R8G8B8A8Unorm),
-            src: surf(&src, src_format),
-            mask: BlitMask::RGBA,
-            filter: TexFilter::Nearest,
-            scissor: None,
-            render_condition_enable: false,
-            alpha_blend: false,
-            window_rectangle_include: false,
-            window_rectangles: Vec::new(),
-        };
+        let info =
+            crate::harness::blit_info(surf(&dst, Format::R8G8B8A8Unorm), surf(&src, src_format));
         e.ctx.blit(&info)
     };
     if blit(&mut e, Format::R8Unorm).is_ok() {

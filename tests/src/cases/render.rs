@@ -2520,17 +2520,7 @@ pub(crate) fn resolve(e: &mut Env, src: &Resource, dst: &Resource) -> R {
         bx: PipeBox::rect(0, 0, W, H),
         format: UNORM,
     };
-    let info = BlitInfo {
-        dst: surf(dst),
-        src: surf(src),
-        mask: BlitMask::RGBA,
-        filter: TexFilter::Nearest,
-        scissor: None,
-        render_condition_enable: false,
-        alpha_blend: false,
-        window_rectangle_include: false,
-        window_rectangles: Vec::new(),
-    };
+    let info = crate::harness::blit_info(surf(dst), surf(src));
     step("blit (resolve)", e.ctx.blit(&info))
 }
 
