@@ -70,6 +70,8 @@ use crate::{test_case, Outcome, TestContext};
 
 type R = Result<(), Outcome>;
 
+mod diff;
+
 const W: u32 = 16;
 const H: u32 = 16;
 /// Iterations per seed.
@@ -744,13 +746,21 @@ fn changed(v: &impl std::fmt::Debug, base: &impl std::fmt::Debug) -> String {
 // ---------------------------------------------------------------------------
 
 /// Debug switches of one seed.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Default, Debug)]
 struct Switches {
     staging: bool,
     emulate_line_stipple: bool,
     vertex_fixups: bool,
     no_draw_merge: bool,
     no_index_uint8: bool,
+    /// `no_dynamic_rasterizer`, `no_dynamic_blend`,
+    /// `no_dynamic_vertex_input` and `no_cb0_push_offset` together.
+    no_dynamic: bool,
+    no_query_in_rendering: bool,
+    no_primitives_generated_query: bool,
+    no_xfb_draw: bool,
+    no_discard_rectangles: bool,
+    point_edges: bool,
 }
 
 /// State objects of the previous iteration, deleted once the next
@@ -802,6 +812,9 @@ struct Fuzz {
     vertex_buffers: [Vec<VertexBuffer>; 2],
     /// Which of `vertex_buffers` is bound.
     twin_bound: bool,
+    /// What the differential cases compare (`diff`); `None` in the
+    /// plain seeds, whose calls stay what they were.
+    diff: Option<diff::Recorder>,
 }
 
 /// The queries of a run: one of each kind the device has, the ones begun
@@ -936,6 +949,9 @@ impl Fuzz {
         let s = self
             .log
             .ok("create_surface", self.e.ctx.create_surface(&tex, &st))?;
+        if self.diff.is_some() {
+            diff::clear_new_surface(self, &s);
+        }
         self.color_surfaces.insert((f, samples, slot), s.clone());
         Some(s)
     }
@@ -958,6 +974,9 @@ impl Fuzz {
         let s = self
             .log
             .ok("create_surface(zs)", self.e.ctx.create_surface(&tex, &st))?;
+        if self.diff.is_some() {
+            diff::clear_new_surface(self, &s);
+        }
         self.zs_surfaces.insert((f, samples), s.clone());
         Some(s)
     }
@@ -1043,6 +1062,9 @@ impl Fuzz {
             .is_none()
         {
             return;
+        }
+        if let Some(d) = &mut self.diff {
+            d.targets(&fb);
         }
         let r = &mut self.rng;
         // Viewport: GL's window mapping, sometimes y-flipped (a window
@@ -2329,6 +2351,9 @@ impl Fuzz {
                 results.insert(ty, v);
             }
         }
+        if let Some(d) = &mut self.diff {
+            d.query_results(&results);
+        }
         let mut check = |what: &str, ok: bool| {
             if !ok {
                 let msg = format!(
@@ -2461,6 +2486,15 @@ fn new_fuzz(ctx: &TestContext, seed: u64, sw: Switches) -> Result<Fuzz, Outcome>
         o.vertex_fixups = Some(sw.vertex_fixups);
         o.no_draw_merge = Some(sw.no_draw_merge);
         o.no_index_uint8 = Some(sw.no_index_uint8);
+        o.no_dynamic_rasterizer = Some(sw.no_dynamic);
+        o.no_dynamic_blend = Some(sw.no_dynamic);
+        o.no_dynamic_vertex_input = Some(sw.no_dynamic);
+        o.no_cb0_push_offset = Some(sw.no_dynamic);
+        o.no_query_in_rendering = Some(sw.no_query_in_rendering);
+        o.no_primitives_generated_query = Some(sw.no_primitives_generated_query);
+        o.no_xfb_draw = Some(sw.no_xfb_draw);
+        o.no_discard_rectangles = Some(sw.no_discard_rectangles);
+        o.point_edges = Some(sw.point_edges);
     })?;
     let caps = e.screen.caps().clone();
     let ms4 = caps.framebuffer_color_sample_counts & 4 != 0;
@@ -2577,6 +2611,7 @@ fn new_fuzz(ctx: &TestContext, seed: u64, sw: Switches) -> Result<Fuzz, Outcome>
         },
         vertex_buffers: Default::default(),
         twin_bound: false,
+        diff: None,
     })
 }
 
@@ -2724,11 +2759,30 @@ fn health_check(f: &mut Fuzz) -> R {
 fn run_seed(ctx: &mut TestContext, seed: u64, sw: Switches) -> R {
     // PIPE_CTS_STATE_FUZZ_SEED=N runs seed N in place of the case's own
     // (with the case's switches), to try seeds outside the suite.
-    let seed = std::env::var("PIPE_CTS_STATE_FUZZ_SEED")
+    let seed = seed_override(seed);
+    let mut f = new_fuzz(ctx, seed, sw)?;
+    run_iterations(&mut f, seed)?;
+    health_check(&mut f)?;
+    let [ms, tess, gs, so] = f.counts;
+    eprintln!(
+        "state_fuzz: {} draw calls; iterations with MSAA {ms}, tessellation {tess}, \
+         geometry shader {gs}, stream output {so}; {} unsupported call(s)",
+        f.draw_no, f.log.unsupported
+    );
+    Ok(())
+}
+
+/// `seed`, or the one `PIPE_CTS_STATE_FUZZ_SEED` names.
+fn seed_override(seed: u64) -> u64 {
+    std::env::var("PIPE_CTS_STATE_FUZZ_SEED")
         .ok()
         .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(seed);
-    let mut f = new_fuzz(ctx, seed, sw)?;
+        .unwrap_or(seed)
+}
+
+/// The iterations of `seed` on `f`, then the final flush; fails with
+/// every call that failed.
+fn run_iterations(f: &mut Fuzz, seed: u64) -> R {
     // PIPE_CTS_STATE_FUZZ_ITERATIONS=3,17 runs only those iterations
     // (each has its own generator state), to reduce a failure.
     let only: Option<Vec<u32>> = std::env::var("PIPE_CTS_STATE_FUZZ_ITERATIONS")
@@ -2755,6 +2809,9 @@ fn run_seed(ctx: &mut TestContext, seed: u64, sw: Switches) -> R {
         if sync_each {
             f.e.finish()?;
         }
+        if f.diff.is_some() {
+            diff::snapshot(f);
+        }
         f.check_messages(before, "the iteration");
         if f.log.failures.len() > 8 {
             break;
@@ -2771,13 +2828,6 @@ fn run_seed(ctx: &mut TestContext, seed: u64, sw: Switches) -> R {
             f.log.failures.join("\n")
         )));
     }
-    health_check(&mut f)?;
-    let [ms, tess, gs, so] = f.counts;
-    eprintln!(
-        "state_fuzz: {} draw calls; iterations with MSAA {ms}, tessellation {tess}, \
-         geometry shader {gs}, stream output {so}; {} unsupported call(s)",
-        f.draw_no, f.log.unsupported
-    );
     Ok(())
 }
 
@@ -2813,6 +2863,38 @@ seeds!(
     15 => {},
     16 => {},
     17 => {},
+);
+
+/// `pipe.draw.state_fuzz.diff.<set>.seed_<N>`: seed N without switches
+/// and with the set's, compared (`diff`).
+macro_rules! diff_seeds {
+    ($($set:ident: $n:literal => { $($switch:ident),+ }),+ $(,)?) => {$(
+        const _: () = {
+            fn run(ctx: &mut TestContext) -> Outcome {
+                let mut sw = Switches::default();
+                $(sw.$switch = true;)+
+                Outcome::from_result(diff::run(ctx, $n, sw))
+            }
+            test_case!(
+                name = concat!("pipe.draw.state_fuzz.diff.", stringify!($set), ".seed_", $n),
+                run
+            );
+        };
+    )+};
+}
+
+diff_seeds!(
+    staging: 101 => { staging },
+    no_dynamic: 102 => { no_dynamic },
+    vertex_fixups: 103 => { vertex_fixups },
+    no_draw_merge: 104 => { no_draw_merge },
+    no_index_uint8: 105 => { no_index_uint8 },
+    emulate_line_stipple: 106 => { emulate_line_stipple },
+    no_query_in_rendering: 107 => { no_query_in_rendering },
+    no_primitives_generated_query: 108 => { no_primitives_generated_query },
+    no_xfb_draw: 109 => { no_xfb_draw },
+    no_discard_rectangles: 110 => { no_discard_rectangles },
+    point_edges: 111 => { point_edges },
 );
 
 // ---------------------------------------------------------------------------

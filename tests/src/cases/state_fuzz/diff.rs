@@ -1,0 +1,337 @@
+//! `pipe.draw.state_fuzz.diff.<switches>.seed_<N>`: the state fuzz as a
+//! differential test of pipe-vk's alternative paths.
+//!
+//! The plain seeds check that random valid state draws without a failed
+//! call or a layer message, but not what it draws. Here a seed runs twice
+//! in one process, on two screens: once with no debug switch (the paths
+//! lavapipe takes) and once with the case's switches (the paths of
+//! devices without an extension or feature: baked pipeline state, the
+//! staging uploads, vertex fetch fix-ups, unmerged draws, CPU-widened
+//! indices, shader discards for window rectangles, ...). Each switch
+//! changes how pipe-vk records a draw, never what GL says it draws, so
+//! after every iteration both runs must hold the same bytes in:
+//! - every colour and depth/stencil buffer the iteration bound
+//!   (multisampled ones through a resolving blit, which both runs take
+//!   alike: the blit is not what is compared, the samples are);
+//! - the stream-output buffer;
+//! - the results of the queries whose value GL defines (occlusion counts
+//!   and predicates, primitives emitted, overflow).
+//!
+//! The first iteration that differs fails the case, with the state of
+//! the iteration and the first differing pixel; later iterations may
+//! differ only because of it (buffers keep their contents).
+//!
+//! What makes both runs alike: the iterations take the same random
+//! stream (the iteration's description must match, or the case fails
+//! as diverged), every new surface is cleared when it is made and the
+//! stream-output buffer is zeroed, since their first contents are
+//! undefined.
+
+use std::collections::HashMap;
+
+use pipe_core::blit::BlitSurface;
+use pipe_core::flags::{BlitMask, ClearFlags, MapFlags};
+use pipe_core::query::{QueryResult, QueryType};
+use pipe_core::resource::{BindFlags, PipeBox, ResourceTemplate};
+use pipe_core::state::{ColorUnion, FramebufferState};
+use pipe_core::view::Surface;
+use pipe_core::{Format, PipeError, Resource};
+
+use super::{health_check, new_fuzz, run_iterations, seed_override, Fuzz, Switches, H, R, W};
+use crate::harness::step;
+use crate::{Outcome, TestContext};
+
+/// What one run recorded.
+#[derive(Default)]
+pub(super) struct Recorder {
+    /// The buffers the current iteration bound, by name.
+    targets: Vec<(String, Surface)>,
+    /// Query results read in the current iteration.
+    queries: Vec<String>,
+    /// Single-sample textures multisampled buffers resolve into, by
+    /// format.
+    resolved: HashMap<Format, Resource>,
+    snaps: Vec<Snap>,
+}
+
+/// One iteration's outcome.
+struct Snap {
+    iteration: u32,
+    desc: String,
+    /// (what, bytes): the bound buffers and the stream-output buffer.
+    images: Vec<(String, Vec<u8>)>,
+    queries: Vec<String>,
+}
+
+impl Recorder {
+    /// The iteration's framebuffer.
+    pub(super) fn targets(&mut self, fb: &FramebufferState) {
+        self.targets.clear();
+        let samples = |s: &Surface| s.desc().texture.desc().nr_samples.max(1);
+        for (i, s) in fb.cbufs.iter().enumerate() {
+            if let Some(s) = s {
+                let what = format!("cbuf {i} {}x", samples(s));
+                self.targets.push((what, s.clone()));
+            }
+        }
+        if let Some(s) = &fb.zsbuf {
+            self.targets.push((format!("zsbuf {}x", samples(s)), s.clone()));
+        }
+    }
+
+    /// Results of the queries GL defines the values of; pipeline
+    /// statistics and primitives generated count what pipe-vk draws
+    /// (rewritten primitives, generated geometry shaders), times and
+    /// timestamps vary.
+    pub(super) fn query_results(&mut self, results: &HashMap<QueryType, QueryResult>) {
+        use QueryType as T;
+        for (ty, v) in results {
+            if matches!(
+                ty,
+                T::OcclusionCounter
+                    | T::OcclusionPredicate
+                    | T::PrimitivesEmitted
+                    | T::SoOverflowPredicate
+            ) {
+                self.queries.push(format!("{ty:?} = {v:?}"));
+            }
+        }
+        self.queries.sort();
+    }
+}
+
+/// Clears a surface just made (colour to zero bits, depth 0.5, stencil
+/// 0x5a), so that both runs start it alike.
+pub(super) fn clear_new_surface(f: &mut Fuzz, s: &Surface) {
+    let format = s.desc().template.format;
+    let r = if format.is_depth_or_stencil() {
+        let flags = if format.has_stencil() {
+            ClearFlags::DEPTHSTENCIL
+        } else {
+            ClearFlags::DEPTH
+        };
+        f.e.ctx.clear_depth_stencil(
+            s,
+            flags,
+            0.5,
+            0x5a,
+            0,
+            0,
+            W,
+            H,
+            false,
+        )
+    } else {
+        f.e.ctx
+            .clear_render_target(s, &ColorUnion::default(), 0, 0, W, H, false)
+    };
+    f.log.ok("diff: clear of a new buffer", r);
+}
+
+/// Reads back what the iteration left.
+pub(super) fn snapshot(f: &mut Fuzz) {
+    let Some(mut d) = f.diff.take() else {
+        return;
+    };
+    let mut images = Vec::new();
+    for (what, s) in std::mem::take(&mut d.targets) {
+        let bytes = read_surface(f, &mut d, &s);
+        images.push((format!("{what} ({:?})", s.desc().template.format), bytes));
+    }
+    let so = f.so_buffer.clone();
+    let len = so.desc().width0;
+    images.push(("stream-output buffer".into(), read(f, &so, &PipeBox::range(0, len))));
+    d.snaps.push(Snap {
+        iteration: f.log.iteration,
+        desc: f.log.desc.clone(),
+        images,
+        queries: std::mem::take(&mut d.queries),
+    });
+    f.diff = Some(d);
+}
+
+/// The bytes of a surface's texture, resolved first if multisampled.
+fn read_surface(f: &mut Fuzz, d: &mut Recorder, s: &Surface) -> Vec<u8> {
+    let tex = s.desc().texture.clone();
+    let format = s.desc().template.format;
+    if tex.desc().nr_samples <= 1 {
+        return read(f, &tex, &PipeBox::rect(0, 0, W, H));
+    }
+    let zs = format.is_depth_or_stencil();
+    let single = match d.resolved.get(&format) {
+        Some(t) => t.clone(),
+        None => {
+            let bind = if zs {
+                BindFlags::DEPTH_STENCIL
+            } else {
+                BindFlags::RENDER_TARGET
+            };
+            let t = ResourceTemplate::texture_2d(format, W, H, bind | BindFlags::SAMPLER_VIEW);
+            let Some(t) = f
+                .log
+                .ok("diff: resource_create", f.e.screen.resource_create(&t))
+            else {
+                return Vec::new();
+            };
+            d.resolved.insert(format, t.clone());
+            t
+        }
+    };
+    let surf = |resource: &Resource| BlitSurface {
+        resource: resource.clone(),
+        level: 0,
+        bx: PipeBox::rect(0, 0, W, H),
+        format,
+    };
+    let mut info = crate::harness::blit_info(surf(&single), surf(&tex));
+    if zs {
+        // Sample 0 of depth and stencil (GL's resolve of them).
+        info.mask = if format.has_stencil() {
+            BlitMask::Z | BlitMask::S
+        } else {
+            BlitMask::Z
+        };
+    }
+    match f.e.ctx.blit(&info) {
+        Ok(()) => read(f, &single, &PipeBox::rect(0, 0, W, H)),
+        Err(PipeError::Unsupported(m)) => format!("(no resolve: {m})").into_bytes(),
+        Err(e) => {
+            f.log.ok::<()>("diff: resolving blit", Err(e));
+            Vec::new()
+        }
+    }
+}
+
+/// The bytes of `bx` of level 0, rows packed; the error's text where
+/// the resource cannot be mapped (alike in both runs).
+fn read(f: &mut Fuzz, res: &Resource, bx: &PipeBox) -> Vec<u8> {
+    let t = match f.e.ctx.transfer_map(res, 0, MapFlags::READ, bx) {
+        Ok(t) => t,
+        Err(PipeError::Unsupported(m)) => return format!("(no map: {m})").into_bytes(),
+        Err(e) => {
+            f.log.ok::<()>("diff: transfer_map(READ)", Err(e));
+            return Vec::new();
+        }
+    };
+    let block = res.desc().format.block();
+    let row = (bx.width as usize).div_ceil(block.width as usize) * (block.bits / 8) as usize;
+    let rows = (bx.height as usize).div_ceil(block.height as usize);
+    let bytes = t.to_vec();
+    let mut out = Vec::with_capacity(row * rows);
+    for y in 0..rows {
+        let s = y * t.stride();
+        out.extend_from_slice(bytes.get(s..s + row).unwrap_or_default());
+    }
+    f.log.ok("diff: transfer_unmap", f.e.ctx.transfer_unmap(t));
+    out
+}
+
+/// One run of `seed` with `sw`, recording every iteration.
+fn record(ctx: &TestContext, seed: u64, sw: Switches) -> Result<Vec<Snap>, Outcome> {
+    eprintln!("state_fuzz diff: run with {}", switch_names(sw));
+    let mut f = new_fuzz(ctx, seed, sw)?;
+    f.diff = Some(Recorder::default());
+    let so = f.so_buffer.clone();
+    let zeros = vec![0u8; so.desc().width0 as usize];
+    step(
+        "diff: zero the stream-output buffer",
+        f.e.ctx.buffer_subdata(&so, MapFlags::WRITE, 0, &zeros),
+    )?;
+    run_iterations(&mut f, seed).map_err(|o| in_run(o, sw))?;
+    health_check(&mut f).map_err(|o| in_run(o, sw))?;
+    Ok(f.diff.take().map(|d| d.snaps).unwrap_or_default())
+}
+
+/// The switches set in `sw`, as `PIPE_VK_DEBUG` would name them.
+fn switch_names(sw: Switches) -> String {
+    // The derived Debug lists every field as `name: bool`.
+    let all = format!("{sw:?}");
+    let on: Vec<&str> = all
+        .trim_start_matches("Switches {")
+        .trim_end_matches('}')
+        .split(',')
+        .filter_map(|f| f.trim().strip_suffix(": true"))
+        .collect();
+    if on.is_empty() {
+        "no switches".into()
+    } else {
+        on.join(",")
+    }
+}
+
+fn in_run(o: Outcome, sw: Switches) -> Outcome {
+    match o {
+        Outcome::Fail(m) => Outcome::fail(format!("in the run with {}: {m}", switch_names(sw))),
+        o => o,
+    }
+}
+
+/// Runs `seed` without switches and with `sw`, and compares.
+pub(super) fn run(ctx: &mut TestContext, seed: u64, sw: Switches) -> R {
+    let seed = seed_override(seed);
+    let reference = record(ctx, seed, Switches::default())?;
+    let other = record(ctx, seed, sw)?;
+    compare(&reference, &other)
+}
+
+/// The first iteration whose outcome differs, as a failure.
+fn compare(reference: &[Snap], other: &[Snap]) -> R {
+    if reference.len() != other.len() {
+        return Err(Outcome::fail(format!(
+            "the runs recorded {} and {} iterations",
+            reference.len(),
+            other.len()
+        )));
+    }
+    // Iterations that changed a buffer they bound (so that a pass means
+    // something: most iterations draw, some are clipped, culled, masked
+    // or discarded away).
+    let mut drew = 0;
+    let mut last: HashMap<&str, &[u8]> = HashMap::new();
+    for (a, b) in reference.iter().zip(other) {
+        let it = a.iteration;
+        drew += usize::from(a.images.iter().any(|(what, x)| {
+            last.insert(what, x)
+                .map_or(x.iter().any(|&b| b != 0), |old| old != x.as_slice())
+        }));
+        if a.desc != b.desc {
+            return Err(Outcome::fail(format!(
+                "iteration {it} diverged (the runs took different state):\n  \
+                 without switches: {}\n  with them: {}",
+                a.desc, b.desc
+            )));
+        }
+        if a.queries != b.queries {
+            return Err(Outcome::fail(format!(
+                "iteration {it}: query results differ: {:?} without switches, {:?} with them\n  \
+                 state: {}",
+                a.queries, b.queries, a.desc
+            )));
+        }
+        for ((what, x), (_, y)) in a.images.iter().zip(&b.images) {
+            if x == y {
+                continue;
+            }
+            let at = x.iter().zip(y).position(|(p, q)| p != q).unwrap_or(0);
+            let texel = at / (x.len().max(1) / (W * H) as usize).max(1);
+            let (px, py) = (texel % W as usize, texel / W as usize);
+            let differing = x.iter().zip(y).filter(|(p, q)| p != q).count();
+            return Err(Outcome::fail(format!(
+                "iteration {it}: {what} differs ({differing} bytes; {} and {} long); first at \
+                 byte {at} (pixel {px}, {py} where it is a {W}x{H} image): {:?} without \
+                 switches, {:?} with them\n  state: {}",
+                x.len(),
+                y.len(),
+                x.get(at..(at + 8).min(x.len())).unwrap_or_default(),
+                y.get(at..(at + 8).min(y.len())).unwrap_or_default(),
+                a.desc
+            )));
+        }
+    }
+    eprintln!(
+        "state_fuzz diff: {} iterations alike in both runs; {drew} of them changed a buffer \
+         they bound",
+        reference.len()
+    );
+    Ok(())
+}
