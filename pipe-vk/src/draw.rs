@@ -1215,6 +1215,7 @@ impl VkContext {
         };
         // Before stream output decides whether it stays active in the
         // open instance: resuming queries may have to end it.
+        self.queries_capture(capture.is_some());
         self.prepare_resume_queries()?;
         self.declare_predicate_read();
         self.so_prepare_draw(capture.as_ref(), pipeline)?;

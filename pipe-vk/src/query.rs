@@ -396,6 +396,13 @@ pub(crate) struct Queries {
     /// Active queries have no running span (a flush, a pause or the
     /// blitter ended them); the next draw or dispatch begins them again.
     suspended: bool,
+    /// The draw being recorded captures stream output
+    /// ([`VkContext::queries_capture`]): stream-output spans run only
+    /// then.
+    capturing: bool,
+    /// Active stream-output queries have no running span because draws
+    /// since did not capture; the next capturing draw begins them.
+    xfb_pending: bool,
     /// The buffer `render_condition` writes a query's predicate into.
     predicate: Option<Resource>,
     /// lavapipe workaround ([`DeviceShared::stats_need_compute`]): an
@@ -839,6 +846,10 @@ impl VkContext {
         if users.is_empty() {
             return Ok(());
         }
+        if matches!(kind, Kind::Xfb(_)) && !self.queries.capturing {
+            self.queries.xfb_pending = true;
+            return Ok(());
+        }
         let span = self.begin_span(kind)?;
         let completed = self.dev().completed_value();
         for q in &users {
@@ -923,18 +934,75 @@ impl VkContext {
         Ok(())
     }
 
+    /// Called by a draw before [`Self::prepare_resume_queries`]: whether
+    /// it captures stream output. Stream-output queries count only while
+    /// capture is active (Vulkan's rule for transform feedback queries,
+    /// and GL's), but lavapipe (Mesa 25.0) counts primitives needed
+    /// outside it while a `VK_EXT_primitives_generated_query` query runs
+    /// (both read the draw module's stream-output counters), which made
+    /// `SO_STATISTICS` and the overflow predicates count draws that
+    /// captured nothing (`pipe.query.streamout_inactive`). So their spans
+    /// cover capturing draws only: a draw that does not capture ends
+    /// them, the next one that does begins them again (in
+    /// [`Self::resume_queries`]).
+    pub(crate) fn queries_capture(&mut self, capturing: bool) {
+        self.queries.capturing = capturing;
+        if capturing {
+            return;
+        }
+        let xfb: SmallVec<[Kind; 4]> = self
+            .queries
+            .running
+            .keys()
+            .filter(|k| matches!(k, Kind::Xfb(_)))
+            .copied()
+            .collect();
+        for k in xfb {
+            if let Some(span) = self.queries.running.remove(&k) {
+                self.end_span(k, &span);
+                self.queries.xfb_pending = true;
+            }
+        }
+    }
+
     /// Called before draws and dispatches: begins the spans of suspended
-    /// queries. Costs one test when nothing is suspended.
+    /// queries (and of stream-output queries when the draw captures).
+    /// Costs two tests when nothing is suspended.
     #[inline]
     pub(crate) fn resume_queries(&mut self) -> PipeResult<()> {
-        if !self.queries.suspended || !self.queries_counting() {
+        if !self.queries_counting() {
+            return Ok(());
+        }
+        if !self.queries.suspended {
+            if self.queries.xfb_pending && self.queries.capturing {
+                return self.resume_xfb_queries();
+            }
             return Ok(());
         }
         self.queries.suspended = false;
+        self.queries.xfb_pending = false;
         let mut kinds: SmallVec<[Kind; 4]> = SmallVec::new();
         for q in &self.active_queries() {
             for k in &vk_query(q)?.kinds {
                 if !kinds.contains(k) {
+                    kinds.push(*k);
+                }
+            }
+        }
+        for k in kinds {
+            self.restart_span(k)?;
+        }
+        Ok(())
+    }
+
+    /// Begins the spans of the active stream-output queries (see
+    /// [`Self::queries_capture`]).
+    fn resume_xfb_queries(&mut self) -> PipeResult<()> {
+        self.queries.xfb_pending = false;
+        let mut kinds: SmallVec<[Kind; 4]> = SmallVec::new();
+        for q in &self.active_queries() {
+            for k in &vk_query(q)?.kinds {
+                if matches!(k, Kind::Xfb(_)) && !kinds.contains(k) {
                     kinds.push(*k);
                 }
             }

@@ -49,8 +49,9 @@
 //! when the value is still on the GPU (reported as a PerfInfo message).
 //!
 //! Overflow: Vulkan drops primitives that do not fit in the bound range and
-//! stops the counter, which is what Gallium asks. Overflow is otherwise
-//! only observable through SO_OVERFLOW queries, which pipe-vk lacks.
+//! stops the counter, which is what Gallium asks. It is observable
+//! through the SO_OVERFLOW queries (`crate::query`), whose spans cover
+//! capturing draws only.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 

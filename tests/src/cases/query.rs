@@ -1015,3 +1015,46 @@ fn many_spans(ctx: &mut TestContext) -> R {
     Ok(())
 }
 result_case!("pipe.query.many_spans", many_spans);
+
+/// Stream-output queries count only while stream output is active, also
+/// when a `PRIMITIVES_GENERATED` query (which counts without it) is
+/// active beside them.
+fn streamout_inactive(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    let (_b, t) = capture_rig(&mut e, 4)?;
+    let generated = create(&mut e, QueryType::PrimitivesGenerated, 0)?;
+    let stats = create(&mut e, QueryType::SoStatistics, 0)?;
+    let overflow = create(&mut e, QueryType::SoOverflowPredicate, 0)?;
+    let any = create(&mut e, QueryType::SoOverflowAnyPredicate, 0)?;
+    for q in [&generated, &stats, &overflow, &any] {
+        begin(&mut e, q)?;
+    }
+    // 3 points with no target bound: generated, not captured.
+    so::bind_verts(&mut e, 0, 3)?;
+    so::draw(&mut e, PrimType::Points, 3)?;
+    // 2 captured.
+    so::set_targets(&mut e, &[&t], &[Some(0)])?;
+    so::bind_verts(&mut e, 3, 2)?;
+    so::draw(&mut e, PrimType::Points, 2)?;
+    so::set_targets(&mut e, &[], &[])?;
+    so::draw(&mut e, PrimType::Points, 2)?;
+    for q in [&generated, &stats, &overflow, &any] {
+        end(&mut e, q)?;
+    }
+    expect(
+        "statistics",
+        result(&mut e, &stats)?,
+        QueryResult::SoStatistics {
+            num_primitives_written: 2,
+            primitives_storage_needed: 2,
+        },
+    )?;
+    expect("overflow", result(&mut e, &overflow)?, QueryResult::Bool(false))?;
+    expect("any stream", result(&mut e, &any)?, QueryResult::Bool(false))?;
+    expect(
+        "generated",
+        result(&mut e, &generated)?,
+        QueryResult::U64(7),
+    )
+}
+result_case!("pipe.query.streamout_inactive", streamout_inactive);
