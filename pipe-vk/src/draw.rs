@@ -1748,13 +1748,19 @@ impl VkContext {
         first_base: u32,
     ) {
         let Some(md) = &self.multi_draw else { return };
-        if let [d] = draws {
+        if draws.len() == 1
+            || (info.instance_count > 1 && !self.dev().multi_draw_instances_in_order())
+        {
             // One draw: the plain command. lavapipe copies a multi-draw's
             // array when recording and allocates one again when
             // executing it (pipe-bench draw scenario 3, whose every
-            // pending list is one draw long).
-            // SAFETY: as the multi-draws below.
-            unsafe { record_draw(self.dev().raw(), cmd, info, d, indexed, first_base) };
+            // pending list is one draw long). Instanced draws on devices
+            // whose multi-draws run instance by instance: one command
+            // per draw.
+            for d in draws.iter().filter(|d| d.count != 0 || draws.len() == 1) {
+                // SAFETY: as the multi-draws below.
+                unsafe { record_draw(self.dev().raw(), cmd, info, d, indexed, first_base) };
+            }
             return;
         }
         let max = self.max_multi_draw.max(1) as usize;
@@ -1964,8 +1970,12 @@ impl VkContext {
         let raster_state = if self.dynamic_rasterizer.is_some() {
             let per_sample = self.per_sample_ms(&rast)?;
             let aliased_depth = self.aliased_depth_clip;
-            let (line_mode, stipple_ok) =
-                crate::pipeline::line_rasterization(self.dev(), &rast, per_sample);
+            let (line_mode, stipple_ok) = crate::pipeline::line_rasterization(
+                self.dev(),
+                &rast,
+                per_sample,
+                self.lines_from_geometry,
+            );
             let mode = match crate::pipeline::effective_polygon_mode(&rast) {
                 PolygonMode::Line => vk::PolygonMode::LINE,
                 PolygonMode::Point => vk::PolygonMode::POINT,
@@ -2535,6 +2545,7 @@ impl VkContext {
                 && self.rasterizer_or_default()?.rasterizer_discard,
         };
         self.aliased_depth_clip = fs_key.aliased_depth_clip.is_some();
+        self.lines_from_geometry = gs.is_some() || tes.is_some() || generated_gs;
         self.draw_id_read = self.shader_info(vs).reads_draw_index;
         let dev = self.dev().clone();
         if let Some(p) = self.pipelines.lookup(&dev, &key) {
@@ -3614,7 +3625,12 @@ impl VkContext {
             };
             let per_sample_ms = blend.is_some_and(|bs| bs.alpha_to_coverage || bs.alpha_to_one)
                 || (fs.sample_shading && b.framebuffer.samples > 1);
-            let (_, native) = crate::pipeline::line_rasterization(self.dev(), &rast, per_sample_ms);
+            // Whether a generated geometry shader will follow is what
+            // this decides; the application's stages are known.
+            let geometry = b.shaders[ShaderStage::Geometry.index()].is_some()
+                || b.shaders[ShaderStage::TessEval.index()].is_some();
+            let (_, native) =
+                crate::pipeline::line_rasterization(self.dev(), &rast, per_sample_ms, geometry);
             if !native {
                 let gs_lines = match b.shaders[ShaderStage::Geometry.index()] {
                     None => Some(false),

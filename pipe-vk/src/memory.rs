@@ -267,6 +267,31 @@ impl DeviceShared {
         self.debug.point_edges || !self.lavapipe
     }
 
+    /// Whether lines a geometry or tessellation stage makes may be drawn
+    /// smooth (`RECTANGULAR_SMOOTH`). A driver workaround turns it off on
+    /// lavapipe: with lavapipe 25.0.7, smooth lines from a geometry shader
+    /// or from tessellation draw stray pixels of garbage (anywhere in the
+    /// framebuffer, different from run to run) once a command draws two
+    /// or more such lines after another draw; without smoothing, or with
+    /// the vertex shader last, they do not
+    /// (`pipe.draw.state_fuzz.smooth_lines_from_geometry`). Such lines are
+    /// then drawn rectangular, not antialiased: GL lets an
+    /// implementation approximate smooth lines, and garbage is worse.
+    pub fn smooth_lines_from_geometry(&self) -> bool {
+        !self.lavapipe
+    }
+
+    /// Whether a `vkCmdDrawMulti*EXT` of several instances draws each
+    /// draw's instances before the next draw, as Vulkan says (it is
+    /// `drawCount` draws in sequence). A driver workaround turns it off on
+    /// lavapipe: lavapipe 25.0.7 draws instance 0 of every draw, then
+    /// instance 1 of every draw, ..., which blending and depth testing
+    /// show (`pipe.draw.multi_draw.instance_order`). Instanced draws are
+    /// then recorded one command each.
+    pub fn multi_draw_instances_in_order(&self) -> bool {
+        !self.lavapipe
+    }
+
     /// Whether a compute pipeline must be bound before a pipeline
     /// statistics query begins. A driver workaround for lavapipe 25.0.7:
     /// its `vkCmdBeginQuery` of a statistics pool that counts compute

@@ -209,14 +209,18 @@ pub struct GfxInputs<'a> {
 /// second value: whether the device stipples lines in that mode (and the
 /// `emulate_line_stipple` debug switch is off); otherwise a stippled line
 /// is emulated in shaders (`spirv_gen::passes::line_stipple`).
+/// `geometry`: a geometry or tessellation stage makes the lines, which
+/// some drivers cannot smooth (`DeviceShared::smooth_lines_from_geometry`).
 pub fn line_rasterization(
     dev: &DeviceShared,
     r: &RasterizerState,
     per_sample_ms: bool,
+    geometry: bool,
 ) -> (vk::LineRasterizationModeEXT, bool) {
     let lf = &dev.device.features.line_rasterization;
+    let smooth_ok = !geometry || dev.smooth_lines_from_geometry();
     let line_mode = if r.line_rectangular {
-        if r.line_smooth && lf.smooth_lines == vk::TRUE && !per_sample_ms {
+        if r.line_smooth && lf.smooth_lines == vk::TRUE && !per_sample_ms && smooth_ok {
             vk::LineRasterizationModeEXT::RECTANGULAR_SMOOTH
         } else if lf.rectangular_lines == vk::TRUE {
             vk::LineRasterizationModeEXT::RECTANGULAR
@@ -783,7 +787,8 @@ impl PipelineCache {
         let per_sample_ms = inputs.blend.alpha_to_coverage
             || inputs.blend.alpha_to_one
             || (key.fs_key.sample_shading && key.samples > 1);
-        let (line_mode, stipple_ok) = line_rasterization(dev, r, per_sample_ms);
+        let geometry = inputs.gs.is_some() || inputs.tes.is_some();
+        let (line_mode, stipple_ok) = line_rasterization(dev, r, per_sample_ms, geometry);
         let mut line = vk::PipelineRasterizationLineStateCreateInfoEXT::default()
             .line_rasterization_mode(line_mode)
             .stippled_line_enable(r.line_stipple_enable && stipple_ok)

@@ -981,10 +981,15 @@ impl VkContext {
         }
         self.queries.suspended = false;
         self.queries.xfb_pending = false;
+        // Kinds with a running span keep it: it counts for every active
+        // query of its kind, and one begun outside the instance cannot
+        // end inside it (`prepare_resume_queries` ends those where it
+        // can; one can be left when the instance ended after it, for a
+        // barrier, or a stream-output span began between draws).
         let mut kinds: SmallVec<[Kind; 4]> = SmallVec::new();
         for q in &self.active_queries() {
             for k in &vk_query(q)?.kinds {
-                if !kinds.contains(k) {
+                if !kinds.contains(k) && !self.queries.running.contains_key(k) {
                     kinds.push(*k);
                 }
             }
@@ -1002,7 +1007,10 @@ impl VkContext {
         let mut kinds: SmallVec<[Kind; 4]> = SmallVec::new();
         for q in &self.active_queries() {
             for k in &vk_query(q)?.kinds {
-                if matches!(k, Kind::Xfb(_)) && !kinds.contains(k) {
+                if matches!(k, Kind::Xfb(_))
+                    && !kinds.contains(k)
+                    && !self.queries.running.contains_key(k)
+                {
                     kinds.push(*k);
                 }
             }

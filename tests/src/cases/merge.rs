@@ -9,14 +9,14 @@
 
 use pipe_core::draw::{DrawInfo, DrawStartCountBias, IndexSource};
 use pipe_core::flags::MapFlags;
-use pipe_core::resource::ResourceFlags;
+use pipe_core::resource::{BindFlags, PipeBox, ResourceFlags, ResourceTemplate, Target};
 use pipe_core::state::*;
-use pipe_core::Resource;
+use pipe_core::{Format, Resource};
 
 use super::draw::{check_image, clear_color, setup};
 use crate::harness::{
-    bind_program, bind_vertex_buffer, env, f32s, set_color, step, unorm, Env, FS_UBO_COLOR,
-    VEC4_ELEMENT, VS_PASSTHROUGH,
+    bind_program, bind_rasterizer, bind_render_target, bind_vertex_buffer, env, f32s, set_color,
+    step, unorm, Env, FS_UBO_COLOR, RT_ADDITIVE, VEC4_ELEMENT, VS_PASSTHROUGH,
 };
 use crate::{both_paths, Outcome, TestContext};
 
@@ -148,3 +148,190 @@ fn broken_by_calls(ctx: &mut TestContext, staging: bool) -> R {
     })
 }
 both_paths!("pipe.draw.merge.broken_by_calls", broken_by_calls);
+
+/// How [`instance_order`] issues its two draws of two instances each.
+#[derive(Clone, Copy)]
+enum TwoDraws {
+    /// One `draw_vbo` with two draws (a multi-draw).
+    Multi,
+    /// One indexed `draw_vbo` with two draws of different index biases.
+    MultiIndexed,
+    /// Two `draw_vbo` calls, which pipe-vk merges.
+    Merged,
+}
+
+/// Two draws of two instances each, of one full-target triangle each
+/// time, blended as `src + dst / 2` into a float target: the result
+/// names the order of the four. Vulkan's multi-draw, like GL's draws in
+/// sequence, draws each draw's instances before the next draw: draw 0
+/// (instances 0.1, 0.2), then draw 1 (0.3, 0.4). lavapipe 25.0.7 ran a
+/// `vkCmdDrawMulti*EXT` instance by instance (0.1, 0.3, 0.2, 0.4;
+/// `DeviceShared::multi_draw_instances_in_order`; found by
+/// `pipe.draw.state_fuzz.diff.no_index_uint8.seed_105`, where CPU-widened
+/// 8-bit indices, drawn one draw at a time, blended differently from the
+/// device's own).
+fn instance_order(ctx: &mut TestContext, staging: bool, how: TwoDraws) -> R {
+    const VS: &str = "shader vertex
+in @pos : f32x4 location=0
+in @col : f32x4 location=1
+in @inst : f32x4 location=2
+out @gl_pos : f32x4 builtin=position
+out @c0 : f32x4 location=0 slot=col0
+fn main {
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  %1 : f32x4 = load @col
+  %2 : f32x4 = load @inst
+  %3 : f32x4 = fadd %1, %2
+  store @c0, %3
+}
+";
+    const FS: &str = "shader fragment
+in @c0 : f32x4 location=0 slot=col0
+out @o0 : f32x4 location=0
+fn main {
+  %0 : f32x4 = load @c0
+  store @o0, %0
+}
+";
+    let mut e = env(ctx, staging)?;
+    let f = Format::R32G32B32A32Float;
+    let blendable = BindFlags::RENDER_TARGET | BindFlags::BLENDABLE;
+    if !e
+        .screen
+        .is_format_supported(f, Target::Texture2D, 1, 1, blendable)
+    {
+        return Err(Outcome::skip("R32G32B32A32_FLOAT does not blend here"));
+    }
+    let color = bind_render_target(&mut e, f, W, W)?;
+    bind_program(&mut e, VS, FS)?;
+    // Draw 0's vertices carry 0.1, draw 1's 0.3; instance 1 adds 0.1.
+    let mut verts = Vec::new();
+    for base in [0.1f32, 0.3] {
+        for [x, y] in [[-1.0f32, -1.0], [3.0, -1.0], [-1.0, 3.0]] {
+            verts.extend([x, y, 0.0, 1.0, base, 0.0, 0.0, 1.0]);
+        }
+    }
+    let per_instance = [0.0f32, 0.0, 0.0, 0.0, 0.1, 0.0, 0.0, 0.0];
+    let elem = |src_offset, vertex_buffer_index, src_stride, instance_divisor| VertexElement {
+        src_offset,
+        src_stride,
+        vertex_buffer_index,
+        dual_slot: false,
+        src_format: f,
+        instance_divisor,
+    };
+    let c = &mut e.ctx;
+    let ve = step(
+        "velems",
+        c.create_vertex_elements_state(&[elem(0, 0, 32, 0), elem(16, 0, 32, 0), elem(0, 1, 16, 1)]),
+    )?;
+    step("bind velems", c.bind_vertex_elements_state(Some(ve)))?;
+    let vb = e.buffer_with(&f32s(&verts))?;
+    let ib = e.buffer_with(&f32s(&per_instance))?;
+    let index = step(
+        "resource_create(index)",
+        e.screen
+            .resource_create(&ResourceTemplate::buffer(8, BindFlags::INDEX_BUFFER)),
+    )?;
+    let c = &mut e.ctx;
+    step(
+        "buffer_subdata(index)",
+        c.buffer_subdata(&index, MapFlags::empty(), 0, &[0, 0, 1, 0, 2, 0, 0, 0]),
+    )?;
+    step(
+        "vbufs",
+        c.set_vertex_buffers(&[
+            VertexBuffer {
+                buffer: Some(VertexBufferSource::Resource(vb)),
+                buffer_offset: 0,
+            },
+            VertexBuffer {
+                buffer: Some(VertexBufferSource::Resource(ib)),
+                buffer_offset: 0,
+            },
+        ]),
+    )?;
+    bind_rasterizer(&mut e, |_| {})?;
+    let rt = RtBlendState {
+        rgb_dst_factor: BlendFactor::ConstColor,
+        alpha_dst_factor: BlendFactor::ConstColor,
+        ..RT_ADDITIVE
+    };
+    let blend = BlendState {
+        rt: [rt; MAX_COLOR_BUFS],
+        max_rt: 1,
+        ..Default::default()
+    };
+    let c = &mut e.ctx;
+    let bh = step("blend", c.create_blend_state(&blend))?;
+    step("bind blend", c.bind_blend_state(Some(bh)))?;
+    step(
+        "blend colour",
+        c.set_blend_color(&BlendColor { color: [0.5; 4] }),
+    )?;
+    clear_color(&mut e, [0.0; 4])?;
+    let draw = |start, index_bias| DrawStartCountBias {
+        start,
+        count: 3,
+        index_bias,
+    };
+    let info = DrawInfo {
+        instance_count: 2,
+        ..DrawInfo::default()
+    };
+    let c = &mut e.ctx;
+    match how {
+        TwoDraws::Multi => step(
+            "draw_vbo",
+            c.draw_vbo(&info, 0, None, &[draw(0, 0), draw(3, 0)]),
+        )?,
+        TwoDraws::MultiIndexed => {
+            let info = DrawInfo {
+                index_size: 2,
+                index: IndexSource::Resource(index),
+                index_bias_varies: true,
+                ..info
+            };
+            step(
+                "draw_vbo",
+                c.draw_vbo(&info, 0, None, &[draw(0, 0), draw(0, 3)]),
+            )?
+        }
+        TwoDraws::Merged => {
+            step("draw_vbo 0", c.draw_vbo(&info, 0, None, &[draw(0, 0)]))?;
+            step("draw_vbo 1", c.draw_vbo(&info, 0, None, &[draw(3, 0)]))?
+        }
+    }
+    // Each blend halves what was there: the last draw counts whole.
+    let want = [0.1f32, 0.2, 0.3, 0.4]
+        .iter()
+        .fold(0.0, |dst, src| src + dst * 0.5);
+    let got = e.read_texture(&color, 0, &PipeBox::rect(0, 0, 1, 1))?;
+    let r = f32::from_le_bytes([got[0], got[1], got[2], got[3]]);
+    if (r - want).abs() > 1e-4 {
+        let instance_major = [0.1f32, 0.3, 0.2, 0.4]
+            .iter()
+            .fold(0.0, |dst, src| src + dst * 0.5);
+        return Err(Outcome::fail(format!(
+            "red is {r}, expected {want} (draw 0's instances, then draw 1's; \
+             {instance_major} would be instance 0 of both draws first)"
+        )));
+    }
+    Ok(())
+}
+both_paths!(
+    "pipe.draw.merge.instance_order.multi_draw",
+    instance_order,
+    TwoDraws::Multi
+);
+both_paths!(
+    "pipe.draw.merge.instance_order.multi_draw_indexed",
+    instance_order,
+    TwoDraws::MultiIndexed
+);
+both_paths!(
+    "pipe.draw.merge.instance_order.merged",
+    instance_order,
+    TwoDraws::Merged
+);

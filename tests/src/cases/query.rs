@@ -1049,8 +1049,16 @@ fn streamout_inactive(ctx: &mut TestContext) -> R {
             primitives_storage_needed: 2,
         },
     )?;
-    expect("overflow", result(&mut e, &overflow)?, QueryResult::Bool(false))?;
-    expect("any stream", result(&mut e, &any)?, QueryResult::Bool(false))?;
+    expect(
+        "overflow",
+        result(&mut e, &overflow)?,
+        QueryResult::Bool(false),
+    )?;
+    expect(
+        "any stream",
+        result(&mut e, &any)?,
+        QueryResult::Bool(false),
+    )?;
     expect(
         "generated",
         result(&mut e, &generated)?,

@@ -815,6 +815,8 @@ struct Fuzz {
     /// What the differential cases compare (`diff`); `None` in the
     /// plain seeds, whose calls stay what they were.
     diff: Option<diff::Recorder>,
+    /// `draw_vbo` calls made (see [`Fuzz::draw_vbo`]).
+    draw_calls: u32,
 }
 
 /// The queries of a run: one of each kind the device has, the ones begun
@@ -2031,6 +2033,14 @@ impl Fuzz {
                 buffer_offset: off,
             });
         }
+        let kinds: Vec<String> = vbs
+            .iter()
+            .map(|v| match &v.buffer {
+                Some(VertexBufferSource::User(_)) => format!("user+{}", v.buffer_offset),
+                _ => format!("resource+{}", v.buffer_offset),
+            })
+            .collect();
+        self.log.note(format!("vbs={kinds:?}"));
         self.vertex_buffers = [vbs.clone(), twins];
         self.twin_bound = false;
         self.log
@@ -2216,11 +2226,8 @@ impl Fuzz {
             eprintln!("state_fuzz: draw #{}: {}", self.draw_no, self.log.desc);
         }
         let before = pipe_vk::debug::message_count();
-        if self
-            .log
-            .ok("draw_vbo", self.e.ctx.draw_vbo(&info, 0, None, &draws))
-            .is_some()
-        {
+        let first = self.draw_vbo(&info, &draws);
+        if self.log.ok("draw_vbo", first).is_some() {
             // The same draw again, from the twins (or back).
             let vbs = self.vertex_buffers[usize::from(!self.twin_bound)].clone();
             let ve = if self.twin_bound {
@@ -2241,10 +2248,8 @@ impl Fuzz {
                     .is_some()
             {
                 self.twin_bound = !self.twin_bound;
-                self.log.ok(
-                    "draw_vbo (again)",
-                    self.e.ctx.draw_vbo(&info, 0, None, &draws),
-                );
+                let again = self.draw_vbo(&info, &draws);
+                self.log.ok("draw_vbo (again)", again);
             }
             // Every other draw, a third time after binding the same
             // depth-stencil-alpha, blend and rasterizer states again:
@@ -2275,10 +2280,8 @@ impl Fuzz {
                             )
                         });
                     if bound.is_some() {
-                        self.log.ok(
-                            "draw_vbo (third)",
-                            self.e.ctx.draw_vbo(&info, 0, None, &draws),
-                        );
+                        let third = self.draw_vbo(&info, &draws);
+                        self.log.ok("draw_vbo (third)", third);
                         // And a fourth with the variant rasterizer, then
                         // the iteration's back.
                         let variant = self.log.ok(
@@ -2286,10 +2289,8 @@ impl Fuzz {
                             self.e.ctx.bind_rasterizer_state(Some(variant)),
                         );
                         if variant.is_some() {
-                            self.log.ok(
-                                "draw_vbo (variant rasterizer)",
-                                self.e.ctx.draw_vbo(&info, 0, None, &draws),
-                            );
+                            let fourth = self.draw_vbo(&info, &draws);
+                            self.log.ok("draw_vbo (variant rasterizer)", fourth);
                         }
                         self.log.ok(
                             "bind_rasterizer_state",
@@ -2301,6 +2302,20 @@ impl Fuzz {
         }
         self.check_messages(before, "draw_vbo");
         self.log.desc.truncate(saved);
+    }
+
+    /// `draw_vbo`, or nothing past the first `PIPE_CTS_STATE_FUZZ_DRAW_CALLS`
+    /// calls of the run (to find the call a failure needs; the random
+    /// stream stays the same).
+    fn draw_vbo(&mut self, info: &DrawInfo, draws: &[DrawStartCountBias]) -> PipeResult<()> {
+        self.draw_calls += 1;
+        let limit = std::env::var("PIPE_CTS_STATE_FUZZ_DRAW_CALLS")
+            .ok()
+            .and_then(|v| v.trim().parse::<u32>().ok());
+        if limit.is_some_and(|l| self.draw_calls > l) {
+            return Ok(());
+        }
+        self.e.ctx.draw_vbo(info, 0, None, draws)
     }
 
     /// Names the iteration on stderr, with the messages, when validation
@@ -2612,6 +2627,7 @@ fn new_fuzz(ctx: &TestContext, seed: u64, sw: Switches) -> Result<Fuzz, Outcome>
         vertex_buffers: Default::default(),
         twin_bound: false,
         diff: None,
+        draw_calls: 0,
     })
 }
 
@@ -2889,12 +2905,10 @@ diff_seeds!(
     vertex_fixups: 103 => { vertex_fixups },
     no_draw_merge: 104 => { no_draw_merge },
     no_index_uint8: 105 => { no_index_uint8 },
-    emulate_line_stipple: 106 => { emulate_line_stipple },
     no_query_in_rendering: 107 => { no_query_in_rendering },
     no_primitives_generated_query: 108 => { no_primitives_generated_query },
     no_xfb_draw: 109 => { no_xfb_draw },
     no_discard_rectangles: 110 => { no_discard_rectangles },
-    point_edges: 111 => { point_edges },
 );
 
 // ---------------------------------------------------------------------------
@@ -4574,3 +4588,258 @@ reduced!(
     "unread_vertex_elements.baked.spirv" => |c| unread_vertex_elements(c, VsAs::SpirV),
     "unread_vertex_elements.baked.glslang" => |c| unread_vertex_elements(c, VsAs::Glslang),
 );
+
+/// Whether pixel centre (`x` + 0.5, `y` + 0.5) lies within `reach`
+/// pixels of the window-space segment `a`-`b`.
+fn near_segment(x: u32, y: u32, a: [f32; 2], b: [f32; 2], reach: f32) -> bool {
+    let p = [x as f32 + 0.5, y as f32 + 0.5];
+    let d = [b[0] - a[0], b[1] - a[1]];
+    let len2 = d[0] * d[0] + d[1] * d[1];
+    let t = if len2 > 0.0 {
+        (((p[0] - a[0]) * d[0] + (p[1] - a[1]) * d[1]) / len2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let q = [a[0] + t * d[0] - p[0], a[1] + t * d[1] - p[1]];
+    q[0] * q[0] + q[1] * q[1] <= reach * reach
+}
+
+/// Smooth rectangular lines that a geometry shader (`tess` false) or
+/// tessellation (`tess`) makes, in a draw of two draws of several lines
+/// each, drawn the same way on four fresh contexts: the same bytes each
+/// time, something drawn, and nothing drawn more than two pixels from
+/// the lines. lavapipe 25.0.7 drew stray pixels of garbage (found by
+/// `pipe.draw.state_fuzz.diff.vertex_fixups.seed_103`, whose two runs
+/// differed because each run did):
+/// `DeviceShared::smooth_lines_from_geometry`.
+fn smooth_lines_from_geometry(ctx: &mut TestContext, tess: bool) -> R {
+    let vs = vs_text(&VsCfg {
+        attr: Kind::Float,
+        instanced: false,
+        writes: 7,
+        point_size: None,
+        clip_distances: 0,
+        edge_flag: false,
+    });
+    let fs = fs_text(&FsCfg {
+        outs: vec![Some(Kind::Float)],
+        reads: 7,
+        front_facing: false,
+        frag_coord: false,
+        texture: false,
+        frag_depth: false,
+        discard: false,
+    });
+    // Vertices on an ellipse; window x and y = (NDC + 1) * 8.
+    let ndc = |i: usize| {
+        let a = i as f32 * 0.7;
+        [a.cos() * 0.8, a.sin() * 0.7]
+    };
+    let win = |p: [f32; 2]| [(p[0] + 1.0) * 8.0, (p[1] + 1.0) * 8.0];
+    let verts: Vec<f32> = (0..16)
+        .flat_map(|i| {
+            let [x, y] = ndc(i);
+            [x, y, 0.0, 1.0]
+        })
+        .collect();
+    let draws = if tess {
+        // Two patches of 4 vertices each: isolines at v = 0, 1/3, 2/3
+        // across p0 + u (p1 - p0) + v (p2 - p0).
+        vec![
+            DrawStartCountBias {
+                start: 0,
+                count: 8,
+                index_bias: 0,
+            },
+            DrawStartCountBias {
+                start: 5,
+                count: 8,
+                index_bias: 0,
+            },
+        ]
+    } else {
+        // Lines (3, 4), (5, 6) (vertex 7 is left over), then (1, 2) to
+        // (11, 12).
+        vec![
+            DrawStartCountBias {
+                start: 3,
+                count: 5,
+                index_bias: 0,
+            },
+            DrawStartCountBias {
+                start: 1,
+                count: 12,
+                index_bias: 0,
+            },
+        ]
+    };
+    // The segments every lit pixel must be near: for tessellation, the
+    // edges of each patch's parallelogram (its isolines lie inside).
+    let mut segments: Vec<([f32; 2], [f32; 2])> = Vec::new();
+    let mut inside: Vec<[[f32; 2]; 3]> = Vec::new();
+    for d in &draws {
+        let s = d.start as usize;
+        if tess {
+            for patch in 0..(d.count / 4) as usize {
+                let p = |k: usize| win(ndc(s + 4 * patch + k));
+                let (p0, p1, p2) = (p(0), p(1), p(2));
+                inside.push([p0, p1, p2]);
+                let p3 = [p1[0] + p2[0] - p0[0], p1[1] + p2[1] - p0[1]];
+                segments.extend([(p0, p1), (p1, p3), (p3, p2), (p2, p0)]);
+            }
+        } else {
+            for l in 0..(d.count / 2) as usize {
+                segments.push((win(ndc(s + 2 * l)), win(ndc(s + 2 * l + 1))));
+            }
+        }
+    }
+    // Within the parallelogram p0 + u e1 + v e2 (u, v in [0, 1]).
+    let in_patch = |x: u32, y: u32, [p0, p1, p2]: [[f32; 2]; 3]| {
+        let (e1, e2) = (
+            [p1[0] - p0[0], p1[1] - p0[1]],
+            [p2[0] - p0[0], p2[1] - p0[1]],
+        );
+        let det = e1[0] * e2[1] - e1[1] * e2[0];
+        if det.abs() < 1e-6 {
+            return false;
+        }
+        let q = [x as f32 + 0.5 - p0[0], y as f32 + 0.5 - p0[1]];
+        let u = (q[0] * e2[1] - q[1] * e2[0]) / det;
+        let v = (e1[0] * q[1] - e1[1] * q[0]) / det;
+        (0.0..=1.0).contains(&u) && (0.0..=1.0).contains(&v)
+    };
+    let mut images = Vec::new();
+    for _ in 0..4 {
+        let mut e = env_with(ctx, |_| {})?;
+        let colors = reduced_setup(&mut e, Format::R32Float, 1, None, 1, (&vs, &fs), &verts)?;
+        // Position and the attribute (location 1) from the same vertices.
+        let elem = |src_offset| VertexElement {
+            src_offset,
+            src_stride: 16,
+            vertex_buffer_index: 0,
+            dual_slot: false,
+            src_format: Format::R32G32B32A32Float,
+            instance_divisor: 0,
+        };
+        let ve = step(
+            "velems",
+            e.ctx.create_vertex_elements_state(&[elem(0), elem(4)]),
+        )?;
+        step("bind velems", e.ctx.bind_vertex_elements_state(Some(ve)))?;
+        if tess {
+            let tes = tes_text(&TessCfg {
+                mode: TesMode::Isolines,
+                spacing: "equal",
+                cw: false,
+                point_mode: false,
+                tcs_level: Some(3),
+                writes: 7,
+                point_size: None,
+            });
+            let c = &mut e.ctx;
+            let tc = step(
+                "tcs",
+                c.create_tcs_state(&shader(ShaderStage::TessCtrl, &tcs_text(3))?),
+            )?;
+            let te = step(
+                "tes",
+                c.create_tes_state(&shader(ShaderStage::TessEval, &tes)?),
+            )?;
+            step("bind tcs", c.bind_tcs_state(Some(tc)))?;
+            step("bind tes", c.bind_tes_state(Some(te)))?;
+            step("patch vertices", c.set_patch_vertices(4))?;
+        } else {
+            let gs = gs_text(&GsCfg {
+                input: GsIn::Lines,
+                output: "line_strip",
+                passes: 7,
+                copies: 1,
+                point_size: None,
+            });
+            let g = step(
+                "gs",
+                e.ctx.create_gs_state(&shader(ShaderStage::Geometry, &gs)?),
+            )?;
+            step("bind gs", e.ctx.bind_gs_state(Some(g)))?;
+        }
+        reduced_rasterizer(&mut e, |r| {
+            r.line_smooth = true;
+            r.line_rectangular = true;
+            r.multisample = false;
+        })?;
+        clear_all(&mut e, ClearFlags::COLOR0)?;
+        let mode = if tess {
+            PrimType::Patches
+        } else {
+            PrimType::Lines
+        };
+        step(
+            "draw_vbo",
+            e.ctx.draw_vbo(
+                &DrawInfo {
+                    mode,
+                    ..DrawInfo::default()
+                },
+                0,
+                None,
+                &draws,
+            ),
+        )?;
+        images.push(e.read_texture(&colors[0], 0, &PipeBox::rect(0, 0, W, H))?);
+    }
+    let texel = |img: &[u8], i: usize| {
+        f32::from_le_bytes([img[4 * i], img[4 * i + 1], img[4 * i + 2], img[4 * i + 3]])
+    };
+    for (run, img) in images.iter().enumerate() {
+        if img != &images[0] {
+            let i = (0..(W * H) as usize)
+                .find(|&i| img[4 * i..4 * i + 4] != images[0][4 * i..4 * i + 4])
+                .unwrap_or(0);
+            return Err(Outcome::fail(format!(
+                "run {run} drew other bytes than run 0: pixel ({}, {}) is {} there, {} in run 0",
+                i % W as usize,
+                i / W as usize,
+                texel(img, i),
+                texel(&images[0], i)
+            )));
+        }
+        let mut lit = 0;
+        for y in 0..H {
+            for x in 0..W {
+                let i = (y * W + x) as usize;
+                if img[4 * i..4 * i + 4] == [0; 4] {
+                    continue;
+                }
+                lit += 1;
+                let near = segments.iter().any(|&(a, b)| near_segment(x, y, a, b, 2.0))
+                    || inside.iter().any(|&t| in_patch(x, y, t));
+                if !near {
+                    return Err(Outcome::fail(format!(
+                        "run {run}: pixel ({x}, {y}) is {}, more than 2 pixels from every line",
+                        texel(img, i)
+                    )));
+                }
+            }
+        }
+        if lit == 0 {
+            return Err(Outcome::fail(format!("run {run} drew nothing")));
+        }
+    }
+    Ok(())
+}
+
+macro_rules! smooth_lines_cases {
+    ($($name:literal => $tess:literal),+ $(,)?) => {$(
+        const _: () = {
+            fn run(ctx: &mut TestContext) -> Outcome {
+                Outcome::from_result(smooth_lines_from_geometry(ctx, $tess))
+            }
+            test_case!(
+                name = concat!("pipe.draw.state_fuzz.smooth_lines_from_geometry.", $name),
+                run
+            );
+        };
+    )+};
+}
+
+smooth_lines_cases!("gs" => false, "tess" => true);

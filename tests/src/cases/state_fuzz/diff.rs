@@ -21,6 +21,13 @@
 //! the iteration and the first differing pixel; later iterations may
 //! differ only because of it (buffers keep their contents).
 //!
+//! Two switches are left out, as they change what is drawn on purpose:
+//! `emulate_line_stipple` (the emulation restarts the pattern at every
+//! segment of a strip, as Zink's, where lavapipe continues it; see
+//! `spirv_gen::passes::line_stipple`) and `point_edges` (lavapipe's
+//! default draws a vertex shared by two polygons twice in polygon mode
+//! POINT, `DeviceShared::point_edges`).
+//!
 //! What makes both runs alike: the iterations take the same random
 //! stream (the iteration's description must match, or the case fails
 //! as diverged), every new surface is cleared when it is made and the
@@ -75,7 +82,8 @@ impl Recorder {
             }
         }
         if let Some(s) = &fb.zsbuf {
-            self.targets.push((format!("zsbuf {}x", samples(s)), s.clone()));
+            self.targets
+                .push((format!("zsbuf {}x", samples(s)), s.clone()));
         }
     }
 
@@ -110,17 +118,8 @@ pub(super) fn clear_new_surface(f: &mut Fuzz, s: &Surface) {
         } else {
             ClearFlags::DEPTH
         };
-        f.e.ctx.clear_depth_stencil(
-            s,
-            flags,
-            0.5,
-            0x5a,
-            0,
-            0,
-            W,
-            H,
-            false,
-        )
+        f.e.ctx
+            .clear_depth_stencil(s, flags, 0.5, 0x5a, 0, 0, W, H, false)
     } else {
         f.e.ctx
             .clear_render_target(s, &ColorUnion::default(), 0, 0, W, H, false)
@@ -135,12 +134,16 @@ pub(super) fn snapshot(f: &mut Fuzz) {
     };
     let mut images = Vec::new();
     for (what, s) in std::mem::take(&mut d.targets) {
-        let bytes = read_surface(f, &mut d, &s);
+        let mut bytes = read_surface(f, &mut d, &s);
+        canonical_nans(s.desc().template.format, &mut bytes);
         images.push((format!("{what} ({:?})", s.desc().template.format), bytes));
     }
     let so = f.so_buffer.clone();
     let len = so.desc().width0;
-    images.push(("stream-output buffer".into(), read(f, &so, &PipeBox::range(0, len))));
+    images.push((
+        "stream-output buffer".into(),
+        read(f, &so, &PipeBox::range(0, len)),
+    ));
     d.snaps.push(Snap {
         iteration: f.log.iteration,
         desc: f.log.desc.clone(),
@@ -148,6 +151,36 @@ pub(super) fn snapshot(f: &mut Fuzz) {
         queries: std::mem::take(&mut d.queries),
     });
     f.diff = Some(d);
+}
+
+/// Writes every NaN of a float colour format as one NaN: GL leaves NaN
+/// payloads open, and LLVM propagates whichever operand's payload the
+/// code it generated happens to take (seed 103 drew 0xffffffff without
+/// switches, 0xffff4000 with vertex fix-ups).
+fn canonical_nans(format: Format, bytes: &mut [u8]) {
+    if !format.is_float() || format.is_depth_or_stencil() {
+        return;
+    }
+    let d = format.desc();
+    match u32::from(d.block.bits) / u32::from(d.nr_channels.max(1)) {
+        32 => {
+            for w in bytes.chunks_exact_mut(4) {
+                let v = f32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+                if v.is_nan() {
+                    w.copy_from_slice(&f32::NAN.to_le_bytes());
+                }
+            }
+        }
+        16 => {
+            for h in bytes.chunks_exact_mut(2) {
+                let v = u16::from_le_bytes([h[0], h[1]]);
+                if v & 0x7c00 == 0x7c00 && v & 0x03ff != 0 {
+                    h.copy_from_slice(&0x7e00u16.to_le_bytes());
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The bytes of a surface's texture, resolved first if multisampled.
@@ -269,7 +302,10 @@ fn in_run(o: Outcome, sw: Switches) -> Outcome {
 /// Runs `seed` without switches and with `sw`, and compares.
 pub(super) fn run(ctx: &mut TestContext, seed: u64, sw: Switches) -> R {
     let seed = seed_override(seed);
-    let reference = record(ctx, seed, Switches::default())?;
+    // PIPE_CTS_STATE_FUZZ_DIFF_CONTROL=1 runs both runs with the case's
+    // switches: what differs then is not deterministic.
+    let control = std::env::var_os("PIPE_CTS_STATE_FUZZ_DIFF_CONTROL").is_some();
+    let reference = record(ctx, seed, if control { sw } else { Switches::default() })?;
     let other = record(ctx, seed, sw)?;
     compare(&reference, &other)
 }
@@ -308,18 +344,39 @@ fn compare(reference: &[Snap], other: &[Snap]) -> R {
                 a.queries, b.queries, a.desc
             )));
         }
+        let differ: Vec<&str> = a
+            .images
+            .iter()
+            .zip(&b.images)
+            .filter(|((_, x), (_, y))| x != y)
+            .map(|((what, _), _)| what.as_str())
+            .collect();
         for ((what, x), (_, y)) in a.images.iter().zip(&b.images) {
             if x == y {
                 continue;
+            }
+            if std::env::var_os("PIPE_CTS_STATE_FUZZ_DIFF_DUMP").is_some() {
+                let bpp = (x.len() / (W * H) as usize).max(1);
+                for (i, (p, q)) in x.chunks(bpp).zip(y.chunks(bpp)).enumerate() {
+                    if p != q {
+                        eprintln!(
+                            "state_fuzz diff: {what} pixel ({}, {}): {p:?} / {q:?}",
+                            i % W as usize,
+                            i / W as usize
+                        );
+                    }
+                }
             }
             let at = x.iter().zip(y).position(|(p, q)| p != q).unwrap_or(0);
             let texel = at / (x.len().max(1) / (W * H) as usize).max(1);
             let (px, py) = (texel % W as usize, texel / W as usize);
             let differing = x.iter().zip(y).filter(|(p, q)| p != q).count();
             return Err(Outcome::fail(format!(
-                "iteration {it}: {what} differs ({differing} bytes; {} and {} long); first at \
+                "iteration {it}: {} differ{}; {what}: {differing} bytes ({} and {} long); first at \
                  byte {at} (pixel {px}, {py} where it is a {W}x{H} image): {:?} without \
                  switches, {:?} with them\n  state: {}",
+                differ.join(", "),
+                if differ.len() == 1 { "s" } else { "" },
                 x.len(),
                 y.len(),
                 x.get(at..(at + 8).min(x.len())).unwrap_or_default(),
