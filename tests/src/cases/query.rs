@@ -1066,3 +1066,64 @@ fn streamout_inactive(ctx: &mut TestContext) -> R {
     )
 }
 result_case!("pipe.query.streamout_inactive", streamout_inactive);
+
+/// A query whose span began outside any rendering instance, a second
+/// one begun inside the next instance, then a draw that must end that
+/// instance for a barrier (its vertices are what the draw before
+/// captured): the draw begins the second span again in its new instance
+/// and leaves the first running. pipe-vk restarted both, and ending the
+/// first (begun outside) ended the new instance under the draw
+/// (VUID-vkCmdDraw-renderpass; found by
+/// `pipe.draw.state_fuzz.diff.no_dynamic.seed_102`).
+fn spans_across_barrier(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    let (b, t) = capture_rig(&mut e, 8)?;
+    let occlusion = create(&mut e, QueryType::OcclusionCounter, 0)?;
+    let generated = create(&mut e, QueryType::PrimitivesGenerated, 0)?;
+    flush(&mut e)?;
+    // No instance is open: this span begins outside.
+    begin(&mut e, &occlusion)?;
+    so::set_targets(&mut e, &[&t], &[Some(0)])?;
+    so::bind_verts(&mut e, 0, 3)?;
+    so::draw(&mut e, PrimType::Points, 3)?;
+    // Inside the draw's instance.
+    begin(&mut e, &generated)?;
+    so::set_targets(&mut e, &[], &[])?;
+    // The captured records (5 words a point: the position first) as
+    // positions and attributes.
+    let elem = |src_offset| pipe_core::state::VertexElement {
+        src_offset,
+        src_stride: 20,
+        vertex_buffer_index: 0,
+        dual_slot: false,
+        src_format: Format::R32G32B32A32Float,
+        instance_divisor: 0,
+    };
+    let ve = step(
+        "velems",
+        e.ctx.create_vertex_elements_state(&[elem(0), elem(4)]),
+    )?;
+    step("bind velems", e.ctx.bind_vertex_elements_state(Some(ve)))?;
+    step(
+        "vbufs",
+        e.ctx.set_vertex_buffers(&[pipe_core::state::VertexBuffer {
+            buffer: Some(pipe_core::state::VertexBufferSource::Resource(b)),
+            buffer_offset: 0,
+        }]),
+    )?;
+    so::draw(&mut e, PrimType::Points, 3)?;
+    end(&mut e, &generated)?;
+    end(&mut e, &occlusion)?;
+    expect(
+        "generated",
+        result(&mut e, &generated)?,
+        QueryResult::U64(3),
+    )?;
+    match result(&mut e, &occlusion)? {
+        QueryResult::U64(n) if n > 0 => Ok(()),
+        r => Err(Outcome::fail(format!(
+            "occlusion: expected samples from both draws, got {r:?}"
+        ))),
+    }
+}
+result_case!("pipe.query.spans_across_barrier", spans_across_barrier);
