@@ -1748,6 +1748,21 @@ impl VkContext {
         first_base: u32,
     ) {
         let Some(md) = &self.multi_draw else { return };
+        // Empty draws draw nothing, and left in they cost a whole
+        // multi-draw on lavapipe 25.0.7, which skips one whose first draw
+        // is empty (`pipe.draw.multi_draw.empty_draws`). They are left
+        // out (multi-draws are not used where a shader reads the draw
+        // index, which would count them).
+        let kept: SmallVec<[DrawStartCountBias; 8]>;
+        let draws = if draws.len() > 1 && draws.iter().any(|d| d.count == 0) {
+            kept = draws.iter().copied().filter(|d| d.count != 0).collect();
+            if kept.is_empty() {
+                return;
+            }
+            &kept[..]
+        } else {
+            draws
+        };
         if draws.len() == 1
             || (info.instance_count > 1 && !self.dev().multi_draw_instances_in_order())
         {
@@ -1757,7 +1772,7 @@ impl VkContext {
             // pending list is one draw long). Instanced draws on devices
             // whose multi-draws run instance by instance: one command
             // per draw.
-            for d in draws.iter().filter(|d| d.count != 0 || draws.len() == 1) {
+            for d in draws {
                 // SAFETY: as the multi-draws below.
                 unsafe { record_draw(self.dev().raw(), cmd, info, d, indexed, first_base) };
             }

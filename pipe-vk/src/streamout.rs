@@ -102,6 +102,10 @@ pub struct TargetState {
     /// Vertex stride in bytes of the last capture into the target (what
     /// draw-auto divides by); `None` before the first capture.
     pub stride: Option<u32>,
+    /// Bound by `set_stream_output_targets` at least once: GL's
+    /// transform feedback began on it, so a draw-auto from it before any
+    /// capture draws the nothing it captured.
+    pub bound: bool,
 }
 
 /// The backend payload of a stream-output target.
@@ -370,6 +374,7 @@ impl VkContext {
                 state: Mutex::new(TargetState {
                     start: Some(0),
                     stride: None,
+                    bound: false,
                 }),
             },
         ))
@@ -419,8 +424,11 @@ impl VkContext {
         }
         self.so_pause();
         for (t, off) in targets.iter().zip(offsets) {
-            if let (Some(t), Some(off)) = (t, off) {
-                vk_target(t)?.state().start = Some(*off);
+            let Some(t) = t else { continue };
+            let mut st = vk_target(t)?.state();
+            st.bound = true;
+            if let Some(off) = off {
+                st.start = Some(*off);
             }
         }
         self.streamout.targets = targets.to_vec();
@@ -648,7 +656,9 @@ impl VkContext {
                 "draw-auto needs transformFeedbackDraw",
             ));
         }
-        let (so, start, stride) = self.so_check_draw_auto(target, capture)?;
+        let Some((so, start, stride)) = self.so_check_draw_auto(target, capture)? else {
+            return Ok(None);
+        };
         let counter = so.counter.clone();
         match start {
             Some(0) => return Ok(None),
@@ -681,27 +691,24 @@ impl VkContext {
         target: &StreamOutputTarget,
         capture: bool,
     ) -> PipeResult<u32> {
-        let (_, _, stride) = self.so_check_draw_auto(target, capture)?;
-        Ok(self.do_stream_output_target_offset(target)? / stride)
+        match self.so_check_draw_auto(target, capture)? {
+            Some((_, _, stride)) => Ok(self.do_stream_output_target_offset(target)? / stride),
+            None => Ok(0),
+        }
     }
 
-    /// Draw-auto's checks: a target that captured something, not bound
+    /// Draw-auto's checks: a target that was bound for capture, not bound
     /// for capture by the draw itself. Returns the target, its pending
-    /// offset and its vertex stride.
+    /// offset and its vertex stride; `None` for a target bound at offset
+    /// 0 that has captured nothing yet (GL: transform feedback began and
+    /// ended with no draw between), which holds no vertices.
     fn so_check_draw_auto<'t>(
         &self,
         target: &'t StreamOutputTarget,
         capture: bool,
-    ) -> PipeResult<(&'t VkSoTarget, Option<u32>, u32)> {
+    ) -> PipeResult<Option<(&'t VkSoTarget, Option<u32>, u32)>> {
         self.streamout.fp()?;
         let so = vk_target(target)?;
-        let TargetState { start, stride } = *so.state();
-        let Some(stride) = stride else {
-            return Err(PipeError::invalid(format!(
-                "draw_vbo: draw-auto from stream output target #{}, which never captured anything",
-                target.id()
-            )));
-        };
         if capture
             && self
                 .streamout
@@ -715,7 +722,26 @@ impl VkContext {
                 target.id()
             )));
         }
-        Ok((so, start, stride))
+        let TargetState {
+            start,
+            stride,
+            bound,
+        } = *so.state();
+        let Some(stride) = stride else {
+            if bound && start == Some(0) {
+                return Ok(None);
+            }
+            return Err(PipeError::invalid(format!(
+                "draw_vbo: draw-auto from stream output target #{}, which never captured anything{}",
+                target.id(),
+                if bound {
+                    " (its offset was set, but the vertex stride to divide it by is unknown)"
+                } else {
+                    ""
+                }
+            )));
+        };
+        Ok(Some((so, start, stride)))
     }
 
     /// Records `vkCmdDrawIndirectByteCountEXT`.

@@ -2172,6 +2172,58 @@ fn multi_draw(ctx: &mut TestContext, staging: bool) -> R {
 }
 both_paths!("pipe.draw.multi_draw.arrays_and_elements", multi_draw);
 
+/// Multi-draws with an empty draw first, between or last: the others
+/// draw. lavapipe 25.0.7 skipped a whole multi-draw whose first draw was
+/// empty (found by `pipe.draw.state_fuzz.diff.no_draw_merge`, where the
+/// merged path, which leaves empty draws out, drew and the unmerged one
+/// did not); pipe-vk leaves empty draws out of its multi-draws.
+fn multi_draw_empty(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    bind_vertices(&mut e, &diagonal_squares(), None)?;
+    let c = [1.0, 1.0, 0.0, 1.0];
+    set_color(&mut e, c)?;
+    let idx: Vec<u8> = (0u16..24).flat_map(|i| i.to_le_bytes()).collect();
+    let d = |k: u32, count: u32| DrawStartCountBias {
+        start: 6 * k,
+        count,
+        index_bias: 0,
+    };
+    for indexed in [false, true] {
+        let info = if indexed {
+            DrawInfo {
+                index_size: 2,
+                index: IndexSource::User(&idx),
+                ..DrawInfo::default()
+            }
+        } else {
+            DrawInfo::default()
+        };
+        for (empty_at, drawn) in [(0, [1, 3]), (1, [0, 3]), (2, [0, 2])] {
+            let mut draws = vec![d(drawn[0], 6), d(drawn[1], 6)];
+            draws.insert(empty_at, d(2 - empty_at as u32 % 2, 0));
+            clear_color(&mut e, [0.0; 4])?;
+            step("multi draw", e.ctx.draw_vbo(&info, 0, None, &draws))?;
+            check_image(ctx, &mut e, &t, |x, y| {
+                Some(if on_diagonal(x, y, &drawn) {
+                    unorm(c)
+                } else {
+                    [0; 4].into()
+                })
+            })
+            .map_err(|o| match o {
+                Outcome::Fail(m) => Outcome::fail(format!(
+                    "indexed {indexed}, empty draw {empty_at} of {draws:?}: {m}"
+                )),
+                o => o,
+            })?;
+        }
+    }
+    Ok(())
+}
+both_paths!("pipe.draw.multi_draw.empty_draws", multi_draw_empty);
+
 /// Indirect draws: commands in a buffer (GL's layout, the same as
 /// Vulkan's), several at once, and with a count buffer.
 fn indirect(ctx: &mut TestContext, staging: bool) -> R {

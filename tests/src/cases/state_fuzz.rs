@@ -45,7 +45,9 @@
 //!   the generated geometry shaders always complete their primitives.
 //!
 //! The `pipe.draw.state_fuzz.<feature>` cases are the defects the seeds
-//! found, each reduced to one draw with a pixel check.
+//! found, each reduced to one draw with a pixel check. The
+//! `pipe.draw.state_fuzz.diff.*` cases (module `diff`) run a seed with
+//! and without debug switches and compare what the two runs drew.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -55,13 +57,15 @@ use pipe_core::cso::{
     BlendHandle, DepthStencilAlphaHandle, RasterizerHandle, SamplerHandle, ShaderHandle,
     VertexElementsHandle,
 };
-use pipe_core::draw::{DrawInfo, DrawStartCountBias, IndexSource, PrimType};
+use pipe_core::draw::{DrawIndirectInfo, DrawInfo, DrawStartCountBias, IndexSource, PrimType};
 use pipe_core::flags::{ClearFlags, FlushFlags, MapFlags, TextureBarrierFlags};
 use pipe_core::query::{Query, QueryResult, QueryType, RenderCondMode};
 use pipe_core::resource::{BindFlags, PipeBox, ResourceTemplate, Target};
 use pipe_core::shader::{ShaderCode, ShaderState, StreamOutput, StreamOutputInfo};
 use pipe_core::state::*;
-use pipe_core::view::{SamplerView, SamplerViewTemplate, Surface, SurfaceTemplate};
+use pipe_core::view::{
+    SamplerView, SamplerViewTemplate, StreamOutputTarget, Surface, SurfaceTemplate,
+};
 use pipe_core::{Caps, Format, PipeError, PipeResult, Resource};
 use pipe_vk::ScreenOptions;
 
@@ -817,6 +821,13 @@ struct Fuzz {
     diff: Option<diff::Recorder>,
     /// `draw_vbo` calls made (see [`Fuzz::draw_vbo`]).
     draw_calls: u32,
+    /// The generator of what was added after the seeds' sequences were
+    /// fixed (window rectangles, draw-auto), seeded per iteration apart
+    /// from `rng`, so that those sequences stay what they were.
+    xrng: Rng,
+    /// The first stream-output target of the iteration, kept for a
+    /// draw-auto draw after the capture (`draw_auto`).
+    so_target: Option<StreamOutputTarget>,
 }
 
 /// The queries of a run: one of each kind the device has, the ones begun
@@ -1237,6 +1248,7 @@ impl Fuzz {
                 "set_stream_output_targets(none)",
                 self.e.ctx.set_stream_output_targets(&[], &[]),
             );
+            self.draw_auto(&p);
         }
         // --- Odds and ends between iterations ---------------------------------
         let r = &mut self.rng;
@@ -1774,6 +1786,35 @@ impl Fuzz {
         for (what, res) in results {
             self.log.ok(what, res);
         }
+        // Window rectangles, from the later generator: a quarter of the
+        // iterations include or exclude 1-4 random rectangles, the rest
+        // exclude none (GL's default).
+        let max = self.caps.max_window_rectangles.min(4);
+        if max > 0 {
+            let r = &mut self.xrng;
+            let (include, rects) = if r.chance(25) {
+                let rects: Vec<ScissorState> = (0..r.range(1, max))
+                    .map(|_| {
+                        let (x0, y0) = (r.range(0, W - 1), r.range(0, H - 1));
+                        ScissorState {
+                            minx: x0 as u16,
+                            miny: y0 as u16,
+                            maxx: r.range(x0 + 1, W) as u16,
+                            maxy: r.range(y0 + 1, H) as u16,
+                        }
+                    })
+                    .collect();
+                (r.chance(50), rects)
+            } else {
+                (false, Vec::new())
+            };
+            if !rects.is_empty() {
+                self.log
+                    .note(format!("window rectangles include={include} {rects:?}"));
+            }
+            let res = self.e.ctx.set_window_rectangles(include, &rects);
+            self.log.ok("set_window_rectangles", res);
+        }
     }
 
     fn bind_texture(&mut self) {
@@ -2084,13 +2125,102 @@ impl Fuzz {
                 self.e.ctx.set_stream_output_targets(&targets, &offsets),
             )
             .is_some();
-        for t in targets.into_iter().flatten() {
+        if let Some(old) = self.so_target.take() {
+            self.log.ok(
+                "stream_output_target_destroy",
+                self.e.ctx.stream_output_target_destroy(old),
+            );
+        }
+        let mut targets = targets.into_iter().flatten();
+        self.so_target = targets.next().filter(|_| ok);
+        for t in targets {
             self.log.ok(
                 "stream_output_target_destroy",
                 self.e.ctx.stream_output_target_destroy(t),
             );
         }
         ok
+    }
+
+    /// After a capture (targets unbound): sometimes a draw-auto draw of
+    /// the pipeline's mode from the first target, fetching every vertex
+    /// input from the captured records (the stride the target was
+    /// captured with, so that the draw reads what was written), then the
+    /// iteration's vertex state again.
+    fn draw_auto(&mut self, p: &Pipeline) {
+        let (Some(t), Some(info)) = (self.so_target.clone(), self.so_info.clone()) else {
+            return;
+        };
+        if !self.xrng.chance(40) {
+            return;
+        }
+        let stride = u32::from(info.stride[0]) * 4;
+        if stride == 0 {
+            return;
+        }
+        let attr = match Kind::of(self.attr_format) {
+            Kind::Float => Format::R32G32B32A32Float,
+            Kind::Uint => Format::R32G32B32A32Uint,
+            Kind::Sint => Format::R32G32B32A32Sint,
+        };
+        let formats = [Format::R32G32B32A32Float, attr, Format::R32G32B32A32Float];
+        let n = if self.instanced { 3 } else { 2 };
+        let elems: Vec<VertexElement> = formats[..n]
+            .iter()
+            .map(|&src_format| VertexElement {
+                src_offset: 0,
+                src_stride: stride,
+                vertex_buffer_index: 0,
+                dual_slot: false,
+                src_format,
+                instance_divisor: 0,
+            })
+            .collect();
+        self.log.note(format!("draw-auto stride={stride}"));
+        let Some(ve) = self.log.ok(
+            "create_vertex_elements_state(draw-auto)",
+            self.e.ctx.create_vertex_elements_state(&elems),
+        ) else {
+            return;
+        };
+        let c = &mut self.e.ctx;
+        let bound = [
+            c.bind_vertex_elements_state(Some(ve)),
+            c.set_vertex_buffers(&[VertexBuffer {
+                buffer: Some(VertexBufferSource::Resource(t.desc().buffer.clone())),
+                buffer_offset: t.desc().buffer_offset,
+            }]),
+        ];
+        if bound
+            .into_iter()
+            .all(|r| self.log.ok("draw-auto vertex state", r).is_some())
+        {
+            let auto = DrawIndirectInfo {
+                count_from_stream_output: Some(t),
+                ..Default::default()
+            };
+            let info = DrawInfo {
+                mode: p.mode,
+                ..DrawInfo::default()
+            };
+            let r = self.e.ctx.draw_vbo(&info, 0, Some(&auto), &[]);
+            self.log.ok("draw_vbo (draw-auto)", r);
+        }
+        // The iteration's vertex state again.
+        let (velems, vbs) = if self.twin_bound {
+            (self.bound.velems_twin, self.vertex_buffers[1].clone())
+        } else {
+            (self.bound.velems, self.vertex_buffers[0].clone())
+        };
+        let c = &mut self.e.ctx;
+        let back = [
+            c.bind_vertex_elements_state(velems),
+            c.set_vertex_buffers(&vbs),
+            c.delete_vertex_elements_state(ve),
+        ];
+        for r in back {
+            self.log.ok("draw-auto: restore", r);
+        }
     }
 
     /// One to three draw calls of the pipeline's mode.
@@ -2628,6 +2758,8 @@ fn new_fuzz(ctx: &TestContext, seed: u64, sw: Switches) -> Result<Fuzz, Outcome>
         twin_bound: false,
         diff: None,
         draw_calls: 0,
+        xrng: Rng(seed),
+        so_target: None,
     })
 }
 
@@ -2642,6 +2774,9 @@ fn health_check(f: &mut Fuzz) -> R {
     step("unbind so", c.set_stream_output_targets(&[], &[]))?;
     step("sample mask", c.set_sample_mask(u32::MAX))?;
     step("min samples", c.set_min_samples(1))?;
+    if f.caps.max_window_rectangles > 0 {
+        step("window rectangles", c.set_window_rectangles(false, &[]))?;
+    }
     let blend = BlendState {
         rt: [RtBlendState {
             colormask: ColorMask::RGBA,
@@ -2815,6 +2950,8 @@ fn run_iterations(f: &mut Fuzz, seed: u64) -> R {
         f.rng = Rng(seed
             .wrapping_mul(0x2545_f491_4f6c_dd1d)
             .wrapping_add(u64::from(i).wrapping_mul(0x9e37_79b9)));
+        f.xrng =
+            Rng(seed.wrapping_mul(0xd1b5_4a32_d192_ed03) ^ u64::from(i).wrapping_mul(0x94d0_49bb));
         eprintln!("state_fuzz: iteration {i}");
         let before = pipe_vk::debug::message_count();
         // Queries draw from a generator of their own, so that the

@@ -1291,6 +1291,34 @@ fn bad_input_on(e: &mut Env, wrapped: bool) -> R {
             &[],
         ),
     )?;
+    // Bound at offset 0 and unbound with no draw between (GL: transform
+    // feedback begun and ended): draw-auto draws the nothing it captured,
+    // on the GPU's count and on the CPU's.
+    set_targets(e, &[&t2], &[Some(0)])?;
+    step("unbind targets", e.ctx.set_stream_output_targets(&[], &[]))?;
+    for mode in [PrimType::Points, PrimType::Quads] {
+        step(
+            "draw-auto from a target that captured nothing",
+            e.ctx.draw_vbo(
+                &DrawInfo {
+                    mode,
+                    ..DrawInfo::default()
+                },
+                0,
+                Some(&auto),
+                &[],
+            ),
+        )?;
+    }
+    // With an offset set but no capture, there is no stride to divide
+    // it by.
+    set_targets(e, &[&t2], &[Some(8)])?;
+    step("unbind targets", e.ctx.set_stream_output_targets(&[], &[]))?;
+    rejects(
+        w,
+        "never captured",
+        e.ctx.draw_vbo(&DrawInfo::default(), 0, Some(&auto), &[]),
+    )?;
     // The shader captures into buffer 1; only buffer 0 has a target.
     bind_vs(
         e,

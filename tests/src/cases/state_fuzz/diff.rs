@@ -32,7 +32,25 @@
 //! stream (the iteration's description must match, or the case fails
 //! as diverged), every new surface is cleared when it is made and the
 //! stream-output buffer is zeroed, since their first contents are
-//! undefined.
+//! undefined, and NaNs of float buffers compare as one (GL leaves their
+//! payloads open).
+//!
+//! What the first seeds found, each with a focused case: lavapipe ran
+//! multi-draws instance by instance (`pipe.draw.merge.instance_order.*`),
+//! drew garbage for smooth lines from geometry or tessellation
+//! (`pipe.draw.state_fuzz.smooth_lines_from_geometry.*`) and counted
+//! stream-output queries without capture while a primitives-generated
+//! query ran (`pipe.query.streamout_inactive`); pipe-vk drew outside any
+//! rendering instance when a query span begun outside one met a barrier
+//! (`pipe.query.spans_across_barrier`).
+//!
+//! To reduce a difference: `PIPE_CTS_STATE_FUZZ_ITERATIONS` and
+//! `PIPE_CTS_STATE_FUZZ_SEED` as for the plain seeds,
+//! `PIPE_CTS_STATE_FUZZ_DRAW_CALLS=N` to make only the first N
+//! `draw_vbo` calls of each run, `PIPE_CTS_STATE_FUZZ_DIFF_DUMP=1` to
+//! print every differing pixel, and `PIPE_CTS_STATE_FUZZ_DIFF_CONTROL=1`
+//! to run both runs with the case's switches: a difference then is not
+//! deterministic (how the smooth-line fault showed).
 
 use std::collections::HashMap;
 
