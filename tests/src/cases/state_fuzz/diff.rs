@@ -180,7 +180,7 @@ fn canonical_nans(format: Format, bytes: &mut [u8]) {
         return;
     }
     let d = format.desc();
-    match u32::from(d.block.bits) / u32::from(d.nr_channels.max(1)) {
+    match d.block.bits / u32::from(d.nr_channels.max(1)) {
         32 => {
             for w in bytes.chunks_exact_mut(4) {
                 let v = f32::from_le_bytes([w[0], w[1], w[2], w[3]]);
