@@ -2435,14 +2435,22 @@ impl Fuzz {
     }
 
     /// `draw_vbo`, or nothing past the first `PIPE_CTS_STATE_FUZZ_DRAW_CALLS`
-    /// calls of the run (to find the call a failure needs; the random
-    /// stream stays the same).
+    /// calls of the run, or for calls not in
+    /// `PIPE_CTS_STATE_FUZZ_DRAW_ONLY=9,10` (counted from 1), to find the
+    /// calls a failure needs; the random stream stays the same.
     fn draw_vbo(&mut self, info: &DrawInfo, draws: &[DrawStartCountBias]) -> PipeResult<()> {
         self.draw_calls += 1;
         let limit = std::env::var("PIPE_CTS_STATE_FUZZ_DRAW_CALLS")
             .ok()
             .and_then(|v| v.trim().parse::<u32>().ok());
         if limit.is_some_and(|l| self.draw_calls > l) {
+            return Ok(());
+        }
+        let only = std::env::var("PIPE_CTS_STATE_FUZZ_DRAW_ONLY");
+        if only.is_ok_and(|o| {
+            !o.split(',')
+                .any(|x| x.trim().parse() == Ok(self.draw_calls))
+        }) {
             return Ok(());
         }
         self.e.ctx.draw_vbo(info, 0, None, draws)
