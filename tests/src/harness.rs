@@ -789,6 +789,28 @@ pub fn bind_render_target(
     Ok(color)
 }
 
+/// Binds two f32x4 elements of vertex buffer 0, both of `stride`: the
+/// position at offset 0 (location 0) and, 4 bytes on, the attribute of
+/// location 1 (a second input from the same vertices).
+pub fn bind_position_and_attribute(e: &mut Env, stride: u32) -> Result<(), Outcome> {
+    let elem = |src_offset| VertexElement {
+        src_offset,
+        src_stride: stride,
+        vertex_buffer_index: 0,
+        dual_slot: false,
+        src_format: Format::R32G32B32A32Float,
+        instance_divisor: 0,
+    };
+    let ve = step(
+        "create_vertex_elements_state",
+        e.ctx.create_vertex_elements_state(&[elem(0), elem(4)]),
+    )?;
+    step(
+        "bind_vertex_elements_state",
+        e.ctx.bind_vertex_elements_state(Some(ve)),
+    )
+}
+
 /// Vertex element 0: an f32x4 at offset 0 of vertex buffer 0, stride 16.
 /// Additive blending of colour and alpha (ONE, ONE), every channel
 /// written.

@@ -1091,19 +1091,7 @@ fn spans_across_barrier(ctx: &mut TestContext) -> R {
     so::set_targets(&mut e, &[], &[])?;
     // The captured records (5 words a point: the position first) as
     // positions and attributes.
-    let elem = |src_offset| pipe_core::state::VertexElement {
-        src_offset,
-        src_stride: 20,
-        vertex_buffer_index: 0,
-        dual_slot: false,
-        src_format: Format::R32G32B32A32Float,
-        instance_divisor: 0,
-    };
-    let ve = step(
-        "velems",
-        e.ctx.create_vertex_elements_state(&[elem(0), elem(4)]),
-    )?;
-    step("bind velems", e.ctx.bind_vertex_elements_state(Some(ve)))?;
+    crate::harness::bind_position_and_attribute(&mut e, 20)?;
     step(
         "vbufs",
         e.ctx.set_vertex_buffers(&[pipe_core::state::VertexBuffer {

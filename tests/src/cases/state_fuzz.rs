@@ -3165,6 +3165,19 @@ fn reduced_rasterizer(e: &mut Env, f: impl FnOnce(&mut RasterizerState)) -> R {
 }
 
 fn reduced_draw(e: &mut Env, mode: PrimType, count: u32) -> R {
+    reduced_draws(
+        e,
+        mode,
+        &[DrawStartCountBias {
+            start: 0,
+            count,
+            index_bias: 0,
+        }],
+    )
+}
+
+/// One `draw_vbo` of `draws` in `mode`, otherwise GL's defaults.
+fn reduced_draws(e: &mut Env, mode: PrimType, draws: &[DrawStartCountBias]) -> R {
     step(
         "draw_vbo",
         e.ctx.draw_vbo(
@@ -3174,11 +3187,7 @@ fn reduced_draw(e: &mut Env, mode: PrimType, count: u32) -> R {
             },
             0,
             None,
-            &[DrawStartCountBias {
-                start: 0,
-                count,
-                index_bias: 0,
-            }],
+            draws,
         ),
     )
 }
@@ -4858,19 +4867,7 @@ fn smooth_lines_from_geometry(ctx: &mut TestContext, tess: bool) -> R {
         let mut e = env_with(ctx, |_| {})?;
         let colors = reduced_setup(&mut e, Format::R32Float, 1, None, 1, (&vs, &fs), &verts)?;
         // Position and the attribute (location 1) from the same vertices.
-        let elem = |src_offset| VertexElement {
-            src_offset,
-            src_stride: 16,
-            vertex_buffer_index: 0,
-            dual_slot: false,
-            src_format: Format::R32G32B32A32Float,
-            instance_divisor: 0,
-        };
-        let ve = step(
-            "velems",
-            e.ctx.create_vertex_elements_state(&[elem(0), elem(4)]),
-        )?;
-        step("bind velems", e.ctx.bind_vertex_elements_state(Some(ve)))?;
+        crate::harness::bind_position_and_attribute(&mut e, 16)?;
         if tess {
             let tes = tes_text(&TessCfg {
                 mode: TesMode::Isolines,
@@ -4918,18 +4915,7 @@ fn smooth_lines_from_geometry(ctx: &mut TestContext, tess: bool) -> R {
         } else {
             PrimType::Lines
         };
-        step(
-            "draw_vbo",
-            e.ctx.draw_vbo(
-                &DrawInfo {
-                    mode,
-                    ..DrawInfo::default()
-                },
-                0,
-                None,
-                &draws,
-            ),
-        )?;
+        reduced_draws(&mut e, mode, &draws)?;
         images.push(e.read_texture(&colors[0], 0, &PipeBox::rect(0, 0, W, H))?);
     }
     let texel = |img: &[u8], i: usize| {
