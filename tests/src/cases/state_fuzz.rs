@@ -2632,22 +2632,35 @@ fn main {
 }
 ";
 
-fn new_fuzz(ctx: &TestContext, seed: u64, sw: Switches) -> Result<Fuzz, Outcome> {
+/// A fuzz run of `seed` on a screen with the switches of `sw`. The first
+/// five are always set as `sw` says; the others only where `sw` turns
+/// them on, unless `all` (the differential runs, whose run without
+/// switches must have none), so that `PIPE_VK_DEBUG` runs of the suite
+/// take the plain seeds through their paths too.
+fn new_fuzz(ctx: &TestContext, seed: u64, sw: Switches, all: bool) -> Result<Fuzz, Outcome> {
     let mut e = env_with(ctx, |o: &mut ScreenOptions| {
         o.staging = Some(sw.staging);
         o.emulate_line_stipple = Some(sw.emulate_line_stipple);
         o.vertex_fixups = Some(sw.vertex_fixups);
         o.no_draw_merge = Some(sw.no_draw_merge);
         o.no_index_uint8 = Some(sw.no_index_uint8);
-        o.no_dynamic_rasterizer = Some(sw.no_dynamic);
-        o.no_dynamic_blend = Some(sw.no_dynamic);
-        o.no_dynamic_vertex_input = Some(sw.no_dynamic);
-        o.no_cb0_push_offset = Some(sw.no_dynamic);
-        o.no_query_in_rendering = Some(sw.no_query_in_rendering);
-        o.no_primitives_generated_query = Some(sw.no_primitives_generated_query);
-        o.no_xfb_draw = Some(sw.no_xfb_draw);
-        o.no_discard_rectangles = Some(sw.no_discard_rectangles);
-        o.point_edges = Some(sw.point_edges);
+        let set = |opt: &mut Option<bool>, on: bool| {
+            if on || all {
+                *opt = Some(on);
+            }
+        };
+        set(&mut o.no_dynamic_rasterizer, sw.no_dynamic);
+        set(&mut o.no_dynamic_blend, sw.no_dynamic);
+        set(&mut o.no_dynamic_vertex_input, sw.no_dynamic);
+        set(&mut o.no_cb0_push_offset, sw.no_dynamic);
+        set(&mut o.no_query_in_rendering, sw.no_query_in_rendering);
+        set(
+            &mut o.no_primitives_generated_query,
+            sw.no_primitives_generated_query,
+        );
+        set(&mut o.no_xfb_draw, sw.no_xfb_draw);
+        set(&mut o.no_discard_rectangles, sw.no_discard_rectangles);
+        set(&mut o.point_edges, sw.point_edges);
     })?;
     let caps = e.screen.caps().clone();
     let ms4 = caps.framebuffer_color_sample_counts & 4 != 0;
@@ -2919,7 +2932,7 @@ fn run_seed(ctx: &mut TestContext, seed: u64, sw: Switches) -> R {
     // PIPE_CTS_STATE_FUZZ_SEED=N runs seed N in place of the case's own
     // (with the case's switches), to try seeds outside the suite.
     let seed = seed_override(seed);
-    let mut f = new_fuzz(ctx, seed, sw)?;
+    let mut f = new_fuzz(ctx, seed, sw, false)?;
     run_iterations(&mut f, seed)?;
     health_check(&mut f)?;
     let [ms, tess, gs, so] = f.counts;

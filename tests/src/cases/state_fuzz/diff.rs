@@ -280,7 +280,7 @@ fn read(f: &mut Fuzz, res: &Resource, bx: &PipeBox) -> Vec<u8> {
 /// One run of `seed` with `sw`, recording every iteration.
 fn record(ctx: &TestContext, seed: u64, sw: Switches) -> Result<Vec<Snap>, Outcome> {
     eprintln!("state_fuzz diff: run with {}", switch_names(sw));
-    let mut f = new_fuzz(ctx, seed, sw)?;
+    let mut f = new_fuzz(ctx, seed, sw, true)?;
     f.diff = Some(Recorder::default());
     let so = f.so_buffer.clone();
     let zeros = vec![0u8; so.desc().width0 as usize];
