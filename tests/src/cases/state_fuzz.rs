@@ -3067,6 +3067,12 @@ diff_seeds!(
     no_primitives_generated_query: 108 => { no_primitives_generated_query },
     no_xfb_draw: 109 => { no_xfb_draw },
     no_discard_rectangles: 110 => { no_discard_rectangles },
+    // All of them at once: the paths of a device with none of it.
+    all: 111 => {
+        staging, no_dynamic, vertex_fixups, no_draw_merge, no_index_uint8,
+        no_query_in_rendering, no_primitives_generated_query, no_xfb_draw,
+        no_discard_rectangles
+    },
 );
 
 // ---------------------------------------------------------------------------
