@@ -981,20 +981,7 @@ impl VkContext {
         }
         self.queries.suspended = false;
         self.queries.xfb_pending = false;
-        // Kinds with a running span keep it: it counts for every active
-        // query of its kind, and one begun outside the instance cannot
-        // end inside it (`prepare_resume_queries` ends those where it
-        // can; one can be left when the instance ended after it, for a
-        // barrier, or a stream-output span began between draws).
-        let mut kinds: SmallVec<[Kind; 4]> = SmallVec::new();
-        for q in &self.active_queries() {
-            for k in &vk_query(q)?.kinds {
-                if !kinds.contains(k) && !self.queries.running.contains_key(k) {
-                    kinds.push(*k);
-                }
-            }
-        }
-        for k in kinds {
+        for k in self.idle_kinds(false)? {
             self.restart_span(k)?;
         }
         Ok(())
@@ -1004,10 +991,24 @@ impl VkContext {
     /// [`Self::queries_capture`]).
     fn resume_xfb_queries(&mut self) -> PipeResult<()> {
         self.queries.xfb_pending = false;
+        for k in self.idle_kinds(true)? {
+            self.restart_span(k)?;
+        }
+        Ok(())
+    }
+
+    /// The kinds of the active queries with no running span (with
+    /// `xfb_only`, the stream-output ones). Kinds with a running span
+    /// keep it: it counts for every active query of its kind, and one
+    /// begun outside the instance cannot end inside it
+    /// (`prepare_resume_queries` ends those where it can; one can be
+    /// left when the instance ended after it, for a barrier, or a
+    /// stream-output span began between draws).
+    fn idle_kinds(&mut self, xfb_only: bool) -> PipeResult<SmallVec<[Kind; 4]>> {
         let mut kinds: SmallVec<[Kind; 4]> = SmallVec::new();
         for q in &self.active_queries() {
             for k in &vk_query(q)?.kinds {
-                if matches!(k, Kind::Xfb(_))
+                if (!xfb_only || matches!(k, Kind::Xfb(_)))
                     && !kinds.contains(k)
                     && !self.queries.running.contains_key(k)
                 {
@@ -1015,10 +1016,7 @@ impl VkContext {
                 }
             }
         }
-        for k in kinds {
-            self.restart_span(k)?;
-        }
-        Ok(())
+        Ok(kinds)
     }
 
     /// The blitter's draws begin: queries stop counting.
