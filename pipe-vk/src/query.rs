@@ -779,6 +779,11 @@ impl VkContext {
             Some((d, _)) => d.clone(),
             None => DummyCompute::new(self.dev())?,
         };
+        // No pipeline may be bound while transform feedback is active
+        // (VUID-vkCmdBindPipeline-None-02323): a statistics query begun
+        // after a capturing draw pauses the capture (the next capturing
+        // draw resumes it).
+        self.so_pause();
         // SAFETY: binding a compute pipeline is valid inside and outside
         // rendering instances; the pipeline lives as long as the batch
         // (kept below).

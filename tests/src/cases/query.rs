@@ -1075,8 +1075,18 @@ result_case!("pipe.query.streamout_inactive", streamout_inactive);
 /// first (begun outside) ended the new instance under the draw
 /// (VUID-vkCmdDraw-renderpass; found by
 /// `pipe.draw.state_fuzz.diff.no_dynamic.seed_102`).
-fn spans_across_barrier(ctx: &mut TestContext) -> R {
-    let mut e = env(ctx, false)?;
+///
+/// With `statistics`, `PRIMITIVES_GENERATED` is counted through pipeline
+/// statistics (`PIPE_VK_DEBUG=no_primitives_generated_query`), whose
+/// span binds lavapipe's dummy compute pipeline, inside the capturing
+/// draw's instance: binding a pipeline while transform feedback was
+/// active was VUID-vkCmdBindPipeline-None-02323.
+fn spans_across_barrier(ctx: &mut TestContext, statistics: bool) -> R {
+    let mut e = crate::harness::env_with(ctx, |o| {
+        if statistics {
+            o.no_primitives_generated_query = Some(true);
+        }
+    })?;
     let (b, t) = capture_rig(&mut e, 8)?;
     let occlusion = create(&mut e, QueryType::OcclusionCounter, 0)?;
     let generated = create(&mut e, QueryType::PrimitivesGenerated, 0)?;
@@ -1114,4 +1124,8 @@ fn spans_across_barrier(ctx: &mut TestContext) -> R {
         ))),
     }
 }
-result_case!("pipe.query.spans_across_barrier", spans_across_barrier);
+crate::bool_cases!(
+    spans_across_barrier,
+    "pipe.query.spans_across_barrier",
+    "pipe.query.spans_across_barrier.statistics"
+);
