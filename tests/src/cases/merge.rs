@@ -186,14 +186,6 @@ fn main {
   store @c0, %3
 }
 ";
-    const FS: &str = "shader fragment
-in @c0 : f32x4 location=0 slot=col0
-out @o0 : f32x4 location=0
-fn main {
-  %0 : f32x4 = load @c0
-  store @o0, %0
-}
-";
     let mut e = env(ctx, staging)?;
     let f = Format::R32G32B32A32Float;
     let blendable = BindFlags::RENDER_TARGET | BindFlags::BLENDABLE;
@@ -204,7 +196,7 @@ fn main {
         return Err(Outcome::skip("R32G32B32A32_FLOAT does not blend here"));
     }
     let color = bind_render_target(&mut e, f, W, W)?;
-    bind_program(&mut e, VS, FS)?;
+    bind_program(&mut e, VS, super::rast_prim::FS_COLOR_VARYING)?;
     // Draw 0's vertices carry 0.1, draw 1's 0.3; instance 1 adds 0.1.
     let mut verts = Vec::new();
     for base in [0.1f32, 0.3] {
