@@ -85,14 +85,17 @@ fn check_buffer_range(what: &str, res: &Resource, offset: u32, size: u32) -> Pip
 }
 
 /// Checks a texture-buffer or image-buffer range against its format.
+/// The range holds `floor(size / texel)` texels (GL 4.6 section 8.9: a
+/// `TexBufferRange` size need not be a multiple of the texel), at least
+/// one.
 fn check_texel_buffer(what: &str, format: Format, size: u32, max_elements: u32) -> PipeResult<()> {
     let texel = format.block_size_bytes().max(1);
     check(
         !format.is_compressed() && !format.is_depth_or_stencil(),
         || format!("{what}: {format} cannot be a buffer texel format"),
     )?;
-    check(size > 0 && size.is_multiple_of(texel), || {
-        format!("{what}: size {size} is not a positive multiple of the {texel}-byte texel")
+    check(size >= texel, || {
+        format!("{what}: size {size} holds no {texel}-byte texel")
     })?;
     check(size / texel <= max_elements.max(1), || {
         format!(

@@ -361,10 +361,10 @@ impl VkContext {
 
     /// Declares an access to a whole buffer object in the current batch.
     pub(crate) fn use_buffer(&mut self, obj: &Arc<ResourceObject>, a: Access, write: bool) {
-        if let Some(buffer) = obj.buffer() {
+        if obj.buffer().is_some() {
             let mut sync = obj.sync();
             if let Some(st) = sync.first_mut() {
-                self.barriers.buffer(st, buffer, a, write);
+                self.barriers.buffer(st, obj.buffer_handles(), a, write);
             }
         }
         self.batches.track(obj, write);

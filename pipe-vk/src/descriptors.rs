@@ -1188,10 +1188,17 @@ impl VkContext {
                          texture image"
                     )));
                 }
-                crate::resource::check_buffer_view_format(&dev, call, img.format, vk_format)?;
-                let buffer = obj.buffer().ok_or_else(|| {
-                    PipeError::invalid(format!("{call}: buffer image of a texture"))
-                })?;
+                if obj.buffer().is_none() {
+                    return Err(PipeError::invalid(format!(
+                        "{call}: buffer image of a texture"
+                    )));
+                }
+                let buffer = obj.texel_view_buffer(
+                    call,
+                    img.format,
+                    vk_format,
+                    crate::resource::TexelUse::Storage,
+                )?;
                 let texel = u64::from(img.format.block_size_bytes().max(1));
                 let align = dev
                     .physical

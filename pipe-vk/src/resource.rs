@@ -13,7 +13,7 @@
 //! writes. A CPU read must wait for pending writes; a CPU write for any use.
 
 use std::ptr::NonNull;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use ash::vk;
 use gpu_allocator::vulkan::Allocation;
@@ -80,6 +80,10 @@ pub struct ResourceObject {
     pub views: ViewCache,
     /// Deferred clears of an attachment image (see `crate::clear`).
     pub clears: Mutex<Option<DeferredClears>>,
+    /// Buffers aliasing this buffer's memory with one texel-buffer usage
+    /// each (indexed by [`TexelUse`]), made on demand for views of formats
+    /// the device supports for that use only ([`ResourceObject::texel_view_buffer`]).
+    texel_aliases: [OnceLock<vk::Buffer>; 2],
 }
 
 // SAFETY: `mapped` points into memory owned by `allocation`, valid while the
@@ -161,7 +165,12 @@ impl Drop for ResourceObject {
         // until they retire, so the GPU no longer uses the object.
         unsafe {
             match self.raw {
-                Raw::Buffer { buffer, .. } => dev.destroy_buffer(buffer, None),
+                Raw::Buffer { buffer, .. } => {
+                    for alias in self.texel_aliases.iter().filter_map(OnceLock::get) {
+                        dev.destroy_buffer(*alias, None);
+                    }
+                    dev.destroy_buffer(buffer, None)
+                }
                 Raw::Image(i) => dev.destroy_image(i.image, None),
             }
         }
@@ -197,38 +206,156 @@ pub fn vk_resource(res: &pipe_core::Resource) -> PipeResult<&VkResource> {
     res.backend_or_err::<VkResource>("resource")
 }
 
-/// The format features every buffer view needs. Buffers carry both
-/// texel-buffer usages (`buffer_usage`), and a view takes its buffer's
-/// usage, so its format must support both, whatever the view is for
-/// (VUID-VkBufferViewCreateInfo-buffer-00933 and -00934). Only
-/// VK_KHR_maintenance5 lets a view narrow its usage, and the validation
-/// layer pipe-vk is tested with (Debian's 1.3.239) predates it.
-pub(crate) const BUFFER_VIEW_FEATURES: vk::FormatFeatureFlags = vk::FormatFeatureFlags::from_raw(
+/// What a buffer view is for: the texel-buffer descriptor it fills.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TexelUse {
+    /// A texture buffer (`UNIFORM_TEXEL_BUFFER`), for sampler views.
+    Uniform = 0,
+    /// A buffer image (`STORAGE_TEXEL_BUFFER`), for shader images.
+    Storage = 1,
+}
+
+impl TexelUse {
+    /// The format feature the use needs.
+    pub(crate) fn feature(self) -> vk::FormatFeatureFlags {
+        match self {
+            TexelUse::Uniform => vk::FormatFeatureFlags::UNIFORM_TEXEL_BUFFER,
+            TexelUse::Storage => vk::FormatFeatureFlags::STORAGE_TEXEL_BUFFER,
+        }
+    }
+
+    fn usage(self) -> vk::BufferUsageFlags {
+        match self {
+            TexelUse::Uniform => vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER,
+            TexelUse::Storage => vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            TexelUse::Uniform => "uniform",
+            TexelUse::Storage => "storage",
+        }
+    }
+}
+
+/// Both texel-buffer features: views of a format with both are made from
+/// the buffer itself.
+const BOTH_TEXEL_FEATURES: vk::FormatFeatureFlags = vk::FormatFeatureFlags::from_raw(
     vk::FormatFeatureFlags::UNIFORM_TEXEL_BUFFER.as_raw()
         | vk::FormatFeatureFlags::STORAGE_TEXEL_BUFFER.as_raw(),
 );
 
-/// Fails unless buffer views of `format` (`vk_format` in Vulkan) can be
-/// made on this device (`BUFFER_VIEW_FEATURES`).
-pub(crate) fn check_buffer_view_format(
-    dev: &DeviceShared,
-    call: &str,
-    format: pipe_core::Format,
-    vk_format: vk::Format,
-) -> PipeResult<()> {
-    // SAFETY: the physical device belongs to the instance.
-    let props = unsafe {
-        dev.instance
-            .raw
-            .get_physical_device_format_properties(dev.physical.raw, vk_format)
-    };
-    if props.buffer_features.contains(BUFFER_VIEW_FEATURES) {
-        Ok(())
-    } else {
-        Err(PipeError::unsupported(format!(
-            "{call}: buffer views of {format} need uniform and storage texel buffer support, \
-             which this device lacks for it"
-        )))
+impl ResourceObject {
+    /// The `VkBuffer` a texel-buffer view of `vk_format` (pipe `format`)
+    /// for `kind` is made from.
+    ///
+    /// Buffers carry both texel-buffer usages (`buffer_usage`), and a view
+    /// takes its buffer's usage, so a view of the buffer itself needs a
+    /// format with both features (VUID-VkBufferViewCreateInfo-buffer-00933
+    /// and -00934). Formats with one only are common: on lavapipe the
+    /// RGB32F/I/UI texture buffers GL 4.0 made core are uniform-only (GL
+    /// has no RGB image formats, so nothing else needs more). VK_KHR_maintenance5 would let the view narrow its usage,
+    /// but the validation layer pipe-vk is tested with (Debian's 1.3.239)
+    /// predates it. So views of such formats are made from a second
+    /// `VkBuffer` with that one usage, bound to the same memory (buffers
+    /// may alias; [`ResourceObject::buffer_handles`] lists it, so every
+    /// barrier of the object covers it). It is made at the first such view
+    /// and lives as long as the object.
+    pub(crate) fn texel_view_buffer(
+        &self,
+        call: &str,
+        format: pipe_core::Format,
+        vk_format: vk::Format,
+        kind: TexelUse,
+    ) -> PipeResult<vk::Buffer> {
+        let Raw::Buffer { buffer, size } = self.raw else {
+            return Err(PipeError::invalid(format!(
+                "{call}: a buffer view of a texture"
+            )));
+        };
+        let dev = &self.dev;
+        // SAFETY: the physical device belongs to the instance.
+        let features = unsafe {
+            dev.instance
+                .raw
+                .get_physical_device_format_properties(dev.physical.raw, vk_format)
+        }
+        .buffer_features;
+        if !features.contains(kind.feature()) {
+            return Err(PipeError::unsupported(format!(
+                "{call}: the device has no {} texel buffers of {format}",
+                kind.name()
+            )));
+        }
+        if features.contains(BOTH_TEXEL_FEATURES) {
+            return Ok(buffer);
+        }
+        let slot = &self.texel_aliases[kind as usize];
+        if let Some(alias) = slot.get() {
+            return Ok(*alias);
+        }
+        // Made under the allocation's lock, so by one thread only.
+        let allocation = lock(&self.allocation);
+        if let Some(alias) = slot.get() {
+            return Ok(*alias);
+        }
+        let allocation = allocation
+            .as_ref()
+            .ok_or_else(|| PipeError::invalid(format!("{call}: the buffer has no memory")))?;
+        let raw = dev.raw();
+        let info = vk::BufferCreateInfo::default()
+            .size(size.max(1))
+            .usage(kind.usage())
+            .sharing_mode(vk::SharingMode::EXCLUSIVE);
+        // SAFETY: a valid create info with a core usage.
+        let alias =
+            unsafe { raw.create_buffer(&info, None) }.map_err(|e| vk_err("vkCreateBuffer", e))?;
+        // SAFETY: both buffers were created on this device.
+        let (req, own) = unsafe {
+            (
+                raw.get_buffer_memory_requirements(alias),
+                raw.get_buffer_memory_requirements(buffer),
+            )
+        };
+        // The memory's type is one of `own`'s; the spec does not promise
+        // that a narrower usage keeps the alignment and size, so check.
+        let fits = req.memory_type_bits & own.memory_type_bits == own.memory_type_bits
+            && allocation.offset().is_multiple_of(req.alignment.max(1))
+            && req.size <= allocation.size();
+        if !fits {
+            // SAFETY: unused buffer.
+            unsafe { raw.destroy_buffer(alias, None) };
+            return Err(PipeError::unsupported(format!(
+                "{call}: {format} has {} texel buffer support only, and a buffer with that \
+                 usage alone cannot share this buffer's memory on this device",
+                kind.name()
+            )));
+        }
+        // SAFETY: the memory range holds the buffer's requirements
+        // (checked above); the alias lives no longer than the allocation
+        // (both are released by `Drop`, the alias first).
+        if let Err(e) =
+            unsafe { raw.bind_buffer_memory(alias, allocation.memory(), allocation.offset()) }
+        {
+            // SAFETY: unused buffer.
+            unsafe { raw.destroy_buffer(alias, None) };
+            return Err(vk_err("vkBindBufferMemory", e));
+        }
+        dev.set_name(alias, &format!("{} texel alias of a buffer", kind.name()));
+        // The slot is empty: it is only set here, under the lock.
+        let _ = slot.set(alias);
+        Ok(alias)
+    }
+
+    /// Every `VkBuffer` through which the GPU reaches this buffer object's
+    /// memory: the buffer and its texel aliases. A buffer memory barrier
+    /// covers accesses through the buffer it names only, so the object's
+    /// barriers name each.
+    pub(crate) fn buffer_handles(&self) -> impl Iterator<Item = vk::Buffer> + '_ {
+        self.buffer()
+            .into_iter()
+            .chain(self.texel_aliases.iter().filter_map(|a| a.get().copied()))
     }
 }
 
@@ -344,6 +471,7 @@ pub fn create_buffer_object(
         usage: Mutex::new(Usage::default()),
         views: ViewCache::default(),
         clears: Mutex::new(None),
+        texel_aliases: Default::default(),
     }))
 }
 
@@ -591,6 +719,7 @@ pub fn create_object(
         usage: Mutex::new(Usage::default()),
         views: ViewCache::default(),
         clears: Mutex::new(clears),
+        texel_aliases: Default::default(),
     }))
 }
 

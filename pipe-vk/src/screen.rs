@@ -297,14 +297,16 @@ impl Screen for VkScreen {
                     BindFlags::VERTEX_BUFFER,
                     vk::FormatFeatureFlags::VERTEX_BUFFER,
                 ),
-                // Either view needs both (`resource::BUFFER_VIEW_FEATURES`).
+                // A view of a format with one of the two features is made
+                // from an alias with that usage alone
+                // (`ResourceObject::texel_view_buffer`).
                 (
                     BindFlags::SAMPLER_VIEW,
-                    crate::resource::BUFFER_VIEW_FEATURES,
+                    crate::resource::TexelUse::Uniform.feature(),
                 ),
                 (
                     BindFlags::SHADER_IMAGE,
-                    crate::resource::BUFFER_VIEW_FEATURES,
+                    crate::resource::TexelUse::Storage.feature(),
                 ),
             ];
             let image_binds = BindFlags::RENDER_TARGET | BindFlags::DEPTH_STENCIL;

@@ -137,19 +137,29 @@ pub struct Barriers {
 }
 
 impl Barriers {
-    /// Declares an access to a whole buffer.
-    pub fn buffer(&mut self, state: &mut SyncState, buffer: vk::Buffer, a: Access, write: bool) {
+    /// Declares an access to a whole buffer object, reached through
+    /// `buffers` (the buffer and the buffers aliasing its memory: one
+    /// barrier each, as a buffer barrier covers its own buffer only).
+    pub fn buffer(
+        &mut self,
+        state: &mut SyncState,
+        buffers: impl IntoIterator<Item = vk::Buffer>,
+        a: Access,
+        write: bool,
+    ) {
         if let Some((src, dst, _)) = state.access(a, write, vk::ImageLayout::UNDEFINED) {
-            self.buffers.push(
-                vk::BufferMemoryBarrier2::default()
-                    .src_stage_mask(src.stage)
-                    .src_access_mask(src.access)
-                    .dst_stage_mask(dst.stage)
-                    .dst_access_mask(dst.access)
-                    .buffer(buffer)
-                    .offset(0)
-                    .size(vk::WHOLE_SIZE),
-            );
+            for buffer in buffers {
+                self.buffers.push(
+                    vk::BufferMemoryBarrier2::default()
+                        .src_stage_mask(src.stage)
+                        .src_access_mask(src.access)
+                        .dst_stage_mask(dst.stage)
+                        .dst_access_mask(dst.access)
+                        .buffer(buffer)
+                        .offset(0)
+                        .size(vk::WHOLE_SIZE),
+                );
+            }
         }
     }
 

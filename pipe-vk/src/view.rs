@@ -154,9 +154,9 @@ pub fn create_sampler_view(texture: &Resource, t: &SamplerViewTemplate) -> PipeR
     let obj = vk_resource(texture)?.obj();
     let view = match t.range {
         ViewRange::Buffer { offset, size } => {
-            let buffer = obj
-                .buffer()
-                .ok_or_else(|| PipeError::invalid("buffer view of a texture"))?;
+            if obj.buffer().is_none() {
+                return Err(PipeError::invalid("buffer view of a texture"));
+            }
             // Buffer views have no swizzle: formats emulated with one
             // (L8 as R8) cannot be texture buffers.
             let format = vk_format(t.format).ok_or_else(|| {
@@ -166,17 +166,19 @@ pub fn create_sampler_view(texture: &Resource, t: &SamplerViewTemplate) -> PipeR
                     t.format
                 ))
             })?;
-            crate::resource::check_buffer_view_format(
-                &obj.dev,
+            let buffer = obj.texel_view_buffer(
                 "create_sampler_view",
                 t.format,
                 format,
+                crate::resource::TexelUse::Uniform,
             )?;
             let info = vk::BufferViewCreateInfo::default()
                 .buffer(buffer)
                 .format(format)
                 .offset(u64::from(offset))
-                .range(u64::from(size));
+                // Whole texels: the range's tail is not part of the view
+                // (Vulkan wants a multiple, GL counts floor(size / texel)).
+                .range(u64::from(size - size % t.format.block_size_bytes().max(1)));
             // SAFETY: range and alignment validated by pipe-core against
             // the device limits.
             let v = unsafe { obj.dev.raw().create_buffer_view(&info, None) }

@@ -30,6 +30,7 @@ mod state_reuse;
 mod streamout;
 mod streamout_aliased;
 mod streamout_spirv;
+mod texbuf_formats;
 mod transfer;
 mod user_constants;
 mod vertex_format;
