@@ -141,7 +141,7 @@ pub(crate) fn check_image_features(
                 "shaderStorageImageMultisample",
             )?;
         }
-        if is_extended_format(im.format) {
+        if im.format.is_extended() {
             need(
                 core.shader_storage_image_extended_formats,
                 "shaderStorageImageExtendedFormats",
@@ -1061,6 +1061,23 @@ pub(crate) fn image_format_vk(f: ImageFormat) -> Option<vk::Format> {
         Rgba8ui => V::R8G8B8A8_UINT,
         R32ui => V::R32_UINT,
         Rg32ui => V::R32G32_UINT,
+        R11fG11fB10f => V::B10G11R11_UFLOAT_PACK32,
+        Rg16 => V::R16G16_UNORM,
+        R16 => V::R16_UNORM,
+        Rgba16Snorm => V::R16G16B16A16_SNORM,
+        Rg16Snorm => V::R16G16_SNORM,
+        Rg8Snorm => V::R8G8_SNORM,
+        R16Snorm => V::R16_SNORM,
+        R8Snorm => V::R8_SNORM,
+        Rg16i => V::R16G16_SINT,
+        Rg8i => V::R8G8_SINT,
+        R16i => V::R16_SINT,
+        R8i => V::R8_SINT,
+        Rgb10a2ui => V::A2B10G10R10_UINT_PACK32,
+        Rg16ui => V::R16G16_UINT,
+        Rg8ui => V::R8G8_UINT,
+        R16ui => V::R16_UINT,
+        R8ui => V::R8_UINT,
     })
 }
 
@@ -1442,25 +1459,4 @@ impl VkContext {
             },
         ))
     }
-}
-
-fn is_extended_format(f: ImageFormat) -> bool {
-    use ImageFormat::*;
-    !matches!(
-        f,
-        Unknown
-            | Rgba32f
-            | Rgba16f
-            | R32f
-            | Rgba8
-            | Rgba8Snorm
-            | Rgba32i
-            | Rgba16i
-            | Rgba8i
-            | R32i
-            | Rgba32ui
-            | Rgba16ui
-            | Rgba8ui
-            | R32ui
-    )
 }

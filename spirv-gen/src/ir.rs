@@ -418,17 +418,61 @@ named_enum!(
         Rgba8ui = "rgba8ui",
         R32ui = "r32ui",
         Rg32ui = "rg32ui",
+        // The rest of GL 4.6's image formats (table 8.27), SPIR-V's
+        // `StorageImageExtendedFormats`.
+        R11fG11fB10f = "r11f_g11f_b10f",
+        Rg16 = "rg16",
+        R16 = "r16",
+        Rgba16Snorm = "rgba16_snorm",
+        Rg16Snorm = "rg16_snorm",
+        Rg8Snorm = "rg8_snorm",
+        R16Snorm = "r16_snorm",
+        R8Snorm = "r8_snorm",
+        Rg16i = "rg16i",
+        Rg8i = "rg8i",
+        R16i = "r16i",
+        R8i = "r8i",
+        Rgb10a2ui = "rgb10_a2ui",
+        Rg16ui = "rg16ui",
+        Rg8ui = "rg8ui",
+        R16ui = "r16ui",
+        R8ui = "r8ui",
     }
 );
 
 impl ImageFormat {
+    /// Whether SPIR-V needs `StorageImageExtendedFormats` for it (Vulkan:
+    /// `shaderStorageImageExtendedFormats`): all but the 13 formats of
+    /// SPIR-V's `Shader` capability and `unknown`.
+    pub fn is_extended(self) -> bool {
+        use ImageFormat::*;
+        !matches!(
+            self,
+            Unknown
+                | Rgba32f
+                | Rgba16f
+                | R32f
+                | Rgba8
+                | Rgba8Snorm
+                | Rgba32i
+                | Rgba16i
+                | Rgba8i
+                | R32i
+                | Rgba32ui
+                | Rgba16ui
+                | Rgba8ui
+                | R32ui
+        )
+    }
+
     /// The texel base type of the format, or `None` for `unknown`.
     pub fn base(self) -> Option<BaseType> {
         use ImageFormat::*;
         Some(match self {
             Unknown => return None,
-            Rgba32i | Rgba16i | Rgba8i | R32i | Rg32i => BaseType::Int,
-            Rgba32ui | Rgba16ui | Rgba8ui | R32ui | Rg32ui => BaseType::Uint,
+            Rgba32i | Rgba16i | Rgba8i | R32i | Rg32i | Rg16i | Rg8i | R16i | R8i => BaseType::Int,
+            Rgba32ui | Rgba16ui | Rgba8ui | R32ui | Rg32ui | Rgb10a2ui | Rg16ui | Rg8ui | R16ui
+            | R8ui => BaseType::Uint,
             _ => BaseType::Float,
         })
     }

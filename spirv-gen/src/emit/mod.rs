@@ -988,7 +988,7 @@ impl<'a> Emitter<'a> {
                         self.cap(Capability::ImageMSArray);
                     }
                 }
-                if is_extended_format(im.format) {
+                if im.format.is_extended() {
                     self.cap(Capability::StorageImageExtendedFormats);
                 }
                 if im.format == ImageFormat::Unknown {
@@ -1356,15 +1356,24 @@ pub(crate) fn spirv_format(f: ImageFormat) -> spirv::ImageFormat {
         ImageFormat::Rgba8ui => F::Rgba8ui,
         ImageFormat::R32ui => F::R32ui,
         ImageFormat::Rg32ui => F::Rg32ui,
+        ImageFormat::R11fG11fB10f => F::R11fG11fB10f,
+        ImageFormat::Rg16 => F::Rg16,
+        ImageFormat::R16 => F::R16,
+        ImageFormat::Rgba16Snorm => F::Rgba16Snorm,
+        ImageFormat::Rg16Snorm => F::Rg16Snorm,
+        ImageFormat::Rg8Snorm => F::Rg8Snorm,
+        ImageFormat::R16Snorm => F::R16Snorm,
+        ImageFormat::R8Snorm => F::R8Snorm,
+        ImageFormat::Rg16i => F::Rg16i,
+        ImageFormat::Rg8i => F::Rg8i,
+        ImageFormat::R16i => F::R16i,
+        ImageFormat::R8i => F::R8i,
+        ImageFormat::Rgb10a2ui => F::Rgb10a2ui,
+        ImageFormat::Rg16ui => F::Rg16ui,
+        ImageFormat::Rg8ui => F::Rg8ui,
+        ImageFormat::R16ui => F::R16ui,
+        ImageFormat::R8ui => F::R8ui,
     }
-}
-
-fn is_extended_format(f: ImageFormat) -> bool {
-    use ImageFormat::*;
-    matches!(
-        f,
-        Rg32f | Rg16f | R16f | Rgba16 | Rgb10A2 | Rg8 | R8 | Rg32i | Rg32ui
-    )
 }
 
 /// IEEE binary16 bits of an f32 (round to nearest even).
