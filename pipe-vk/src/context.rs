@@ -584,6 +584,11 @@ impl VkContext {
 
     fn create_shader(&mut self, state: &ShaderState) -> PipeResult<ShaderHandle> {
         crate::shader::check_template(state)?;
+        crate::shader::check_device_features(
+            self.dev(),
+            &format!("{} shader", state.stage.short_name()),
+            &state.code,
+        )?;
         let (cso, _) = self.shader.create(state)?;
         self.shader_info
             .insert(cso.id(), crate::shader::ShaderInfo::of(state));

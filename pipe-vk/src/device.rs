@@ -53,6 +53,7 @@ pub const WANTED_EXTENSIONS: &[&CStr] = &[
     ash::ext::primitives_generated_query::NAME,
     ash::ext::image_2d_view_of_3d::NAME,
     ash::khr::shader_non_semantic_info::NAME,
+    ash::ext::shader_atomic_float::NAME,
 ];
 
 /// Everything known about the chosen physical device.
@@ -254,6 +255,9 @@ pub struct Features {
     pub non_seamless_cube_map: vk::PhysicalDeviceNonSeamlessCubeMapFeaturesEXT<'static>,
     pub primitives_generated_query: vk::PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT<'static>,
     pub image_2d_view_of_3d: vk::PhysicalDeviceImage2DViewOf3DFeaturesEXT<'static>,
+    /// `shaderImageFloat32Atomics`: GLSL's `imageAtomicExchange` on
+    /// `r32f` images (core since GL 4.5).
+    pub shader_atomic_float: vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT<'static>,
     /// Names of the enabled device extensions.
     pub extensions: Vec<String>,
 }
@@ -291,6 +295,7 @@ impl Features {
         self.non_seamless_cube_map.p_next = std::ptr::null_mut();
         self.primitives_generated_query.p_next = std::ptr::null_mut();
         self.image_2d_view_of_3d.p_next = std::ptr::null_mut();
+        self.shader_atomic_float.p_next = std::ptr::null_mut();
     }
 }
 
@@ -355,6 +360,9 @@ fn with_chain<R>(
     }
     if has(ash::ext::image_2d_view_of_3d::NAME) {
         head = head.push_next(&mut f.image_2d_view_of_3d);
+    }
+    if has(ash::ext::shader_atomic_float::NAME) {
+        head = head.push_next(&mut f.shader_atomic_float);
     }
     body(&mut head)
 }

@@ -83,6 +83,75 @@ pub fn check_template(state: &ShaderState) -> PipeResult<()> {
     }
 }
 
+/// Whether the shader exchanges floats atomically in an image (GLSL 4.50's
+/// `imageAtomicExchange` on an `r32f` image): an IR `image_atomic` on an
+/// `r32f` image, or, in SPIR-V words, an `OpAtomicExchange` of a 32-bit
+/// float through an `OpImageTexelPointer`.
+pub fn float_image_atomics(code: &ShaderCode) -> bool {
+    match code {
+        ShaderCode::Ir(any) => any.downcast_ref::<Ir>().is_some_and(|ir| {
+            let mut found = false;
+            spirv_gen::ir::walk_instrs(&ir.body, &mut |i| {
+                if let spirv_gen::ir::Op::Intrinsic(spirv_gen::ir::Intrinsic::ImageAtomic {
+                    var,
+                    ..
+                }) = &i.op
+                {
+                    found |= matches!(
+                        &ir.var(*var).kind,
+                        spirv_gen::ir::VarKind::Image(im)
+                            if im.format == spirv_gen::ir::ImageFormat::R32f
+                    );
+                }
+            });
+            found
+        }),
+        ShaderCode::SpirV { words, .. } => {
+            // OpTypeFloat (22) %id 32; OpImageTexelPointer (60) %ty %id
+            // ...; OpAtomicExchange (229) %ty %id %pointer ...
+            let mut floats = Vec::new();
+            let mut texel_pointers = Vec::new();
+            let mut found = false;
+            let mut i = 5;
+            while let Some(&w) = words.get(i) {
+                let (len, op) = ((w >> 16) as usize, w & 0xffff);
+                let arg = |k: usize| words.get(i + k).copied();
+                match op {
+                    22 if arg(2) == Some(32) => floats.extend(arg(1)),
+                    60 => texel_pointers.extend(arg(2)),
+                    229 => {
+                        found |= arg(1).is_some_and(|t| floats.contains(&t))
+                            && arg(3).is_some_and(|p| texel_pointers.contains(&p));
+                    }
+                    _ => {}
+                }
+                i += len.max(1);
+            }
+            found
+        }
+    }
+}
+
+/// Fails when the shader needs a device feature pipe-vk found missing
+/// (features its words need, beyond the declarations
+/// `crate::descriptors::check_image_features` checks).
+pub fn check_device_features(dev: &DeviceShared, what: &str, code: &ShaderCode) -> PipeResult<()> {
+    if float_image_atomics(code)
+        && dev
+            .device
+            .features
+            .shader_atomic_float
+            .shader_image_float32_atomics
+            != vk::TRUE
+    {
+        return Err(PipeError::unsupported(format!(
+            "{what}: imageAtomicExchange on an r32f image needs shaderImageFloat32Atomics \
+             (VK_EXT_shader_atomic_float), which the device lacks"
+        )));
+    }
+    Ok(())
+}
+
 /// Checks that a shader only uses bindings the draw path provides:
 /// uniform buffers in slots `0..ubo_slots` and sampler views in slots
 /// `0..TEX_SLOTS` (images and shader buffers are checked by
@@ -1429,6 +1498,32 @@ mod tests {
                 entry_point: "main".into(),
             },
             stream_output: StreamOutputInfo::default(),
+        }
+    }
+
+    #[test]
+    fn float_image_atomics_in_ir_and_words() {
+        let cs = |format: &str, ty: &str, data: &str| {
+            format!(
+                "shader compute local_size=1,1,1
+image @img slot=0 dim=2d format={format}
+fn main {{
+  %0 : i32x2 = const 0, 0
+  %1 : {ty} = const {data}
+  %2 : {ty} = image_atomic @img, %0, %1, op=exchange
+}}
+"
+            )
+        };
+        for (src, want) in [
+            (cs("r32f", "f32", "1.5"), true),
+            (cs("r32ui", "u32", "1"), false),
+            (cs("r32i", "i32", "1"), false),
+        ] {
+            let ir = ir_state(ShaderStage::Compute, &src);
+            assert_eq!(float_image_atomics(&ir.code), want, "IR: {src}");
+            let words = spirv_state(&ir);
+            assert_eq!(float_image_atomics(&words.code), want, "SPIR-V: {src}");
         }
     }
 

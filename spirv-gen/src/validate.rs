@@ -1131,15 +1131,26 @@ impl<'a> Validator<'a> {
                     ImageAtomic {
                         op, data, compare, ..
                     } => {
-                        if !matches!(im.format, ImageFormat::R32ui | ImageFormat::R32i)
+                        // GLSL 4.50: exchange also on r32f images, of floats.
+                        let float_exchange =
+                            im.format == ImageFormat::R32f && *op == AtomicOp::Exchange;
+                        if !(matches!(im.format, ImageFormat::R32ui | ImageFormat::R32i)
+                            || float_exchange)
                             || im.readonly
                             || im.writeonly
                         {
-                            return Err(
-                                self.err("image atomics need a read-write r32ui or r32i image")
-                            );
+                            return Err(self.err(
+                                "image atomics need a read-write r32ui or r32i image (or r32f, \
+                                 for exchange)",
+                            ));
                         }
-                        self.atomic_types(*op, t, *data, *compare)?;
+                        if float_exchange {
+                            if t != Type::F32 || self.use_(*data)? != t || compare.is_some() {
+                                return Err(self.err("an r32f image exchanges f32 data for an f32"));
+                            }
+                        } else {
+                            self.atomic_types(*op, t, *data, *compare)?;
+                        }
                         if t.base != im.sampled {
                             return Err(self.err("atomic type must match the image format"));
                         }

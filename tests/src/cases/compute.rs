@@ -467,6 +467,180 @@ fn image_r32ui(ctx: &mut TestContext, staging: bool) -> R {
 }
 both_paths!("pipe.compute.image.r32ui_store_load", image_r32ui);
 
+/// Image atomics, eight invocations on four texels (texel `i & 3`, so
+/// two invocations race for each): `imageAtomicExchange` of
+/// `0.5 + 1.25 i` on an `r32f` 2D image and of `100.5 + 1.25 i` on an
+/// `r32f` buffer image (GLSL 4.50's float exchange), `imageAtomicAdd` of
+/// `1 + i` on `r32ui` and `imageAtomicMin` of `-(1 + i)` on `r32i`. The
+/// returned values go to `o[i]`, `o[8 + i]`, `o[16 + i]` and `o[24 + i]`.
+const CS_IMAGE_ATOMICS: &str = "shader compute local_size=8,1,1
+in @gid : u32x3 builtin=global_invocation_id
+image @img slot=0 dim=2d format=r32f
+image @buf slot=1 dim=buffer format=r32f
+image @u slot=2 dim=2d format=r32ui
+image @s slot=3 dim=2d format=r32i
+ssbo @o slot=0
+fn main {
+  %0 : u32x3 = load @gid
+  %1 : u32 = swizzle %0, x
+  %2 : u32 = const 3
+  %3 : u32 = iand %1, %2
+  %4 : i32 = bitcast %3
+  %5 : i32 = const 0
+  %6 : i32x2 = vec %4, %5
+  %7 : f32 = u2f %1
+  %8 : f32 = const 1.25
+  %9 : f32 = fmul %7, %8
+  %10 : f32 = const 0.5
+  %11 : f32 = fadd %9, %10
+  %12 : f32 = image_atomic @img, %6, %11, op=exchange
+  %13 : f32 = const 100.0
+  %14 : f32 = fadd %11, %13
+  %15 : f32 = image_atomic @buf, %4, %14, op=exchange
+  %16 : u32 = const 1
+  %17 : u32 = iadd %1, %16
+  %18 : u32 = image_atomic @u, %6, %17, op=add
+  %19 : i32 = bitcast %17
+  %20 : i32 = ineg %19
+  %21 : i32 = image_atomic @s, %6, %20, op=imin
+  %22 : u32 = const 4
+  %23 : u32 = imul %1, %22
+  %24 : u32 = bitcast %12
+  store_ssbo @o, %23, %24
+  %25 : u32 = const 32
+  %26 : u32 = iadd %23, %25
+  %27 : u32 = bitcast %15
+  store_ssbo @o, %26, %27
+  %28 : u32 = iadd %26, %25
+  store_ssbo @o, %28, %18
+  %29 : u32 = iadd %28, %25
+  %30 : u32 = bitcast %21
+  store_ssbo @o, %29, %30
+}
+";
+
+/// The outcome of two racing atomics on one texel, either order:
+/// `olds` (what invocations a and b got back) and `last` (the texel),
+/// given its first value and what each does to a value.
+fn raced<T: PartialEq + Copy + std::fmt::Debug>(
+    what: &str,
+    olds: (T, T),
+    last: T,
+    first: T,
+    a: impl Fn(T) -> T,
+    b: impl Fn(T) -> T,
+) -> R {
+    let a_first = olds == (first, a(first)) && last == b(a(first));
+    let b_first = olds == (b(first), first) && last == a(b(first));
+    if a_first || b_first {
+        Ok(())
+    } else {
+        Err(Outcome::fail(format!(
+            "{what}: the two atomics returned {olds:?} and left {last:?}, which no order of \
+             them gives from {first:?}"
+        )))
+    }
+}
+
+fn image_atomics(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let texture = |e: &mut Env, format, data: Vec<u32>| -> Result<Resource, Outcome> {
+        let t = ResourceTemplate::texture_2d(format, 4, 1, BindFlags::SHADER_IMAGE);
+        let tex = e.texture(&t)?;
+        e.write_texture(&tex, 0, &PipeBox::rect(0, 0, 4, 1), &u32_bytes(&data))?;
+        Ok(tex)
+    };
+    let f0: Vec<f32> = (0..4).map(|t| -3.0 - t as f32).collect();
+    let b0: Vec<f32> = (0..4).map(|t| 7.75 + t as f32).collect();
+    let u0: Vec<u32> = (0..4).map(|t| 1000 * (t + 1)).collect();
+    let s0: Vec<i32> = (0..4).map(|t| 10 - t).collect();
+    let img = texture(
+        &mut e,
+        Format::R32Float,
+        f0.iter().map(|v| v.to_bits()).collect(),
+    )?;
+    let buf = e.buffer_with(&u32_bytes(
+        &b0.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+    ))?;
+    let u = texture(&mut e, Format::R32Uint, u0.clone())?;
+    let s = texture(
+        &mut e,
+        Format::R32Sint,
+        s0.iter().map(|v| *v as u32).collect(),
+    )?;
+    let rw = ImageAccess::READ | ImageAccess::WRITE;
+    let mut buf_view = image_view(&buf, Format::R32Float, rw);
+    buf_view.range = ImageViewRange::Buffer {
+        offset: 0,
+        size: 16,
+    };
+    let views = [
+        Some(image_view(&img, Format::R32Float, rw)),
+        Some(buf_view),
+        Some(image_view(&u, Format::R32Uint, rw)),
+        Some(image_view(&s, Format::R32Sint, rw)),
+    ];
+    step(
+        "set_shader_images",
+        e.ctx.set_shader_images(ShaderStage::Compute, 0, &views, 0),
+    )?;
+    let out = sentinel_buffer(&mut e, 32)?;
+    bind_cs(&mut e, CS_IMAGE_ATOMICS)?;
+    bind_ssbos(&mut e, &[&out], 1)?;
+    launch(&mut e, &grid([8, 1, 1], [1, 1, 1]))?;
+    let o = read_u32s(&mut e, &out, 32)?;
+    let texels = |e: &mut Env, r: &Resource| -> Result<Vec<u32>, Outcome> {
+        Ok(bytes_u32(&e.read_texture(
+            r,
+            0,
+            &PipeBox::rect(0, 0, 4, 1),
+        )?))
+    };
+    let img_last = texels(&mut e, &img)?;
+    let buf_last = read_u32s(&mut e, &buf, 4)?;
+    let u_last = texels(&mut e, &u)?;
+    let s_last = texels(&mut e, &s)?;
+    let f = f32::from_bits;
+    for t in 0..4usize {
+        let (a, b) = (t, t + 4);
+        let data = |i: usize| 0.5 + 1.25 * i as f32;
+        raced(
+            &format!("r32f image texel {t}, exchange"),
+            (f(o[a]), f(o[b])),
+            f(img_last[t]),
+            f0[t],
+            |_| data(a),
+            |_| data(b),
+        )?;
+        raced(
+            &format!("r32f buffer image texel {t}, exchange"),
+            (f(o[8 + a]), f(o[8 + b])),
+            f(buf_last[t]),
+            b0[t],
+            |_| data(a) + 100.0,
+            |_| data(b) + 100.0,
+        )?;
+        raced(
+            &format!("r32ui image texel {t}, add"),
+            (o[16 + a], o[16 + b]),
+            u_last[t],
+            u0[t],
+            |v| v + 1 + a as u32,
+            |v| v + 1 + b as u32,
+        )?;
+        raced(
+            &format!("r32i image texel {t}, min"),
+            (o[24 + a] as i32, o[24 + b] as i32),
+            s_last[t] as i32,
+            s0[t],
+            |v| v.min(-1 - a as i32),
+            |v| v.min(-1 - b as i32),
+        )?;
+    }
+    Ok(())
+}
+both_paths!("pipe.compute.image.atomics", image_atomics);
+
 /// `img[x, y] = (16x, 16y, 255 - x, 128) / 255` (RGBA8 UNORM).
 const CS_IMAGE_RGBA8: &str = "shader compute local_size=4,4,1
 in @gid : u32x3 builtin=global_invocation_id
