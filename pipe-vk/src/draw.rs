@@ -2532,6 +2532,16 @@ impl VkContext {
             fs_key: fs_key.clone(),
             sample_locations: self.sample_locations_active(samples),
             discard_rectangles: self.discard_rectangles_key(),
+            tess_polygon_mode: if tes.is_some()
+                && self.dev().dynamic_rasterizer()
+                && !self.dev().tes_variants_follow_outputs()
+            {
+                let rast = self.rasterizer_or_default()?;
+                crate::pipeline::polygon_mode(crate::pipeline::effective_polygon_mode(&rast))
+                    .as_raw()
+            } else {
+                0
+            },
         };
         // No fragment shader, but fragment-stage lowerings to apply: the
         // generated one (`ModuleCache::null_fs`), which reads the driver

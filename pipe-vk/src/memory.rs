@@ -281,6 +281,25 @@ impl DeviceShared {
         !self.lavapipe
     }
 
+    /// Whether a tessellation pipeline may draw in several polygon modes
+    /// (dynamic `POLYGON_MODE_EXT`). A driver workaround turns it off on
+    /// lavapipe: lavapipe 25.0.7 compiles a pipeline's evaluation shader
+    /// for the vertex size its first draw needs, outputs llvmpipe adds
+    /// included, and reuses it for later draws (its TES variant key lacks
+    /// the output count, which its VS and GS keys have). With a fragment
+    /// shader reading `FrontFacing`, LINE and POINT add a face output that
+    /// FILL drops, so after a switch the shader wrote vertices at the old
+    /// stride: wrong vertices, and past the end of llvmpipe's buffer when
+    /// the new stride is smaller (heap corruption; state fuzz seeds 18,
+    /// 48, 80; `pipe.draw.tessellation.polygon_mode_switch`). Each polygon
+    /// mode then gets a pipeline of its own (`GfxKey::tess_polygon_mode`),
+    /// whose evaluation shader sees that mode only. (Smooth lines, the
+    /// other stage that adds an output, are off for tessellation there:
+    /// `smooth_lines_from_geometry`.)
+    pub fn tes_variants_follow_outputs(&self) -> bool {
+        !self.lavapipe
+    }
+
     /// Whether a `vkCmdDrawMulti*EXT` of several instances draws each
     /// draw's instances before the next draw, as Vulkan says (it is
     /// `drawCount` draws in sequence). A driver workaround turns it off on

@@ -175,6 +175,11 @@ pub struct GfxKey {
     /// and rectangle count; the rectangles are dynamic
     /// (`crate::discard_rectangles`).
     pub discard_rectangles: Option<(bool, u8)>,
+    /// The polygon mode (raw `vk::PolygonMode`) of a tessellation
+    /// pipeline on a device that needs one pipeline per polygon mode
+    /// (`DeviceShared::tes_variants_follow_outputs`); FILL (0) otherwise.
+    /// It stays dynamic state, set to this.
+    pub tess_polygon_mode: i32,
 }
 
 /// The states a pipeline is built from (looked up from the key's handles).
@@ -548,7 +553,7 @@ pub fn polygon_offset_enabled(r: &RasterizerState) -> bool {
     }
 }
 
-fn polygon_mode(m: PolygonMode) -> vk::PolygonMode {
+pub(crate) fn polygon_mode(m: PolygonMode) -> vk::PolygonMode {
     match m {
         PolygonMode::Fill | PolygonMode::FillRectangle => vk::PolygonMode::FILL,
         PolygonMode::Line => vk::PolygonMode::LINE,

@@ -3193,6 +3193,104 @@ fn tessellation_facing(ctx: &mut TestContext) -> R {
 }
 crate::result_case!("pipe.draw.tessellation.facing", tessellation_facing);
 
+/// Green for front faces, red for back faces.
+const FS_FACING: &str = "shader fragment
+in @ff : bool builtin=front_facing
+out @frag : f32x4 location=0
+fn main {
+  %0 : bool = load @ff
+  %1 : f32x4 = const 0.0, 1.0, 0.0, 1.0
+  %2 : f32x4 = const 1.0, 0.0, 0.0, 1.0
+  %3 : f32x4 = bcsel %0, %1, %2
+  store @frag, %3
+}
+";
+
+/// One tessellation program, a fragment shader reading `front_facing`,
+/// and the polygon mode switched between draws: square 0 as patches
+/// (levels 1) in LINE or POINT mode, square 2 in FILL mode, in both
+/// orders. Square 2 must be filled exactly, the square-0 draw must light
+/// pixels (three for lines, one for points) and nothing outside square 0 (one pixel of slack), all of it
+/// green (front faces: clockwise with `front_ccw` off).
+///
+/// lavapipe 25.0.7 compiles its evaluation shader with the vertex size
+/// of the first draw's outputs and reuses it when llvmpipe's unfilled
+/// stage adds or drops the face output it needs for LINE and POINT with
+/// such a fragment shader (its TES variant key lacks the output count):
+/// the second draw's vertices were read at the wrong stride, and with
+/// more tessellated vertices the shader wrote past its buffer (the heap
+/// corruption of state fuzz seeds 18, 48, 80 and others). The workaround
+/// (`DeviceShared::tes_variants_follow_outputs`) gives each polygon mode
+/// a pipeline of its own.
+fn tessellation_polygon_modes(ctx: &mut TestContext) -> R {
+    let mut e = env(ctx, false)?;
+    if !e.screen.caps().shader[ShaderStage::TessEval.index()].supported {
+        return Err(Outcome::skip("no tessellation"));
+    }
+    let t = setup(&mut e, false)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_FACING)?;
+    bind_stage(&mut e, ShaderStage::TessEval, TES)?;
+    crate::harness::tess_levels_1(&mut e, 3)?;
+    bind_vertices(&mut e, &diagonal_squares(), None)?;
+    let green = unorm([0.0, 1.0, 0.0, 1.0]);
+    let mode = |e: &mut Env, m: PolygonMode| {
+        bind_rasterizer(e, |r| {
+            r.fill_front = m;
+            r.fill_back = m;
+        })
+    };
+    for (unfilled, fill_first) in [
+        (PolygonMode::Line, false),
+        (PolygonMode::Line, true),
+        (PolygonMode::Point, false),
+        (PolygonMode::Point, true),
+    ] {
+        let what = format!("{unfilled:?} {}", if fill_first { "after FILL" } else { "before FILL" });
+        clear_color(&mut e, [0.0; 4])?;
+        for fill in [fill_first, !fill_first] {
+            if fill {
+                mode(&mut e, PolygonMode::Fill)?;
+                draw(&mut e, PrimType::Patches, 12, 6, 1)?;
+            } else {
+                mode(&mut e, unfilled)?;
+                draw(&mut e, PrimType::Patches, 0, 6, 1)?;
+            }
+        }
+        let got = e.read_texture(&t.color, 0, &PipeBox::rect(0, 0, W, H))?;
+        let mut unfilled_lit = 0;
+        for (i, p) in got.chunks_exact(4).enumerate() {
+            let (x, y) = (i as u32 % W, i as u32 / W);
+            let lit = p != [0, 0, 0, 0];
+            let square_2 = on_diagonal(x, y, &[2]);
+            let near_0 = x < 5 && y < 5;
+            if (square_2 || lit) && !green.contains([p[0], p[1], p[2], p[3]]) {
+                return Err(Outcome::fail(format!(
+                    "{what}: pixel ({x}, {y}) is {p:?}, expected green{}",
+                    if square_2 { " (square 2, filled)" } else { "" }
+                )));
+            }
+            if lit && !square_2 && !near_0 {
+                return Err(Outcome::fail(format!(
+                    "{what}: pixel ({x}, {y}) is lit, outside squares 0 and 2"
+                )));
+            }
+            unfilled_lit += u32::from(lit && near_0);
+        }
+        // Points sit on pixel corners, some outside the target.
+        let least = if unfilled == PolygonMode::Line { 3 } else { 1 };
+        if unfilled_lit < least {
+            return Err(Outcome::fail(format!(
+                "{what}: square 0 lit {unfilled_lit} pixels"
+            )));
+        }
+    }
+    Ok(())
+}
+crate::result_case!(
+    "pipe.draw.tessellation.polygon_mode_switch",
+    tessellation_polygon_modes
+);
+
 crate::result_case!(
     "pipe.draw.tessellation.tes_reads_vs_clip_distance",
     tessellation_tes_reads_vs_clip_distance
