@@ -914,19 +914,60 @@ impl MemModes {
     }
 }
 
+/// Where [`Intrinsic::Interp`] interpolates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InterpAt {
+    /// `offset` (`f32x2`, in pixels) from the pixel centre, whatever the
+    /// shader's sample rate (`interpolateAtOffset`).
+    Offset(ValueId),
+    /// The position of sample `sample` (an `i32`; the pixel centre
+    /// without multisample buffers: `interpolateAtSample`).
+    Sample(ValueId),
+    /// The centroid of the fragment's covered samples
+    /// (`interpolateAtCentroid`).
+    Centroid,
+}
+
+impl InterpAt {
+    /// The operand, if any.
+    pub fn src(&self) -> Option<ValueId> {
+        match *self {
+            InterpAt::Offset(v) | InterpAt::Sample(v) => Some(v),
+            InterpAt::Centroid => None,
+        }
+    }
+
+    /// The operand, if any, mutably.
+    pub fn src_mut(&mut self) -> Option<&mut ValueId> {
+        match self {
+            InterpAt::Offset(v) | InterpAt::Sample(v) => Some(v),
+            InterpAt::Centroid => None,
+        }
+    }
+
+    /// The IR text name (`interp_at_offset`, ...).
+    pub fn name(&self) -> &'static str {
+        match self {
+            InterpAt::Offset(_) => "interp_at_offset",
+            InterpAt::Sample(_) => "interp_at_sample",
+            InterpAt::Centroid => "interp_at_centroid",
+        }
+    }
+}
+
 /// Intrinsics: memory access, barriers, GS emission, demote, …
 #[derive(Clone, Debug, PartialEq)]
 pub enum Intrinsic {
     /// `load @v` / `load @v, %index` (inputs, outputs, locals, shared).
     Load { var: VarId, index: Option<ValueId> },
-    /// `interp_at_offset @v, %offset` / `interp_at_offset @v, %index,
-    /// %offset`: a floating-point fragment input interpolated at `offset`
-    /// (`f32x2`, in pixels) from the pixel centre, whatever the shader's
-    /// sample rate (GLSL's `interpolateAtOffset`).
-    InterpAtOffset {
+    /// A floating-point fragment input interpolated elsewhere than the
+    /// fragment's own position (GLSL's `interpolateAt*`): `interp_at_offset
+    /// @v, %offset`, `interp_at_sample @v, %sample`, `interp_at_centroid
+    /// @v`, each with `%index` after `@v` for an element of an array.
+    Interp {
         var: VarId,
         index: Option<ValueId>,
-        offset: ValueId,
+        at: InterpAt,
     },
     /// `store @v, %value` / `store @v, %index, %value`.
     Store {
@@ -1134,9 +1175,9 @@ impl Instr {
             }
             Op::Intrinsic(i) => match i {
                 Intrinsic::Load { index, .. } => opt(index, f),
-                Intrinsic::InterpAtOffset { index, offset, .. } => {
+                Intrinsic::Interp { index, at, .. } => {
                     opt(index, f);
-                    f(offset)
+                    opt(&at.src(), f)
                 }
                 Intrinsic::Store { index, value, .. } => {
                     opt(index, f);
@@ -1224,9 +1265,11 @@ impl Instr {
             }
             Op::Intrinsic(i) => match i {
                 Intrinsic::Load { index, .. } => mo(index, &mut m),
-                Intrinsic::InterpAtOffset { index, offset, .. } => {
+                Intrinsic::Interp { index, at, .. } => {
                     mo(index, &mut m);
-                    m(offset)
+                    if let Some(v) = at.src_mut() {
+                        m(v)
+                    }
                 }
                 Intrinsic::Store { index, value, .. } => {
                     mo(index, &mut m);
@@ -1312,7 +1355,7 @@ impl Instr {
         match &self.op {
             Op::Intrinsic(
                 Intrinsic::Load { var, .. }
-                | Intrinsic::InterpAtOffset { var, .. }
+                | Intrinsic::Interp { var, .. }
                 | Intrinsic::Store { var, .. }
                 | Intrinsic::LoadUbo { var, .. }
                 | Intrinsic::LoadSsbo { var, .. }
@@ -1338,7 +1381,7 @@ impl Instr {
             Op::Intrinsic(i) => !matches!(
                 i,
                 Intrinsic::Load { .. }
-                    | Intrinsic::InterpAtOffset { .. }
+                    | Intrinsic::Interp { .. }
                     | Intrinsic::LoadUbo { .. }
                     | Intrinsic::LoadSsbo { .. }
                     | Intrinsic::LoadPush { .. }

@@ -943,17 +943,18 @@ impl<'a> Validator<'a> {
             Ok(())
         };
         match intr {
-            InterpAtOffset { var, index, offset } => {
+            Interp { var, index, at } => {
                 let v = self.var(*var)?;
+                let name = at.name();
                 if st != Stage::Fragment || !v.is_input() || v.builtin().is_some() {
                     return Err(self.err(format!(
-                        "interp_at_offset needs a fragment shader's user input, not @{}",
+                        "{name} needs a fragment shader's user input, not @{}",
                         v.name
                     )));
                 }
                 if !v.ty.is_float() || v.ty.bits != 32 || t != v.ty {
                     return Err(self.err(format!(
-                        "interp_at_offset of @{} ({}) must give its own 32-bit float type",
+                        "{name} of @{} ({}) must give its own 32-bit float type",
                         v.name, v.ty
                     )));
                 }
@@ -962,8 +963,18 @@ impl<'a> Validator<'a> {
                     (None, None) => {}
                     _ => return Err(self.err(format!("@{}: index and array disagree", v.name))),
                 }
-                if self.use_(*offset)? != Type::F32.with_comps(2) {
-                    return Err(self.err("interp_at_offset: the offset must be f32x2"));
+                match at {
+                    InterpAt::Offset(offset) => {
+                        if self.use_(*offset)? != Type::F32.with_comps(2) {
+                            return Err(self.err("interp_at_offset: the offset must be f32x2"));
+                        }
+                    }
+                    InterpAt::Sample(sample) => {
+                        if self.use_(*sample)? != Type::I32 {
+                            return Err(self.err("interp_at_sample: the sample must be i32"));
+                        }
+                    }
+                    InterpAt::Centroid => {}
                 }
                 Ok(())
             }

@@ -1044,9 +1044,11 @@ mod interp {
                 Op::Intrinsic(intr) => match intr {
                     // Inputs hold their values at the pixel centre: an
                     // offset of zero reads them as they are.
-                    Intrinsic::Load { var, index }
-                    | Intrinsic::InterpAtOffset { var, index, .. } => {
-                        if let Intrinsic::InterpAtOffset { offset, .. } = intr {
+                    Intrinsic::Load { var, index } | Intrinsic::Interp { var, index, .. } => {
+                        if let Intrinsic::Interp { at, .. } = intr {
+                            let InterpAt::Offset(offset) = at else {
+                                panic!("the interpreter interpolates at offsets only")
+                            };
                             let o = self.get(*offset).1;
                             assert!(o.iter().all(|&w| f32::from_bits(w) == 0.0));
                         }

@@ -111,6 +111,8 @@ mod glsl {
     pub const FIND_ILSB: u32 = 73;
     pub const FIND_SMSB: u32 = 74;
     pub const FIND_UMSB: u32 = 75;
+    pub const INTERPOLATE_AT_CENTROID: u32 = 76;
+    pub const INTERPOLATE_AT_SAMPLE: u32 = 77;
     pub const INTERPOLATE_AT_OFFSET: u32 = 78;
 }
 
@@ -676,12 +678,21 @@ impl Emitter<'_> {
                 let ty = self.ty(vt);
                 Some(self.op(SOp::Load, ty, &[p]))
             }
-            InterpAtOffset { var, index, offset } => {
+            Interp { var, index, at } => {
                 self.cap(spirv::Capability::InterpolationFunction);
                 let (p, vt) = self.var_ptr(*var, *index)?;
                 let ty = self.ty(vt);
-                let off = self.val(*offset)?;
-                Some(self.ext_inst(ty, glsl::INTERPOLATE_AT_OFFSET, &[p, off]))
+                Some(match at {
+                    InterpAt::Offset(off) => {
+                        let off = self.val(*off)?;
+                        self.ext_inst(ty, glsl::INTERPOLATE_AT_OFFSET, &[p, off])
+                    }
+                    InterpAt::Sample(sample) => {
+                        let sample = self.val(*sample)?;
+                        self.ext_inst(ty, glsl::INTERPOLATE_AT_SAMPLE, &[p, sample])
+                    }
+                    InterpAt::Centroid => self.ext_inst(ty, glsl::INTERPOLATE_AT_CENTROID, &[p]),
+                })
             }
             Store { var, index, value } => {
                 let (p, _) = self.var_ptr(*var, *index)?;

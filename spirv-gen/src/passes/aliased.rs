@@ -922,10 +922,10 @@ pub fn lower_aliased_triangles_fs(s: &mut Shader, clip_planes: u8) -> Result<()>
     let centre = e.alu(AluOp::Vec, Type::float(32, 2), &[zero, zero]);
     let t = e.def(
         Type::float(32, 3),
-        Op::Intrinsic(Intrinsic::InterpAtOffset {
+        Op::Intrinsic(Intrinsic::Interp {
             var,
             index: None,
-            offset: centre,
+            at: InterpAt::Offset(centre),
         }),
     );
     let mut outside = e.konst(Type::BOOL, vec![0]);
@@ -942,10 +942,10 @@ pub fn lower_aliased_triangles_fs(s: &mut Shader, clip_planes: u8) -> Result<()>
             let idx = e.i32(i32::from(half));
             let c = e.def(
                 Type::vec4(),
-                Op::Intrinsic(Intrinsic::InterpAtOffset {
+                Op::Intrinsic(Intrinsic::Interp {
                     var: clip_in,
                     index: Some(idx),
-                    offset: centre,
+                    at: InterpAt::Offset(centre),
                 }),
             );
             for comp in (0..4u8).filter(|c| clip_planes & (1 << (4 * half + c)) != 0) {

@@ -612,7 +612,7 @@ pub fn reads_draw_index(s: &Shader) -> bool {
 /// array of one location per element written in part keeps its written
 /// elements as inputs of their own (Vulkan's validation refuses an input
 /// location the previous stage does not write), and its
-/// `interp_at_offset`s interpolate the element's own input (zero for the
+/// `interp_at_*`s interpolate the element's own input (zero for the
 /// others), chosen by the index. Runs
 /// after the lowerings that replace inputs (sprite coordinates, two-sided
 /// colour), so those keep what they need.
@@ -703,11 +703,11 @@ pub fn lower_unwritten_inputs(s: &mut Shader, mask: u32) {
     s.body.splice(0..0, code);
 }
 
-/// Whether `body` has an `interp_at_offset` of `var`.
+/// Whether `body` has an `interp_at_*` of `var`.
 fn interpolates(body: &[Node], var: VarId) -> bool {
     body.iter().any(|n| match n {
         Node::Instr(i) => {
-            matches!(i.op, Op::Intrinsic(Intrinsic::InterpAtOffset { var: v, .. }) if v == var)
+            matches!(i.op, Op::Intrinsic(Intrinsic::Interp { var: v, .. }) if v == var)
         }
         Node::If(f) => interpolates(&f.then_body, var) || interpolates(&f.else_body, var),
         Node::Loop(l) => interpolates(&l.body, var),
@@ -715,7 +715,7 @@ fn interpolates(body: &[Node], var: VarId) -> bool {
     })
 }
 
-/// Turns each `interp_at_offset @var, %index, %offset` of the array
+/// Turns each `interp_at_* @var, %index, ...` of the array
 /// `var` into the interpolation of each written element's own input
 /// (`parts[k]`, `None` for an unwritten element, which reads zero), the
 /// one at `index` selected: `index == k ? interp(part k) : ...`. Each
@@ -736,14 +736,14 @@ fn interp_parts(s: &mut Shader, var: VarId, parts: &[Option<VarId>]) {
                 Node::Instr(Instr {
                     dest: Some((d, t)),
                     op:
-                        Op::Intrinsic(Intrinsic::InterpAtOffset {
+                        Op::Intrinsic(Intrinsic::Interp {
                             var: v,
                             index: Some(index),
-                            offset,
+                            at,
                         }),
                     ..
                 }) if *v == var => {
-                    let (d, t, index, offset) = (*d, *t, *index, *offset);
+                    let (d, t, index, at) = (*d, *t, *index, *at);
                     let index_ty = types.get(&index).copied().unwrap_or(Type::I32);
                     let mut e = Emit::new(s);
                     let mut acc = e.konst(t, vec![0; t.comps as usize]);
@@ -755,10 +755,10 @@ fn interp_parts(s: &mut Shader, var: VarId, parts: &[Option<VarId>]) {
                     for (n, &(k, part)) in written.iter().enumerate() {
                         let value = e.def(
                             t,
-                            Op::Intrinsic(Intrinsic::InterpAtOffset {
+                            Op::Intrinsic(Intrinsic::Interp {
                                 var: part,
                                 index: None,
-                                offset,
+                                at,
                             }),
                         );
                         let kk = e.konst(index_ty, vec![k as u64]);
@@ -810,12 +810,12 @@ fn interp_parts(s: &mut Shader, var: VarId, parts: &[Option<VarId>]) {
     s.body = body;
 }
 
-/// Turns each `interp_at_offset` of `var` in `body` into a `load`.
+/// Turns each `interp_at_*` of `var` in `body` into a `load`.
 fn interp_as_loads(body: &mut [Node], var: VarId) {
     for n in body {
         match n {
             Node::Instr(i) => {
-                if let Op::Intrinsic(Intrinsic::InterpAtOffset { var: v, index, .. }) = i.op {
+                if let Op::Intrinsic(Intrinsic::Interp { var: v, index, .. }) = i.op {
                     if v == var {
                         i.op = Op::Intrinsic(Intrinsic::Load { var, index });
                     }

@@ -1063,18 +1063,32 @@ impl<'t, 'a> Parser<'t, 'a> {
                 };
                 Op::Intrinsic(Intrinsic::Load { var: v, index })
             }
-            "interp_at_offset" => {
+            "interp_at_offset" | "interp_at_sample" => {
                 let v = var(self, next!()?)?;
                 let a = val(next!()?)?;
-                let (index, offset) = if cur < count {
+                let (index, src) = if cur < count {
                     (Some(a), val(next!()?)?)
                 } else {
                     (None, a)
                 };
-                Op::Intrinsic(Intrinsic::InterpAtOffset {
+                let at = if name == "interp_at_offset" {
+                    InterpAt::Offset(src)
+                } else {
+                    InterpAt::Sample(src)
+                };
+                Op::Intrinsic(Intrinsic::Interp { var: v, index, at })
+            }
+            "interp_at_centroid" => {
+                let v = var(self, next!()?)?;
+                let index = if cur < count {
+                    Some(val(next!()?)?)
+                } else {
+                    None
+                };
+                Op::Intrinsic(Intrinsic::Interp {
                     var: v,
                     index,
-                    offset,
+                    at: InterpAt::Centroid,
                 })
             }
             "store" => {

@@ -343,11 +343,11 @@ fn instr(o: &mut String, s: &Shader, i: &Instr) {
                     args.extend(index.map(val));
                     "load".into()
                 }
-                InterpAtOffset { var, index, offset } => {
+                Interp { var, index, at } => {
                     args.push(vname(s, *var));
                     args.extend(index.map(val));
-                    args.push(val(*offset));
-                    "interp_at_offset".into()
+                    args.extend(at.src().map(val));
+                    at.name().into()
                 }
                 Store { var, index, value } => {
                     args.push(vname(s, *var));

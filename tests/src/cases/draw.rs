@@ -3245,7 +3245,14 @@ fn tessellation_polygon_modes(ctx: &mut TestContext) -> R {
         (PolygonMode::Point, false),
         (PolygonMode::Point, true),
     ] {
-        let what = format!("{unfilled:?} {}", if fill_first { "after FILL" } else { "before FILL" });
+        let what = format!(
+            "{unfilled:?} {}",
+            if fill_first {
+                "after FILL"
+            } else {
+                "before FILL"
+            }
+        );
         clear_color(&mut e, [0.0; 4])?;
         for fill in [fill_first, !fill_first] {
             if fill {

@@ -3654,3 +3654,116 @@ crate::result_case!(
     "pipe.render.msaa.aliased_triangles.tessellation",
     aliased_triangles_tess
 );
+
+/// `interp_at_sample` and `interp_at_centroid` (GLSL's
+/// `interpolateAtSample` and `interpolateAtCentroid`) on a 4x target.
+/// Covered by one triangle, with the vertex shader's `a = window x / W`:
+/// sample k's value is `(x + sx_k) / W`, sx_k the x of the screen's
+/// sample position (`get_sample_position`), and a centroid lies in the
+/// pixel, `[x, x + 1) / W` (GL and Vulkan allow any point of the pixel
+/// inside the primitive; lavapipe does not take the centre at the
+/// target's left edge). Every sample of a pixel is shaded with the same
+/// value (the shader runs per pixel, then once more per sample with
+/// `min_samples` 4), so the resolve keeps it. Then a triangle whose right
+/// edge is at window x = 8.3, with `a = 3 (window x - 8)`: column 8 has
+/// one sample covered (x 0.125 in the pixel), so its centroid lies in
+/// [8, 8.3) and the resolved value (a quarter of that sample's) is at
+/// most 0.9 / 4, where the pixel centre's (1.5, written as 1) would give
+/// 0.25.
+fn interp_at_sample_centroid(ctx: &mut TestContext) -> R {
+    // `a = (x_ndc + 1) * scale + bias`.
+    let vs = |scale: f32, bias: f32| {
+        format!(
+            "shader vertex
+in @pos : f32x4 location=0
+out @gl_pos : f32x4 builtin=position
+out @a : f32 location=1
+fn main {{
+  %0 : f32x4 = load @pos
+  store @gl_pos, %0
+  %1 : f32 = swizzle %0, x
+  %2 : f32 = const 1.0
+  %3 : f32 = fadd %1, %2
+  %4 : f32 = const {scale:?}
+  %5 : f32 = const {bias:?}
+  %6 : f32 = ffma %3, %4, %5
+  store @a, %6
+}}
+"
+        )
+    };
+    let fs = |op: &str, at: i32| {
+        format!(
+            "shader fragment
+in @a : f32 location=1
+out @frag : f32x4 location=0
+fn main {{
+  %0 : i32 = const {at}
+  %1 : f32 = {op}
+  %2 : f32 = const 0.0
+  %3 : f32 = const 1.0
+  %4 : f32x4 = vec %1, %2, %2, %3
+  store @frag, %4
+}}
+"
+        )
+    };
+    let (mut e, t, resolved) = begin_4x(ctx, |_| {})?;
+    let wf = W as f32;
+    for min_samples in [1, 4] {
+        step("set_min_samples", e.ctx.set_min_samples(min_samples))?;
+        for at in 0..4 {
+            let pos = e
+                .screen
+                .get_sample_position(4, at as u32)
+                .ok_or_else(|| Outcome::fail(format!("get_sample_position(4, {at}) is None")))?;
+            bind_program(&mut e, &vs(0.5, 0.0), &fs("interp_at_sample @a, %0", at))?;
+            clear_color(&mut e, BLACK)?;
+            draw(&mut e, &full(0.0), false)?;
+            let what = format!("interp_at_sample (sample {at}), min_samples {min_samples}");
+            check_resolved(ctx, &mut e, &t.color, &resolved, &what, TOL_U8, |x, _| {
+                Some([(x as f32 + pos[0]) / wf, 0.0, 0.0, 1.0])
+            })?;
+        }
+        let centroid = fs("interp_at_centroid @a", 0);
+        bind_program(&mut e, &vs(0.5, 0.0), &centroid)?;
+        clear_color(&mut e, BLACK)?;
+        draw(&mut e, &full(0.0), false)?;
+        resolve(&mut e, &t.color, &resolved)?;
+        let got = read_color(&mut e, &resolved)?;
+        for (i, p) in got.iter().enumerate() {
+            let x = (i as u32 % W) as f32;
+            if !(x / wf - TOL_U8..=(x + 1.0) / wf + TOL_U8).contains(&p[0]) || p[3] < 1.0 - TOL_U8 {
+                return Err(Outcome::fail(format!(
+                    "interp_at_centroid, min_samples {min_samples}: pixel ({x}, {}) is {p:?}, \
+                     expected red in [{x}, {x} + 1) / {W}",
+                    i as u32 / W
+                )));
+            }
+        }
+        // Window x = 8.3 is NDC 8.3 / 8 - 1; a = 3 (window x - 8).
+        let edge = 8.3 / (wf / 2.0) - 1.0;
+        let tri = [
+            -4.0, -4.0, 0.0, 1.0, edge, -4.0, 0.0, 1.0, edge, 4.0, 0.0, 1.0,
+        ];
+        bind_program(&mut e, &vs(1.5 * wf, -24.0), &centroid)?;
+        clear_color(&mut e, BLACK)?;
+        draw(&mut e, &tri, false)?;
+        resolve(&mut e, &t.color, &resolved)?;
+        let got = read_color(&mut e, &resolved)?;
+        for (y, p) in got.iter().skip(8).step_by(W as usize).enumerate() {
+            if p[0] > 0.9 / 4.0 + TOL_U8 || (p[3] - 0.25).abs() > TOL_U8 {
+                return Err(Outcome::fail(format!(
+                    "interp_at_centroid on a partly covered pixel, min_samples {min_samples}: \
+                     pixel (8, {y}) is {p:?}, expected red at most 0.225 (a centroid in \
+                     [8, 8.3)) and alpha 0.25 (one sample of four)"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+crate::result_case!(
+    "pipe.render.msaa.interp_at_sample_centroid",
+    interp_at_sample_centroid
+);
