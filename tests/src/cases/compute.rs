@@ -71,7 +71,7 @@ fn u32_bytes(v: &[u32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-fn bytes_u32(b: &[u8]) -> Vec<u32> {
+pub(crate) fn bytes_u32(b: &[u8]) -> Vec<u32> {
     b.chunks_exact(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect()
@@ -103,7 +103,7 @@ pub(crate) fn bind_cs(e: &mut Env, src: &str) -> Result<ComputeHandle, Outcome> 
 }
 
 /// A buffer of `n` sentinel words.
-fn sentinel_buffer(e: &mut Env, n: u32) -> Result<Resource, Outcome> {
+pub(crate) fn sentinel_buffer(e: &mut Env, n: u32) -> Result<Resource, Outcome> {
     e.buffer_with(&u32_bytes(&vec![SENTINEL; n as usize]))
 }
 
@@ -132,7 +132,7 @@ fn bind_texture(e: &mut Env, tex: &Resource) -> R {
 
 /// Binds `bufs` as compute shader buffers from slot 0; `writable` is the
 /// mask.
-fn bind_ssbos(e: &mut Env, bufs: &[&Resource], writable: u32) -> R {
+pub(crate) fn bind_ssbos(e: &mut Env, bufs: &[&Resource], writable: u32) -> R {
     let sb: Vec<Option<ShaderBuffer>> = bufs
         .iter()
         .map(|b| {
@@ -150,7 +150,7 @@ fn bind_ssbos(e: &mut Env, bufs: &[&Resource], writable: u32) -> R {
     )
 }
 
-fn grid(block: [u32; 3], grid: [u32; 3]) -> GridInfo {
+pub(crate) fn grid(block: [u32; 3], grid: [u32; 3]) -> GridInfo {
     GridInfo {
         block,
         grid,
@@ -158,11 +158,11 @@ fn grid(block: [u32; 3], grid: [u32; 3]) -> GridInfo {
     }
 }
 
-fn launch(e: &mut Env, info: &GridInfo) -> R {
+pub(crate) fn launch(e: &mut Env, info: &GridInfo) -> R {
     step("launch_grid", e.ctx.launch_grid(info))
 }
 
-fn read_u32s(e: &mut Env, buf: &Resource, n: u32) -> Result<Vec<u32>, Outcome> {
+pub(crate) fn read_u32s(e: &mut Env, buf: &Resource, n: u32) -> Result<Vec<u32>, Outcome> {
     Ok(bytes_u32(&e.read_buffer(buf, 0, n * 4)?))
 }
 

@@ -30,14 +30,12 @@
 //! string, component c at the bits after those of components 0..c, which
 //! is the layout of array formats and of the packed ones alike.
 
-use std::sync::Arc;
-
 use pipe_core::resource::{BindFlags, PipeBox, ResourceTemplate, Target};
-use pipe_core::shader::{ComputeState, GridInfo, ShaderCode};
-use pipe_core::state::{ImageAccess, ImageView, ImageViewRange, ShaderBuffer, ShaderStage};
+use pipe_core::state::{ImageAccess, ImageView, ImageViewRange, ShaderStage};
 use pipe_core::view::{SamplerViewTemplate, ViewRange};
 use pipe_core::Format;
 
+use super::compute::{bind_cs, bind_ssbos, bytes_u32, grid, launch, sentinel_buffer};
 use crate::harness::{env, step, Env};
 use crate::{both_paths, Outcome, TestContext};
 
@@ -159,8 +157,6 @@ const IMAGE_FORMATS: [(Fmt, &str); 39] = [
 
 /// Texels per test (one invocation each).
 const TEXELS: usize = 8;
-
-const SENTINEL: u32 = 0xdead_beef;
 
 /// The shader's texel type.
 fn texel_type(kind: Kind) -> &'static str {
@@ -393,58 +389,17 @@ fn compare(what: &str, got: &[u32], want: &[Want]) -> R {
     Ok(())
 }
 
-fn bind_cs(e: &mut Env, src: &str) -> R {
-    let ir =
-        spirv_gen::text::parse(src).map_err(|err| Outcome::fail(format!("test shader: {err}")))?;
-    let h = step(
-        "create_compute_state",
-        e.ctx.create_compute_state(&ComputeState {
-            code: ShaderCode::Ir(Arc::new(ir)),
-            static_shared_mem: 0,
-            req_input_mem: 0,
-        }),
-    )?;
-    step("bind_compute_state", e.ctx.bind_compute_state(Some(h)))
-}
-
-fn bytes_u32(b: &[u8]) -> Vec<u32> {
-    b.chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
-}
-
 /// A shader buffer of sentinels for the texel bits (and one word more),
 /// bound at compute slot 0.
 fn bind_output(e: &mut Env) -> Result<pipe_core::Resource, Outcome> {
-    let out = e.buffer_with(
-        &[SENTINEL; 4 * TEXELS + 1]
-            .iter()
-            .flat_map(|w| w.to_le_bytes())
-            .collect::<Vec<_>>(),
-    )?;
-    step(
-        "set_shader_buffers",
-        e.ctx.set_shader_buffers(
-            ShaderStage::Compute,
-            0,
-            &[Some(ShaderBuffer {
-                buffer: out.clone(),
-                buffer_offset: 0,
-                buffer_size: out.desc().width0,
-            })],
-            1,
-        ),
-    )?;
+    let out = sentinel_buffer(e, 4 * TEXELS as u32 + 1)?;
+    bind_ssbos(e, &[&out], 1)?;
     Ok(out)
 }
 
-fn launch(e: &mut Env) -> R {
-    let grid = GridInfo {
-        block: [TEXELS as u32, 1, 1],
-        grid: [1, 1, 1],
-        ..Default::default()
-    };
-    step("launch_grid", e.ctx.launch_grid(&grid))
+/// One workgroup of `TEXELS` invocations.
+fn launch_texels(e: &mut Env) -> R {
+    launch(e, &grid([TEXELS as u32, 1, 1], [1, 1, 1]))
 }
 
 /// Fails naming the formats `bind` is not supported for on `target`.
@@ -500,7 +455,7 @@ fn one_texbuf(e: &mut Env, index: u32, fmt: Fmt, align: u32) -> R {
     )?;
     bind_cs(e, &texbuf_shader(kind))?;
     let out = bind_output(e)?;
-    launch(e)?;
+    launch_texels(e)?;
     let got = bytes_u32(&e.read_buffer(&out, 0, 16 * TEXELS as u32 + 4)?);
     if got[4 * TEXELS] != TEXELS as u32 {
         return Err(Outcome::fail(format!(
@@ -516,9 +471,9 @@ fn one_texbuf(e: &mut Env, index: u32, fmt: Fmt, align: u32) -> R {
     )?;
     // The write waits for the read above through the view's buffer.
     let second = texel_bytes(fmt, index + 1000);
-    launch(e)?;
+    launch_texels(e)?;
     e.subdata(&buf, align, &second)?;
-    launch(e)?;
+    launch_texels(e)?;
     let got = bytes_u32(&e.read_buffer(&out, 0, 16 * TEXELS as u32)?);
     compare(
         &format!("{format}, rewritten contents"),
@@ -585,7 +540,7 @@ fn one_image(e: &mut Env, index: u32, fmt: Fmt, name: &str) -> R {
     )?;
     bind_cs(e, &image_shader(kind, name))?;
     let out = bind_output(e)?;
-    launch(e)?;
+    launch_texels(e)?;
     let got = bytes_u32(&e.read_buffer(&out, 0, 16 * TEXELS as u32)?);
     compare(&format!("{format} image_load"), &got, &decode(fmt, &data))?;
     let stored = e.read_buffer(&dst, 0, TEXELS as u32 * texel)?;
