@@ -84,6 +84,11 @@ pub struct DebugFlags {
     /// as devices without `transformFeedbackDraw` must
     /// (`crate::streamout`).
     pub no_xfb_draw: bool,
+    /// `texel_aliases`: make every buffer view from a buffer aliasing the
+    /// memory with the one texel-buffer usage the view needs
+    /// (`ResourceObject::texel_view_buffer`), the path of formats a device
+    /// supports for one of the two uses only.
+    pub texel_aliases: bool,
 }
 
 impl DebugFlags {
@@ -106,6 +111,7 @@ impl DebugFlags {
             no_discard_rectangles: has("no_discard_rectangles"),
             no_primitives_generated_query: has("no_primitives_generated_query"),
             no_xfb_draw: has("no_xfb_draw"),
+            texel_aliases: has("texel_aliases"),
         }
     }
 }

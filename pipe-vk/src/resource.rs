@@ -288,7 +288,7 @@ impl ResourceObject {
                 kind.name()
             )));
         }
-        if features.contains(BOTH_TEXEL_FEATURES) {
+        if features.contains(BOTH_TEXEL_FEATURES) && !dev.debug.texel_aliases {
             return Ok(buffer);
         }
         let slot = &self.texel_aliases[kind as usize];

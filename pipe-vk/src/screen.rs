@@ -74,6 +74,9 @@ pub struct ScreenOptions {
     /// Read draw-auto's vertex count back on the CPU even where the device
     /// draws from the counter; `PIPE_VK_DEBUG=no_xfb_draw`.
     pub no_xfb_draw: Option<bool>,
+    /// Make every buffer view from a buffer aliasing the memory with one
+    /// texel-buffer usage; `PIPE_VK_DEBUG=texel_aliases`.
+    pub texel_aliases: Option<bool>,
 }
 
 impl ScreenOptions {
@@ -125,6 +128,9 @@ impl ScreenOptions {
         }
         if let Some(s) = self.no_xfb_draw {
             f.no_xfb_draw = s;
+        }
+        if let Some(s) = self.texel_aliases {
+            f.texel_aliases = s;
         }
         f
     }

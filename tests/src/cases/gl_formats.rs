@@ -22,6 +22,12 @@
 //!   bytes (the data avoid the values a load and store do not keep: the
 //!   most negative SNORM value and non-finite floats).
 //!
+//! The `.texel_aliases` variants make every buffer view from a buffer
+//! aliasing the memory with one texel usage (`PIPE_VK_DEBUG=texel_aliases`,
+//! the path of formats a device supports for one of the two uses), so
+//! the storage side of it runs here too (lavapipe has no format that is
+//! storage-only).
+//!
 //! In both, the loaded values' bits are also written to a shader buffer
 //! and compared with values decoded here from the uploaded bytes:
 //! normalized integers divided by 2^bits - 1 (SNORM: 2^(bits-1) - 1),
@@ -36,7 +42,7 @@ use pipe_core::view::{SamplerViewTemplate, ViewRange};
 use pipe_core::Format;
 
 use super::compute::{bind_cs, bind_ssbos, bytes_u32, grid, launch, sentinel_buffer};
-use crate::harness::{env, step, Env};
+use crate::harness::{env_with, step, Env};
 use crate::{both_paths, Outcome, TestContext};
 
 type R = Result<(), Outcome>;
@@ -482,8 +488,11 @@ fn one_texbuf(e: &mut Env, index: u32, fmt: Fmt, align: u32) -> R {
     )
 }
 
-fn texbuf_formats(ctx: &mut TestContext, staging: bool) -> R {
-    let mut e = env(ctx, staging)?;
+fn texbuf_formats(ctx: &mut TestContext, staging: bool, aliases: bool) -> R {
+    let mut e = env_with(ctx, |o| {
+        o.staging = Some(staging);
+        o.texel_aliases = Some(aliases);
+    })?;
     let align = e.screen.caps().texture_buffer_offset_alignment.max(4);
     check_supported(
         &e,
@@ -497,7 +506,12 @@ fn texbuf_formats(ctx: &mut TestContext, staging: bool) -> R {
     }
     Ok(())
 }
-both_paths!("pipe.compute.texbuf.formats", texbuf_formats);
+both_paths!("pipe.compute.texbuf.formats", texbuf_formats, false);
+both_paths!(
+    "pipe.compute.texbuf.formats.texel_aliases",
+    texbuf_formats,
+    true
+);
 
 /// Loads a 2D image's texels, stores them to a buffer image, checks both.
 fn one_image(e: &mut Env, index: u32, fmt: Fmt, name: &str) -> R {
@@ -554,8 +568,11 @@ fn one_image(e: &mut Env, index: u32, fmt: Fmt, name: &str) -> R {
     Ok(())
 }
 
-fn image_formats(ctx: &mut TestContext, staging: bool) -> R {
-    let mut e = env(ctx, staging)?;
+fn image_formats(ctx: &mut TestContext, staging: bool, aliases: bool) -> R {
+    let mut e = env_with(ctx, |o| {
+        o.staging = Some(staging);
+        o.texel_aliases = Some(aliases);
+    })?;
     let formats = || IMAGE_FORMATS.iter().map(|(f, _)| f);
     check_supported(
         &e,
@@ -576,4 +593,9 @@ fn image_formats(ctx: &mut TestContext, staging: bool) -> R {
     }
     Ok(())
 }
-both_paths!("pipe.compute.image.formats", image_formats);
+both_paths!("pipe.compute.image.formats", image_formats, false);
+both_paths!(
+    "pipe.compute.image.formats.texel_aliases",
+    image_formats,
+    true
+);
