@@ -1990,6 +1990,7 @@ impl VkContext {
                 &rast,
                 per_sample,
                 self.lines_from_geometry,
+                self.framebuffer_samples()?,
             );
             let mode = match crate::pipeline::effective_polygon_mode(&rast) {
                 PolygonMode::Line => vk::PolygonMode::LINE,
@@ -3654,8 +3655,13 @@ impl VkContext {
             // this decides; the application's stages are known.
             let geometry = b.shaders[ShaderStage::Geometry.index()].is_some()
                 || b.shaders[ShaderStage::TessEval.index()].is_some();
-            let (_, native) =
-                crate::pipeline::line_rasterization(self.dev(), &rast, per_sample_ms, geometry);
+            let (_, native) = crate::pipeline::line_rasterization(
+                self.dev(),
+                &rast,
+                per_sample_ms,
+                geometry,
+                self.framebuffer_samples()?,
+            );
             if !native {
                 let gs_lines = match b.shaders[ShaderStage::Geometry.index()] {
                     None => Some(false),

@@ -306,6 +306,22 @@ impl DeviceShared {
         !self.lavapipe
     }
 
+    /// Whether lines may be drawn smooth (`RECTANGULAR_SMOOTH`) with one
+    /// sample. A driver workaround turns it off on lavapipe: there
+    /// llvmpipe's smooth-line stage binds a fragment shader of its own in
+    /// the middle of a draw, and when that needs a new triangle setup
+    /// once llvmpipe holds 64 (they are keyed on the fragment inputs and
+    /// the depth bias), evicting them flushes the draw module, which
+    /// unbinds that shader inside the draw and leaves none for the rest
+    /// of it: a SIGSEGV in lavapipe's queue thread (state fuzz seed 211;
+    /// `lp_state_setup.c`'s `cull_setup_variants` calls `llvmpipe_finish`,
+    /// found with a debug build of Mesa 25.0.7). Such lines are then drawn
+    /// rectangular, not antialiased (multisampled ones keep smoothing,
+    /// which takes no such stage).
+    pub fn smooth_lines_single_sampled(&self) -> bool {
+        !self.lavapipe
+    }
+
     /// Whether a `vkCmdDrawMulti*EXT` of several instances draws each
     /// draw's instances before the next draw, as Vulkan says (it is
     /// `drawCount` draws in sequence). A driver workaround turns it off on
