@@ -195,6 +195,9 @@ pub struct Caps {
     pub subgroup_size: u32,
     /// Bitmask of selectable subgroup sizes.
     pub subgroup_sizes: u32,
+    /// `PIPE_CAP_SHADER_GROUP_VOTE`: shaders may vote across invocations
+    /// (ARB_shader_group_vote, core in GL 4.6).
+    pub shader_group_vote: bool,
 
     /// Per-stage limits, indexed by [`ShaderStage::index`].
     pub shader: [ShaderCaps; 6],

@@ -118,6 +118,7 @@ pub fn noop_caps() -> Caps {
         max_shared_memory: 32768,
         subgroup_size: 32,
         subgroup_sizes: 32,
+        shader_group_vote: true,
         shader: [stage; 6],
         ..Caps::default()
     }

@@ -314,6 +314,9 @@ pub fn probe(instance: &Instance, pd: &PhysicalDevice, f: &Features) -> Caps {
         max_shared_memory: l.max_compute_shared_memory_size,
         subgroup_size: subgroup.subgroup_size,
         subgroup_sizes: subgroup.subgroup_size,
+        // Where the device has no vote in a stage, each invocation votes
+        // alone (`DeviceShared::subgroup_vote`), which GL allows.
+        shader_group_vote: true,
 
         shader,
         backend_features,

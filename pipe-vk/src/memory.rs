@@ -179,6 +179,10 @@ pub struct DeviceShared {
     /// `point_edges`), and the lookups compare strings.
     line_rasterization: bool,
     lavapipe: bool,
+    /// The stages in which the device runs subgroup votes
+    /// (`VkPhysicalDeviceSubgroupProperties` with the VOTE operation);
+    /// elsewhere votes are lowered ([`DeviceShared::subgroup_vote`]).
+    subgroup_vote_stages: vk::ShaderStageFlags,
     pub device: Device,
     pub physical: PhysicalDevice,
     pub instance: Instance,
@@ -285,6 +289,23 @@ impl DeviceShared {
     /// implementation approximate smooth lines, and garbage is worse.
     pub fn smooth_lines_from_geometry(&self) -> bool {
         !self.lavapipe
+    }
+
+    /// Whether shaders of `stage` vote with the device's subgroup
+    /// operations; otherwise each invocation votes alone
+    /// (`spirv_gen::passes::gl::lower_vote_trivial`, which
+    /// ARB_shader_group_vote allows).
+    pub fn subgroup_vote(&self, stage: pipe_core::state::ShaderStage) -> bool {
+        use pipe_core::state::ShaderStage as S;
+        let flag = match stage {
+            S::Vertex => vk::ShaderStageFlags::VERTEX,
+            S::TessCtrl => vk::ShaderStageFlags::TESSELLATION_CONTROL,
+            S::TessEval => vk::ShaderStageFlags::TESSELLATION_EVALUATION,
+            S::Geometry => vk::ShaderStageFlags::GEOMETRY,
+            S::Fragment => vk::ShaderStageFlags::FRAGMENT,
+            S::Compute => vk::ShaderStageFlags::COMPUTE,
+        };
+        self.subgroup_vote_stages.contains(flag)
     }
 
     /// Whether a tessellation pipeline may draw in several polygon modes
@@ -462,7 +483,25 @@ impl DeviceShared {
         let discard_rectangles =
             crate::discard_rectangles::Support::probe(&instance, &physical, &device)
                 .filter(|_| !debug.no_discard_rectangles);
+        let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
+        let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut subgroup);
+        // SAFETY: the physical device belongs to the instance; the chain
+        // holds a core 1.1 struct.
+        unsafe {
+            instance
+                .raw
+                .get_physical_device_properties2(physical.raw, &mut props2)
+        };
+        let subgroup_vote_stages = if subgroup
+            .supported_operations
+            .contains(vk::SubgroupFeatureFlags::VOTE)
+        {
+            subgroup.supported_stages
+        } else {
+            vk::ShaderStageFlags::empty()
+        };
         Ok(DeviceShared {
+            subgroup_vote_stages,
             line_rasterization: device.features.has(ash::ext::line_rasterization::NAME),
             lavapipe: physical.driver_name.contains("llvmpipe"),
             disk_cache,

@@ -132,10 +132,36 @@ pub fn float_image_atomics(code: &ShaderCode) -> bool {
     }
 }
 
+/// Whether a SPIR-V module has an instruction with one of `opcodes`.
+fn spirv_has_opcode(words: &[u32], opcodes: &[u32]) -> bool {
+    let mut i = 5;
+    while let Some(&w) = words.get(i) {
+        if opcodes.contains(&(w & 0xffff)) {
+            return true;
+        }
+        i += ((w >> 16) as usize).max(1);
+    }
+    false
+}
+
 /// Fails when the shader needs a device feature pipe-vk found missing
 /// (features its words need, beyond the declarations
 /// `crate::descriptors::check_image_features` checks).
-pub fn check_device_features(dev: &DeviceShared, what: &str, code: &ShaderCode) -> PipeResult<()> {
+pub fn check_device_features(
+    dev: &DeviceShared,
+    what: &str,
+    stage: ShaderStage,
+    code: &ShaderCode,
+) -> PipeResult<()> {
+    if let ShaderCode::SpirV { words, .. } = code {
+        // OpGroupNonUniformAll (334), Any (335), AllEqual (336).
+        if !dev.subgroup_vote(stage) && spirv_has_opcode(words, &[334, 335, 336]) {
+            return Err(PipeError::unsupported(format!(
+                "{what}: subgroup votes, which the device does not run in this stage \
+                 (spirv-gen IR lowers them)"
+            )));
+        }
+    }
     if float_image_atomics(code)
         && dev
             .device
@@ -737,10 +763,15 @@ pub fn target_for(dev: &DeviceShared) -> spirv_gen::emit::Target {
 }
 
 /// Compiles a shader template with `key` to SPIR-V words.
+/// `vote`: the device runs subgroup votes in the shader's stage
+/// (`DeviceShared::subgroup_vote`); without, an IR shader's votes are
+/// lowered (a SPIR-V one's are refused when it is created:
+/// [`check_device_features`]).
 pub fn compile(
     state: &ShaderState,
     key: &VariantKey,
     target: spirv_gen::emit::Target,
+    vote: bool,
 ) -> PipeResult<Arc<[u32]>> {
     match &state.code {
         ShaderCode::SpirV { words, entry_point } => {
@@ -883,6 +914,9 @@ pub fn compile(
                 .map_err(|e| PipeError::invalid(format!("stream output: {e}")))?;
             }
             spirv_gen::passes::lower(&mut s, key).map_err(err)?;
+            if !vote {
+                spirv_gen::passes::gl::lower_vote_trivial(&mut s);
+            }
             spirv_gen::passes::optimize(&mut s);
             let words = spirv_gen::emit::emit(&s, target).map_err(err)?;
             Ok(words.into())
@@ -1154,7 +1188,7 @@ impl ModuleCache {
         if let Some(m) = self.modules.get(&(cso, key.clone())) {
             return Ok(*m);
         }
-        let mut words = compile(state, key, target_for(dev))?;
+        let mut words = compile(state, key, target_for(dev), dev.subgroup_vote(state.stage))?;
         // A frontend's debug info, where the device cannot take it.
         if !dev.non_semantic_info() {
             if let Some(w) = spirv_gen::patch::without_nonsemantic(&words) {

@@ -1049,11 +1049,23 @@ pub enum Intrinsic {
     Demote,
     /// `is_helper` → bool (fragment).
     IsHelper,
+    /// `vote_any %b`, `vote_all %b`, `vote_eq %x` → bool: GLSL's
+    /// `anyInvocation`, `allInvocations` and `allInvocationsEqual` (GL
+    /// 4.6, ARB_shader_group_vote) over the invocations of the subgroup
+    /// running together.
+    Vote { op: VoteOp, value: ValueId },
     /// Geometry `emit_vertex stream=N`.
     EmitVertex { stream: u32 },
     /// Geometry `end_primitive stream=N`.
     EndPrimitive { stream: u32 },
 }
+
+named_enum!(
+    /// Subgroup votes ([`Intrinsic::Vote`]).
+    VoteOp {
+        Any = "vote_any", All = "vote_all", Eq = "vote_eq",
+    }
+);
 
 named_enum!(
     /// Texture opcodes (NIR names).
@@ -1179,6 +1191,7 @@ impl Instr {
                     opt(index, f);
                     opt(&at.src(), f)
                 }
+                Intrinsic::Vote { value, .. } => f(value),
                 Intrinsic::Store { index, value, .. } => {
                     opt(index, f);
                     f(value)
@@ -1271,6 +1284,7 @@ impl Instr {
                         m(v)
                     }
                 }
+                Intrinsic::Vote { value, .. } => m(value),
                 Intrinsic::Store { index, value, .. } => {
                     mo(index, &mut m);
                     m(value)
@@ -1391,6 +1405,7 @@ impl Instr {
                     | Intrinsic::ImageSamples { .. }
                     | Intrinsic::FbFetch { .. }
                     | Intrinsic::IsHelper
+                    | Intrinsic::Vote { .. }
             ),
             _ => false,
         }

@@ -1243,6 +1243,25 @@ impl<'a> Validator<'a> {
                 }
                 Ok(())
             }
+            Vote { op, value } => {
+                let vt = self.use_(*value)?;
+                let ok = match op {
+                    VoteOp::Any | VoteOp::All => vt == Type::BOOL,
+                    VoteOp::Eq => vt.comps <= 4,
+                };
+                if !ok || t != Type::BOOL {
+                    return Err(self.err(format!(
+                        "{} takes {} and returns bool, not {vt} to {t}",
+                        op.name(),
+                        if *op == VoteOp::Eq {
+                            "a scalar or vector"
+                        } else {
+                            "a bool"
+                        }
+                    )));
+                }
+                Ok(())
+            }
             Demote | IsHelper => {
                 if st != Stage::Fragment {
                     return Err(self.err("demote/is_helper only in fragment shaders"));

@@ -2875,3 +2875,44 @@ fn main {
         );
     }
 }
+
+/// Votes where the device has none: `vote_any` and `vote_all` give their
+/// operand and `vote_eq` true (each invocation votes alone, which
+/// ARB_shader_group_vote allows); the result validates and emits.
+#[test]
+fn vote_trivial() {
+    let src = "shader compute local_size=4,1,1
+in @gid : u32x3 builtin=global_invocation_id
+ssbo @o slot=0
+fn main {
+  %0 : u32x3 = load @gid
+  %1 : u32 = swizzle %0, x
+  %2 : u32 = const 3
+  %3 : bool = ieq %1, %2
+  %4 : bool = vote_any %3
+  %5 : bool = vote_all %3
+  %6 : bool = vote_eq %0
+  %7 : u32 = const 1
+  %8 : u32 = const 0
+  %9 : u32 = bcsel %4, %7, %8
+  %10 : u32 = bcsel %5, %7, %8
+  %11 : u32 = bcsel %6, %7, %8
+  %12 : u32 = iadd %9, %10
+  %13 : u32 = iadd %12, %11
+  store_ssbo @o, %8, %13
+}
+";
+    let mut s = parse(src).unwrap();
+    validate(&s).unwrap();
+    gl::lower_vote_trivial(&mut s);
+    validate(&s).unwrap_or_else(|e| panic!("{e}\n{}", print(&s)));
+    common::emit_and_validate("vote_trivial", &s);
+    let votes = count(&s, |i| {
+        matches!(i.op, Op::Intrinsic(Intrinsic::Vote { .. }))
+    });
+    assert_eq!(votes, 0, "{}", print(&s));
+    let text = print(&s);
+    assert!(text.contains("%4 : bool = mov %3"), "{text}");
+    assert!(text.contains("%5 : bool = mov %3"), "{text}");
+    assert!(text.contains("%6 : bool = const true"), "{text}");
+}

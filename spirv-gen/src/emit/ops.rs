@@ -897,6 +897,18 @@ impl Emitter<'_> {
                 self.op_void(SOp::DemoteToHelperInvocation, &[]);
                 None
             }
+            Vote { op, value } => {
+                self.cap(spirv::Capability::GroupNonUniformVote);
+                let b = self.ty(Type::BOOL);
+                let scope = self.const_u32(scope_id(Scope::Subgroup));
+                let v = self.val(*value)?;
+                let o = match op {
+                    VoteOp::Any => SOp::GroupNonUniformAny,
+                    VoteOp::All => SOp::GroupNonUniformAll,
+                    VoteOp::Eq => SOp::GroupNonUniformAllEqual,
+                };
+                Some(self.op(o, b, &[scope, v]))
+            }
             IsHelper => {
                 self.demote_cap();
                 let b = self.ty(Type::BOOL);

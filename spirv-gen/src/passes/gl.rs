@@ -601,6 +601,22 @@ pub fn lower_draw_index(s: &mut Shader) {
     });
 }
 
+/// Subgroup votes as if each invocation ran alone: `vote_any` and
+/// `vote_all` give their operand, `vote_eq` true. ARB_shader_group_vote
+/// lets the set of invocations that vote together be a single one, so
+/// this is GL's vote where the device has none in the stage (lavapipe
+/// votes in fragment and compute shaders only).
+pub fn lower_vote_trivial(s: &mut Shader) {
+    walk_instrs_mut(&mut s.body, &mut |i| {
+        if let Op::Intrinsic(Intrinsic::Vote { op, value }) = i.op {
+            i.op = match op {
+                VoteOp::Any | VoteOp::All => Op::Alu(AluOp::Mov, vec![value]),
+                VoteOp::Eq => Op::Const(vec![1]),
+            };
+        }
+    });
+}
+
 /// Whether the shader reads `draw_index` (see [`lower_draw_index`]).
 pub fn reads_draw_index(s: &Shader) -> bool {
     s.find_builtin(false, BuiltIn::DrawIndex).is_some()

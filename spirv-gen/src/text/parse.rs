@@ -1253,6 +1253,11 @@ impl<'t, 'a> Parser<'t, 'a> {
             }
             "demote" => Op::Intrinsic(Intrinsic::Demote),
             "is_helper" => Op::Intrinsic(Intrinsic::IsHelper),
+            "vote_any" | "vote_all" | "vote_eq" => {
+                let value = val(next!()?)?;
+                let op = VoteOp::from_name(name).unwrap_or(VoteOp::Eq);
+                Op::Intrinsic(Intrinsic::Vote { op, value })
+            }
             "emit_vertex" | "end_primitive" => {
                 let stream = match take_key("stream") {
                     Some(a) => {

@@ -473,6 +473,10 @@ fn instr(o: &mut String, s: &Shader, i: &Instr) {
                 }
                 Demote => "demote".into(),
                 IsHelper => "is_helper".into(),
+                Vote { op, value } => {
+                    args.push(val(*value));
+                    op.name().into()
+                }
                 EmitVertex { stream } | EndPrimitive { stream } => {
                     if *stream != 0 {
                         args.push(format!("stream={stream}"));

@@ -1437,3 +1437,103 @@ fn global_binding(ctx: &mut TestContext, staging: bool) -> R {
     )
 }
 both_paths!("pipe.compute.global_binding", global_binding);
+
+/// Shader text for subgroup votes by the invocation whose index is the
+/// `u32` value `%1`: stores to `@o` (at byte `4 * %1`) a word of bits:
+/// 0 `vote_any(%1 == 3)`, 1 `vote_all(%1 == 3)`, 2 `vote_eq(%1)`,
+/// 3 `vote_eq(5)`, 4 `vote_any(false)`, 5 `vote_all(true)`. Values from
+/// `%2` on.
+pub(crate) const VOTE_OPS: &str = "  %2 : u32 = const 3
+  %3 : bool = ieq %1, %2
+  %4 : bool = vote_any %3
+  %5 : bool = vote_all %3
+  %6 : bool = vote_eq %1
+  %7 : u32 = const 5
+  %8 : bool = vote_eq %7
+  %9 : bool = const false
+  %10 : bool = vote_any %9
+  %11 : bool = const true
+  %12 : bool = vote_all %11
+  %13 : u32 = const 0
+  %14 : u32 = const 1
+  %15 : u32 = const 2
+  %16 : u32 = const 4
+  %17 : u32 = const 8
+  %18 : u32 = const 16
+  %19 : u32 = const 32
+  %20 : u32 = bcsel %4, %14, %13
+  %21 : u32 = bcsel %5, %15, %13
+  %22 : u32 = bcsel %6, %16, %13
+  %23 : u32 = bcsel %8, %17, %13
+  %24 : u32 = bcsel %10, %18, %13
+  %25 : u32 = bcsel %12, %19, %13
+  %26 : u32 = ior %20, %21
+  %27 : u32 = ior %26, %22
+  %28 : u32 = ior %27, %23
+  %29 : u32 = ior %28, %24
+  %30 : u32 = ior %29, %25
+  %31 : u32 = imul %1, %16
+  store_ssbo @o, %31, %30
+";
+
+/// Checks the words [`VOTE_OPS`] stored for invocations `0..n`, which
+/// voted in groups the device chose (ARB_shader_group_vote lets a group
+/// be one invocation): a vote over the group gives what its own operand
+/// allows (`any(x)` true where x is, `all(x)` false where x is not, the
+/// uniform votes their one answer), and an invocation that saw
+/// invocation 3's `true` in `any` shares a group with it, so its ids
+/// differ there and `vote_eq(id)` is false.
+pub(crate) fn check_votes(what: &str, words: &[u32]) -> R {
+    for (i, &w) in words.iter().enumerate() {
+        let bit = |k: u32| w >> k & 1 == 1;
+        let x = i == 3;
+        let problem = if w >> 6 != 0 || w == SENTINEL {
+            Some("not written")
+        } else if x && !bit(0) {
+            Some("vote_any of its own true is false")
+        } else if !x && bit(1) {
+            Some("vote_all of its own false is true")
+        } else if !bit(3) {
+            Some("vote_eq of a uniform value is false")
+        } else if bit(4) {
+            Some("vote_any(false) is true")
+        } else if !bit(5) {
+            Some("vote_all(true) is false")
+        } else if !x && bit(0) && bit(2) {
+            Some("it voted with invocation 3 (vote_any true), yet vote_eq of the ids is true")
+        } else {
+            None
+        };
+        if let Some(p) = problem {
+            return Err(Outcome::fail(format!(
+                "{what}: invocation {i} (word {w:#x}): {p}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Subgroup votes (GL 4.6's ARB_shader_group_vote) in a compute shader:
+/// one workgroup of 16 ([`check_votes`]).
+fn votes(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    if !e.screen.caps().shader_group_vote {
+        return Err(Outcome::skip("no shader group vote"));
+    }
+    let cs = format!(
+        "shader compute local_size=16,1,1
+in @gid : u32x3 builtin=global_invocation_id
+ssbo @o slot=0
+fn main {{
+  %0 : u32x3 = load @gid
+  %1 : u32 = swizzle %0, x
+{VOTE_OPS}}}
+"
+    );
+    let out = sentinel_buffer(&mut e, 16)?;
+    bind_cs(&mut e, &cs)?;
+    bind_ssbos(&mut e, &[&out], 1)?;
+    launch(&mut e, &grid([16, 1, 1], [1, 1, 1]))?;
+    check_votes("compute", &read_u32s(&mut e, &out, 16)?)
+}
+both_paths!("pipe.compute.vote", votes);

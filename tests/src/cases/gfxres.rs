@@ -1355,3 +1355,36 @@ fn bad_input(ctx: &mut TestContext, staging: bool) -> R {
     })
 }
 gfx_case!("pipe.render.ssbo.bad_input", bad_input);
+
+/// Subgroup votes in a vertex shader, 16 points
+/// (`compute::check_votes`). lavapipe votes in fragment and compute
+/// shaders only: here each vertex votes alone
+/// (`spirv_gen::passes::gl::lower_vote_trivial`).
+fn vs_votes(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    need_stores(&e, ShaderStage::Vertex)?;
+    let _color = setup(&mut e)?;
+    let vs = format!(
+        "shader vertex
+in @vid : i32 builtin=vertex_index
+out @gl_pos : f32x4 builtin=position
+ssbo @o slot=0
+fn main {{
+  %0 : i32 = load @vid
+  %1 : u32 = bitcast %0
+{}  %40 : f32x4 = const 0.0, 0.0, 0.0, 1.0
+  store @gl_pos, %40
+}}
+",
+        super::compute::VOTE_OPS
+    );
+    bind_program(&mut e, &vs, FS_UBO_COLOR)?;
+    step("no velems", e.ctx.bind_vertex_elements_state(None))?;
+    let out = buffer_with(&mut e, &u32_bytes(&[0xdead_beef; 16]))?;
+    bind_ssbo(&mut e, ShaderStage::Vertex, 0, &out, 0, 64, true)?;
+    step("draw_vbo", draw_mode(&mut e, PrimType::Points, 16))?;
+    super::compute::check_votes("vertex", &read_u32s(&mut e, &out, 16)?)
+}
+// No `.spirv` variant: SPIR-V votes are the frontend's, and refused where
+// the stage has none (`shader::check_device_features`), as on lavapipe.
+crate::both_paths!("pipe.render.vote.vertex", vs_votes);

@@ -4998,4 +4998,3 @@ macro_rules! smooth_lines_cases {
 }
 
 smooth_lines_cases!("gs" => false, "tess" => true);
-
