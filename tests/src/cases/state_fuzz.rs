@@ -583,6 +583,17 @@ fn tes_text(c: &TessCfg) -> String {
     d
 }
 
+/// How the fragment shader reads colour 0 when not by a plain load.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum FsInterp {
+    /// `interp_at_offset` by (x, y) sixteenths of a pixel.
+    Offset(i8, i8),
+    /// `interp_at_sample` of this sample.
+    Sample(u8),
+    /// `interp_at_centroid`.
+    Centroid,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct FsCfg {
     /// Output type per colour buffer location (`None`: not written).
@@ -593,6 +604,7 @@ struct FsCfg {
     texture: bool,
     frag_depth: bool,
     discard: bool,
+    interp: Option<FsInterp>,
 }
 
 fn fs_text(c: &FsCfg) -> String {
@@ -619,7 +631,19 @@ fn fs_text(c: &FsCfg) -> String {
     if c.frag_depth {
         d += "out @fd : f32 builtin=frag_depth\n";
     }
-    d += "fn main {\n  %0 : f32x4 = load @c0\n";
+    d += "fn main {\n";
+    d += &match c.interp {
+        None => "  %0 : f32x4 = load @c0\n".to_string(),
+        Some(FsInterp::Offset(x, y)) => format!(
+            "  %900 : f32x2 = const {:?}, {:?}\n  %0 : f32x4 = interp_at_offset @c0, %900\n",
+            f32::from(x) / 16.0,
+            f32::from(y) / 16.0
+        ),
+        Some(FsInterp::Sample(k)) => {
+            format!("  %900 : i32 = const {k}\n  %0 : f32x4 = interp_at_sample @c0, %900\n")
+        }
+        Some(FsInterp::Centroid) => "  %0 : f32x4 = interp_at_centroid @c0\n".to_string(),
+    };
     let mut acc = 0;
     let mut id = 1;
     for (i, (n, _, _)) in VARYINGS.iter().enumerate().skip(1) {
@@ -1104,6 +1128,20 @@ impl Fuzz {
         self.log.note(format!("mode={:?}", p.mode));
 
         // --- Fragment shader ----------------------------------------------
+        // Colour 0 sometimes interpolated elsewhere than the pixel's own
+        // position, from a generator that leaves `xrng`'s sequence as it
+        // was: an offset in Vulkan's guaranteed range [-0.5, 0.4375], a
+        // sample the target has, or the centroid.
+        let mut irng = Rng(self.xrng.0 ^ 0x6a09_e667_f3bc_c909);
+        let interp = match irng.below(8) {
+            0 => Some(FsInterp::Offset(
+                irng.range(0, 15) as i8 - 8,
+                irng.range(0, 15) as i8 - 8,
+            )),
+            1 => Some(FsInterp::Sample(irng.below(samples.max(1)) as u8)),
+            2 => Some(FsInterp::Centroid),
+            _ => None,
+        };
         let r = &mut self.rng;
         let alpha_ok = cbuf_formats[0].is_none_or(|c| Kind::of(c.format) == Kind::Float);
         let mut outs: Vec<Option<Kind>> = cbuf_formats
@@ -1130,6 +1168,7 @@ impl Fuzz {
             texture: r.chance(40),
             frag_depth: zs_format.is_some() && r.chance(15),
             discard: r.chance(15),
+            interp,
         };
         self.log.note(format!("{fs:?}"));
         let fs_text = fs_text(&fs);
@@ -4807,6 +4846,7 @@ fn smooth_lines_from_geometry(ctx: &mut TestContext, tess: bool) -> R {
         texture: false,
         frag_depth: false,
         discard: false,
+        interp: None,
     });
     // Vertices on an ellipse; window x and y = (NDC + 1) * 8.
     let ndc = |i: usize| {
