@@ -254,14 +254,15 @@ impl ResourceObject {
     /// takes its buffer's usage, so a view of the buffer itself needs a
     /// format with both features (VUID-VkBufferViewCreateInfo-buffer-00933
     /// and -00934). Formats with one only are common: on lavapipe the
-    /// RGB32F/I/UI texture buffers GL 4.0 made core are uniform-only (GL
-    /// has no RGB image formats, so nothing else needs more). VK_KHR_maintenance5 would let the view narrow its usage,
-    /// but the validation layer pipe-vk is tested with (Debian's 1.3.239)
-    /// predates it. So views of such formats are made from a second
-    /// `VkBuffer` with that one usage, bound to the same memory (buffers
-    /// may alias; [`ResourceObject::buffer_handles`] lists it, so every
-    /// barrier of the object covers it). It is made at the first such view
-    /// and lives as long as the object.
+    /// RGB32F/I/UI texture buffers GL 4.0 made core are uniform-only.
+    /// VK_KHR_maintenance5 would let the view narrow its usage, but the
+    /// validation layer pipe-vk is tested with (Debian's 1.3.239) predates
+    /// it. So views of such formats are made from a second `VkBuffer` with
+    /// that one usage, bound to the same memory (buffers may alias;
+    /// [`ResourceObject::buffer_handles`] lists it, so every barrier of the
+    /// object covers it). It is made at the first such view and lives as
+    /// long as the object. `PIPE_VK_DEBUG=texel_aliases` takes this path
+    /// for every format.
     pub(crate) fn texel_view_buffer(
         &self,
         call: &str,

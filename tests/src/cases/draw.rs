@@ -3210,8 +3210,9 @@ fn main {
 /// and the polygon mode switched between draws: square 0 as patches
 /// (levels 1) in LINE or POINT mode, square 2 in FILL mode, in both
 /// orders. Square 2 must be filled exactly, the square-0 draw must light
-/// pixels (three for lines, one for points) and nothing outside square 0 (one pixel of slack), all of it
-/// green (front faces: clockwise with `front_ccw` off).
+/// pixels (three for lines, one for points) and nothing outside square 0
+/// (one pixel of slack), all of it green (front faces: clockwise with
+/// `front_ccw` off).
 ///
 /// lavapipe 25.0.7 compiles its evaluation shader with the vertex size
 /// of the first draw's outputs and reuses it when llvmpipe's unfilled
