@@ -165,11 +165,6 @@ pub struct VkContext {
     /// the shader (`VariantKey::aliased_depth_clip`): the draw turns the
     /// hardware's depth clipping off and clamping on.
     pub(crate) aliased_depth_clip: bool,
-    /// The draw's pipeline has a geometry or tessellation stage (its own
-    /// or a generated one), which makes its lines
-    /// (`pipeline::line_rasterization`'s `geometry`); set with
-    /// `aliased_depth_clip` when the pipeline is looked up.
-    pub(crate) lines_from_geometry: bool,
     /// The bound pipeline's vertex shader reads the draw id: direct draws
     /// are recorded one by one (`shader::reads_draw_index`).
     pub(crate) draw_id_read: bool,
@@ -267,7 +262,6 @@ impl VkContext {
             vs_edge_flag: false,
             stats_mark: Default::default(),
             aliased_depth_clip: false,
-            lines_from_geometry: false,
             draw_id_read: false,
             shader_info: Default::default(),
             velem_fetch: Default::default(),

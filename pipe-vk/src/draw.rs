@@ -1989,7 +1989,6 @@ impl VkContext {
                 self.dev(),
                 &rast,
                 per_sample,
-                self.lines_from_geometry,
                 self.framebuffer_samples()?,
             );
             let mode = match crate::pipeline::effective_polygon_mode(&rast) {
@@ -2571,7 +2570,6 @@ impl VkContext {
                 && self.rasterizer_or_default()?.rasterizer_discard,
         };
         self.aliased_depth_clip = fs_key.aliased_depth_clip.is_some();
-        self.lines_from_geometry = gs.is_some() || tes.is_some() || generated_gs;
         self.draw_id_read = self.shader_info(vs).reads_draw_index;
         let dev = self.dev().clone();
         if let Some(p) = self.pipelines.lookup(&dev, &key) {
@@ -3651,15 +3649,10 @@ impl VkContext {
             };
             let per_sample_ms = blend.is_some_and(|bs| bs.alpha_to_coverage || bs.alpha_to_one)
                 || (fs.sample_shading && b.framebuffer.samples > 1);
-            // Whether a generated geometry shader will follow is what
-            // this decides; the application's stages are known.
-            let geometry = b.shaders[ShaderStage::Geometry.index()].is_some()
-                || b.shaders[ShaderStage::TessEval.index()].is_some();
             let (_, native) = crate::pipeline::line_rasterization(
                 self.dev(),
                 &rast,
                 per_sample_ms,
-                geometry,
                 self.framebuffer_samples()?,
             );
             if !native {

@@ -277,20 +277,6 @@ impl DeviceShared {
         self.debug.point_edges || !self.lavapipe
     }
 
-    /// Whether lines a geometry or tessellation stage makes may be drawn
-    /// smooth (`RECTANGULAR_SMOOTH`). A driver workaround turns it off on
-    /// lavapipe: with lavapipe 25.0.7, smooth lines from a geometry shader
-    /// or from tessellation draw stray pixels of garbage (anywhere in the
-    /// framebuffer, different from run to run) once a command draws two
-    /// or more such lines after another draw; without smoothing, or with
-    /// the vertex shader last, they do not
-    /// (`pipe.draw.state_fuzz.smooth_lines_from_geometry`). Such lines are
-    /// then drawn rectangular, not antialiased: GL lets an
-    /// implementation approximate smooth lines, and garbage is worse.
-    pub fn smooth_lines_from_geometry(&self) -> bool {
-        !self.lavapipe
-    }
-
     /// Whether shaders of `stage` vote with the device's subgroup
     /// operations; otherwise each invocation votes alone
     /// (`spirv_gen::passes::gl::lower_vote_trivial`, which
@@ -320,9 +306,9 @@ impl DeviceShared {
     /// the new stride is smaller (heap corruption; state fuzz seeds 18,
     /// 48, 80; `pipe.draw.tessellation.polygon_mode_switch`). Each polygon
     /// mode then gets a pipeline of its own (`GfxKey::tess_polygon_mode`),
-    /// whose evaluation shader sees that mode only. (Smooth lines, the
-    /// other stage that adds an output, are off for tessellation there:
-    /// `smooth_lines_from_geometry`.)
+    /// whose evaluation shader sees that mode only. (Single-sampled smooth
+    /// lines, the other stage that adds an output, are off there:
+    /// `smooth_lines_single_sampled`.)
     pub fn tes_variants_follow_outputs(&self) -> bool {
         !self.lavapipe
     }
@@ -338,7 +324,10 @@ impl DeviceShared {
     /// `lp_state_setup.c`'s `cull_setup_variants` calls `llvmpipe_finish`,
     /// found with a debug build of Mesa 25.0.7). Such lines are then drawn
     /// rectangular, not antialiased (multisampled ones keep smoothing,
-    /// which takes no such stage).
+    /// which takes no such stage). The same stage drew stray pixels of
+    /// garbage for smooth lines from a geometry shader or tessellation
+    /// (`pipe.draw.state_fuzz.smooth_lines_from_geometry`, single-sampled;
+    /// its multisampled variants draw smooth lines correctly).
     pub fn smooth_lines_single_sampled(&self) -> bool {
         !self.lavapipe
     }

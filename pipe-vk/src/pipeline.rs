@@ -214,20 +214,16 @@ pub struct GfxInputs<'a> {
 /// second value: whether the device stipples lines in that mode (and the
 /// `emulate_line_stipple` debug switch is off); otherwise a stippled line
 /// is emulated in shaders (`spirv_gen::passes::line_stipple`).
-/// `geometry`: a geometry or tessellation stage makes the lines, which
-/// some drivers cannot smooth (`DeviceShared::smooth_lines_from_geometry`);
 /// `samples`: the draw's sample count (some drivers cannot smooth lines
 /// single-sampled: `DeviceShared::smooth_lines_single_sampled`).
 pub fn line_rasterization(
     dev: &DeviceShared,
     r: &RasterizerState,
     per_sample_ms: bool,
-    geometry: bool,
     samples: u32,
 ) -> (vk::LineRasterizationModeEXT, bool) {
     let lf = &dev.device.features.line_rasterization;
-    let smooth_ok = (!geometry || dev.smooth_lines_from_geometry())
-        && (samples > 1 || dev.smooth_lines_single_sampled());
+    let smooth_ok = samples > 1 || dev.smooth_lines_single_sampled();
     let line_mode = if r.line_rectangular {
         if r.line_smooth && lf.smooth_lines == vk::TRUE && !per_sample_ms && smooth_ok {
             vk::LineRasterizationModeEXT::RECTANGULAR_SMOOTH
@@ -796,9 +792,7 @@ impl PipelineCache {
         let per_sample_ms = inputs.blend.alpha_to_coverage
             || inputs.blend.alpha_to_one
             || (key.fs_key.sample_shading && key.samples > 1);
-        let geometry = inputs.gs.is_some() || inputs.tes.is_some();
-        let (line_mode, stipple_ok) =
-            line_rasterization(dev, r, per_sample_ms, geometry, key.samples);
+        let (line_mode, stipple_ok) = line_rasterization(dev, r, per_sample_ms, key.samples);
         let mut line = vk::PipelineRasterizationLineStateCreateInfoEXT::default()
             .line_rasterization_mode(line_mode)
             .stippled_line_enable(r.line_stipple_enable && stipple_ok)

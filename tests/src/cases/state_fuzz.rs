@@ -4823,13 +4823,15 @@ fn near_segment(x: u32, y: u32, a: [f32; 2], b: [f32; 2], reach: f32) -> bool {
 
 /// Smooth rectangular lines that a geometry shader (`tess` false) or
 /// tessellation (`tess`) makes, in a draw of two draws of several lines
-/// each, drawn the same way on four fresh contexts: the same bytes each
-/// time, something drawn, and nothing drawn more than two pixels from
-/// the lines. lavapipe 25.0.7 drew stray pixels of garbage (found by
+/// each, drawn the same way on four fresh contexts, with `samples`
+/// samples (resolved): the same bytes each time, something drawn, and
+/// nothing drawn more than two pixels from the lines. lavapipe 25.0.7
+/// drew stray pixels of garbage single-sampled (found by
 /// `pipe.draw.state_fuzz.diff.vertex_fixups.seed_103`, whose two runs
-/// differed because each run did):
-/// `DeviceShared::smooth_lines_from_geometry`.
-fn smooth_lines_from_geometry(ctx: &mut TestContext, tess: bool) -> R {
+/// differed because each run did), through the smooth-line stage that
+/// `DeviceShared::smooth_lines_single_sampled` keeps such lines out of;
+/// multisampled, the lines stay smooth.
+fn smooth_lines_from_geometry(ctx: &mut TestContext, tess: bool, samples: u32) -> R {
     let vs = vs_text(&VsCfg {
         attr: Kind::Float,
         instanced: false,
@@ -4929,7 +4931,15 @@ fn smooth_lines_from_geometry(ctx: &mut TestContext, tess: bool) -> R {
     let mut images = Vec::new();
     for _ in 0..4 {
         let mut e = env_with(ctx, |_| {})?;
-        let colors = reduced_setup(&mut e, Format::R32Float, 1, None, 1, (&vs, &fs), &verts)?;
+        let colors = reduced_setup(
+            &mut e,
+            Format::R32Float,
+            samples,
+            None,
+            1,
+            (&vs, &fs),
+            &verts,
+        )?;
         // Position and the attribute (location 1) from the same vertices.
         crate::harness::bind_position_and_attribute(&mut e, 16)?;
         if tess {
@@ -4971,7 +4981,7 @@ fn smooth_lines_from_geometry(ctx: &mut TestContext, tess: bool) -> R {
         reduced_rasterizer(&mut e, |r| {
             r.line_smooth = true;
             r.line_rectangular = true;
-            r.multisample = false;
+            r.multisample = samples > 1;
         })?;
         clear_all(&mut e, ClearFlags::COLOR0)?;
         let mode = if tess {
@@ -4980,7 +4990,22 @@ fn smooth_lines_from_geometry(ctx: &mut TestContext, tess: bool) -> R {
             PrimType::Lines
         };
         reduced_draws(&mut e, mode, &draws)?;
-        images.push(e.read_texture(&colors[0], 0, &PipeBox::rect(0, 0, W, H))?);
+        let single = if samples > 1 {
+            let t = ResourceTemplate::texture_2d(Format::R32Float, W, H, BindFlags::RENDER_TARGET);
+            let resolved = e.texture(&t)?;
+            let surf = |r: &Resource| pipe_core::blit::BlitSurface {
+                resource: r.clone(),
+                level: 0,
+                bx: PipeBox::rect(0, 0, W, H),
+                format: Format::R32Float,
+            };
+            let info = crate::harness::blit_info(surf(&resolved), surf(&colors[0]));
+            step("blit (resolve)", e.ctx.blit(&info))?;
+            resolved
+        } else {
+            colors[0].clone()
+        };
+        images.push(e.read_texture(&single, 0, &PipeBox::rect(0, 0, W, H))?);
     }
     let texel = |img: &[u8], i: usize| {
         f32::from_le_bytes([img[4 * i], img[4 * i + 1], img[4 * i + 2], img[4 * i + 3]])
@@ -5024,10 +5049,10 @@ fn smooth_lines_from_geometry(ctx: &mut TestContext, tess: bool) -> R {
 }
 
 macro_rules! smooth_lines_cases {
-    ($($name:literal => $tess:literal),+ $(,)?) => {$(
+    ($($name:literal => $tess:literal, $samples:literal),+ $(,)?) => {$(
         const _: () = {
             fn run(ctx: &mut TestContext) -> Outcome {
-                Outcome::from_result(smooth_lines_from_geometry(ctx, $tess))
+                Outcome::from_result(smooth_lines_from_geometry(ctx, $tess, $samples))
             }
             test_case!(
                 name = concat!("pipe.draw.state_fuzz.smooth_lines_from_geometry.", $name),
@@ -5037,4 +5062,9 @@ macro_rules! smooth_lines_cases {
     )+};
 }
 
-smooth_lines_cases!("gs" => false, "tess" => true);
+smooth_lines_cases!(
+    "gs" => false, 1,
+    "tess" => true, 1,
+    "gs.msaa" => false, 4,
+    "tess.msaa" => true, 4,
+);
