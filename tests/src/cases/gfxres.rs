@@ -1388,3 +1388,38 @@ fn main {{
 // No `.spirv` variant: SPIR-V votes are the frontend's, and refused where
 // the stage has none (`shader::check_device_features`), as on lavapipe.
 crate::both_paths!("pipe.render.vote.vertex", vs_votes);
+
+/// Subgroup votes in a fragment shader, one invocation per pixel of the
+/// 16x16 target, indexed `y * 16 + x` (`compute::check_votes`; lavapipe
+/// votes here with its own subgroups).
+fn fs_votes(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    need_stores(&e, ShaderStage::Fragment)?;
+    let _color = setup(&mut e)?;
+    let fs = format!(
+        "shader fragment
+in @fc : f32x4 builtin=frag_coord
+out @frag : f32x4 location=0
+ssbo @o slot=0
+fn main {{
+  %40 : f32x4 = load @fc
+  %41 : f32x2 = swizzle %40, xy
+  %42 : u32x2 = f2u %41
+  %43 : u32 = swizzle %42, x
+  %44 : u32 = swizzle %42, y
+  %45 : u32 = const 16
+  %46 : u32 = imul %44, %45
+  %1 : u32 = iadd %46, %43
+{}  %47 : f32x4 = const 0.0, 1.0, 0.0, 1.0
+  store @frag, %47
+}}
+",
+        super::compute::VOTE_OPS
+    );
+    bind_program(&mut e, VS_PASSTHROUGH, &fs)?;
+    let out = buffer_with(&mut e, &u32_bytes(&[0xdead_beef; (W * H) as usize]))?;
+    bind_ssbo(&mut e, ShaderStage::Fragment, 0, &out, 0, 4 * W * H, true)?;
+    draw_rect(&mut e, (0, 0, W, H))?;
+    super::compute::check_votes("fragment", &read_u32s(&mut e, &out, W * H)?)
+}
+crate::both_paths!("pipe.render.vote.fragment", fs_votes);
