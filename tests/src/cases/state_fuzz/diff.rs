@@ -37,8 +37,10 @@
 //!
 //! What the first seeds found, each with a focused case: lavapipe ran
 //! multi-draws instance by instance (`pipe.draw.merge.instance_order.*`),
-//! drew garbage for smooth lines from geometry or tessellation
-//! (`pipe.draw.state_fuzz.smooth_lines_from_geometry.*`) and counted
+//! drew garbage for single-sampled smooth lines from geometry or
+//! tessellation (`pipe.draw.state_fuzz.smooth_lines_from_geometry.*`;
+//! the smooth-line stage `DeviceShared::smooth_lines_single_sampled`
+//! avoids) and counted
 //! stream-output queries without capture while a primitives-generated
 //! query ran (`pipe.query.streamout_inactive`); pipe-vk drew outside any
 //! rendering instance when a query span begun outside one met a barrier
