@@ -112,11 +112,9 @@ pub fn float_image_atomics(code: &ShaderCode) -> bool {
             let mut floats = Vec::new();
             let mut texel_pointers = Vec::new();
             let mut found = false;
-            let mut i = 5;
-            while let Some(&w) = words.get(i) {
-                let (len, op) = ((w >> 16) as usize, w & 0xffff);
-                let arg = |k: usize| words.get(i + k).copied();
-                match op {
+            for inst in spirv_instructions(words) {
+                let arg = |k: usize| inst.get(k).copied();
+                match inst[0] & 0xffff {
                     22 if arg(2) == Some(32) => floats.extend(arg(1)),
                     60 => texel_pointers.extend(arg(2)),
                     229 => {
@@ -125,23 +123,29 @@ pub fn float_image_atomics(code: &ShaderCode) -> bool {
                     }
                     _ => {}
                 }
-                i += len.max(1);
             }
             found
         }
     }
 }
 
+/// The instructions of a SPIR-V module after its 5-word header, each as
+/// its words (opcode and word count first), the last one cut at the end
+/// of the words.
+fn spirv_instructions(words: &[u32]) -> impl Iterator<Item = &[u32]> {
+    let mut i = 5;
+    std::iter::from_fn(move || {
+        let w = *words.get(i)?;
+        let len = ((w >> 16) as usize).max(1);
+        let inst = &words[i..(i + len).min(words.len())];
+        i += len;
+        Some(inst)
+    })
+}
+
 /// Whether a SPIR-V module has an instruction with one of `opcodes`.
 fn spirv_has_opcode(words: &[u32], opcodes: &[u32]) -> bool {
-    let mut i = 5;
-    while let Some(&w) = words.get(i) {
-        if opcodes.contains(&(w & 0xffff)) {
-            return true;
-        }
-        i += ((w >> 16) as usize).max(1);
-    }
-    false
+    spirv_instructions(words).any(|inst| opcodes.contains(&(inst[0] & 0xffff)))
 }
 
 /// Fails when the shader needs a device feature pipe-vk found missing
@@ -736,20 +740,9 @@ pub fn reads_draw_index(state: &ShaderState) -> bool {
         ShaderCode::Ir(any) => any
             .downcast_ref::<Ir>()
             .is_some_and(spirv_gen::passes::gl::reads_draw_index),
-        ShaderCode::SpirV { words, .. } => {
-            // OpDecorate (71) %id BuiltIn (11) DrawIndex (4426), after the
-            // 5-word header.
-            let mut i = 5;
-            let mut found = false;
-            while let Some(&w) = words.get(i) {
-                let (len, op) = ((w >> 16) as usize, w & 0xffff);
-                if op == 71 && len == 4 && words.get(i + 2) == Some(&11) {
-                    found |= words.get(i + 3) == Some(&4426);
-                }
-                i += len.max(1);
-            }
-            found
-        }
+        // OpDecorate (71) %id BuiltIn (11) DrawIndex (4426).
+        ShaderCode::SpirV { words, .. } => spirv_instructions(words)
+            .any(|inst| inst.len() == 4 && inst[0] & 0xffff == 71 && inst[2..] == [11, 4426]),
     }
 }
 
