@@ -165,6 +165,10 @@ pub struct VkContext {
     /// the shader (`VariantKey::aliased_depth_clip`): the draw turns the
     /// hardware's depth clipping off and clamping on.
     pub(crate) aliased_depth_clip: bool,
+    /// The bound state draws emulated smooth lines of this width
+    /// (`VariantKey::smooth_lines`): the rasterized line is one pixel
+    /// wider (`set_dynamic_state`).
+    pub(crate) smooth_line_width: Option<f32>,
     /// The bound pipeline's vertex shader reads the draw id: direct draws
     /// are recorded one by one (`shader::reads_draw_index`).
     pub(crate) draw_id_read: bool,
@@ -262,6 +266,7 @@ impl VkContext {
             vs_edge_flag: false,
             stats_mark: Default::default(),
             aliased_depth_clip: false,
+            smooth_line_width: None,
             draw_id_read: false,
             shader_info: Default::default(),
             velem_fetch: Default::default(),

@@ -1919,10 +1919,12 @@ impl VkContext {
             } else {
                 (smallvec::smallvec![vp], smallvec::smallvec![sc])
             };
-        let line_width = if caps.wide_lines {
-            rast.line_width.clamp(1.0, caps.max_line_width.max(1.0))
-        } else {
-            1.0
+        // Emulated smooth lines are drawn one pixel wider, for the pixels
+        // the line's edges cover in part (`VariantKey::smooth_lines`).
+        let line_width = match self.smooth_line_width {
+            Some(w) => (w + 1.0).clamp(1.0, caps.max_line_width.max(1.0)),
+            None if caps.wide_lines => rast.line_width.clamp(1.0, caps.max_line_width.max(1.0)),
+            None => 1.0,
         };
         let mut cull = vk::CullModeFlags::NONE;
         if rast.cull_face.contains(Face::FRONT) {
@@ -2553,7 +2555,8 @@ impl VkContext {
                 || fs_key.polygon_edges.is_some()
                 || fs_key.aliased_points.is_some()
                 || fs_key.round_points != 0
-                || fs_key.aliased_triangles);
+                || fs_key.aliased_triangles
+                || fs_key.smooth_lines.is_some());
         let generated_from = if gs.is_some() {
             PipelineStat::GsPrimitives
         } else if generated_gs {
@@ -2570,6 +2573,7 @@ impl VkContext {
                 && self.rasterizer_or_default()?.rasterizer_discard,
         };
         self.aliased_depth_clip = fs_key.aliased_depth_clip.is_some();
+        self.smooth_line_width = fs_key.smooth_lines.map(f32::from_bits);
         self.draw_id_read = self.shader_info(vs).reads_draw_index;
         let dev = self.dev().clone();
         if let Some(p) = self.pipelines.lookup(&dev, &key) {
@@ -2755,6 +2759,7 @@ impl VkContext {
                     aliased_points: fs_key.aliased_points,
                     smooth_points: fs_key.smooth_points,
                     round_points: fs_key.round_points,
+                    smooth_lines: fs_key.smooth_lines,
                     aliased_triangles: fs_key.aliased_triangles,
                     aliased_clip_planes: fs_key.aliased_clip_planes,
                     aliased_depth_clip: fs_key.aliased_depth_clip,
@@ -2987,6 +2992,40 @@ impl VkContext {
                 ..Default::default()
             },
         })
+    }
+
+    /// The width of the smooth lines a draw of `prim` emulates (see
+    /// `variant_keys`), `None` where it draws none.
+    fn smooth_lines_emulated(
+        &self,
+        rast: &RasterizerState,
+        prim: TopologyClass,
+        samples: u32,
+    ) -> PipeResult<Option<f32>> {
+        if !rast.line_smooth || prim != TopologyClass::Line || samples > 1 {
+            return Ok(None);
+        }
+        let dev = self.dev();
+        if dev.device.features.core.wide_lines != vk::TRUE {
+            return Ok(None);
+        }
+        if crate::pipeline::smooth_lines_native(dev, rast, self.per_sample_ms(rast)?, samples) {
+            return Ok(None);
+        }
+        let b = self.bound();
+        let last = [
+            ShaderStage::Geometry,
+            ShaderStage::TessEval,
+            ShaderStage::Vertex,
+        ]
+        .into_iter()
+        .find_map(|st| b.shaders[st.index()]);
+        let lowerable = |h: Option<ShaderHandle>| h.is_none_or(|h| self.shader_info(h).smooth_lines);
+        if last.is_none() || !lowerable(last) || !lowerable(b.shaders[ShaderStage::Fragment.index()])
+        {
+            return Ok(None);
+        }
+        Ok(Some(rast.line_width.max(0.0)))
     }
 
     /// Whether a draw with `rast` shades per sample or uses
@@ -3491,6 +3530,18 @@ impl VkContext {
         {
             fs.round_points = samples as u8;
         }
+        // GL's smooth lines where lines are not multisampled, on a device
+        // that cannot draw them smooth there (`pipeline::smooth_lines_native`):
+        // the shaders weigh alpha by coverage
+        // (`spirv_gen::passes::smooth_lines`), the line drawn one pixel
+        // wider (`set_dynamic_state`). Not for polygons in line mode, nor
+        // where a shader is SPIR-V passthrough or writes the viewport
+        // index (`shader::smooth_lines_lowerable`): those lines stay
+        // aliased.
+        if let Some(width) = self.smooth_lines_emulated(&rast, prim, samples)? {
+            vs.smooth_lines = Some(width.to_bits());
+            fs.smooth_lines = vs.smooth_lines;
+        }
         // Filled triangles, likewise: a generated geometry shader after
         // the vertex shader widens each triangle and the fragment shader
         // keeps the pixels whose centre is in it
@@ -3795,9 +3846,19 @@ impl VkContext {
                 put(push::UBO0_OFFSET + 4 * i as u32, &rel.to_le_bytes());
             }
         }
-        let vp = b.viewports[0];
+        // Viewport 0's transform; the unset state is the whole
+        // framebuffer, as `set_dynamic_state` draws it.
+        let mut vp = b.viewports[0];
+        if vp.scale == [0.0; 3] && vp.translate == [0.0; 3] {
+            let fb = &b.framebuffer;
+            let half = [f32::from(fb.width.max(1)) / 2.0, f32::from(fb.height.max(1)) / 2.0];
+            vp.scale[..2].copy_from_slice(&half);
+            vp.translate[..2].copy_from_slice(&half);
+        }
         put(push::VIEWPORT_SCALE, &vp.scale[0].to_le_bytes());
         put(push::VIEWPORT_SCALE + 4, &vp.scale[1].to_le_bytes());
+        put(push::VIEWPORT_TRANSLATE, &vp.translate[0].to_le_bytes());
+        put(push::VIEWPORT_TRANSLATE + 4, &vp.translate[1].to_le_bytes());
         for (i, plane) in b.clip.ucp.iter().enumerate() {
             for (c, v) in plane.iter().enumerate() {
                 put(

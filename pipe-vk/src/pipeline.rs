@@ -223,9 +223,11 @@ pub fn line_rasterization(
     samples: u32,
 ) -> (vk::LineRasterizationModeEXT, bool) {
     let lf = &dev.device.features.line_rasterization;
-    let smooth_ok = samples > 1 || dev.smooth_lines_single_sampled();
-    let line_mode = if r.line_rectangular {
-        if r.line_smooth && lf.smooth_lines == vk::TRUE && !per_sample_ms && smooth_ok {
+    // Smooth lines are rectangular (st/mesa sets `line_rectangular` for
+    // them); where the device cannot smooth them, the shaders may
+    // (`VkContext::smooth_lines_emulated`), on a rectangular line.
+    let line_mode = if r.line_rectangular || r.line_smooth {
+        if smooth_lines_native(dev, r, per_sample_ms, samples) {
             vk::LineRasterizationModeEXT::RECTANGULAR_SMOOTH
         } else if lf.rectangular_lines == vk::TRUE {
             vk::LineRasterizationModeEXT::RECTANGULAR
@@ -245,6 +247,23 @@ pub fn line_rasterization(
     } == vk::TRUE
         && !dev.debug.emulate_line_stipple;
     (line_mode, stipple_ok)
+}
+
+/// Whether the device draws `r`'s lines smooth itself
+/// (`RECTANGULAR_SMOOTH`): GL's smooth lines with `smoothLines`, not with
+/// per-sample multisampling (`per_sample_ms`, VUID 02766), and with one
+/// sample only where the driver smooths such lines
+/// (`DeviceShared::smooth_lines_single_sampled`).
+pub fn smooth_lines_native(
+    dev: &DeviceShared,
+    r: &RasterizerState,
+    per_sample_ms: bool,
+    samples: u32,
+) -> bool {
+    r.line_smooth
+        && dev.device.features.line_rasterization.smooth_lines == vk::TRUE
+        && !per_sample_ms
+        && (samples > 1 || dev.smooth_lines_single_sampled())
 }
 
 /// The vertex input of a vertex-elements CSO: one binding per vertex

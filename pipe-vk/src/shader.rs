@@ -337,6 +337,9 @@ pub struct ShaderInfo {
     /// widen (`spirv_gen::passes::aliased::can_expand_gs`): its
     /// `max_vertices` and its output components per vertex.
     pub expandable_gs: Option<(u32, u32)>,
+    /// A shader of IR that the smooth-line emulation can lower
+    /// ([`smooth_lines_lowerable`]).
+    pub smooth_lines: bool,
 }
 
 /// See [`ShaderInfo::gs_copies`]: at most `count` copies of `components`
@@ -376,6 +379,7 @@ impl ShaderInfo {
             reads_samples: state.stage == pipe_core::state::ShaderStage::Fragment
                 && reads_samples(state),
             expandable_gs: expandable_gs(state),
+            smooth_lines: smooth_lines_lowerable(state),
             gs_copies: gs_copies(state),
             spirv_line_strip_gs: match &state.code {
                 ShaderCode::SpirV { words, entry_point }
@@ -534,6 +538,31 @@ pub fn writes_edge_flag(state: &ShaderState) -> bool {
     any.downcast_ref::<Ir>().is_some_and(|ir| {
         ir.vars.iter().any(|v| {
             v.is_output() && v.io().and_then(|io| io.slot) == Some(spirv_gen::ir::GlSlot::Edge)
+        })
+    })
+}
+
+/// Whether the smooth-line emulation (`spirv_gen::passes::smooth_lines`)
+/// can lower the shader: IR (SPIR-V passthrough is not patched for it),
+/// with nothing of its own at the emulation's location, and, for a vertex
+/// processing stage, no `ViewportIndex` output (the fragment shader maps
+/// positions with viewport 0's transform).
+pub fn smooth_lines_lowerable(state: &ShaderState) -> bool {
+    let ShaderCode::Ir(any) = &state.code else {
+        return false;
+    };
+    any.downcast_ref::<Ir>().is_some_and(|ir| {
+        let location = spirv_gen::binding::SMOOTH_LINE_LOCATION;
+        let fs = ir.stage == spirv_gen::ir::Stage::Fragment;
+        ir.vars.iter().all(|v| {
+            let Some(io) = v.io() else { return true };
+            // A fragment shader's inputs, another stage's outputs.
+            let own = io.builtin.is_none()
+                && (if fs { v.is_input() } else { v.is_output() })
+                && io.location.is_some_and(|l| {
+                    (l..l.saturating_add(v.locations(ir.stage))).contains(&location)
+                });
+            !own && !(v.is_output() && io.builtin == Some(spirv_gen::ir::BuiltIn::ViewportIndex))
         })
     })
 }

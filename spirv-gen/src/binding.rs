@@ -117,6 +117,12 @@ pub const ALIASED_POINT_LOCATION: u32 = 27;
 /// [`crate::passes::aliased::aliased_triangles_gs`] writes and
 /// [`crate::passes::aliased::lower_aliased_triangles_fs`] reads.
 pub const ALIASED_EDGES_LOCATION: u32 = 26;
+/// Location of the `f32x3` varying `smooth_line_clip` (a line vertex's
+/// clip-space x, y and w) that [`crate::passes::smooth_lines`] adds to the
+/// last vertex stage and reads in the fragment shader. It shares its
+/// location with [`ALIASED_EDGES_LOCATION`], whose lowering is for filled
+/// triangles only.
+pub const SMOOTH_LINE_LOCATION: u32 = 26;
 /// First of the two locations of the `noperspective` `f32x4[2]` varying
 /// `aliased_clip` (user clip planes of aliased triangles, tested at the
 /// pixel centre) that [`crate::passes::aliased::aliased_triangles_gs`]
@@ -201,9 +207,9 @@ pub fn fbfetch_binding(slot: u32) -> Option<(u32, u32)> {
 /// | 12 | `f32` | [`FB_HEIGHT`](push::FB_HEIGHT) | fragment, lower-left origin |
 /// | 16 | `f32x4` | [`DEFAULT_TESS_OUTER`](push::DEFAULT_TESS_OUTER) | tess control |
 /// | 32 | `f32x2` | [`DEFAULT_TESS_INNER`](push::DEFAULT_TESS_INNER) | tess control |
-/// | 40 | `f32x2` | [`VIEWPORT_SCALE`](push::VIEWPORT_SCALE) | geometry, line stipple emulation |
+/// | 40 | `f32x2` | [`VIEWPORT_SCALE`](push::VIEWPORT_SCALE) | geometry (line stipple emulation), fragment (smooth-line emulation) |
 /// | 48 | `u32 [2]` | [`UBO0_OFFSET`](push::UBO0_OFFSET) | vertex, fragment |
-/// | 56 | — | reserved (8 bytes) | |
+/// | 56 | `f32x2` | [`VIEWPORT_TRANSLATE`](push::VIEWPORT_TRANSLATE) | fragment |
 /// | 64 | `f32x4 [8]` | [`CLIP_PLANES`](push::CLIP_PLANES) | last pre-raster stage |
 ///
 /// [`SIZE`](push::SIZE) = 192 bytes. A lowering that reads the block
@@ -259,6 +265,12 @@ pub mod push {
     /// `ubo0_push_offset`): user constants then change by a push
     /// constant, not a new descriptor.
     pub const UBO0_OFFSET: u32 = 48;
+    /// `f32x2` viewport translate of viewport 0, as Gallium's
+    /// `pipe_viewport_state::translate[0..2]`: with [`VIEWPORT_SCALE`],
+    /// window = NDC × scale + translate, in Vulkan framebuffer coordinates
+    /// (upper-left origin). Read by the smooth-line emulation's fragment
+    /// shader ([`crate::passes::smooth_lines::lower_smooth_lines_fs`]).
+    pub const VIEWPORT_TRANSLATE: u32 = 56;
     /// `f32x4 [8]` user clip planes.
     pub const CLIP_PLANES: u32 = 64;
     /// Size of the block in bytes.

@@ -26,6 +26,7 @@ mod review_s4;
 mod review_vf;
 mod sample_locations;
 mod screen;
+mod smooth_lines;
 mod state_fuzz;
 mod state_reuse;
 mod streamout;

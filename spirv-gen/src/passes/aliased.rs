@@ -966,7 +966,7 @@ pub const ALIASED_POINT_NAME: &str = "aliased_point_size";
 
 /// Errors when a variable of the shader other than `name` uses `location`
 /// for its input (`input`) or output.
-fn check_location_free(s: &Shader, location: u32, input: bool, name: &str) -> Result<()> {
+pub(super) fn check_location_free(s: &Shader, location: u32, input: bool, name: &str) -> Result<()> {
     for v in &s.vars {
         let Some(io) = v.io() else { continue };
         if v.is_input() != input || io.builtin.is_some() {
@@ -1179,6 +1179,16 @@ fn smooth_point_coverage(s: &mut Shader, pcv: VarId, size_in: VarId) -> Result<(
     let zero = e.f32(0.0);
     let none = e.alu(AluOp::Fge, Type::BOOL, &[zero, c]);
     discard_first_if(e, none);
+    weigh_colour_alpha(s, coverage);
+    Ok(())
+}
+
+/// GL's antialiasing application: before each exit, the alpha of every
+/// `f32x4` colour output (each element of an array of them; the second
+/// colour of dual source blending too, as Mesa's `nir_lower_point_smooth`
+/// and `nir_lower_aaline_fs`) is multiplied by the local `coverage`.
+pub(super) fn weigh_colour_alpha(s: &mut Shader, coverage: VarId) {
+    let f = Type::F32;
     let colours: Vec<VarId> = (0..s.vars.len())
         .map(|i| VarId(i as u32))
         .filter(|&v| {
@@ -1190,7 +1200,7 @@ fn smooth_point_coverage(s: &mut Shader, pcv: VarId, size_in: VarId) -> Result<(
         })
         .collect();
     if colours.is_empty() {
-        return Ok(());
+        return;
     }
     super::gl::insert_at_exits(s, &mut |s| {
         let mut e = Emit::new(s);
@@ -1213,7 +1223,6 @@ fn smooth_point_coverage(s: &mut Shader, pcv: VarId, size_in: VarId) -> Result<(
         }
         e.out
     });
-    Ok(())
 }
 
 /// The rows [`smooth_point_share`] integrates a pixel in.

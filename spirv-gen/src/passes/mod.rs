@@ -12,7 +12,7 @@
 //! sprite=0x1,sprite_upper_left,inline=0:1065353216,vfetch=0:swap_rb,
 //! polygon_stipple,ubo0_push_offset,lower_left_origin,pixel_center_integer,
 //! last_vertex_stage,clip_halfz,line_stipple,line_stipple_polygon,line_rectangular,
-//! polygon_edges=lines,relocate=30:5,
+//! polygon_edges=lines,relocate=30:5,smooth_lines=1.5,
 //! window_rects=include:2,workgroup_size=8x4x1,fbfetch_ms,fbfetch_layered,
 //! unbound_outputs=0x2
 //! ```
@@ -36,6 +36,7 @@ pub mod gl;
 pub mod line_stipple;
 pub mod opt;
 pub mod polygon_edges;
+pub mod smooth_lines;
 pub mod split;
 mod strips;
 pub mod tess;
@@ -230,6 +231,11 @@ pub struct VariantKey {
     /// fragment shader weighs each pixel's alpha by the share of it inside
     /// the point's circle ([`aliased::lower_aliased_points_fs`]).
     pub smooth_points: bool,
+    /// GL's smooth lines where lines are not multisampled, emulated
+    /// ([`smooth_lines`]): the last vertex stage writes the varying, the
+    /// fragment shader weighs alpha by the coverage of a line this wide
+    /// (f32 bits; the last vertex stage ignores the value).
+    pub smooth_lines: Option<u32>,
     /// GL's multisampled points that are not sprites, round: the sample
     /// count (standard locations), 0 when off
     /// ([`aliased::lower_round_points_fs`]).
@@ -406,6 +412,7 @@ impl VariantKey {
                 "point_size_fixed" => k.point_size_fixed = true,
                 "aliased_points" => k.aliased_points = Some(float(need()?)?),
                 "smooth_points" => k.smooth_points = true,
+                "smooth_lines" => k.smooth_lines = Some(float(need()?)?),
                 "round_points" => {
                     k.round_points = u8::try_from(num(need()?)?)
                         .ok()
@@ -645,6 +652,11 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
         };
         aliased::lower_aliased_triangles_fs(s, key.aliased_clip_planes | depth)?;
     }
+    // After the `gl_FragCoord` adjustment (it reads the raw coordinate),
+    // before the alpha test (GL weighs alpha first).
+    if let Some(width) = key.smooth_lines {
+        smooth_lines::lower_smooth_lines_fs(s, f32::from_bits(width))?;
+    }
     if let Some((f, r)) = key.alpha_test {
         gl::lower_alpha_test(s, f, f32::from_bits(r))?;
     }
@@ -671,6 +683,9 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     }
     if let Some(max) = key.aliased_points {
         aliased::lower_aliased_points(s, f32::from_bits(max), key.smooth_points)?;
+    }
+    if key.smooth_lines.is_some() {
+        smooth_lines::lower_smooth_lines(s)?;
     }
     if key.line_stipple {
         line_stipple::lower_line_stipple_gs(s, key.line_rectangular)?;

@@ -25,7 +25,7 @@ fn main {
   %c : f32x4 = load @color
   store @vcolor, %c
 }
-""", "clip=0x5", "point_size=2.0", "clip=0xff,point_size=1.0")
+""", "clip=0x5", "smooth_lines=1.0", "point_size=2.0", "clip=0xff,point_size=1.0")
 
 sh("vs_ubo_transform", """shader vertex
 in @pos : f32x3 location=0
@@ -435,7 +435,7 @@ fn main {
   emit_vertex
   end_primitive
 }
-""", "point_size=1.0")
+""", "smooth_lines=2.0", "point_size=1.0")
 
 # ---------------- fragment ----------------
 FS_HEAD = "shader fragment\n"
@@ -449,7 +449,7 @@ fn main {
   %s : f32x4 = fadd %c, %c1
   store @frag, %s
 }
-""", "two_side", "flat", "two_side,flat,sample_shading",
+""", "two_side", "smooth_lines=1.5,alpha=less:0.5", "flat", "two_side,flat,sample_shading",
    "alpha=never:0.0", "alpha=less:0.5", "alpha=equal:0.5", "alpha=lequal:0.5",
    "alpha=greater:0.5", "alpha=notequal:0.5", "alpha=gequal:0.5", "alpha=always:0.5")
 
@@ -2064,6 +2064,26 @@ fn main {
 }
 """, "aliased_triangles,aliased_clip_planes=0x5,aliased_depth_clip=halfz")
 
+
+sh("fs_interp_at_sample_centroid", """shader fragment
+in @col : f32x4 location=0
+in @uv : f32x2[2] location=1 noperspective
+out @frag : f32x4 location=0
+fn main {
+  %0 : i32 = const 2
+  %1 : f32x4 = interp_at_sample @col, %0
+  %2 : i32 = const 1
+  %3 : f32x2 = interp_at_centroid @uv, %2
+  %4 : f32x2 = interp_at_sample @uv, %2, %0
+  %5 : f32x2 = fadd %3, %4
+  %6 : f32 = swizzle %5, x
+  %7 : f32x4 = interp_at_centroid @col
+  %8 : f32x4 = vec %6, %6, %6, %6
+  %9 : f32x4 = fadd %1, %7
+  %10 : f32x4 = fadd %9, %8
+  store @frag, %10
+}
+""", "flat,sample_shading")
 
 def renumber(text):
     names = {}

@@ -1,0 +1,138 @@
+//! Smooth lines (GL's `LINE_SMOOTH` where lines are not multisampled) for
+//! devices that cannot draw them: no `smoothLines` in
+//! `VK_EXT_line_rasterization`, or a driver whose smooth lines are off
+//! (pipe-vk's `DeviceShared::smooth_lines_single_sampled`).
+//!
+//! GL's smooth line is a rectangle of the line's width, centred on the
+//! segment, and a fragment's coverage is the share of its pixel inside
+//! it; the coverage multiplies the fragment's alpha. The emulation draws
+//! the line as a rectangular (non-smooth) line one pixel wider, so every
+//! pixel whose centre is within half a pixel of the rectangle gets a
+//! fragment, and the fragment shader computes the coverage:
+//!
+//! 1. [`lower_smooth_lines`], in the last vertex stage, writes the
+//!    vertex's clip-space `(x, y, w)` to the `f32x3` varying
+//!    `smooth_line_clip` at [`SMOOTH_LINE_LOCATION`]. A rectangular
+//!    line's attributes are those of the point on the segment that the
+//!    fragment centre projects to (Vulkan's line rasterization), and
+//!    interpolated perspective-correctly, `xy / w` of the varying is that
+//!    point's NDC position, exactly (clip-space attributes survive
+//!    clipping unchanged, unlike a window position computed per vertex).
+//! 2. [`lower_smooth_lines_fs`] maps it to window coordinates with the
+//!    viewport ([`push::VIEWPORT_SCALE`], [`push::VIEWPORT_TRANSLATE`]),
+//!    so the distance `d` from the pixel centre (`FragCoord`) to it is the
+//!    distance across the line, and takes as coverage the overlap of the
+//!    pixel's extent across the line, `[d - 1/2, d + 1/2]`, with the
+//!    rectangle's, `[-width/2, width/2]`. That is exact for lines along an
+//!    axis (and for any width, below one pixel too) and a linear ramp over
+//!    the pixel's footprint for others, as Mesa's `nir_lower_aaline_fs`
+//!    (draw module and Zink). A fragment with no coverage is discarded;
+//!    before each exit every colour output's alpha is multiplied by the
+//!    coverage ([`super::aliased::weigh_colour_alpha`], before the alpha
+//!    test).
+//!
+//! Not done: the ends. The widened line still ends at its vertices, so
+//! pixels past an end are not drawn and those just inside are weighed
+//! across the line only (GL would weigh them along it too); Zink's
+//! geometry-shader emulation extends the ends. The viewport is viewport
+//! 0's: pipe-vk does not use the emulation when the last vertex stage
+//! writes `ViewportIndex`.
+
+use super::aliased::{check_location_free, weigh_colour_alpha};
+use super::gl::{discard_first_if, driver_varying, get_builtin, get_push, insert_at_vertex_end, Emit};
+use crate::binding::{push, SMOOTH_LINE_LOCATION};
+use crate::error::Result;
+use crate::ir::*;
+
+/// Name of the clip-position varying.
+pub const SMOOTH_LINE_NAME: &str = "smooth_line_clip";
+
+fn smooth_line_var(output: bool) -> Variable {
+    driver_varying(
+        SMOOTH_LINE_NAME,
+        SMOOTH_LINE_LOCATION,
+        Interp::Smooth,
+        Type::float(32, 3),
+        output,
+    )
+}
+
+/// Smooth lines, last vertex stage (key item `smooth_lines`): writes the
+/// position's `(x, y, w)` to `smooth_line_clip` where each vertex's outputs
+/// are final (at the exits, or before each geometry shader
+/// `emit_vertex`). Other stages are left alone.
+pub fn lower_smooth_lines(s: &mut Shader) -> Result<()> {
+    if !s.stage.is_pre_raster() {
+        return Ok(());
+    }
+    check_location_free(s, SMOOTH_LINE_LOCATION, false, SMOOTH_LINE_NAME)?;
+    let pos = get_builtin(s, true, BuiltIn::Position, Type::vec4(), None);
+    let out = s.add_var(smooth_line_var(true));
+    insert_at_vertex_end(s, &mut |s| {
+        let mut e = Emit::new(s);
+        let p = e.load(pos, None);
+        let q = e.swizzle(Type::float(32, 3), p, &[0, 1, 3]);
+        e.store(out, None, q);
+        e.out
+    });
+    Ok(())
+}
+
+/// Smooth lines, fragment shader: the coverage of the fragment's pixel by
+/// a line `width` pixels wide (see the module docs); discards the fragment
+/// when it is 0, and weighs the colour outputs' alpha by it.
+pub fn lower_smooth_lines_fs(s: &mut Shader, width: f32) -> Result<()> {
+    if s.stage != Stage::Fragment {
+        return Ok(());
+    }
+    check_location_free(s, SMOOTH_LINE_LOCATION, true, SMOOTH_LINE_NAME)?;
+    let clip_in = match s
+        .vars
+        .iter()
+        .position(|v| v.is_input() && v.name == SMOOTH_LINE_NAME)
+    {
+        Some(i) => VarId(i as u32),
+        None => s.add_var(smooth_line_var(false)),
+    };
+    let frag_coord = get_builtin(s, false, BuiltIn::FragCoord, Type::vec4(), None);
+    let pc = get_push(s);
+    let coverage = s.add_var(Variable {
+        name: "smooth_line_coverage".into(),
+        kind: VarKind::Local,
+        ty: Type::F32,
+        array: None,
+        inner: None,
+    });
+    let (f, f2) = (Type::F32, Type::float(32, 2));
+    let mut e = Emit::new(s);
+    let q = e.load(clip_in, None);
+    let xy = e.swizzle(f2, q, &[0, 1]);
+    let ww = e.swizzle(f2, q, &[2, 2]);
+    let ndc = e.alu(AluOp::Fdiv, f2, &[xy, ww]);
+    let load_push = |e: &mut Emit, offset: u32| {
+        let off = e.u32(offset);
+        e.def(f2, Op::Intrinsic(Intrinsic::LoadPush { var: pc, offset: off }))
+    };
+    let scale = load_push(&mut e, push::VIEWPORT_SCALE);
+    let translate = load_push(&mut e, push::VIEWPORT_TRANSLATE);
+    let on_line = e.alu(AluOp::Ffma, f2, &[ndc, scale, translate]);
+    let fc = e.load(frag_coord, None);
+    let centre = e.swizzle(f2, fc, &[0, 1]);
+    let d = e.alu(AluOp::Fdistance, f, &[centre, on_line]);
+    // Overlap of [d - 1/2, d + 1/2] with [-h, h].
+    let half = e.f32(0.5);
+    let h = e.f32(width.max(0.0) * 0.5);
+    let neg_h = e.f32(-width.max(0.0) * 0.5);
+    let top = e.alu(AluOp::Fadd, f, &[d, half]);
+    let top = e.alu(AluOp::Fmin, f, &[top, h]);
+    let bottom = e.alu(AluOp::Fsub, f, &[d, half]);
+    let bottom = e.alu(AluOp::Fmax, f, &[bottom, neg_h]);
+    let c = e.alu(AluOp::Fsub, f, &[top, bottom]);
+    let c = e.alu(AluOp::Fsat, f, &[c]);
+    e.store(coverage, None, c);
+    let zero = e.f32(0.0);
+    let none = e.alu(AluOp::Fge, Type::BOOL, &[zero, c]);
+    discard_first_if(e, none);
+    weigh_colour_alpha(s, coverage);
+    Ok(())
+}

@@ -1,0 +1,243 @@
+//! Smooth lines (GL's `LINE_SMOOTH`, Gallium's rasterizer `line_smooth`)
+//! on a single-sampled target: each pixel's alpha must be the share of it
+//! that the line's rectangle covers (width the line width, centred on the
+//! segment), as GL's antialiasing application asks.
+//!
+//! The expected shares are computed here by sampling 64 x 64 positions
+//! per pixel inside the rectangle, with no knowledge of how the driver
+//! draws the lines (natively, `RECTANGULAR_SMOOTH`, or emulated in the
+//! shaders where the device cannot, as on lavapipe single-sampled).
+//! Pixels within 1.5 pixels (along the line) of an end are left out:
+//! GL leaves the ends' treatment to the implementation in practice
+//! (Mesa's draw module and Zink extend them, pipe-vk's emulation does
+//! not).
+//!
+//! The lines are drawn directly, through an application geometry shader,
+//! and through tessellation (isolines), since the emulation lowers
+//! whichever stage is last; one line has clip-space `w` of 2 (the same
+//! window position), so the shader's perspective division is exercised.
+
+use pipe_core::draw::PrimType;
+use pipe_core::flags::ClearFlags;
+use pipe_core::state::{ColorUnion, RasterizerState, ShaderStage};
+
+use super::render::{begin, clear, draw_mode, ndc, rasterizer, read_color, set_src, Px, H, UNORM, W};
+use crate::harness::{bind_program, bind_stage, FS_UBO_COLOR, VS_PASSTHROUGH};
+use crate::{test_case, Outcome, TestContext};
+
+type R = Result<(), Outcome>;
+
+/// A line: its ends in window coordinates, its width and the clip-space
+/// `w` its vertices are given with.
+#[derive(Clone, Copy)]
+struct Line {
+    a: (f32, f32),
+    b: (f32, f32),
+    width: f32,
+    w: f32,
+}
+
+/// Horizontal (partial rows of 0.25 and 0.75), vertical and 2 wide
+/// between pixel centres (columns of 0.7, 1, 0.3), diagonal at 45
+/// degrees, and half a pixel wide on a row of centres (0.5); none within
+/// a pixel of another.
+const LINES: [Line; 4] = [
+    Line {
+        a: (1.5, 3.25),
+        b: (14.5, 3.25),
+        width: 1.0,
+        w: 1.0,
+    },
+    Line {
+        a: (12.3, 6.0),
+        b: (12.3, 15.0),
+        width: 2.0,
+        w: 2.0,
+    },
+    Line {
+        a: (1.5, 14.5),
+        b: (8.5, 7.5),
+        width: 1.5,
+        w: 1.0,
+    },
+    Line {
+        a: (1.5, 5.5),
+        b: (9.5, 5.5),
+        width: 0.5,
+        w: 1.0,
+    },
+];
+
+/// Passes each line on as a line strip.
+const GS_LINES: &str = "shader geometry input=lines output=line_strip max_vertices=2 invocations=1
+in @pos : f32x4[2] builtin=position
+out @gl_pos : f32x4 builtin=position
+fn main {
+  %0 : i32 = const 0
+  %1 : i32 = const 1
+  %2 : f32x4 = load @pos, %0
+  %3 : f32x4 = load @pos, %1
+  store @gl_pos, %2
+  emit_vertex
+  store @gl_pos, %3
+  emit_vertex
+  end_primitive
+}
+";
+
+#[derive(Clone, Copy, PartialEq)]
+enum Via {
+    Direct,
+    Geometry,
+    Tessellation,
+}
+
+impl Line {
+    /// The pixel centre's place along the line (0 at `a`) and its
+    /// distance across it, in pixels.
+    fn frame(&self, x: f32, y: f32) -> (f32, f32, f32) {
+        let (dx, dy) = (self.b.0 - self.a.0, self.b.1 - self.a.1);
+        let len = (dx * dx + dy * dy).sqrt();
+        let (ux, uy) = (dx / len, dy / len);
+        let (rx, ry) = (x - self.a.0, y - self.a.1);
+        (rx * ux + ry * uy, (-rx * uy + ry * ux).abs(), len)
+    }
+
+    /// The share of pixel (px, py) inside the line's rectangle.
+    fn share(&self, px: u32, py: u32) -> f32 {
+        let n = 64;
+        let mut inside = 0;
+        for i in 0..n {
+            for j in 0..n {
+                let sx = px as f32 + (i as f32 + 0.5) / n as f32;
+                let sy = py as f32 + (j as f32 + 0.5) / n as f32;
+                let (along, across, len) = self.frame(sx, sy);
+                if (0.0..=len).contains(&along) && across <= self.width / 2.0 {
+                    inside += 1;
+                }
+            }
+        }
+        inside as f32 / (n * n) as f32
+    }
+
+    /// Whether pixel (px, py) is near an end (left out of the checks) or
+    /// past one.
+    fn near_end(&self, px: u32, py: u32) -> bool {
+        let (along, _, len) = self.frame(px as f32 + 0.5, py as f32 + 0.5);
+        along < 1.5 || along > len - 1.5
+    }
+
+    /// Whether the line could touch pixel (px, py) at all.
+    fn near(&self, px: u32, py: u32) -> bool {
+        let (along, across, len) = self.frame(px as f32 + 0.5, py as f32 + 0.5);
+        (-1.5..=len + 1.5).contains(&along) && across <= self.width / 2.0 + 1.5
+    }
+}
+
+fn smooth_lines(ctx: &mut TestContext, via: Via) -> R {
+    let (mut e, t) = begin(ctx, UNORM, None, 1)?;
+    if via == Via::Tessellation && !e.screen.caps().shader[ShaderStage::TessEval.index()].supported
+    {
+        return Err(Outcome::skip("no tessellation"));
+    }
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    match via {
+        Via::Direct => {}
+        Via::Geometry => bind_stage(&mut e, ShaderStage::Geometry, GS_LINES)?,
+        Via::Tessellation => {
+            bind_stage(&mut e, ShaderStage::TessEval, super::rast_prim::TES_ISOLINES)?;
+            crate::harness::tess_levels_1(&mut e, 2)?;
+        }
+    }
+    let fg: Px = [1.0, 0.5, 0.25, 1.0];
+    set_src(&mut e, UNORM, fg)?;
+    clear(
+        &mut e,
+        ClearFlags::COLOR0,
+        ColorUnion::from_f32([0.0; 4]),
+        1.0,
+        0,
+        None,
+    )?;
+    for l in &LINES {
+        rasterizer(&mut e, |r: &mut RasterizerState| {
+            r.line_smooth = true;
+            r.line_rectangular = true;
+            r.line_width = l.width;
+        })?;
+        let v: Vec<f32> = [l.a, l.b]
+            .iter()
+            .flat_map(|&(x, y)| [ndc(x) * l.w, ndc(y) * l.w, 0.0, l.w])
+            .collect();
+        let mode = match via {
+            Via::Tessellation => PrimType::Patches,
+            _ => PrimType::Lines,
+        };
+        draw_mode(&mut e, &v, false, mode)?;
+    }
+    let got = read_color(&mut e, &t.color)?;
+    let mut sums = [(0.0f32, 0.0f32); LINES.len()];
+    let mut partial = [0u32; LINES.len()];
+    for py in 0..H {
+        for px in 0..W {
+            let p = got[(py * W + px) as usize];
+            let owner = LINES.iter().position(|l| l.near(px, py));
+            let Some(k) = owner else {
+                if p != [0.0; 4] {
+                    return Err(Outcome::fail(format!(
+                        "pixel ({px}, {py}) is {p:?}, far from every line"
+                    )));
+                }
+                continue;
+            };
+            let l = &LINES[k];
+            if p[3] > 0.0 && (0..3).any(|c| (p[c] - fg[c]).abs() > 1.5 / 255.0) {
+                return Err(Outcome::fail(format!(
+                    "pixel ({px}, {py}) is {p:?}: the line's colour where it has alpha"
+                )));
+            }
+            if l.near_end(px, py) {
+                continue;
+            }
+            let want = l.share(px, py);
+            if (p[3] - want).abs() > 0.12 {
+                return Err(Outcome::fail(format!(
+                    "pixel ({px}, {py}): alpha {}, want {want} (its share of line {k}, {} wide)",
+                    p[3], l.width
+                )));
+            }
+            if p[3] > 0.1 && p[3] < 0.9 {
+                partial[k] += 1;
+            }
+            sums[k].0 += p[3];
+            sums[k].1 += want;
+        }
+    }
+    for (k, &(got_sum, want_sum)) in sums.iter().enumerate() {
+        if (got_sum - want_sum).abs() > 0.03 * want_sum + 1.0 / 255.0 {
+            return Err(Outcome::fail(format!(
+                "line {k}: alphas add up to {got_sum} away from its ends, its area there is \
+                 {want_sum}"
+            )));
+        }
+        if partial[k] == 0 {
+            return Err(Outcome::fail(format!(
+                "line {k}: no pixel is partly covered (not antialiased)"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn direct(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(smooth_lines(ctx, Via::Direct))
+}
+fn geometry(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(smooth_lines(ctx, Via::Geometry))
+}
+fn tessellation(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(smooth_lines(ctx, Via::Tessellation))
+}
+test_case!(name = "pipe.render.smooth_lines.single_sample", direct);
+test_case!(name = "pipe.render.smooth_lines.geometry", geometry);
+test_case!(name = "pipe.render.smooth_lines.tessellation", tessellation);
