@@ -3020,8 +3020,11 @@ impl VkContext {
         ]
         .into_iter()
         .find_map(|st| b.shaders[st.index()]);
-        let lowerable = |h: Option<ShaderHandle>| h.is_none_or(|h| self.shader_info(h).smooth_lines);
-        if last.is_none() || !lowerable(last) || !lowerable(b.shaders[ShaderStage::Fragment.index()])
+        let lowerable =
+            |h: Option<ShaderHandle>| h.is_none_or(|h| self.shader_info(h).smooth_lines);
+        if last.is_none()
+            || !lowerable(last)
+            || !lowerable(b.shaders[ShaderStage::Fragment.index()])
         {
             return Ok(None);
         }
@@ -3851,7 +3854,10 @@ impl VkContext {
         let mut vp = b.viewports[0];
         if vp.scale == [0.0; 3] && vp.translate == [0.0; 3] {
             let fb = &b.framebuffer;
-            let half = [f32::from(fb.width.max(1)) / 2.0, f32::from(fb.height.max(1)) / 2.0];
+            let half = [
+                f32::from(fb.width.max(1)) / 2.0,
+                f32::from(fb.height.max(1)) / 2.0,
+            ];
             vp.scale[..2].copy_from_slice(&half);
             vp.translate[..2].copy_from_slice(&half);
         }

@@ -38,6 +38,10 @@ pub struct DebugFlags {
     /// `emulate_line_stipple`: stipple lines in shaders (the path of
     /// devices without stippled lines) even where the device has them.
     pub emulate_line_stipple: bool,
+    /// `emulate_smooth_lines`: smooth single-sampled lines in shaders
+    /// (`spirv_gen::passes::smooth_lines`, the path of devices that cannot
+    /// draw them smooth) even where the device can.
+    pub emulate_smooth_lines: bool,
     /// `no_draw_merge`: record every `draw_vbo` call on its own
     /// (`crate::merge` off), for comparisons.
     pub no_draw_merge: bool,
@@ -99,6 +103,7 @@ impl DebugFlags {
         DebugFlags {
             staging: has("staging"),
             emulate_line_stipple: has("emulate_line_stipple"),
+            emulate_smooth_lines: has("emulate_smooth_lines"),
             no_draw_merge: has("no_draw_merge"),
             no_index_uint8: has("no_index_uint8"),
             vertex_fixups: has("vertex_fixups"),

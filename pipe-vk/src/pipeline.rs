@@ -253,7 +253,8 @@ pub fn line_rasterization(
 /// (`RECTANGULAR_SMOOTH`): GL's smooth lines with `smoothLines`, not with
 /// per-sample multisampling (`per_sample_ms`, VUID 02766), and with one
 /// sample only where the driver smooths such lines
-/// (`DeviceShared::smooth_lines_single_sampled`).
+/// (`DeviceShared::smooth_lines_single_sampled`) and the
+/// `emulate_smooth_lines` debug switch is off.
 pub fn smooth_lines_native(
     dev: &DeviceShared,
     r: &RasterizerState,
@@ -263,7 +264,7 @@ pub fn smooth_lines_native(
     r.line_smooth
         && dev.device.features.line_rasterization.smooth_lines == vk::TRUE
         && !per_sample_ms
-        && (samples > 1 || dev.smooth_lines_single_sampled())
+        && (samples > 1 || (dev.smooth_lines_single_sampled() && !dev.debug.emulate_smooth_lines))
 }
 
 /// The vertex input of a vertex-elements CSO: one binding per vertex

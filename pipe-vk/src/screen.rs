@@ -37,6 +37,9 @@ pub struct ScreenOptions {
     /// Force the shader emulation of line stipple;
     /// `PIPE_VK_DEBUG=emulate_line_stipple`.
     pub emulate_line_stipple: Option<bool>,
+    /// Force the shader emulation of single-sampled smooth lines;
+    /// `PIPE_VK_DEBUG=emulate_smooth_lines`.
+    pub emulate_smooth_lines: Option<bool>,
     /// Record every `draw_vbo` call on its own; `PIPE_VK_DEBUG=no_draw_merge`.
     pub no_draw_merge: Option<bool>,
     /// Widen 8-bit indices on the CPU even where the device reads them;
@@ -92,6 +95,9 @@ impl ScreenOptions {
         }
         if let Some(s) = self.emulate_line_stipple {
             f.emulate_line_stipple = s;
+        }
+        if let Some(s) = self.emulate_smooth_lines {
+            f.emulate_smooth_lines = s;
         }
         if let Some(s) = self.no_draw_merge {
             f.no_draw_merge = s;

@@ -966,7 +966,12 @@ pub const ALIASED_POINT_NAME: &str = "aliased_point_size";
 
 /// Errors when a variable of the shader other than `name` uses `location`
 /// for its input (`input`) or output.
-pub(super) fn check_location_free(s: &Shader, location: u32, input: bool, name: &str) -> Result<()> {
+pub(super) fn check_location_free(
+    s: &Shader,
+    location: u32,
+    input: bool,
+    name: &str,
+) -> Result<()> {
     for v in &s.vars {
         let Some(io) = v.io() else { continue };
         if v.is_input() != input || io.builtin.is_some() {

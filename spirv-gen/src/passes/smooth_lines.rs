@@ -39,7 +39,9 @@
 //! writes `ViewportIndex`.
 
 use super::aliased::{check_location_free, weigh_colour_alpha};
-use super::gl::{discard_first_if, driver_varying, get_builtin, get_push, insert_at_vertex_end, Emit};
+use super::gl::{
+    discard_first_if, driver_varying, get_builtin, get_push, insert_at_vertex_end, Emit,
+};
 use crate::binding::{push, SMOOTH_LINE_LOCATION};
 use crate::error::Result;
 use crate::ir::*;
@@ -111,7 +113,13 @@ pub fn lower_smooth_lines_fs(s: &mut Shader, width: f32) -> Result<()> {
     let ndc = e.alu(AluOp::Fdiv, f2, &[xy, ww]);
     let load_push = |e: &mut Emit, offset: u32| {
         let off = e.u32(offset);
-        e.def(f2, Op::Intrinsic(Intrinsic::LoadPush { var: pc, offset: off }))
+        e.def(
+            f2,
+            Op::Intrinsic(Intrinsic::LoadPush {
+                var: pc,
+                offset: off,
+            }),
+        )
     };
     let scale = load_push(&mut e, push::VIEWPORT_SCALE);
     let translate = load_push(&mut e, push::VIEWPORT_TRANSLATE);

@@ -12,6 +12,8 @@
 //! (Mesa's draw module and Zink extend them, pipe-vk's emulation does
 //! not).
 //!
+//! `.emulated` forces the shader emulation (`PIPE_VK_DEBUG=
+//! emulate_smooth_lines`) where the device draws smooth lines itself.
 //! The lines are drawn directly, through an application geometry shader,
 //! and through tessellation (isolines), since the emulation lowers
 //! whichever stage is last; one line has clip-space `w` of 2 (the same
@@ -21,7 +23,9 @@ use pipe_core::draw::PrimType;
 use pipe_core::flags::ClearFlags;
 use pipe_core::state::{ColorUnion, RasterizerState, ShaderStage};
 
-use super::render::{begin, clear, draw_mode, ndc, rasterizer, read_color, set_src, Px, H, UNORM, W};
+use super::render::{
+    begin_with, clear, draw_mode, ndc, rasterizer, read_color, set_src, Px, H, UNORM, W,
+};
 use crate::harness::{bind_program, bind_stage, FS_UBO_COLOR, VS_PASSTHROUGH};
 use crate::{test_case, Outcome, TestContext};
 
@@ -134,8 +138,12 @@ impl Line {
     }
 }
 
-fn smooth_lines(ctx: &mut TestContext, via: Via) -> R {
-    let (mut e, t) = begin(ctx, UNORM, None, 1)?;
+/// `emulated`: with `PIPE_VK_DEBUG=emulate_smooth_lines`, so the shader
+/// emulation runs on devices that draw smooth lines themselves too.
+fn smooth_lines(ctx: &mut TestContext, via: Via, emulated: bool) -> R {
+    let (mut e, t) = begin_with(ctx, UNORM, None, 1, |o| {
+        o.emulate_smooth_lines = Some(emulated);
+    })?;
     if via == Via::Tessellation && !e.screen.caps().shader[ShaderStage::TessEval.index()].supported
     {
         return Err(Outcome::skip("no tessellation"));
@@ -145,7 +153,11 @@ fn smooth_lines(ctx: &mut TestContext, via: Via) -> R {
         Via::Direct => {}
         Via::Geometry => bind_stage(&mut e, ShaderStage::Geometry, GS_LINES)?,
         Via::Tessellation => {
-            bind_stage(&mut e, ShaderStage::TessEval, super::rast_prim::TES_ISOLINES)?;
+            bind_stage(
+                &mut e,
+                ShaderStage::TessEval,
+                super::rast_prim::TES_ISOLINES,
+            )?;
             crate::harness::tess_levels_1(&mut e, 2)?;
         }
     }
@@ -230,14 +242,18 @@ fn smooth_lines(ctx: &mut TestContext, via: Via) -> R {
 }
 
 fn direct(ctx: &mut TestContext) -> Outcome {
-    Outcome::from_result(smooth_lines(ctx, Via::Direct))
+    Outcome::from_result(smooth_lines(ctx, Via::Direct, false))
+}
+fn emulated(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(smooth_lines(ctx, Via::Direct, true))
 }
 fn geometry(ctx: &mut TestContext) -> Outcome {
-    Outcome::from_result(smooth_lines(ctx, Via::Geometry))
+    Outcome::from_result(smooth_lines(ctx, Via::Geometry, false))
 }
 fn tessellation(ctx: &mut TestContext) -> Outcome {
-    Outcome::from_result(smooth_lines(ctx, Via::Tessellation))
+    Outcome::from_result(smooth_lines(ctx, Via::Tessellation, false))
 }
 test_case!(name = "pipe.render.smooth_lines.single_sample", direct);
+test_case!(name = "pipe.render.smooth_lines.emulated", emulated);
 test_case!(name = "pipe.render.smooth_lines.geometry", geometry);
 test_case!(name = "pipe.render.smooth_lines.tessellation", tessellation);
