@@ -2994,15 +2994,15 @@ impl VkContext {
         })
     }
 
-    /// The width of the smooth lines a draw of `prim` emulates (see
-    /// `variant_keys`), `None` where it draws none.
+    /// The width of the smooth lines a draw rasterizing `lines` emulates
+    /// (see `variant_keys`), `None` where it draws none.
     fn smooth_lines_emulated(
         &self,
         rast: &RasterizerState,
-        prim: TopologyClass,
+        lines: bool,
         samples: u32,
     ) -> PipeResult<Option<f32>> {
-        if !rast.line_smooth || prim != TopologyClass::Line || samples > 1 {
+        if !rast.line_smooth || !lines || samples > 1 {
             return Ok(None);
         }
         let dev = self.dev();
@@ -3537,11 +3537,12 @@ impl VkContext {
         // that cannot draw them smooth there (`pipeline::smooth_lines_native`):
         // the shaders weigh alpha by coverage
         // (`spirv_gen::passes::smooth_lines`), the line drawn one pixel
-        // wider (`set_dynamic_state`). Not for polygons in line mode, nor
-        // where a shader is SPIR-V passthrough or writes the viewport
-        // index (`shader::smooth_lines_lowerable`): those lines stay
-        // aliased.
-        if let Some(width) = self.smooth_lines_emulated(&rast, prim, samples)? {
+        // wider (`set_dynamic_state`); polygons in line mode too (GL's
+        // LINE_SMOOTH applies to their edges). Not where a shader is
+        // SPIR-V passthrough or writes the viewport index
+        // (`shader::smooth_lines_lowerable`): those lines stay aliased.
+        let lines = prim == TopologyClass::Line || fill(PolygonMode::Line);
+        if let Some(width) = self.smooth_lines_emulated(&rast, lines, samples)? {
             vs.smooth_lines = Some(width.to_bits());
             fs.smooth_lines = vs.smooth_lines;
         }
