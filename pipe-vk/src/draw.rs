@@ -2881,7 +2881,8 @@ impl VkContext {
     /// Whether rasterizer states `a` and `b` are live, rasterizer state
     /// is dynamic, and they differ at most in what only dynamic state
     /// takes (`set_dynamic_state`): the front face, the scissor enable,
-    /// polygon offset, the line width, and the cull mode where it does not
+    /// polygon offset, the line width (not of smooth lines, whose emulation
+    /// keys it), and the cull mode where it does not
     /// pick the polygon mode (`pipeline::effective_polygon_mode`). The
     /// other fields make shader variants (`variant_keys`).
     pub(crate) fn same_rasterizer_variants(
@@ -2902,7 +2903,9 @@ impl VkContext {
                     offset_units: 0.0,
                     offset_scale: 0.0,
                     offset_clamp: 0.0,
-                    line_width: 0.0,
+                    // Emulated smooth lines key their width
+                    // (`VariantKey::smooth_lines`).
+                    line_width: if r.line_smooth { r.line_width } else { 0.0 },
                     cull_face: if r.fill_front == r.fill_back {
                         Face::empty()
                     } else {

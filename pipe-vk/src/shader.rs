@@ -543,13 +543,25 @@ pub fn writes_edge_flag(state: &ShaderState) -> bool {
 }
 
 /// Whether the smooth-line emulation (`spirv_gen::passes::smooth_lines`)
-/// can lower the shader: IR (SPIR-V passthrough is not patched for it),
-/// with nothing of its own at the emulation's location, and, for a vertex
-/// processing stage, no `ViewportIndex` output (the fragment shader maps
-/// positions with viewport 0's transform).
+/// can lower the shader: nothing of its own at the emulation's location,
+/// and, for a vertex processing stage, no `ViewportIndex` output (the
+/// fragment shader maps positions with viewport 0's transform). SPIR-V
+/// passthrough: where the patch (`spirv_gen::patch::smooth_lines` and
+/// `smooth_lines_fs`) applies to the module as given.
 pub fn smooth_lines_lowerable(state: &ShaderState) -> bool {
-    let ShaderCode::Ir(any) = &state.code else {
-        return false;
+    let any = match &state.code {
+        ShaderCode::Ir(any) => any,
+        ShaderCode::SpirV { words, entry_point } => {
+            return match state.stage {
+                ShaderStage::Fragment => {
+                    spirv_gen::patch::smooth_lines_fs(words, entry_point, 1.0).is_ok()
+                }
+                ShaderStage::Vertex | ShaderStage::TessEval | ShaderStage::Geometry => {
+                    spirv_gen::patch::smooth_lines(words, entry_point).is_ok()
+                }
+                _ => false,
+            };
+        }
     };
     any.downcast_ref::<Ir>().is_some_and(|ir| {
         let location = spirv_gen::binding::SMOOTH_LINE_LOCATION;
@@ -876,6 +888,10 @@ pub fn compile(
                     .map_err(err)?,
                 );
             }
+            if let (Some(_), true) = (key.smooth_lines, key.last_vertex_stage && pre_raster) {
+                let w = out.as_deref().unwrap_or(words);
+                out = Some(spirv_gen::patch::smooth_lines(w, "main").map_err(err)?);
+            }
             if state.stage == ShaderStage::Fragment {
                 out = fragment_patches(out.as_deref().unwrap_or(words), key)
                     .map_err(err)?
@@ -925,6 +941,10 @@ pub fn compile(
                     xfb::DRIVER_LOCATIONS
                 } else if key.aliased_points.is_some() {
                     1 << spirv_gen::binding::ALIASED_POINT_LOCATION
+                } else {
+                    0
+                } | if key.smooth_lines.is_some() {
+                    1 << spirv_gen::binding::SMOOTH_LINE_LOCATION
                 } else {
                     0
                 };
@@ -999,6 +1019,9 @@ fn fragment_patches(words: &[u32], key: &VariantKey) -> spirv_gen::Result<Option
             0
         };
         apply(&|w| p::aliased_triangles_fs(w, "main", key.aliased_clip_planes | depth))?;
+    }
+    if let Some(width) = key.smooth_lines {
+        apply(&|w| p::smooth_lines_fs(w, "main", f32::from_bits(width)))?;
     }
     if let Some((f, r)) = key.alpha_test {
         apply(&|w| p::alpha_test(w, "main", f, f32::from_bits(r)))?;

@@ -1531,6 +1531,7 @@ fn damaged_spirv_never_panics() {
                     let _ = xfb_copy_builtins(&w, "main", all);
                     let _ = aliased_points(&w, "main", 64.0, false);
                     let _ = aliased_points(&w, "main", 64.0, true);
+                    let _ = spirv_gen::patch::smooth_lines(&w, "main");
                 } else {
                     let _ = zero_inputs(&w, "main", u32::MAX);
                     // Written in part: the rebuilding paths.
@@ -1548,6 +1549,7 @@ fn damaged_spirv_never_panics() {
                     let _ = aliased_points_fs(&w, "main", true);
                     let _ = round_points_fs(&w, "main", 4);
                     let _ = aliased_triangles_fs(&w, "main", 0xff);
+                    let _ = spirv_gen::patch::smooth_lines_fs(&w, "main", 1.5);
                 }
             });
             if r.is_err() {
@@ -3633,4 +3635,69 @@ fn decorated(words: &[u32], d: Decoration) -> usize {
             a.class.opcode == Op::Decorate && a.operands.get(1) == Some(&Operand::Decoration(d))
         })
         .count()
+}
+
+/// Smooth-line emulation patched into glslang's modules, SPIR-V 1.0 and
+/// 1.6, all valid: the vertex shader (position in `gl_PerVertex`) and the
+/// line-strip geometry shader get a `vec3` output at location 26; the
+/// fragment shaders weigh each colour output's alpha (an array's two
+/// elements and the plain one: three components inserted), keep one
+/// `FragCoord` where they read their own, and take nothing to weigh where
+/// the only exit is a discard. Patching twice is refused (the location is
+/// taken).
+#[test]
+fn smooth_lines_shapes() {
+    use spirv_gen::patch::{smooth_lines, smooth_lines_fs};
+    let at_26 = |w: &[u32]| disassemble(w).contains("Location 26");
+    for env in [TargetEnv::Vulkan_1_0, TargetEnv::Vulkan_1_3] {
+        for (what, w) in [
+            ("vertex", assemble(GLSLANG, env)),
+            ("geometry", probe("gs_lines", env)),
+        ] {
+            let out = smooth_lines(&w, "main").unwrap_or_else(|e| panic!("{what}: {e}"));
+            validate(&out, env, what);
+            assert!(at_26(&out), "{what}: {}", disassemble(&out));
+            let again = smooth_lines(&out, "main").unwrap_err().to_string();
+            assert!(again.contains("location 26 is taken"), "{again}");
+        }
+        let arr = probe("smooth_arr", env);
+        let out = smooth_lines_fs(&arr, "main", 1.5).unwrap();
+        validate(&out, env, "fragment, colour array");
+        assert!(at_26(&out));
+        assert_eq!(
+            count_op(&out, Op::CompositeInsert),
+            3,
+            "{}",
+            disassemble(&out)
+        );
+        let again = smooth_lines_fs(&out, "main", 1.5).unwrap_err().to_string();
+        assert!(again.contains("location 26 is taken"), "{again}");
+        let fc = spirv_gen::text::parse(
+            "shader fragment
+in @fc : f32x4 builtin=frag_coord
+out @o : f32x4 location=0
+fn main {
+  %0 : f32x4 = load @fc
+  store @o, %0
+}
+",
+        )
+        .unwrap();
+        let (target, fc_env) = match env {
+            TargetEnv::Vulkan_1_0 => (Target::Vulkan1_1, TargetEnv::Vulkan_1_1),
+            _ => (Target::Vulkan1_3, env),
+        };
+        let own = spirv_gen::emit::emit(&fc, target).unwrap();
+        let out = smooth_lines_fs(&own, "main", 1.0).unwrap();
+        validate(&out, fc_env, "fragment reading FragCoord");
+        assert_eq!(
+            disassemble(&out).matches("BuiltIn FragCoord").count(),
+            1,
+            "{}",
+            disassemble(&out)
+        );
+        let kill = probe("smooth_kill", env);
+        let out = smooth_lines_fs(&kill, "main", 1.0).unwrap();
+        validate(&out, env, "fragment, discard only");
+    }
 }

@@ -267,7 +267,7 @@ impl Patcher {
         (pc, size, wide): (Word, Word, Word),
     ) -> Result<bool> {
         let f = Num::float(32, 1);
-        let (ft, v4t) = (self.ty(f), self.ty(Num::float(32, 4)));
+        let ft = self.ty(f);
         let bt = self.b.type_bool();
         let glsl = self.glsl_set();
         let half = self.konst(f, u64::from(0.5f32.to_bits()));
@@ -322,6 +322,16 @@ impl Patcher {
         ));
         let none = self.emit(&mut code, Op::FOrdLessThanEqual, bt, &[c, zero]);
         self.discard_first_if(code, none)?;
+        self.weigh_colour_alpha(coverage);
+        Ok(true)
+    }
+
+    /// GL's antialiasing application: before each return, the alpha of
+    /// every 32-bit float `vec4` colour output (and element of an array of
+    /// them) is multiplied by the private `f32` `coverage`.
+    pub(super) fn weigh_colour_alpha(&mut self, coverage: Word) {
+        let f = Num::float(32, 1);
+        let (ft, v4t) = (self.ty(f), self.ty(Num::float(32, 4)));
         // `vec4` colour outputs, and arrays of them (draw buffers): the
         // element count, 0 for a plain one.
         let colours: Vec<(Word, u32)> = self
@@ -337,7 +347,7 @@ impl Patcher {
             })
             .collect();
         if colours.is_empty() {
-            return Ok(true);
+            return;
         }
         let out_ptr = self.b.type_pointer(None, StorageClass::Output, v4t);
         let it = Num::int(true, 32, 1);
@@ -382,12 +392,11 @@ impl Patcher {
             }
             code
         });
-        Ok(true)
     }
 
     /// Appends the GLSL.std.450 instruction `inst` of `args` (result
     /// type `ty`) to `code`.
-    fn ext(
+    pub(super) fn ext(
         &mut self,
         code: &mut Vec<Instruction>,
         ty: Word,

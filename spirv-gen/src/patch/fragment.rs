@@ -364,6 +364,10 @@ pub(super) fn patch_fragment(
     patch_entry(words, entry, &[ExecutionModel::Fragment], what, patch)
 }
 
+/// The debug name of the push constant block the patches declare, by
+/// which a later patch finds it (an entry point may use one).
+const DRIVER_PUSH_NAME: &str = "pipe_vk_push";
+
 impl Patcher {
     pub(super) fn id(&mut self) -> Word {
         self.b.id()
@@ -458,14 +462,33 @@ impl Patcher {
         (out[0], out[1])
     }
 
-    /// The driver's push constants (`binding::push`) as a new block of
-    /// 32-bit words; an error when the shader has push constants.
+    /// The driver's push constants (`binding::push`) as a block of 32-bit
+    /// words: the one an earlier patch added (named
+    /// [`DRIVER_PUSH_NAME`]), else a new one; an error when the shader has
+    /// push constants of its own.
     pub(super) fn driver_push_block(&mut self) -> Result<Word> {
-        let own = self.module().types_global_values.iter().any(|i| {
-            i.class.opcode == Op::Variable
-                && i.operands.first() == Some(&Operand::StorageClass(StorageClass::PushConstant))
+        let push_vars: Vec<Word> = self
+            .module()
+            .types_global_values
+            .iter()
+            .filter(|i| {
+                i.class.opcode == Op::Variable
+                    && i.operands.first()
+                        == Some(&Operand::StorageClass(StorageClass::PushConstant))
+            })
+            .filter_map(|i| i.result_id)
+            .collect();
+        let driver = push_vars.iter().copied().find(|&v| {
+            self.module().debug_names.iter().any(|n| {
+                n.class.opcode == Op::Name
+                    && n.operands.first() == Some(&Operand::IdRef(v))
+                    && n.operands.get(1) == Some(&Operand::LiteralString(DRIVER_PUSH_NAME.into()))
+            })
         });
-        if own {
+        if let (Some(v), 1) = (driver, push_vars.len()) {
+            return Ok(v);
+        }
+        if !push_vars.is_empty() {
             return Err(Error::new(
                 "SPIR-V: the shader has push constants of its own, where pipe-vk's lowering \
                  reads the driver's",
@@ -473,7 +496,9 @@ impl Patcher {
         }
         let ut = self.ty(Num::int(false, 32, 1));
         let st = self.block_of_array(ut, binding::push::SIZE / 4, 4);
-        Ok(self.add_variable(StorageClass::PushConstant, st))
+        let v = self.add_variable(StorageClass::PushConstant, st);
+        self.b.name(v, DRIVER_PUSH_NAME);
+        Ok(v)
     }
 
     /// A new `Block` struct of one member at offset 0: an array of `len`

@@ -65,6 +65,7 @@ mod debug;
 pub use debug::without_nonsemantic;
 mod fragment;
 mod line_stipple;
+mod smooth_lines;
 mod xfb;
 pub use aliased::{aliased_points, aliased_points_fs, aliased_triangles_fs, round_points_fs};
 pub use arrays::split_descriptor_arrays;
@@ -72,6 +73,7 @@ pub use fragment::{
     alpha_test, line_stipple, pixel_center_integer, polygon_edges, polygon_stipple, window_rects,
 };
 pub use line_stipple::line_stipple_gs;
+pub use smooth_lines::{smooth_lines, smooth_lines_fs};
 pub use xfb::{
     drop_xfb, vertex_output_captures, xfb_copy_builtins, xfb_layout, XfbBuiltins, XfbLayout,
 };

@@ -14,19 +14,28 @@
 //!
 //! `.emulated` forces the shader emulation (`PIPE_VK_DEBUG=
 //! emulate_smooth_lines`) where the device draws smooth lines itself.
+//! `.rebind_width` changes nothing but the bound rasterizer (its width)
+//! between draws, which keeps the last draw's pipeline lookup for the
+//! other dynamic-only rasterizer fields.
 //! The lines are drawn directly, through an application geometry shader,
 //! and through tessellation (isolines), since the emulation lowers
 //! whichever stage is last; one line has clip-space `w` of 2 (the same
 //! window position), so the shader's perspective division is exercised.
 
-use pipe_core::draw::PrimType;
+use std::sync::Arc;
+
+use pipe_core::draw::{DrawInfo, DrawStartCountBias, PrimType};
 use pipe_core::flags::ClearFlags;
-use pipe_core::state::{ColorUnion, PolygonMode, RasterizerState, ShaderStage};
+use pipe_core::state::{
+    ColorUnion, PolygonMode, RasterizerState, ShaderStage, VertexBuffer, VertexBufferSource,
+    VertexElement,
+};
+use pipe_core::Format;
 
 use super::render::{
     begin_with, clear, draw_mode, ndc, rasterizer, read_color, set_src, Px, H, UNORM, W,
 };
-use crate::harness::{bind_program, bind_stage, FS_UBO_COLOR, VS_PASSTHROUGH};
+use crate::harness::{bind_program, bind_stage, f32s, step, Env, FS_UBO_COLOR, VS_PASSTHROUGH};
 use crate::{test_case, Outcome, TestContext};
 
 type R = Result<(), Outcome>;
@@ -120,6 +129,10 @@ enum Via {
     Tessellation,
     /// The edges of [`TRIANGLE`], in polygon mode LINE.
     PolygonLine,
+    /// [`LINES`] from one vertex buffer, their rasterizer states (which
+    /// differ in the width only) made first: between the draws, only the
+    /// bound rasterizer changes.
+    Rebind,
 }
 
 impl Line {
@@ -176,7 +189,7 @@ fn smooth_lines(ctx: &mut TestContext, via: Via, emulated: bool) -> R {
     }
     bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     match via {
-        Via::Direct | Via::PolygonLine => {}
+        Via::Direct | Via::PolygonLine | Via::Rebind => {}
         Via::Geometry => bind_stage(&mut e, ShaderStage::Geometry, GS_LINES)?,
         Via::Tessellation => {
             bind_stage(
@@ -214,7 +227,13 @@ fn smooth_lines(ctx: &mut TestContext, via: Via, emulated: bool) -> R {
     } else {
         &LINES
     };
-    for l in lines.iter().filter(|_| via != Via::PolygonLine) {
+    if via == Via::Rebind {
+        draw_rebinding(&mut e)?;
+    }
+    for l in lines
+        .iter()
+        .filter(|_| via != Via::PolygonLine && via != Via::Rebind)
+    {
         rasterizer(&mut e, |r: &mut RasterizerState| {
             r.line_smooth = true;
             r.line_rectangular = true;
@@ -288,6 +307,64 @@ fn smooth_lines(ctx: &mut TestContext, via: Via, emulated: bool) -> R {
     Ok(())
 }
 
+/// [`Via::Rebind`]'s draws.
+fn draw_rebinding(e: &mut Env) -> R {
+    let mut states = Vec::new();
+    for l in &LINES {
+        let r = RasterizerState {
+            line_smooth: true,
+            line_rectangular: true,
+            line_width: l.width,
+            half_pixel_center: true,
+            depth_clip_near: true,
+            depth_clip_far: true,
+            ..Default::default()
+        };
+        states.push(step(
+            "create_rasterizer_state",
+            e.ctx.create_rasterizer_state(&r),
+        )?);
+    }
+    let v: Vec<f32> = LINES
+        .iter()
+        .flat_map(|l| [l.a, l.b].map(|(x, y)| [ndc(x) * l.w, ndc(y) * l.w, 0.0, l.w]))
+        .flatten()
+        .collect();
+    let el = VertexElement {
+        src_offset: 0,
+        src_stride: 16,
+        vertex_buffer_index: 0,
+        dual_slot: false,
+        src_format: Format::R32G32B32A32Float,
+        instance_divisor: 0,
+    };
+    let ve = step("velems", e.ctx.create_vertex_elements_state(&[el]))?;
+    step("bind velems", e.ctx.bind_vertex_elements_state(Some(ve)))?;
+    let vb = VertexBuffer {
+        buffer: Some(VertexBufferSource::User(Arc::from(f32s(&v)))),
+        buffer_offset: 0,
+    };
+    step("set_vertex_buffers", e.ctx.set_vertex_buffers(&[vb]))?;
+    let info = DrawInfo {
+        mode: PrimType::Lines,
+        instance_count: 1,
+        ..DrawInfo::default()
+    };
+    for (k, h) in states.into_iter().enumerate() {
+        step(
+            "bind_rasterizer_state",
+            e.ctx.bind_rasterizer_state(Some(h)),
+        )?;
+        let draw = DrawStartCountBias {
+            start: 2 * k as u32,
+            count: 2,
+            index_bias: 0,
+        };
+        step("draw_vbo", e.ctx.draw_vbo(&info, 0, None, &[draw]))?;
+    }
+    Ok(())
+}
+
 fn direct(ctx: &mut TestContext) -> Outcome {
     Outcome::from_result(smooth_lines(ctx, Via::Direct, false))
 }
@@ -300,6 +377,17 @@ fn geometry(ctx: &mut TestContext) -> Outcome {
 fn tessellation(ctx: &mut TestContext) -> Outcome {
     Outcome::from_result(smooth_lines(ctx, Via::Tessellation, false))
 }
+/// Every shader SPIR-V passthrough (`spirv_gen::patch::smooth_lines` and
+/// `smooth_lines_fs`): directly, and through the geometry shader.
+fn spirv(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(
+        crate::harness::as_spirv(|| smooth_lines(ctx, Via::Direct, false))
+            .and_then(|()| crate::harness::as_spirv(|| smooth_lines(ctx, Via::Geometry, false))),
+    )
+}
+fn rebind(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(smooth_lines(ctx, Via::Rebind, false))
+}
 fn polygon_line(ctx: &mut TestContext) -> Outcome {
     Outcome::from_result(smooth_lines(ctx, Via::PolygonLine, false))
 }
@@ -308,3 +396,5 @@ test_case!(name = "pipe.render.smooth_lines.emulated", emulated);
 test_case!(name = "pipe.render.smooth_lines.geometry", geometry);
 test_case!(name = "pipe.render.smooth_lines.tessellation", tessellation);
 test_case!(name = "pipe.render.smooth_lines.polygon_line", polygon_line);
+test_case!(name = "pipe.render.smooth_lines.spirv", spirv);
+test_case!(name = "pipe.render.smooth_lines.rebind_width", rebind);
