@@ -371,12 +371,7 @@ fn interface(dev: &DeviceShared, state: &ComputeState, push_limit: u32) -> PipeR
             iface.push
         )));
     }
-    crate::shader::check_device_features(
-        dev,
-        "compute shader",
-        pipe_core::state::ShaderStage::Compute,
-        &state.code,
-    )?;
+    crate::shader::check_device_features(dev, "compute shader", &state.code)?;
     // Features the emitted capabilities need.
     let decls = iface
         .images

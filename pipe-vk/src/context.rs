@@ -586,7 +586,6 @@ impl VkContext {
         crate::shader::check_device_features(
             self.dev(),
             &format!("{} shader", state.stage.short_name()),
-            state.stage,
             &state.code,
         )?;
         let (cso, _) = self.shader.create(state)?;

@@ -143,29 +143,10 @@ fn spirv_instructions(words: &[u32]) -> impl Iterator<Item = &[u32]> {
     })
 }
 
-/// Whether a SPIR-V module has an instruction with one of `opcodes`.
-fn spirv_has_opcode(words: &[u32], opcodes: &[u32]) -> bool {
-    spirv_instructions(words).any(|inst| opcodes.contains(&(inst[0] & 0xffff)))
-}
-
 /// Fails when the shader needs a device feature pipe-vk found missing
 /// (features its words need, beyond the declarations
 /// `crate::descriptors::check_image_features` checks).
-pub fn check_device_features(
-    dev: &DeviceShared,
-    what: &str,
-    stage: ShaderStage,
-    code: &ShaderCode,
-) -> PipeResult<()> {
-    if let ShaderCode::SpirV { words, .. } = code {
-        // OpGroupNonUniformAll (334), Any (335), AllEqual (336).
-        if !dev.subgroup_vote(stage) && spirv_has_opcode(words, &[334, 335, 336]) {
-            return Err(PipeError::unsupported(format!(
-                "{what}: subgroup votes, which the device does not run in this stage \
-                 (spirv-gen IR lowers them)"
-            )));
-        }
-    }
+pub fn check_device_features(dev: &DeviceShared, what: &str, code: &ShaderCode) -> PipeResult<()> {
     if float_image_atomics(code)
         && dev
             .device
@@ -798,9 +779,9 @@ pub fn target_for(dev: &DeviceShared) -> spirv_gen::emit::Target {
 
 /// Compiles a shader template with `key` to SPIR-V words.
 /// `vote`: the device runs subgroup votes in the shader's stage
-/// (`DeviceShared::subgroup_vote`); without, an IR shader's votes are
-/// lowered (a SPIR-V one's are refused when it is created:
-/// [`check_device_features`]).
+/// (`DeviceShared::subgroup_vote`); without, each invocation votes alone
+/// (`spirv_gen::passes::gl::lower_vote_trivial` for the IR,
+/// `spirv_gen::patch::votes_trivial` for SPIR-V).
 pub fn compile(
     state: &ShaderState,
     key: &VariantKey,
@@ -835,6 +816,11 @@ pub fn compile(
                     )
                     .map_err(err)?,
                 );
+            }
+            // Votes where the stage has none: each invocation votes alone.
+            if !vote {
+                let w = out.as_deref().unwrap_or(words);
+                out = Some(spirv_gen::patch::votes_trivial(w).map_err(err)?);
             }
             if !key.vertex_fixups.is_empty() && state.stage == ShaderStage::Vertex {
                 let w = out.as_deref().unwrap_or(words);
@@ -1343,7 +1329,11 @@ impl ModuleCache {
         if spirv && !high.is_empty() {
             return None;
         }
-        let mut free = (0..limit).filter(|l| !used.contains(l));
+        // Not onto the driver's varyings (26..=31), which the generated
+        // shader's lowerings add.
+        let driver = spirv_gen::binding::DRIVER_LOCATIONS;
+        let mut free =
+            (0..limit).filter(|&l| !used.contains(&l) && (l >= 32 || driver & (1 << l) == 0));
         high.into_iter()
             .map(|from| free.next().map(|to| (from, to)))
             .collect()

@@ -1532,6 +1532,7 @@ fn damaged_spirv_never_panics() {
                     let _ = aliased_points(&w, "main", 64.0, false);
                     let _ = aliased_points(&w, "main", 64.0, true);
                     let _ = spirv_gen::patch::smooth_lines(&w, "main");
+                    let _ = spirv_gen::patch::votes_trivial(&w);
                 } else {
                     let _ = zero_inputs(&w, "main", u32::MAX);
                     // Written in part: the rebuilding paths.
@@ -3699,5 +3700,67 @@ fn main {
         let kill = probe("smooth_kill", env);
         let out = smooth_lines_fs(&kill, "main", 1.0).unwrap();
         validate(&out, env, "fragment, discard only");
+    }
+}
+
+/// Votes patched out of an emitted vertex shader (each invocation votes
+/// alone, `votes_trivial`): valid for Vulkan 1.1 and 1.3 with no vote
+/// instruction and no `GroupNonUniformVote` capability left; the
+/// predicate goes through unchanged (`any`, `all`), `vote_eq` is `true`.
+/// A module without votes comes back as it was.
+#[test]
+fn votes_made_trivial() {
+    use spirv_gen::patch::votes_trivial;
+    let ir = spirv_gen::text::parse(
+        "shader vertex
+in @vid : i32 builtin=vertex_index
+out @gl_pos : f32x4 builtin=position
+ssbo @o slot=0
+fn main {
+  %0 : i32 = load @vid
+  %1 : u32 = bitcast %0
+  %2 : u32 = const 3
+  %3 : bool = ieq %1, %2
+  %4 : bool = vote_any %3
+  %5 : bool = vote_all %3
+  %6 : bool = vote_eq %1
+  %7 : u32 = const 1
+  %8 : u32 = const 0
+  %9 : u32 = bcsel %4, %7, %8
+  %10 : u32 = bcsel %5, %7, %8
+  %11 : u32 = bcsel %6, %7, %8
+  %12 : u32 = iadd %9, %10
+  %13 : u32 = iadd %12, %11
+  %14 : u32 = const 4
+  %15 : u32 = imul %1, %14
+  store_ssbo @o, %15, %13
+  %16 : f32x4 = const 0.0, 0.0, 0.0, 1.0
+  store @gl_pos, %16
+}
+",
+    )
+    .unwrap();
+    for (target, env) in [
+        (Target::Vulkan1_1, TargetEnv::Vulkan_1_1),
+        (Target::Vulkan1_3, TargetEnv::Vulkan_1_3),
+    ] {
+        let w = spirv_gen::emit::emit(&ir, target).unwrap();
+        let text = disassemble(&w);
+        assert!(text.contains("OpGroupNonUniformAllEqual"), "{text}");
+        let out = votes_trivial(&w).unwrap();
+        validate(&out, env, "votes made trivial");
+        let text = disassemble(&out);
+        for gone in [
+            "OpGroupNonUniformAll ",
+            "OpGroupNonUniformAny",
+            "OpGroupNonUniformAllEqual",
+            "GroupNonUniformVote",
+        ] {
+            assert!(!text.contains(gone), "{gone} left:\n{text}");
+        }
+        assert_eq!(count_op(&out, Op::CopyObject), 3, "{text}");
+        assert!(text.contains("OpConstantTrue"), "{text}");
+        let plain = assemble(GLSLANG, TargetEnv::Vulkan_1_0);
+        assert_eq!(votes_trivial(&plain).unwrap(), plain);
     }
 }

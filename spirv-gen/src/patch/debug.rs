@@ -44,7 +44,7 @@ pub(super) struct NonSemantic {
 }
 
 /// Each instruction of `words` (after the header): (opcode, its words).
-fn instructions(words: &[u32]) -> impl Iterator<Item = (u32, &[u32])> {
+pub(super) fn instructions(words: &[u32]) -> impl Iterator<Item = (u32, &[u32])> {
     let mut i = 5.min(words.len());
     std::iter::from_fn(move || {
         let w = *words.get(i)?;

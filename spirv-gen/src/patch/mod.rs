@@ -66,6 +66,7 @@ pub use debug::without_nonsemantic;
 mod fragment;
 mod line_stipple;
 mod smooth_lines;
+mod votes;
 mod xfb;
 pub use aliased::{aliased_points, aliased_points_fs, aliased_triangles_fs, round_points_fs};
 pub use arrays::split_descriptor_arrays;
@@ -74,6 +75,7 @@ pub use fragment::{
 };
 pub use line_stipple::line_stipple_gs;
 pub use smooth_lines::{smooth_lines, smooth_lines_fs};
+pub use votes::votes_trivial;
 pub use xfb::{
     drop_xfb, vertex_output_captures, xfb_copy_builtins, xfb_layout, XfbBuiltins, XfbLayout,
 };

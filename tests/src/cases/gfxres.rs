@@ -1385,9 +1385,10 @@ fn main {{
     step("draw_vbo", draw_mode(&mut e, PrimType::Points, 16))?;
     super::compute::check_votes("vertex", &read_u32s(&mut e, &out, 16)?)
 }
-// No `.spirv` variant: SPIR-V votes are the frontend's, and refused where
-// the stage has none (`shader::check_device_features`), as on lavapipe.
 crate::both_paths!("pipe.render.vote.vertex", vs_votes);
+// As SPIR-V passthrough: where the stage has no votes (lavapipe's vertex
+// stage), `spirv_gen::patch::votes_trivial` makes each vertex vote alone.
+crate::spirv_variant!("pipe.render.vote.vertex", vs_votes);
 
 /// Subgroup votes in a fragment shader, one invocation per pixel of the
 /// 16x16 target, indexed `y * 16 + x` (`compute::check_votes`; lavapipe
@@ -1423,3 +1424,4 @@ fn main {{
     super::compute::check_votes("fragment", &read_u32s(&mut e, &out, W * H)?)
 }
 crate::both_paths!("pipe.render.vote.fragment", fs_votes);
+crate::spirv_variant!("pipe.render.vote.fragment", fs_votes);
