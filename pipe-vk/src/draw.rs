@@ -1717,7 +1717,7 @@ impl VkContext {
         }
         let edges = match crate::pipeline::effective_polygon_mode(&self.rasterizer_or_default()?) {
             PolygonMode::Line => crate::prim::Edges::Lines,
-            PolygonMode::Point if self.dev().point_edges() => crate::prim::Edges::Points,
+            PolygonMode::Point => crate::prim::Edges::Points,
             _ => return Ok(None),
         };
         let Some(vs) = b.shaders[ShaderStage::Vertex.index()] else {
@@ -3541,9 +3541,11 @@ impl VkContext {
         // the shaders weigh alpha by coverage
         // (`spirv_gen::passes::smooth_lines`), the line drawn one pixel
         // wider (`set_dynamic_state`); polygons in line mode too (GL's
-        // LINE_SMOOTH applies to their edges). Not where a shader is
-        // SPIR-V passthrough or writes the viewport index
-        // (`shader::smooth_lines_lowerable`): those lines stay aliased.
+        // LINE_SMOOTH applies to their edges); SPIR-V passthrough shaders
+        // are patched (`spirv_gen::patch::smooth_lines`). Not where a
+        // shader writes the viewport index or uses the emulation's
+        // location (`shader::smooth_lines_lowerable`): those lines stay
+        // aliased.
         let lines = prim == TopologyClass::Line || fill(PolygonMode::Line);
         if let Some(width) = self.smooth_lines_emulated(&rast, lines, samples)? {
             vs.smooth_lines = Some(width.to_bits());
@@ -3678,8 +3680,8 @@ impl VkContext {
         {
             self.debug_message(DebugType::Fallback, 10, || {
                 "polygon mode: the vertex shader's edge flags are not applied (that needs a \
-                 generated geometry shader: no application geometry or tessellation shader, a \
-                 device with geometry shaders, and in point mode not lavapipe)"
+                 generated geometry shader: no application geometry or tessellation shader \
+                 and a device with geometry shaders)"
                     .to_string()
             });
         }

@@ -60,10 +60,6 @@ pub struct DebugFlags {
     /// states must (and the patch control point count, as devices
     /// without extended dynamic state 2's must).
     pub no_dynamic_rasterizer: bool,
-    /// `point_edges`: draw each vertex of a quad or polygon in polygon
-    /// mode POINT once (`prim::Edges::Points`) on lavapipe too, where a
-    /// driver workaround turns it off (`DeviceShared::point_edges`).
-    pub point_edges: bool,
     /// `no_cb0_push_offset`: bind every upload of user constants (constant
     /// buffer 0 of the vertex and fragment stages) as its own descriptor,
     /// instead of a window whose offset is pushed (`crate::draw`'s
@@ -111,7 +107,6 @@ impl DebugFlags {
             no_dynamic_rasterizer: has("no_dynamic_rasterizer"),
             no_dynamic_vertex_input: has("no_dynamic_vertex_input"),
             no_cb0_push_offset: has("no_cb0_push_offset"),
-            point_edges: has("point_edges"),
             no_query_in_rendering: has("no_query_in_rendering"),
             no_discard_rectangles: has("no_discard_rectangles"),
             no_primitives_generated_query: has("no_primitives_generated_query"),
@@ -181,7 +176,7 @@ pub struct DeviceShared {
     pub discard_rectangles: Option<crate::discard_rectangles::Support>,
     /// VK_EXT_line_rasterization is enabled, and the device is lavapipe:
     /// looked up once, as draws ask (`dynamic_rasterizer`,
-    /// `point_edges`), and the lookups compare strings.
+    /// the driver workarounds), and the lookups compare strings.
     line_rasterization: bool,
     lavapipe: bool,
     /// The stages in which the device runs subgroup votes
@@ -262,24 +257,6 @@ impl DeviceShared {
             && t(e3.extended_dynamic_state3_line_stipple_enable)
             && t(f.provoking_vertex.provoking_vertex_last)
             && self.line_rasterization
-    }
-
-    /// Whether quads and polygons in polygon mode POINT draw each vertex
-    /// once (`prim::Edges::Points`, through the generated geometry
-    /// shader). A driver workaround, as Zink's `driver_workarounds`, turns
-    /// it off on lavapipe: with lavapipe 25.0.7, after draws of this kind,
-    /// `pipe.draw.state_fuzz.seed_17` crashes lavapipe's queue thread (a
-    /// SIGSEGV inside its draw module). With every iteration waited for
-    /// (`PIPE_CTS_STATE_FUZZ_SYNC=1`), the submission that crashes holds
-    /// only two plain line-list draws, and whether it crashes depends on
-    /// which earlier, completed iterations ran: state kept inside
-    /// lavapipe, not in anything of ours still in flight. No validation
-    /// message, and robustBufferAccess does not avoid it. Without debug
-    /// symbols for lavapipe the cause is not known. Those draws then draw
-    /// a vertex shared by two triangles twice, as before.
-    /// `PIPE_VK_DEBUG=point_edges` turns it on there.
-    pub fn point_edges(&self) -> bool {
-        self.debug.point_edges || !self.lavapipe
     }
 
     /// Whether shaders of `stage` vote with the device's subgroup

@@ -54,9 +54,6 @@ pub struct ScreenOptions {
     /// Bake rasterizer state into pipelines even where it can be dynamic;
     /// `PIPE_VK_DEBUG=no_dynamic_rasterizer`.
     pub no_dynamic_rasterizer: Option<bool>,
-    /// Draw each polygon vertex once in polygon mode POINT on lavapipe
-    /// too; `PIPE_VK_DEBUG=point_edges`.
-    pub point_edges: Option<bool>,
     /// Bind every upload of user constants as its own descriptor;
     /// `PIPE_VK_DEBUG=no_cb0_push_offset`.
     pub no_cb0_push_offset: Option<bool>,
@@ -119,9 +116,6 @@ impl ScreenOptions {
         }
         if let Some(s) = self.no_cb0_push_offset {
             f.no_cb0_push_offset = s;
-        }
-        if let Some(s) = self.point_edges {
-            f.point_edges = s;
         }
         if let Some(s) = self.no_query_in_rendering {
             f.no_query_in_rendering = s;

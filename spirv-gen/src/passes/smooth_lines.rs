@@ -31,6 +31,9 @@
 //!    coverage ([`super::aliased::weigh_colour_alpha`], before the alpha
 //!    test).
 //!
+//! SPIR-V passthrough shaders get the same two halves patched in
+//! (`crate::patch::smooth_lines`, `crate::patch::smooth_lines_fs`).
+//!
 //! Not done: the ends. The widened line still ends at its vertices, so
 //! pixels past an end are not drawn and those just inside are weighed
 //! across the line only (GL would weigh them along it too); Zink's

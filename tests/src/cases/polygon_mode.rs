@@ -185,12 +185,7 @@ fn begin(
     culled: bool,
     stipple: bool,
 ) -> Result<(Env, crate::cases::draw::Target, [f32; 4]), Outcome> {
-    // Point mode: lavapipe's workaround off (`DeviceShared::point_edges`);
-    // one draw per case does not meet the crash it avoids.
-    let mut e: Env = env_with(ctx, |o| {
-        o.emulate_line_stipple = Some(stipple);
-        o.point_edges = Some(true);
-    })?;
+    let mut e: Env = env_with(ctx, |o| o.emulate_line_stipple = Some(stipple))?;
     if stipple && !e.screen.caps().line_stipple {
         return Err(Outcome::skip("no line stipple"));
     }

@@ -70,7 +70,7 @@ both_conventions!("degenerate_fan_line", degenerate_polygon_line);
 /// (`point_size_per_vertex` off, the vertex shader writes none): GL draws
 /// each of the 4 vertices as a 3x3 square around its pixel.
 fn quad_point_size(ctx: &mut TestContext) -> R {
-    let mut e = crate::harness::env_with(ctx, |o| o.point_edges = Some(true))?;
+    let mut e = crate::harness::env(ctx, false)?;
     let t = setup(&mut e, false)?;
     bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     bind_rasterizer(&mut e, |r| {
@@ -473,7 +473,7 @@ crate::bool_cases!(
 /// of the 4 vertices once, so the pixel of the coinciding pair gets 0.5
 /// and the other two 0.25. `first`: the provoking-vertex convention.
 fn quad_point_coincident(ctx: &mut TestContext, first: bool) -> R {
-    let mut e = crate::harness::env_with(ctx, |o| o.point_edges = Some(true))?;
+    let mut e = crate::harness::env(ctx, false)?;
     let t = setup(&mut e, false)?;
     bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
     bind_rasterizer(&mut e, |r| {

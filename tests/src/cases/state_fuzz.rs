@@ -788,7 +788,6 @@ struct Switches {
     no_primitives_generated_query: bool,
     no_xfb_draw: bool,
     no_discard_rectangles: bool,
-    point_edges: bool,
 }
 
 /// State objects of the previous iteration, deleted once the next
@@ -2699,7 +2698,6 @@ fn new_fuzz(ctx: &TestContext, seed: u64, sw: Switches, all: bool) -> Result<Fuz
         );
         set(&mut o.no_xfb_draw, sw.no_xfb_draw);
         set(&mut o.no_discard_rectangles, sw.no_discard_rectangles);
-        set(&mut o.point_edges, sw.point_edges);
     })?;
     let caps = e.screen.caps().clone();
     let ms4 = caps.framebuffer_color_sample_counts & 4 != 0;

@@ -21,12 +21,10 @@
 //! the iteration and the first differing pixel; later iterations may
 //! differ only because of it (buffers keep their contents).
 //!
-//! Two switches are left out, as they change what is drawn on purpose:
+//! One switch is left out, as it changes what is drawn on purpose:
 //! `emulate_line_stipple` (the emulation restarts the pattern at every
 //! segment of a strip, as Zink's, where lavapipe continues it; see
-//! `spirv_gen::passes::line_stipple`) and `point_edges` (lavapipe's
-//! default draws a vertex shared by two polygons twice in polygon mode
-//! POINT, `DeviceShared::point_edges`).
+//! `spirv_gen::passes::line_stipple`).
 //!
 //! What makes both runs alike: the iterations take the same random
 //! stream (the iteration's description must match, or the case fails
