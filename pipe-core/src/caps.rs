@@ -119,6 +119,8 @@ pub struct Caps {
     pub wide_lines: bool,
     pub line_stipple: bool,
     pub max_line_width: f32,
+    /// The widest smooth line (`PIPE_CAPF_MAX_LINE_WIDTH_AA`).
+    pub max_line_width_aa: f32,
     /// The largest aliased point (`PIPE_CAPF_MAX_POINT_SIZE`).
     pub max_point_size: f32,
     /// The largest smooth point (`PIPE_CAPF_MAX_POINT_SIZE_AA`).

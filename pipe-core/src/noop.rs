@@ -98,6 +98,7 @@ pub fn noop_caps() -> Caps {
         max_line_width: 255.0,
         max_point_size: 255.0,
         max_point_size_aa: 255.0,
+        max_line_width_aa: 255.0,
         min_interpolation_offset: -0.5,
         max_interpolation_offset: 0.4375,
         interpolation_offset_bits: 4,

@@ -233,6 +233,13 @@ pub fn probe(instance: &Instance, pd: &PhysicalDevice, f: &Features) -> Caps {
         } else {
             1.0
         },
+        // One less than the widest line: the smooth-line emulation draws
+        // its lines a pixel wider (`spirv_gen::passes::smooth_lines`).
+        max_line_width_aa: if b(c.wide_lines) {
+            (l.line_width_range[1] - 1.0).max(1.0)
+        } else {
+            1.0
+        },
         // Less than the device's largest by what the emulations widen
         // points (`spirv_gen::passes::aliased`): one pixel for aliased
         // points with multisampling off, two for smooth ones. A size GL
