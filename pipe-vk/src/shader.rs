@@ -555,7 +555,9 @@ pub fn smooth_lines_lowerable(state: &ShaderState) -> bool {
                 && io.location.is_some_and(|l| {
                     (l..l.saturating_add(v.locations(ir.stage))).contains(&location)
                 });
-            !own && !(v.is_output() && io.builtin == Some(spirv_gen::ir::BuiltIn::ViewportIndex))
+            let viewport =
+                v.is_output() && io.builtin == Some(spirv_gen::ir::BuiltIn::ViewportIndex);
+            !own && !viewport
         })
     })
 }
