@@ -14,6 +14,8 @@
 //!
 //! `.emulated` forces the shader emulation (`PIPE_VK_DEBUG=
 //! emulate_smooth_lines`) where the device draws smooth lines itself.
+//! `.stipple.{native,emulated}` stipple a smooth line (the device's
+//! stipple, and the shader emulation's generated geometry shader).
 //! `.rebind_width` changes nothing but the bound rasterizer (its width)
 //! between draws, which keeps the last draw's pipeline lookup for the
 //! other dynamic-only rasterizer fields.
@@ -365,6 +367,67 @@ fn draw_rebinding(e: &mut Env) -> R {
     Ok(())
 }
 
+/// A stippled smooth line (factor 1, pattern 0x00ff: 8 pixels on, 8
+/// off): [`LINES`]' first, from x = 1.5 along rows 2 (share 0.25) and 3
+/// (0.75). Pixels whose centre is 2 to 5 pixels along (well inside the
+/// first run) keep their shares; those 9 to 10 along (inside the gap)
+/// are clear. `emulated`: the stipple in shaders too
+/// (`PIPE_VK_DEBUG=emulate_line_stipple`, a generated geometry shader
+/// that the smooth-line lowering then runs in).
+fn stippled(ctx: &mut TestContext, emulated: bool) -> R {
+    let (mut e, t) = begin_with(ctx, UNORM, None, 1, |o| {
+        o.emulate_line_stipple = Some(emulated);
+    })?;
+    if !e.screen.caps().line_stipple {
+        return Err(Outcome::skip("no line stipple"));
+    }
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let fg: Px = [1.0, 0.5, 0.25, 1.0];
+    set_src(&mut e, UNORM, fg)?;
+    clear(
+        &mut e,
+        ClearFlags::COLOR0,
+        ColorUnion::from_f32([0.0; 4]),
+        1.0,
+        0,
+        None,
+    )?;
+    let l = LINES[0];
+    rasterizer(&mut e, |r: &mut RasterizerState| {
+        r.line_smooth = true;
+        r.line_rectangular = true;
+        r.line_width = l.width;
+        r.line_stipple_enable = true;
+        r.line_stipple_factor = 0;
+        r.line_stipple_pattern = 0x00ff;
+    })?;
+    let v: Vec<f32> = [l.a, l.b]
+        .iter()
+        .flat_map(|&(x, y)| [ndc(x), ndc(y), 0.0, 1.0])
+        .collect();
+    draw_mode(&mut e, &v, false, PrimType::Lines)?;
+    let got = read_color(&mut e, &t.color)?;
+    for py in [2u32, 3] {
+        let want_on = if py == 2 { 0.25 } else { 0.75 };
+        for px in 0..W {
+            let along = px as f32 + 0.5 - l.a.0;
+            let want = match along {
+                a if (2.0..=5.0).contains(&a) => want_on,
+                a if (9.0..=10.0).contains(&a) => 0.0,
+                _ => continue,
+            };
+            let p = got[(py * W + px) as usize];
+            if (p[3] - want).abs() > 0.12 {
+                return Err(Outcome::fail(format!(
+                    "pixel ({px}, {py}), {along} pixels along: alpha {}, want {want}",
+                    p[3]
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn direct(ctx: &mut TestContext) -> Outcome {
     Outcome::from_result(smooth_lines(ctx, Via::Direct, false))
 }
@@ -385,6 +448,12 @@ fn spirv(ctx: &mut TestContext) -> Outcome {
             .and_then(|()| crate::harness::as_spirv(|| smooth_lines(ctx, Via::Geometry, false))),
     )
 }
+fn stipple_native(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(stippled(ctx, false))
+}
+fn stipple_emulated(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(stippled(ctx, true))
+}
 fn rebind(ctx: &mut TestContext) -> Outcome {
     Outcome::from_result(smooth_lines(ctx, Via::Rebind, false))
 }
@@ -398,3 +467,11 @@ test_case!(name = "pipe.render.smooth_lines.tessellation", tessellation);
 test_case!(name = "pipe.render.smooth_lines.polygon_line", polygon_line);
 test_case!(name = "pipe.render.smooth_lines.spirv", spirv);
 test_case!(name = "pipe.render.smooth_lines.rebind_width", rebind);
+test_case!(
+    name = "pipe.render.smooth_lines.stipple.native",
+    stipple_native
+);
+test_case!(
+    name = "pipe.render.smooth_lines.stipple.emulated",
+    stipple_emulated
+);
