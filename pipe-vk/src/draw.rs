@@ -2997,6 +2997,19 @@ impl VkContext {
         })
     }
 
+    /// The bound shader of the last vertex-processing stage: geometry,
+    /// else tessellation evaluation, else vertex.
+    pub(crate) fn last_vertex_shader(&self) -> Option<ShaderHandle> {
+        let b = self.bound();
+        [
+            ShaderStage::Geometry,
+            ShaderStage::TessEval,
+            ShaderStage::Vertex,
+        ]
+        .into_iter()
+        .find_map(|st| b.shaders[st.index()])
+    }
+
     /// The width of the smooth lines a draw rasterizing `lines` emulates
     /// (see `variant_keys`), `None` where it draws none.
     fn smooth_lines_emulated(
@@ -3016,13 +3029,7 @@ impl VkContext {
             return Ok(None);
         }
         let b = self.bound();
-        let last = [
-            ShaderStage::Geometry,
-            ShaderStage::TessEval,
-            ShaderStage::Vertex,
-        ]
-        .into_iter()
-        .find_map(|st| b.shaders[st.index()]);
+        let last = self.last_vertex_shader();
         let lowerable =
             |h: Option<ShaderHandle>| h.is_none_or(|h| self.shader_info(h).smooth_lines);
         if last.is_none()
@@ -3414,27 +3421,17 @@ impl VkContext {
         // read 0 (the driver's own varyings at 29-31 are left to their
         // lowerings).
         if let Some(h) = b.shaders[ShaderStage::Fragment.index()] {
-            let written = [
-                ShaderStage::Geometry,
-                ShaderStage::TessEval,
-                ShaderStage::Vertex,
-            ]
-            .into_iter()
-            .find_map(|st| b.shaders[st.index()])
-            .map_or(0, |h| self.shader_info(h).varyings);
+            let written = self
+                .last_vertex_shader()
+                .map_or(0, |h| self.shader_info(h).varyings);
             fs.zero_inputs = self.shader_info(h).varyings & !written & !(0b111 << 29);
         }
         if rast.light_twoside {
             // Back colours the last vertex stage does not write keep the
             // front colour.
-            fs.two_side_front_only = [
-                ShaderStage::Geometry,
-                ShaderStage::TessEval,
-                ShaderStage::Vertex,
-            ]
-            .into_iter()
-            .find_map(|st| b.shaders[st.index()])
-            .map_or(0, |h| self.shader_info(h).missing_back_colors);
+            fs.two_side_front_only = self
+                .last_vertex_shader()
+                .map_or(0, |h| self.shader_info(h).missing_back_colors);
         }
         fs.alpha_test = alpha_test(&dsa);
         if points {
@@ -3468,14 +3465,7 @@ impl VkContext {
         // Not where the last vertex stage writes a varying at the location
         // the emulation passes the point size in.
         let point_location_free = || {
-            [
-                ShaderStage::Geometry,
-                ShaderStage::TessEval,
-                ShaderStage::Vertex,
-            ]
-            .into_iter()
-            .find_map(|st| b.shaders[st.index()])
-            .is_none_or(|h| {
+            self.last_vertex_shader().is_none_or(|h| {
                 let at = 1 << spirv_gen::binding::ALIASED_POINT_LOCATION;
                 self.shader_info(h).varyings & at == 0
             })
@@ -3584,13 +3574,7 @@ impl VkContext {
                 let dev = self.dev();
                 // Their two `ClipDistance` elements must fit beside the
                 // user planes' and the last vertex stage's cull distances.
-                let last = [
-                    ShaderStage::Geometry,
-                    ShaderStage::TessEval,
-                    ShaderStage::Vertex,
-                ]
-                .into_iter()
-                .find_map(|st| b.shaders[st.index()]);
+                let last = self.last_vertex_shader();
                 let culls = last.map_or(0, |h| self.shader_info(h).cull_distances);
                 let n_clip = 8 - rast.clip_plane_enable.leading_zeros();
                 let combined = dev

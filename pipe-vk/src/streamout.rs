@@ -506,15 +506,9 @@ impl VkContext {
         if !self.streamout.any_target() {
             return Ok(None);
         }
-        let b = self.bound();
-        let last = [
-            ShaderStage::Geometry,
-            ShaderStage::TessEval,
-            ShaderStage::Vertex,
-        ]
-        .into_iter()
-        .find_map(|st| b.shaders[st.index()]);
-        Ok(last.and_then(|h| self.shader_info(h).capture))
+        Ok(self
+            .last_vertex_shader()
+            .and_then(|h| self.shader_info(h).capture))
     }
 
     /// Stores a target's pending offset into its counter buffer (outside
