@@ -1353,14 +1353,7 @@ pub fn lower_aliased_points_fs(s: &mut Shader, smooth: bool) -> Result<()> {
     }
     let widen = point_widening(smooth);
     check_location_free(s, ALIASED_POINT_LOCATION, true, ALIASED_POINT_NAME)?;
-    let size_in = match s
-        .vars
-        .iter()
-        .position(|v| v.is_input() && v.name == ALIASED_POINT_NAME)
-    {
-        Some(i) => VarId(i as u32),
-        None => s.add_var(aliased_point_var(false)),
-    };
+    let size_in = super::gl::driver_input(s, aliased_point_var(false));
     let f = Type::F32;
     let v2 = Type::float(32, 2);
     let pcv = get_builtin(s, false, BuiltIn::PointCoord, v2, None);

@@ -225,6 +225,19 @@ pub(crate) fn driver_varying(
     }
 }
 
+/// The input named like the driver varying `var` (an earlier run of the
+/// lowering added it), else `var`, added.
+pub(crate) fn driver_input(s: &mut Shader, var: Variable) -> VarId {
+    match s
+        .vars
+        .iter()
+        .position(|v| v.is_input() && v.name == var.name)
+    {
+        Some(i) => VarId(i as u32),
+        None => s.add_var(var),
+    }
+}
+
 /// Finds or adds a built-in input/output.
 pub fn get_builtin(
     s: &mut Shader,

@@ -91,14 +91,7 @@ pub fn lower_smooth_lines_fs(s: &mut Shader, width: f32) -> Result<()> {
         return Ok(());
     }
     check_location_free(s, SMOOTH_LINE_LOCATION, true, SMOOTH_LINE_NAME)?;
-    let clip_in = match s
-        .vars
-        .iter()
-        .position(|v| v.is_input() && v.name == SMOOTH_LINE_NAME)
-    {
-        Some(i) => VarId(i as u32),
-        None => s.add_var(smooth_line_var(false)),
-    };
+    let clip_in = super::gl::driver_input(s, smooth_line_var(false));
     let frag_coord = get_builtin(s, false, BuiltIn::FragCoord, Type::vec4(), None);
     let pc = get_push(s);
     let coverage = s.add_var(Variable {
