@@ -819,11 +819,10 @@ pub fn compile(
                     .map_err(err)?,
                 );
             }
-            // Votes where the stage has none: each invocation votes alone.
-            if !vote {
-                let w = out.as_deref().unwrap_or(words);
-                out = Some(spirv_gen::patch::votes_trivial(w).map_err(err)?);
-            }
+            // Votes where the stage has none, and SPV_KHR_subgroup_vote's
+            // everywhere: each invocation votes alone.
+            let w = out.as_deref().unwrap_or(words);
+            out = Some(spirv_gen::patch::votes_trivial(w, !vote).map_err(err)?);
             if !key.vertex_fixups.is_empty() && state.stage == ShaderStage::Vertex {
                 let w = out.as_deref().unwrap_or(words);
                 out = Some(

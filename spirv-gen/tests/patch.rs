@@ -1532,7 +1532,7 @@ fn damaged_spirv_never_panics() {
                     let _ = aliased_points(&w, "main", 64.0, false);
                     let _ = aliased_points(&w, "main", 64.0, true);
                     let _ = spirv_gen::patch::smooth_lines(&w, "main");
-                    let _ = spirv_gen::patch::votes_trivial(&w);
+                    let _ = spirv_gen::patch::votes_trivial(&w, true);
                 } else {
                     let _ = zero_inputs(&w, "main", u32::MAX);
                     // Written in part: the rebuilding paths.
@@ -3747,7 +3747,7 @@ fn main {
         let w = spirv_gen::emit::emit(&ir, target).unwrap();
         let text = disassemble(&w);
         assert!(text.contains("OpGroupNonUniformAllEqual"), "{text}");
-        let out = votes_trivial(&w).unwrap();
+        let out = votes_trivial(&w, true).unwrap();
         validate(&out, env, "votes made trivial");
         let text = disassemble(&out);
         for gone in [
@@ -3761,6 +3761,33 @@ fn main {
         assert_eq!(count_op(&out, Op::CopyObject), 3, "{text}");
         assert!(text.contains("OpConstantTrue"), "{text}");
         let plain = assemble(GLSLANG, TargetEnv::Vulkan_1_0);
-        assert_eq!(votes_trivial(&plain).unwrap(), plain);
+        assert_eq!(votes_trivial(&plain, true).unwrap(), plain);
+        // Without `non_uniform`, the GroupNonUniform votes stay.
+        assert_eq!(votes_trivial(&w, false).unwrap(), w);
+    }
+}
+
+const VOTE_KHR: &str = include_str!("../../tests/src/cases/vote_khr_spirv.spvasm");
+
+/// glslang's OpenGL votes (SPV_KHR_subgroup_vote, SPIR-V 1.0) become
+/// single-invocation votes whatever `non_uniform` says: valid for Vulkan
+/// 1.0 with no KHR vote, capability or extension left, and three copies.
+/// The pipe-cts binary is the text assembled.
+#[test]
+fn khr_votes_made_trivial() {
+    use spirv_gen::patch::votes_trivial;
+    let w = assemble(VOTE_KHR, TargetEnv::Vulkan_1_0);
+    assert_eq!(
+        words_of(include_bytes!("../../tests/src/cases/vote_khr_spirv.spv")),
+        w
+    );
+    for non_uniform in [false, true] {
+        let out = votes_trivial(&w, non_uniform).unwrap();
+        validate(&out, TargetEnv::Vulkan_1_0, "KHR votes made trivial");
+        let text = disassemble(&out);
+        for gone in ["OpSubgroup", "SubgroupVoteKHR", "SPV_KHR_subgroup_vote"] {
+            assert!(!text.contains(gone), "{gone} left:\n{text}");
+        }
+        assert_eq!(count_op(&out, Op::CopyObject), 3, "{text}");
     }
 }

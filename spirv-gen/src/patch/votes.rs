@@ -5,6 +5,14 @@
 //! `OpGroupNonUniformAny` give their own predicate and
 //! `OpGroupNonUniformAllEqual` gives `true`. The `GroupNonUniformVote`
 //! capability goes once no vote is left.
+//!
+//! SPV_KHR_subgroup_vote's `OpSubgroupAllKHR`, `OpSubgroupAnyKHR` and
+//! `OpSubgroupAllEqualKHR`, which glslang emits for GL's
+//! `anyInvocationARB` and the others when it compiles for OpenGL, go the
+//! same way in every stage: Vulkan takes them only with
+//! VK_EXT_shader_subgroup_vote, which pipe-vk does not enable (and they
+//! need SPIR-V 1.3 to become `OpGroupNonUniform*` votes, where a GL
+//! module is 1.0). Their capability and extension go with them.
 
 use rspirv::binary::Assemble;
 use rspirv::dr::{Builder, Instruction, Operand};
@@ -12,12 +20,18 @@ use rspirv::spirv::{Capability, Op};
 
 use crate::{Error, Result};
 
-/// Replaces every subgroup vote of the module `words` (any function)
-/// by its single-invocation result. The words are returned unchanged
-/// when there is none.
-pub fn votes_trivial(words: &[u32]) -> Result<Vec<u32>> {
-    // OpGroupNonUniformAll (334), Any (335), AllEqual (336).
-    if !super::debug::instructions(words).any(|(op, _)| (334..=336).contains(&op)) {
+/// Replaces the subgroup votes of the module `words` (any function) by
+/// their single-invocation results: the SPV_KHR_subgroup_vote ones
+/// always, the `OpGroupNonUniform*` ones with `non_uniform`. The words
+/// are returned unchanged when there is none.
+pub fn votes_trivial(words: &[u32], non_uniform: bool) -> Result<Vec<u32>> {
+    // OpGroupNonUniformAll (334), Any (335), AllEqual (336);
+    // OpSubgroupAllKHR (4428), AnyKHR (4429), AllEqualKHR (4430).
+    let wanted =
+        |op: u32| (non_uniform && (334..=336).contains(&op)) || (4428..=4430).contains(&op);
+    // OpCapability (17) SubgroupVoteKHR (4431), should no vote use it.
+    let khr_capability = |op: u32, inst: &[u32]| op == 17 && inst.get(1) == Some(&4431);
+    if !super::debug::instructions(words).any(|(op, inst)| wanted(op) || khr_capability(op, inst)) {
         return Ok(words.to_vec());
     }
     // Non-semantic instructions (debug info) come out for rspirv and go
@@ -26,9 +40,14 @@ pub fn votes_trivial(words: &[u32]) -> Result<Vec<u32>> {
     let is_vote = |i: &Instruction| {
         matches!(
             i.class.opcode,
-            Op::GroupNonUniformAll | Op::GroupNonUniformAny | Op::GroupNonUniformAllEqual
-        )
+            Op::SubgroupAllKHR | Op::SubgroupAnyKHR | Op::SubgroupAllEqualKHR
+        ) || (non_uniform
+            && matches!(
+                i.class.opcode,
+                Op::GroupNonUniformAll | Op::GroupNonUniformAny | Op::GroupNonUniformAllEqual
+            ))
     };
+    let all_equal = |op: Op| matches!(op, Op::GroupNonUniformAllEqual | Op::SubgroupAllEqualKHR);
     let any = module
         .functions
         .iter()
@@ -48,7 +67,7 @@ pub fn votes_trivial(words: &[u32]) -> Result<Vec<u32>> {
         .iter()
         .flat_map(|f| &f.blocks)
         .flat_map(|b| &b.instructions)
-        .filter(|i| i.class.opcode == Op::GroupNonUniformAllEqual)
+        .filter(|i| is_vote(i) && all_equal(i.class.opcode))
     {
         let ty = i
             .result_type
@@ -69,17 +88,22 @@ pub fn votes_trivial(words: &[u32]) -> Result<Vec<u32>> {
                 let (Some(ty), Some(id)) = (i.result_type, i.result_id) else {
                     return Err(Error::new("SPIR-V votes: a vote has no result"));
                 };
-                // Operands: the scope, then the predicate or value.
-                let value = match i.class.opcode {
-                    Op::GroupNonUniformAllEqual => trues
+                // Operands: the scope (not of the KHR votes), then the
+                // predicate or value.
+                let at = usize::from(
+                    i.class.opcode != Op::SubgroupAllKHR && i.class.opcode != Op::SubgroupAnyKHR,
+                );
+                let value = if all_equal(i.class.opcode) {
+                    trues
                         .iter()
                         .find(|&&(t, _)| t == ty)
                         .map(|&(_, c)| c)
-                        .ok_or_else(|| Error::new("SPIR-V votes: a vote's type"))?,
-                    _ => match i.operands.get(1) {
+                        .ok_or_else(|| Error::new("SPIR-V votes: a vote's type"))?
+                } else {
+                    match i.operands.get(at) {
                         Some(Operand::IdRef(p)) => *p,
                         _ => return Err(Error::new("SPIR-V votes: a vote has no predicate")),
-                    },
+                    }
                 };
                 *i = Instruction::new(
                     Op::CopyObject,
@@ -91,8 +115,15 @@ pub fn votes_trivial(words: &[u32]) -> Result<Vec<u32>> {
         }
     }
     let m = b.module_mut();
-    m.capabilities.retain(|c| {
-        c.operands.first() != Some(&Operand::Capability(Capability::GroupNonUniformVote))
+    let mut gone = vec![Capability::SubgroupVoteKHR];
+    if non_uniform {
+        gone.push(Capability::GroupNonUniformVote);
+    }
+    m.capabilities.retain(
+        |c| !matches!(c.operands.first(), Some(Operand::Capability(x)) if gone.contains(x)),
+    );
+    m.extensions.retain(|e| {
+        e.operands.first() != Some(&Operand::LiteralString("SPV_KHR_subgroup_vote".into()))
     });
     Ok(super::debug::NonSemantic::of(words).restore(b.module().assemble()))
 }

@@ -1424,4 +1424,40 @@ fn main {{
     super::compute::check_votes("fragment", &read_u32s(&mut e, &out, W * H)?)
 }
 crate::both_paths!("pipe.render.vote.fragment", fs_votes);
+
+/// glslang's votes for OpenGL: `anyInvocationARB` and the others compile
+/// to SPV_KHR_subgroup_vote's `OpSubgroupAnyKHR`, `OpSubgroupAllKHR` and
+/// `OpSubgroupAllEqualKHR` (`vote_khr_spirv.spvasm`), which pipe-vk turns
+/// into single-invocation votes (`spirv_gen::patch::votes_trivial`). Per
+/// pixel, with `x` = "left half": red (any) is set where `x` is, green
+/// (all) is clear where `x` is not, and where blue (all equal) is set,
+/// red and green agree. That holds for any grouping.
+fn fs_votes_khr(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    let color = setup(&mut e)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let fs =
+        crate::harness::spirv_module(ShaderStage::Fragment, include_bytes!("vote_khr_spirv.spv"));
+    let h = step("create_fs_state", e.ctx.create_fs_state(&fs))?;
+    step("bind_fs_state", e.ctx.bind_fs_state(Some(h)))?;
+    draw_rect(&mut e, (0, 0, W, H))?;
+    let got = e.read_texture(&color, 0, &PipeBox::rect(0, 0, W, H))?;
+    for (i, p) in got.chunks_exact(4).enumerate() {
+        let (x, y) = (i as u32 % W, i as u32 / W);
+        let left = x < 8;
+        let [any, all, eq] = [p[0], p[1], p[2]].map(|c| c == 255);
+        let ok = p[0..3].iter().all(|&c| c == 0 || c == 255)
+            && (!left || any)
+            && (left || !all)
+            && (!eq || any == all);
+        if !ok {
+            return Err(Outcome::fail(format!(
+                "pixel ({x}, {y}) is {p:?}: any, all and all-equal of \"x < 8\" ({left}) \
+                 disagree"
+            )));
+        }
+    }
+    Ok(())
+}
+crate::both_paths!("pipe.render.vote.fragment_khr", fs_votes_khr);
 crate::spirv_variant!("pipe.render.vote.fragment", fs_votes);
