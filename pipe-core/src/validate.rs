@@ -668,7 +668,9 @@ impl Context for ValidatingContext {
         state: &DepthStencilAlphaState,
     ) -> PipeResult<DepthStencilAlphaHandle> {
         if state.depth_bounds_test {
-            check(state.depth_bounds_min <= state.depth_bounds_max, || {
+            // NaN bounds are undefined in GL, not an error (pipe-vk bounds
+            // nothing on that side); only ordered bounds can be reversed.
+            check(!(state.depth_bounds_min > state.depth_bounds_max), || {
                 "create_depth_stencil_alpha_state: depth bounds min > max".into()
             })?;
         }
