@@ -254,7 +254,11 @@ pub fn line_rasterization(
 /// per-sample multisampling (`per_sample_ms`, VUID 02766), and with one
 /// sample only where the driver smooths such lines
 /// (`DeviceShared::smooth_lines_single_sampled`) and the
-/// `emulate_smooth_lines` debug switch is off.
+/// `emulate_smooth_lines` debug switch is off. Single-sampled lines
+/// narrower than a pixel are left to the emulation: an NVIDIA H100
+/// (driver 580.159) draws a 0.5-wide smooth line as if 1 wide (alpha 1
+/// on the row it centres on, where GL asks 0.5;
+/// `pipe.render.smooth_lines.single_sample`).
 pub fn smooth_lines_native(
     dev: &DeviceShared,
     r: &RasterizerState,
@@ -264,7 +268,10 @@ pub fn smooth_lines_native(
     r.line_smooth
         && dev.device.features.line_rasterization.smooth_lines == vk::TRUE
         && !per_sample_ms
-        && (samples > 1 || (dev.smooth_lines_single_sampled() && !dev.debug.emulate_smooth_lines))
+        && (samples > 1
+            || (dev.smooth_lines_single_sampled()
+                && !dev.debug.emulate_smooth_lines
+                && r.line_width >= 1.0))
 }
 
 /// The vertex input of a vertex-elements CSO: one binding per vertex
