@@ -325,11 +325,44 @@ pub(super) fn run(ctx: &mut TestContext, seed: u64, sw: Switches) -> R {
     let control = std::env::var_os("PIPE_CTS_STATE_FUZZ_DIFF_CONTROL").is_some();
     let reference = record(ctx, seed, if control { sw } else { Switches::default() })?;
     let other = record(ctx, seed, sw)?;
-    compare(&reference, &other)
+    // The shader's fetch conversions (`vertex_fixups`) may round a
+    // normalized or scaled attribute one unit in the last place away from
+    // the device's fetch (Vulkan leaves the conversion's rounding open:
+    // an NVIDIA H100 differed by one, differential seed 103), which the
+    // captured vertices show as they are.
+    let so_ulps = if sw.vertex_fixups { 2 } else { 0 };
+    compare(&reference, &other, so_ulps)
 }
 
-/// The first iteration whose outcome differs, as a failure.
-fn compare(reference: &[Snap], other: &[Snap]) -> R {
+/// Whether buffer `what` holds the same in both runs: the same bytes, or
+/// for the stream-output buffer with `so_ulps`, 32-bit words that are
+/// floats of one sign at most `so_ulps` units in the last place apart.
+fn alike(what: &str, x: &[u8], y: &[u8], so_ulps: u32) -> bool {
+    if x == y {
+        return true;
+    }
+    if so_ulps == 0 || what != "stream-output buffer" || x.len() != y.len() {
+        return false;
+    }
+    x.chunks(4).zip(y.chunks(4)).all(|(a, b)| {
+        let word = |c: &[u8]| c.try_into().map(u32::from_le_bytes).ok();
+        match (word(a), word(b)) {
+            (Some(a), Some(b)) => {
+                let (fa, fb) = (f32::from_bits(a), f32::from_bits(b));
+                a == b
+                    || (fa.is_finite()
+                        && fb.is_finite()
+                        && (a >> 31) == (b >> 31)
+                        && a.abs_diff(b) <= so_ulps)
+            }
+            _ => a == b,
+        }
+    })
+}
+
+/// The first iteration whose outcome differs, as a failure (`so_ulps`:
+/// see [`alike`]).
+fn compare(reference: &[Snap], other: &[Snap], so_ulps: u32) -> R {
     if reference.len() != other.len() {
         return Err(Outcome::fail(format!(
             "the runs recorded {} and {} iterations",
@@ -366,11 +399,11 @@ fn compare(reference: &[Snap], other: &[Snap]) -> R {
             .images
             .iter()
             .zip(&b.images)
-            .filter(|((_, x), (_, y))| x != y)
+            .filter(|((what, x), (_, y))| !alike(what, x, y, so_ulps))
             .map(|((what, _), _)| what.as_str())
             .collect();
         for ((what, x), (_, y)) in a.images.iter().zip(&b.images) {
-            if x == y {
+            if alike(what, x, y, so_ulps) {
                 continue;
             }
             if std::env::var_os("PIPE_CTS_STATE_FUZZ_DIFF_DUMP").is_some() {
