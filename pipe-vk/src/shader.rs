@@ -790,6 +790,19 @@ pub fn compile(
     target: spirv_gen::emit::Target,
     vote: bool,
 ) -> PipeResult<Arc<[u32]>> {
+    // The fixed-function tests in fragment shaders demote: Vulkan 1.3
+    // requires `shaderDemoteToHelperInvocation`, which pipe-vk enables
+    // with the other 1.3 features.
+    let demoting;
+    let key = if target == spirv_gen::emit::Target::Vulkan1_3 && !key.demote_discards {
+        demoting = VariantKey {
+            demote_discards: true,
+            ..key.clone()
+        };
+        &demoting
+    } else {
+        key
+    };
     match &state.code {
         ShaderCode::SpirV { words, entry_point } => {
             // The frontend's own SPIR-V gets the fetch fix-ups, GL's point
@@ -967,6 +980,17 @@ fn fragment_patches(words: &[u32], key: &VariantKey) -> spirv_gen::Result<Option
         out = Some(w);
         spirv_gen::Result::Ok(())
     };
+    let discards = key.window_rects.is_some()
+        || key.polygon_stipple
+        || key.line_stipple
+        || key.polygon_edges.is_some()
+        || key.aliased_points.is_some()
+        || key.round_points != 0
+        || key.aliased_triangles
+        || key.smooth_lines.is_some();
+    if discards && key.demote_discards {
+        apply(&|w| p::demote_discards(w, "main"))?;
+    }
     if key.sample_shading {
         apply(&|w| p::sample_interpolation(w, "main"))?;
     }

@@ -1692,17 +1692,55 @@ fn pixel_coords<'a>(s: &'a mut Shader, what: &str) -> Result<(Emit<'a>, VarId, V
     Ok((e, ubo, xu, yu))
 }
 
-/// Ends a fixed-function test: `if cond { discard }`, and puts the code
-/// before the shader's own.
+/// Ends a fixed-function test: `if cond { demote }`, and puts the code
+/// before the shader's own. [`super::lower`] turns the demotes into
+/// discards (`demotes_to_discards`) where the key does not ask for
+/// demotion ([`super::VariantKey::demote_discards`]).
 pub(crate) fn discard_first_if(mut e: Emit<'_>, cond: ValueId) {
+    let demote = Node::Instr(Instr {
+        dest: None,
+        op: Op::Intrinsic(Intrinsic::Demote),
+        loc: None,
+    });
     e.out.push(Node::If(Box::new(If {
         cond,
-        then_body: vec![Node::Jump(Jump::Discard, None)],
+        then_body: vec![demote],
         else_body: vec![],
         loc: None,
     })));
     let code = std::mem::take(&mut e.out);
     e.s.body.splice(0..0, code);
+}
+
+/// Whether the shader demotes fragments to helper invocations itself.
+pub fn uses_demote(s: &Shader) -> bool {
+    let mut any = false;
+    crate::ir::walk_instrs(&s.body, &mut |i| {
+        any |= matches!(i.op, Op::Intrinsic(Intrinsic::Demote));
+    });
+    any
+}
+
+/// Every `demote` as a `discard` (which terminates the invocation): for
+/// devices without demotion, in shaders whose only demotes are the
+/// fixed-function tests' (each the last node of its block).
+pub fn demotes_to_discards(s: &mut Shader) {
+    fn walk(body: &mut [Node]) {
+        for n in body {
+            match n {
+                Node::Instr(i) if matches!(i.op, Op::Intrinsic(Intrinsic::Demote)) => {
+                    *n = Node::Jump(Jump::Discard, None);
+                }
+                Node::If(i) => {
+                    walk(&mut i.then_body);
+                    walk(&mut i.else_body);
+                }
+                Node::Loop(l) => walk(&mut l.body),
+                _ => {}
+            }
+        }
+    }
+    walk(&mut s.body);
 }
 
 /// Polygon stipple (Gallium's `pipe_poly_stipple`, NIR's
@@ -1712,10 +1750,11 @@ pub(crate) fn discard_first_if(mut e: Emit<'_>, cond: ValueId) {
 /// `FragCoord` and the pattern is [`driver_ubo::POLYGON_STIPPLE`].
 ///
 /// The test runs first, as the fixed-function test it replaces does: the
-/// fragment's side effects (buffer and image stores) never happen. Like
-/// any early `discard`, it makes derivatives of the quad's other
-/// invocations undefined where they depend on a discarded one, the same as
-/// in Mesa's lowering.
+/// fragment's side effects (buffer and image stores) never happen. With
+/// [`super::VariantKey::demote_discards`] the fragment is demoted, so the
+/// quad's derivatives stay defined; without, it is discarded, which
+/// leaves them undefined where they depend on it, as Mesa's lowering
+/// does.
 pub fn lower_polygon_stipple(s: &mut Shader) -> Result<()> {
     if s.stage != Stage::Fragment {
         return Ok(());

@@ -10,7 +10,7 @@
 //! alpha=less:0.5,clip=0x3,flat,two_side,two_side_front_only=0x2,
 //! point_size=1.0,point_size_fixed,sample_shading,single_sample,
 //! sprite=0x1,sprite_upper_left,inline=0:1065353216,vfetch=0:swap_rb,
-//! polygon_stipple,ubo0_push_offset,lower_left_origin,pixel_center_integer,
+//! polygon_stipple,demote_discards,ubo0_push_offset,lower_left_origin,pixel_center_integer,
 //! last_vertex_stage,clip_halfz,line_stipple,line_stipple_polygon,line_rectangular,
 //! polygon_edges=lines,relocate=30:5,smooth_lines=1.5,
 //! window_rects=include:2,workgroup_size=8x4x1,fbfetch_ms,fbfetch_layered,
@@ -287,6 +287,17 @@ pub struct VariantKey {
     /// driver constant buffer, [`crate::binding::driver_ubo`]) is 0 are
     /// discarded.
     pub polygon_stipple: bool,
+    /// The fixed-function tests lowered into the fragment shader (window
+    /// rectangles, polygon and line stipple, polygon edges, aliased and
+    /// round points, aliased triangles, smooth lines) demote the fragment
+    /// to a helper invocation (`OpDemoteToHelperInvocation`) instead of
+    /// terminating it: the tests they replace run after the shader, so
+    /// they must not leave the derivatives of the quad's other fragments
+    /// undefined (a texture's level of detail, say), and a helper's
+    /// stores and atomics have no effect either. Needs the device's
+    /// `shaderDemoteToHelperInvocation` (Vulkan 1.3); without, they
+    /// terminate the invocation, as Mesa's lowerings do.
+    pub demote_discards: bool,
     /// `gl_FragCoord` has GL's lower-left origin: `y = FB_HEIGHT - y`
     /// ([`crate::binding::push::FB_HEIGHT`]). Vulkan's is upper-left.
     pub lower_left_origin: bool,
@@ -434,6 +445,7 @@ impl VariantKey {
                 }
                 "sprite_upper_left" => k.sprite_upper_left = true,
                 "polygon_stipple" => k.polygon_stipple = true,
+                "demote_discards" => k.demote_discards = true,
                 "ubo0_push_offset" => k.ubo0_push_offset = true,
                 "relocate" => {
                     let v = need()?;
@@ -524,6 +536,7 @@ impl VariantKey {
                         | "single_sample"
                         | "sprite_upper_left"
                         | "polygon_stipple"
+                        | "demote_discards"
                         | "ubo0_push_offset"
                         | "lower_left_origin"
                         | "pixel_center_integer"
@@ -588,6 +601,9 @@ pub fn specialize_workgroup_size(s: &mut Shader, size: [u32; 3]) -> Result<()> {
 /// geometry shader reads the position last, just before each
 /// `emit_vertex`.
 pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
+    // The fixed-function discards below demote (`gl::discard_first_if`);
+    // a shader that demotes itself runs where demotion is available.
+    let demotes = key.demote_discards || gl::uses_demote(s);
     if let Some(size) = key.workgroup_size {
         specialize_workgroup_size(s, size)?;
     }
@@ -693,6 +709,9 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     // After the alpha test, which reads colour output 0.
     if key.unbound_outputs != 0 {
         gl::lower_unbound_outputs(s, key.unbound_outputs);
+    }
+    if !demotes {
+        gl::demotes_to_discards(s);
     }
     split::split_vectors(s);
     Ok(())

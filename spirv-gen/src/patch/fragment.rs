@@ -18,13 +18,18 @@
 //!
 //! A discard is a new selection construct: the test's block branches to a
 //! block holding `OpKill` (`OpTerminateInvocation` from SPIR-V 1.6) or on
-//! to the rest. At the start, the entry block is split: its variables and
+//! to the rest. In a module that declares `DemoteToHelperInvocation`
+//! ([`demote_discards`]), the tests at the start demote instead: their
+//! block holds `OpDemoteToHelperInvocation` and branches on to the rest,
+//! so the quad's derivatives stay defined. At the start, the entry block is split: its variables and
 //! the test stay in a new first block, and the old one, which has no
 //! predecessors, becomes the construct's merge block. At a return, the
 //! return's block ends in the test and a new merge block returns.
 
 use rspirv::dr::{Block, Instruction, Operand};
-use rspirv::spirv::{BuiltIn, Decoration, ExecutionModel, Op, StorageClass, Word};
+use rspirv::spirv::{
+    BuiltIn, Capability, Decoration, ExecutionModel, Op, StorageClass, Word,
+};
 
 use super::{patch_entry, selection_merge, Num, Patcher};
 use crate::binding::{self, driver_ubo, DescClass};
@@ -50,6 +55,31 @@ pub fn pixel_center_integer(words: &[u32], entry: &str) -> Result<Vec<u32>> {
         let d = p.b.constant_composite(v4t, [half, half, zero, zero]);
         let moved = p.op(Op::FSub, v4t, vec![Operand::IdRef(c), Operand::IdRef(d)]);
         p.privatize(old, v4t, StorageClass::Input, Some(moved))?;
+        Ok(true)
+    })
+}
+
+/// Makes the fixed-function tests patched into the fragment shader
+/// `entry` afterwards demote the fragment to a helper invocation instead
+/// of terminating it (as `passes::VariantKey::demote_discards` does for
+/// the IR): declares the `DemoteToHelperInvocation` capability, with
+/// `SPV_EXT_demote_to_helper_invocation` before SPIR-V 1.6. For devices
+/// with `shaderDemoteToHelperInvocation` (Vulkan 1.3); a module that
+/// declares the capability itself gets demoting tests without it.
+pub fn demote_discards(words: &[u32], entry: &str) -> Result<Vec<u32>> {
+    patch_fragment(words, entry, "demoting discards", |p| {
+        if p.declares_demote() {
+            return Ok(false);
+        }
+        p.capability(Capability::DemoteToHelperInvocation);
+        let v16 = p.module().header.as_ref().is_some_and(|h| h.version() >= (1, 6));
+        let ext = "SPV_EXT_demote_to_helper_invocation";
+        let has_ext = p.module().extensions.iter().any(|i| {
+            i.operands.first() == Some(&Operand::LiteralString(ext.into()))
+        });
+        if !v16 && !has_ext {
+            p.b.extension(ext);
+        }
         Ok(true)
     })
 }
@@ -678,7 +708,25 @@ impl Patcher {
         f.blocks.insert(0, entry);
         f.blocks.insert(1, kill);
         self.debug.entry_block_moved(old_label, new_anchor);
+        if self.declares_demote() {
+            // The fixed-function test demotes (`demote_discards`): the
+            // quad's derivatives stay defined, the helper's stores do not
+            // happen, and the shader runs on to the merge block.
+            let f = &mut self.b.module_mut().functions[fi];
+            f.blocks[1].instructions = vec![
+                Instruction::new(Op::DemoteToHelperInvocation, None, None, vec![]),
+                Instruction::new(Op::Branch, None, None, vec![Operand::IdRef(old_label)]),
+            ];
+        }
         Ok(())
+    }
+
+    /// Whether the module declares `DemoteToHelperInvocation` (from
+    /// [`demote_discards`] or its own).
+    fn declares_demote(&self) -> bool {
+        self.module().capabilities.iter().any(|i| {
+            i.operands.first() == Some(&Operand::Capability(Capability::DemoteToHelperInvocation))
+        })
     }
 
     /// Before each return of the entry point, runs the code `make` gives

@@ -2351,9 +2351,8 @@ const MIP: Mip = Mip {
     bias: 0.0,
 };
 
-fn mip_case(ctx: &mut TestContext, m: Mip) -> R {
-    let (mut e, t) = begin(ctx, UNORM, None, 0)?;
-    bind_program(&mut e, VS_UV, if m.lod.is_some() { FS_TXL } else { FS_TEX })?;
+/// The 8x8 texture with the four [`LEVELS`].
+fn mip_texture(e: &mut Env) -> Result<(Resource, ResourceTemplate), Outcome> {
     let mut tt = ResourceTemplate::texture_2d(UNORM, 8, 8, BindFlags::SAMPLER_VIEW);
     tt.last_level = 3;
     let res = e.texture(&tt)?;
@@ -2362,6 +2361,13 @@ fn mip_case(ctx: &mut TestContext, m: Mip) -> R {
         let data: Vec<u8> = (0..n * n).flat_map(|_| *c).collect();
         e.write_texture(&res, l as u32, &PipeBox::rect(0, 0, n, n), &data)?;
     }
+    Ok((res, tt))
+}
+
+fn mip_case(ctx: &mut TestContext, m: Mip) -> R {
+    let (mut e, t) = begin(ctx, UNORM, None, 0)?;
+    bind_program(&mut e, VS_UV, if m.lod.is_some() { FS_TXL } else { FS_TEX })?;
+    let (res, tt) = mip_texture(&mut e)?;
     let mut vt = SamplerViewTemplate::whole(&tt);
     vt.range = ViewRange::Texture {
         first_level: m.levels.0,
@@ -2426,6 +2432,108 @@ cases!("texture.mip", mip_case, {
     "implicit.lod_bias" => Mip { lod: None, uv_scale: 2.0, bias: 1.0, ..MIP },
     "implicit.magnify" => Mip { lod: None, uv_scale: 0.5, ..MIP },
 });
+
+/// The fixed-function test that [`discard_derivatives`] lowers into the
+/// fragment shader.
+#[derive(Clone, Copy)]
+enum DiscardBy {
+    /// A checkerboard polygon stipple (always in the shader).
+    PolygonStipple,
+    /// Eight excluding window rectangles, one per odd column; `shader`:
+    /// in the fragment shader even where the device has
+    /// VK_EXT_discard_rectangles (`PIPE_VK_DEBUG=no_discard_rectangles`).
+    WindowRects { shader: bool },
+}
+
+/// Fixed-function tests that pipe-vk lowers into the fragment shader run
+/// after the shader in GL, so they must not change what the fragments
+/// they keep compute: in every 2x2 quad the test drops half the
+/// fragments, and each kept one samples the mipmapped texture with an
+/// implicit level of detail (the texture repeated 8 times over 16 pixels:
+/// level 2), which needs the dropped neighbours' coordinates. A test that
+/// ends their invocations (`OpKill`) leaves those derivatives undefined;
+/// pipe-vk demotes them to helper invocations
+/// (`VariantKey::demote_discards`). An NVIDIA H100 sampled other levels
+/// next to emulated window rectangles (differential state-fuzz seeds 110
+/// and 111); lavapipe computes the derivatives either way.
+fn discard_derivatives(ctx: &mut TestContext, staging: bool, by: DiscardBy) -> R {
+    let (mut e, t) = begin_with(ctx, UNORM, None, 0, |o| {
+        o.staging = Some(staging);
+        if let DiscardBy::WindowRects { shader } = by {
+            o.no_discard_rectangles = Some(shader);
+        }
+    })?;
+    bind_program(&mut e, VS_UV, FS_TEX)?;
+    let (res, tt) = mip_texture(&mut e)?;
+    let view = step(
+        "create_sampler_view",
+        e.ctx
+            .create_sampler_view(&res, &SamplerViewTemplate::whole(&tt)),
+    )?;
+    let ss = SamplerState {
+        min_mip_filter: MipFilter::Nearest,
+        max_lod: 1000.0,
+        ..Default::default()
+    };
+    bind_texture(&mut e, view, &ss)?;
+    clear_color(&mut e, [0.0; 4])?;
+    let kept: fn(u32, u32) -> bool = match by {
+        DiscardBy::PolygonStipple => {
+            // Bit 31 - (x mod 32) of word y mod 32 (Vulkan's pixel).
+            let mut p = PolyStipple { stipple: [0; 32] };
+            for (y, w) in p.stipple.iter_mut().enumerate() {
+                *w = if y % 2 == 0 { 0xaaaa_aaaa } else { 0x5555_5555 };
+            }
+            step("set_polygon_stipple", e.ctx.set_polygon_stipple(&p))?;
+            rasterizer(&mut e, |r| r.poly_stipple_enable = true)?;
+            |x, y| (x + y) % 2 == 0
+        }
+        DiscardBy::WindowRects { .. } => {
+            if e.screen.caps().max_window_rectangles < 8 {
+                return Err(Outcome::skip("fewer than 8 window rectangles"));
+            }
+            let rects: Vec<ScissorState> = (0..8)
+                .map(|i| ScissorState {
+                    minx: 2 * i + 1,
+                    miny: 0,
+                    maxx: 2 * i + 2,
+                    maxy: H as u16,
+                })
+                .collect();
+            step(
+                "set_window_rectangles",
+                e.ctx.set_window_rectangles(false, &rects),
+            )?;
+            |x, _| x % 2 == 0
+        }
+    };
+    draw(&mut e, &uv_triangle((0.0, 0.0), (8.0, 8.0)), true)?;
+    let level2 = q8(LEVELS[2].map(|v| f32::from(v) / 255.0));
+    let got = read_color(&mut e, &t.color)?;
+    check(ctx, "kept fragments' level", &got, TOL_U8_2, |x, y| {
+        Some(if kept(x, y) { level2 } else { [0.0; 4] })
+    })
+}
+macro_rules! discard_derivatives_cases {
+    ($($name:literal => $by:expr),+ $(,)?) => {$(
+        const _: () = {
+            fn run(ctx: &mut TestContext) -> Outcome {
+                Outcome::from_result(discard_derivatives(ctx, false, $by))
+            }
+            test_case!(name = concat!("pipe.render.discard_derivatives.", $name), run);
+        };
+        crate::spirv_variant!(
+            concat!("pipe.render.discard_derivatives.", $name),
+            discard_derivatives,
+            $by
+        );
+    )+};
+}
+discard_derivatives_cases!(
+    "polygon_stipple" => DiscardBy::PolygonStipple,
+    "window_rectangles" => DiscardBy::WindowRects { shader: false },
+    "window_rectangles_shader" => DiscardBy::WindowRects { shader: true },
+);
 
 // ---------------------------------------------------------------------------
 // MSAA
