@@ -765,6 +765,19 @@ impl VkContext {
                 .raw()
                 .cmd_fill_buffer(cmd, buf, 0, u64::from(size), 0)
         };
+        // Never written again: one barrier to every way draws read it.
+        // (This also keeps the validation layer 1.3.239 quiet where a
+        // vertex buffer with an instance-rate binding lies just before
+        // the dummy in memory: that layer checks instance-rate bindings
+        // over `vertexCount * stride` bytes, past a short buffer's end,
+        // a false positive later layers drop; an H100 run reported it
+        // for `pipe.draw.instanced.divisor_one.staging` with vertex
+        // input baked.)
+        let reads = Access::new(
+            VERTEX_READ.stage | UNIFORM_READ.stage,
+            VERTEX_READ.access | UNIFORM_READ.access,
+        );
+        self.use_buffer(&obj, reads, false);
         self.dummy = Some(obj.clone());
         Ok(obj)
     }
