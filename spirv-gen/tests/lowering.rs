@@ -2190,6 +2190,45 @@ fn window_rects_discard_first() {
     assert!(gl::lower_window_rects(&mut s, true, 9).is_err());
 }
 
+/// With `demote_discards`, every fixed-function test at the start demotes
+/// the fragment (`if cond { demote }`, no discard left) and the shader
+/// runs on; without, each discards. A shader that demotes itself gets
+/// demoting tests without the key. All pass spirv-val.
+#[test]
+fn fixed_function_tests_demote() {
+    let keys = "window_rects=exclude:2,polygon_stipple,smooth_lines=1.5";
+    let is_demote = |i: &Instr| matches!(i.op, Op::Intrinsic(Intrinsic::Demote));
+    let killing = lowered(FS, keys);
+    assert!(has_discard(&killing.body));
+    assert_eq!(count(&killing, is_demote), 0);
+    let demoting = lowered(FS, &format!("{keys},demote_discards"));
+    assert!(!has_discard(&demoting.body), "{}", print(&demoting));
+    assert_eq!(count(&demoting, is_demote), 3, "{}", print(&demoting));
+    // The colour store still happens after the tests (the helper's
+    // outputs are dropped by the device, not by the shader).
+    assert!(matches!(
+        demoting
+            .body
+            .iter()
+            .rev()
+            .find(|n| matches!(n, Node::Instr(_))),
+        Some(Node::Instr(Instr {
+            op: Op::Intrinsic(Intrinsic::Store { .. }),
+            ..
+        }))
+    ));
+    let own = FS.replace("  store @frag, %2\n", "  store @frag, %2\n  demote\n");
+    let s = lowered(&own, "window_rects=include:1");
+    assert!(!has_discard(&s.body), "{}", print(&s));
+    assert_eq!(count(&s, is_demote), 2, "{}", print(&s));
+    assert!(
+        VariantKey::parse("demote_discards")
+            .unwrap()
+            .demote_discards
+    );
+    assert!(VariantKey::parse("demote_discards=1").is_err());
+}
+
 /// A variable workgroup size: refused by the emitter until specialized;
 /// the `workgroup_size` built-in becomes the chosen constant; a fixed-size
 /// shader reading the built-in emits as is. All pass spirv-val.

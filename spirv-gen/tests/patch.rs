@@ -2174,6 +2174,60 @@ fn main {
     assert!(alpha_test(&fs, "main", CompareFunc::Never, 0.5).is_ok());
 }
 
+/// `demote_discards` first: the tests patched in at the start demote
+/// the fragment and branch on (no kill added; the alpha test at the
+/// returns still kills), the capability is declared once, the extension
+/// only before SPIR-V 1.6; patching twice changes nothing. Valid for
+/// Vulkan 1.3, where pipe-vk applies it.
+#[test]
+fn fixed_function_tests_demote() {
+    use spirv_gen::passes::CompareFunc;
+    use spirv_gen::patch::{alpha_test, demote_discards, polygon_stipple, window_rects};
+    let ir = spirv_gen::text::parse(
+        "shader fragment
+in @c : f32x4 location=0
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x4 = load @c
+  store @frag, %0
+}
+",
+    )
+    .unwrap();
+    let env = TargetEnv::Vulkan_1_3;
+    let shaders = [
+        (spirv_gen::emit::emit(&ir, Target::Vulkan1_3).unwrap(), 1),
+        (spirv_gen::emit::emit(&ir, Target::Vulkan1_1).unwrap(), 1),
+        (probe("early_return", TargetEnv::Vulkan_1_0), 2),
+        (probe("loopret", TargetEnv::Vulkan_1_0), 3),
+    ];
+    for (words, returns) in shaders {
+        let kills = |w: &[u32]| count_op(w, Op::Kill) + count_op(w, Op::TerminateInvocation);
+        let before = kills(&words);
+        let d = demote_discards(&words, "main").unwrap();
+        assert_eq!(demote_discards(&d, "main").unwrap(), d);
+        let mut w = window_rects(&d, "main", false, 2).unwrap();
+        w = polygon_stipple(&w, "main").unwrap();
+        w = alpha_test(&w, "main", CompareFunc::Gequal, 0.25).unwrap();
+        validate(&w, env, "demoting tests");
+        assert_eq!(count_op(&w, Op::DemoteToHelperInvocation), 2);
+        assert_eq!(kills(&w), before + returns, "{}", disassemble(&w));
+        let m = dr::load_words(&w).unwrap();
+        let v16 = m.header.as_ref().unwrap().version() >= (1, 6);
+        let ext = m.extensions.iter().any(|i| {
+            i.operands.first()
+                == Some(&Operand::LiteralString(
+                    "SPV_EXT_demote_to_helper_invocation".into(),
+                ))
+        });
+        assert_eq!(ext, !v16, "{}", disassemble(&w));
+        // Without it, the same tests kill.
+        let k = window_rects(&words, "main", false, 2).unwrap();
+        assert_eq!(count_op(&k, Op::DemoteToHelperInvocation), 0);
+        assert_eq!(kills(&k), before + 1);
+    }
+}
+
 /// Descriptor arrays (GL's consecutive binding points): read as one
 /// resource per element, split into one variable per element at
 /// consecutive bindings, on SPIR-V 1.0 and (with every global in the
