@@ -27,9 +27,7 @@
 //! return's block ends in the test and a new merge block returns.
 
 use rspirv::dr::{Block, Instruction, Operand};
-use rspirv::spirv::{
-    BuiltIn, Capability, Decoration, ExecutionModel, Op, StorageClass, Word,
-};
+use rspirv::spirv::{BuiltIn, Capability, Decoration, ExecutionModel, Op, StorageClass, Word};
 
 use super::{patch_entry, selection_merge, Num, Patcher};
 use crate::binding::{self, driver_ubo, DescClass};
@@ -72,11 +70,17 @@ pub fn demote_discards(words: &[u32], entry: &str) -> Result<Vec<u32>> {
             return Ok(false);
         }
         p.capability(Capability::DemoteToHelperInvocation);
-        let v16 = p.module().header.as_ref().is_some_and(|h| h.version() >= (1, 6));
+        let v16 = p
+            .module()
+            .header
+            .as_ref()
+            .is_some_and(|h| h.version() >= (1, 6));
         let ext = "SPV_EXT_demote_to_helper_invocation";
-        let has_ext = p.module().extensions.iter().any(|i| {
-            i.operands.first() == Some(&Operand::LiteralString(ext.into()))
-        });
+        let has_ext = p
+            .module()
+            .extensions
+            .iter()
+            .any(|i| i.operands.first() == Some(&Operand::LiteralString(ext.into())));
         if !v16 && !has_ext {
             p.b.extension(ext);
         }
