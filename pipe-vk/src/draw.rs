@@ -2604,7 +2604,8 @@ impl VkContext {
         // shader.
         let edges = fs_key.polygon_edges.is_some();
         let aliased = fs_key.aliased_triangles;
-        let stipple_gs = (fs_key.line_stipple || edges || aliased) && gs.is_none();
+        let smooth_ends = fs_key.smooth_line_ends;
+        let stipple_gs = (fs_key.line_stipple || edges || aliased || smooth_ends) && gs.is_none();
         // The last vertex-processing stage takes the clip/depth/point key.
         let last = [gs, tes].into_iter().flatten().next();
         let last = if stipple_gs { Some(u32::MAX) } else { last };
@@ -2738,6 +2739,7 @@ impl VkContext {
                     edge_flags: key.gs_edge_flags,
                     adjacency: is_adjacency(topology),
                     aliased,
+                    smooth_ends,
                 },
                 &gs_key,
             )?);
@@ -3750,6 +3752,28 @@ impl VkContext {
                     vs.line_stipple = app_gs;
                     vs.line_rectangular = rast.line_rectangular;
                 }
+            }
+        }
+        // The emulated smooth lines' ends, where a generated geometry
+        // shader can follow the last vertex stage and lengthen the
+        // segments (`spirv_gen::passes::line_stipple::smooth_line_ends_gs`):
+        // lines drawn as lines (not polygon edges), without an
+        // application geometry shader or line stipple in the shaders
+        // (which counts along the line from its first vertex), with
+        // shaders of IR.
+        if fs.smooth_lines.is_some()
+            && prim == TopologyClass::Line
+            && !fs.line_stipple
+            && b.shaders[ShaderStage::Geometry.index()].is_none()
+        {
+            let prev =
+                b.shaders[ShaderStage::TessEval.index()].or(b.shaders[ShaderStage::Vertex.index()]);
+            let ok =
+                |h: Option<ShaderHandle>| h.is_some_and(|h| self.shader_info(h).smooth_line_ends);
+            let fs_ok = b.shaders[ShaderStage::Fragment.index()]
+                .is_none_or(|h| self.shader_info(h).smooth_line_ends);
+            if ok(prev) && fs_ok {
+                fs.smooth_line_ends = true;
             }
         }
         // Window rectangles the device cannot test

@@ -321,6 +321,8 @@ pub struct ShaderInfo {
     /// A shader of IR that the smooth-line emulation can lower
     /// ([`smooth_lines_lowerable`]).
     pub smooth_lines: bool,
+    /// Smooth-line ends ([`smooth_line_ends_possible`]).
+    pub smooth_line_ends: bool,
 }
 
 /// See [`ShaderInfo::gs_copies`]: at most `count` copies of `components`
@@ -361,6 +363,7 @@ impl ShaderInfo {
                 && reads_samples(state),
             expandable_gs: expandable_gs(state),
             smooth_lines: smooth_lines_lowerable(state),
+            smooth_line_ends: smooth_line_ends_possible(state),
             gs_copies: gs_copies(state),
             spirv_line_strip_gs: match &state.code {
                 ShaderCode::SpirV { words, entry_point }
@@ -521,6 +524,40 @@ pub fn writes_edge_flag(state: &ShaderState) -> bool {
             v.is_output() && v.io().and_then(|io| io.slot) == Some(spirv_gen::ir::GlSlot::Edge)
         })
     })
+}
+
+/// Whether the smooth-line emulation can weigh the line's ends
+/// (`VariantKey::smooth_line_ends`) with the shader: a vertex or
+/// tessellation evaluation shader of IR that the generated geometry
+/// shader (`spirv_gen::passes::line_stipple::smooth_line_ends_gs`)
+/// can follow, or a fragment shader of IR whose inputs leave its
+/// locations (`stipple_pos`, `smooth_line_len`) free.
+pub fn smooth_line_ends_possible(state: &ShaderState) -> bool {
+    let ShaderCode::Ir(any) = &state.code else {
+        return false;
+    };
+    let Some(ir) = any.downcast_ref::<Ir>() else {
+        return false;
+    };
+    match state.stage {
+        ShaderStage::Vertex | ShaderStage::TessEval => {
+            spirv_gen::passes::line_stipple::smooth_line_ends_gs(ir, spirv_gen::ir::GsInput::Lines)
+                .is_ok()
+        }
+        ShaderStage::Fragment => {
+            use spirv_gen::binding::{EDGE_MASK_LOCATION, STIPPLE_POS_LOCATION};
+            ir.vars.iter().all(|v| {
+                let Some(io) = v.io() else { return true };
+                !(v.is_input()
+                    && io.builtin.is_none()
+                    && io.location.is_some_and(|l| {
+                        let r = l..l.saturating_add(v.locations(ir.stage));
+                        r.contains(&EDGE_MASK_LOCATION) || r.contains(&STIPPLE_POS_LOCATION)
+                    }))
+            })
+        }
+        _ => false,
+    }
 }
 
 /// Whether the smooth-line emulation (`spirv_gen::passes::smooth_lines`)
@@ -1213,6 +1250,9 @@ pub struct GeneratedGs {
     pub adjacency: bool,
     /// Aliased (non-multisampled) triangles.
     pub aliased: bool,
+    /// Smooth lines with their ends
+    /// (`spirv_gen::passes::line_stipple::smooth_line_ends_gs`).
+    pub smooth_ends: bool,
 }
 
 /// Shader modules of one context, per (CSO id, variant key), and the
@@ -1394,6 +1434,7 @@ impl ModuleCache {
             edge_flags,
             adjacency,
             aliased,
+            smooth_ends,
         } = what;
         let k = (prev, what, key.clone());
         if let Some(m) = self.stipple_gs.get(&k) {
@@ -1465,6 +1506,8 @@ impl ModuleCache {
         } else if edges {
             // Triangle lists with explicit edge flags.
             spirv_gen::passes::line_stipple::edge_flags_gs(ir, rectangular)
+        } else if smooth_ends {
+            spirv_gen::passes::line_stipple::smooth_line_ends_gs(ir, input)
         } else {
             spirv_gen::passes::line_stipple::line_stipple_gs_for(ir, rectangular, input)
         }

@@ -1173,6 +1173,7 @@ mod interp {
                 AluOp::Iand => map2(&|x, y| x & y),
                 AluOp::Ushr => map2(&|x, y| x.checked_shr(y).unwrap_or(0)),
                 AluOp::U2f => map1(&|x| fb(x as f32)),
+                AluOp::B2f => map1(&|x| fb(if x != 0 { 1.0 } else { 0.0 })),
                 AluOp::I2f => map1(&|x| fb(x as i32 as f32)),
                 AluOp::F2u => map1(&|x| f(x) as u32),
                 AluOp::F2i => map1(&|x| f(x) as i32 as u32),
@@ -1849,6 +1850,72 @@ fn line_stipple_generated_gs_adjacency() {
         assert_eq!(xs, picked, "{input:?}");
     }
     assert!(line_stipple_gs_for(&vs, false, GsInput::Points).is_err());
+}
+
+/// `smooth_line_ends_gs`: each segment lengthened by half a pixel at
+/// both ends in window space (w = 2 at one end: clip space scales),
+/// `stipple_pos` from -1/2 to the length + 1/2, the length in
+/// `smooth_line_len` at both vertices; a segment with a vertex behind
+/// the eye (w <= 0) is left as it is. Lines with and without adjacency;
+/// triangles and a previous stage writing location 28 are refused.
+#[test]
+fn smooth_line_ends_generated_gs() {
+    use spirv_gen::passes::line_stipple::smooth_line_ends_gs;
+    let vs = parse(&corpus_src("vs_line_stipple.ir")).unwrap();
+    for input in [GsInput::Lines, GsInput::LinesAdjacency] {
+        let gs = smooth_line_ends_gs(&vs, input).unwrap();
+        validate(&gs).unwrap_or_else(|e| panic!("{e}\n{}", print(&gs)));
+        common::emit_and_validate("smooth_line_ends_gs", &gs);
+        let first = u32::from(input == GsInput::LinesAdjacency);
+        // Viewport 16 x 8 (scale 8, 4): (-0.5, 0) to (0.5, 0) in NDC is
+        // 8 pixels along x; w = 2 at the second vertex.
+        let run = |a: [f32; 4], b: [f32; 4]| {
+            let mut m = interp::Machine::new(&gs);
+            for k in 0..input.vertices() {
+                m.set_f32("in_gl_pos", k, &[7.0, 7.0, 0.0, 1.0]);
+            }
+            m.set_f32("in_gl_pos", first, &a);
+            m.set_f32("in_gl_pos", first + 1, &b);
+            let o = (pc::VIEWPORT_SCALE / 4) as usize;
+            m.push[o] = 8f32.to_bits();
+            m.push[o + 1] = 4f32.to_bits();
+            m.run();
+            let out: Vec<_> = m.emitted.iter().flatten().cloned().collect();
+            assert_eq!(out.len(), 2);
+            out
+        };
+        let out = run([-0.5, 0.0, 0.0, 1.0], [1.0, 0.0, 0.5, 2.0]);
+        let p0 = emitted_f32(&out[0], "gl_pos");
+        let p1 = emitted_f32(&out[1], "gl_pos");
+        // Half a pixel is 1/16 in NDC x.
+        assert_eq!(p0, vec![-0.5 - 0.0625, 0.0, 0.0, 1.0]);
+        assert_eq!(p1, vec![1.0 + 0.125, 0.0, 0.5, 2.0]);
+        assert_eq!(emitted_f32(&out[0], "stipple_pos"), vec![-0.5]);
+        assert_eq!(emitted_f32(&out[1], "stipple_pos"), vec![8.5]);
+        for o in &out {
+            assert_eq!(emitted_f32(o, "smooth_line_len"), vec![8.0]);
+        }
+        // Behind the eye: unchanged.
+        let out = run([-0.5, 0.0, 0.0, 1.0], [0.5, 0.0, 0.0, -1.0]);
+        assert_eq!(emitted_f32(&out[0], "gl_pos"), vec![-0.5, 0.0, 0.0, 1.0]);
+        assert_eq!(emitted_f32(&out[1], "gl_pos"), vec![0.5, 0.0, 0.0, -1.0]);
+    }
+    assert!(smooth_line_ends_gs(&vs, GsInput::Triangles).is_err());
+    let taken = corpus_src("vs_line_stipple.ir")
+        .replace("fn main {", "out @own : f32 location=28\nfn main {");
+    let taken = parse(&taken).unwrap();
+    assert!(smooth_line_ends_gs(&taken, GsInput::Lines).is_err());
+    // The fragment half: the key reads both varyings.
+    let fs = lowered(FS, "smooth_lines=1.0,smooth_line_ends");
+    for (name, loc) in [("stipple_pos", 29), ("smooth_line_len", 28)] {
+        assert!(
+            fs.vars
+                .iter()
+                .any(|v| v.name == name && v.is_input() && v.io().unwrap().location == Some(loc)),
+            "{}",
+            print(&fs)
+        );
+    }
 }
 
 #[test]

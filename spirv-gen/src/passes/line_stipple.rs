@@ -71,7 +71,7 @@ use crate::ir::*;
 /// Name given to the `stipple_pos` varying when it is added.
 pub const STIPPLE_POS_NAME: &str = "stipple_pos";
 
-fn stipple_var(output: bool) -> Variable {
+pub(crate) fn stipple_var(output: bool) -> Variable {
     super::gl::driver_varying(
         STIPPLE_POS_NAME,
         STIPPLE_POS_LOCATION,
@@ -144,6 +144,58 @@ fn window_len(e: &mut Emit, pc: VarId, p0: ValueId, p1: ValueId, rectangular: bo
     }
 }
 
+/// The clip positions `p0`, `p1` of a segment `len` window pixels long,
+/// moved half a pixel apart along it in window space (where both have
+/// `w > 0`; else unchanged).
+fn lengthen(e: &mut Emit, pc: VarId, p0: ValueId, p1: ValueId, len: ValueId) -> Vec<ValueId> {
+    let (f, f2) = (Type::F32, Type::float(32, 2));
+    let off = e.u32(push::VIEWPORT_SCALE);
+    let scale = e.def(
+        f2,
+        Op::Intrinsic(Intrinsic::LoadPush {
+            var: pc,
+            offset: off,
+        }),
+    );
+    let window = |e: &mut Emit, p: ValueId| {
+        let xy = e.swizzle(f2, p, &[0, 1]);
+        let w = e.swizzle(f, p, &[3]);
+        let ww = e.alu(AluOp::Vec, f2, &[w, w]);
+        let ndc = e.alu(AluOp::Fdiv, f2, &[xy, ww]);
+        (e.alu(AluOp::Fmul, f2, &[ndc, scale]), w)
+    };
+    let (a, wa) = window(e, p0);
+    let (b, wb) = window(e, p1);
+    // Half a pixel along the segment (nothing for a point-like one).
+    let d = e.alu(AluOp::Fsub, f2, &[b, a]);
+    let tiny = e.f32(1e-6);
+    let l = e.alu(AluOp::Fmax, f, &[len, tiny]);
+    let half = e.f32(0.5);
+    let k = e.alu(AluOp::Fdiv, f, &[half, l]);
+    let kk = e.alu(AluOp::Vec, f2, &[k, k]);
+    let ext = e.alu(AluOp::Fmul, f2, &[d, kk]);
+    // Back to NDC, then clip space at each vertex's w.
+    let ext_ndc = e.alu(AluOp::Fdiv, f2, &[ext, scale]);
+    let zero = e.f32(0.0);
+    let front_a = e.alu(AluOp::Flt, Type::BOOL, &[zero, wa]);
+    let front_b = e.alu(AluOp::Flt, Type::BOOL, &[zero, wb]);
+    let front = e.alu(AluOp::Band, Type::BOOL, &[front_a, front_b]);
+    let on = e.alu(AluOp::B2f, f, &[front]);
+    let on2 = e.alu(AluOp::Vec, f2, &[on, on]);
+    let ext_ndc = e.alu(AluOp::Fmul, f2, &[ext_ndc, on2]);
+    let moved = |e: &mut Emit, p: ValueId, w: ValueId, sign: f32| {
+        let s = e.f32(sign);
+        let sw = e.alu(AluOp::Fmul, f, &[s, w]);
+        let sww = e.alu(AluOp::Vec, f2, &[sw, sw]);
+        let dxy = e.alu(AluOp::Fmul, f2, &[ext_ndc, sww]);
+        let (dx, dy) = (e.swizzle(f, dxy, &[0]), e.swizzle(f, dxy, &[1]));
+        let z = e.f32(0.0);
+        let dv = e.alu(AluOp::Vec, Type::vec4(), &[dx, dy, z, z]);
+        e.alu(AluOp::Fadd, Type::vec4(), &[p, dv])
+    };
+    vec![moved(e, p0, wa, -1.0), moved(e, p1, wb, 1.0)]
+}
+
 /// Generates the pass-through geometry shader that line stipple needs
 /// when the last vertex-processing stage `prev` is a vertex or
 /// tessellation evaluation shader.
@@ -175,7 +227,7 @@ fn window_len(e: &mut Emit, pc: VarId, p0: ValueId, p1: ValueId, rectangular: bo
 /// output capture list written for `prev` (outputs named by declaration
 /// index, see [`super::xfb`]) applies to it unchanged.
 pub fn line_stipple_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
-    stipple_gs(prev, rectangular, GsInput::Lines, Edges::None)
+    stipple_gs(prev, rectangular, GsInput::Lines, Edges::None, false)
 }
 
 /// The pass-through geometry shader for polygons drawn in line mode
@@ -196,7 +248,7 @@ pub fn line_stipple_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
 /// on the third, where the fragment shader tells them apart by the
 /// smallest barycentric coordinate (`b0`, `b1`, `1 - b0 - b1`).
 pub fn polygon_line_stipple_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
-    stipple_gs(prev, rectangular, GsInput::Triangles, Edges::None)
+    stipple_gs(prev, rectangular, GsInput::Triangles, Edges::None, false)
 }
 
 /// [`polygon_line_stipple_gs`] for triangles of quads, quad strips and
@@ -224,7 +276,7 @@ pub fn polygon_edges_gs(prev: &Shader, rectangular: bool, edge_flags: bool) -> R
     } else {
         Edges::Implicit
     };
-    stipple_gs(prev, rectangular, GsInput::TrianglesAdjacency, edges)
+    stipple_gs(prev, rectangular, GsInput::TrianglesAdjacency, edges, false)
 }
 
 /// [`polygon_edges_gs`] for plain triangle lists with GL's explicit edge
@@ -233,7 +285,13 @@ pub fn polygon_edges_gs(prev: &Shader, rectangular: bool, edge_flags: bool) -> R
 /// lists need no index rewriting for it: the flags are all there is.
 /// Errors when `prev` has no flag output.
 pub fn edge_flags_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
-    stipple_gs(prev, rectangular, GsInput::Triangles, Edges::WithFlags)
+    stipple_gs(
+        prev,
+        rectangular,
+        GsInput::Triangles,
+        Edges::WithFlags,
+        false,
+    )
 }
 
 /// What a generated polygon geometry shader puts in the hidden-edge mask.
@@ -259,7 +317,38 @@ pub fn line_stipple_gs_for(prev: &Shader, rectangular: bool, input: GsInput) -> 
             "line stipple GS: points have no lines to stipple",
         ));
     }
-    stipple_gs(prev, rectangular, input, Edges::None)
+    stipple_gs(prev, rectangular, input, Edges::None, false)
+}
+
+/// The generated geometry shader of smooth lines with their ends
+/// (`VariantKey::smooth_line_ends`, see [`super::smooth_lines`]):
+/// [`line_stipple_gs_for`] with rectangular lines, each segment
+/// lengthened by half a pixel at both ends in window space (where both
+/// vertices have `w > 0`), `stipple_pos` running from -1/2 to the
+/// segment's window length + 1/2 (0 and the length at the vertices), and
+/// the length in the `flat` `f32` varying `smooth_line_len` at
+/// [`EDGE_MASK_LOCATION`] (which only polygons' shaders use otherwise).
+/// Errors as [`line_stipple_gs_for`], and for `prev` writing location
+/// [`EDGE_MASK_LOCATION`].
+pub fn smooth_line_ends_gs(prev: &Shader, input: GsInput) -> Result<Shader> {
+    if !matches!(input, GsInput::Lines | GsInput::LinesAdjacency) {
+        return Err(Error::new("smooth line ends GS: lines only"));
+    }
+    stipple_gs(prev, true, input, Edges::None, true)
+}
+
+/// Name given to the segment length varying of [`smooth_line_ends_gs`].
+pub const SMOOTH_LINE_LEN_NAME: &str = "smooth_line_len";
+
+/// The segment length varying (an output when `output`).
+pub(crate) fn smooth_line_len_var(output: bool) -> Variable {
+    super::gl::driver_varying(
+        SMOOTH_LINE_LEN_NAME,
+        EDGE_MASK_LOCATION,
+        Interp::Flat,
+        Type::F32,
+        output,
+    )
 }
 
 /// The variables of a generated geometry shader that forwards the
@@ -398,7 +487,13 @@ pub(crate) fn edge_mask_var(output: bool) -> Variable {
 /// Name given to the polygon-mode stipple varying.
 pub const STIPPLE_POLY_NAME: &str = "stipple_poly";
 
-fn stipple_gs(prev: &Shader, rectangular: bool, input: GsInput, kind: Edges) -> Result<Shader> {
+fn stipple_gs(
+    prev: &Shader,
+    rectangular: bool,
+    input: GsInput,
+    kind: Edges,
+    ends: bool,
+) -> Result<Shader> {
     let edges = kind != Edges::None;
     let polygon = matches!(input, GsInput::Triangles | GsInput::TrianglesAdjacency);
     if !matches!(prev.stage, Stage::Vertex | Stage::TessEval) {
@@ -460,7 +555,7 @@ fn stipple_gs(prev: &Shader, rectangular: bool, input: GsInput, kind: Edges) -> 
                 what()
             )));
         }
-        if edges && io.location == Some(EDGE_MASK_LOCATION) {
+        if (edges || ends) && io.location == Some(EDGE_MASK_LOCATION) {
             return Err(Error::new(format!(
                 "{}: location {EDGE_MASK_LOCATION} is reserved for {EDGE_MASK_NAME}",
                 what()
@@ -498,11 +593,12 @@ fn stipple_gs(prev: &Shader, rectangular: bool, input: GsInput, kind: Edges) -> 
         stipple_var(true)
     });
     let mask_out = edges.then(|| gs.add_var(edge_mask_var(true)));
+    let len_out = ends.then(|| gs.add_var(smooth_line_len_var(true)));
     let pc = get_push(&mut gs);
 
     let mut e = Emit::new(&mut gs);
     let idx: Vec<ValueId> = (0..n).map(|i| e.i32((first + i * step) as i32)).collect();
-    let p: Vec<ValueId> = idx.iter().map(|&i| e.load(pos_in, Some(i))).collect();
+    let mut p: Vec<ValueId> = idx.iter().map(|&i| e.load(pos_in, Some(i))).collect();
     // The hidden mask: adjacency vertex 2i + 1 is not on vertex i.
     let mask = if edges {
         let mut mask = e.u32(0);
@@ -536,6 +632,7 @@ fn stipple_gs(prev: &Shader, rectangular: bool, input: GsInput, kind: Edges) -> 
     } else {
         None
     };
+    let mut len_value = None;
     let (values, prim): (Vec<ValueId>, ValueId) = if polygon {
         // Edges v2 -> v0 (a), v0 -> v1 (b), v1 -> v2 (c).
         let a = window_len(&mut e, pc, p[2], p[0], rectangular);
@@ -551,6 +648,15 @@ fn stipple_gs(prev: &Shader, rectangular: bool, input: GsInput, kind: Edges) -> 
             v4(&mut e, [zero, abc, zero, zero]),
         ];
         (values, e.load(prim_in, None))
+    } else if ends {
+        let len = window_len(&mut e, pc, p[0], p[1], true);
+        len_value = Some(len);
+        p = lengthen(&mut e, pc, p[0], p[1], len);
+        let half = e.f32(0.5);
+        let start = e.f32(-0.5);
+        let end = e.alu(AluOp::Fadd, Type::F32, &[len, half]);
+        let prim = e.load(prim_in, None);
+        (vec![start, end], prim)
     } else {
         let len = window_len(&mut e, pc, p[0], p[1], rectangular);
         let prim = e.load(prim_in, None);
@@ -568,6 +674,9 @@ fn stipple_gs(prev: &Shader, rectangular: bool, input: GsInput, kind: Edges) -> 
         e.store(stipple, None, values[k]);
         if let (Some(out), Some(m)) = (mask_out, mask) {
             e.store(out, None, m);
+        }
+        if let (Some(out), Some(len)) = (len_out, len_value) {
+            e.store(out, None, len);
         }
         e.void(Op::Intrinsic(Intrinsic::EmitVertex { stream: 0 }));
     }

@@ -12,7 +12,7 @@
 //! sprite=0x1,sprite_upper_left,inline=0:1065353216,vfetch=0:swap_rb,
 //! polygon_stipple,demote_discards,ubo0_push_offset,lower_left_origin,pixel_center_integer,
 //! last_vertex_stage,clip_halfz,line_stipple,line_stipple_polygon,line_rectangular,
-//! polygon_edges=lines,relocate=30:5,smooth_lines=1.5,
+//! polygon_edges=lines,relocate=30:5,smooth_lines=1.5,smooth_line_ends,
 //! window_rects=include:2,workgroup_size=8x4x1,fbfetch_ms,fbfetch_layered,
 //! unbound_outputs=0x2
 //! ```
@@ -236,6 +236,10 @@ pub struct VariantKey {
     /// fragment shader weighs alpha by the coverage of a line this wide
     /// (f32 bits; the last vertex stage ignores the value).
     pub smooth_lines: Option<u32>,
+    /// With `smooth_lines`, the fragment shader also weighs the line's
+    /// ends: the line comes from
+    /// [`line_stipple::smooth_line_ends_gs`] ([`smooth_lines`]).
+    pub smooth_line_ends: bool,
     /// GL's multisampled points that are not sprites, round: the sample
     /// count (standard locations), 0 when off
     /// ([`aliased::lower_round_points_fs`]).
@@ -424,6 +428,7 @@ impl VariantKey {
                 "aliased_points" => k.aliased_points = Some(float(need()?)?),
                 "smooth_points" => k.smooth_points = true,
                 "smooth_lines" => k.smooth_lines = Some(float(need()?)?),
+                "smooth_line_ends" => k.smooth_line_ends = true,
                 "round_points" => {
                     k.round_points = u8::try_from(num(need()?)?)
                         .ok()
@@ -537,6 +542,7 @@ impl VariantKey {
                         | "sprite_upper_left"
                         | "polygon_stipple"
                         | "demote_discards"
+                        | "smooth_line_ends"
                         | "ubo0_push_offset"
                         | "lower_left_origin"
                         | "pixel_center_integer"
@@ -671,7 +677,7 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     // After the `gl_FragCoord` adjustment (it reads the raw coordinate),
     // before the alpha test (GL weighs alpha first).
     if let Some(width) = key.smooth_lines {
-        smooth_lines::lower_smooth_lines_fs(s, f32::from_bits(width))?;
+        smooth_lines::lower_smooth_lines_fs(s, f32::from_bits(width), key.smooth_line_ends)?;
     }
     if let Some((f, r)) = key.alpha_test {
         gl::lower_alpha_test(s, f, f32::from_bits(r))?;

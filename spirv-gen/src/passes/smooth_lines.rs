@@ -34,12 +34,19 @@
 //! SPIR-V passthrough shaders get the same two halves patched in
 //! (`crate::patch::smooth_lines`, `crate::patch::smooth_lines_fs`).
 //!
-//! Not done: the ends. The widened line still ends at its vertices, so
-//! pixels past an end are not drawn and those just inside are weighed
-//! across the line only (GL would weigh them along it too); Zink's
-//! geometry-shader emulation extends the ends. The viewport is viewport
-//! 0's: pipe-vk does not use the emulation when the last vertex stage
-//! writes `ViewportIndex`.
+//! The ends (key item `smooth_line_ends`): a line ends at its vertices,
+//! so pixels past an end get no fragment and those just inside would be
+//! weighed across the line only. Where the last vertex stage is a vertex
+//! or tessellation evaluation shader, pipe-vk follows it with
+//! [`super::line_stipple::smooth_line_ends_gs`], which lengthens each
+//! segment by half a pixel at both ends and passes the distance along it
+//! and its length, and the fragment shader also weighs by the pixel's
+//! extent along the line inside the segment (as Zink's geometry-shader
+//! emulation extends the ends). Not with an application geometry shader,
+//! line stipple in the shaders, or SPIR-V passthrough fragment shaders:
+//! their lines end at the vertices. The viewport is viewport 0's:
+//! pipe-vk does not use the emulation when the last vertex stage writes
+//! `ViewportIndex`.
 
 use super::aliased::{check_location_free, weigh_colour_alpha};
 use super::gl::{
@@ -86,11 +93,35 @@ pub fn lower_smooth_lines(s: &mut Shader) -> Result<()> {
 /// Smooth lines, fragment shader: the coverage of the fragment's pixel by
 /// a line `width` pixels wide (see the module docs); discards the fragment
 /// when it is 0, and weighs the colour outputs' alpha by it.
-pub fn lower_smooth_lines_fs(s: &mut Shader, width: f32) -> Result<()> {
+///
+/// `ends` (key item `smooth_line_ends`): the line comes from
+/// [`super::line_stipple::smooth_line_ends_gs`], lengthened by half a
+/// pixel at each end; the coverage is also the overlap of the pixel's
+/// extent along the line, `[s - 1/2, s + 1/2]` (`s` the `stipple_pos`
+/// varying, the distance along it from its first vertex), with the
+/// segment's, `[0, len]` (`smooth_line_len`).
+pub fn lower_smooth_lines_fs(s: &mut Shader, width: f32, ends: bool) -> Result<()> {
     if s.stage != Stage::Fragment {
         return Ok(());
     }
     check_location_free(s, SMOOTH_LINE_LOCATION, true, SMOOTH_LINE_NAME)?;
+    let along_in = if ends {
+        use super::line_stipple::{smooth_line_len_var, stipple_var, STIPPLE_POS_NAME};
+        use crate::binding::{EDGE_MASK_LOCATION, STIPPLE_POS_LOCATION};
+        check_location_free(s, STIPPLE_POS_LOCATION, true, STIPPLE_POS_NAME)?;
+        check_location_free(
+            s,
+            EDGE_MASK_LOCATION,
+            true,
+            super::line_stipple::SMOOTH_LINE_LEN_NAME,
+        )?;
+        Some((
+            super::gl::driver_input(s, stipple_var(false)),
+            super::gl::driver_input(s, smooth_line_len_var(false)),
+        ))
+    } else {
+        None
+    };
     let clip_in = super::gl::driver_input(s, smooth_line_var(false));
     let frag_coord = get_builtin(s, false, BuiltIn::FragCoord, Type::vec4(), None);
     let pc = get_push(s);
@@ -132,7 +163,20 @@ pub fn lower_smooth_lines_fs(s: &mut Shader, width: f32) -> Result<()> {
     let bottom = e.alu(AluOp::Fsub, f, &[d, half]);
     let bottom = e.alu(AluOp::Fmax, f, &[bottom, neg_h]);
     let c = e.alu(AluOp::Fsub, f, &[top, bottom]);
-    let c = e.alu(AluOp::Fsat, f, &[c]);
+    let mut c = e.alu(AluOp::Fsat, f, &[c]);
+    if let Some((along_in, len_in)) = along_in {
+        // Overlap of [s - 1/2, s + 1/2] with [0, len].
+        let s_ = e.load(along_in, None);
+        let len = e.load(len_in, None);
+        let zero = e.f32(0.0);
+        let top = e.alu(AluOp::Fadd, f, &[s_, half]);
+        let top = e.alu(AluOp::Fmin, f, &[top, len]);
+        let bottom = e.alu(AluOp::Fsub, f, &[s_, half]);
+        let bottom = e.alu(AluOp::Fmax, f, &[bottom, zero]);
+        let a = e.alu(AluOp::Fsub, f, &[top, bottom]);
+        let a = e.alu(AluOp::Fsat, f, &[a]);
+        c = e.alu(AluOp::Fmul, f, &[c, a]);
+    }
     e.store(coverage, None, c);
     let zero = e.f32(0.0);
     let none = e.alu(AluOp::Fge, Type::BOOL, &[zero, c]);
