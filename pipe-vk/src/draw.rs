@@ -3760,7 +3760,7 @@ impl VkContext {
         // lines drawn as lines (not polygon edges), without an
         // application geometry shader or line stipple in the shaders
         // (which counts along the line from its first vertex), with
-        // shaders of IR.
+        // shaders of IR, and without stream output from the last stage.
         if fs.smooth_lines.is_some()
             && prim == TopologyClass::Line
             && !fs.line_stipple
@@ -3768,8 +3768,14 @@ impl VkContext {
         {
             let prev =
                 b.shaders[ShaderStage::TessEval.index()].or(b.shaders[ShaderStage::Vertex.index()]);
-            let ok =
-                |h: Option<ShaderHandle>| h.is_some_and(|h| self.shader_info(h).smooth_line_ends);
+            // Not where the stage captures stream output: the capture
+            // would take the lengthened positions.
+            let ok = |h: Option<ShaderHandle>| {
+                h.is_some_and(|h| {
+                    let info = self.shader_info(h);
+                    info.smooth_line_ends && info.capture.is_none()
+                })
+            };
             let fs_ok = b.shaders[ShaderStage::Fragment.index()]
                 .is_none_or(|h| self.shader_info(h).smooth_line_ends);
             if ok(prev) && fs_ok {

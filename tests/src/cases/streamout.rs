@@ -504,12 +504,28 @@ crate::both_paths!("pipe.streamout.capture.array_outputs", array_outputs);
 /// wrote. A line strip of 3 vertices is captured as two independent
 /// lines, vertices 0 1 1 2, as with no geometry shader.
 fn line_stipple_emulated(ctx: &mut TestContext, staging: bool) -> R {
+    line_emulated(ctx, staging, false)
+}
+
+/// The same with emulated smooth lines
+/// (`PIPE_VK_DEBUG=emulate_smooth_lines`): the capture takes the vertex
+/// shader's positions, not lengthened ones (the smooth-line ends'
+/// generated geometry shader is not used with stream output).
+fn smooth_lines_emulated(ctx: &mut TestContext, staging: bool) -> R {
+    line_emulated(ctx, staging, true)
+}
+
+fn line_emulated(ctx: &mut TestContext, staging: bool, smooth: bool) -> R {
     let mut e = crate::harness::env_with(ctx, |o| {
         o.staging = Some(staging);
-        o.emulate_line_stipple = Some(true);
+        if smooth {
+            o.emulate_smooth_lines = Some(true);
+        } else {
+            o.emulate_line_stipple = Some(true);
+        }
     })?;
     require_so(&e)?;
-    if !e.screen.caps().line_stipple {
+    if !smooth && !e.screen.caps().line_stipple {
         return Err(Outcome::skip("no line stipple"));
     }
     setup(&mut e, false)?;
@@ -518,9 +534,11 @@ fn line_stipple_emulated(ctx: &mut TestContext, staging: bool) -> R {
         half_pixel_center: true,
         depth_clip_near: true,
         depth_clip_far: true,
-        line_stipple_enable: true,
+        line_stipple_enable: !smooth,
         line_stipple_factor: 1,
         line_stipple_pattern: 0x00ff,
+        line_smooth: smooth,
+        line_rectangular: smooth,
         ..Default::default()
     };
     let h = step("rasterizer", e.ctx.create_rasterizer_state(&rs))?;
@@ -538,7 +556,11 @@ fn line_stipple_emulated(ctx: &mut TestContext, staging: bool) -> R {
     draw(&mut e, PrimType::LineStrip, 3)?;
     let got = words(&mut e, &b)?;
     check_words(
-        "line strip with emulated stipple",
+        if smooth {
+            "line strip with emulated smooth lines"
+        } else {
+            "line strip with emulated stipple"
+        },
         &got,
         &records([0, 1, 1, 2].into_iter(), &outs, 0, 9),
     )
@@ -551,6 +573,10 @@ crate::both_paths!(
 crate::spirv_variant!(
     "pipe.streamout.capture.line_stipple_emulated",
     line_stipple_emulated
+);
+crate::both_paths!(
+    "pipe.streamout.capture.smooth_lines_emulated",
+    smooth_lines_emulated
 );
 
 /// One output per buffer, three targets; two of them share a resource
