@@ -3759,8 +3759,8 @@ impl VkContext {
         // segments (`spirv_gen::passes::line_stipple::smooth_line_ends_gs`):
         // lines drawn as lines (not polygon edges), without an
         // application geometry shader or line stipple in the shaders
-        // (which counts along the line from its first vertex), with
-        // shaders of IR, and without stream output from the last stage.
+        // (which counts along the line from its first vertex), and
+        // without stream output from the last stage.
         if fs.smooth_lines.is_some()
             && prim == TopologyClass::Line
             && !fs.line_stipple
@@ -3770,10 +3770,17 @@ impl VkContext {
                 b.shaders[ShaderStage::TessEval.index()].or(b.shaders[ShaderStage::Vertex.index()]);
             // Not where the stage captures stream output: the capture
             // would take the lengthened positions.
+            // And where the device's geometry shaders read every output
+            // (`ModuleCache::generated_gs_relocation`).
             let ok = |h: Option<ShaderHandle>| {
                 h.is_some_and(|h| {
                     let info = self.shader_info(h);
-                    info.smooth_line_ends && info.capture.is_none()
+                    info.smooth_line_ends
+                        && info.capture.is_none()
+                        && self.shader_table().get(h.cso).is_ok_and(|st| {
+                            crate::shader::ModuleCache::generated_gs_relocation(self.dev(), st)
+                                .is_some()
+                        })
                 })
             };
             let fs_ok = b.shaders[ShaderStage::Fragment.index()]

@@ -528,22 +528,33 @@ pub fn writes_edge_flag(state: &ShaderState) -> bool {
 
 /// Whether the smooth-line emulation can weigh the line's ends
 /// (`VariantKey::smooth_line_ends`) with the shader: a vertex or
-/// tessellation evaluation shader of IR that the generated geometry
-/// shader (`spirv_gen::passes::line_stipple::smooth_line_ends_gs`)
-/// can follow, or a fragment shader of IR whose inputs leave its
-/// locations (`stipple_pos`, `smooth_line_len`) free.
+/// tessellation evaluation shader that the generated geometry shader
+/// (`spirv_gen::passes::line_stipple::smooth_line_ends_gs`) can follow
+/// (of SPIR-V: whose outputs `spirv_gen::patch::vertex_outputs` reads),
+/// or a fragment shader whose inputs leave its locations (`stipple_pos`,
+/// `smooth_line_len`) free. Whether the device's geometry shaders read
+/// all of the outputs is `VkContext::variant_keys`' to ask.
 pub fn smooth_line_ends_possible(state: &ShaderState) -> bool {
-    let ShaderCode::Ir(any) = &state.code else {
-        return false;
-    };
-    let Some(ir) = any.downcast_ref::<Ir>() else {
-        return false;
+    let ir = match (&state.code, state.stage) {
+        (ShaderCode::SpirV { words, entry_point }, ShaderStage::Fragment) => {
+            return spirv_gen::patch::smooth_lines_fs(words, entry_point, 1.0, true).is_ok();
+        }
+        (_, ShaderStage::Vertex | ShaderStage::TessEval) => {
+            return outputs_ir(state).is_ok_and(|ir| {
+                spirv_gen::passes::line_stipple::smooth_line_ends_gs(
+                    &ir,
+                    spirv_gen::ir::GsInput::Lines,
+                )
+                .is_ok()
+            });
+        }
+        (ShaderCode::Ir(any), _) => match any.downcast_ref::<Ir>() {
+            Some(ir) => ir,
+            None => return false,
+        },
+        _ => return false,
     };
     match state.stage {
-        ShaderStage::Vertex | ShaderStage::TessEval => {
-            spirv_gen::passes::line_stipple::smooth_line_ends_gs(ir, spirv_gen::ir::GsInput::Lines)
-                .is_ok()
-        }
         ShaderStage::Fragment => {
             use spirv_gen::binding::{EDGE_MASK_LOCATION, STIPPLE_POS_LOCATION};
             ir.vars.iter().all(|v| {
@@ -572,7 +583,7 @@ pub fn smooth_lines_lowerable(state: &ShaderState) -> bool {
         ShaderCode::SpirV { words, entry_point } => {
             return match state.stage {
                 ShaderStage::Fragment => {
-                    spirv_gen::patch::smooth_lines_fs(words, entry_point, 1.0).is_ok()
+                    spirv_gen::patch::smooth_lines_fs(words, entry_point, 1.0, false).is_ok()
                 }
                 ShaderStage::Vertex | ShaderStage::TessEval | ShaderStage::Geometry => {
                     spirv_gen::patch::smooth_lines(words, entry_point).is_ok()
@@ -1069,7 +1080,7 @@ fn fragment_patches(words: &[u32], key: &VariantKey) -> spirv_gen::Result<Option
         apply(&|w| p::aliased_triangles_fs(w, "main", key.aliased_clip_planes | depth))?;
     }
     if let Some(width) = key.smooth_lines {
-        apply(&|w| p::smooth_lines_fs(w, "main", f32::from_bits(width)))?;
+        apply(&|w| p::smooth_lines_fs(w, "main", f32::from_bits(width), key.smooth_line_ends))?;
     }
     if let Some((f, r)) = key.alpha_test {
         apply(&|w| p::alpha_test(w, "main", f, f32::from_bits(r)))?;

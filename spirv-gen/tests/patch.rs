@@ -1550,7 +1550,7 @@ fn damaged_spirv_never_panics() {
                     let _ = aliased_points_fs(&w, "main", true);
                     let _ = round_points_fs(&w, "main", 4);
                     let _ = aliased_triangles_fs(&w, "main", 0xff);
-                    let _ = spirv_gen::patch::smooth_lines_fs(&w, "main", 1.5);
+                    let _ = spirv_gen::patch::smooth_lines_fs(&w, "main", 1.5, true);
                 }
             });
             if r.is_err() {
@@ -3699,7 +3699,8 @@ fn decorated(words: &[u32], d: Decoration) -> usize {
 /// elements and the plain one: three components inserted), keep one
 /// `FragCoord` where they read their own, and take nothing to weigh where
 /// the only exit is a discard. Patching twice is refused (the location is
-/// taken).
+/// taken). With the ends, the fragment shader reads the distance along
+/// the line and its length too.
 #[test]
 fn smooth_lines_shapes() {
     use spirv_gen::patch::{smooth_lines, smooth_lines_fs};
@@ -3716,7 +3717,7 @@ fn smooth_lines_shapes() {
             assert!(again.contains("location 26 is taken"), "{again}");
         }
         let arr = probe("smooth_arr", env);
-        let out = smooth_lines_fs(&arr, "main", 1.5).unwrap();
+        let out = smooth_lines_fs(&arr, "main", 1.5, false).unwrap();
         validate(&out, env, "fragment, colour array");
         assert!(at_26(&out));
         assert_eq!(
@@ -3725,8 +3726,22 @@ fn smooth_lines_shapes() {
             "{}",
             disassemble(&out)
         );
-        let again = smooth_lines_fs(&out, "main", 1.5).unwrap_err().to_string();
+        let again = smooth_lines_fs(&out, "main", 1.5, false)
+            .unwrap_err()
+            .to_string();
         assert!(again.contains("location 26 is taken"), "{again}");
+        // With the ends: the distance along the line (noperspective, 29)
+        // and its length (flat, 28) read too.
+        let ends = smooth_lines_fs(&arr, "main", 1.5, true).unwrap();
+        validate(&ends, env, "fragment with ends");
+        let text = disassemble(&ends);
+        for loc in ["Location 28", "Location 29", "NoPerspective", "Flat"] {
+            assert!(text.contains(loc), "{loc}: {text}");
+        }
+        let taken = smooth_lines_fs(&ends, "main", 1.5, false)
+            .unwrap_err()
+            .to_string();
+        assert!(taken.contains("location 26 is taken"), "{taken}");
         let fc = spirv_gen::text::parse(
             "shader fragment
 in @fc : f32x4 builtin=frag_coord
@@ -3743,7 +3758,7 @@ fn main {
             _ => (Target::Vulkan1_3, env),
         };
         let own = spirv_gen::emit::emit(&fc, target).unwrap();
-        let out = smooth_lines_fs(&own, "main", 1.0).unwrap();
+        let out = smooth_lines_fs(&own, "main", 1.0, false).unwrap();
         validate(&out, fc_env, "fragment reading FragCoord");
         assert_eq!(
             disassemble(&out).matches("BuiltIn FragCoord").count(),
@@ -3752,7 +3767,7 @@ fn main {
             disassemble(&out)
         );
         let kill = probe("smooth_kill", env);
-        let out = smooth_lines_fs(&kill, "main", 1.0).unwrap();
+        let out = smooth_lines_fs(&kill, "main", 1.0, false).unwrap();
         validate(&out, env, "fragment, discard only");
     }
 }

@@ -8,14 +8,15 @@
 //! from the driver's push constants, takes the pixel's coverage across
 //! the line from its distance to the pixel centre, discards a fragment
 //! with none and weighs its colour outputs' alpha by it, as the IR
-//! lowering does.
+//! lowering does (with the line's ends, weighed along the line too, where
+//! pipe-vk's generated geometry shader lengthened it).
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
 
 use super::fragment::patch_fragment;
 use super::{patch_last_stage, Num, Patcher, POSITION};
-use crate::binding::{self, SMOOTH_LINE_LOCATION};
+use crate::binding::{self, EDGE_MASK_LOCATION, SMOOTH_LINE_LOCATION, STIPPLE_POS_LOCATION};
 use crate::{Error, Result};
 
 /// GLSL.std.450's `FMin`, `FMax`, `FClamp` and `Distance`.
@@ -36,8 +37,15 @@ pub fn smooth_lines(words: &[u32], entry: &str) -> Result<Vec<u32>> {
 /// Smooth lines for the fragment shader `entry`, lines `width` pixels
 /// wide (see the module documentation). An error when the shader uses
 /// [`SMOOTH_LINE_LOCATION`] itself or has push constants of its own.
-pub fn smooth_lines_fs(words: &[u32], entry: &str, width: f32) -> Result<Vec<u32>> {
-    patch_fragment(words, entry, "smooth lines", |p| p.smooth_lines_fs(width))
+/// `ends`: the lines come lengthened from
+/// `passes::line_stipple::smooth_line_ends_gs`, and the coverage is also
+/// weighed along the line, as `passes::smooth_lines` does with the key's
+/// `smooth_line_ends` (inputs `stipple_pos` at [`STIPPLE_POS_LOCATION`]
+/// and `smooth_line_len` at [`EDGE_MASK_LOCATION`], which must be free).
+pub fn smooth_lines_fs(words: &[u32], entry: &str, width: f32, ends: bool) -> Result<Vec<u32>> {
+    patch_fragment(words, entry, "smooth lines", |p| {
+        p.smooth_lines_fs(width, ends)
+    })
 }
 
 impl Patcher {
@@ -103,12 +111,20 @@ impl Patcher {
         Ok(true)
     }
 
-    fn smooth_lines_fs(&mut self, width: f32) -> Result<bool> {
+    fn smooth_lines_fs(&mut self, width: f32, ends: bool) -> Result<bool> {
         if self.input_at(SMOOTH_LINE_LOCATION).is_some() {
             return Err(Error::new(format!(
                 "SPIR-V smooth lines: input location {SMOOTH_LINE_LOCATION} is taken (pipe-vk \
                  passes the line's clip position there)"
             )));
+        }
+        for loc in [STIPPLE_POS_LOCATION, EDGE_MASK_LOCATION] {
+            if ends && self.input_at(loc).is_some() {
+                return Err(Error::new(format!(
+                    "SPIR-V smooth lines: input location {loc} is taken (pipe-vk passes the \
+                     line's ends there)"
+                )));
+            }
         }
         let f = Num::float(32, 1);
         let u = Num::int(false, 32, 1);
@@ -168,7 +184,22 @@ impl Patcher {
         let bottom = self.emit(&mut code, Op::FSub, ft, &[d, half]);
         let bottom = self.ext(&mut code, ft, glsl, FMAX, &[bottom, neg_hk]);
         let c = self.emit(&mut code, Op::FSub, ft, &[top, bottom]);
-        let c = self.ext(&mut code, ft, glsl, FCLAMP, &[c, zero, one]);
+        let mut c = self.ext(&mut code, ft, glsl, FCLAMP, &[c, zero, one]);
+        if ends {
+            // Overlap of [s - 1/2, s + 1/2] with [0, len].
+            let s_in =
+                self.add_driver_input(ft, STIPPLE_POS_LOCATION, Some(Decoration::NoPerspective));
+            let len_in = self.add_driver_input(ft, EDGE_MASK_LOCATION, Some(Decoration::Flat));
+            let s_ = self.emit(&mut code, Op::Load, ft, &[s_in]);
+            let len = self.emit(&mut code, Op::Load, ft, &[len_in]);
+            let top = self.emit(&mut code, Op::FAdd, ft, &[s_, half]);
+            let top = self.ext(&mut code, ft, glsl, FMIN, &[top, len]);
+            let bottom = self.emit(&mut code, Op::FSub, ft, &[s_, half]);
+            let bottom = self.ext(&mut code, ft, glsl, FMAX, &[bottom, zero]);
+            let a = self.emit(&mut code, Op::FSub, ft, &[top, bottom]);
+            let a = self.ext(&mut code, ft, glsl, FCLAMP, &[a, zero, one]);
+            c = self.emit(&mut code, Op::FMul, ft, &[c, a]);
+        }
         code.push(Instruction::new(
             Op::Store,
             None,

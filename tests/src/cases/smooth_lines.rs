@@ -14,7 +14,8 @@
 //!
 //! `.emulated` forces the shader emulation (`PIPE_VK_DEBUG=
 //! emulate_smooth_lines`) where the device draws smooth lines itself;
-//! it, `.emulated.tessellation` and `.emulated.rebind_width` check the
+//! it, `.emulated.tessellation`, `.emulated.rebind_width` and
+//! `.emulated.spirv` (SPIR-V passthrough shaders) check the
 //! ends too (`VariantKey::smooth_line_ends`: the pixels past an end and
 //! those just inside weighed along the line as well). Without the ends,
 //! they fail on lavapipe ("pixel (1, 2): alpha 0.25, want 0.125").
@@ -460,6 +461,11 @@ fn emulated_tessellation(ctx: &mut TestContext) -> Outcome {
 fn emulated_rebind(ctx: &mut TestContext) -> Outcome {
     Outcome::from_result(smooth_lines(ctx, Via::Rebind, true))
 }
+fn emulated_spirv(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(crate::harness::as_spirv(|| {
+        smooth_lines(ctx, Via::Direct, true)
+    }))
+}
 fn geometry(ctx: &mut TestContext) -> Outcome {
     Outcome::from_result(smooth_lines(ctx, Via::Geometry, false))
 }
@@ -495,6 +501,10 @@ test_case!(
 test_case!(
     name = "pipe.render.smooth_lines.emulated.rebind_width",
     emulated_rebind
+);
+test_case!(
+    name = "pipe.render.smooth_lines.emulated.spirv",
+    emulated_spirv
 );
 test_case!(name = "pipe.render.smooth_lines.geometry", geometry);
 test_case!(name = "pipe.render.smooth_lines.tessellation", tessellation);
