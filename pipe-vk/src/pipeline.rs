@@ -251,8 +251,14 @@ pub fn line_rasterization(
 
 /// Whether the device draws `r`'s lines smooth itself
 /// (`RECTANGULAR_SMOOTH`): GL's smooth lines with `smoothLines`, not with
-/// per-sample multisampling (`per_sample_ms`, VUID 02766), and with one
-/// sample only where the driver smooths such lines
+/// per-sample multisampling (`per_sample_ms`, VUID 02766). On a
+/// multisampled framebuffer only with multisampling off: with it on, GL
+/// ignores `LINE_SMOOTH` (the samples antialias the line), and pipe-vk
+/// draws rectangular lines (lavapipe 25.0.7's smooth-line stage also
+/// crashed there, in `check_opaque` under `aaline_flush`, once many
+/// triangle setups were cached: state-fuzz seed 552, a 4-sample
+/// framebuffer, smooth lines with adjacency). With one sample only where
+/// the driver smooths such lines
 /// (`DeviceShared::smooth_lines_single_sampled`) and the
 /// `emulate_smooth_lines` debug switch is off. Single-sampled lines
 /// narrower than a pixel are left to the emulation: an NVIDIA H100
@@ -268,8 +274,9 @@ pub fn smooth_lines_native(
     r.line_smooth
         && dev.device.features.line_rasterization.smooth_lines == vk::TRUE
         && !per_sample_ms
-        && (samples > 1
-            || (dev.smooth_lines_single_sampled()
+        && ((samples > 1 && !r.multisample)
+            || (samples == 1
+                && dev.smooth_lines_single_sampled()
                 && !dev.debug.emulate_smooth_lines
                 && r.line_width >= 1.0))
 }

@@ -33,6 +33,7 @@ use std::sync::Arc;
 
 use pipe_core::draw::{DrawInfo, DrawStartCountBias, PrimType};
 use pipe_core::flags::ClearFlags;
+use pipe_core::resource::{BindFlags, ResourceTemplate};
 use pipe_core::state::{
     ColorUnion, PolygonMode, RasterizerState, ShaderStage, VertexBuffer, VertexBufferSource,
     VertexElement,
@@ -40,7 +41,8 @@ use pipe_core::state::{
 use pipe_core::Format;
 
 use super::render::{
-    begin_with, clear, draw_mode, ndc, rasterizer, read_color, set_src, Px, H, UNORM, W,
+    begin, begin_with, clear, draw_mode, ndc, rasterizer, read_color, resolve, set_src, Px, H,
+    UNORM, W,
 };
 use crate::harness::{bind_program, bind_stage, f32s, step, Env, FS_UBO_COLOR, VS_PASSTHROUGH};
 use crate::{test_case, Outcome, TestContext};
@@ -330,6 +332,63 @@ fn smooth_lines(ctx: &mut TestContext, via: Via, emulated: bool) -> R {
     Ok(())
 }
 
+/// On a multisampled framebuffer with multisampling on, GL ignores
+/// `LINE_SMOOTH`: the samples antialias the line, and its colour's alpha
+/// stays as it is. [`LINES`]' first (1 wide, along y = 3.25) over 4
+/// samples at Vulkan's standard positions: row 2 has one sample inside
+/// (y = 2.875), row 3 three (3.125 to 3.625), so the resolved alpha is
+/// 0.25 and 0.75 there and the colour the line's times that share; a
+/// line smoothed as well would be weighed twice. Pixels more than 1.5
+/// pixels from the ends are checked; the rows off the line stay clear.
+fn multisampled(ctx: &mut TestContext) -> R {
+    let (mut e, t) = begin(ctx, UNORM, None, 4)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let fg: Px = [1.0, 0.5, 0.25, 1.0];
+    set_src(&mut e, UNORM, fg)?;
+    clear(
+        &mut e,
+        ClearFlags::COLOR0,
+        ColorUnion::from_f32([0.0; 4]),
+        1.0,
+        0,
+        None,
+    )?;
+    let l = LINES[0];
+    rasterizer(&mut e, |r: &mut RasterizerState| {
+        r.line_smooth = true;
+        r.line_rectangular = true;
+        r.line_width = l.width;
+        r.multisample = true;
+    })?;
+    let v: Vec<f32> = [l.a, l.b]
+        .iter()
+        .flat_map(|&(x, y)| [ndc(x), ndc(y), 0.0, 1.0])
+        .collect();
+    draw_mode(&mut e, &v, false, PrimType::Lines)?;
+    let bind = BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW;
+    let resolved = e.texture(&ResourceTemplate::texture_2d(UNORM, W, H, bind))?;
+    resolve(&mut e, &t.color, &resolved)?;
+    let got = read_color(&mut e, &resolved)?;
+    for py in 0..H {
+        for px in 3..=12u32 {
+            let share = match py {
+                2 => 0.25,
+                3 => 0.75,
+                _ => 0.0,
+            };
+            let want: Px = std::array::from_fn(|c| fg[c] * share);
+            let p = got[(py * W + px) as usize];
+            if (0..4).any(|c| (p[c] - want[c]).abs() > 1.5 / 255.0) {
+                return Err(Outcome::fail(format!(
+                    "pixel ({px}, {py}): {p:?}, want {want:?} (the share of its samples \
+                     inside the line, alpha unweighed)"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// [`Via::Rebind`]'s draws.
 fn draw_rebinding(e: &mut Env) -> R {
     let mut states = Vec::new();
@@ -494,6 +553,13 @@ fn polygon_line(ctx: &mut TestContext) -> Outcome {
 }
 test_case!(name = "pipe.render.smooth_lines.single_sample", direct);
 test_case!(name = "pipe.render.smooth_lines.emulated", emulated);
+fn multisampled_case(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(multisampled(ctx))
+}
+test_case!(
+    name = "pipe.render.smooth_lines.multisampled",
+    multisampled_case
+);
 test_case!(
     name = "pipe.render.smooth_lines.emulated.tessellation",
     emulated_tessellation
