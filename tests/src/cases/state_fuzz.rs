@@ -3059,9 +3059,11 @@ macro_rules! seeds {
 seeds!(
     // Seeds beyond 17 crashed lavapipe 25.0.7 before its workarounds:
     // 18 (and 48, 80) `DeviceShared::tes_variants_follow_outputs`, 211
-    // `DeviceShared::smooth_lines_single_sampled`.
+    // `DeviceShared::smooth_lines_single_sampled`, 552 multisampled
+    // smooth lines (`pipeline::smooth_lines_native`).
     18 => {},
     211 => {},
+    552 => {},
     1 => {},
     2 => { staging },
     3 => { emulate_line_stipple },
