@@ -290,13 +290,13 @@ impl DeviceShared {
     /// mode then gets a pipeline of its own (`GfxKey::tess_polygon_mode`),
     /// whose evaluation shader sees that mode only. (Single-sampled smooth
     /// lines, the other stage that adds an output, are off there:
-    /// `smooth_lines_single_sampled`.)
+    /// `device_smooth_lines`.)
     pub fn tes_variants_follow_outputs(&self) -> bool {
         !self.lavapipe
     }
 
-    /// Whether lines may be drawn smooth (`RECTANGULAR_SMOOTH`) with one
-    /// sample. A driver workaround turns it off on lavapipe: there
+    /// Whether lines may be drawn smooth (`RECTANGULAR_SMOOTH`) at all. A
+    /// driver workaround turns it off on lavapipe: there
     /// llvmpipe's smooth-line stage binds a fragment shader of its own in
     /// the middle of a draw, and when that needs a new triangle setup
     /// once llvmpipe holds 64 (they are keyed on the fragment inputs and
@@ -304,13 +304,17 @@ impl DeviceShared {
     /// unbinds that shader inside the draw and leaves none for the rest
     /// of it: a SIGSEGV in lavapipe's queue thread (state fuzz seed 211;
     /// `lp_state_setup.c`'s `cull_setup_variants` calls `llvmpipe_finish`,
-    /// found with a debug build of Mesa 25.0.7). Such lines are then drawn
-    /// rectangular, not antialiased (multisampled ones keep smoothing,
-    /// which takes no such stage). The same stage drew stray pixels of
+    /// found with a debug build of Mesa 25.0.7). The stage serves
+    /// multisampled framebuffers too (seed 552 crashed there, with 4
+    /// samples). Single-sampled smooth lines are then emulated in the
+    /// shaders (`spirv_gen::passes::smooth_lines`), lines on a
+    /// multisampled framebuffer with multisampling off are drawn
+    /// rectangular, not antialiased (with it on GL ignores `LINE_SMOOTH`
+    /// anyway: `pipeline::smooth_lines_native`). The same stage drew stray pixels of
     /// garbage for smooth lines from a geometry shader or tessellation
     /// (`pipe.draw.state_fuzz.smooth_lines_from_geometry`, single-sampled;
     /// its multisampled variants draw smooth lines correctly).
-    pub fn smooth_lines_single_sampled(&self) -> bool {
+    pub fn device_smooth_lines(&self) -> bool {
         !self.lavapipe
     }
 

@@ -214,8 +214,9 @@ pub struct GfxInputs<'a> {
 /// second value: whether the device stipples lines in that mode (and the
 /// `emulate_line_stipple` debug switch is off); otherwise a stippled line
 /// is emulated in shaders (`spirv_gen::passes::line_stipple`).
-/// `samples`: the draw's sample count (some drivers cannot smooth lines
-/// single-sampled: `DeviceShared::smooth_lines_single_sampled`).
+/// `samples`: the draw's sample count (smooth lines are the device's
+/// only with one sample, or several with multisampling off, and where its
+/// smooth lines work: `smooth_lines_native`).
 pub fn line_rasterization(
     dev: &DeviceShared,
     r: &RasterizerState,
@@ -257,10 +258,10 @@ pub fn line_rasterization(
 /// draws rectangular lines (lavapipe 25.0.7's smooth-line stage also
 /// crashed there, in `check_opaque` under `aaline_flush`, once many
 /// triangle setups were cached: state-fuzz seed 552, a 4-sample
-/// framebuffer, smooth lines with adjacency). With one sample only where
-/// the driver smooths such lines
-/// (`DeviceShared::smooth_lines_single_sampled`) and the
-/// `emulate_smooth_lines` debug switch is off. Single-sampled lines
+/// framebuffer, smooth lines with adjacency). Only where the driver's
+/// smooth lines work (`DeviceShared::device_smooth_lines`), and with one
+/// sample only where the `emulate_smooth_lines` debug switch is off.
+/// Single-sampled lines
 /// narrower than a pixel are left to the emulation: an NVIDIA H100
 /// (driver 580.159) draws a 0.5-wide smooth line as if 1 wide (alpha 1
 /// on the row it centres on, where GL asks 0.5;
@@ -274,11 +275,9 @@ pub fn smooth_lines_native(
     r.line_smooth
         && dev.device.features.line_rasterization.smooth_lines == vk::TRUE
         && !per_sample_ms
+        && dev.device_smooth_lines()
         && ((samples > 1 && !r.multisample)
-            || (samples == 1
-                && dev.smooth_lines_single_sampled()
-                && !dev.debug.emulate_smooth_lines
-                && r.line_width >= 1.0))
+            || (samples == 1 && !dev.debug.emulate_smooth_lines && r.line_width >= 1.0))
 }
 
 /// The vertex input of a vertex-elements CSO: one binding per vertex

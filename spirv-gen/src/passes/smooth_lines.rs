@@ -1,7 +1,7 @@
 //! Smooth lines (GL's `LINE_SMOOTH` where lines are not multisampled) for
 //! devices that cannot draw them: no `smoothLines` in
 //! `VK_EXT_line_rasterization`, or a driver whose smooth lines are off
-//! (pipe-vk's `DeviceShared::smooth_lines_single_sampled`).
+//! (pipe-vk's `DeviceShared::device_smooth_lines`).
 //!
 //! GL's smooth line is a rectangle of the line's width, centred on the
 //! segment, and a fragment's coverage is the share of its pixel inside

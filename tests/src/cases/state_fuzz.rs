@@ -3059,7 +3059,7 @@ macro_rules! seeds {
 seeds!(
     // Seeds beyond 17 crashed lavapipe 25.0.7 before its workarounds:
     // 18 (and 48, 80) `DeviceShared::tes_variants_follow_outputs`, 211
-    // `DeviceShared::smooth_lines_single_sampled`, 552 multisampled
+    // `DeviceShared::device_smooth_lines`, 552 multisampled
     // smooth lines (`pipeline::smooth_lines_native`).
     18 => {},
     211 => {},
@@ -4829,8 +4829,8 @@ fn near_segment(x: u32, y: u32, a: [f32; 2], b: [f32; 2], reach: f32) -> bool {
 /// drew stray pixels of garbage single-sampled (found by
 /// `pipe.draw.state_fuzz.diff.vertex_fixups.seed_103`, whose two runs
 /// differed because each run did), through the smooth-line stage that
-/// `DeviceShared::smooth_lines_single_sampled` keeps such lines out of;
-/// multisampled, the lines stay smooth.
+/// `DeviceShared::device_smooth_lines` keeps such lines out of;
+/// multisampled (multisampling on), they are drawn rectangular now.
 fn smooth_lines_from_geometry(ctx: &mut TestContext, tess: bool, samples: u32) -> R {
     let vs = vs_text(&VsCfg {
         attr: Kind::Float,

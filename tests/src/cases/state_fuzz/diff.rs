@@ -37,7 +37,7 @@
 //! multi-draws instance by instance (`pipe.draw.merge.instance_order.*`),
 //! drew garbage for single-sampled smooth lines from geometry or
 //! tessellation (`pipe.draw.state_fuzz.smooth_lines_from_geometry.*`;
-//! the smooth-line stage `DeviceShared::smooth_lines_single_sampled`
+//! the smooth-line stage `DeviceShared::device_smooth_lines`
 //! avoids) and counted
 //! stream-output queries without capture while a primitives-generated
 //! query ran (`pipe.query.streamout_inactive`); pipe-vk drew outside any
