@@ -112,10 +112,14 @@ pub fn find_stipple_pos(s: &Shader, output: bool) -> Result<Option<VarId>> {
     Ok(None)
 }
 
-/// Emits the window-space length of the segment between clip-space
-/// positions `p0` and `p1` (see the module docs for the metric).
-fn window_len(e: &mut Emit, pc: VarId, p0: ValueId, p1: ValueId, rectangular: bool) -> ValueId {
-    let f2 = Type::float(32, 2);
+/// Viewport 0's scale ([`push::VIEWPORT_SCALE`]), and a clip-space
+/// position's window-space `xy` relative to the viewport's centre (that
+/// scale times its NDC) with its `w`.
+fn window_of(
+    e: &mut Emit,
+    pc: VarId,
+) -> (ValueId, impl Fn(&mut Emit, ValueId) -> (ValueId, ValueId)) {
+    let (f, f2) = (Type::F32, Type::float(32, 2));
     let off = e.u32(push::VIEWPORT_SCALE);
     let scale = e.def(
         f2,
@@ -124,15 +128,23 @@ fn window_len(e: &mut Emit, pc: VarId, p0: ValueId, p1: ValueId, rectangular: bo
             offset: off,
         }),
     );
-    let window = |e: &mut Emit, p: ValueId| {
+    let window = move |e: &mut Emit, p: ValueId| {
         let xy = e.swizzle(f2, p, &[0, 1]);
-        let w = e.swizzle(f2, p, &[3]);
+        let w = e.swizzle(f, p, &[3]);
         let ww = e.alu(AluOp::Vec, f2, &[w, w]);
         let ndc = e.alu(AluOp::Fdiv, f2, &[xy, ww]);
-        e.alu(AluOp::Fmul, f2, &[ndc, scale])
+        (e.alu(AluOp::Fmul, f2, &[ndc, scale]), w)
     };
-    let a = window(e, p0);
-    let b = window(e, p1);
+    (scale, window)
+}
+
+/// Emits the window-space length of the segment between clip-space
+/// positions `p0` and `p1` (see the module docs for the metric).
+fn window_len(e: &mut Emit, pc: VarId, p0: ValueId, p1: ValueId, rectangular: bool) -> ValueId {
+    let f2 = Type::float(32, 2);
+    let (_, window) = window_of(e, pc);
+    let (a, _) = window(e, p0);
+    let (b, _) = window(e, p1);
     if rectangular {
         e.alu(AluOp::Fdistance, Type::F32, &[a, b])
     } else {
@@ -144,28 +156,15 @@ fn window_len(e: &mut Emit, pc: VarId, p0: ValueId, p1: ValueId, rectangular: bo
     }
 }
 
-/// The clip positions `p0`, `p1` of a segment `len` window pixels long,
-/// moved half a pixel apart along it in window space (where both have
-/// `w > 0`; else unchanged).
-fn lengthen(e: &mut Emit, pc: VarId, p0: ValueId, p1: ValueId, len: ValueId) -> Vec<ValueId> {
+/// The segment between clip positions `p0` and `p1` lengthened by half
+/// a pixel at each end in window space (where both have `w > 0`; else
+/// unchanged), and its window length before that.
+fn lengthen(e: &mut Emit, pc: VarId, p0: ValueId, p1: ValueId) -> (Vec<ValueId>, ValueId) {
     let (f, f2) = (Type::F32, Type::float(32, 2));
-    let off = e.u32(push::VIEWPORT_SCALE);
-    let scale = e.def(
-        f2,
-        Op::Intrinsic(Intrinsic::LoadPush {
-            var: pc,
-            offset: off,
-        }),
-    );
-    let window = |e: &mut Emit, p: ValueId| {
-        let xy = e.swizzle(f2, p, &[0, 1]);
-        let w = e.swizzle(f, p, &[3]);
-        let ww = e.alu(AluOp::Vec, f2, &[w, w]);
-        let ndc = e.alu(AluOp::Fdiv, f2, &[xy, ww]);
-        (e.alu(AluOp::Fmul, f2, &[ndc, scale]), w)
-    };
+    let (scale, window) = window_of(e, pc);
     let (a, wa) = window(e, p0);
     let (b, wb) = window(e, p1);
+    let len = e.alu(AluOp::Fdistance, f, &[a, b]);
     // Half a pixel along the segment (nothing for a point-like one).
     let d = e.alu(AluOp::Fsub, f2, &[b, a]);
     let tiny = e.f32(1e-6);
@@ -193,7 +192,7 @@ fn lengthen(e: &mut Emit, pc: VarId, p0: ValueId, p1: ValueId, len: ValueId) -> 
         let dv = e.alu(AluOp::Vec, Type::vec4(), &[dx, dy, z, z]);
         e.alu(AluOp::Fadd, Type::vec4(), &[p, dv])
     };
-    vec![moved(e, p0, wa, -1.0), moved(e, p1, wb, 1.0)]
+    (vec![moved(e, p0, wa, -1.0), moved(e, p1, wb, 1.0)], len)
 }
 
 /// Generates the pass-through geometry shader that line stipple needs
@@ -649,9 +648,9 @@ fn stipple_gs(
         ];
         (values, e.load(prim_in, None))
     } else if ends {
-        let len = window_len(&mut e, pc, p[0], p[1], true);
+        let (moved, len) = lengthen(&mut e, pc, p[0], p[1]);
         len_value = Some(len);
-        p = lengthen(&mut e, pc, p[0], p[1], len);
+        p = moved;
         let half = e.f32(0.5);
         let start = e.f32(-0.5);
         let end = e.alu(AluOp::Fadd, Type::F32, &[len, half]);

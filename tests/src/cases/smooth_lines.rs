@@ -201,7 +201,7 @@ fn smooth_lines(ctx: &mut TestContext, via: Via, emulated: bool) -> R {
     {
         return Err(Outcome::skip("no tessellation"));
     }
-    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let fg = start(&mut e)?;
     match via {
         Via::Direct | Via::PolygonLine | Via::Rebind => {}
         Via::Geometry => bind_stage(&mut e, ShaderStage::Geometry, GS_LINES)?,
@@ -214,16 +214,6 @@ fn smooth_lines(ctx: &mut TestContext, via: Via, emulated: bool) -> R {
             crate::harness::tess_levels_1(&mut e, 2)?;
         }
     }
-    let fg: Px = [1.0, 0.5, 0.25, 1.0];
-    set_src(&mut e, UNORM, fg)?;
-    clear(
-        &mut e,
-        ClearFlags::COLOR0,
-        ColorUnion::from_f32([0.0; 4]),
-        1.0,
-        0,
-        None,
-    )?;
     let lines: &[Line] = if via == Via::PolygonLine {
         rasterizer(&mut e, |r: &mut RasterizerState| {
             r.line_smooth = true;
@@ -342,17 +332,7 @@ fn smooth_lines(ctx: &mut TestContext, via: Via, emulated: bool) -> R {
 /// pixels from the ends are checked; the rows off the line stay clear.
 fn multisampled(ctx: &mut TestContext) -> R {
     let (mut e, t) = begin(ctx, UNORM, None, 4)?;
-    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
-    let fg: Px = [1.0, 0.5, 0.25, 1.0];
-    set_src(&mut e, UNORM, fg)?;
-    clear(
-        &mut e,
-        ClearFlags::COLOR0,
-        ColorUnion::from_f32([0.0; 4]),
-        1.0,
-        0,
-        None,
-    )?;
+    let fg = start(&mut e)?;
     let l = LINES[0];
     rasterizer(&mut e, |r: &mut RasterizerState| {
         r.line_smooth = true;
@@ -387,6 +367,23 @@ fn multisampled(ctx: &mut TestContext) -> R {
         }
     }
     Ok(())
+}
+
+/// The lines' program and colour (returned), on a target cleared to
+/// transparent black.
+fn start(e: &mut Env) -> Result<Px, Outcome> {
+    bind_program(e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
+    let fg: Px = [1.0, 0.5, 0.25, 1.0];
+    set_src(e, UNORM, fg)?;
+    clear(
+        e,
+        ClearFlags::COLOR0,
+        ColorUnion::from_f32([0.0; 4]),
+        1.0,
+        0,
+        None,
+    )?;
+    Ok(fg)
 }
 
 /// [`Via::Rebind`]'s draws.
@@ -461,17 +458,7 @@ fn stippled(ctx: &mut TestContext, emulated: bool) -> R {
     if !e.screen.caps().line_stipple {
         return Err(Outcome::skip("no line stipple"));
     }
-    bind_program(&mut e, VS_PASSTHROUGH, FS_UBO_COLOR)?;
-    let fg: Px = [1.0, 0.5, 0.25, 1.0];
-    set_src(&mut e, UNORM, fg)?;
-    clear(
-        &mut e,
-        ClearFlags::COLOR0,
-        ColorUnion::from_f32([0.0; 4]),
-        1.0,
-        0,
-        None,
-    )?;
+    start(&mut e)?;
     let l = LINES[0];
     rasterizer(&mut e, |r: &mut RasterizerState| {
         r.line_smooth = true;
