@@ -3758,12 +3758,14 @@ impl VkContext {
         // shader can follow the last vertex stage and lengthen the
         // segments (`spirv_gen::passes::line_stipple::smooth_line_ends_gs`):
         // lines drawn as lines (not polygon edges), without an
-        // application geometry shader or line stipple in the shaders
-        // (which counts along the line from its first vertex), and
+        // application geometry shader or line stipple (which counts
+        // along the line from its first vertex, in the shaders or the
+        // device's rasterizer: lengthened, it would start half a pixel
+        // early), and
         // without stream output from the last stage.
         if fs.smooth_lines.is_some()
             && prim == TopologyClass::Line
-            && !fs.line_stipple
+            && !rast.line_stipple_enable
             && b.shaders[ShaderStage::Geometry.index()].is_none()
         {
             let prev =

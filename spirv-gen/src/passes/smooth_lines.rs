@@ -44,7 +44,8 @@
 //! extent along the line inside the segment (as Zink's geometry-shader
 //! emulation extends the ends; SPIR-V passthrough fragment shaders get
 //! the same weighing patched in, `crate::patch::smooth_lines_fs`). Not
-//! with an application geometry shader, line stipple in the shaders, or
+//! with an application geometry shader, line stipple (the device's or the
+//! shaders'), or
 //! stream output from the last vertex stage: those lines end at the
 //! vertices. The viewport is viewport 0's:
 //! pipe-vk does not use the emulation when the last vertex stage writes
