@@ -2463,8 +2463,13 @@ impl VkContext {
             stage_id(ShaderStage::TessEval),
             stage_id(ShaderStage::Geometry),
         );
+        // A generated geometry shader follows the last vertex stage
+        // (`stipple_gs` below).
         let generated_gs = gs.is_none()
-            && (fs_key.line_stipple || fs_key.polygon_edges.is_some() || fs_key.aliased_triangles);
+            && (fs_key.line_stipple
+                || fs_key.polygon_edges.is_some()
+                || fs_key.aliased_triangles
+                || fs_key.smooth_line_ends);
         let mut wide_textures = false;
         for st in [
             ShaderStage::TessCtrl,
@@ -2533,11 +2538,7 @@ impl VkContext {
                 effective_sample_mask(b.sample_mask, samples)
             },
             topology: topology_class(topology),
-            gs_adjacency: (fs_key.line_stipple
-                || fs_key.polygon_edges.is_some()
-                || fs_key.aliased_triangles)
-                && gs.is_none()
-                && is_adjacency(topology),
+            gs_adjacency: generated_gs && is_adjacency(topology),
             // Triangle lists take hidden-edge masks only for edge flags.
             gs_edge_flags: fs_key.polygon_edges.is_some()
                 && gs.is_none()
@@ -2605,7 +2606,7 @@ impl VkContext {
         let edges = fs_key.polygon_edges.is_some();
         let aliased = fs_key.aliased_triangles;
         let smooth_ends = fs_key.smooth_line_ends;
-        let stipple_gs = (fs_key.line_stipple || edges || aliased || smooth_ends) && gs.is_none();
+        let stipple_gs = generated_gs;
         // The last vertex-processing stage takes the clip/depth/point key.
         let last = [gs, tes].into_iter().flatten().next();
         let last = if stipple_gs { Some(u32::MAX) } else { last };
@@ -3767,6 +3768,7 @@ impl VkContext {
             && prim == TopologyClass::Line
             && !rast.line_stipple_enable
             && b.shaders[ShaderStage::Geometry.index()].is_none()
+            && self.dev().device.features.core.geometry_shader == vk::TRUE
         {
             let prev =
                 b.shaders[ShaderStage::TessEval.index()].or(b.shaders[ShaderStage::Vertex.index()]);

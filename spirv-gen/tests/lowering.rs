@@ -1855,8 +1855,8 @@ fn line_stipple_generated_gs_adjacency() {
 /// `smooth_line_ends_gs`: each segment lengthened by half a pixel at
 /// both ends in window space (w = 2 at one end: clip space scales),
 /// `stipple_pos` from -1/2 to the length + 1/2, the length in
-/// `smooth_line_len` at both vertices; a segment with a vertex behind
-/// the eye (w <= 0) is left as it is. Lines with and without adjacency;
+/// `smooth_line_len` at both vertices; a segment with a vertex at or
+/// behind the eye (w <= 0) is left as it is and weighed across only. Lines with and without adjacency;
 /// triangles and a previous stage writing location 28 are refused.
 #[test]
 fn smooth_line_ends_generated_gs() {
@@ -1895,10 +1895,17 @@ fn smooth_line_ends_generated_gs() {
         for o in &out {
             assert_eq!(emitted_f32(o, "smooth_line_len"), vec![8.0]);
         }
-        // Behind the eye: unchanged.
-        let out = run([-0.5, 0.0, 0.0, 1.0], [0.5, 0.0, 0.0, -1.0]);
-        assert_eq!(emitted_f32(&out[0], "gl_pos"), vec![-0.5, 0.0, 0.0, 1.0]);
-        assert_eq!(emitted_f32(&out[1], "gl_pos"), vec![0.5, 0.0, 0.0, -1.0]);
+        // Behind the eye (w < 0) or at it (w = 0): unchanged, and weighed
+        // across only (1/2 along a segment as long as a float goes).
+        for w in [-1.0, 0.0] {
+            let out = run([-0.5, 0.0, 0.0, 1.0], [0.5, 0.0, 0.0, w]);
+            assert_eq!(emitted_f32(&out[0], "gl_pos"), vec![-0.5, 0.0, 0.0, 1.0]);
+            assert_eq!(emitted_f32(&out[1], "gl_pos"), vec![0.5, 0.0, 0.0, w]);
+            for o in &out {
+                assert_eq!(emitted_f32(o, "stipple_pos"), vec![0.5]);
+                assert_eq!(emitted_f32(o, "smooth_line_len"), vec![f32::MAX]);
+            }
+        }
     }
     assert!(smooth_line_ends_gs(&vs, GsInput::Triangles).is_err());
     let taken = corpus_src("vs_line_stipple.ir")

@@ -157,9 +157,10 @@ fn window_len(e: &mut Emit, pc: VarId, p0: ValueId, p1: ValueId, rectangular: bo
 }
 
 /// The segment between clip positions `p0` and `p1` lengthened by half
-/// a pixel at each end in window space (where both have `w > 0`; else
-/// unchanged), and its window length before that.
-fn lengthen(e: &mut Emit, pc: VarId, p0: ValueId, p1: ValueId) -> (Vec<ValueId>, ValueId) {
+/// a pixel at each end in window space where both have `w > 0` (else
+/// unchanged: its window positions mean nothing), its window length
+/// before that, and whether both have `w > 0`.
+fn lengthen(e: &mut Emit, pc: VarId, p0: ValueId, p1: ValueId) -> (Vec<ValueId>, ValueId, ValueId) {
     let (f, f2) = (Type::F32, Type::float(32, 2));
     let (scale, window) = window_of(e, pc);
     let (a, wa) = window(e, p0);
@@ -179,9 +180,10 @@ fn lengthen(e: &mut Emit, pc: VarId, p0: ValueId, p1: ValueId) -> (Vec<ValueId>,
     let front_a = e.alu(AluOp::Flt, Type::BOOL, &[zero, wa]);
     let front_b = e.alu(AluOp::Flt, Type::BOOL, &[zero, wb]);
     let front = e.alu(AluOp::Band, Type::BOOL, &[front_a, front_b]);
-    let on = e.alu(AluOp::B2f, f, &[front]);
-    let on2 = e.alu(AluOp::Vec, f2, &[on, on]);
-    let ext_ndc = e.alu(AluOp::Fmul, f2, &[ext_ndc, on2]);
+    // A select, not a product: with w = 0 the extension is not finite.
+    let front2 = e.alu(AluOp::Vec, Type::bool(2), &[front, front]);
+    let zero2 = e.alu(AluOp::Vec, f2, &[zero, zero]);
+    let ext_ndc = e.alu(AluOp::Bcsel, f2, &[front2, ext_ndc, zero2]);
     let moved = |e: &mut Emit, p: ValueId, w: ValueId, sign: f32| {
         let s = e.f32(sign);
         let sw = e.alu(AluOp::Fmul, f, &[s, w]);
@@ -192,7 +194,11 @@ fn lengthen(e: &mut Emit, pc: VarId, p0: ValueId, p1: ValueId) -> (Vec<ValueId>,
         let dv = e.alu(AluOp::Vec, Type::vec4(), &[dx, dy, z, z]);
         e.alu(AluOp::Fadd, Type::vec4(), &[p, dv])
     };
-    (vec![moved(e, p0, wa, -1.0), moved(e, p1, wb, 1.0)], len)
+    (
+        vec![moved(e, p0, wa, -1.0), moved(e, p1, wb, 1.0)],
+        len,
+        front,
+    )
 }
 
 /// Generates the pass-through geometry shader that line stipple needs
@@ -327,6 +333,10 @@ pub fn line_stipple_gs_for(prev: &Shader, rectangular: bool, input: GsInput) -> 
 /// segment's window length + 1/2 (0 and the length at the vertices), and
 /// the length in the `flat` `f32` varying `smooth_line_len` at
 /// [`EDGE_MASK_LOCATION`] (which only polygons' shaders use otherwise).
+/// A segment with a vertex at or behind the eye (`w <= 0`, clipped
+/// after) is left as it is, with `stipple_pos` 1/2 at both vertices and
+/// the largest float as its length, so the fragment shader weighs it
+/// across only.
 /// Errors as [`line_stipple_gs_for`], and for `prev` writing location
 /// [`EDGE_MASK_LOCATION`].
 pub fn smooth_line_ends_gs(prev: &Shader, input: GsInput) -> Result<Shader> {
@@ -648,12 +658,19 @@ fn stipple_gs(
         ];
         (values, e.load(prim_in, None))
     } else if ends {
-        let (moved, len) = lengthen(&mut e, pc, p[0], p[1]);
-        len_value = Some(len);
+        let (moved, len, front) = lengthen(&mut e, pc, p[0], p[1]);
         p = moved;
+        // Where the segment is not lengthened (a vertex at or behind the
+        // eye), values that weigh nothing along it: every fragment at
+        // 1/2 of a segment as long as a float goes.
+        let f = Type::F32;
         let half = e.f32(0.5);
-        let start = e.f32(-0.5);
-        let end = e.alu(AluOp::Fadd, Type::F32, &[len, half]);
+        let neg_half = e.f32(-0.5);
+        let len_end = e.alu(AluOp::Fadd, f, &[len, half]);
+        let start = e.alu(AluOp::Bcsel, f, &[front, neg_half, half]);
+        let end = e.alu(AluOp::Bcsel, f, &[front, len_end, half]);
+        let endless = e.f32(f32::MAX);
+        len_value = Some(e.alu(AluOp::Bcsel, f, &[front, len, endless]));
         let prim = e.load(prim_in, None);
         (vec![start, end], prim)
     } else {
