@@ -142,6 +142,12 @@ enum Via {
     /// differ in the width only) made first: between the draws, only the
     /// bound rasterizer changes.
     Rebind,
+    /// [`LINES`], each drawn as a line and again (over it, the same
+    /// pixels) as a line with adjacency, with nothing changed between:
+    /// the emulation's generated geometry shader takes either input, so
+    /// the two need pipelines of their own though the topology class and
+    /// state are the same.
+    Adjacency,
 }
 
 impl Line {
@@ -193,7 +199,11 @@ fn smooth_lines(ctx: &mut TestContext, via: Via, emulated: bool) -> R {
     // can lengthen the lines (`VariantKey::smooth_line_ends`); devices'
     // own smooth lines are not checked there (GL's rectangle ends at the
     // vertices, but implementations differ).
-    let ends = emulated && matches!(via, Via::Direct | Via::Tessellation | Via::Rebind);
+    let ends = emulated
+        && matches!(
+            via,
+            Via::Direct | Via::Tessellation | Via::Rebind | Via::Adjacency
+        );
     let (mut e, t) = begin_with(ctx, UNORM, None, 1, |o| {
         o.emulate_smooth_lines = Some(emulated);
     })?;
@@ -203,7 +213,7 @@ fn smooth_lines(ctx: &mut TestContext, via: Via, emulated: bool) -> R {
     }
     let fg = start(&mut e)?;
     match via {
-        Via::Direct | Via::PolygonLine | Via::Rebind => {}
+        Via::Direct | Via::PolygonLine | Via::Rebind | Via::Adjacency => {}
         Via::Geometry => bind_stage(&mut e, ShaderStage::Geometry, GS_LINES)?,
         Via::Tessellation => {
             bind_stage(
@@ -243,15 +253,24 @@ fn smooth_lines(ctx: &mut TestContext, via: Via, emulated: bool) -> R {
             r.line_rectangular = true;
             r.line_width = l.width;
         })?;
-        let v: Vec<f32> = [l.a, l.b]
-            .iter()
-            .flat_map(|&(x, y)| [ndc(x) * l.w, ndc(y) * l.w, 0.0, l.w])
-            .collect();
+        let clip = |ends: &[(f32, f32)]| -> Vec<f32> {
+            ends.iter()
+                .flat_map(|&(x, y)| [ndc(x) * l.w, ndc(y) * l.w, 0.0, l.w])
+                .collect()
+        };
         let mode = match via {
             Via::Tessellation => PrimType::Patches,
             _ => PrimType::Lines,
         };
-        draw_mode(&mut e, &v, false, mode)?;
+        draw_mode(&mut e, &clip(&[l.a, l.b]), false, mode)?;
+        if via == Via::Adjacency {
+            // The neighbours continue the line (the rasterizer draws
+            // vertices 1 and 2 only).
+            let before = (2.0 * l.a.0 - l.b.0, 2.0 * l.a.1 - l.b.1);
+            let after = (2.0 * l.b.0 - l.a.0, 2.0 * l.b.1 - l.a.1);
+            let v = clip(&[before, l.a, l.b, after]);
+            draw_mode(&mut e, &v, false, PrimType::LinesAdjacency)?;
+        }
     }
     let got = read_color(&mut e, &t.color)?;
     let mut sums = vec![(0.0f32, 0.0f32); lines.len()];
@@ -507,6 +526,9 @@ fn emulated_tessellation(ctx: &mut TestContext) -> Outcome {
 fn emulated_rebind(ctx: &mut TestContext) -> Outcome {
     Outcome::from_result(smooth_lines(ctx, Via::Rebind, true))
 }
+fn emulated_adjacency(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(smooth_lines(ctx, Via::Adjacency, true))
+}
 fn emulated_spirv(ctx: &mut TestContext) -> Outcome {
     Outcome::from_result(crate::harness::as_spirv(|| {
         smooth_lines(ctx, Via::Direct, true)
@@ -558,6 +580,10 @@ test_case!(
 test_case!(
     name = "pipe.render.smooth_lines.emulated.spirv",
     emulated_spirv
+);
+test_case!(
+    name = "pipe.render.smooth_lines.emulated.adjacency",
+    emulated_adjacency
 );
 test_case!(name = "pipe.render.smooth_lines.geometry", geometry);
 test_case!(name = "pipe.render.smooth_lines.tessellation", tessellation);
