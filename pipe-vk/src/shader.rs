@@ -838,11 +838,23 @@ pub fn compile(
     target: spirv_gen::emit::Target,
     vote: bool,
 ) -> PipeResult<Arc<[u32]>> {
-    // The fixed-function tests in fragment shaders demote: Vulkan 1.3
-    // requires `shaderDemoteToHelperInvocation`, which pipe-vk enables
-    // with the other 1.3 features.
+    // The fixed-function tests in fragment shaders demote where that
+    // keeps the quad's derivatives defined and is safe
+    // (`spirv_gen::passes::gl::demote_worthwhile`): Vulkan 1.3 requires
+    // `shaderDemoteToHelperInvocation`, which pipe-vk enables with the
+    // other 1.3 features.
+    let worthwhile = || match &state.code {
+        ShaderCode::SpirV { words, .. } => spirv_gen::patch::demote_worthwhile(words),
+        ShaderCode::Ir(any) => any
+            .downcast_ref::<Ir>()
+            .is_some_and(spirv_gen::passes::gl::demote_worthwhile),
+    };
     let demoting;
-    let key = if target == spirv_gen::emit::Target::Vulkan1_3 && !key.demote_discards {
+    let key = if target == spirv_gen::emit::Target::Vulkan1_3
+        && !key.demote_discards
+        && state.stage == ShaderStage::Fragment
+        && worthwhile()
+    {
         demoting = VariantKey {
             demote_discards: true,
             ..key.clone()

@@ -2221,11 +2221,43 @@ fn main {
                 ))
         });
         assert_eq!(ext, !v16, "{}", disassemble(&w));
+        // Not worth it in these modules: no implicit-LOD sampling.
+        assert!(!spirv_gen::patch::demote_worthwhile(&words));
         // Without it, the same tests kill.
         let k = window_rects(&words, "main", false, 2).unwrap();
         assert_eq!(count_op(&k, Op::DemoteToHelperInvocation), 0);
         assert_eq!(kills(&k), before + 1);
     }
+}
+
+/// `demote_worthwhile` on modules: implicit-LOD sampling says yes, an
+/// atomic or `HelperInvocation` no, explicit LOD no.
+#[test]
+fn demote_worthwhile_modules() {
+    let src = "shader fragment
+in @uv : f32x2 location=0
+out @frag : f32x4 location=0
+texture @t slot=0 dim=2d sampled=float
+ssbo @b slot=0
+fn main {
+  %0 : f32x2 = load @uv
+  %5 : f32 = const 0.0
+  %1 : f32x4 = OP
+EXTRA  store @frag, %1
+}
+";
+    let words = |op: &str, extra: &str| {
+        let ir = spirv_gen::text::parse(&src.replace("OP", op).replace("EXTRA", extra)).unwrap();
+        spirv_gen::emit::emit(&ir, Target::Vulkan1_3).unwrap()
+    };
+    use spirv_gen::patch::demote_worthwhile;
+    assert!(demote_worthwhile(&words("tex @t, coord=%0", "")));
+    assert!(!demote_worthwhile(&words("txl @t, coord=%0, lod=%5", "")));
+    let atomic = "  %9 : u32 = const 0\n  %8 : u32 = ssbo_atomic @b, %9, %9, op=add\n";
+    assert!(!demote_worthwhile(&words("tex @t, coord=%0", atomic)));
+    let helper = "  %7 : bool = is_helper\n";
+    assert!(!demote_worthwhile(&words("tex @t, coord=%0", helper)));
+    assert!(!demote_worthwhile(&[0x0723_0203, 0x0001_0000, 0, 10, 0, 0]));
 }
 
 /// Descriptor arrays (GL's consecutive binding points): read as one

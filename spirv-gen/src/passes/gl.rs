@@ -1712,6 +1712,32 @@ pub(crate) fn discard_first_if(mut e: Emit<'_>, cond: ValueId) {
     e.s.body.splice(0..0, code);
 }
 
+/// Whether demoting rather than discarding is worth it for the
+/// fixed-function tests in this fragment shader
+/// ([`super::VariantKey::demote_discards`]): it samples with an implicit
+/// level of detail (`tex`, `txb`, `lod`), which needs the quad's other
+/// fragments, and uses no atomics (a demoted invocation's atomics return
+/// undefined values: a spin lock could spin for ever) and does not ask
+/// whether it is a helper. Without, discarding costs nothing and ends
+/// the invocation early.
+pub fn demote_worthwhile(s: &Shader) -> bool {
+    if s.stage != Stage::Fragment {
+        return false;
+    }
+    let (mut derivatives, mut unsafe_ops) = (false, false);
+    crate::ir::walk_instrs(&s.body, &mut |i| match &i.op {
+        Op::Tex(t) => derivatives |= matches!(t.op, TexOp::Tex | TexOp::Txb | TexOp::Lod),
+        Op::Intrinsic(
+            Intrinsic::SsboAtomic { .. }
+            | Intrinsic::SharedAtomic { .. }
+            | Intrinsic::ImageAtomic { .. }
+            | Intrinsic::IsHelper,
+        ) => unsafe_ops = true,
+        _ => {}
+    });
+    derivatives && !unsafe_ops
+}
+
 /// Whether the shader demotes fragments to helper invocations itself.
 pub fn uses_demote(s: &Shader) -> bool {
     let mut any = false;

@@ -300,7 +300,9 @@ pub struct VariantKey {
     /// undefined (a texture's level of detail, say), and a helper's
     /// stores and atomics have no effect either. Needs the device's
     /// `shaderDemoteToHelperInvocation` (Vulkan 1.3); without, they
-    /// terminate the invocation, as Mesa's lowerings do.
+    /// terminate the invocation, as Mesa's lowerings do. pipe-vk asks
+    /// for it where the shader needs the derivatives and uses no atomics
+    /// ([`gl::demote_worthwhile`]).
     pub demote_discards: bool,
     /// `gl_FragCoord` has GL's lower-left origin: `y = FB_HEIGHT - y`
     /// ([`crate::binding::push::FB_HEIGHT`]). Vulkan's is upper-left.

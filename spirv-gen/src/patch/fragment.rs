@@ -57,6 +57,36 @@ pub fn pixel_center_integer(words: &[u32], entry: &str) -> Result<Vec<u32>> {
     })
 }
 
+/// Whether demoting rather than discarding is worth it for the
+/// fixed-function tests patched into a fragment shader module (as
+/// `passes::gl::demote_worthwhile` for the IR): it samples with an
+/// implicit level of detail, queries one or takes derivatives, and uses
+/// no atomics and no `HelperInvocation`. Reads the instructions as
+/// words; a damaged module answers `false`.
+pub fn demote_worthwhile(words: &[u32]) -> bool {
+    let (mut derivatives, mut unsafe_ops) = (false, false);
+    let mut at = 5;
+    while let Some(&first) = words.get(at) {
+        let (count, op) = ((first >> 16) as usize, first & 0xffff);
+        if count == 0 {
+            return false;
+        }
+        match op {
+            // OpImageSample{,Dref,Proj,ProjDref}ImplicitLod, OpImageQueryLod,
+            // OpDPdx .. OpFwidthCoarse, the sparse implicit-LOD samples.
+            87 | 89 | 91 | 93 | 105 | 207..=215 | 305 | 307 | 309 | 311 => derivatives = true,
+            // OpAtomicLoad .. OpAtomicXor, OpAtomicFlag*, the float
+            // atomics, OpIsHelperInvocationEXT.
+            227..=242 | 318 | 319 | 5614 | 5615 | 6035 | 5381 => unsafe_ops = true,
+            // OpDecorate %v BuiltIn HelperInvocation.
+            71 if words.get(at + 2..at + 4) == Some(&[11, 23]) => unsafe_ops = true,
+            _ => {}
+        }
+        at += count;
+    }
+    derivatives && !unsafe_ops
+}
+
 /// Makes the fixed-function tests patched into the fragment shader
 /// `entry` afterwards demote the fragment to a helper invocation instead
 /// of terminating it (as `passes::VariantKey::demote_discards` does for

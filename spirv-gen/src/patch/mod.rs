@@ -71,8 +71,8 @@ mod xfb;
 pub use aliased::{aliased_points, aliased_points_fs, aliased_triangles_fs, round_points_fs};
 pub use arrays::split_descriptor_arrays;
 pub use fragment::{
-    alpha_test, demote_discards, line_stipple, pixel_center_integer, polygon_edges,
-    polygon_stipple, window_rects,
+    alpha_test, demote_discards, demote_worthwhile, line_stipple, pixel_center_integer,
+    polygon_edges, polygon_stipple, window_rects,
 };
 pub use line_stipple::line_stipple_gs;
 pub use smooth_lines::{smooth_lines, smooth_lines_fs};
