@@ -76,6 +76,19 @@ const UNIFORM_READ: Access = Access::new(
     ),
     vk::AccessFlags2::UNIFORM_READ,
 );
+
+/// A uniform-buffer read by the graphics stage `stage`.
+fn uniform_read(stage: ShaderStage) -> Access {
+    let s = match stage {
+        ShaderStage::Vertex => vk::PipelineStageFlags2::VERTEX_SHADER,
+        ShaderStage::TessCtrl => vk::PipelineStageFlags2::TESSELLATION_CONTROL_SHADER,
+        ShaderStage::TessEval => vk::PipelineStageFlags2::TESSELLATION_EVALUATION_SHADER,
+        ShaderStage::Geometry => vk::PipelineStageFlags2::GEOMETRY_SHADER,
+        ShaderStage::Fragment => vk::PipelineStageFlags2::FRAGMENT_SHADER,
+        ShaderStage::Compute => vk::PipelineStageFlags2::COMPUTE_SHADER,
+    };
+    Access::new(s, vk::AccessFlags2::UNIFORM_READ)
+}
 const INDIRECT_READ: Access = Access::new(
     vk::PipelineStageFlags2::DRAW_INDIRECT,
     vk::AccessFlags2::INDIRECT_COMMAND_READ,
@@ -765,7 +778,9 @@ impl VkContext {
                 .raw()
                 .cmd_fill_buffer(cmd, buf, 0, u64::from(size), 0)
         };
-        // Never written again: one barrier to every way draws read it.
+        // Never written again: one barrier to every way draws read it
+        // (vertex input, and uniform reads of every graphics stage the
+        // device has).
         // (This also keeps the validation layer 1.3.239 quiet where a
         // vertex buffer with an instance-rate binding lies just before
         // the dummy in memory: that layer checks instance-rate bindings
@@ -773,10 +788,16 @@ impl VkContext {
         // a false positive later layers drop; an H100 run reported it
         // for `pipe.draw.instanced.divisor_one.staging` with vertex
         // input baked.)
-        let reads = Access::new(
-            VERTEX_READ.stage | UNIFORM_READ.stage,
-            VERTEX_READ.access | UNIFORM_READ.access,
-        );
+        let core = &self.dev().device.features.core;
+        let mut stages = VERTEX_READ.stage | UNIFORM_READ.stage;
+        if core.tessellation_shader == vk::TRUE {
+            stages |= vk::PipelineStageFlags2::TESSELLATION_CONTROL_SHADER
+                | vk::PipelineStageFlags2::TESSELLATION_EVALUATION_SHADER;
+        }
+        if core.geometry_shader == vk::TRUE {
+            stages |= vk::PipelineStageFlags2::GEOMETRY_SHADER;
+        }
+        let reads = Access::new(stages, VERTEX_READ.access | UNIFORM_READ.access);
         self.use_buffer(&obj, reads, false);
         self.dummy = Some(obj.clone());
         Ok(obj)
@@ -1176,8 +1197,12 @@ impl VkContext {
                     None => (self.dummy_buffer()?, 0, 256),
                 };
                 let dummy = self.dummy.as_ref().is_some_and(|d| Arc::ptr_eq(d, &obj));
+                // Each stage's own read: a buffer written on the device
+                // (a copy, stream output) and read by a geometry shader
+                // needs that stage in the barrier. (The dummy buffer's
+                // fill has one barrier to every stage, `dummy_buffer`.)
                 if !(dummy && dummy_read) {
-                    self.use_buffer(&obj, UNIFORM_READ, false);
+                    self.use_buffer(&obj, uniform_read(stage), false);
                 }
                 dummy_read |= dummy;
                 let binding =

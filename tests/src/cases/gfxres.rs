@@ -1461,3 +1461,80 @@ fn fs_votes_khr(ctx: &mut TestContext, staging: bool) -> R {
 }
 crate::both_paths!("pipe.render.vote.fragment_khr", fs_votes_khr);
 crate::spirv_variant!("pipe.render.vote.fragment", fs_votes);
+
+/// Passes each triangle on, with a colour from constant buffer 0.
+const GS_UBO_COLOR: &str =
+    "shader geometry input=triangles output=triangle_strip max_vertices=3 invocations=1
+in @pos : f32x4[3] builtin=position
+out @gl_pos : f32x4 builtin=position
+out @col : f32x4 location=0
+ubo @c slot=0 size=16
+fn main {
+  %0 : u32 = const 0
+  %1 : f32x4 = load_ubo @c, %0
+  %2 : i32 = const 0
+  %3 : i32 = const 1
+  %4 : i32 = const 2
+  %5 : f32x4 = load @pos, %2
+  store @gl_pos, %5
+  store @col, %1
+  emit_vertex
+  %6 : f32x4 = load @pos, %3
+  store @gl_pos, %6
+  store @col, %1
+  emit_vertex
+  %7 : f32x4 = load @pos, %4
+  store @gl_pos, %7
+  store @col, %1
+  emit_vertex
+  end_primitive
+}
+";
+
+/// Writes its input colour.
+const FS_VARYING: &str = "shader fragment
+in @col : f32x4 location=0
+out @frag : f32x4 location=0
+fn main {
+  %0 : f32x4 = load @col
+  store @frag, %0
+}
+";
+
+/// A constant buffer written on the device (a buffer copy) and read by a
+/// geometry shader: the barrier before the draw must name the geometry
+/// stage (pipe-vk named the vertex and fragment stages for every
+/// constant buffer; synchronization validation reported the read after
+/// the copy's write). The whole target takes the buffer's colour.
+fn ubo_written_on_device_gs(ctx: &mut TestContext, staging: bool) -> R {
+    let mut e = env(ctx, staging)?;
+    if !e.screen.caps().shader[ShaderStage::Geometry.index()].supported {
+        return Err(Outcome::skip("no geometry shaders"));
+    }
+    let color = setup(&mut e)?;
+    bind_program(&mut e, VS_PASSTHROUGH, FS_VARYING)?;
+    crate::harness::bind_stage(&mut e, ShaderStage::Geometry, GS_UBO_COLOR)?;
+    let want = [0.25f32, 0.5, 0.75, 1.0];
+    let src = buffer_with(&mut e, &f32s(&want))?;
+    let t = ResourceTemplate::buffer(16, BindFlags::CONSTANT_BUFFER);
+    let ubo = step("resource_create", e.screen.resource_create(&t))?;
+    crate::harness::copy_buffer_on(&mut *e.ctx, &ubo, 0, &src, 0, 16)?;
+    let cb = ConstantBuffer {
+        buffer: Some(ubo),
+        buffer_offset: 0,
+        buffer_size: 16,
+        user_buffer: None,
+    };
+    step(
+        "set_constant_buffer",
+        e.ctx
+            .set_constant_buffer(ShaderStage::Geometry, 0, Some(cb)),
+    )?;
+    draw_rect(&mut e, (0, 0, W, H))?;
+    let c = want.map(|v| (v * 255.0).round() as u8);
+    check_image(ctx, &mut e, &color, |_, _| c)
+}
+crate::both_paths!(
+    "pipe.gfxres.ubo_written_on_device.geometry",
+    ubo_written_on_device_gs
+);
