@@ -1912,6 +1912,20 @@ fn smooth_line_ends_generated_gs() {
         .replace("fn main {", "out @own : f32 location=28\nfn main {");
     let taken = parse(&taken).unwrap();
     assert!(smooth_line_ends_gs(&taken, GsInput::Lines).is_err());
+    // An array from location 27 takes 28 too, as does a dvec4 there.
+    for decl in [
+        "out @own : f32x4[2] location=27",
+        "out @own : f64x4 location=27",
+    ] {
+        let src =
+            corpus_src("vs_line_stipple.ir").replace("fn main {", &format!("{decl}\nfn main {{"));
+        let vs = parse(&src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+        assert!(smooth_line_ends_gs(&vs, GsInput::Lines).is_err(), "{decl}");
+        if let Err(e) = spirv_gen::passes::line_stipple::line_stipple_gs(&vs, false) {
+            // Not for the location (29 is free).
+            assert!(!e.to_string().contains("reserved"), "{decl}: {e}");
+        }
+    }
     // The fragment half: the key reads both varyings.
     let fs = lowered(FS, "smooth_lines=1.0,smooth_line_ends");
     for (name, loc) in [("stipple_pos", 29), ("smooth_line_len", 28)] {

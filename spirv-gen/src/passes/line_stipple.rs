@@ -558,13 +558,24 @@ fn stipple_gs(
                 what()
             )));
         }
-        if io.location == Some(STIPPLE_POS_LOCATION) {
+        // The locations the output takes: an array one per element, a
+        // 64-bit vector of three or four components two.
+        let per = if v.ty.bits == 64 && v.ty.comps > 2 {
+            2
+        } else {
+            1
+        };
+        let span = io
+            .location
+            .map(|l| l..l.saturating_add(per * v.locations(prev.stage)));
+        let takes = |loc: u32| span.clone().is_some_and(|r| r.contains(&loc));
+        if takes(STIPPLE_POS_LOCATION) {
             return Err(Error::new(format!(
                 "{}: location {STIPPLE_POS_LOCATION} is reserved for stipple_pos",
                 what()
             )));
         }
-        if (edges || ends) && io.location == Some(EDGE_MASK_LOCATION) {
+        if (edges || ends) && takes(EDGE_MASK_LOCATION) {
             return Err(Error::new(format!(
                 "{}: location {EDGE_MASK_LOCATION} is reserved for {EDGE_MASK_NAME}",
                 what()
