@@ -562,7 +562,13 @@ pub fn smooth_line_ends_possible(state: &ShaderState) -> bool {
                 !(v.is_input()
                     && io.builtin.is_none()
                     && io.location.is_some_and(|l| {
-                        let r = l..l.saturating_add(v.locations(ir.stage));
+                        // A 64-bit vec3 or vec4 takes two locations.
+                        let per = if v.ty.bits == 64 && v.ty.comps > 2 {
+                            2
+                        } else {
+                            1
+                        };
+                        let r = l..l.saturating_add(per * v.locations(ir.stage));
                         r.contains(&EDGE_MASK_LOCATION) || r.contains(&STIPPLE_POS_LOCATION)
                     }))
             })
