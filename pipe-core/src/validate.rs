@@ -670,7 +670,9 @@ impl Context for ValidatingContext {
         if state.depth_bounds_test {
             // NaN bounds are undefined in GL, not an error (pipe-vk bounds
             // nothing on that side); only ordered bounds can be reversed.
-            check(!(state.depth_bounds_min > state.depth_bounds_max), || {
+            let reversed = state.depth_bounds_min.partial_cmp(&state.depth_bounds_max)
+                == Some(std::cmp::Ordering::Greater);
+            check(!reversed, || {
                 "create_depth_stencil_alpha_state: depth bounds min > max".into()
             })?;
         }
