@@ -755,3 +755,31 @@ fn stream_output() {
     });
     f.accepts(|c, _| c.draw_vbo(&DrawInfo::default(), 0, Some(&auto), &[]));
 }
+
+/// Depth bounds with the test on: reversed ordered bounds are refused;
+/// NaN on either side (undefined in GL: the driver bounds nothing there)
+/// and equal bounds are accepted, as is anything with the test off.
+#[test]
+fn depth_bounds() {
+    use pipe_core::state::DepthStencilAlphaState;
+    let mut f = fixture();
+    let dsa = |min: f64, max: f64, test: bool| DepthStencilAlphaState {
+        depth_bounds_test: test,
+        depth_bounds_min: min,
+        depth_bounds_max: max,
+        ..Default::default()
+    };
+    f.rejects("depth bounds min > max", |c, _| {
+        c.create_depth_stencil_alpha_state(&dsa(0.75, 0.25, true))
+    });
+    for (min, max) in [
+        (f64::NAN, f64::NAN),
+        (f64::NAN, 0.5),
+        (0.5, f64::NAN),
+        (0.5, 0.5),
+        (f64::NEG_INFINITY, f64::INFINITY),
+    ] {
+        f.accepts(|c, _| c.create_depth_stencil_alpha_state(&dsa(min, max, true)));
+    }
+    f.accepts(|c, _| c.create_depth_stencil_alpha_state(&dsa(0.75, 0.25, false)));
+}
