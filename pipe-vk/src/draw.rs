@@ -3804,8 +3804,13 @@ impl VkContext {
             let ok = |h: Option<ShaderHandle>| {
                 h.is_some_and(|h| {
                     let info = self.shader_info(h);
-                    info.smooth_line_ends
-                        && info.capture.is_none()
+                    let limits = &self.dev().physical.properties.limits;
+                    // Its generated shader's vertices fit the device's
+                    // geometry output limits.
+                    info.smooth_line_ends.is_some_and(|comps| {
+                        comps <= limits.max_geometry_output_components
+                            && 2 * comps <= limits.max_geometry_total_output_components
+                    }) && info.capture.is_none()
                         && self.shader_table().get(h.cso).is_ok_and(|st| {
                             crate::shader::ModuleCache::generated_gs_relocation(self.dev(), st)
                                 .is_some()
@@ -3813,7 +3818,7 @@ impl VkContext {
                 })
             };
             let fs_ok = b.shaders[ShaderStage::Fragment.index()]
-                .is_none_or(|h| self.shader_info(h).smooth_line_ends);
+                .is_none_or(|h| self.shader_info(h).smooth_line_ends.is_some());
             if ok(prev) && fs_ok {
                 fs.smooth_line_ends = true;
             }

@@ -321,8 +321,10 @@ pub struct ShaderInfo {
     /// A shader of IR that the smooth-line emulation can lower
     /// ([`smooth_lines_lowerable`]).
     pub smooth_lines: bool,
-    /// Smooth-line ends ([`smooth_line_ends_possible`]).
-    pub smooth_line_ends: bool,
+    /// Smooth-line ends ([`smooth_line_ends_possible`]): for a vertex or
+    /// evaluation shader, the output components per vertex of the
+    /// generated geometry shader that follows it.
+    pub smooth_line_ends: Option<u32>,
 }
 
 /// See [`ShaderInfo::gs_copies`]: at most `count` copies of `components`
@@ -532,29 +534,32 @@ pub fn writes_edge_flag(state: &ShaderState) -> bool {
 /// (`spirv_gen::passes::line_stipple::smooth_line_ends_gs`) can follow
 /// (of SPIR-V: whose outputs `spirv_gen::patch::vertex_outputs` reads),
 /// or a fragment shader whose inputs leave its locations (`stipple_pos`,
-/// `smooth_line_len`) free. Whether the device's geometry shaders read
-/// all of the outputs is `VkContext::variant_keys`' to ask.
-pub fn smooth_line_ends_possible(state: &ShaderState) -> bool {
+/// `smooth_line_len`) free. `Some` of the generated shader's output
+/// components per vertex (the smooth-line varying's included; 0 for a
+/// fragment shader) where possible. Whether the device's geometry
+/// shaders read all of the outputs and write that many is
+/// `VkContext::variant_keys`' to ask.
+pub fn smooth_line_ends_possible(state: &ShaderState) -> Option<u32> {
     let ir = match (&state.code, state.stage) {
         (ShaderCode::SpirV { words, entry_point }, ShaderStage::Fragment) => {
-            return spirv_gen::patch::smooth_lines_fs(words, entry_point, 1.0, true).is_ok();
+            return spirv_gen::patch::smooth_lines_fs(words, entry_point, 1.0, true)
+                .is_ok()
+                .then_some(0);
         }
         (_, ShaderStage::Vertex | ShaderStage::TessEval) => {
-            return outputs_ir(state).is_ok_and(|ir| {
-                spirv_gen::passes::line_stipple::smooth_line_ends_gs(
-                    &ir,
-                    spirv_gen::ir::GsInput::Lines,
-                )
-                .is_ok()
-            });
+            let ir = outputs_ir(state).ok()?;
+            let gs = spirv_gen::passes::line_stipple::smooth_line_ends_gs(
+                &ir,
+                spirv_gen::ir::GsInput::Lines,
+            )
+            .ok()?;
+            // And `smooth_line_clip`, which the last-stage lowering adds.
+            return Some(output_components(&gs) + 3);
         }
-        (ShaderCode::Ir(any), _) => match any.downcast_ref::<Ir>() {
-            Some(ir) => ir,
-            None => return false,
-        },
-        _ => return false,
+        (ShaderCode::Ir(any), _) => any.downcast_ref::<Ir>()?,
+        _ => return None,
     };
-    match state.stage {
+    let possible = match state.stage {
         ShaderStage::Fragment => {
             use spirv_gen::binding::{EDGE_MASK_LOCATION, STIPPLE_POS_LOCATION};
             ir.vars.iter().all(|v| {
@@ -574,7 +579,8 @@ pub fn smooth_line_ends_possible(state: &ShaderState) -> bool {
             })
         }
         _ => false,
-    }
+    };
+    possible.then_some(0)
 }
 
 /// Whether the smooth-line emulation (`spirv_gen::passes::smooth_lines`)
