@@ -210,7 +210,8 @@ fn shader_stage_flags(st: ShaderStage) -> vk::ShaderStageFlags {
     }
 }
 
-fn pipeline_stage(st: ShaderStage) -> vk::PipelineStageFlags2 {
+/// The pipeline stage of shader stage `st`.
+pub(crate) fn pipeline_stage(st: ShaderStage) -> vk::PipelineStageFlags2 {
     match st {
         ShaderStage::Vertex => vk::PipelineStageFlags2::VERTEX_SHADER,
         ShaderStage::TessCtrl => vk::PipelineStageFlags2::TESSELLATION_CONTROL_SHADER,

@@ -79,15 +79,10 @@ const UNIFORM_READ: Access = Access::new(
 
 /// A uniform-buffer read by the graphics stage `stage`.
 fn uniform_read(stage: ShaderStage) -> Access {
-    let s = match stage {
-        ShaderStage::Vertex => vk::PipelineStageFlags2::VERTEX_SHADER,
-        ShaderStage::TessCtrl => vk::PipelineStageFlags2::TESSELLATION_CONTROL_SHADER,
-        ShaderStage::TessEval => vk::PipelineStageFlags2::TESSELLATION_EVALUATION_SHADER,
-        ShaderStage::Geometry => vk::PipelineStageFlags2::GEOMETRY_SHADER,
-        ShaderStage::Fragment => vk::PipelineStageFlags2::FRAGMENT_SHADER,
-        ShaderStage::Compute => vk::PipelineStageFlags2::COMPUTE_SHADER,
-    };
-    Access::new(s, vk::AccessFlags2::UNIFORM_READ)
+    Access::new(
+        crate::descriptors::pipeline_stage(stage),
+        vk::AccessFlags2::UNIFORM_READ,
+    )
 }
 const INDIRECT_READ: Access = Access::new(
     vk::PipelineStageFlags2::DRAW_INDIRECT,
