@@ -165,6 +165,9 @@ pub struct VkContext {
     /// the shader (`VariantKey::aliased_depth_clip`): the draw turns the
     /// hardware's depth clipping off and clamping on.
     pub(crate) aliased_depth_clip: bool,
+    /// The bound pipeline stipples lines in its shaders
+    /// (`VariantKey::line_stipple`): the device's stipple stays off.
+    pub(crate) shader_line_stipple: bool,
     /// The bound state draws emulated smooth lines of this width
     /// (`VariantKey::smooth_lines`): the rasterized line is one pixel
     /// wider (`set_dynamic_state`).
@@ -266,6 +269,7 @@ impl VkContext {
             vs_edge_flag: false,
             stats_mark: Default::default(),
             aliased_depth_clip: false,
+            shader_line_stipple: false,
             smooth_line_width: None,
             draw_id_read: false,
             shader_info: Default::default(),

@@ -2036,7 +2036,7 @@ impl VkContext {
                 depth_clamp: rast.depth_clamp || aliased_depth,
                 provoking_first: rast.flatshade_first,
                 line_mode: line_mode.as_raw(),
-                stipple_enable: rast.line_stipple_enable && stipple_ok,
+                stipple_enable: rast.line_stipple_enable && stipple_ok && !self.shader_line_stipple,
                 stipple: (
                     u32::from(rast.line_stipple_factor) + 1,
                     rast.line_stipple_pattern,
@@ -2608,6 +2608,7 @@ impl VkContext {
         };
         self.aliased_depth_clip = fs_key.aliased_depth_clip.is_some();
         self.smooth_line_width = fs_key.smooth_lines.map(f32::from_bits);
+        self.shader_line_stipple = fs_key.line_stipple;
         self.draw_id_read = self.shader_info(vs).reads_draw_index;
         let dev = self.dev().clone();
         if let Some(p) = self.pipelines.lookup(&dev, &key) {
@@ -2761,6 +2762,7 @@ impl VkContext {
                     adjacency: is_adjacency(topology),
                     aliased,
                     smooth_ends,
+                    clip_halfz: smooth_ends && self.rasterizer_or_default()?.clip_halfz,
                 },
                 &gs_key,
             )?);
@@ -2796,6 +2798,7 @@ impl VkContext {
                     smooth_points: fs_key.smooth_points,
                     round_points: fs_key.round_points,
                     smooth_lines: fs_key.smooth_lines,
+                    smooth_line_ends: fs_key.smooth_line_ends,
                     aliased_triangles: fs_key.aliased_triangles,
                     aliased_clip_planes: fs_key.aliased_clip_planes,
                     aliased_depth_clip: fs_key.aliased_depth_clip,
@@ -3779,14 +3782,15 @@ impl VkContext {
         // shader can follow the last vertex stage and lengthen the
         // segments (`spirv_gen::passes::line_stipple::smooth_line_ends_gs`):
         // lines drawn as lines (not polygon edges), without an
-        // application geometry shader or line stipple (which counts
-        // along the line from its first vertex, in the shaders or the
-        // device's rasterizer: lengthened, it would start half a pixel
-        // early), and
-        // without stream output from the last stage.
+        // application geometry shader, and without stream output from the
+        // last stage. A stippled line is then stippled in the fragment
+        // shader, weighed into the coverage along it (GL's stippled smooth
+        // lines), from the generated shader's distance along it: the
+        // device's stipple would count from the lengthened start, half a
+        // pixel early.
         if fs.smooth_lines.is_some()
             && prim == TopologyClass::Line
-            && !rast.line_stipple_enable
+            && !fs.line_stipple_polygon
             && b.shaders[ShaderStage::Geometry.index()].is_none()
             && self.dev().device.features.core.geometry_shader == vk::TRUE
         {
@@ -3816,6 +3820,7 @@ impl VkContext {
                 .is_none_or(|h| self.shader_info(h).smooth_line_ends.is_some());
             if ok(prev) && fs_ok {
                 fs.smooth_line_ends = true;
+                fs.line_stipple = rast.line_stipple_enable;
             }
         }
         // Window rectangles the device cannot test

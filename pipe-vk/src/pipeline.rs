@@ -828,7 +828,9 @@ impl PipelineCache {
         let (line_mode, stipple_ok) = line_rasterization(dev, r, per_sample_ms, key.samples);
         let mut line = vk::PipelineRasterizationLineStateCreateInfoEXT::default()
             .line_rasterization_mode(line_mode)
-            .stippled_line_enable(r.line_stipple_enable && stipple_ok)
+            // Not where the shaders stipple (stippled smooth lines with
+            // their ends, `VkContext::variant_keys`).
+            .stippled_line_enable(r.line_stipple_enable && stipple_ok && !key.fs_key.line_stipple)
             .line_stipple_factor(u32::from(r.line_stipple_factor) + 1)
             .line_stipple_pattern(r.line_stipple_pattern);
         let rs = if line_mode != vk::LineRasterizationModeEXT::DEFAULT {

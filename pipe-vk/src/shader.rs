@@ -542,7 +542,7 @@ pub fn writes_edge_flag(state: &ShaderState) -> bool {
 pub fn smooth_line_ends_possible(state: &ShaderState) -> Option<u32> {
     let ir = match (&state.code, state.stage) {
         (ShaderCode::SpirV { words, entry_point }, ShaderStage::Fragment) => {
-            return spirv_gen::patch::smooth_lines_fs(words, entry_point, 1.0, true)
+            return spirv_gen::patch::smooth_lines_fs(words, entry_point, 1.0, true, false)
                 .is_ok()
                 .then_some(0);
         }
@@ -551,6 +551,7 @@ pub fn smooth_line_ends_possible(state: &ShaderState) -> Option<u32> {
             let gs = spirv_gen::passes::line_stipple::smooth_line_ends_gs(
                 &ir,
                 spirv_gen::ir::GsInput::Lines,
+                false,
             )
             .ok()?;
             // And `smooth_line_clip`, which the last-stage lowering adds.
@@ -595,7 +596,7 @@ pub fn smooth_lines_lowerable(state: &ShaderState) -> bool {
         ShaderCode::SpirV { words, entry_point } => {
             return match state.stage {
                 ShaderStage::Fragment => {
-                    spirv_gen::patch::smooth_lines_fs(words, entry_point, 1.0, false).is_ok()
+                    spirv_gen::patch::smooth_lines_fs(words, entry_point, 1.0, false, false).is_ok()
                 }
                 ShaderStage::Vertex | ShaderStage::TessEval | ShaderStage::Geometry => {
                     spirv_gen::patch::smooth_lines(words, entry_point).is_ok()
@@ -1081,7 +1082,10 @@ fn fragment_patches(words: &[u32], key: &VariantKey) -> spirv_gen::Result<Option
     if key.polygon_stipple {
         apply(&|w| p::polygon_stipple(w, "main"))?;
     }
-    if key.line_stipple {
+    // Smooth lines with their ends weigh the stipple into their coverage
+    // (as `spirv_gen::passes::lower` does).
+    let smooth_stipple = key.line_stipple && key.smooth_lines.is_some() && key.smooth_line_ends;
+    if key.line_stipple && !smooth_stipple {
         apply(&|w| p::line_stipple(w, "main", key.line_stipple_polygon))?;
     }
     if let Some(edges) = key.polygon_edges {
@@ -1104,7 +1108,8 @@ fn fragment_patches(words: &[u32], key: &VariantKey) -> spirv_gen::Result<Option
         apply(&|w| p::aliased_triangles_fs(w, "main", key.aliased_clip_planes | depth))?;
     }
     if let Some(width) = key.smooth_lines {
-        apply(&|w| p::smooth_lines_fs(w, "main", f32::from_bits(width), key.smooth_line_ends))?;
+        let (width, ends) = (f32::from_bits(width), key.smooth_line_ends);
+        apply(&|w| p::smooth_lines_fs(w, "main", width, ends, smooth_stipple))?;
     }
     if let Some((f, r)) = key.alpha_test {
         apply(&|w| p::alpha_test(w, "main", f, f32::from_bits(r)))?;
@@ -1288,6 +1293,9 @@ pub struct GeneratedGs {
     /// Smooth lines with their ends
     /// (`spirv_gen::passes::line_stipple::smooth_line_ends_gs`).
     pub smooth_ends: bool,
+    /// With `smooth_ends`: the rasterizer's `clip_halfz` (where the near
+    /// clip plane is, for segments it cuts); false otherwise.
+    pub clip_halfz: bool,
 }
 
 /// Shader modules of one context, per (CSO id, variant key), and the
@@ -1470,6 +1478,7 @@ impl ModuleCache {
             adjacency,
             aliased,
             smooth_ends,
+            clip_halfz,
         } = what;
         let k = (prev, what, key.clone());
         if let Some(m) = self.stipple_gs.get(&k) {
@@ -1542,7 +1551,7 @@ impl ModuleCache {
             // Triangle lists with explicit edge flags.
             spirv_gen::passes::line_stipple::edge_flags_gs(ir, rectangular)
         } else if smooth_ends {
-            spirv_gen::passes::line_stipple::smooth_line_ends_gs(ir, input)
+            spirv_gen::passes::line_stipple::smooth_line_ends_gs(ir, input, clip_halfz)
         } else {
             spirv_gen::passes::line_stipple::line_stipple_gs_for(ir, rectangular, input)
         }

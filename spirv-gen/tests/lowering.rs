@@ -1161,6 +1161,10 @@ mod interp {
                     vec![fb((0..n).map(|k| f(a[0].1[k]).powi(2)).sum::<f32>().sqrt())]
                 }
                 AluOp::Ffloor => map1(&|x| fb(f(x).floor())),
+                AluOp::Fsat => map1(&|x| fb(f(x).clamp(0.0, 1.0))),
+                AluOp::Ffma => (0..n)
+                    .map(|k| fb(f(a[0].1[k]).mul_add(f(a[1].1[k]), f(a[2].1[k]))))
+                    .collect(),
                 AluOp::Fdistance => {
                     let d: f32 = (0..n).map(|k| (f(a[0].1[k]) - f(a[1].1[k])).powi(2)).sum();
                     vec![fb(d.sqrt())]
@@ -1855,15 +1859,18 @@ fn line_stipple_generated_gs_adjacency() {
 /// `smooth_line_ends_gs`: each segment lengthened by half a pixel at
 /// both ends in window space (w = 2 at one end: clip space scales),
 /// `stipple_pos` from -1/2 to the length + 1/2, the length in
-/// `smooth_line_len` at both vertices; a segment with a vertex at or
-/// behind the eye (w <= 0) is left as it is and weighed across only. Lines with and without adjacency;
+/// `smooth_line_len` at both vertices; a segment the near clip plane
+/// cuts (z = -w, or z = 0 with `clip_halfz`) is left as it is and
+/// measured from the cut; one with a vertex at or behind the eye (w <= 0)
+/// that the plane does not cut where w > 0 is left as it is and weighed
+/// across only. Lines with and without adjacency;
 /// triangles and a previous stage writing location 28 are refused.
 #[test]
 fn smooth_line_ends_generated_gs() {
     use spirv_gen::passes::line_stipple::smooth_line_ends_gs;
     let vs = parse(&corpus_src("vs_line_stipple.ir")).unwrap();
     for input in [GsInput::Lines, GsInput::LinesAdjacency] {
-        let gs = smooth_line_ends_gs(&vs, input).unwrap();
+        let gs = smooth_line_ends_gs(&vs, input, false).unwrap();
         validate(&gs).unwrap_or_else(|e| panic!("{e}\n{}", print(&gs)));
         common::emit_and_validate("smooth_line_ends_gs", &gs);
         let first = u32::from(input == GsInput::LinesAdjacency);
@@ -1895,8 +1902,31 @@ fn smooth_line_ends_generated_gs() {
         for o in &out {
             assert_eq!(emitted_f32(o, "smooth_line_len"), vec![8.0]);
         }
-        // Behind the eye (w < 0) or at it (w = 0): unchanged, and weighed
-        // across only (1/2 along a segment as long as a float goes).
+        // Cut by the near plane (z = -w): unchanged, measured from the
+        // cut at x = 0 in NDC (t = 1/3 from (-0.5, 0, 0, 1) to
+        // (1, 0, -3, 1)), 4 pixels from the visible vertex: 0 there and 4
+        // at the cut (12 at the clipped vertex); with the first vertex
+        // clipped off, 0 at the cut (-8 at that vertex, t = 2/3).
+        let near = [-0.5, 0.0, 0.0, 1.0];
+        let far = [1.0, 0.0, -3.0, 1.0];
+        let close = |got: Vec<f32>, want: f32| {
+            assert!((got[0] - want).abs() < 1e-4, "{got:?}, want {want}");
+        };
+        let out = run(near, far);
+        assert_eq!(emitted_f32(&out[0], "gl_pos"), near.to_vec());
+        assert_eq!(emitted_f32(&out[1], "gl_pos"), far.to_vec());
+        close(emitted_f32(&out[0], "stipple_pos"), 0.0);
+        close(emitted_f32(&out[1], "stipple_pos"), 12.0);
+        let out = run(far, near);
+        assert_eq!(emitted_f32(&out[0], "gl_pos"), far.to_vec());
+        close(emitted_f32(&out[0], "stipple_pos"), -8.0);
+        close(emitted_f32(&out[1], "stipple_pos"), 4.0);
+        for o in &out {
+            close(emitted_f32(o, "smooth_line_len"), 4.0);
+        }
+        // Behind the eye (w < 0) or at it (w = 0), not cut by the plane
+        // where w > 0: unchanged, and weighed across only (1/2 along a
+        // segment as long as a float goes).
         for w in [-1.0, 0.0] {
             let out = run([-0.5, 0.0, 0.0, 1.0], [0.5, 0.0, 0.0, w]);
             assert_eq!(emitted_f32(&out[0], "gl_pos"), vec![-0.5, 0.0, 0.0, 1.0]);
@@ -1907,11 +1937,34 @@ fn smooth_line_ends_generated_gs() {
             }
         }
     }
-    assert!(smooth_line_ends_gs(&vs, GsInput::Triangles).is_err());
+    // With `clip_halfz` the plane is z = 0: (-0.5, 0, 0.5, 1) to
+    // (1, 0, -1, 1) is cut at t = 1/3 (x = 0), which z = -w would not cut.
+    let gs = smooth_line_ends_gs(&vs, GsInput::Lines, true).unwrap();
+    validate(&gs).unwrap_or_else(|e| panic!("{e}\n{}", print(&gs)));
+    let mut m = interp::Machine::new(&gs);
+    let (a, b) = ([-0.5, 0.0, 0.5, 1.0], [1.0, 0.0, -1.0, 1.0]);
+    m.set_f32("in_gl_pos", 0, &a);
+    m.set_f32("in_gl_pos", 1, &b);
+    let o = (pc::VIEWPORT_SCALE / 4) as usize;
+    m.push[o] = 8f32.to_bits();
+    m.push[o + 1] = 4f32.to_bits();
+    m.run();
+    let out: Vec<_> = m.emitted.iter().flatten().cloned().collect();
+    assert_eq!(emitted_f32(&out[0], "gl_pos"), a.to_vec());
+    let along: Vec<f32> = out
+        .iter()
+        .map(|o| emitted_f32(o, "stipple_pos")[0])
+        .collect();
+    assert!(
+        (along[0]).abs() < 1e-4 && (along[1] - 12.0).abs() < 1e-4,
+        "{along:?}"
+    );
+    assert!((emitted_f32(&out[0], "smooth_line_len")[0] - 4.0).abs() < 1e-4);
+    assert!(smooth_line_ends_gs(&vs, GsInput::Triangles, false).is_err());
     let taken = corpus_src("vs_line_stipple.ir")
         .replace("fn main {", "out @own : f32 location=28\nfn main {");
     let taken = parse(&taken).unwrap();
-    assert!(smooth_line_ends_gs(&taken, GsInput::Lines).is_err());
+    assert!(smooth_line_ends_gs(&taken, GsInput::Lines, false).is_err());
     // An array from location 27 takes 28 too, as does a dvec4 there.
     for decl in [
         "out @own : f32x4[2] location=27",
@@ -1920,7 +1973,10 @@ fn smooth_line_ends_generated_gs() {
         let src =
             corpus_src("vs_line_stipple.ir").replace("fn main {", &format!("{decl}\nfn main {{"));
         let vs = parse(&src).unwrap_or_else(|e| panic!("{e}\n{src}"));
-        assert!(smooth_line_ends_gs(&vs, GsInput::Lines).is_err(), "{decl}");
+        assert!(
+            smooth_line_ends_gs(&vs, GsInput::Lines, false).is_err(),
+            "{decl}"
+        );
         if let Err(e) = spirv_gen::passes::line_stipple::line_stipple_gs(&vs, false) {
             // Not for the location (29 is free).
             assert!(!e.to_string().contains("reserved"), "{decl}: {e}");
@@ -1937,6 +1993,79 @@ fn smooth_line_ends_generated_gs() {
             print(&fs)
         );
     }
+}
+
+/// Stippled smooth lines with their ends (key items `smooth_lines`,
+/// `smooth_line_ends`, `line_stipple`): the fragment shader weighs the
+/// coverage along the line by the stipple, the kept share of the pixel's
+/// extent along it, `[s - 1/2, s + 1/2]` inside `[0, len]`, where GL's
+/// rectangles one pixel (a factor) long each take a pattern bit; a pixel
+/// whose share is 0 is discarded, and no pattern test discards on its own.
+/// Run in the test interpreter on a pixel centred on the line (the
+/// coverage across it is 1).
+#[test]
+fn smooth_lines_stippled_coverage() {
+    use spirv_gen::binding::{EDGE_MASK_LOCATION, SMOOTH_LINE_LOCATION};
+    let fs = lowered(FS, "smooth_lines=1.0,smooth_line_ends,line_stipple");
+    let at = |loc: u32| {
+        fs.vars
+            .iter()
+            .find(|v| v.is_input() && v.io().unwrap().location == Some(loc))
+            .unwrap_or_else(|| panic!("no input at {loc}"))
+            .name
+            .clone()
+    };
+    let (clip, along, len_in) = (
+        at(SMOOTH_LINE_LOCATION),
+        at(STIPPLE_POS_LOCATION),
+        at(EDGE_MASK_LOCATION),
+    );
+    let fc = fs
+        .var(fs.find_builtin(false, BuiltIn::FragCoord).unwrap())
+        .name
+        .clone();
+    // (GL pattern, GL factor, s, len) and the alpha expected: bits 0-5 and
+    // 10-13 of 0x3c3f are on.
+    let cases: [(u16, u32, f32, f32, f32); 9] = [
+        (0x3c3f, 1, 0.0, 13.0, 0.5),  // the start: [0, 0.5]
+        (0x3c3f, 1, -0.4, 13.0, 0.1), // past the start: [0, 0.1]
+        (0x3c3f, 1, 3.0, 13.0, 1.0),  // inside a run that is on
+        (0x3c3f, 1, 6.0, 13.0, 0.5),  // [5.5, 6): bit 5 on, bit 6 off
+        (0x3c3f, 1, 8.0, 13.0, 0.0),  // inside the gap: discarded
+        (0x3c3f, 1, 10.0, 13.0, 0.5), // [10, 10.5]: bit 10 on
+        (0x3c3f, 1, 13.2, 13.0, 0.3), // past the end: [12.7, 13]
+        (0x0001, 2, 1.8, 13.0, 0.7),  // bit 0 covers [0, 2)
+        (0xfffe, 2, 1.8, 13.0, 0.3),  // bit 1 covers [2, 4)
+    ];
+    for (pattern, factor, s_, len, want) in cases {
+        let mut m = interp::Machine::new(&fs);
+        m.set_f32(&fc, 0, &[5.5, 3.5, 0.5, 1.0]);
+        m.set_f32(&clip, 0, &[5.5, 3.5, 1.0]);
+        m.set_f32(&along, 0, &[s_]);
+        m.set_f32(&len_in, 0, &[len]);
+        m.set_f32("col", 0, &[1.0, 1.0, 1.0, 1.0]);
+        m.set_f32("tc", 0, &[0.0; 4]);
+        let o = (pc::VIEWPORT_SCALE / 4) as usize;
+        m.push[o] = 1f32.to_bits();
+        m.push[o + 1] = 1f32.to_bits();
+        m.push[(pc::LINE_STIPPLE / 4) as usize] = stipple_word(pattern, factor);
+        m.run();
+        let what = format!("pattern {pattern:#x}, factor {factor}, s {s_}");
+        if want == 0.0 {
+            assert!(m.discarded, "{what}");
+            continue;
+        }
+        assert!(!m.discarded, "{what}");
+        let frag = fs.find_var("frag").unwrap();
+        let alpha = f32::from_bits(m.vars[&frag][&0][3]);
+        assert!(
+            (alpha - want).abs() < 1e-5,
+            "{what}: alpha {alpha}, want {want}"
+        );
+    }
+    // No separate pattern test: it would discard a fragment centred in a
+    // gap whose pixel reaches into a run that is on.
+    assert_eq!(count(&fs, |i| matches!(&i.op, Op::Alu(AluOp::Fmod, _))), 2);
 }
 
 #[test]

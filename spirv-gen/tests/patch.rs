@@ -1550,7 +1550,7 @@ fn damaged_spirv_never_panics() {
                     let _ = aliased_points_fs(&w, "main", true);
                     let _ = round_points_fs(&w, "main", 4);
                     let _ = aliased_triangles_fs(&w, "main", 0xff);
-                    let _ = spirv_gen::patch::smooth_lines_fs(&w, "main", 1.5, true);
+                    let _ = spirv_gen::patch::smooth_lines_fs(&w, "main", 1.5, true, false);
                 }
             });
             if r.is_err() {
@@ -3749,7 +3749,7 @@ fn smooth_lines_shapes() {
             assert!(again.contains("location 26 is taken"), "{again}");
         }
         let arr = probe("smooth_arr", env);
-        let out = smooth_lines_fs(&arr, "main", 1.5, false).unwrap();
+        let out = smooth_lines_fs(&arr, "main", 1.5, false, false).unwrap();
         validate(&out, env, "fragment, colour array");
         assert!(at_26(&out));
         assert_eq!(
@@ -3758,19 +3758,29 @@ fn smooth_lines_shapes() {
             "{}",
             disassemble(&out)
         );
-        let again = smooth_lines_fs(&out, "main", 1.5, false)
+        let again = smooth_lines_fs(&out, "main", 1.5, false, false)
             .unwrap_err()
             .to_string();
         assert!(again.contains("location 26 is taken"), "{again}");
         // With the ends: the distance along the line (noperspective, 29)
         // and its length (flat, 28) read too.
-        let ends = smooth_lines_fs(&arr, "main", 1.5, true).unwrap();
+        let ends = smooth_lines_fs(&arr, "main", 1.5, true, false).unwrap();
         validate(&ends, env, "fragment with ends");
         let text = disassemble(&ends);
         for loc in ["Location 28", "Location 29", "NoPerspective", "Flat"] {
             assert!(text.contains(loc), "{loc}: {text}");
         }
-        let taken = smooth_lines_fs(&ends, "main", 1.5, false)
+        // Stippled too: the pattern weighs the coverage along the line
+        // (two bits read, two `OpFMod`s).
+        let stippled = smooth_lines_fs(&arr, "main", 1.5, true, true).unwrap();
+        validate(&stippled, env, "fragment with stippled ends");
+        assert_eq!(
+            count_op(&stippled, Op::FMod),
+            2,
+            "{}",
+            disassemble(&stippled)
+        );
+        let taken = smooth_lines_fs(&ends, "main", 1.5, false, false)
             .unwrap_err()
             .to_string();
         assert!(taken.contains("location 26 is taken"), "{taken}");
@@ -3790,7 +3800,7 @@ fn main {
             _ => (Target::Vulkan1_3, env),
         };
         let own = spirv_gen::emit::emit(&fc, target).unwrap();
-        let out = smooth_lines_fs(&own, "main", 1.0, false).unwrap();
+        let out = smooth_lines_fs(&own, "main", 1.0, false, false).unwrap();
         validate(&out, fc_env, "fragment reading FragCoord");
         assert_eq!(
             disassemble(&out).matches("BuiltIn FragCoord").count(),
@@ -3799,7 +3809,7 @@ fn main {
             disassemble(&out)
         );
         let kill = probe("smooth_kill", env);
-        let out = smooth_lines_fs(&kill, "main", 1.0, false).unwrap();
+        let out = smooth_lines_fs(&kill, "main", 1.0, false, false).unwrap();
         validate(&out, env, "fragment, discard only");
     }
 }

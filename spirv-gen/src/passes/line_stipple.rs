@@ -157,10 +157,17 @@ fn window_len(e: &mut Emit, pc: VarId, p0: ValueId, p1: ValueId, rectangular: bo
 }
 
 /// The segment between clip positions `p0` and `p1` lengthened by half
-/// a pixel at each end in window space where both have `w > 0` (else
-/// unchanged: its window positions mean nothing), its window length
-/// before that, and whether both have `w > 0`.
-fn lengthen(e: &mut Emit, pc: VarId, p0: ValueId, p1: ValueId) -> (Vec<ValueId>, ValueId, ValueId) {
+/// a pixel at each end in window space where both have `w > 0` and
+/// `inside` (a bool) holds (else unchanged: its window positions mean
+/// nothing, or it is clipped), its window length before that, and whether
+/// it was lengthened.
+fn lengthen(
+    e: &mut Emit,
+    pc: VarId,
+    p0: ValueId,
+    p1: ValueId,
+    inside: ValueId,
+) -> (Vec<ValueId>, ValueId, ValueId) {
     let (f, f2) = (Type::F32, Type::float(32, 2));
     let (scale, window) = window_of(e, pc);
     let (a, wa) = window(e, p0);
@@ -180,6 +187,7 @@ fn lengthen(e: &mut Emit, pc: VarId, p0: ValueId, p1: ValueId) -> (Vec<ValueId>,
     let front_a = e.alu(AluOp::Flt, Type::BOOL, &[zero, wa]);
     let front_b = e.alu(AluOp::Flt, Type::BOOL, &[zero, wb]);
     let front = e.alu(AluOp::Band, Type::BOOL, &[front_a, front_b]);
+    let front = e.alu(AluOp::Band, Type::BOOL, &[front, inside]);
     // A select, not a product: with w = 0 the extension is not finite.
     let front2 = e.alu(AluOp::Vec, Type::bool(2), &[front, front]);
     let zero2 = e.alu(AluOp::Vec, f2, &[zero, zero]);
@@ -232,7 +240,7 @@ fn lengthen(e: &mut Emit, pc: VarId, p0: ValueId, p1: ValueId) -> (Vec<ValueId>,
 /// output capture list written for `prev` (outputs named by declaration
 /// index, see [`super::xfb`]) applies to it unchanged.
 pub fn line_stipple_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
-    stipple_gs(prev, rectangular, GsInput::Lines, Edges::None, false)
+    stipple_gs(prev, rectangular, GsInput::Lines, Edges::None, None)
 }
 
 /// The pass-through geometry shader for polygons drawn in line mode
@@ -253,7 +261,7 @@ pub fn line_stipple_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
 /// on the third, where the fragment shader tells them apart by the
 /// smallest barycentric coordinate (`b0`, `b1`, `1 - b0 - b1`).
 pub fn polygon_line_stipple_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
-    stipple_gs(prev, rectangular, GsInput::Triangles, Edges::None, false)
+    stipple_gs(prev, rectangular, GsInput::Triangles, Edges::None, None)
 }
 
 /// [`polygon_line_stipple_gs`] for triangles of quads, quad strips and
@@ -281,7 +289,7 @@ pub fn polygon_edges_gs(prev: &Shader, rectangular: bool, edge_flags: bool) -> R
     } else {
         Edges::Implicit
     };
-    stipple_gs(prev, rectangular, GsInput::TrianglesAdjacency, edges, false)
+    stipple_gs(prev, rectangular, GsInput::TrianglesAdjacency, edges, None)
 }
 
 /// [`polygon_edges_gs`] for plain triangle lists with GL's explicit edge
@@ -295,7 +303,7 @@ pub fn edge_flags_gs(prev: &Shader, rectangular: bool) -> Result<Shader> {
         rectangular,
         GsInput::Triangles,
         Edges::WithFlags,
-        false,
+        None,
     )
 }
 
@@ -322,7 +330,7 @@ pub fn line_stipple_gs_for(prev: &Shader, rectangular: bool, input: GsInput) -> 
             "line stipple GS: points have no lines to stipple",
         ));
     }
-    stipple_gs(prev, rectangular, input, Edges::None, false)
+    stipple_gs(prev, rectangular, input, Edges::None, None)
 }
 
 /// The generated geometry shader of smooth lines with their ends
@@ -333,17 +341,25 @@ pub fn line_stipple_gs_for(prev: &Shader, rectangular: bool, input: GsInput) -> 
 /// segment's window length + 1/2 (0 and the length at the vertices), and
 /// the length in the `flat` `f32` varying `smooth_line_len` at
 /// [`EDGE_MASK_LOCATION`] (which only polygons' shaders use otherwise).
-/// A segment with a vertex at or behind the eye (`w <= 0`, clipped
-/// after) is left as it is, with `stipple_pos` 1/2 at both vertices and
-/// the largest float as its length, so the fragment shader weighs it
-/// across only.
+///
+/// A segment the near clip plane cuts (GL's `z = -w`, or `z = 0` with
+/// `clip_halfz`: the positions are GL's, before the last stage's depth
+/// conversion) is left as it is, and measured from where the plane cuts
+/// it: the length is that of its visible part, and `stipple_pos` is 0 at
+/// the cut where the first vertex is clipped off (values at the vertices
+/// that clip-space interpolation takes to 0 there and to the visible
+/// length at the other vertex), as GL's stipple counter starts with the
+/// clipped segment's first fragment. Any other segment with a vertex at
+/// or behind the eye (`w <= 0`) is left as it is, with `stipple_pos` 1/2
+/// at both vertices and the largest float as its length, so the fragment
+/// shader weighs it across only.
 /// Errors as [`line_stipple_gs_for`], and for `prev` writing location
 /// [`EDGE_MASK_LOCATION`].
-pub fn smooth_line_ends_gs(prev: &Shader, input: GsInput) -> Result<Shader> {
+pub fn smooth_line_ends_gs(prev: &Shader, input: GsInput, clip_halfz: bool) -> Result<Shader> {
     if !matches!(input, GsInput::Lines | GsInput::LinesAdjacency) {
         return Err(Error::new("smooth line ends GS: lines only"));
     }
-    stipple_gs(prev, true, input, Edges::None, true)
+    stipple_gs(prev, true, input, Edges::None, Some(clip_halfz))
 }
 
 /// Name given to the segment length varying of [`smooth_line_ends_gs`].
@@ -501,8 +517,11 @@ fn stipple_gs(
     rectangular: bool,
     input: GsInput,
     kind: Edges,
-    ends: bool,
+    // Smooth-line ends (`smooth_line_ends_gs`), with `clip_halfz`.
+    ends: Option<bool>,
 ) -> Result<Shader> {
+    let halfz = ends;
+    let ends = ends.is_some();
     let edges = kind != Edges::None;
     let polygon = matches!(input, GsInput::Triangles | GsInput::TrianglesAdjacency);
     if !matches!(prev.stage, Stage::Vertex | Stage::TessEval) {
@@ -668,20 +687,84 @@ fn stipple_gs(
             v4(&mut e, [zero, abc, zero, zero]),
         ];
         (values, e.load(prim_in, None))
-    } else if ends {
-        let (moved, len, front) = lengthen(&mut e, pc, p[0], p[1]);
+    } else if let Some(halfz) = halfz {
+        let (f, b, v4) = (Type::F32, Type::BOOL, Type::vec4());
+        let (p0, p1) = (p[0], p[1]);
+        // Each vertex's side of the near clip plane (`d >= 0` inside).
+        let near = |e: &mut Emit, p: ValueId| {
+            let z = e.swizzle(f, p, &[2]);
+            if halfz {
+                z
+            } else {
+                let w = e.swizzle(f, p, &[3]);
+                e.alu(AluOp::Fadd, f, &[z, w])
+            }
+        };
+        let (d0, d1) = (near(&mut e, p0), near(&mut e, p1));
+        let zero = e.f32(0.0);
+        let in0 = e.alu(AluOp::Fge, b, &[d0, zero]);
+        let in1 = e.alu(AluOp::Fge, b, &[d1, zero]);
+        let inside = e.alu(AluOp::Band, b, &[in0, in1]);
+        let (moved, len, front) = lengthen(&mut e, pc, p0, p1, inside);
         p = moved;
-        // Where the segment is not lengthened (a vertex at or behind the
-        // eye), values that weigh nothing along it: every fragment at
-        // 1/2 of a segment as long as a float goes.
-        let f = Type::F32;
+        // Cut by the plane at q = p0 + t (p1 - p0), t = d0 / (d0 - d1)
+        // (used only where one vertex is on each side).
+        let dd = e.alu(AluOp::Fsub, f, &[d0, d1]);
+        let t = e.alu(AluOp::Fdiv, f, &[d0, dd]);
+        let tv = e.alu(AluOp::Vec, v4, &[t, t, t, t]);
+        let span = e.alu(AluOp::Fsub, v4, &[p1, p0]);
+        let q = e.alu(AluOp::Ffma, v4, &[span, tv, p0]);
+        let (_, window) = window_of(&mut e, pc);
+        let (wa, w0) = window(&mut e, p0);
+        let (wb, w1) = window(&mut e, p1);
+        let (wq, wqw) = window(&mut e, q);
+        let visible = |e: &mut Emit, w: ValueId| e.alu(AluOp::Flt, b, &[zero, w]);
+        let (vis0, vis1, visq) = (
+            visible(&mut e, w0),
+            visible(&mut e, w1),
+            visible(&mut e, wqw),
+        );
+        // The first vertex clipped off: from q to p1, whose values at
+        // the vertices are -t / (1 - t) and 1 times the visible length.
+        let out0 = e.alu(AluOp::Bnot, b, &[in0]);
+        let cut0 = e.alu(AluOp::Band, b, &[out0, in1]);
+        let cut0 = e.alu(AluOp::Band, b, &[cut0, vis1]);
+        let cut0 = e.alu(AluOp::Band, b, &[cut0, visq]);
+        let len0 = e.alu(AluOp::Fdistance, f, &[wq, wb]);
+        let one = e.f32(1.0);
+        // (Kept off 0: with a vertex on the plane the visible part is a
+        // point, and 0 / 0 would be NaN.)
+        let tiny = e.f32(1e-6);
+        let omt = e.alu(AluOp::Fsub, f, &[one, t]);
+        let omt = e.alu(AluOp::Fmax, f, &[omt, tiny]);
+        let r = e.alu(AluOp::Fdiv, f, &[t, omt]);
+        let r = e.alu(AluOp::Fneg, f, &[r]);
+        let start0 = e.alu(AluOp::Fmul, f, &[r, len0]);
+        // The second clipped off: from p0 to q, 0 and 1 / t times it.
+        let out1 = e.alu(AluOp::Bnot, b, &[in1]);
+        let cut1 = e.alu(AluOp::Band, b, &[in0, out1]);
+        let cut1 = e.alu(AluOp::Band, b, &[cut1, vis0]);
+        let cut1 = e.alu(AluOp::Band, b, &[cut1, visq]);
+        let len1 = e.alu(AluOp::Fdistance, f, &[wa, wq]);
+        let t_min = e.alu(AluOp::Fmax, f, &[t, tiny]);
+        let end1 = e.alu(AluOp::Fdiv, f, &[len1, t_min]);
+        let cut = e.alu(AluOp::Bor, b, &[cut0, cut1]);
+        let cut_start = e.alu(AluOp::Bcsel, f, &[cut0, start0, zero]);
+        let cut_end = e.alu(AluOp::Bcsel, f, &[cut0, len0, end1]);
+        let cut_len = e.alu(AluOp::Bcsel, f, &[cut0, len0, len1]);
+        // Elsewhere where the segment is not lengthened (a vertex at or
+        // behind the eye), values that weigh nothing along it: every
+        // fragment at 1/2 of a segment as long as a float goes.
         let half = e.f32(0.5);
         let neg_half = e.f32(-0.5);
-        let len_end = e.alu(AluOp::Fadd, f, &[len, half]);
-        let start = e.alu(AluOp::Bcsel, f, &[front, neg_half, half]);
-        let end = e.alu(AluOp::Bcsel, f, &[front, len_end, half]);
         let endless = e.f32(f32::MAX);
-        len_value = Some(e.alu(AluOp::Bcsel, f, &[front, len, endless]));
+        let other_start = e.alu(AluOp::Bcsel, f, &[cut, cut_start, half]);
+        let other_end = e.alu(AluOp::Bcsel, f, &[cut, cut_end, half]);
+        let other_len = e.alu(AluOp::Bcsel, f, &[cut, cut_len, endless]);
+        let len_end = e.alu(AluOp::Fadd, f, &[len, half]);
+        let start = e.alu(AluOp::Bcsel, f, &[front, neg_half, other_start]);
+        let end = e.alu(AluOp::Bcsel, f, &[front, len_end, other_end]);
+        len_value = Some(e.alu(AluOp::Bcsel, f, &[front, len, other_len]));
         let prim = e.load(prim_in, None);
         (vec![start, end], prim)
     } else {
@@ -994,6 +1077,19 @@ pub fn lower_line_stipple_fs(s: &mut Shader, polygon: bool) -> Result<()> {
     // counter is taken 1/256 pixel further on.
     let eps = e.f32(1.0 / 256.0);
     let pos = e.alu(AluOp::Fadd, Type::F32, &[pos, eps]);
+    let (pattern, factor) = stipple_pattern(&mut e, pc);
+    let q = e.alu(AluOp::Fdiv, Type::F32, &[pos, factor]);
+    let bit = stipple_bit(&mut e, pattern, q);
+    let zero = e.u32(0);
+    let off_px = e.alu(AluOp::Ieq, Type::BOOL, &[bit, zero]);
+    super::gl::discard_first_if(e, off_px);
+    Ok(())
+}
+
+/// The line stipple pattern (`u32`, 16 bits) and factor (`f32`, 1 to
+/// 256) from the driver's push word [`push::LINE_STIPPLE`] (the pattern
+/// in bits 0-15, Gallium's factor, one less than GL's, in bits 16-23).
+pub(crate) fn stipple_pattern(e: &mut Emit, pc: VarId) -> (ValueId, ValueId) {
     let off = e.u32(push::LINE_STIPPLE);
     let word = e.def(
         Type::U32,
@@ -1010,17 +1106,18 @@ pub fn lower_line_stipple_fs(s: &mut Shader, polygon: bool) -> Result<()> {
     let f_minus_1 = e.alu(AluOp::Iand, Type::U32, &[hi, m8]);
     let one = e.u32(1);
     let fu = e.alu(AluOp::Iadd, Type::U32, &[f_minus_1, one]);
-    let factor = e.alu(AluOp::U2f, Type::F32, &[fu]);
-    let q = e.alu(AluOp::Fdiv, Type::F32, &[pos, factor]);
+    (pattern, e.alu(AluOp::U2f, Type::F32, &[fu]))
+}
+
+/// Bit `floor(q) mod 16` of `pattern`, a `u32` 0 or 1 (`q >= 0`, a
+/// distance along the line in units of the factor).
+pub(crate) fn stipple_bit(e: &mut Emit, pattern: ValueId, q: ValueId) -> ValueId {
     let sixteen_f = e.f32(16.0);
     let m = e.alu(AluOp::Fmod, Type::F32, &[q, sixteen_f]);
     let mi = e.alu(AluOp::F2u, Type::U32, &[m]);
     let m15 = e.u32(15);
     let bit_index = e.alu(AluOp::Iand, Type::U32, &[mi, m15]);
     let shifted = e.alu(AluOp::Ushr, Type::U32, &[pattern, bit_index]);
-    let bit = e.alu(AluOp::Iand, Type::U32, &[shifted, one]);
-    let zero = e.u32(0);
-    let off_px = e.alu(AluOp::Ieq, Type::BOOL, &[bit, zero]);
-    super::gl::discard_first_if(e, off_px);
-    Ok(())
+    let one = e.u32(1);
+    e.alu(AluOp::Iand, Type::U32, &[shifted, one])
 }

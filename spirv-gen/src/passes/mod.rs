@@ -238,7 +238,10 @@ pub struct VariantKey {
     pub smooth_lines: Option<u32>,
     /// With `smooth_lines`, the fragment shader also weighs the line's
     /// ends: the line comes from
-    /// [`line_stipple::smooth_line_ends_gs`] ([`smooth_lines`]).
+    /// [`line_stipple::smooth_line_ends_gs`] ([`smooth_lines`]). With
+    /// `line_stipple` too, the stipple is weighed into the coverage
+    /// (GL's stippled smooth lines) instead of discarding by the pattern
+    /// ([`smooth_lines::lower_smooth_lines_fs`]).
     pub smooth_line_ends: bool,
     /// GL's multisampled points that are not sprites, round: the sample
     /// count (standard locations), 0 when off
@@ -662,7 +665,9 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     if key.polygon_stipple {
         gl::lower_polygon_stipple(s)?;
     }
-    if key.line_stipple {
+    // Smooth lines with their ends weigh the stipple into their coverage.
+    let smooth_stipple = key.line_stipple && key.smooth_lines.is_some() && key.smooth_line_ends;
+    if key.line_stipple && !smooth_stipple {
         line_stipple::lower_line_stipple_fs(s, key.line_stipple_polygon)?;
     }
     if let Some(edges) = key.polygon_edges {
@@ -679,7 +684,8 @@ pub fn lower(s: &mut Shader, key: &VariantKey) -> Result<()> {
     // After the `gl_FragCoord` adjustment (it reads the raw coordinate),
     // before the alpha test (GL weighs alpha first).
     if let Some(width) = key.smooth_lines {
-        smooth_lines::lower_smooth_lines_fs(s, f32::from_bits(width), key.smooth_line_ends)?;
+        let (w, ends) = (f32::from_bits(width), key.smooth_line_ends);
+        smooth_lines::lower_smooth_lines_fs(s, w, ends, smooth_stipple)?;
     }
     if let Some((f, r)) = key.alpha_test {
         gl::lower_alpha_test(s, f, f32::from_bits(r))?;

@@ -44,10 +44,14 @@
 //! extent along the line inside the segment (as Zink's geometry-shader
 //! emulation extends the ends; SPIR-V passthrough fragment shaders get
 //! the same weighing patched in, `crate::patch::smooth_lines_fs`). Not
-//! with an application geometry shader, line stipple (the device's or the
-//! shaders'), or
-//! stream output from the last vertex stage: those lines end at the
-//! vertices. The viewport is viewport 0's:
+//! with an application geometry shader or stream output from the last
+//! vertex stage: those lines end at the vertices. A stippled line with
+//! its ends is stippled here (key item `line_stipple` with
+//! `smooth_line_ends`), as GL stipples smooth lines: the distance along
+//! it is cut into rectangles one pixel (the factor) long, each kept or
+//! dropped by its pattern bit, and the coverage along the line counts the
+//! kept ones only (the device's stipple would count from the lengthened
+//! start, and keeps or drops whole fragments). The viewport is viewport 0's:
 //! pipe-vk does not use the emulation when the last vertex stage writes
 //! `ViewportIndex`.
 
@@ -103,7 +107,15 @@ pub fn lower_smooth_lines(s: &mut Shader) -> Result<()> {
 /// extent along the line, `[s - 1/2, s + 1/2]` (`s` the `stipple_pos`
 /// varying, the distance along it from its first vertex), with the
 /// segment's, `[0, len]` (`smooth_line_len`).
-pub fn lower_smooth_lines_fs(s: &mut Shader, width: f32, ends: bool) -> Result<()> {
+///
+/// `stipple` (with `ends`; the key's `line_stipple` with
+/// `smooth_line_ends`): the line is stippled too, as GL stipples smooth
+/// lines: a sequence of rectangles one pixel long (`factor` long per
+/// pattern bit) along the line, each kept or dropped by its bit. Only the
+/// kept part of that overlap counts (at most two bits' rectangles, as the
+/// overlap is at most a pixel long and the factor at least 1), and
+/// [`super::line_stipple::lower_line_stipple_fs`] is not used.
+pub fn lower_smooth_lines_fs(s: &mut Shader, width: f32, ends: bool, stipple: bool) -> Result<()> {
     if s.stage != Stage::Fragment {
         return Ok(());
     }
@@ -176,8 +188,31 @@ pub fn lower_smooth_lines_fs(s: &mut Shader, width: f32, ends: bool) -> Result<(
         let top = e.alu(AluOp::Fmin, f, &[top, len]);
         let bottom = e.alu(AluOp::Fsub, f, &[s_, half]);
         let bottom = e.alu(AluOp::Fmax, f, &[bottom, zero]);
-        let a = e.alu(AluOp::Fsub, f, &[top, bottom]);
-        let a = e.alu(AluOp::Fsat, f, &[a]);
+        let a = if stipple {
+            // The rectangles of bits k0 = floor(bottom / factor) and
+            // k0 + 1, split at (k0 + 1) * factor.
+            use super::line_stipple::{stipple_bit, stipple_pattern};
+            let (pattern, factor) = stipple_pattern(&mut e, pc);
+            let q = e.alu(AluOp::Fdiv, f, &[bottom, factor]);
+            let k0 = e.alu(AluOp::Ffloor, f, &[q]);
+            let one = e.f32(1.0);
+            let k1 = e.alu(AluOp::Fadd, f, &[k0, one]);
+            let split = e.alu(AluOp::Fmul, f, &[k1, factor]);
+            let first_end = e.alu(AluOp::Fmin, f, &[top, split]);
+            let first = e.alu(AluOp::Fsub, f, &[first_end, bottom]);
+            let first = e.alu(AluOp::Fsat, f, &[first]);
+            let second = e.alu(AluOp::Fsub, f, &[top, split]);
+            let second = e.alu(AluOp::Fsat, f, &[second]);
+            let bit0 = stipple_bit(&mut e, pattern, k0);
+            let bit0 = e.alu(AluOp::U2f, f, &[bit0]);
+            let bit1 = stipple_bit(&mut e, pattern, k1);
+            let bit1 = e.alu(AluOp::U2f, f, &[bit1]);
+            let kept = e.alu(AluOp::Fmul, f, &[bit0, first]);
+            e.alu(AluOp::Ffma, f, &[bit1, second, kept])
+        } else {
+            let a = e.alu(AluOp::Fsub, f, &[top, bottom]);
+            e.alu(AluOp::Fsat, f, &[a])
+        };
         c = e.alu(AluOp::Fmul, f, &[c, a]);
     }
     e.store(coverage, None, c);

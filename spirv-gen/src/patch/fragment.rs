@@ -274,8 +274,7 @@ pub fn line_stipple(words: &[u32], entry: &str, polygon: bool) -> Result<Vec<u32
             )));
         }
         let f = Num::float(32, 1);
-        let u = Num::int(false, 32, 1);
-        let (ft, ut, v4t) = (p.ty(f), p.ty(u), p.ty(Num::float(32, 4)));
+        let (ft, v4t) = (p.ty(f), p.ty(Num::float(32, 4)));
         let bt = p.b.type_bool();
         let sp = p.add_driver_input(
             if polygon { v4t } else { ft },
@@ -300,32 +299,63 @@ pub fn line_stipple(words: &[u32], entry: &str, polygon: bool) -> Result<Vec<u32
         // As the IR lowering: 1/256 pixel further on.
         let eps = p.konst(f, u64::from((1.0f32 / 256.0).to_bits()));
         let pos = p.emit(&mut code, Op::FAdd, ft, &[pos, eps]);
-        let zero = p.konst(u, 0);
-        let at = p.konst(u, u64::from(binding::push::LINE_STIPPLE / 4));
-        let ptr_t = p.b.type_pointer(None, StorageClass::PushConstant, ut);
-        let ptr = p.emit(&mut code, Op::AccessChain, ptr_t, &[push, zero, at]);
-        let word = p.emit(&mut code, Op::Load, ut, &[ptr]);
-        let m16 = p.konst(u, 0xffff);
-        let pattern = p.emit(&mut code, Op::BitwiseAnd, ut, &[word, m16]);
-        let sixteen = p.konst(u, 16);
-        let hi = p.emit(&mut code, Op::ShiftRightLogical, ut, &[word, sixteen]);
-        let m8 = p.konst(u, 0xff);
-        let f_minus_1 = p.emit(&mut code, Op::BitwiseAnd, ut, &[hi, m8]);
-        let one = p.konst(u, 1);
-        let fu = p.emit(&mut code, Op::IAdd, ut, &[f_minus_1, one]);
-        let factor = p.emit(&mut code, Op::ConvertUToF, ft, &[fu]);
+        let (pattern, factor) = p.line_stipple_pattern(&mut code, push);
         let q = p.emit(&mut code, Op::FDiv, ft, &[pos, factor]);
-        let sixteen_f = p.konst(f, u64::from(16.0f32.to_bits()));
-        let m = p.emit(&mut code, Op::FMod, ft, &[q, sixteen_f]);
-        let mi = p.emit(&mut code, Op::ConvertFToU, ut, &[m]);
-        let m15 = p.konst(u, 15);
-        let index = p.emit(&mut code, Op::BitwiseAnd, ut, &[mi, m15]);
-        let shifted = p.emit(&mut code, Op::ShiftRightLogical, ut, &[pattern, index]);
-        let bit = p.emit(&mut code, Op::BitwiseAnd, ut, &[shifted, one]);
+        let bit = p.line_stipple_bit(&mut code, pattern, q);
+        let zero = p.konst(Num::int(false, 32, 1), 0);
         let off = p.emit(&mut code, Op::IEqual, bt, &[bit, zero]);
         p.discard_first_if(code, off)?;
         Ok(true)
     })
+}
+
+impl Patcher {
+    /// The line stipple pattern (`uint`, 16 bits) and factor (`float`)
+    /// from the driver's push word [`binding::push::LINE_STIPPLE`] of
+    /// `push` (the driver's push block), as
+    /// `passes::line_stipple::stipple_pattern`.
+    pub(super) fn line_stipple_pattern(
+        &mut self,
+        code: &mut Vec<Instruction>,
+        push: Word,
+    ) -> (Word, Word) {
+        let u = Num::int(false, 32, 1);
+        let (ft, ut) = (self.ty(Num::float(32, 1)), self.ty(u));
+        let zero = self.konst(u, 0);
+        let at = self.konst(u, u64::from(binding::push::LINE_STIPPLE / 4));
+        let ptr_t = self.b.type_pointer(None, StorageClass::PushConstant, ut);
+        let ptr = self.emit(code, Op::AccessChain, ptr_t, &[push, zero, at]);
+        let word = self.emit(code, Op::Load, ut, &[ptr]);
+        let m16 = self.konst(u, 0xffff);
+        let pattern = self.emit(code, Op::BitwiseAnd, ut, &[word, m16]);
+        let sixteen = self.konst(u, 16);
+        let hi = self.emit(code, Op::ShiftRightLogical, ut, &[word, sixteen]);
+        let m8 = self.konst(u, 0xff);
+        let f_minus_1 = self.emit(code, Op::BitwiseAnd, ut, &[hi, m8]);
+        let one = self.konst(u, 1);
+        let fu = self.emit(code, Op::IAdd, ut, &[f_minus_1, one]);
+        (pattern, self.emit(code, Op::ConvertUToF, ft, &[fu]))
+    }
+
+    /// Bit `floor(q) mod 16` of `pattern`, a `uint` 0 or 1 (`q >= 0`),
+    /// as `passes::line_stipple::stipple_bit`.
+    pub(super) fn line_stipple_bit(
+        &mut self,
+        code: &mut Vec<Instruction>,
+        pattern: Word,
+        q: Word,
+    ) -> Word {
+        let (f, u) = (Num::float(32, 1), Num::int(false, 32, 1));
+        let (ft, ut) = (self.ty(f), self.ty(u));
+        let sixteen_f = self.konst(f, u64::from(16.0f32.to_bits()));
+        let m = self.emit(code, Op::FMod, ft, &[q, sixteen_f]);
+        let mi = self.emit(code, Op::ConvertFToU, ut, &[m]);
+        let m15 = self.konst(u, 15);
+        let index = self.emit(code, Op::BitwiseAnd, ut, &[mi, m15]);
+        let shifted = self.emit(code, Op::ShiftRightLogical, ut, &[pattern, index]);
+        let one = self.konst(u, 1);
+        self.emit(code, Op::BitwiseAnd, ut, &[shifted, one])
+    }
 }
 
 /// The fragment half of GL's polygon modes for quads and polygons (and

@@ -19,10 +19,12 @@ use super::{patch_last_stage, Num, Patcher, POSITION};
 use crate::binding::{self, EDGE_MASK_LOCATION, SMOOTH_LINE_LOCATION, STIPPLE_POS_LOCATION};
 use crate::{Error, Result};
 
-/// GLSL.std.450's `FMin`, `FMax`, `FClamp` and `Distance`.
+/// GLSL.std.450's `Floor`, `FMin`, `FMax`, `FClamp`, `Fma` and `Distance`.
+const FLOOR: u32 = 8;
 const FMIN: u32 = 37;
 const FMAX: u32 = 40;
 const FCLAMP: u32 = 43;
+const FMA: u32 = 50;
 const DISTANCE: u32 = 67;
 
 /// Smooth lines for the last vertex stage `entry`: a `vec3` output at
@@ -42,9 +44,18 @@ pub fn smooth_lines(words: &[u32], entry: &str) -> Result<Vec<u32>> {
 /// weighed along the line, as `passes::smooth_lines` does with the key's
 /// `smooth_line_ends` (inputs `stipple_pos` at [`STIPPLE_POS_LOCATION`]
 /// and `smooth_line_len` at [`EDGE_MASK_LOCATION`], which must be free).
-pub fn smooth_lines_fs(words: &[u32], entry: &str, width: f32, ends: bool) -> Result<Vec<u32>> {
+/// `stipple` (with `ends`): the line stipple is weighed into the
+/// coverage along the line, as `passes::smooth_lines::lower_smooth_lines_fs`
+/// does, in place of [`super::line_stipple`]'s test.
+pub fn smooth_lines_fs(
+    words: &[u32],
+    entry: &str,
+    width: f32,
+    ends: bool,
+    stipple: bool,
+) -> Result<Vec<u32>> {
     patch_fragment(words, entry, "smooth lines", |p| {
-        p.smooth_lines_fs(width, ends)
+        p.smooth_lines_fs(width, ends, stipple)
     })
 }
 
@@ -111,7 +122,7 @@ impl Patcher {
         Ok(true)
     }
 
-    fn smooth_lines_fs(&mut self, width: f32, ends: bool) -> Result<bool> {
+    fn smooth_lines_fs(&mut self, width: f32, ends: bool, stipple: bool) -> Result<bool> {
         if self.input_at(SMOOTH_LINE_LOCATION).is_some() {
             return Err(Error::new(format!(
                 "SPIR-V smooth lines: input location {SMOOTH_LINE_LOCATION} is taken (pipe-vk \
@@ -196,8 +207,29 @@ impl Patcher {
             let top = self.ext(&mut code, ft, glsl, FMIN, &[top, len]);
             let bottom = self.emit(&mut code, Op::FSub, ft, &[s_, half]);
             let bottom = self.ext(&mut code, ft, glsl, FMAX, &[bottom, zero]);
-            let a = self.emit(&mut code, Op::FSub, ft, &[top, bottom]);
-            let a = self.ext(&mut code, ft, glsl, FCLAMP, &[a, zero, one]);
+            let a = if stipple {
+                // The rectangles of bits k0 = floor(bottom / factor) and
+                // k0 + 1, split at (k0 + 1) * factor.
+                let (pattern, factor) = self.line_stipple_pattern(&mut code, push);
+                let q = self.emit(&mut code, Op::FDiv, ft, &[bottom, factor]);
+                let k0 = self.ext(&mut code, ft, glsl, FLOOR, &[q]);
+                let k1 = self.emit(&mut code, Op::FAdd, ft, &[k0, one]);
+                let split = self.emit(&mut code, Op::FMul, ft, &[k1, factor]);
+                let first_end = self.ext(&mut code, ft, glsl, FMIN, &[top, split]);
+                let first = self.emit(&mut code, Op::FSub, ft, &[first_end, bottom]);
+                let first = self.ext(&mut code, ft, glsl, FCLAMP, &[first, zero, one]);
+                let second = self.emit(&mut code, Op::FSub, ft, &[top, split]);
+                let second = self.ext(&mut code, ft, glsl, FCLAMP, &[second, zero, one]);
+                let bit0 = self.line_stipple_bit(&mut code, pattern, k0);
+                let bit0 = self.emit(&mut code, Op::ConvertUToF, ft, &[bit0]);
+                let bit1 = self.line_stipple_bit(&mut code, pattern, k1);
+                let bit1 = self.emit(&mut code, Op::ConvertUToF, ft, &[bit1]);
+                let kept = self.emit(&mut code, Op::FMul, ft, &[bit0, first]);
+                self.ext(&mut code, ft, glsl, FMA, &[bit1, second, kept])
+            } else {
+                let a = self.emit(&mut code, Op::FSub, ft, &[top, bottom]);
+                self.ext(&mut code, ft, glsl, FCLAMP, &[a, zero, one])
+            };
             c = self.emit(&mut code, Op::FMul, ft, &[c, a]);
         }
         code.push(Instruction::new(

@@ -20,7 +20,13 @@
 //! those just inside weighed along the line as well). Without the ends,
 //! they fail on lavapipe ("pixel (1, 2): alpha 0.25, want 0.125").
 //! `.stipple.{native,emulated}` stipple a smooth line (the device's
-//! stipple, and the shader emulation's generated geometry shader).
+//! stipple, and the shader emulation's generated geometry shader; where
+//! the shaders draw the ends, as on lavapipe, both stipple in the
+//! fragment shader) and check pixels away from the pattern's boundaries;
+//! `.emulated.stipple` (and `.spirv`) check every pixel of stippled
+//! lines, boundaries and ends included (GL's stippled smooth line: the
+//! rectangle cut into pieces a pixel long, each kept or dropped by its
+//! pattern bit).
 //! `.rebind_width` changes nothing but the bound rasterizer (its width)
 //! between draws, which keeps the last draw's pipeline lookup for the
 //! other dynamic-only rasterizer fields.
@@ -148,7 +154,19 @@ enum Via {
     /// the two need pipelines of their own though the topology class and
     /// state are the same.
     Adjacency,
+    /// [`LINES`] drawn directly and stippled with [`STIPPLE`]: the
+    /// emulation's ends weigh the stipple into the coverage (GL's
+    /// stippled smooth lines: a run of rectangles a pixel long, each kept
+    /// or dropped by its bit), so the pixels a stipple boundary crosses
+    /// are partly covered.
+    Stippled,
 }
+
+/// [`Via::Stippled`]'s stipple: GL's factor 1, bits 0-5 and 10-13 on
+/// (pattern 0x3c3f), so [`LINES`]' first (13 long, from x = 1.5) has
+/// boundaries at pixel centres (6 and 10 pixels along) and both its ends
+/// in runs that are on.
+const STIPPLE: (u16, u32) = (0x3c3f, 1);
 
 impl Line {
     /// The pixel centre's place along the line (0 at `a`) and its
@@ -161,8 +179,10 @@ impl Line {
         (rx * ux + ry * uy, (-rx * uy + ry * ux).abs(), len)
     }
 
-    /// The share of pixel (px, py) inside the line's rectangle.
-    fn share(&self, px: u32, py: u32) -> f32 {
+    /// The share of pixel (px, py) inside the line's rectangle (and,
+    /// with a stipple `(pattern, factor)`, in the rectangles of its bits
+    /// that are on).
+    fn share(&self, px: u32, py: u32, stipple: Option<(u16, u32)>) -> f32 {
         let n = 64;
         let mut inside = 0;
         for i in 0..n {
@@ -170,7 +190,11 @@ impl Line {
                 let sx = px as f32 + (i as f32 + 0.5) / n as f32;
                 let sy = py as f32 + (j as f32 + 0.5) / n as f32;
                 let (along, across, len) = self.frame(sx, sy);
-                if (0.0..=len).contains(&along) && across <= self.width / 2.0 {
+                let kept = stipple.is_none_or(|(pattern, factor)| {
+                    let bit = (along / factor as f32).floor() as i64;
+                    pattern >> bit.rem_euclid(16) & 1 == 1
+                });
+                if (0.0..=len).contains(&along) && across <= self.width / 2.0 && kept {
                     inside += 1;
                 }
             }
@@ -202,8 +226,16 @@ fn smooth_lines(ctx: &mut TestContext, via: Via, emulated: bool) -> R {
     let ends = emulated
         && matches!(
             via,
-            Via::Direct | Via::Tessellation | Via::Rebind | Via::Adjacency
+            Via::Direct | Via::Tessellation | Via::Rebind | Via::Adjacency | Via::Stippled
         );
+    let stipple = (via == Via::Stippled).then_some(STIPPLE);
+    if stipple.is_some() && !ends {
+        // The device's stipple on its own smooth lines keeps or drops
+        // whole fragments.
+        return Err(Outcome::fail(
+            "stippled smooth lines are checked emulated only",
+        ));
+    }
     let (mut e, t) = begin_with(ctx, UNORM, None, 1, |o| {
         o.emulate_smooth_lines = Some(emulated);
     })?;
@@ -211,9 +243,12 @@ fn smooth_lines(ctx: &mut TestContext, via: Via, emulated: bool) -> R {
     {
         return Err(Outcome::skip("no tessellation"));
     }
+    if stipple.is_some() && !e.screen.caps().line_stipple {
+        return Err(Outcome::skip("no line stipple"));
+    }
     let fg = start(&mut e)?;
     match via {
-        Via::Direct | Via::PolygonLine | Via::Rebind | Via::Adjacency => {}
+        Via::Direct | Via::PolygonLine | Via::Rebind | Via::Adjacency | Via::Stippled => {}
         Via::Geometry => bind_stage(&mut e, ShaderStage::Geometry, GS_LINES)?,
         Via::Tessellation => {
             bind_stage(
@@ -252,6 +287,11 @@ fn smooth_lines(ctx: &mut TestContext, via: Via, emulated: bool) -> R {
             r.line_smooth = true;
             r.line_rectangular = true;
             r.line_width = l.width;
+            if let Some((pattern, factor)) = stipple {
+                r.line_stipple_enable = true;
+                r.line_stipple_pattern = pattern;
+                r.line_stipple_factor = (factor - 1) as u8;
+            }
         })?;
         let clip = |ends: &[(f32, f32)]| -> Vec<f32> {
             ends.iter()
@@ -301,7 +341,7 @@ fn smooth_lines(ctx: &mut TestContext, via: Via, emulated: bool) -> R {
             if near.len() > 1 || (!ends && l.near_end(px, py)) {
                 continue;
             }
-            let want = l.share(px, py);
+            let want = l.share(px, py, stipple);
             if (p[3] - want).abs() > 0.12 {
                 // The first such pixel of each line, so that one run
                 // shows which lines a device draws wrong.
@@ -514,6 +554,101 @@ fn stippled(ctx: &mut TestContext, emulated: bool) -> R {
     Ok(())
 }
 
+/// Stippled smooth lines that the near clip plane cuts, emulated with
+/// their ends: GL's stipple counter starts at the clipped segment's first
+/// fragment, and its rectangle ends where the plane cuts it. Drawn with
+/// `w` = 1 and window x from 13.5 (z = -1.5, outside GL's `z >= -w`) to
+/// 1.5 (z = 0), so the plane cuts at a third of the way, x = 9.5: visible
+/// from 9.5 to 1.5, counted from 9.5 (row y = 3.25); and the same segment
+/// the other way round with `clip_halfz` (plane `z >= 0`; y = 8.25),
+/// counted from 1.5 up to the cut. Every
+/// pixel is checked against its share of the visible line's kept
+/// [`STIPPLE`] rectangles, but the one at the cut (the clipper's edge).
+fn stippled_near_clip(ctx: &mut TestContext) -> R {
+    let (mut e, t) = begin_with(ctx, UNORM, None, 1, |o| {
+        o.emulate_smooth_lines = Some(true);
+    })?;
+    if !e.screen.caps().line_stipple {
+        return Err(Outcome::skip("no line stipple"));
+    }
+    let fg = start(&mut e)?;
+    let (far, near, cut) = (13.5, 1.5, 9.5);
+    let vertex = |x: f32, y: f32, z: f32| [ndc(x), ndc(y), z, 1.0];
+    for halfz in [false, true] {
+        rasterizer(&mut e, |r: &mut RasterizerState| {
+            r.line_smooth = true;
+            r.line_rectangular = true;
+            r.line_width = 1.0;
+            r.line_stipple_enable = true;
+            r.line_stipple_pattern = STIPPLE.0;
+            r.line_stipple_factor = (STIPPLE.1 - 1) as u8;
+            r.clip_halfz = halfz;
+        })?;
+        // The far vertex a third of the way past the plane (z + w = -0.5
+        // against 1; z = -0.25 against 0.5).
+        let v: Vec<f32> = if halfz {
+            [vertex(near, 8.25, 0.5), vertex(far, 8.25, -0.25)].concat()
+        } else {
+            [vertex(far, 3.25, -1.5), vertex(near, 3.25, 0.0)].concat()
+        };
+        draw_mode(&mut e, &v, false, PrimType::Lines)?;
+    }
+    let got = read_color(&mut e, &t.color)?;
+    let visible = [
+        Line {
+            a: (cut, 3.25),
+            b: (near, 3.25),
+            width: 1.0,
+            w: 1.0,
+        },
+        Line {
+            a: (near, 8.25),
+            b: (cut, 8.25),
+            width: 1.0,
+            w: 1.0,
+        },
+    ];
+    let mut wrong = Vec::new();
+    for py in 0..H {
+        for px in 0..W {
+            let p = got[(py * W + px) as usize];
+            let Some(l) = visible.iter().find(|l| l.near(px, py)) else {
+                if p != [0.0; 4] {
+                    return Err(Outcome::fail(format!(
+                        "pixel ({px}, {py}) is {p:?}, far from both lines"
+                    )));
+                }
+                continue;
+            };
+            if (px as f32 + 0.5 - cut).abs() < 1.0 {
+                continue;
+            }
+            let want = l.share(px, py, Some(STIPPLE));
+            if (p[3] - want).abs() > 0.02
+                || (p[3] > 0.0 && (0..3).any(|c| (p[c] - fg[c]).abs() > 1.5 / 255.0))
+            {
+                wrong.push(format!(
+                    "pixel ({px}, {py}): alpha {}, want {want}{}",
+                    p[3],
+                    if p[3] > 0.0 {
+                        " (or not its colour)"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+        }
+    }
+    if !wrong.is_empty() {
+        return Err(Outcome::fail(format!(
+            "{} (shares of the visible lines' kept stipple, counted from x = 9.5 on row 3 \
+             and from x = 1.5 on row 8)",
+            wrong.join("; ")
+        )));
+    }
+    Ok(())
+}
+
 fn direct(ctx: &mut TestContext) -> Outcome {
     Outcome::from_result(smooth_lines(ctx, Via::Direct, false))
 }
@@ -528,6 +663,17 @@ fn emulated_rebind(ctx: &mut TestContext) -> Outcome {
 }
 fn emulated_adjacency(ctx: &mut TestContext) -> Outcome {
     Outcome::from_result(smooth_lines(ctx, Via::Adjacency, true))
+}
+fn emulated_stippled(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(smooth_lines(ctx, Via::Stippled, true))
+}
+fn emulated_stippled_near_clip(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(stippled_near_clip(ctx))
+}
+fn emulated_stippled_spirv(ctx: &mut TestContext) -> Outcome {
+    Outcome::from_result(crate::harness::as_spirv(|| {
+        smooth_lines(ctx, Via::Stippled, true)
+    }))
 }
 fn emulated_spirv(ctx: &mut TestContext) -> Outcome {
     Outcome::from_result(crate::harness::as_spirv(|| {
@@ -584,6 +730,18 @@ test_case!(
 test_case!(
     name = "pipe.render.smooth_lines.emulated.adjacency",
     emulated_adjacency
+);
+test_case!(
+    name = "pipe.render.smooth_lines.emulated.stipple",
+    emulated_stippled
+);
+test_case!(
+    name = "pipe.render.smooth_lines.emulated.stipple.near_clip",
+    emulated_stippled_near_clip
+);
+test_case!(
+    name = "pipe.render.smooth_lines.emulated.stipple.spirv",
+    emulated_stippled_spirv
 );
 test_case!(name = "pipe.render.smooth_lines.geometry", geometry);
 test_case!(name = "pipe.render.smooth_lines.tessellation", tessellation);
