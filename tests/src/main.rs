@@ -86,8 +86,11 @@ struct RunArgs {
     /// Parallel child processes [default: number of cores].
     #[arg(long, short = 'j', value_name = "N")]
     jobs: Option<usize>,
-    /// Per-test timeout in seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    /// Per-test timeout in seconds. 180 by default: a state-fuzz seed takes
+    /// 50 to 60 s in a debug build on a slow 2-core machine with warm shader
+    /// caches (measured 2026-11-28), more with cold ones, and a timeout is
+    /// for hangs.
+    #[arg(long, value_name = "SECONDS", default_value_t = 180.0)]
     timeout: f64,
     /// Device to use (substring or index); also read from PIPE_VK_DEVICE.
     #[arg(long, value_name = "NAME")]
