@@ -2446,18 +2446,7 @@ fn fixed_function_tests_demote() {
     assert!(VariantKey::parse("demote_discards=1").is_err());
     // Worth it where the shader samples with an implicit level of detail
     // and uses no atomics (nor asks whether it is a helper).
-    let tex = "shader fragment
-in @uv : f32x2 location=0
-out @frag : f32x4 location=0
-texture @t slot=0 dim=2d sampled=float
-ssbo @b slot=0
-fn main {
-  %0 : f32x2 = load @uv
-  %5 : f32 = const 0.0
-  %1 : f32x4 = OP
-EXTRA  store @frag, %1
-}
-";
+    let tex = common::DEMOTE_FS_TEMPLATE;
     let worth = |op: &str, extra: &str| {
         let src = tex.replace("OP", op).replace("EXTRA", extra);
         gl::demote_worthwhile(&parse(&src).unwrap_or_else(|e| panic!("{e}\n{src}")))

@@ -2234,18 +2234,7 @@ fn main {
 /// atomic or `HelperInvocation` no, explicit LOD no.
 #[test]
 fn demote_worthwhile_modules() {
-    let src = "shader fragment
-in @uv : f32x2 location=0
-out @frag : f32x4 location=0
-texture @t slot=0 dim=2d sampled=float
-ssbo @b slot=0
-fn main {
-  %0 : f32x2 = load @uv
-  %5 : f32 = const 0.0
-  %1 : f32x4 = OP
-EXTRA  store @frag, %1
-}
-";
+    let src = common::DEMOTE_FS_TEMPLATE;
     let words = |op: &str, extra: &str| {
         let ir = spirv_gen::text::parse(&src.replace("OP", op).replace("EXTRA", extra)).unwrap();
         spirv_gen::emit::emit(&ir, Target::Vulkan1_3).unwrap()

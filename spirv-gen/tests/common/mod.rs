@@ -44,3 +44,20 @@ pub fn disassemble(words: &[u32]) -> String {
         Err(e) => format!("<cannot load: {e}>"),
     }
 }
+
+/// A fragment shader for the demote tests (`demote_worthwhile` in the IR
+/// and on SPIR-V): `OP` is replaced with the instruction computing `%1`
+/// (a texture access) and `EXTRA` with lines before the store.
+#[allow(dead_code)]
+pub const DEMOTE_FS_TEMPLATE: &str = "shader fragment
+in @uv : f32x2 location=0
+out @frag : f32x4 location=0
+texture @t slot=0 dim=2d sampled=float
+ssbo @b slot=0
+fn main {
+  %0 : f32x2 = load @uv
+  %5 : f32 = const 0.0
+  %1 : f32x4 = OP
+EXTRA  store @frag, %1
+}
+";
